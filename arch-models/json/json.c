@@ -1,0 +1,1 @@
+/* json.c: placeholder */

@@ -1,0 +1,1 @@
+/* ffm-arch-loader.c: placeholder, implemented by its owner. */

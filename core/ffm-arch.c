@@ -1,0 +1,1 @@
+/* ffm-arch.c: placeholder, implemented by its owner. */

@@ -1,0 +1,1 @@
+/* ffm-expr.c: placeholder, implemented by its owner. */

@@ -1,0 +1,1 @@
+/* ffm-json-util.c: placeholder, implemented by its owner. */

@@ -1,0 +1,1 @@
+/* ffm-mapping-json.c: placeholder, implemented by its owner. */

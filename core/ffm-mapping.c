@@ -1,0 +1,1 @@
+/* ffm-mapping.c: placeholder, implemented by its owner. */

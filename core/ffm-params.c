@@ -1,0 +1,1 @@
+/* ffm-params.c: placeholder, implemented by its owner. */

@@ -1,0 +1,1 @@
+/* ffm-plugin-registry.c: placeholder, implemented by its owner. */

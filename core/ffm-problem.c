@@ -1,0 +1,1 @@
+/* ffm-problem.c: placeholder, implemented by its owner. */

@@ -1,0 +1,1 @@
+/* ffm-workload-loader.c: placeholder, implemented by its owner. */

@@ -1,0 +1,1 @@
+/* ffm-workload.c: placeholder, implemented by its owner. */

@@ -1,0 +1,184 @@
+/* ffm-arch.h: an accelerator architecture as the cost model sees it.
+ *
+ * An architecture is an ordered list of levels from the outermost memory
+ * (off-chip DRAM) down to compute:
+ *   - a MEMORY holds tiles of tensors: capacity, energy per read and write
+ *     action, bandwidth, leak, area, and which tensors it must keep and may
+ *     keep (tensor-set expressions such as "all - intermediates", evaluated
+ *     per Einsum, see ffm-workload.h);
+ *   - a FANOUT replicates everything below it: one or more spatial
+ *     dimensions, each with a count, the tensors that must be shared across
+ *     it (`reuse`: loops over their rank variables are not allowed), the
+ *     tensors that may be multicast or reduced across it (`may_reuse`), and
+ *     a minimum usage;
+ *   - a COMPUTE unit does the Einsum's operations: energy per operation,
+ *     operations per second, and which Einsums it serves (`enabled`, e.g.
+ *     "len(all) == 3" for matmul-like Einsums).
+ * Several compute units may appear (TPUv4i: a scalar unit for 2-tensor
+ * Einsums above the PE array, a MAC for 3-tensor ones). The path of a
+ * compute unit is every non-compute level above it plus itself: levels
+ * listed after a compute unit are not on its path, and other compute units
+ * on the way are skipped.
+ *
+ * Units are SI inside: sizes in bits, energy in joules per action, time in
+ * seconds, bandwidth in actions per second, power in watts, area in m^2.
+ * A memory action moves `bits_per_action` bits (default 1: actions are
+ * bits). INFINITY is allowed for sizes and bandwidths.
+ *
+ * Architecture models (plugins) build an FfmArch with ffm_arch_new(),
+ * ffm_arch_add_*() and then ffm_arch_finish(), which parses the set
+ * expressions and checks the whole hierarchy. The JSON loader does the same
+ * from a file. A finished FfmArch is immutable and reference counted. */
+#pragma once
+
+#include <glib.h>
+#include "ffm-version.h"
+#include "ffm-error.h"
+#include "ffm-expr.h"
+#include "ffm-params.h"
+
+G_BEGIN_DECLS
+
+#define FFM_MAX_FANOUT_DIMS 4
+
+typedef enum {
+  FFM_LEVEL_MEMORY = 1,
+  FFM_LEVEL_FANOUT,
+  FFM_LEVEL_COMPUTE,
+} FfmLevelKind;
+
+/* How a memory's read and write times combine into its latency. */
+typedef enum {
+  FFM_PORTS_SHARED = 0,   /* reads/read_bw + writes/write_bw (one port) */
+  FFM_PORTS_SEPARATE,     /* max (reads/read_bw, writes/write_bw) */
+} FfmPorts;
+
+/* A per-tensor override of bits per value inside one memory (e.g. partial
+ * sums stored at 3x width). */
+typedef struct {
+  char *tensors;          /* tensor-set expression */
+  double bits;            /* bits per value */
+  FfmExpr *tensors_expr;  /* parsed by ffm_arch_finish() */
+} FfmBitsOverride;
+
+typedef struct {
+  double size;                  /* capacity, bits (INFINITY allowed) */
+  double read_energy;           /* J per read action */
+  double write_energy;          /* J per write action */
+  double read_bandwidth;        /* read actions per second per instance (INFINITY allowed) */
+  double write_bandwidth;       /* write actions per second per instance */
+  FfmPorts ports;
+  double bits_per_action;       /* bits moved by one action; default 1 */
+  gboolean skip_initial_output_write; /* first read of an output skipped; default TRUE */
+  char *keep;                   /* tensor set it must keep; NULL = nothing */
+  char *may_keep;               /* tensor set it may keep; NULL = all if keep is NULL, else nothing */
+  GArray *bits_overrides;       /* of FfmBitsOverride; may be NULL */
+  FfmExpr *keep_expr;           /* parsed by ffm_arch_finish() (NULL if keep is NULL) */
+  FfmExpr *may_keep_expr;
+} FfmMemorySpec;
+
+/* One spatial dimension of a fanout. */
+typedef struct {
+  char *name;                   /* e.g. "reuse_input", "X" */
+  guint64 count;                /* instances along this dimension */
+  char *reuse;                  /* tensors that must be shared: no loops over their rank variables; NULL = none */
+  char *may_reuse;              /* tensors that may be multicast/reduced; NULL = reuse if set, else all */
+  double min_usage;             /* required fraction of count used, 0..1 */
+  char *allowed_rank_vars;      /* expression over rank-variable names that must be true for a spatial loop; NULL = any */
+  FfmExpr *reuse_expr;          /* parsed by ffm_arch_finish() */
+  FfmExpr *may_reuse_expr;
+  FfmExpr *allowed_rank_vars_expr;
+} FfmFanoutDim;
+
+typedef struct {
+  guint n_dims;
+  FfmFanoutDim dims[FFM_MAX_FANOUT_DIMS];
+} FfmFanoutSpec;
+
+typedef struct {
+  double energy;                /* J per operation */
+  double throughput;            /* operations per second per instance */
+  char *enabled;                /* expression true for the Einsums it serves; NULL = all */
+  FfmExpr *enabled_expr;
+} FfmComputeSpec;
+
+/* One level of the hierarchy. */
+typedef struct {
+  FfmLevelKind kind;
+  char *name;                   /* unique in the architecture */
+  double leak_power;            /* W per instance */
+  double area;                  /* m^2 per instance */
+  char *description;            /* free text (sources, estimates); may be NULL */
+  union {
+    FfmMemorySpec memory;
+    FfmFanoutSpec fanout;
+    FfmComputeSpec compute;
+  } u;
+} FfmLevel;
+
+typedef struct _FfmArch FfmArch;
+
+/* ---- Building (architecture models) ---- */
+
+FFM_API FfmArch *ffm_arch_new (const char *name);
+/* Each returns the new level with defaults filled in (transfer none; valid
+ * until ffm_arch_finish()). Strings set in the level are owned by the
+ * architecture: assign g_strdup()ed values. */
+FFM_API FfmLevel *ffm_arch_add_memory (FfmArch *arch, const char *name);
+FFM_API FfmLevel *ffm_arch_add_fanout (FfmArch *arch, const char *name);
+/* Adds a dimension to a fanout level; returns it (transfer none). */
+FFM_API FfmFanoutDim *ffm_level_add_fanout_dim (FfmLevel *fanout,
+                                                const char *name,
+                                                guint64 count);
+FFM_API FfmLevel *ffm_arch_add_compute (FfmArch *arch, const char *name);
+FFM_API void ffm_arch_set_description (FfmArch *arch, const char *description);
+FFM_API void ffm_level_add_bits_override (FfmLevel *memory,
+                                          const char *tensors,
+                                          double bits);
+
+/* Parses the expressions and checks the hierarchy: the first level is a
+ * memory, names are unique, sizes and counts positive, at least one compute
+ * unit, energies and bandwidths non-negative, min_usage in [0,1]. Errors name
+ * the architecture and the level. After success the architecture is
+ * immutable. */
+FFM_API gboolean ffm_arch_finish (FfmArch *arch, GError **error);
+
+FFM_API FfmArch *ffm_arch_ref (FfmArch *arch);
+FFM_API void ffm_arch_unref (FfmArch *arch);
+
+/* ---- Reading ---- */
+
+FFM_API const char *ffm_arch_get_name (const FfmArch *arch);
+FFM_API const char *ffm_arch_get_description (const FfmArch *arch);
+FFM_API guint ffm_arch_get_n_levels (const FfmArch *arch);
+FFM_API const FfmLevel *ffm_arch_get_level (const FfmArch *arch, guint index);
+/* Index of level @name, or -1. */
+FFM_API int ffm_arch_find_level (const FfmArch *arch, const char *name);
+/* Product of the fanout counts of all FANOUT levels above level @index. */
+FFM_API guint64 ffm_arch_get_instances_above (const FfmArch *arch, guint index);
+/* The compute path of compute level @compute: level indices, outermost
+ * first, ending with @compute (transfer full; free with g_free). */
+FFM_API guint *ffm_arch_get_compute_path (const FfmArch *arch,
+                                          guint compute,
+                                          guint *n_levels);
+
+/* ---- JSON architectures ---- */
+
+/* Loads an architecture from a JSON file (see docs/file-formats.md), with
+ * the file's parameters overridden by @params (may be NULL). */
+FFM_API FfmArch *ffm_arch_load_file (const char *path,
+                                     const FfmParamValues *params,
+                                     GError **error);
+FFM_API FfmArch *ffm_arch_load_from_data (const char *json_text,
+                                          const char *display_name,
+                                          const FfmParamValues *params,
+                                          GError **error);
+/* The parameters a JSON architecture file declares, NULL-name-terminated
+ * (transfer full: free with ffm_param_specs_free()). */
+FFM_API FfmParamSpec *ffm_arch_file_get_param_specs (const char *path,
+                                                     char **description,
+                                                     GError **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FfmArch, ffm_arch_unref)
+
+G_END_DECLS

@@ -1,0 +1,81 @@
+/* ffm-error.h: the error domains of libffm.
+ *
+ * Every fallible libffm function takes a `GError **` last and reports input
+ * problems through one of these domains. Messages name the file, the line
+ * where there is one, and the cause ("simple.json:12: $.levels[1].size:
+ * expected a number or an expression, got an array"). An invalid mapping
+ * found while searching is a result, not an error (see ffm-cost.h). */
+#pragma once
+
+#include <glib.h>
+#include "ffm-version.h"
+
+G_BEGIN_DECLS
+
+#define FFM_EXPR_ERROR (ffm_expr_error_quark ())
+#define FFM_PARAM_ERROR (ffm_param_error_quark ())
+#define FFM_WORKLOAD_ERROR (ffm_workload_error_quark ())
+#define FFM_ARCH_ERROR (ffm_arch_error_quark ())
+#define FFM_MAPPING_ERROR (ffm_mapping_error_quark ())
+#define FFM_PLUGIN_ERROR (ffm_plugin_error_quark ())
+#define FFM_SEARCH_ERROR (ffm_search_error_quark ())
+
+/* Expressions (numbers, strings, tensor sets) */
+typedef enum {
+  FFM_EXPR_ERROR_SYNTAX,          /* text does not parse */
+  FFM_EXPR_ERROR_UNKNOWN_NAME,    /* identifier not in scope */
+  FFM_EXPR_ERROR_TYPE,            /* e.g. number + set */
+  FFM_EXPR_ERROR_DIVISION_BY_ZERO,
+  FFM_EXPR_ERROR_DOMAIN,          /* e.g. non-integer where integer needed */
+} FfmExprError;
+
+/* Parameters given to workloads and architecture models */
+typedef enum {
+  FFM_PARAM_ERROR_UNKNOWN,        /* no such parameter */
+  FFM_PARAM_ERROR_INVALID_VALUE,  /* wrong type or out of range */
+  FFM_PARAM_ERROR_MISSING,        /* required and not given */
+  FFM_PARAM_ERROR_SYNTAX,         /* not KEY=VALUE */
+} FfmParamError;
+
+typedef enum {
+  FFM_WORKLOAD_ERROR_PARSE,       /* JSON syntax */
+  FFM_WORKLOAD_ERROR_INVALID,     /* semantic problem in the file */
+  FFM_WORKLOAD_ERROR_NOT_FOUND,   /* no workload of that name or path */
+} FfmWorkloadError;
+
+typedef enum {
+  FFM_ARCH_ERROR_PARSE,
+  FFM_ARCH_ERROR_INVALID,
+  FFM_ARCH_ERROR_NOT_FOUND,
+} FfmArchError;
+
+typedef enum {
+  FFM_MAPPING_ERROR_PARSE,
+  FFM_MAPPING_ERROR_INVALID,      /* does not match the workload/arch */
+} FfmMappingError;
+
+typedef enum {
+  FFM_PLUGIN_ERROR_OPEN,               /* dlopen failed (unresolved symbol, not ELF) */
+  FFM_PLUGIN_ERROR_NO_ENTRY_POINT,     /* no ffm_plugin_get_descriptor */
+  FFM_PLUGIN_ERROR_INVALID_DESCRIPTOR, /* NULL, missing field, bad name, bad vtable */
+  FFM_PLUGIN_ERROR_ABI_MISMATCH,       /* built for another ABI major or newer minor */
+  FFM_PLUGIN_ERROR_DUPLICATE,          /* (kind, name) already registered */
+  FFM_PLUGIN_ERROR_NOT_FOUND,          /* no plugin of that name */
+  FFM_PLUGIN_ERROR_FAILED,             /* the plugin's own function failed */
+} FfmPluginError;
+
+typedef enum {
+  FFM_SEARCH_ERROR_INFEASIBLE,    /* no mapping fits the architecture */
+  FFM_SEARCH_ERROR_TOO_LARGE,     /* problem above a strategy's size limit */
+  FFM_SEARCH_ERROR_FAILED,
+} FfmSearchError;
+
+FFM_API GQuark ffm_expr_error_quark (void);
+FFM_API GQuark ffm_param_error_quark (void);
+FFM_API GQuark ffm_workload_error_quark (void);
+FFM_API GQuark ffm_arch_error_quark (void);
+FFM_API GQuark ffm_mapping_error_quark (void);
+FFM_API GQuark ffm_plugin_error_quark (void);
+FFM_API GQuark ffm_search_error_quark (void);
+
+G_END_DECLS

@@ -1,0 +1,109 @@
+/* ffm-problem.h: what a search strategy is asked to solve, and what it
+ * returns.
+ *
+ * A problem is one workload on one architecture. A search context adds how
+ * to search (objective, budget, seed, threads, knobs, a progress callback);
+ * a search result holds the best mapping (or the Pareto set), its costs and
+ * a trace of (evaluations, seconds, best objective so far) for convergence
+ * plots. Contexts and results cross the plugin boundary: both start with
+ * struct_size and only ever grow at the end. */
+#pragma once
+
+#include <glib.h>
+#include "ffm-version.h"
+#include "ffm-error.h"
+#include "ffm-workload.h"
+#include "ffm-arch.h"
+#include "ffm-mapping.h"
+
+G_BEGIN_DECLS
+
+typedef struct _FfmProblem FfmProblem;
+
+/* Takes a reference on both. */
+FFM_API FfmProblem *ffm_problem_new (FfmWorkload *workload, FfmArch *arch);
+FFM_API FfmProblem *ffm_problem_ref (FfmProblem *problem);
+FFM_API void ffm_problem_unref (FfmProblem *problem);
+FFM_API FfmWorkload *ffm_problem_get_workload (const FfmProblem *problem);
+FFM_API FfmArch *ffm_problem_get_arch (const FfmProblem *problem);
+
+typedef enum {
+  FFM_OBJECTIVE_EDP = 0,     /* energy x latency of the whole workload */
+  FFM_OBJECTIVE_ENERGY,
+  FFM_OBJECTIVE_LATENCY,
+  FFM_OBJECTIVE_PARETO,      /* the energy-latency Pareto set */
+} FfmObjective;
+
+FFM_API const char *ffm_objective_to_string (FfmObjective objective);
+FFM_API gboolean ffm_objective_from_string (const char *text,
+                                            FfmObjective *out,
+                                            GError **error);
+
+/* Called by strategies from time to time; @fraction in [0,1] or negative
+ * when unknown. Must be cheap. */
+typedef void (*FfmProgressFunc) (double fraction,
+                                 const char *phase,
+                                 gpointer user_data);
+
+/* How to search (host-owned, read-only for strategies). */
+typedef struct {
+  gsize struct_size;            /* sizeof (FfmSearchContext) as built by the host */
+  FfmProblem *problem;
+  FfmObjective objective;
+  guint64 max_evaluations;      /* budget; 0 = none */
+  double max_seconds;           /* budget; 0 = none */
+  guint64 seed;
+  guint n_threads;              /* >= 1 */
+  int max_fused_loops;          /* knob; default 1 */
+  gboolean unfused;             /* every tensor backed in the outermost memory */
+  FfmProgressFunc progress;     /* may be NULL */
+  gpointer progress_data;
+} FfmSearchContext;
+
+/* One point of the convergence trace. */
+typedef struct {
+  guint64 evaluations;
+  double seconds;
+  double best_objective;
+} FfmTracePoint;
+
+/* One solution: a full mapping and its totals. */
+typedef struct {
+  FfmMapping *mapping;          /* owned */
+  double energy;                /* J */
+  double latency;               /* s */
+} FfmSolution;
+
+typedef struct _FfmSearchResult FfmSearchResult;
+
+FFM_API FfmSearchResult *ffm_search_result_new (void);
+FFM_API void ffm_search_result_free (FfmSearchResult *result);
+/* Takes ownership of @mapping. */
+FFM_API void ffm_search_result_add_solution (FfmSearchResult *result,
+                                             FfmMapping *mapping,
+                                             double energy,
+                                             double latency);
+FFM_API guint ffm_search_result_get_n_solutions (const FfmSearchResult *result);
+FFM_API const FfmSolution *ffm_search_result_get_solution (const FfmSearchResult *result,
+                                                           guint index);
+FFM_API void ffm_search_result_add_trace_point (FfmSearchResult *result,
+                                                guint64 evaluations,
+                                                double seconds,
+                                                double best_objective);
+FFM_API const GArray *ffm_search_result_get_trace (const FfmSearchResult *result);
+/* Named statistics ("pmappings_generated", ...), kept in insertion order. */
+FFM_API void ffm_search_result_set_stat (FfmSearchResult *result,
+                                         const char *name,
+                                         double value);
+FFM_API const GArray *ffm_search_result_get_stats (const FfmSearchResult *result);
+
+/* One named statistic. */
+typedef struct {
+  char *name;
+  double value;
+} FfmStat;
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FfmProblem, ffm_problem_unref)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FfmSearchResult, ffm_search_result_free)
+
+G_END_DECLS

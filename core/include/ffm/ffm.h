@@ -1,0 +1,18 @@
+/* ffm.h: the one header plugins and programs include.
+ *
+ * libffm is the core of the Fast and Fusiest Mapper: workloads, architectures,
+ * mappings, the cost model, the pmapping generator, the plugin host. See
+ * docs/ for the user guide and the plugin author guide. */
+#pragma once
+
+#include "ffm-version.h"
+#include "ffm-error.h"
+#include "ffm-expr.h"
+#include "ffm-params.h"
+#include "ffm-workload.h"
+#include "ffm-arch.h"
+#include "ffm-mapping.h"
+#include "ffm-problem.h"
+#include "ffm-plugin.h"
+#include "ffm-plugin-registry.h"
+#include "ffm-paths.h"
