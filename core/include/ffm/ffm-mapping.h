@@ -18,7 +18,14 @@
  * Names (tensors, levels, rank variables, Einsums) are kept as text so a
  * mapping can be read before it is checked against a workload and an
  * architecture; the cost model resolves and checks them, naming the node
- * (its JSON path and line) in errors. */
+ * (its JSON path and line) in errors.
+ *
+ * References: [1] docs/file-formats.md "Mappings" (the JSON format);
+ * shared/reference/ffm-spec.md section 1 (LoopTree semantics).
+ * Representation: each list is a GPtrArray of FfmMappingNode*, owning its
+ * nodes; a SEQUENTIAL node owns its branches. Units: tiles are counts of
+ * values of a rank variable. Everything here is deterministic: printing and
+ * serialising depend only on the tree. */
 #pragma once
 
 #include <glib.h>
@@ -54,8 +61,10 @@ struct _FfmMappingNode {
   /* SEQUENTIAL */
   GPtrArray *branches;     /* of GPtrArray* of FfmMappingNode* */
   /* where it came from, for messages */
-  char *json_path;         /* e.g. "$.nodes[3].branches[1][0]"; may be NULL */
-  int line;                /* source line, 0 if unknown */
+  char *json_path;         /* e.g. "$.nodes[3].sequential[1][0]"; NULL when
+                              built in memory */
+  int line;                /* source line of the node's kind member, 0 if
+                              unknown */
 };
 
 typedef struct _FfmMapping FfmMapping;
@@ -68,8 +77,47 @@ FFM_API FfmMapping *ffm_mapping_copy (const FfmMapping *mapping);
 FFM_API GPtrArray *ffm_mapping_get_root (FfmMapping *mapping);
 FFM_API const GPtrArray *ffm_mapping_peek_root (const FfmMapping *mapping);
 
-/* The file it was read from, or NULL. */
+/* The file it was read from (or the display name given to
+ * ffm_mapping_load_from_data()), or NULL. */
 FFM_API const char *ffm_mapping_get_source_file (const FfmMapping *mapping);
+FFM_API void ffm_mapping_set_source_file (FfmMapping *mapping,
+                                          const char *source_file);
+
+/* Optional names of the workload and architecture the mapping was made
+ * for ("workload" and "architecture" in JSON), or NULL. Informative only. */
+FFM_API const char *ffm_mapping_get_workload_name (const FfmMapping *mapping);
+FFM_API void ffm_mapping_set_workload_name (FfmMapping *mapping,
+                                            const char *name);
+FFM_API const char *ffm_mapping_get_architecture_name (const FfmMapping *mapping);
+FFM_API void ffm_mapping_set_architecture_name (FfmMapping *mapping,
+                                                const char *name);
+
+/* TRUE when both mappings have the same workload and architecture names
+ * and the same tree (kinds, names, tiles, flags, in order). Where a
+ * mapping came from (source file, json_path, line) is ignored. */
+FFM_API gboolean ffm_mapping_equal (const FfmMapping *a,
+                                    const FfmMapping *b);
+FFM_API gboolean ffm_mapping_node_equal (const FfmMappingNode *a,
+                                         const FfmMappingNode *b);
+
+/* Checks the rules of the tree that need no workload or architecture:
+ * every list is non-empty and ends in a COMPUTE or a SEQUENTIAL, which
+ * appear nowhere else; a SEQUENTIAL has at least 2 branches; names are
+ * non-empty; a STORAGE lists at least one tensor, none twice; tiles are
+ * >= 1. ffm_mapping_load_*() runs it. Errors (FFM_MAPPING_ERROR_INVALID)
+ * read "FILE:LINE: $.nodes[3]: cause" with what is known of the place. */
+FFM_API gboolean ffm_mapping_check_structure (const FfmMapping *mapping,
+                                              GError **error);
+
+/* The root-to-compute paths, one per COMPUTE in depth-first order: each a
+ * GPtrArray of the (borrowed) STORAGE, TEMPORAL, SPATIAL and COMPUTE nodes
+ * from the root to that COMPUTE, SEQUENTIAL nodes left out (transfer
+ * container: free the outer array; it frees the inner ones). */
+FFM_API GPtrArray *ffm_mapping_dup_paths (const FfmMapping *mapping);
+
+/* "storage", "temporal", "spatial", "compute" or "sequential" (the JSON
+ * member naming the kind). */
+FFM_API const char *ffm_mapping_node_kind_to_string (FfmNodeKind kind);
 
 /* Node constructors (transfer full); append them to a list. */
 FFM_API FfmMappingNode *ffm_mapping_node_new_storage (const char *const *tensors,
@@ -88,6 +136,8 @@ FFM_API FfmMappingNode *ffm_mapping_node_new_sequential (void);
 /* Adds an empty branch and returns it (transfer none). */
 FFM_API GPtrArray *ffm_mapping_node_add_branch (FfmMappingNode *sequential);
 FFM_API void ffm_mapping_node_free (FfmMappingNode *node);
+/* A deep copy, including json_path and line (transfer full). */
+FFM_API FfmMappingNode *ffm_mapping_node_copy (const FfmMappingNode *node);
 /* A new node list that frees its nodes (transfer full). */
 FFM_API GPtrArray *ffm_mapping_node_list_new (void);
 
@@ -105,15 +155,38 @@ FFM_API gboolean ffm_mapping_save_file (const FfmMapping *mapping,
 
 /* ---- Printing ---- */
 
-/* An indented tree, one node per line (transfer full):
- *   Storage MainMemory [T0, W0, T1]
- *   for m in [0:64) tile 1
- *     ...
- *   Sequential
- *     branch 0 ... */
+/* An indented tree, one node per line; a loop indents what it encloses and
+ * a split draws its branches (transfer full):
+ *   MainMemory: T0, W0, T1, W1, T2
+ *   for m tile 1
+ *     GlobalBuffer: T1
+ *     sequential
+ *     ├── GlobalBuffer: T0, W0
+ *     │   for n1 tile 1
+ *     │     for n0 tile 1
+ *     │       compute Matmul0 on MAC
+ *     └── GlobalBuffer: W1, T2
+ *         ...
+ * Spatial loops read "parallel-for n1 tile 1 across PE.reuse_output";
+ * persistent storage ends in " (persistent)". */
 FFM_API char *ffm_mapping_to_tree_string (const FfmMapping *mapping);
-/* Loop-nest pseudo-code (transfer full). */
+/* Loop-nest pseudo-code (transfer full). Loop variables are numbered per
+ * rank variable along each path (m_1 outermost); a loop runs over
+ * [0, E/t) where t is its tile and E the enclosing tile of its rank
+ * variable, or |m| (the rank variable's bound) when no loop encloses it:
+ *   // MainMemory holds T0, W0, T1
+ *   for m_1 in [0, |m|/1):
+ *     parallel-for n1_1 in [0, |n1|/1) across PE.reuse_output:
+ *       Matmul0()  // on MAC
+ * Branches of a split follow one another, each opened by a
+ * "// branch 1 of 2" comment. */
 FFM_API char *ffm_mapping_to_loop_nest_string (const FfmMapping *mapping);
+/* The same, with the bounds of some rank variables known: @rank_vars
+ * (NULL-terminated, may be NULL) names them and @bounds[i] is the bound of
+ * @rank_vars[i]; known bounds print as numbers ("[0, 64/1)"). */
+FFM_API char *ffm_mapping_to_loop_nest_string_with_bounds (const FfmMapping *mapping,
+                                                           const char *const *rank_vars,
+                                                           const guint64 *bounds);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FfmMapping, ffm_mapping_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FfmMappingNode, ffm_mapping_node_free)
