@@ -1,1 +1,1294 @@
-/* ffm-arch-loader.c: placeholder, implemented by its owner. */
+/* ffm-arch-loader.c: JSON architecture files, in and out.
+ *
+ * The format is described in docs/file-formats.md ("Architectures"). A file
+ * declares parameters, derives `let` values from them, and lists the levels
+ * outermost first; every number may be an expression over the parameters
+ * and earlier lets. Loading evaluates the numbers, builds the FfmArch with
+ * the public constructors and lets ffm_arch_finish_located() check it, so a
+ * JSON architecture and a C-built one obey the same rules; the loader only
+ * adds the file, line and JSON path to the messages. */
+#include "ffm-arch.h"
+#include "ffm-arch-private.h"
+#include "ffm-json-util.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#define ARCH_FORMAT_VERSION 1
+
+static const char *const top_members[] = {
+  "ffm_architecture", "name", "description", "source", "parameters", "let",
+  "levels", NULL
+};
+static const char *const param_members[] = {
+  "type", "default", "help", "min", "max", "choices", NULL
+};
+static const char *const memory_members[] = {
+  "memory", "description", "leak_power", "area", "size", "read_energy",
+  "write_energy", "read_bandwidth", "write_bandwidth", "ports",
+  "bits_per_action", "skip_initial_output_write", "keep", "may_keep",
+  "bits_per_value", NULL
+};
+static const char *const fanout_members[] = {
+  "fanout", "description", "leak_power", "area", "dims", "count", "reuse",
+  "may_reuse", "min_usage", "allowed_rank_vars", NULL
+};
+static const char *const dim_members[] = {
+  "name", "count", "reuse", "may_reuse", "min_usage", "allowed_rank_vars", NULL
+};
+/* The fanout members that describe one dimension, allowed on the level
+ * itself as a shorthand for a single dimension named after the level. */
+static const char *const single_dim_members[] = {
+  "count", "reuse", "may_reuse", "min_usage", "allowed_rank_vars", NULL
+};
+static const char *const compute_members[] = {
+  "compute", "description", "leak_power", "area", "energy", "throughput",
+  "enabled", NULL
+};
+
+/* State of one load. */
+typedef struct {
+  FfmJsonDoc *doc;
+  char *owner;               /* "architecture NAME", for parameter messages */
+  GHashTable *vars;          /* name -> FfmValue * (owned), parameters and lets */
+  GPtrArray *var_names;      /* declaration order, for "known names" lists */
+  FfmArch *arch;
+  GError **error;
+} Loader;
+
+static gboolean loader_fail (Loader *l, JsonNode *node, const char *path,
+                             const char *format, ...) G_GNUC_PRINTF (4, 5);
+
+/* Sets "FILE:LINE: PATH: message" (FFM_ARCH_ERROR_INVALID); returns FALSE. */
+static gboolean
+loader_fail (Loader *l, JsonNode *node, const char *path, const char *format,
+             ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  ffm_json_set_error (l->error, FFM_ARCH_ERROR, FFM_ARCH_ERROR_INVALID, l->doc,
+                      node, path, "%s", message);
+  return FALSE;
+}
+
+static gboolean
+is_identifier (const char *name)
+{
+  if (name == NULL || !(g_ascii_isalpha (name[0]) || name[0] == '_'))
+    return FALSE;
+  for (const char *p = name + 1; *p != '\0'; p++)
+    if (!(g_ascii_isalnum (*p) || *p == '_'))
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+is_param_name (const char *name)
+{
+  if (name == NULL || !(g_ascii_islower (name[0]) || name[0] == '_'))
+    return FALSE;
+  for (const char *p = name + 1; *p != '\0'; p++)
+    if (!(g_ascii_islower (*p) || g_ascii_isdigit (*p) || *p == '_'))
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+node_is_number (JsonNode *node)
+{
+  GType t;
+
+  if (node == NULL || !JSON_NODE_HOLDS_VALUE (node))
+    return FALSE;
+  t = json_node_get_value_type (node);
+  return t == G_TYPE_INT64 || t == G_TYPE_DOUBLE;
+}
+
+static gboolean
+node_is_string (JsonNode *node)
+{
+  return node != NULL && JSON_NODE_HOLDS_VALUE (node)
+         && json_node_get_value_type (node) == G_TYPE_STRING;
+}
+
+/* ---- Variables: parameters and lets ---- */
+
+static void
+loader_add_var (Loader *l, const char *name, const FfmValue *value)
+{
+  FfmValue *copy = g_new (FfmValue, 1);
+  char *key = g_strdup (name);
+
+  *copy = *value;
+  g_ptr_array_add (l->var_names, key);
+  g_hash_table_replace (l->vars, key, copy);
+}
+
+static gboolean
+loader_resolve (const char *name, FfmValue *out, gpointer user_data)
+{
+  Loader *l = user_data;
+  const FfmValue *value = g_hash_table_lookup (l->vars, name);
+
+  if (value == NULL)
+    return FALSE;
+  *out = *value;
+  return TRUE;
+}
+
+/* Evaluates expression @text as a number over the variables declared so far. */
+static gboolean
+eval_text (Loader *l, JsonNode *node, const char *path, const char *text,
+           double *out)
+{
+  FfmExprScope scope = { loader_resolve, l, 0 };
+  g_autoptr (GError) local = NULL;
+  g_autoptr (FfmExpr) expr = ffm_expr_parse (text, &local);
+
+  if (expr != NULL && ffm_expr_evaluate_number (expr, &scope, out, &local))
+    return TRUE;
+  if (g_error_matches (local, FFM_EXPR_ERROR, FFM_EXPR_ERROR_UNKNOWN_NAME))
+    {
+      g_autofree char *known = NULL;
+      g_ptr_array_add (l->var_names, NULL);
+      known = g_strjoinv (", ", (char **) l->var_names->pdata);
+      g_ptr_array_remove_index (l->var_names, l->var_names->len - 1);
+      return loader_fail (l, node, path, "%s (known names: %s)", local->message,
+                          known[0] ? known : "none");
+    }
+  return loader_fail (l, node, path, "%s", local->message);
+}
+
+/* A number member: a JSON number or an expression string. */
+static gboolean
+read_number (Loader *l, JsonNode *node, const char *path, double *out)
+{
+  g_autofree char *text = NULL;
+
+  if (node_is_number (node))
+    return ffm_json_require_number (l->doc, node, path, FFM_ARCH_ERROR,
+                                    FFM_ARCH_ERROR_INVALID, out, l->error);
+  text = ffm_json_require_number_or_expr (l->doc, node, path, FFM_ARCH_ERROR,
+                                          FFM_ARCH_ERROR_INVALID, l->error);
+  return text != NULL && eval_text (l, node, path, text, out);
+}
+
+/* Reads optional member @member of @object into @out (untouched if absent). */
+static gboolean
+read_optional_number (Loader *l, JsonNode *object, const char *base,
+                      const char *member, double *out)
+{
+  JsonNode *node = ffm_json_get_member (object, member);
+  g_autofree char *path = NULL;
+
+  if (node == NULL)
+    return TRUE;
+  path = g_strdup_printf ("%s.%s", base, member);
+  return read_number (l, node, path, out);
+}
+
+/* Optional string member, g_strdup()ed into *out (untouched if absent). */
+static gboolean
+read_optional_string (Loader *l, JsonNode *object, const char *base,
+                      const char *member, char **out)
+{
+  JsonNode *node = ffm_json_get_member (object, member);
+  g_autofree char *path = NULL;
+  const char *value;
+
+  if (node == NULL)
+    return TRUE;
+  path = g_strdup_printf ("%s.%s", base, member);
+  value = ffm_json_require_string (l->doc, node, path, FFM_ARCH_ERROR,
+                                   FFM_ARCH_ERROR_INVALID, l->error);
+  if (value == NULL)
+    return FALSE;
+  g_free (*out);
+  *out = g_strdup (value);
+  return TRUE;
+}
+
+/* A count: a whole number >= 1. */
+static gboolean
+read_count (Loader *l, JsonNode *object, const char *base, guint64 *out)
+{
+  JsonNode *node = ffm_json_get_member (object, "count");
+  g_autofree char *path = g_strdup_printf ("%s.count", base);
+  double value;
+
+  if (node == NULL)
+    return loader_fail (l, object, base,
+                        "missing member \"count\" (number of instances)");
+  if (!read_number (l, node, path, &value))
+    return FALSE;
+  if (!(value >= 1 && value == floor (value) && value <= 9007199254740992.0))
+    return loader_fail (l, node, path,
+                        "count must be a whole number >= 1, got %g", value);
+  *out = (guint64) value;
+  return TRUE;
+}
+
+/* ---- Parameters ---- */
+
+static gboolean
+parse_param_type (const char *text, FfmParamType *type)
+{
+  static const struct { const char *name; FfmParamType type; } types[] = {
+    { "number", FFM_PARAM_NUMBER }, { "integer", FFM_PARAM_INTEGER },
+    { "string", FFM_PARAM_STRING }, { "bool", FFM_PARAM_BOOL },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (types); i++)
+    if (strcmp (text, types[i].name) == 0)
+      {
+        *type = types[i].type;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+/* The shortest text that reads back as exactly @value ("8e-12", not
+ * "7.9999999999999998e-12"). */
+static char *
+format_number (double value)
+{
+  char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (isinf (value))
+    return g_strdup (value > 0 ? "inf" : "-inf");
+  for (int digits = 15; digits < 17; digits++)
+    {
+      g_autofree char *format = g_strdup_printf ("%%.%dg", digits);
+      g_ascii_formatd (buffer, sizeof buffer, format, value);
+      if (g_ascii_strtod (buffer, NULL) == value)
+        return g_strdup (buffer);
+    }
+  return g_strdup (g_ascii_formatd (buffer, sizeof buffer, "%.17g", value));
+}
+
+/* The default of a number or integer parameter: a JSON number or "inf". */
+static gboolean
+read_param_default_number (Loader *l, JsonNode *node, const char *path,
+                           FfmParamSpec *spec)
+{
+  double value;
+
+  if (node_is_string (node) && strcmp (json_node_get_string (node), "inf") == 0
+      && spec->type == FFM_PARAM_NUMBER)
+    value = INFINITY;
+  else if (!node_is_number (node))
+    return loader_fail (l, node, path, "expected a number%s as the default",
+                        spec->type == FFM_PARAM_NUMBER ? " or \"inf\"" : "");
+  else if (!ffm_json_require_number (l->doc, node, path, FFM_ARCH_ERROR,
+                                     FFM_ARCH_ERROR_INVALID, &value, l->error))
+    return FALSE;
+  if (spec->type == FFM_PARAM_INTEGER && value != floor (value))
+    return loader_fail (l, node, path, "the default of an integer parameter "
+                        "must be a whole number, got %g", value);
+  if ((spec->min != 0 || spec->max != 0)
+      && (value < spec->min || value > spec->max))
+    return loader_fail (l, node, path, "the default %g is outside [%g, %g]",
+                        value, spec->min, spec->max);
+  spec->default_value = spec->type == FFM_PARAM_INTEGER
+                          ? g_strdup_printf ("%.0f", value)
+                          : format_number (value);
+  return TRUE;
+}
+
+static gboolean
+read_param_choices (Loader *l, JsonNode *node, const char *path,
+                    FfmParamSpec *spec)
+{
+  JsonArray *array;
+  char **choices;
+
+  if (!ffm_json_require_array (l->doc, node, path, FFM_ARCH_ERROR,
+                               FFM_ARCH_ERROR_INVALID, l->error))
+    return FALSE;
+  array = json_node_get_array (node);
+  choices = g_new0 (char *, json_array_get_length (array) + 1);
+  spec->choices = (const char *const *) choices;
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      g_autofree char *item_path = g_strdup_printf ("%s[%u]", path, i);
+      const char *choice = ffm_json_require_string (l->doc,
+                                                    json_array_get_element (array, i),
+                                                    item_path, FFM_ARCH_ERROR,
+                                                    FFM_ARCH_ERROR_INVALID,
+                                                    l->error);
+      if (choice == NULL)
+        return FALSE;
+      choices[i] = g_strdup (choice);
+    }
+  return TRUE;
+}
+
+static gboolean
+read_param_default (Loader *l, JsonNode *node, const char *path,
+                    FfmParamSpec *spec)
+{
+  if (node == NULL)
+    return loader_fail (l, NULL, path, "missing (every parameter needs a default)");
+  switch (spec->type)
+    {
+    case FFM_PARAM_NUMBER:
+    case FFM_PARAM_INTEGER:
+      return read_param_default_number (l, node, path, spec);
+    case FFM_PARAM_BOOL:
+      {
+        gboolean value;
+        if (!ffm_json_require_bool (l->doc, node, path, FFM_ARCH_ERROR,
+                                    FFM_ARCH_ERROR_INVALID, &value, l->error))
+          return FALSE;
+        spec->default_value = g_strdup (value ? "true" : "false");
+        return TRUE;
+      }
+    case FFM_PARAM_STRING:
+      {
+        const char *value = ffm_json_require_string (l->doc, node, path,
+                                                     FFM_ARCH_ERROR,
+                                                     FFM_ARCH_ERROR_INVALID,
+                                                     l->error);
+        if (value == NULL)
+          return FALSE;
+        if (spec->choices != NULL
+            && !g_strv_contains ((const char *const *) spec->choices, value))
+          return loader_fail (l, node, path, "the default \"%s\" is not one "
+                              "of the choices", value);
+        spec->default_value = g_strdup (value);
+        return TRUE;
+      }
+    }
+  return FALSE;
+}
+
+static gboolean
+read_param_spec (Loader *l, const char *name, JsonNode *node,
+                 FfmParamSpec *spec)
+{
+  g_autofree char *path = g_strdup_printf ("$.parameters.%s", name);
+  g_autofree char *sub = NULL;
+  JsonNode *member;
+
+  spec->name = g_strdup (name);
+  spec->type = FFM_PARAM_NUMBER;
+  if (!is_param_name (name))
+    return loader_fail (l, node, path, "a parameter name is lower-case letters, "
+                        "digits and _, not starting with a digit");
+  if (!ffm_json_require_object (l->doc, node, path, FFM_ARCH_ERROR,
+                                FFM_ARCH_ERROR_INVALID, l->error)
+      || !ffm_json_check_members (l->doc, node, path, param_members,
+                                  FFM_ARCH_ERROR, FFM_ARCH_ERROR_INVALID,
+                                  l->error))
+    return FALSE;
+  member = ffm_json_get_member (node, "default");
+  if (member != NULL && JSON_NODE_HOLDS_VALUE (member)
+      && json_node_get_value_type (member) == G_TYPE_BOOLEAN)
+    spec->type = FFM_PARAM_BOOL;      /* the type follows the default's */
+  else if (node_is_string (member)
+           && strcmp (json_node_get_string (member), "inf") != 0)
+    spec->type = FFM_PARAM_STRING;
+  if ((member = ffm_json_get_member (node, "type")) != NULL)
+    {
+      const char *type;
+      sub = g_strdup_printf ("%s.type", path);
+      type = ffm_json_require_string (l->doc, member, sub, FFM_ARCH_ERROR,
+                                      FFM_ARCH_ERROR_INVALID, l->error);
+      if (type == NULL)
+        return FALSE;
+      if (!parse_param_type (type, &spec->type))
+        return loader_fail (l, member, sub, "unknown type \"%s\" (expected "
+                            "number, integer, string or bool)", type);
+      g_clear_pointer (&sub, g_free);
+    }
+  if (!read_optional_string (l, node, path, "help", (char **) &spec->help))
+    return FALSE;
+  if (spec->type == FFM_PARAM_NUMBER || spec->type == FFM_PARAM_INTEGER)
+    {
+      double min = -INFINITY, max = INFINITY;
+      gboolean bounded = ffm_json_get_member (node, "min") != NULL
+                         || ffm_json_get_member (node, "max") != NULL;
+      if (!read_optional_number (l, node, path, "min", &min)
+          || !read_optional_number (l, node, path, "max", &max))
+        return FALSE;
+      if (bounded && !(min < max))
+        return loader_fail (l, node, path, "min (%g) must be below max (%g)",
+                            min, max);
+      spec->min = bounded ? min : 0;
+      spec->max = bounded ? max : 0;
+    }
+  else if (ffm_json_get_member (node, "min") || ffm_json_get_member (node, "max"))
+    return loader_fail (l, node, path, "min and max apply to number and "
+                        "integer parameters only");
+  if ((member = ffm_json_get_member (node, "choices")) != NULL)
+    {
+      sub = g_strdup_printf ("%s.choices", path);
+      if (spec->type != FFM_PARAM_STRING)
+        return loader_fail (l, member, sub, "choices apply to string parameters only");
+      if (!read_param_choices (l, member, sub, spec))
+        return FALSE;
+      g_clear_pointer (&sub, g_free);
+    }
+  sub = g_strdup_printf ("%s.default", path);
+  return read_param_default (l, ffm_json_get_member (node, "default"), sub, spec);
+}
+
+/* The file's parameter declarations, NULL-name-terminated (transfer full). */
+static FfmParamSpec *
+read_param_specs (Loader *l, JsonNode *root)
+{
+  JsonNode *params = ffm_json_get_member (root, "parameters");
+  g_autoptr (GArray) specs = g_array_new (TRUE, TRUE, sizeof (FfmParamSpec));
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *node;
+
+  if (params != NULL)
+    {
+      if (!ffm_json_require_object (l->doc, params, "$.parameters",
+                                    FFM_ARCH_ERROR, FFM_ARCH_ERROR_INVALID,
+                                    l->error))
+        return NULL;
+      json_object_iter_init_ordered (&iter, json_node_get_object (params));
+      while (json_object_iter_next_ordered (&iter, &name, &node))
+        {
+          FfmParamSpec spec = { 0 };
+          gboolean ok = read_param_spec (l, name, node, &spec);
+          g_array_append_val (specs, spec);   /* freed with the rest on error */
+          if (!ok)
+            {
+              ffm_param_specs_free ((FfmParamSpec *) g_array_free (g_steal_pointer (&specs),
+                                                                   FALSE));
+              return NULL;
+            }
+        }
+    }
+  return (FfmParamSpec *) g_array_free (g_steal_pointer (&specs), FALSE);
+}
+
+/* Gives every parameter its value (the user's or the default) as a variable. */
+static gboolean
+bind_params (Loader *l, const FfmParamSpec *specs, const FfmParamValues *params)
+{
+  g_autoptr (FfmParamValues) empty = params ? NULL : ffm_param_values_new ();
+  const FfmParamValues *values = params ? params : empty;
+
+  if (!ffm_param_values_validate (values, specs, l->owner, l->error))
+    return FALSE;
+  for (const FfmParamSpec *spec = specs; spec->name != NULL; spec++)
+    {
+      FfmValue value = { .type = FFM_VALUE_NUMBER };
+      gint64 integer;
+      gboolean flag;
+
+      switch (spec->type)
+        {
+        case FFM_PARAM_NUMBER:
+          if (!ffm_param_values_get_number (values, specs, l->owner, spec->name,
+                                            &value.number, l->error))
+            return FALSE;
+          break;
+        case FFM_PARAM_INTEGER:
+          if (!ffm_param_values_get_integer (values, specs, l->owner, spec->name,
+                                             &integer, l->error))
+            return FALSE;
+          value.number = (double) integer;
+          break;
+        case FFM_PARAM_BOOL:
+          if (!ffm_param_values_get_bool (values, specs, l->owner, spec->name,
+                                          &flag, l->error))
+            return FALSE;
+          value.number = flag ? 1 : 0;
+          break;
+        case FFM_PARAM_STRING:
+          value.type = FFM_VALUE_STRING;
+          value.string = ffm_param_values_get_string (values, specs, l->owner,
+                                                      spec->name, l->error);
+          if (value.string == NULL)
+            return FALSE;
+          break;
+        }
+      loader_add_var (l, spec->name, &value);
+    }
+  return TRUE;
+}
+
+/* "let": derived values, each over the parameters and earlier lets. */
+static gboolean
+read_lets (Loader *l, JsonNode *root)
+{
+  JsonNode *lets = ffm_json_get_member (root, "let");
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *node;
+
+  if (lets == NULL)
+    return TRUE;
+  if (!ffm_json_require_object (l->doc, lets, "$.let", FFM_ARCH_ERROR,
+                                FFM_ARCH_ERROR_INVALID, l->error))
+    return FALSE;
+  json_object_iter_init_ordered (&iter, json_node_get_object (lets));
+  while (json_object_iter_next_ordered (&iter, &name, &node))
+    {
+      g_autofree char *path = g_strdup_printf ("$.let.%s", name);
+      FfmValue value = { .type = FFM_VALUE_NUMBER };
+
+      if (!is_identifier (name))
+        return loader_fail (l, node, path, "a let name is an identifier "
+                            "(letters, digits and _, not starting with a digit)");
+      if (g_hash_table_contains (l->vars, name))
+        return loader_fail (l, node, path, "\"%s\" is already a parameter", name);
+      if (node != NULL && JSON_NODE_HOLDS_VALUE (node)
+          && json_node_get_value_type (node) == G_TYPE_BOOLEAN)
+        value.number = json_node_get_boolean (node) ? 1 : 0;
+      else if (!read_number (l, node, path, &value.number))
+        return FALSE;
+      loader_add_var (l, name, &value);
+    }
+  return TRUE;
+}
+
+/* ---- Levels ---- */
+
+typedef struct {
+  gboolean found;
+  const char *name;
+} FindIdent;
+
+static void
+find_bits_per_value (const char *name, gpointer user_data)
+{
+  FindIdent *f = user_data;
+
+  if (g_str_has_suffix (name, f->name))
+    f->found = TRUE;
+}
+
+static void
+find_exact (const char *name, gpointer user_data)
+{
+  FindIdent *f = user_data;
+
+  if (strcmp (name, f->name) == 0)
+    f->found = TRUE;
+}
+
+/* TRUE if expression @text uses an identifier matching @name: exactly, or
+ * as a suffix when @suffix. Syntax errors are reported later by the caller's
+ * evaluation or by ffm_arch_finish(). */
+static gboolean
+text_uses (const char *text, const char *name, gboolean suffix)
+{
+  g_autoptr (FfmExpr) expr = ffm_expr_parse (text, NULL);
+  FindIdent f = { FALSE, name };
+
+  if (expr != NULL)
+    ffm_expr_foreach_identifier (expr, suffix ? find_bits_per_value : find_exact, &f);
+  return f.found;
+}
+
+static gboolean
+read_memory_size (Loader *l, JsonNode *level_node, const char *base,
+                  FfmMemorySpec *m)
+{
+  JsonNode *node = ffm_json_get_member (level_node, "size");
+  g_autofree char *path = g_strdup_printf ("%s.size", base);
+
+  if (node == NULL)
+    return TRUE;                /* ffm_arch_finish() reports it */
+  if (node_is_string (node)
+      && text_uses (json_node_get_string (node), ".bits_per_value", TRUE))
+    {
+      m->size_per_einsum = g_strdup (json_node_get_string (node));
+      return TRUE;
+    }
+  return read_number (l, node, path, &m->size);
+}
+
+static gboolean
+read_bits_overrides (Loader *l, JsonNode *level_node, const char *base,
+                     FfmLevel *level)
+{
+  JsonNode *node = ffm_json_get_member (level_node, "bits_per_value");
+  g_autofree char *path = g_strdup_printf ("%s.bits_per_value", base);
+  JsonObjectIter iter;
+  const char *tensors;
+  JsonNode *value;
+
+  if (node == NULL)
+    return TRUE;
+  if (!ffm_json_require_object (l->doc, node, path, FFM_ARCH_ERROR,
+                                FFM_ARCH_ERROR_INVALID, l->error))
+    return FALSE;
+  json_object_iter_init_ordered (&iter, json_node_get_object (node));
+  while (json_object_iter_next_ordered (&iter, &tensors, &value))
+    {
+      g_autofree char *sub = g_strdup_printf ("%s[\"%s\"]", path, tensors);
+      double bits;
+
+      if (node_is_string (value)
+          && text_uses (json_node_get_string (value), "bits", FALSE))
+        {
+          ffm_level_add_bits_override_expr (level, tensors,
+                                            json_node_get_string (value));
+          continue;
+        }
+      if (!read_number (l, value, sub, &bits))
+        return FALSE;
+      ffm_level_add_bits_override (level, tensors, bits);
+    }
+  return TRUE;
+}
+
+static gboolean
+read_ports (Loader *l, JsonNode *level_node, const char *base, FfmPorts *ports)
+{
+  g_autofree char *text = NULL;
+
+  if (!read_optional_string (l, level_node, base, "ports", &text))
+    return FALSE;
+  if (text == NULL || strcmp (text, "shared") == 0)
+    *ports = FFM_PORTS_SHARED;
+  else if (strcmp (text, "separate") == 0)
+    *ports = FFM_PORTS_SEPARATE;
+  else
+    {
+      g_autofree char *path = g_strdup_printf ("%s.ports", base);
+      return loader_fail (l, ffm_json_get_member (level_node, "ports"), path,
+                          "expected \"shared\" or \"separate\", got \"%s\"", text);
+    }
+  return TRUE;
+}
+
+static gboolean
+read_memory (Loader *l, JsonNode *node, const char *base, FfmLevel *level)
+{
+  FfmMemorySpec *m = &level->u.memory;
+  JsonNode *skip = ffm_json_get_member (node, "skip_initial_output_write");
+
+  if (skip != NULL)
+    {
+      g_autofree char *path = g_strdup_printf ("%s.skip_initial_output_write", base);
+      if (!ffm_json_require_bool (l->doc, skip, path, FFM_ARCH_ERROR,
+                                  FFM_ARCH_ERROR_INVALID,
+                                  &m->skip_initial_output_write, l->error))
+        return FALSE;
+    }
+  return read_memory_size (l, node, base, m)
+         && read_optional_number (l, node, base, "read_energy", &m->read_energy)
+         && read_optional_number (l, node, base, "write_energy", &m->write_energy)
+         && read_optional_number (l, node, base, "read_bandwidth", &m->read_bandwidth)
+         && read_optional_number (l, node, base, "write_bandwidth", &m->write_bandwidth)
+         && read_optional_number (l, node, base, "bits_per_action", &m->bits_per_action)
+         && read_ports (l, node, base, &m->ports)
+         && read_optional_string (l, node, base, "keep", &m->keep)
+         && read_optional_string (l, node, base, "may_keep", &m->may_keep)
+         && read_bits_overrides (l, node, base, level);
+}
+
+/* One fanout dimension from @node (a dims[] entry, or the level itself). */
+static gboolean
+read_fanout_dim (Loader *l, JsonNode *node, const char *base, FfmLevel *level,
+                 const char *name)
+{
+  FfmFanoutDim *dim;
+  guint64 count = 0;
+
+  if (!read_count (l, node, base, &count))
+    return FALSE;
+  dim = ffm_level_add_fanout_dim (level, name, count);
+  return read_optional_string (l, node, base, "reuse", &dim->reuse)
+         && read_optional_string (l, node, base, "may_reuse", &dim->may_reuse)
+         && read_optional_number (l, node, base, "min_usage", &dim->min_usage)
+         && read_optional_string (l, node, base, "allowed_rank_vars",
+                                  &dim->allowed_rank_vars);
+}
+
+static gboolean
+read_fanout (Loader *l, JsonNode *node, const char *base, FfmLevel *level)
+{
+  JsonNode *dims = ffm_json_get_member (node, "dims");
+  g_autofree char *path = g_strdup_printf ("%s.dims", base);
+  JsonArray *array;
+
+  if (dims == NULL)
+    return read_fanout_dim (l, node, base, level, level->name);
+  for (guint i = 0; single_dim_members[i] != NULL; i++)
+    if (ffm_json_get_member (node, single_dim_members[i]) != NULL)
+      return loader_fail (l, ffm_json_get_member (node, single_dim_members[i]),
+                          base, "\"%s\" belongs inside a dimension when "
+                          "\"dims\" is given", single_dim_members[i]);
+  if (!ffm_json_require_array (l->doc, dims, path, FFM_ARCH_ERROR,
+                               FFM_ARCH_ERROR_INVALID, l->error))
+    return FALSE;
+  array = json_node_get_array (dims);
+  if (json_array_get_length (array) > FFM_MAX_FANOUT_DIMS)
+    return loader_fail (l, dims, path, "at most %d dimensions per fanout, got %u",
+                        FFM_MAX_FANOUT_DIMS, json_array_get_length (array));
+  for (guint d = 0; d < json_array_get_length (array); d++)
+    {
+      JsonNode *dim = json_array_get_element (array, d);
+      g_autofree char *sub = g_strdup_printf ("%s[%u]", path, d);
+      g_autofree char *name_path = g_strdup_printf ("%s.name", sub);
+      const char *name;
+
+      if (!ffm_json_require_object (l->doc, dim, sub, FFM_ARCH_ERROR,
+                                    FFM_ARCH_ERROR_INVALID, l->error)
+          || !ffm_json_check_members (l->doc, dim, sub, dim_members,
+                                      FFM_ARCH_ERROR, FFM_ARCH_ERROR_INVALID,
+                                      l->error))
+        return FALSE;
+      name = ffm_json_require_string (l->doc, ffm_json_get_member (dim, "name"),
+                                      name_path, FFM_ARCH_ERROR,
+                                      FFM_ARCH_ERROR_INVALID, l->error);
+      if (name == NULL || !read_fanout_dim (l, dim, sub, level, name))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+read_compute (Loader *l, JsonNode *node, const char *base, FfmLevel *level)
+{
+  FfmComputeSpec *c = &level->u.compute;
+
+  return read_optional_number (l, node, base, "energy", &c->energy)
+         && read_optional_number (l, node, base, "throughput", &c->throughput)
+         && read_optional_string (l, node, base, "enabled", &c->enabled);
+}
+
+/* Which of "memory", "fanout", "compute" the level object has. */
+static gboolean
+level_kind (Loader *l, JsonNode *node, const char *base, FfmLevelKind *kind,
+            const char **member)
+{
+  static const char *const kinds[] = { "memory", "fanout", "compute" };
+  JsonObjectIter iter;
+  const char *first = NULL;
+  JsonNode *value;
+
+  *member = NULL;
+  for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+    if (ffm_json_get_member (node, kinds[k]) != NULL)
+      {
+        if (*member != NULL)
+          return loader_fail (l, node, base, "a level is one of memory, fanout "
+                              "or compute; this one has both \"%s\" and \"%s\"",
+                              *member, kinds[k]);
+        *member = kinds[k];
+        *kind = (FfmLevelKind) (FFM_LEVEL_MEMORY + k);
+      }
+  if (*member != NULL)
+    return TRUE;
+  json_object_iter_init_ordered (&iter, json_node_get_object (node));
+  json_object_iter_next_ordered (&iter, &first, &value);
+  return loader_fail (l, node, base, "unknown level kind: expected a member "
+                      "\"memory\", \"fanout\" or \"compute\" naming the level%s%s%s",
+                      first ? ", got \"" : "", first ? first : "", first ? "\"" : "");
+}
+
+static gboolean
+read_level (Loader *l, JsonNode *node, guint index)
+{
+  g_autofree char *base = g_strdup_printf ("$.levels[%u]", index);
+  g_autofree char *name_path = NULL;
+  const char *const *allowed;
+  const char *member, *name;
+  FfmLevelKind kind = FFM_LEVEL_MEMORY;
+  FfmLevel *level;
+
+  if (!ffm_json_require_object (l->doc, node, base, FFM_ARCH_ERROR,
+                                FFM_ARCH_ERROR_INVALID, l->error)
+      || !level_kind (l, node, base, &kind, &member))
+    return FALSE;
+  allowed = kind == FFM_LEVEL_MEMORY ? memory_members
+            : kind == FFM_LEVEL_FANOUT ? fanout_members : compute_members;
+  if (!ffm_json_check_members (l->doc, node, base, allowed, FFM_ARCH_ERROR,
+                               FFM_ARCH_ERROR_INVALID, l->error))
+    return FALSE;
+  name_path = g_strdup_printf ("%s.%s", base, member);
+  name = ffm_json_require_string (l->doc, ffm_json_get_member (node, member),
+                                  name_path, FFM_ARCH_ERROR,
+                                  FFM_ARCH_ERROR_INVALID, l->error);
+  if (name == NULL)
+    return FALSE;
+  level = kind == FFM_LEVEL_MEMORY ? ffm_arch_add_memory (l->arch, name)
+          : kind == FFM_LEVEL_FANOUT ? ffm_arch_add_fanout (l->arch, name)
+          : ffm_arch_add_compute (l->arch, name);
+  if (!read_optional_string (l, node, base, "description", &level->description)
+      || !read_optional_number (l, node, base, "leak_power", &level->leak_power)
+      || !read_optional_number (l, node, base, "area", &level->area))
+    return FALSE;
+  switch (kind)
+    {
+    case FFM_LEVEL_MEMORY:
+      return read_memory (l, node, base, level);
+    case FFM_LEVEL_FANOUT:
+      return read_fanout (l, node, base, level);
+    case FFM_LEVEL_COMPUTE:
+      return read_compute (l, node, base, level);
+    }
+  return FALSE;
+}
+
+/* Turns a problem found by ffm_arch_finish_located() into a message at the
+ * file's line of the offending member. */
+static gboolean
+report_problem (Loader *l, JsonNode *levels, const FfmArchProblem *p,
+                GError *cause)
+{
+  g_autofree char *path = g_strdup ("$.levels");
+  JsonNode *node = levels, *container;
+
+  if (p->level >= 0 && levels != NULL && JSON_NODE_HOLDS_ARRAY (levels))
+    {
+      node = container = json_array_get_element (json_node_get_array (levels),
+                                                 (guint) p->level);
+      g_free (path);
+      path = g_strdup_printf ("$.levels[%d]", p->level);
+      if (p->dim >= 0 && ffm_json_get_member (node, "dims") != NULL)
+        {
+          JsonNode *dims = ffm_json_get_member (node, "dims");
+          char *sub = g_strdup_printf ("%s.dims[%d]", path, p->dim);
+          node = container = json_array_get_element (json_node_get_array (dims),
+                                                     (guint) p->dim);
+          g_free (path);
+          path = sub;
+        }
+      if (p->member != NULL && ffm_json_get_member (container, p->member) != NULL)
+        {
+          char *sub = g_strdup_printf ("%s.%s", path, p->member);
+          node = ffm_json_get_member (container, p->member);
+          g_free (path);
+          path = sub;
+        }
+      if (p->override_index >= 0 && JSON_NODE_HOLDS_OBJECT (node))
+        {
+          GList *values = json_object_get_values (json_node_get_object (node));
+          JsonNode *value = g_list_nth_data (values, (guint) p->override_index);
+          g_list_free (values);
+          if (value != NULL)
+            node = value;
+        }
+    }
+  loader_fail (l, node, path, "%s", cause->message);
+  g_error_free (cause);
+  return FALSE;
+}
+
+static gboolean
+read_levels (Loader *l, JsonNode *root)
+{
+  JsonNode *levels = ffm_json_get_member (root, "levels");
+  FfmArchProblem problem;
+  GError *cause = NULL;
+  JsonArray *array;
+
+  if (!ffm_json_require_array (l->doc, levels, "$.levels", FFM_ARCH_ERROR,
+                               FFM_ARCH_ERROR_INVALID, l->error))
+    return FALSE;
+  array = json_node_get_array (levels);
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    if (!read_level (l, json_array_get_element (array, i), i))
+      return FALSE;
+  if (ffm_arch_finish_located (l->arch, &problem, &cause))
+    return TRUE;
+  return report_problem (l, levels, &problem, cause);
+}
+
+/* ---- The file ---- */
+
+static gboolean
+read_header (Loader *l, JsonNode *root)
+{
+  JsonNode *version = ffm_json_get_member (root, "ffm_architecture");
+  double number;
+
+  if (!ffm_json_require_object (l->doc, root, "$", FFM_ARCH_ERROR,
+                                FFM_ARCH_ERROR_INVALID, l->error)
+      || !ffm_json_check_members (l->doc, root, "$", top_members, FFM_ARCH_ERROR,
+                                  FFM_ARCH_ERROR_INVALID, l->error))
+    return FALSE;
+  if (version == NULL)
+    return loader_fail (l, root, "$", "missing member \"ffm_architecture\" "
+                        "(the format version, %d): is this an architecture file?",
+                        ARCH_FORMAT_VERSION);
+  if (!ffm_json_require_number (l->doc, version, "$.ffm_architecture",
+                                FFM_ARCH_ERROR, FFM_ARCH_ERROR_INVALID, &number,
+                                l->error))
+    return FALSE;
+  if (number != ARCH_FORMAT_VERSION)
+    return loader_fail (l, version, "$.ffm_architecture", "unsupported format "
+                        "version %g (this ffm reads version %d)", number,
+                        ARCH_FORMAT_VERSION);
+  return TRUE;
+}
+
+/* The architecture's name: the "name" member, else the file name's stem. */
+static char *
+read_name (Loader *l, JsonNode *root)
+{
+  JsonNode *node = ffm_json_get_member (root, "name");
+  g_autofree char *base = NULL;
+  const char *name;
+
+  if (node == NULL)
+    {
+      base = g_path_get_basename (ffm_json_doc_get_name (l->doc));
+      if (g_str_has_suffix (base, ".json"))
+        base[strlen (base) - strlen (".json")] = '\0';
+      return g_steal_pointer (&base);
+    }
+  name = ffm_json_require_string (l->doc, node, "$.name", FFM_ARCH_ERROR,
+                                  FFM_ARCH_ERROR_INVALID, l->error);
+  if (name != NULL && name[0] == '\0')
+    {
+      loader_fail (l, node, "$.name", "the name is empty");
+      return NULL;
+    }
+  return g_strdup (name);
+}
+
+static void
+loader_clear (Loader *l)
+{
+  g_clear_pointer (&l->doc, ffm_json_doc_free);
+  g_clear_pointer (&l->owner, g_free);
+  g_clear_pointer (&l->vars, g_hash_table_unref);
+  g_clear_pointer (&l->var_names, g_ptr_array_unref);
+  g_clear_pointer (&l->arch, ffm_arch_unref);
+}
+
+static void
+loader_init (Loader *l, FfmJsonDoc *doc, GError **error)
+{
+  memset (l, 0, sizeof *l);
+  l->doc = doc;
+  l->error = error;
+  l->vars = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+  l->var_names = g_ptr_array_new_with_free_func (g_free);
+}
+
+static FfmArch *
+load_doc (FfmJsonDoc *doc, const FfmParamValues *params, GError **error)
+{
+  JsonNode *root = ffm_json_doc_get_root (doc);
+  g_autofree char *name = NULL;
+  FfmParamSpec *specs = NULL;
+  Loader l;
+  gboolean ok;
+
+  loader_init (&l, doc, error);
+  ok = read_header (&l, root) && (name = read_name (&l, root)) != NULL;
+  if (ok)
+    {
+      l.owner = g_strdup_printf ("architecture %s", name);
+      l.arch = ffm_arch_new (name);
+      ok = (specs = read_param_specs (&l, root)) != NULL
+           && bind_params (&l, specs, params) && read_lets (&l, root);
+    }
+  if (ok)
+    {
+      g_autofree char *description = NULL, *source = NULL;
+      ok = read_optional_string (&l, root, "$", "description", &description)
+           && read_optional_string (&l, root, "$", "source", &source);
+      ffm_arch_set_description (l.arch, description);
+      ffm_arch_set_source (l.arch, source);
+      for (guint i = 0; ok && i < l.var_names->len; i++)
+        {
+          const FfmValue *value = g_hash_table_lookup (l.vars, l.var_names->pdata[i]);
+          if (value->type == FFM_VALUE_NUMBER)
+            ffm_arch_set_variable (l.arch, l.var_names->pdata[i], value->number);
+        }
+      ok = ok && read_levels (&l, root);
+    }
+  {
+    FfmArch *arch = ok ? g_steal_pointer (&l.arch) : NULL;
+    /* String values of the variables point into @params or @specs. */
+    loader_clear (&l);
+    ffm_param_specs_free (specs);
+    return arch;
+  }
+}
+
+/**
+ * ffm_arch_load_file:
+ * @path: a JSON architecture file
+ * @params: (nullable): parameter values overriding the file's defaults
+ * @error: return location for an error
+ *
+ * Returns: (transfer full): the finished architecture, or NULL with @error
+ *   set (FFM_ARCH_ERROR, or FFM_PARAM_ERROR for a bad parameter value)
+ */
+FfmArch *
+ffm_arch_load_file (const char *path, const FfmParamValues *params,
+                    GError **error)
+{
+  FfmJsonDoc *doc;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  doc = ffm_json_doc_load_file (path, FFM_ARCH_ERROR, FFM_ARCH_ERROR_PARSE, error);
+  return doc ? load_doc (doc, params, error) : NULL;
+}
+
+FfmArch *
+ffm_arch_load_from_data (const char *json_text, const char *display_name,
+                         const FfmParamValues *params, GError **error)
+{
+  FfmJsonDoc *doc;
+
+  g_return_val_if_fail (json_text != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  doc = ffm_json_doc_load_data (json_text, display_name, FFM_ARCH_ERROR,
+                                FFM_ARCH_ERROR_PARSE, error);
+  return doc ? load_doc (doc, params, error) : NULL;
+}
+
+/**
+ * ffm_arch_file_get_param_specs:
+ * @path: a JSON architecture file
+ * @description: (out) (optional) (transfer full): its description, or NULL
+ * @error: return location for an error
+ *
+ * Returns: (transfer full): the declared parameters, NULL-name-terminated;
+ *   free with ffm_param_specs_free()
+ */
+FfmParamSpec *
+ffm_arch_file_get_param_specs (const char *path, char **description,
+                               GError **error)
+{
+  g_autofree char *text = NULL;
+  FfmParamSpec *specs = NULL;
+  Loader l;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  loader_init (&l, ffm_json_doc_load_file (path, FFM_ARCH_ERROR,
+                                           FFM_ARCH_ERROR_PARSE, error), error);
+  if (l.doc != NULL && read_header (&l, ffm_json_doc_get_root (l.doc))
+      && read_optional_string (&l, ffm_json_doc_get_root (l.doc), "$",
+                               "description", &text))
+    specs = read_param_specs (&l, ffm_json_doc_get_root (l.doc));
+  loader_clear (&l);
+  if (specs != NULL && description != NULL)
+    *description = g_steal_pointer (&text);
+  return specs;
+}
+
+/* ---- Writing ----
+ *
+ * Written by hand rather than with JsonGenerator so that numbers come out as
+ * people write them ("8e-12", "1048576"), in the shortest text that reads
+ * back as the same double. */
+
+typedef struct {
+  GString *out;
+  int depth;
+  gboolean need_comma;        /* a value was written at this depth */
+} Writer;
+
+static void
+writer_newline (Writer *w)
+{
+  g_string_append_c (w->out, '\n');
+  for (int i = 0; i < w->depth; i++)
+    g_string_append (w->out, "  ");
+}
+
+static void
+writer_string (Writer *w, const char *text)
+{
+  g_string_append_c (w->out, '"');
+  for (const char *p = text; *p != '\0'; p++)
+    {
+      if (*p == '"' || *p == '\\')
+        g_string_append_printf (w->out, "\\%c", *p);
+      else if ((guchar) *p < 0x20)
+        g_string_append_printf (w->out, "\\u%04x", (guchar) *p);
+      else
+        g_string_append_c (w->out, *p);
+    }
+  g_string_append_c (w->out, '"');
+}
+
+/* Starts the next member (@key) or array element (@key NULL). */
+static void
+writer_next (Writer *w, const char *key)
+{
+  if (w->need_comma)
+    g_string_append_c (w->out, ',');
+  writer_newline (w);
+  w->need_comma = TRUE;
+  if (key != NULL)
+    {
+      writer_string (w, key);
+      g_string_append (w->out, ": ");
+    }
+}
+
+static void
+writer_begin (Writer *w, char bracket)
+{
+  g_string_append_c (w->out, bracket);
+  w->depth++;
+  w->need_comma = FALSE;
+}
+
+static void
+writer_end (Writer *w, char bracket)
+{
+  w->depth--;
+  writer_newline (w);
+  g_string_append_c (w->out, bracket);
+  w->need_comma = TRUE;
+}
+
+static void
+add_number (Writer *w, const char *member, double value)
+{
+  g_autofree char *text = format_number (value);
+
+  writer_next (w, member);
+  if (isinf (value))
+    writer_string (w, text);
+  else
+    g_string_append (w->out, text);
+}
+
+static void
+add_string (Writer *w, const char *member, const char *value)
+{
+  if (value == NULL)
+    return;
+  writer_next (w, member);
+  writer_string (w, value);
+}
+
+static void
+write_memory (Writer *w, const FfmMemorySpec *m)
+{
+  if (m->size_per_einsum != NULL)
+    add_string (w, "size", m->size_per_einsum);
+  else
+    add_number (w, "size", m->size);
+  add_number (w, "read_energy", m->read_energy);
+  add_number (w, "write_energy", m->write_energy);
+  add_number (w, "read_bandwidth", m->read_bandwidth);
+  add_number (w, "write_bandwidth", m->write_bandwidth);
+  add_string (w, "ports", m->ports == FFM_PORTS_SEPARATE ? "separate" : "shared");
+  add_number (w, "bits_per_action", m->bits_per_action);
+  writer_next (w, "skip_initial_output_write");
+  g_string_append (w->out, m->skip_initial_output_write ? "true" : "false");
+  add_string (w, "keep", m->keep);
+  add_string (w, "may_keep", m->may_keep);
+  if (m->bits_overrides == NULL || m->bits_overrides->len == 0)
+    return;
+  writer_next (w, "bits_per_value");
+  writer_begin (w, '{');
+  for (guint i = 0; i < m->bits_overrides->len; i++)
+    {
+      const FfmBitsOverride *o = &g_array_index (m->bits_overrides,
+                                                 FfmBitsOverride, i);
+      if (o->bits_text != NULL)
+        add_string (w, o->tensors, o->bits_text);
+      else
+        add_number (w, o->tensors, o->bits);
+    }
+  writer_end (w, '}');
+}
+
+static void
+write_fanout (Writer *w, const FfmFanoutSpec *f)
+{
+  writer_next (w, "dims");
+  writer_begin (w, '[');
+  for (guint d = 0; d < f->n_dims; d++)
+    {
+      const FfmFanoutDim *dim = &f->dims[d];
+      writer_next (w, NULL);
+      writer_begin (w, '{');
+      add_string (w, "name", dim->name);
+      add_number (w, "count", (double) dim->count);
+      add_string (w, "reuse", dim->reuse);
+      add_string (w, "may_reuse", dim->may_reuse);
+      add_number (w, "min_usage", dim->min_usage);
+      add_string (w, "allowed_rank_vars", dim->allowed_rank_vars);
+      writer_end (w, '}');
+    }
+  writer_end (w, ']');
+}
+
+static void
+write_level (Writer *w, const FfmLevel *level)
+{
+  static const char *const kinds[] = { "memory", "fanout", "compute" };
+
+  writer_next (w, NULL);
+  writer_begin (w, '{');
+  add_string (w, kinds[level->kind - FFM_LEVEL_MEMORY], level->name);
+  add_string (w, "description", level->description);
+  switch (level->kind)
+    {
+    case FFM_LEVEL_MEMORY:
+      write_memory (w, &level->u.memory);
+      break;
+    case FFM_LEVEL_FANOUT:
+      write_fanout (w, &level->u.fanout);
+      break;
+    case FFM_LEVEL_COMPUTE:
+      add_number (w, "energy", level->u.compute.energy);
+      add_number (w, "throughput", level->u.compute.throughput);
+      add_string (w, "enabled", level->u.compute.enabled);
+      break;
+    }
+  add_number (w, "leak_power", level->leak_power);
+  add_number (w, "area", level->area);
+  writer_end (w, '}');
+}
+
+/**
+ * ffm_arch_to_json:
+ * @arch: a finished architecture
+ *
+ * Returns: (transfer full): the architecture as a JSON architecture file
+ */
+char *
+ffm_arch_to_json (const FfmArch *arch)
+{
+  Writer w = { g_string_new (NULL), 0, FALSE };
+  const char *const *names;
+
+  g_return_val_if_fail (arch != NULL, NULL);
+  writer_begin (&w, '{');
+  add_number (&w, "ffm_architecture", ARCH_FORMAT_VERSION);
+  add_string (&w, "name", ffm_arch_get_name (arch));
+  add_string (&w, "description", ffm_arch_get_description (arch));
+  add_string (&w, "source", ffm_arch_get_source (arch));
+  names = ffm_arch_get_variable_names (arch);
+  if (names[0] != NULL)
+    {
+      /* Lets, not parameters: the values are fixed in this architecture. */
+      writer_next (&w, "let");
+      writer_begin (&w, '{');
+      for (guint i = 0; names[i] != NULL; i++)
+        {
+          double value = 0;
+          ffm_arch_get_variable (arch, names[i], &value);
+          add_number (&w, names[i], value);
+        }
+      writer_end (&w, '}');
+    }
+  writer_next (&w, "levels");
+  writer_begin (&w, '[');
+  for (guint i = 0; i < ffm_arch_get_n_levels (arch); i++)
+    write_level (&w, ffm_arch_get_level (arch, i));
+  writer_end (&w, ']');
+  writer_end (&w, '}');
+  g_string_append_c (w.out, '\n');
+  return g_string_free (w.out, FALSE);
+}

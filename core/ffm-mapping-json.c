@@ -1,1 +1,568 @@
-/* ffm-mapping-json.c: placeholder, implemented by its owner. */
+/* ffm-mapping-json.c: mappings to and from JSON (docs/file-formats.md,
+ * "Mappings").
+ *
+ * A node is an object whose kind is named by the one member among
+ * storage/temporal/spatial/compute/sequential it has. Loading checks the
+ * structure only (types, members, positive tiles, list shapes); names are
+ * checked by the cost model against a workload and an architecture, using
+ * the json_path and line recorded in every node. Writing produces the same
+ * format with one node per line and a fixed member order, so a file
+ * written by ffm_mapping_to_json() reads back equal and writes back the
+ * same text. */
+#include "ffm-mapping.h"
+#include "ffm-json-util.h"
+
+#include <string.h>
+
+#define MAPPING_FORMAT_VERSION 1
+
+static const char *const kind_members[] = {
+  "storage", "temporal", "spatial", "compute", "sequential", NULL
+};
+static const FfmNodeKind kind_values[] = {
+  FFM_NODE_STORAGE, FFM_NODE_TEMPORAL, FFM_NODE_SPATIAL, FFM_NODE_COMPUTE,
+  FFM_NODE_SEQUENTIAL,
+};
+/* Members other than the kind, over all kinds. */
+static const char *const field_members[] = {
+  "level", "tile", "dimension", "persistent", NULL
+};
+
+static const char *const storage_members[] = { "storage", "level", "persistent", NULL };
+static const char *const temporal_members[] = { "temporal", "tile", NULL };
+static const char *const spatial_members[] = { "spatial", "tile", "level", "dimension", NULL };
+static const char *const compute_members[] = { "compute", "level", NULL };
+static const char *const sequential_members[] = { "sequential", NULL };
+static const char *const top_members[] = {
+  "ffm_mapping", "workload", "architecture", "nodes", NULL
+};
+
+#define INVALID FFM_MAPPING_ERROR, FFM_MAPPING_ERROR_INVALID
+
+/* ---- Reading ---- */
+
+static gboolean parse_list (const FfmJsonDoc *doc, JsonNode *array_node,
+                            const char *path, GPtrArray *list, GError **error);
+
+/* A required member; when missing the message points at @anchor (the
+ * node's kind member), the nearest place with a line. */
+static JsonNode *
+require_member (const FfmJsonDoc *doc, JsonNode *object_node, JsonNode *anchor,
+                const char *path, const char *member, const char *kind,
+                GError **error)
+{
+  JsonNode *value = ffm_json_get_member (object_node, member);
+
+  if (value == NULL)
+    ffm_json_set_error (error, INVALID, doc, anchor, path,
+                        "missing member \"%s\" (a %s node needs it)", member, kind);
+  return value;
+}
+
+/* A non-empty string (transfer none) or NULL with @error set. */
+static const char *
+require_name (const FfmJsonDoc *doc, JsonNode *value, const char *path,
+              GError **error)
+{
+  const char *s = ffm_json_require_string (doc, value, path, INVALID, error);
+
+  if (s != NULL && s[0] == '\0')
+    {
+      ffm_json_set_error (error, INVALID, doc, value, path,
+                          "expected a non-empty name, got \"\"");
+      return NULL;
+    }
+  return s;
+}
+
+/* The required member @member of a node, as a non-empty name. */
+static const char *
+member_name (const FfmJsonDoc *doc, JsonNode *object_node, JsonNode *anchor,
+             const char *path, const char *member, const char *kind,
+             GError **error)
+{
+  g_autofree char *member_path = g_strdup_printf ("%s.%s", path, member);
+  JsonNode *value = require_member (doc, object_node, anchor, path, member, kind, error);
+
+  return value ? require_name (doc, value, member_path, error) : NULL;
+}
+
+static gboolean
+parse_tile (const FfmJsonDoc *doc, JsonNode *object_node, JsonNode *anchor,
+            const char *path, const char *kind, guint64 *out, GError **error)
+{
+  g_autofree char *tile_path = g_strdup_printf ("%s.tile", path);
+  JsonNode *value = require_member (doc, object_node, anchor, path, "tile", kind, error);
+  GType type;
+
+  if (value == NULL)
+    return FALSE;
+  type = JSON_NODE_HOLDS_VALUE (value) ? json_node_get_value_type (value) : G_TYPE_INVALID;
+  if (type == G_TYPE_INT64 && json_node_get_int (value) > 0)
+    {
+      *out = (guint64) json_node_get_int (value);
+      return TRUE;
+    }
+  if (type == G_TYPE_INT64)
+    ffm_json_set_error (error, INVALID, doc, value, tile_path,
+                        "expected a positive integer, got %" G_GINT64_FORMAT,
+                        json_node_get_int (value));
+  else if (type == G_TYPE_DOUBLE)
+    ffm_json_set_error (error, INVALID, doc, value, tile_path,
+                        "expected a positive integer, got %g", json_node_get_double (value));
+  else
+    ffm_json_set_error (error, INVALID, doc, value, tile_path,
+                        "expected a positive integer, got %s",
+                        JSON_NODE_HOLDS_OBJECT (value) ? "an object"
+                        : JSON_NODE_HOLDS_ARRAY (value) ? "an array"
+                        : JSON_NODE_HOLDS_NULL (value) ? "null"
+                        : type == G_TYPE_STRING ? "a string" : "a boolean");
+  return FALSE;
+}
+
+static char **
+parse_tensor_list (const FfmJsonDoc *doc, JsonNode *value, const char *path,
+                   GError **error)
+{
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  JsonArray *array;
+
+  if (!ffm_json_require_array (doc, value, path, INVALID, error))
+    return NULL;
+  array = json_node_get_array (value);
+  if (json_array_get_length (array) == 0)
+    {
+      ffm_json_set_error (error, INVALID, doc, value, path,
+                          "expected at least one tensor name, got []");
+      return NULL;
+    }
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      g_autofree char *element_path = g_strdup_printf ("%s[%u]", path, i);
+      const char *name = require_name (doc, json_array_get_element (array, i),
+                                       element_path, error);
+      if (name == NULL)
+        return NULL;
+      g_strv_builder_add (builder, name);
+    }
+  return g_strv_builder_end (builder);
+}
+
+/* Finds the one kind member of a node object and its value. */
+static gboolean
+find_kind (const FfmJsonDoc *doc, JsonNode *object_node, const char *path,
+           guint *kind_index, JsonNode **kind_value, GError **error)
+{
+  g_autofree char *kinds = g_strjoinv (", ", (char **) kind_members);
+  const char *first_unknown = NULL;
+  JsonNode *unknown_value = NULL;
+  JsonObjectIter iter;
+  const char *member;
+  JsonNode *value;
+  gboolean found = FALSE;
+
+  json_object_iter_init_ordered (&iter, json_node_get_object (object_node));
+  while (json_object_iter_next_ordered (&iter, &member, &value))
+    {
+      if (g_strv_contains (kind_members, member))
+        {
+          if (found)
+            {
+              ffm_json_set_error (error, INVALID, doc, value, path,
+                                  "a node has one kind, but this one has both \"%s\" and \"%s\"",
+                                  kind_members[*kind_index], member);
+              return FALSE;
+            }
+          found = TRUE;
+          *kind_index = g_strv_length ((char **) kind_members);
+          for (guint k = 0; kind_members[k] != NULL; k++)
+            if (strcmp (kind_members[k], member) == 0)
+              *kind_index = k;
+          *kind_value = value;
+        }
+      else if (first_unknown == NULL && !g_strv_contains (field_members, member))
+        {
+          first_unknown = member;
+          unknown_value = value;
+        }
+    }
+  if (found)
+    return TRUE;
+  if (first_unknown != NULL)
+    ffm_json_set_error (error, INVALID, doc, unknown_value, path,
+                        "unknown node kind \"%s\" (expected one of: %s)", first_unknown, kinds);
+  else
+    ffm_json_set_error (error, INVALID, doc, object_node, path,
+                        "no node kind (expected a member among: %s)", kinds);
+  return FALSE;
+}
+
+static gboolean
+parse_branches (const FfmJsonDoc *doc, JsonNode *value, const char *path,
+                FfmMappingNode *node, GError **error)
+{
+  g_autofree char *branches_path = g_strdup_printf ("%s.sequential", path);
+  JsonArray *array;
+
+  if (!ffm_json_require_array (doc, value, branches_path, INVALID, error))
+    return FALSE;
+  array = json_node_get_array (value);
+  if (json_array_get_length (array) < 2)
+    {
+      ffm_json_set_error (error, INVALID, doc, value, branches_path,
+                          "a sequential split needs at least 2 branches, got %u",
+                          json_array_get_length (array));
+      return FALSE;
+    }
+  for (guint b = 0; b < json_array_get_length (array); b++)
+    {
+      g_autofree char *branch_path = g_strdup_printf ("%s[%u]", branches_path, b);
+      if (!parse_list (doc, json_array_get_element (array, b), branch_path,
+                       ffm_mapping_node_add_branch (node), error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* The kind-specific members of @node (already allocated). */
+static gboolean
+parse_fields (const FfmJsonDoc *doc, JsonNode *object_node, JsonNode *kind_value,
+              const char *path, FfmMappingNode *node, GError **error)
+{
+  const char *kind = ffm_mapping_node_kind_to_string (node->kind);
+  g_autofree char *kind_path = g_strdup_printf ("%s.%s", path, kind);
+  const char *name;
+
+  switch (node->kind)
+    {
+    case FFM_NODE_STORAGE:
+      {
+        JsonNode *persistent = ffm_json_get_member (object_node, "persistent");
+        g_autofree char *persistent_path = g_strdup_printf ("%s.persistent", path);
+
+        node->tensors = parse_tensor_list (doc, kind_value, kind_path, error);
+        if (node->tensors == NULL)
+          return FALSE;
+        if (persistent != NULL
+            && !ffm_json_require_bool (doc, persistent, persistent_path, INVALID,
+                                       &node->persistent, error))
+          return FALSE;
+        break;
+      }
+    case FFM_NODE_TEMPORAL:
+    case FFM_NODE_SPATIAL:
+      if ((name = require_name (doc, kind_value, kind_path, error)) == NULL)
+        return FALSE;
+      node->rank_var = g_strdup (name);
+      if (!parse_tile (doc, object_node, kind_value, path, kind, &node->tile, error))
+        return FALSE;
+      if (node->kind == FFM_NODE_TEMPORAL)
+        return TRUE;
+      break;
+    case FFM_NODE_COMPUTE:
+      if ((name = require_name (doc, kind_value, kind_path, error)) == NULL)
+        return FALSE;
+      node->einsum = g_strdup (name);
+      break;
+    case FFM_NODE_SEQUENTIAL:
+      return parse_branches (doc, kind_value, path, node, error);
+    }
+  if ((name = member_name (doc, object_node, kind_value, path, "level", kind, error)) == NULL)
+    return FALSE;
+  node->level = g_strdup (name);
+  if (node->kind == FFM_NODE_SPATIAL)
+    {
+      name = member_name (doc, object_node, kind_value, path, "dimension", kind, error);
+      if (name == NULL)
+        return FALSE;
+      node->dimension = g_strdup (name);
+    }
+  return TRUE;
+}
+
+static FfmMappingNode *
+parse_node (const FfmJsonDoc *doc, JsonNode *object_node, const char *path,
+            GError **error)
+{
+  static const char *const *const allowed[] = {
+    storage_members, temporal_members, spatial_members, compute_members,
+    sequential_members,
+  };
+  g_autoptr(FfmMappingNode) node = NULL;
+  JsonNode *kind_value = NULL;
+  guint k = 0;
+
+  if (!ffm_json_require_object (doc, object_node, path, INVALID, error)
+      || !find_kind (doc, object_node, path, &k, &kind_value, error)
+      || !ffm_json_check_members (doc, object_node, path, allowed[k], INVALID, error))
+    return NULL;
+  node = g_new0 (FfmMappingNode, 1);
+  node->kind = kind_values[k];
+  if (node->kind == FFM_NODE_SEQUENTIAL)
+    node->branches = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  node->json_path = g_strdup (path);
+  node->line = ffm_json_doc_get_line (doc, kind_value);
+  if (!parse_fields (doc, object_node, kind_value, path, node, error))
+    return NULL;
+  return g_steal_pointer (&node);
+}
+
+static gboolean
+parse_list (const FfmJsonDoc *doc, JsonNode *array_node, const char *path,
+            GPtrArray *list, GError **error)
+{
+  JsonArray *array;
+
+  if (!ffm_json_require_array (doc, array_node, path, INVALID, error))
+    return FALSE;
+  array = json_node_get_array (array_node);
+  if (json_array_get_length (array) == 0)
+    {
+      ffm_json_set_error (error, INVALID, doc, array_node, path,
+                          "an empty list (it must end in a compute or a sequential node)");
+      return FALSE;
+    }
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      g_autofree char *node_path = g_strdup_printf ("%s[%u]", path, i);
+      FfmMappingNode *node = parse_node (doc, json_array_get_element (array, i),
+                                         node_path, error);
+      if (node == NULL)
+        return FALSE;
+      g_ptr_array_add (list, node);
+    }
+  return TRUE;
+}
+
+static gboolean
+parse_version (const FfmJsonDoc *doc, JsonNode *root, GError **error)
+{
+  JsonNode *value = ffm_json_get_member (root, "ffm_mapping");
+
+  if (value == NULL)
+    {
+      ffm_json_set_error (error, INVALID, doc, root, "$",
+                          "missing member \"ffm_mapping\" (the format version, %d)",
+                          MAPPING_FORMAT_VERSION);
+      return FALSE;
+    }
+  if (JSON_NODE_HOLDS_VALUE (value) && json_node_get_value_type (value) == G_TYPE_INT64
+      && json_node_get_int (value) == MAPPING_FORMAT_VERSION)
+    return TRUE;
+  ffm_json_set_error (error, INVALID, doc, value, "$.ffm_mapping",
+                      "expected the format version %d", MAPPING_FORMAT_VERSION);
+  return FALSE;
+}
+
+static FfmMapping *
+mapping_from_doc (const FfmJsonDoc *doc, GError **error)
+{
+  g_autoptr(FfmMapping) mapping = ffm_mapping_new ();
+  JsonNode *root = ffm_json_doc_get_root (doc);
+  JsonNode *value;
+  JsonNode *nodes;
+
+  if (!ffm_json_require_object (doc, root, "$", INVALID, error)
+      || !ffm_json_check_members (doc, root, "$", top_members, INVALID, error)
+      || !parse_version (doc, root, error))
+    return NULL;
+  ffm_mapping_set_source_file (mapping, ffm_json_doc_get_name (doc));
+  if ((value = ffm_json_get_member (root, "workload")) != NULL)
+    {
+      const char *name = require_name (doc, value, "$.workload", error);
+      if (name == NULL)
+        return NULL;
+      ffm_mapping_set_workload_name (mapping, name);
+    }
+  if ((value = ffm_json_get_member (root, "architecture")) != NULL)
+    {
+      const char *name = require_name (doc, value, "$.architecture", error);
+      if (name == NULL)
+        return NULL;
+      ffm_mapping_set_architecture_name (mapping, name);
+    }
+  nodes = ffm_json_get_member (root, "nodes");
+  if (nodes == NULL)
+    {
+      ffm_json_set_error (error, INVALID, doc, root, "$", "missing member \"nodes\"");
+      return NULL;
+    }
+  if (!parse_list (doc, nodes, "$.nodes", ffm_mapping_get_root (mapping), error)
+      || !ffm_mapping_check_structure (mapping, error))
+    return NULL;
+  return g_steal_pointer (&mapping);
+}
+
+FfmMapping *
+ffm_mapping_load_file (const char *path,
+                       GError **error)
+{
+  g_autoptr(FfmJsonDoc) doc = NULL;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  doc = ffm_json_doc_load_file (path, FFM_MAPPING_ERROR, FFM_MAPPING_ERROR_PARSE, error);
+  return doc ? mapping_from_doc (doc, error) : NULL;
+}
+
+FfmMapping *
+ffm_mapping_load_from_data (const char *json_text,
+                            const char *display_name,
+                            GError **error)
+{
+  g_autoptr(FfmJsonDoc) doc = NULL;
+
+  g_return_val_if_fail (json_text != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  doc = ffm_json_doc_load_data (json_text, display_name, FFM_MAPPING_ERROR,
+                                FFM_MAPPING_ERROR_PARSE, error);
+  return doc ? mapping_from_doc (doc, error) : NULL;
+}
+
+/* ---- Writing ---- */
+
+static void
+append_json_string (GString *out, const char *s)
+{
+  g_string_append_c (out, '"');
+  for (const char *c = s ? s : ""; *c != '\0'; c++)
+    {
+      unsigned char u = (unsigned char) *c;
+      if (u == '"' || u == '\\')
+        g_string_append_printf (out, "\\%c", u);
+      else if (u == '\n')
+        g_string_append (out, "\\n");
+      else if (u == '\t')
+        g_string_append (out, "\\t");
+      else if (u < 0x20)
+        g_string_append_printf (out, "\\u%04x", u);
+      else
+        g_string_append_c (out, (char) u);
+    }
+  g_string_append_c (out, '"');
+}
+
+static void
+append_member (GString *out, const char *name, const char *value)
+{
+  g_string_append_printf (out, ", \"%s\": ", name);
+  append_json_string (out, value);
+}
+
+static void
+append_indent (GString *out, guint indent)
+{
+  for (guint i = 0; i < indent; i++)
+    g_string_append_c (out, ' ');
+}
+
+static void write_list (GString *out, const GPtrArray *list, guint indent);
+
+/* One node, starting at the current position; a sequential spans lines
+ * and closes at @indent. */
+static void
+write_node (GString *out, const FfmMappingNode *node, guint indent)
+{
+  g_string_append_printf (out, "{\"%s\": ", ffm_mapping_node_kind_to_string (node->kind));
+  switch (node->kind)
+    {
+    case FFM_NODE_STORAGE:
+      g_string_append_c (out, '[');
+      for (guint i = 0; node->tensors != NULL && node->tensors[i] != NULL; i++)
+        {
+          if (i > 0)
+            g_string_append (out, ", ");
+          append_json_string (out, node->tensors[i]);
+        }
+      g_string_append_c (out, ']');
+      append_member (out, "level", node->level);
+      if (node->persistent)
+        g_string_append (out, ", \"persistent\": true");
+      break;
+    case FFM_NODE_TEMPORAL:
+    case FFM_NODE_SPATIAL:
+      append_json_string (out, node->rank_var);
+      g_string_append_printf (out, ", \"tile\": %" G_GUINT64_FORMAT, node->tile);
+      if (node->kind == FFM_NODE_SPATIAL)
+        {
+          append_member (out, "level", node->level);
+          append_member (out, "dimension", node->dimension);
+        }
+      break;
+    case FFM_NODE_COMPUTE:
+      append_json_string (out, node->einsum);
+      append_member (out, "level", node->level);
+      break;
+    case FFM_NODE_SEQUENTIAL:
+      g_string_append (out, "[\n");
+      for (guint b = 0; node->branches != NULL && b < node->branches->len; b++)
+        {
+          append_indent (out, indent + 2);
+          write_list (out, g_ptr_array_index (node->branches, b), indent + 2);
+          g_string_append (out, b + 1 < node->branches->len ? ",\n" : "\n");
+        }
+      append_indent (out, indent);
+      g_string_append_c (out, ']');
+      break;
+    }
+  g_string_append_c (out, '}');
+}
+
+/* A list opened at the current position and closed at @indent. */
+static void
+write_list (GString *out, const GPtrArray *list, guint indent)
+{
+  g_string_append (out, "[\n");
+  for (guint i = 0; i < list->len; i++)
+    {
+      append_indent (out, indent + 2);
+      write_node (out, g_ptr_array_index (list, i), indent + 2);
+      g_string_append (out, i + 1 < list->len ? ",\n" : "\n");
+    }
+  append_indent (out, indent);
+  g_string_append_c (out, ']');
+}
+
+char *
+ffm_mapping_to_json (const FfmMapping *mapping)
+{
+  GString *out;
+
+  g_return_val_if_fail (mapping != NULL, NULL);
+
+  out = g_string_new (NULL);
+  g_string_append_printf (out, "{\n  \"ffm_mapping\": %d,\n", MAPPING_FORMAT_VERSION);
+  if (ffm_mapping_get_workload_name (mapping) != NULL)
+    {
+      g_string_append (out, "  \"workload\": ");
+      append_json_string (out, ffm_mapping_get_workload_name (mapping));
+      g_string_append (out, ",\n");
+    }
+  if (ffm_mapping_get_architecture_name (mapping) != NULL)
+    {
+      g_string_append (out, "  \"architecture\": ");
+      append_json_string (out, ffm_mapping_get_architecture_name (mapping));
+      g_string_append (out, ",\n");
+    }
+  g_string_append (out, "  \"nodes\": ");
+  write_list (out, ffm_mapping_peek_root (mapping), 2);
+  g_string_append (out, "\n}\n");
+  return g_string_free (out, FALSE);
+}
+
+gboolean
+ffm_mapping_save_file (const FfmMapping *mapping,
+                       const char *path,
+                       GError **error)
+{
+  g_autofree char *text = NULL;
+
+  g_return_val_if_fail (mapping != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  text = ffm_mapping_to_json (mapping);
+  return g_file_set_contents (path, text, -1, error);
+}

@@ -25,6 +25,19 @@
  * A memory action moves `bits_per_action` bits (default 1: actions are
  * bits). INFINITY is allowed for sizes and bandwidths.
  *
+ * Set expressions (keep, may_keep, reuse, may_reuse, enabled, bits
+ * overrides) are evaluated per Einsum in the workload's set scope
+ * (ffm_einsum_set_scope_init()) plus these names: in a memory's keep and
+ * may_keep, the name of every memory above it (also written NAME.tensors)
+ * means the tensors kept there in the caller's current choice and `above`
+ * their union; everywhere, SET.bits_per_value is the largest bits per value
+ * of the tensors of SET (0 if empty) and the architecture's parameters are
+ * numbers. Use the ffm_arch_eval_*() helpers below rather than evaluating
+ * the expressions yourself.
+ *
+ * Leak: a level has leak_power watts per instance and there are
+ * ffm_arch_get_instances_above() instances of it (every fanout above it).
+ *
  * Architecture models (plugins) build an FfmArch with ffm_arch_new(),
  * ffm_arch_add_*() and then ffm_arch_finish(), which parses the set
  * expressions and checks the whole hierarchy. The JSON loader does the same
@@ -36,6 +49,7 @@
 #include "ffm-error.h"
 #include "ffm-expr.h"
 #include "ffm-params.h"
+#include "ffm-workload.h"
 
 G_BEGIN_DECLS
 
@@ -57,8 +71,11 @@ typedef enum {
  * sums stored at 3x width). */
 typedef struct {
   char *tensors;          /* tensor-set expression */
-  double bits;            /* bits per value */
+  double bits;            /* bits per value; NAN when bits_text is set */
   FfmExpr *tensors_expr;  /* parsed by ffm_arch_finish() */
+  char *bits_text;        /* expression over `bits` (the tensor's own bits per
+                           * value), e.g. "3*bits"; NULL = `bits` is fixed */
+  FfmExpr *bits_expr;     /* parsed by ffm_arch_finish() */
 } FfmBitsOverride;
 
 typedef struct {
@@ -75,6 +92,11 @@ typedef struct {
   GArray *bits_overrides;       /* of FfmBitsOverride; may be NULL */
   FfmExpr *keep_expr;           /* parsed by ffm_arch_finish() (NULL if keep is NULL) */
   FfmExpr *may_keep_expr;
+  /* Capacity that depends on the Einsum, e.g. "weight.bits_per_value" for a
+   * register that holds one weight; NULL = `size` is fixed. When set, `size`
+   * is NAN: read capacities through ffm_arch_memory_size(). */
+  char *size_per_einsum;
+  FfmExpr *size_per_einsum_expr;
 } FfmMemorySpec;
 
 /* One spatial dimension of a fanout. */
@@ -132,9 +154,22 @@ FFM_API FfmFanoutDim *ffm_level_add_fanout_dim (FfmLevel *fanout,
                                                 guint64 count);
 FFM_API FfmLevel *ffm_arch_add_compute (FfmArch *arch, const char *name);
 FFM_API void ffm_arch_set_description (FfmArch *arch, const char *description);
+/* Where the numbers come from (paper, file, commit); free text. */
+FFM_API void ffm_arch_set_source (FfmArch *arch, const char *source);
+/* Declares a number usable by name in the architecture's expressions
+ * (size_per_einsum, bits overrides, enabled). The JSON loader declares every
+ * parameter and `let` value. */
+FFM_API void ffm_arch_set_variable (FfmArch *arch,
+                                    const char *name,
+                                    double value);
 FFM_API void ffm_level_add_bits_override (FfmLevel *memory,
                                           const char *tensors,
                                           double bits);
+/* Same with the bits given as an expression over `bits`, the tensor's own
+ * bits per value ("3*bits" for partial sums stored three times wider). */
+FFM_API void ffm_level_add_bits_override_expr (FfmLevel *memory,
+                                               const char *tensors,
+                                               const char *bits_expr);
 
 /* Parses the expressions and checks the hierarchy: the first level is a
  * memory, names are unique, sizes and counts positive, at least one compute
@@ -150,17 +185,110 @@ FFM_API void ffm_arch_unref (FfmArch *arch);
 
 FFM_API const char *ffm_arch_get_name (const FfmArch *arch);
 FFM_API const char *ffm_arch_get_description (const FfmArch *arch);
+/* May be NULL. */
+FFM_API const char *ffm_arch_get_source (const FfmArch *arch);
+/* Names of the variables declared with ffm_arch_set_variable(), in order
+ * (transfer none, NULL-terminated), and a variable's value. */
+FFM_API const char *const *ffm_arch_get_variable_names (const FfmArch *arch);
+FFM_API gboolean ffm_arch_get_variable (const FfmArch *arch,
+                                        const char *name,
+                                        double *value);
 FFM_API guint ffm_arch_get_n_levels (const FfmArch *arch);
 FFM_API const FfmLevel *ffm_arch_get_level (const FfmArch *arch, guint index);
 /* Index of level @name, or -1. */
 FFM_API int ffm_arch_find_level (const FfmArch *arch, const char *name);
-/* Product of the fanout counts of all FANOUT levels above level @index. */
+/* Product of the fanout counts of all FANOUT levels above level @index: the
+ * number of instances of that level (leak and area are per instance). This
+ * counts every fanout above, which for a memory directly below a fanout
+ * differs from the reference implementation's leak count (see
+ * docs/file-formats.md). */
 FFM_API guint64 ffm_arch_get_instances_above (const FfmArch *arch, guint index);
+/* Instances a FANOUT level creates: the product of its dimensions' counts
+ * (1 for other levels). */
+FFM_API guint64 ffm_arch_get_fanout_count (const FfmArch *arch, guint index);
 /* The compute path of compute level @compute: level indices, outermost
  * first, ending with @compute (transfer full; free with g_free). */
 FFM_API guint *ffm_arch_get_compute_path (const FfmArch *arch,
                                           guint compute,
                                           guint *n_levels);
+
+/* ---- Evaluating the set expressions for one Einsum ----
+ *
+ * Each takes a finished architecture, a level index, a workload and an
+ * Einsum index, and fails (FFM_ARCH_ERROR_INVALID, naming the architecture,
+ * the level and the Einsum) only when an expression cannot be evaluated for
+ * that Einsum (e.g. a tensor name the workload does not have). Masks are over
+ * the Einsum's accesses: bit i = access i. None allocates per call beyond
+ * the evaluation itself; call them once per Einsum, not in inner loops. */
+
+/* What memory @level must keep (@must) and can keep at all (@may, which
+ * includes @must) for @einsum. @kept (may be NULL, then memory names and
+ * `above` are unknown names) is indexed by level: kept[i] = the tensors the
+ * caller's current choice keeps in memory i, read for memories above @level
+ * only. Defaults: no keep = nothing; no may_keep = all if keep is unset,
+ * else nothing. */
+FFM_API gboolean ffm_arch_eval_keep (const FfmArch *arch,
+                                     guint level,
+                                     const FfmWorkload *workload,
+                                     guint einsum,
+                                     const guint64 *kept,
+                                     guint64 *must,
+                                     guint64 *may,
+                                     GError **error);
+
+/* Whether compute @level serves @einsum (its `enabled`; TRUE if unset). */
+FFM_API gboolean ffm_arch_compute_enabled (const FfmArch *arch,
+                                           guint level,
+                                           const FfmWorkload *workload,
+                                           guint einsum,
+                                           gboolean *enabled,
+                                           GError **error);
+
+/* Dimension @dim of fanout @level for @einsum: @reuse = tensors that must
+ * be shared across it (nothing if unset), @may_reuse = tensors that may be
+ * multicast or reduced across it (reuse if unset and reuse is set, else
+ * all). Either out pointer may be NULL. */
+FFM_API gboolean ffm_arch_fanout_reuse_masks (const FfmArch *arch,
+                                              guint level,
+                                              guint dim,
+                                              const FfmWorkload *workload,
+                                              guint einsum,
+                                              guint64 *reuse,
+                                              guint64 *may_reuse,
+                                              GError **error);
+
+/* Rank variables of @einsum that a spatial loop on dimension @dim of fanout
+ * @level may iterate (bit v = rank variable v): those for which
+ * allowed_rank_vars is true (a rank-variable name there is 1 for that
+ * variable and 0 otherwise; names of other Einsums' variables are 0) and
+ * that index no tensor of the dimension's `reuse` set. */
+FFM_API gboolean ffm_arch_fanout_spatial_vars (const FfmArch *arch,
+                                               guint level,
+                                               guint dim,
+                                               const FfmWorkload *workload,
+                                               guint einsum,
+                                               guint64 *vars,
+                                               GError **error);
+
+/* Bits per value of access @access of @einsum inside @level: the first
+ * bits override of the memory whose tensor set holds the tensor, else the
+ * tensor's own bits per value. */
+FFM_API gboolean ffm_arch_bits_per_value (const FfmArch *arch,
+                                          guint level,
+                                          const FfmWorkload *workload,
+                                          guint einsum,
+                                          guint access,
+                                          double *bits,
+                                          GError **error);
+
+/* Capacity of memory @level in bits when running @einsum: `size`, or
+ * size_per_einsum evaluated for @einsum (must be >= 0). */
+FFM_API gboolean ffm_arch_memory_size (const FfmArch *arch,
+                                       guint level,
+                                       const FfmWorkload *workload,
+                                       guint einsum,
+                                       double *bits,
+                                       GError **error);
 
 /* ---- JSON architectures ---- */
 
@@ -178,6 +306,11 @@ FFM_API FfmArch *ffm_arch_load_from_data (const char *json_text,
 FFM_API FfmParamSpec *ffm_arch_file_get_param_specs (const char *path,
                                                      char **description,
                                                      GError **error);
+
+/* The architecture as a JSON architecture file with every number resolved
+ * (parameters and lets become plain numbers; infinite values are written
+ * "inf"): loading it gives back an equal architecture (transfer full). */
+FFM_API char *ffm_arch_to_json (const FfmArch *arch);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FfmArch, ffm_arch_unref)
 

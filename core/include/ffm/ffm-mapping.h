@@ -63,7 +63,8 @@ struct _FfmMappingNode {
   /* where it came from, for messages */
   char *json_path;         /* e.g. "$.nodes[3].sequential[1][0]"; NULL when
                               built in memory */
-  int line;                /* source line of the node's kind member, 0 if
+  int line;                /* source line of the node's kind member (for a
+                              SEQUENTIAL, where its branches end), 0 if
                               unknown */
 };
 
@@ -178,8 +179,9 @@ FFM_API char *ffm_mapping_to_tree_string (const FfmMapping *mapping);
  *   for m_1 in [0, |m|/1):
  *     parallel-for n1_1 in [0, |n1|/1) across PE.reuse_output:
  *       Matmul0()  // on MAC
- * Branches of a split follow one another, each opened by a
- * "// branch 1 of 2" comment. */
+ * Branches of a split follow one another at the split's indentation, each
+ * opened by a "// branch 1 of 2" comment; branches of a split inside
+ * branch 2 are numbered 2.1, 2.2, ... */
 FFM_API char *ffm_mapping_to_loop_nest_string (const FfmMapping *mapping);
 /* The same, with the bounds of some rank variables known: @rank_vars
  * (NULL-terminated, may be NULL) names them and @bounds[i] is the bound of

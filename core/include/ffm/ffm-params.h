@@ -29,7 +29,7 @@ typedef struct {
   const char *default_value; /* as text; NULL = required */
   const char *help;          /* one line, with unit ("global buffer size in MiB") */
   double min;                /* NUMBER/INTEGER: inclusive bounds; both 0 = unbounded */
-  double max;
+  double max;                /* max < min: no upper bound ("at least 1" = min 1, max 0) */
   const char *const *choices;/* STRING: NULL-terminated allowed values, or NULL */
 } FfmParamSpec;
 
@@ -63,7 +63,9 @@ FFM_API gboolean ffm_param_values_validate (const FfmParamValues *values,
                                             GError **error);
 
 /* Typed getters: the user's value if set, else the spec's default. Errors if
- * the name is not declared, the value does not parse, or it is out of range. */
+ * the name is not declared, the value does not parse, or it is out of range.
+ * Numbers may be written as constant expressions ("64*1024", "2**20", "inf");
+ * _get_number also reads INTEGER parameters. */
 FFM_API gboolean ffm_param_values_get_number (const FfmParamValues *values,
                                               const FfmParamSpec *specs,
                                               const char *owner,

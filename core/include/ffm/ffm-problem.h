@@ -60,6 +60,12 @@ typedef struct {
   gpointer progress_data;
 } FfmSearchContext;
 
+/* Fills @context with the defaults: struct_size, @problem (not referenced:
+ * the caller keeps it alive during the search), objective EDP, no budget,
+ * seed 1, one thread, max_fused_loops 1, fused, no progress callback. */
+FFM_API void ffm_search_context_init (FfmSearchContext *context,
+                                      FfmProblem *problem);
+
 /* One point of the convergence trace. */
 typedef struct {
   guint64 evaluations;
@@ -96,6 +102,11 @@ FFM_API void ffm_search_result_set_stat (FfmSearchResult *result,
                                          const char *name,
                                          double value);
 FFM_API const GArray *ffm_search_result_get_stats (const FfmSearchResult *result);
+/* The value of statistic @name in *@out; FALSE (and *@out untouched) if it
+ * was never set. */
+FFM_API gboolean ffm_search_result_lookup_stat (const FfmSearchResult *result,
+                                                const char *name,
+                                                double *out);
 
 /* One named statistic. */
 typedef struct {

@@ -113,6 +113,12 @@ FFM_API FfmWorkload *ffm_workload_load_from_data (const char *json_text,
                                                   const FfmParamValues *params,
                                                   GError **error);
 
+/* The resolved workload as a workload file (format version 1) without
+ * parameters: every rank size, rank-variable bound, role, bit width and
+ * persistence written out explicitly, so loading it gives an identical
+ * workload (transfer full). For saving what a run used, and for tests. */
+FFM_API char *ffm_workload_to_json (const FfmWorkload *workload);
+
 /* Folders searched for workloads by name, in order (transfer full). */
 FFM_API GStrv ffm_workload_search_dirs (void);
 /* Names of the workloads found in those folders, sorted (transfer full). */
@@ -152,11 +158,13 @@ FFM_API int ffm_einsum_find_access (const FfmEinsum *einsum, guint tensor);
  * a copy Einsum). */
 FFM_API guint64 ffm_einsum_get_n_operations (const FfmEinsum *einsum);
 /* Extent of one rank of an access when every rank variable v ranges over
- * [0, tile[v]): sum(coef * (tile - 1)) + 1. */
+ * [0, tile[v]): sum(coef * (tile - 1)) + 1 (offsets do not change extents;
+ * a tile of 0 gives 0). Saturates at G_MAXUINT64. */
 FFM_API guint64 ffm_projection_extent (const FfmProjection *projection,
                                        const guint64 *tile);
 /* Number of values of the access's tile for rank-variable tiles @tile
- * (indexed like the Einsum's rank variables): product of the extents. */
+ * (indexed like the Einsum's rank variables): product of the extents.
+ * Saturates at G_MAXUINT64 on overflow. */
 FFM_API guint64 ffm_access_tile_values (const FfmEinsum *einsum,
                                         guint access,
                                         const guint64 *tile);
@@ -166,11 +174,59 @@ FFM_API gboolean ffm_access_uses_var (const FfmEinsum *einsum,
                                       guint access,
                                       guint var);
 
+/* ---- Reading: additions ---- */
+
+/* The file's "source" text (where the numbers come from) and "layer" text
+ * (what one copy of the workload stands for); NULL if absent. */
+FFM_API const char *ffm_workload_get_data_source (const FfmWorkload *workload);
+FFM_API const char *ffm_workload_get_layer (const FfmWorkload *workload);
+/* The parameter values the workload was resolved with: every declared
+ * parameter that has a value (the user's or the default), as text, in
+ * declaration order (transfer none). */
+FFM_API const FfmParamValues *ffm_workload_get_param_values (const FfmWorkload *workload);
+
+/* Declared rank sizes (the file's "ranks", including those of repeat
+ * blocks), in declaration order. Returns the rank name (transfer none) and
+ * sets *@size (values). */
+FFM_API guint ffm_workload_get_n_ranks (const FfmWorkload *workload);
+FFM_API const char *ffm_workload_get_rank (const FfmWorkload *workload,
+                                           guint index,
+                                           guint64 *size);
+/* TRUE and *@size if @rank has a declared size. */
+FFM_API gboolean ffm_workload_get_rank_size (const FfmWorkload *workload,
+                                             const char *rank,
+                                             guint64 *size);
+
+/* Sum of ffm_einsum_get_n_operations() over the Einsums. The loader checks
+ * that it fits in 64 bits. */
+FFM_API guint64 ffm_workload_get_total_operations (const FfmWorkload *workload);
+/* Footprint (values) of one access at the Einsum's full bounds: product of
+ * the extents of its projections. Fits in 64 bits (checked at load). */
+FFM_API guint64 ffm_einsum_get_access_values (const FfmEinsum *einsum,
+                                              guint access);
+/* Size of a tensor in values: its largest footprint over the Einsums that
+ * touch it (a convolution may read more than its producer wrote, because
+ * footprints are not clipped to rank sizes). */
+FFM_API guint64 ffm_workload_get_tensor_values (const FfmWorkload *workload,
+                                                guint tensor);
+/* Indices of the Einsums that read @tensor, in workload order (transfer
+ * none); *@n_readers gets their number. */
+FFM_API const guint *ffm_workload_get_tensor_readers (const FfmWorkload *workload,
+                                                      guint tensor,
+                                                      guint *n_readers);
+/* Accesses of @einsum that have @role, as a set (bit i = access i). */
+FFM_API guint64 ffm_einsum_get_role_set (const FfmEinsum *einsum,
+                                         FfmTensorRole role);
+/* "input, shared, persistent" for FfmTensorClass flags (transfer full). */
+FFM_API char *ffm_tensor_classes_to_string (guint classes);
+
 /* Scope for evaluating tensor-set expressions (ffm-expr.h) in the context of
  * one Einsum: the universe is the Einsum's accesses (bit i = access i);
- * identifiers: all, nothing, inputs, outputs, intermediates, shared,
- * persistent, input, weight, output (plural `weights` is an alias of
- * `weight`), and every tensor name. Class words are case-insensitive.
+ * identifiers: all (alias tensors), nothing, inputs, outputs, intermediates,
+ * shared, persistent, input, weight, output (plural `weights` is an alias
+ * of `weight`), and every tensor name of the workload (the empty set if the
+ * Einsum does not touch it). Class words are case-insensitive and come
+ * before tensor names (the loader refuses tensors named like a class).
  * @extra (may be NULL) is consulted first, so architectures can add names
  * (memory names, `above`). */
 typedef struct {

@@ -12,6 +12,7 @@
 #include "ffm-workload.h"
 #include "ffm-arch.h"
 #include "ffm-mapping.h"
+#include "ffm-cost.h"
 #include "ffm-problem.h"
 #include "ffm-plugin.h"
 #include "ffm-plugin-registry.h"

@@ -1,0 +1,391 @@
+/* edge.c: the ~33 TOPS edge accelerator architecture model.
+ *
+ * The accelerator the FFM paper designs in §8 [1] (the "FFM" accelerator,
+ * also the hardware of its TransFusion baseline): organised like TPUv4i,
+ * with a 5 MB global buffer, one 128x128 matrix unit, a 256-lane vector
+ * unit for softmax and normalisation, and off-chip LPDDR4. The hierarchy,
+ * outermost first:
+ *
+ *   MainMemory         LPDDR4; keeps every tensor that is not an
+ *                      intermediate
+ *   GlobalBuffer       5 MiB; keeps what MainMemory does not, may keep any;
+ *                      separate read and write ports
+ *   VectorUnit         compute for 2-tensor Einsums, 256 operations per cycle
+ *   ProcessingElement  fanout reuse_input x128, reuse_output x128, both
+ *                      filled
+ *   Register           one weight per PE
+ *   MAC                compute for 3-tensor Einsums, one MAC per cycle
+ *
+ * No local buffer: the paper names none ([2] §3.2 recommends leaving it
+ * out).
+ *
+ * The paper's Table 3 (energies, bandwidths, clocks) is not available, so
+ * most numbers are labelled estimates from [2] §3.2 and §7. Each one is a
+ * parameter, and its help text and docs/architectures.md say which numbers
+ * are estimates and where each comes from:
+ *   paper [1] §8    5 MB global buffer, 128x128 MACs, 256 vector lanes,
+ *                   LPDDR4
+ *   MODEL           LPDDR4 8 pJ/bit (hwcomponents / Accelergy LPDDR4 model
+ *                   the paper cites); global buffer 0.314 / 0.342 pJ/bit,
+ *                   1.61 mm^2, 0.47 mW leak (CACTI 7 through hwcomponents,
+ *                   7 nm, 1024-bit wide, 16 banks, as the paper does)
+ *   EST             LPDDR4 25.6 GB/s (LPDDR4-3200 x64); clock 1.0 GHz
+ *                   (128*128*2*f = 33 TOPS gives f = 1.007 GHz); global
+ *                   buffer 2048 / 1024 GB/s (TPUv4i's CMEM); MAC 0.084 pJ
+ *                   (TPUv4i's); vector unit 0 pJ/op (the reference TPU
+ *                   convention; 0.1 to 0.37 pJ would be realistic); 7 nm
+ *                   technology (the design mirrors TPUv4i)
+ *
+ * The register is sized as in tpuv4i.c: by default it holds one weight of
+ * the workload's width (weight_bits=N sizes it at N bits instead).
+ *
+ * [1] Fast and Fusiest Mapper paper, §8.
+ * [2] shared/reference/arch-models.md §3.2 (proposed model), §2 (DRAM
+ *     figures), §7 (gaps and estimates).
+ *
+ * Units: parameters are in the units their help names (MiB, GB/s, pJ/bit,
+ * GHz, mW); the architecture built is SI (bits, J per action, actions/s,
+ * W, m^2). */
+#include <ffm.h>
+
+#include <math.h>
+#include <string.h>
+
+#define EDGE_ARCH_NAME "edge"
+#define EDGE_OWNER "architecture " EDGE_ARCH_NAME
+
+#define MIB_BITS (1024.0 * 1024.0 * 8.0)  /* bits in one MiB */
+#define GBPS_BITS 8e9                      /* bits/s in one GB/s */
+#define PJ 1e-12                           /* J in one pJ */
+#define MW 1e-3                            /* W in one mW */
+#define GHZ 1e9                            /* Hz in one GHz */
+
+/* Global buffer area at 5 MiB ([2] §3.2, CACTI 7 nm), m^2; scaled linearly
+ * with capacity (an estimate: area does not enter the objectives). */
+#define GLB_AREA_5MIB 1.61e-6
+
+/* The parameter values, read from the user's settings and the defaults. */
+typedef struct {
+  double glb_mib;                 /* MiB */
+  double clock_ghz;               /* GHz */
+  double dram_gbps;               /* GB/s, each of read and write */
+  double dram_pj_per_bit;         /* pJ/bit, read and write */
+  double glb_read_pj_per_bit;     /* pJ/bit */
+  double glb_write_pj_per_bit;    /* pJ/bit */
+  double glb_read_gbps;           /* GB/s */
+  double glb_write_gbps;          /* GB/s */
+  double glb_leak_mw;             /* mW */
+  double mac_pj;                  /* pJ per MAC */
+  double vector_pj;               /* pJ per vector-lane operation */
+  gint64 array_rows;              /* PEs per column: reduce into one output */
+  gint64 array_cols;              /* PEs per row: share one input */
+  gint64 vector_lanes;            /* vector operations per cycle */
+  gint64 weight_bits;             /* register size in bits; 0 = one weight */
+} EdgeConfig;
+
+static const FfmParamSpec edge_params[] = {
+  { "glb_mib", FFM_PARAM_NUMBER, "5",
+    "global buffer capacity, MiB [paper 8: \"5 MB\", read as MiB; 4.768 = 5e6 bytes]",
+    0.001, 1e6, NULL },
+  { "array_rows", FFM_PARAM_INTEGER, "128",
+    "matrix unit rows: PEs that reduce into one output (reuse_output) [paper 8]", 1, 4096, NULL },
+  { "array_cols", FFM_PARAM_INTEGER, "128",
+    "matrix unit columns: PEs that share one input (reuse_input) [paper 8]", 1, 4096, NULL },
+  { "vector_lanes", FFM_PARAM_INTEGER, "256",
+    "vector unit operations per cycle (2-tensor Einsums) [paper 8]", 1, 65536, NULL },
+  { "clock_ghz", FFM_PARAM_NUMBER, "1.0",
+    "clock of the MACs and the vector unit, GHz [EST: 128*128*2*f = 33 TOPS]", 0.001, 100, NULL },
+  { "dram_gbps", FFM_PARAM_NUMBER, "25.6",
+    "LPDDR4 bandwidth, GB/s, for reads and for writes [EST: LPDDR4-3200 x64; 17-34 plausible]",
+    0.001, 1e6, NULL },
+  { "dram_pj_per_bit", FFM_PARAM_NUMBER, "8",
+    "LPDDR4 energy per bit read or written, pJ/bit [MODEL: hwcomponents/Accelergy LPDDR4]",
+    0, 1000, NULL },
+  { "glb_read_pj_per_bit", FFM_PARAM_NUMBER, "0.314",
+    "global buffer read energy, pJ/bit [MODEL: CACTI 7 nm, 1024 b wide, 16 banks]", 0, 1000, NULL },
+  { "glb_write_pj_per_bit", FFM_PARAM_NUMBER, "0.342",
+    "global buffer write energy, pJ/bit [MODEL: CACTI 7 nm, 1024 b wide, 16 banks]", 0, 1000, NULL },
+  { "glb_read_gbps", FFM_PARAM_NUMBER, "2048",
+    "global buffer read bandwidth, GB/s (own port) [EST: TPUv4i CMEM]", 0.001, 1e6, NULL },
+  { "glb_write_gbps", FFM_PARAM_NUMBER, "1024",
+    "global buffer write bandwidth, GB/s (own port) [EST: TPUv4i CMEM]", 0.001, 1e6, NULL },
+  { "glb_leak_mw", FFM_PARAM_NUMBER, "0.47",
+    "global buffer leakage power, mW [MODEL: CACTI 7 nm, at 5 MiB]", 0, 1e6, NULL },
+  { "mac_pj", FFM_PARAM_NUMBER, "0.084",
+    "energy per MAC, pJ [EST: TPUv4i's MAC; Aladdin 7 nm int8 gives 0.109]", 0, 1000, NULL },
+  { "vector_pj", FFM_PARAM_NUMBER, "0",
+    "energy per vector operation, pJ [EST: 0 as the reference TPU; 0.1-0.37 realistic]",
+    0, 1000, NULL },
+  { "weight_bits", FFM_PARAM_INTEGER, "0",
+    "PE register size, bits; 0 = one weight of the workload's width", 0, 64, NULL },
+  { NULL, 0, NULL, NULL, 0, 0, NULL }
+};
+
+/* Where each parameter of edge_params lands in an EdgeConfig, same order. */
+static const gsize edge_param_offsets[] = {
+  G_STRUCT_OFFSET (EdgeConfig, glb_mib),
+  G_STRUCT_OFFSET (EdgeConfig, array_rows),
+  G_STRUCT_OFFSET (EdgeConfig, array_cols),
+  G_STRUCT_OFFSET (EdgeConfig, vector_lanes),
+  G_STRUCT_OFFSET (EdgeConfig, clock_ghz),
+  G_STRUCT_OFFSET (EdgeConfig, dram_gbps),
+  G_STRUCT_OFFSET (EdgeConfig, dram_pj_per_bit),
+  G_STRUCT_OFFSET (EdgeConfig, glb_read_pj_per_bit),
+  G_STRUCT_OFFSET (EdgeConfig, glb_write_pj_per_bit),
+  G_STRUCT_OFFSET (EdgeConfig, glb_read_gbps),
+  G_STRUCT_OFFSET (EdgeConfig, glb_write_gbps),
+  G_STRUCT_OFFSET (EdgeConfig, glb_leak_mw),
+  G_STRUCT_OFFSET (EdgeConfig, mac_pj),
+  G_STRUCT_OFFSET (EdgeConfig, vector_pj),
+  G_STRUCT_OFFSET (EdgeConfig, weight_bits),
+};
+
+G_STATIC_ASSERT (G_N_ELEMENTS (edge_param_offsets) == G_N_ELEMENTS (edge_params) - 1);
+
+#define EDGE_SUMMARY \
+  "~33 TOPS edge accelerator of the FFM paper 8 (5 MiB global buffer, " \
+  "128x128 MACs, 256-lane vector unit, LPDDR4). Paper Table 3 missing: " \
+  "ESTIMATES are LPDDR4 25.6 GB/s (LPDDR4-3200 x64), clock 1.0 GHz " \
+  "(33 TOPS / 128x128x2), buffer 2048/1024 GB/s and MAC 0.084 pJ (TPUv4i), " \
+  "vector 0 pJ/op (reference TPU convention); MODELLED: LPDDR4 8 pJ/bit " \
+  "(hwcomponents), buffer 0.314/0.342 pJ/bit (CACTI, 7 nm assumed). " \
+  "See docs/architectures.md"
+
+#define EDGE_SOURCE \
+  "FFM paper 8 (structure: 5 MB buffer, 128x128 MACs, 256-lane vector unit, " \
+  "LPDDR4); hwcomponents LPDDR4 model (8 pJ/bit); CACTI 7 through " \
+  "hwcomponents-cacti at 7 nm (buffer energy, area, leak); the rest are " \
+  "labelled estimates, see docs/architectures.md"
+
+/* ---- Parameters ---- */
+
+/* A heap copy of a static spec array, as get_params() hands out. */
+static FfmParamSpec *
+copy_param_specs (const FfmParamSpec *specs)
+{
+  guint n = 0;
+  FfmParamSpec *copy;
+
+  while (specs[n].name != NULL)
+    n++;
+  copy = g_new0 (FfmParamSpec, n + 1);
+  for (guint i = 0; i < n; i++)
+    {
+      copy[i] = specs[i];
+      copy[i].name = g_strdup (specs[i].name);
+      copy[i].default_value = g_strdup (specs[i].default_value);
+      copy[i].help = g_strdup (specs[i].help);
+      copy[i].choices = (const char *const *) g_strdupv ((char **) specs[i].choices);
+    }
+  return copy;
+}
+
+/* Reads every parameter into @config: the user's value or the default.
+ * Unknown keys and bad values are errors naming the architecture and the
+ * parameter. */
+static gboolean
+read_config (const FfmParamValues *values, EdgeConfig *config, GError **error)
+{
+  g_autoptr (FfmParamValues) empty = NULL;
+
+  if (values == NULL)
+    values = empty = ffm_param_values_new ();
+  if (!ffm_param_values_validate (values, edge_params, EDGE_OWNER, error))
+    return FALSE;
+  for (guint i = 0; edge_params[i].name != NULL; i++)
+    {
+      gpointer field = G_STRUCT_MEMBER_P (config, edge_param_offsets[i]);
+      gboolean ok;
+
+      if (edge_params[i].type == FFM_PARAM_INTEGER)
+        ok = ffm_param_values_get_integer (values, edge_params, EDGE_OWNER,
+                                           edge_params[i].name, field, error);
+      else
+        ok = ffm_param_values_get_number (values, edge_params, EDGE_OWNER,
+                                          edge_params[i].name, field, error);
+      if (!ok)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* ---- Hierarchy ---- */
+
+static void
+add_main_memory (FfmArch *arch, const EdgeConfig *c)
+{
+  FfmLevel *level = ffm_arch_add_memory (arch, "MainMemory");
+  FfmMemorySpec *m = &level->u.memory;
+
+  m->size = INFINITY;
+  m->read_energy = c->dram_pj_per_bit * PJ;
+  m->write_energy = c->dram_pj_per_bit * PJ;
+  m->read_bandwidth = c->dram_gbps * GBPS_BITS;
+  m->write_bandwidth = c->dram_gbps * GBPS_BITS;
+  m->ports = FFM_PORTS_SHARED;
+  m->keep = g_strdup ("~intermediates");
+  m->may_keep = g_strdup ("all");
+  level->description = g_strdup ("off-chip LPDDR4: energy from the hwcomponents LPDDR4 "
+                                 "model [MODEL], bandwidth LPDDR4-3200 x64 [EST]");
+}
+
+static void
+add_global_buffer (FfmArch *arch, const EdgeConfig *c)
+{
+  FfmLevel *level = ffm_arch_add_memory (arch, "GlobalBuffer");
+  FfmMemorySpec *m = &level->u.memory;
+
+  m->size = c->glb_mib * MIB_BITS;
+  m->read_energy = c->glb_read_pj_per_bit * PJ;
+  m->write_energy = c->glb_write_pj_per_bit * PJ;
+  m->read_bandwidth = c->glb_read_gbps * GBPS_BITS;
+  m->write_bandwidth = c->glb_write_gbps * GBPS_BITS;
+  m->ports = FFM_PORTS_SEPARATE;
+  m->keep = g_strdup ("~MainMemory");
+  m->may_keep = g_strdup ("all");
+  level->leak_power = c->glb_leak_mw * MW;
+  level->area = GLB_AREA_5MIB * c->glb_mib / 5.0;
+  level->description = g_strdup ("on-chip SRAM: energy and leak from CACTI 7 nm [MODEL], "
+                                 "bandwidths copied from TPUv4i [EST]");
+}
+
+static void
+add_vector_unit (FfmArch *arch, const EdgeConfig *c)
+{
+  FfmLevel *level = ffm_arch_add_compute (arch, "VectorUnit");
+  FfmComputeSpec *u = &level->u.compute;
+
+  u->energy = c->vector_pj * PJ;
+  u->throughput = c->clock_ghz * GHZ * (double) c->vector_lanes;
+  u->enabled = g_strdup ("len(all) == 2");
+  level->description = g_strdup ("vector unit for 2-tensor Einsums (softmax, "
+                                 "normalisation): lanes [paper], clock and energy [EST]");
+}
+
+static void
+add_pe_array (FfmArch *arch, const EdgeConfig *c)
+{
+  FfmLevel *level = ffm_arch_add_fanout (arch, "ProcessingElement");
+  FfmFanoutDim *in = ffm_level_add_fanout_dim (level, "reuse_input",
+                                               (guint64) c->array_cols);
+  FfmFanoutDim *out = ffm_level_add_fanout_dim (level, "reuse_output",
+                                                (guint64) c->array_rows);
+
+  in->reuse = g_strdup ("input");
+  in->min_usage = 1.0;
+  out->reuse = g_strdup ("output");
+  out->min_usage = 1.0;
+  level->description = g_strdup ("weight-stationary matrix unit: inputs shared along a "
+                                 "row, outputs reduced along a column");
+}
+
+static void
+add_register (FfmArch *arch, const EdgeConfig *c)
+{
+  FfmLevel *level = ffm_arch_add_memory (arch, "Register");
+  FfmMemorySpec *m = &level->u.memory;
+
+  if (c->weight_bits == 0)
+    {
+      /* One weight of the workload's width (0 when there is no weight). */
+      m->size = NAN;
+      m->size_per_einsum = g_strdup ("weight.bits_per_value");
+    }
+  else
+    m->size = (double) c->weight_bits;
+  m->read_energy = 0;
+  m->write_energy = 0;
+  m->read_bandwidth = INFINITY;
+  m->write_bandwidth = INFINITY;
+  m->keep = g_strdup ("weight");
+  level->description = g_strdup ("the one stationary weight of a PE");
+}
+
+static void
+add_mac (FfmArch *arch, const EdgeConfig *c)
+{
+  FfmLevel *level = ffm_arch_add_compute (arch, "MAC");
+  FfmComputeSpec *u = &level->u.compute;
+
+  u->energy = c->mac_pj * PJ;
+  u->throughput = c->clock_ghz * GHZ;
+  u->enabled = g_strdup ("len(all) == 3");
+  level->description = g_strdup ("multiply-accumulate for 3-tensor Einsums: energy "
+                                 "TPUv4i's [EST], clock [EST]");
+}
+
+/* ---- Function table ---- */
+
+static gboolean
+check_arch_name (const char *arch_name, GError **error)
+{
+  if (arch_name != NULL && strcmp (arch_name, EDGE_ARCH_NAME) == 0)
+    return TRUE;
+  g_set_error (error, FFM_ARCH_ERROR, FFM_ARCH_ERROR_NOT_FOUND,
+               "architecture model " EDGE_ARCH_NAME ": no architecture '%s' "
+               "(this model offers only '" EDGE_ARCH_NAME "')",
+               arch_name ? arch_name : "(null)");
+  return FALSE;
+}
+
+static GStrv
+edge_list_architectures (void)
+{
+  const char *const names[] = { EDGE_ARCH_NAME, NULL };
+
+  return g_strdupv ((char **) names);
+}
+
+static char *
+edge_describe (const char *arch_name)
+{
+  if (!check_arch_name (arch_name, NULL))
+    return NULL;
+  return g_strdup (EDGE_SUMMARY);
+}
+
+static FfmParamSpec *
+edge_get_params (const char *arch_name, GError **error)
+{
+  if (!check_arch_name (arch_name, error))
+    return NULL;
+  return copy_param_specs (edge_params);
+}
+
+static FfmArch *
+edge_build (const char *arch_name, const FfmParamValues *values, GError **error)
+{
+  EdgeConfig config;
+  g_autoptr (FfmArch) arch = NULL;
+
+  if (!check_arch_name (arch_name, error))
+    return NULL;
+  memset (&config, 0, sizeof config);
+  if (!read_config (values, &config, error))
+    return NULL;
+
+  arch = ffm_arch_new (EDGE_ARCH_NAME);
+  ffm_arch_set_description (arch, EDGE_SUMMARY);
+  ffm_arch_set_source (arch, EDGE_SOURCE);
+  add_main_memory (arch, &config);
+  add_global_buffer (arch, &config);
+  add_vector_unit (arch, &config);
+  add_pe_array (arch, &config);
+  add_register (arch, &config);
+  add_mac (arch, &config);
+  if (!ffm_arch_finish (arch, error))
+    return NULL;
+  return g_steal_pointer (&arch);
+}
+
+static const FfmArchModelVTable edge_vtable = {
+  .struct_size = sizeof (FfmArchModelVTable),
+  .list_architectures = edge_list_architectures,
+  .describe = edge_describe,
+  .get_params = edge_get_params,
+  .build = edge_build,
+};
+
+FFM_PLUGIN_DEFINE (FFM_PLUGIN_KIND_ARCH_MODEL, EDGE_ARCH_NAME, "1.0",
+                   "~33 TOPS edge accelerator of the FFM paper (section 8; "
+                   "some numbers estimated)", arch, &edge_vtable)

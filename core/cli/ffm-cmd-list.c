@@ -1,0 +1,428 @@
+/* ffm-cmd-list.c: `ffm list`, every plugin with what it offers.
+ *
+ * For each plugin, in load order (arch models first, then search
+ * strategies): kind, name, version, summary and file; for an arch model
+ * every architecture it offers with its description and parameters; for a
+ * search strategy its parameters. Parameters are printed as a table: name,
+ * type, default ("required" when there is none), help with range and
+ * choices. Files that failed to load, and architectures whose description
+ * or parameters could not be read, are listed last under "Problems:" on
+ * stdout, so one output holds the whole picture; the exit code stays 0
+ * because listing itself worked. --json prints the same as one JSON object
+ * ({"plugins": [...], "problems": [...]}); --paths prints the folders
+ * searched instead. */
+#include "ffm-cli-common.h"
+
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+#define COMMAND "list"
+
+static const char list_description[] =
+  "Plugins are found in, in order: each --plugin-dir, each folder of\n"
+  "FFM_PLUGIN_PATH (colon-separated), then the built-in folder (this build's\n"
+  "plugins when ffm runs from its build tree). The first plugin of a name\n"
+  "wins. Files that could not be loaded are listed under \"Problems:\".";
+
+typedef struct {
+  FfmCliCommon common;
+  gboolean json;                /* --json */
+  gboolean paths;               /* --paths */
+} ListOptions;
+
+/* ---- Parameters ---- */
+
+/* The help text with the range and the choices, as printed in the table. */
+static char *
+param_help_line (const FfmParamSpec *spec)
+{
+  GString *text = g_string_new (spec->help);
+
+  if (spec->min != 0 || spec->max != 0)
+    g_string_append_printf (text, " [%g, %g]", spec->min, spec->max);
+  if (spec->choices != NULL)
+    {
+      g_autofree char *joined = g_strjoinv (", ", (char **) spec->choices);
+      g_string_append_printf (text, " (one of: %s)", joined);
+    }
+  return g_string_free (text, FALSE);
+}
+
+static const char *
+param_default_text (const FfmParamSpec *spec)
+{
+  if (spec->default_value == NULL)
+    return "required";
+  if (spec->default_value[0] == '\0')
+    return "\"\"";
+  return spec->default_value;
+}
+
+static void
+print_param_table (const FfmParamSpec *specs, const char *indent)
+{
+  int name_width = strlen ("NAME");
+  int type_width = strlen ("TYPE");
+  int default_width = strlen ("DEFAULT");
+
+  if (specs == NULL || specs[0].name == NULL)
+    {
+      g_print ("%sno parameters\n", indent);
+      return;
+    }
+  for (guint i = 0; specs[i].name != NULL; i++)
+    {
+      name_width = MAX (name_width, (int) strlen (specs[i].name));
+      type_width = MAX (type_width, (int) strlen (ffm_param_type_to_string (specs[i].type)));
+      default_width = MAX (default_width, (int) strlen (param_default_text (&specs[i])));
+    }
+  g_print ("%s%-*s  %-*s  %-*s  %s\n", indent, name_width, "NAME", type_width, "TYPE",
+           default_width, "DEFAULT", "HELP");
+  for (guint i = 0; specs[i].name != NULL; i++)
+    {
+      g_autofree char *help = param_help_line (&specs[i]);
+      g_print ("%s%-*s  %-*s  %-*s  %s\n", indent, name_width, specs[i].name,
+               type_width, ffm_param_type_to_string (specs[i].type),
+               default_width, param_default_text (&specs[i]), help);
+    }
+}
+
+static void
+add_param_json (JsonBuilder *builder, const FfmParamSpec *specs)
+{
+  json_builder_set_member_name (builder, "parameters");
+  json_builder_begin_array (builder);
+  for (guint i = 0; specs != NULL && specs[i].name != NULL; i++)
+    {
+      const FfmParamSpec *spec = &specs[i];
+
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "name");
+      json_builder_add_string_value (builder, spec->name);
+      json_builder_set_member_name (builder, "type");
+      json_builder_add_string_value (builder, ffm_param_type_to_string (spec->type));
+      json_builder_set_member_name (builder, "default");
+      if (spec->default_value != NULL)
+        json_builder_add_string_value (builder, spec->default_value);
+      else
+        json_builder_add_null_value (builder);
+      json_builder_set_member_name (builder, "help");
+      json_builder_add_string_value (builder, spec->help);
+      if (spec->min != 0 || spec->max != 0)
+        {
+          json_builder_set_member_name (builder, "min");
+          json_builder_add_double_value (builder, spec->min);
+          json_builder_set_member_name (builder, "max");
+          json_builder_add_double_value (builder, spec->max);
+        }
+      if (spec->choices != NULL)
+        {
+          json_builder_set_member_name (builder, "choices");
+          json_builder_begin_array (builder);
+          for (guint j = 0; spec->choices[j] != NULL; j++)
+            json_builder_add_string_value (builder, spec->choices[j]);
+          json_builder_end_array (builder);
+        }
+      json_builder_end_object (builder);
+    }
+  json_builder_end_array (builder);
+}
+
+/* ---- Reading what an arch model offers ---- */
+
+typedef struct {
+  char *name;                   /* architecture name */
+  char *description;            /* may be NULL */
+  FfmParamSpec *params;         /* NULL when they could not be read */
+} ArchEntry;
+
+static void
+arch_entry_free (gpointer data)
+{
+  ArchEntry *entry = data;
+
+  g_free (entry->name);
+  g_free (entry->description);
+  if (entry->params != NULL)
+    ffm_param_specs_free (entry->params);
+  g_free (entry);
+}
+
+/* The architectures of @model with their parameters (of ArchEntry*).
+ * Parameter lists that fail to load become problems. */
+static GPtrArray *
+read_architectures (const FfmPluginRegistry *registry, const FfmPluginInfo *model,
+                    GPtrArray *problems)
+{
+  const FfmArchModelVTable *vt = model->descriptor->vtable.arch;
+  g_auto (GStrv) names = vt->list_architectures ();
+  GPtrArray *entries = g_ptr_array_new_with_free_func (arch_entry_free);
+
+  for (guint i = 0; names != NULL && names[i] != NULL; i++)
+    {
+      ArchEntry *entry = g_new0 (ArchEntry, 1);
+      g_autofree char *full = g_strdup_printf ("%s:%s", model->descriptor->name,
+                                               names[i]);
+      g_autoptr (GError) error = NULL;
+
+      entry->name = g_strdup (names[i]);
+      entry->description = vt->describe (names[i]);
+      entry->params = ffm_plugin_registry_get_arch_params (registry, full, &error);
+      if (entry->params == NULL)
+        g_ptr_array_add (problems, g_strdup_printf ("%s (%s): %s", full, model->path,
+                                                    error->message));
+      g_ptr_array_add (entries, entry);
+    }
+  return entries;
+}
+
+/* ---- Text ---- */
+
+static void
+print_plugin_header (const FfmPluginInfo *info)
+{
+  const FfmPluginDescriptor *desc = info->descriptor;
+
+  g_print ("  %s %s: %s\n", desc->name, desc->version, desc->summary);
+  g_print ("    kind: %s\n", ffm_plugin_kind_to_string (desc->kind));
+  g_print ("    file: %s\n", info->path);
+}
+
+static void
+print_arch_model (const FfmPluginRegistry *registry, const FfmPluginInfo *info,
+                  GPtrArray *problems)
+{
+  g_autoptr (GPtrArray) entries = read_architectures (registry, info, problems);
+
+  print_plugin_header (info);
+  if (entries->len == 0)
+    {
+      g_print ("    architectures: none\n");
+      return;
+    }
+  g_print ("    architectures:\n");
+  for (guint i = 0; i < entries->len; i++)
+    {
+      const ArchEntry *entry = entries->pdata[i];
+
+      if (entry->description != NULL && entry->description[0] != '\0')
+        g_print ("      %s: %s\n", entry->name, entry->description);
+      else
+        g_print ("      %s\n", entry->name);
+      if (entry->params != NULL)
+        print_param_table (entry->params, "        ");
+      else
+        g_print ("        parameters unavailable (see Problems)\n");
+    }
+}
+
+static void
+print_search (const FfmPluginInfo *info)
+{
+  print_plugin_header (info);
+  g_print ("    parameters:\n");
+  print_param_table (info->descriptor->vtable.search->params, "      ");
+}
+
+static void
+print_text (const FfmPluginRegistry *registry)
+{
+  const GPtrArray *plugins = ffm_plugin_registry_get_plugins (registry);
+  const GPtrArray *failures = ffm_plugin_registry_get_failures (registry);
+  g_autoptr (GPtrArray) problems = g_ptr_array_new_with_free_func (g_free);
+  static const FfmPluginKind kinds[] = { FFM_PLUGIN_KIND_ARCH_MODEL,
+                                         FFM_PLUGIN_KIND_SEARCH };
+  static const char *const titles[] = { "Architecture models:", "Search strategies:" };
+
+  for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+    {
+      gboolean any = FALSE;
+
+      g_print ("%s%s\n", k > 0 ? "\n" : "", titles[k]);
+      for (guint i = 0; i < plugins->len; i++)
+        {
+          const FfmPluginInfo *info = plugins->pdata[i];
+          if (info->descriptor->kind != kinds[k])
+            continue;
+          g_print ("\n");
+          if (kinds[k] == FFM_PLUGIN_KIND_ARCH_MODEL)
+            print_arch_model (registry, info, problems);
+          else
+            print_search (info);
+          any = TRUE;
+        }
+      if (!any)
+        g_print ("\n  none found\n");
+    }
+
+  if (failures->len == 0 && problems->len == 0)
+    return;
+  g_print ("\nProblems:\n\n");
+  for (guint i = 0; i < failures->len; i++)
+    g_print ("  %s\n", ((const GError *) failures->pdata[i])->message);
+  for (guint i = 0; i < problems->len; i++)
+    g_print ("  %s\n", (const char *) problems->pdata[i]);
+}
+
+/* ---- JSON ---- */
+
+static void
+add_plugin_json (JsonBuilder *builder, const FfmPluginRegistry *registry,
+                 const FfmPluginInfo *info, GPtrArray *problems)
+{
+  const FfmPluginDescriptor *desc = info->descriptor;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "kind");
+  json_builder_add_string_value (builder, ffm_plugin_kind_to_string (desc->kind));
+  json_builder_set_member_name (builder, "name");
+  json_builder_add_string_value (builder, desc->name);
+  json_builder_set_member_name (builder, "version");
+  json_builder_add_string_value (builder, desc->version);
+  json_builder_set_member_name (builder, "summary");
+  json_builder_add_string_value (builder, desc->summary);
+  json_builder_set_member_name (builder, "path");
+  json_builder_add_string_value (builder, info->path);
+
+  if (desc->kind == FFM_PLUGIN_KIND_ARCH_MODEL)
+    {
+      g_autoptr (GPtrArray) entries = read_architectures (registry, info, problems);
+
+      json_builder_set_member_name (builder, "architectures");
+      json_builder_begin_array (builder);
+      for (guint i = 0; i < entries->len; i++)
+        {
+          const ArchEntry *entry = entries->pdata[i];
+
+          json_builder_begin_object (builder);
+          json_builder_set_member_name (builder, "name");
+          json_builder_add_string_value (builder, entry->name);
+          json_builder_set_member_name (builder, "description");
+          if (entry->description != NULL)
+            json_builder_add_string_value (builder, entry->description);
+          else
+            json_builder_add_null_value (builder);
+          if (entry->params != NULL)
+            add_param_json (builder, entry->params);
+          json_builder_end_object (builder);
+        }
+      json_builder_end_array (builder);
+    }
+  else
+    add_param_json (builder, desc->vtable.search->params);
+  json_builder_end_object (builder);
+}
+
+static void
+print_json (const FfmPluginRegistry *registry)
+{
+  const GPtrArray *plugins = ffm_plugin_registry_get_plugins (registry);
+  const GPtrArray *failures = ffm_plugin_registry_get_failures (registry);
+  g_autoptr (GPtrArray) problems = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (JsonBuilder) builder = json_builder_new ();
+  g_autoptr (JsonGenerator) generator = json_generator_new ();
+  g_autoptr (JsonNode) root = NULL;
+  g_autofree char *text = NULL;
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "plugins");
+  json_builder_begin_array (builder);
+  /* Same order as the text: arch models, then search strategies. */
+  for (int kind = FFM_PLUGIN_KIND_ARCH_MODEL; kind <= FFM_PLUGIN_KIND_SEARCH; kind++)
+    for (guint i = 0; i < plugins->len; i++)
+      {
+        const FfmPluginInfo *info = plugins->pdata[i];
+        if ((int) info->descriptor->kind == kind)
+          add_plugin_json (builder, registry, info, problems);
+      }
+  json_builder_end_array (builder);
+
+  json_builder_set_member_name (builder, "problems");
+  json_builder_begin_array (builder);
+  for (guint i = 0; i < failures->len; i++)
+    json_builder_add_string_value (builder, ((const GError *) failures->pdata[i])->message);
+  for (guint i = 0; i < problems->len; i++)
+    json_builder_add_string_value (builder, problems->pdata[i]);
+  json_builder_end_array (builder);
+  json_builder_end_object (builder);
+
+  root = json_builder_get_root (builder);
+  json_generator_set_root (generator, root);
+  json_generator_set_pretty (generator, TRUE);
+  text = json_generator_to_data (generator, NULL);
+  g_print ("%s\n", text);
+}
+
+/* ---- Paths ---- */
+
+static void
+print_dirs (const char *title, char **dirs)
+{
+  g_print ("%s\n", title);
+  for (guint i = 0; dirs[i] != NULL; i++)
+    g_print ("  %s%s\n", dirs[i],
+             g_file_test (dirs[i], G_FILE_TEST_IS_DIR) ? "" : " (missing)");
+}
+
+static void
+print_paths (const FfmCliCommon *common)
+{
+  g_autoptr (FfmPluginRegistry) registry = ffm_plugin_registry_new ();
+  g_auto (GStrv) plugin_dirs = NULL;
+  g_auto (GStrv) workload_dirs = ffm_paths_data_dirs ("workloads");
+  g_auto (GStrv) arch_dirs = ffm_paths_data_dirs ("architectures");
+
+  /* No scan: only the folders are wanted. */
+  for (guint i = 0; common->plugin_dirs != NULL && common->plugin_dirs[i] != NULL; i++)
+    ffm_plugin_registry_add_dir (registry, common->plugin_dirs[i]);
+  plugin_dirs = ffm_plugin_registry_get_search_path (registry);
+
+  print_dirs ("Plugin folders:", plugin_dirs);
+  print_dirs ("Workload folders:", workload_dirs);
+  print_dirs ("Architecture folders:", arch_dirs);
+}
+
+/* ---- The command ---- */
+
+int
+ffm_cmd_list (int argc, char **argv)
+{
+  ListOptions options = { FFM_CLI_COMMON_INIT, FALSE, FALSE };
+  const GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &options.json,
+      "Print one JSON object instead of text", NULL },
+    { "paths", 0, 0, G_OPTION_ARG_NONE, &options.paths,
+      "Print the folders searched for plugins, workloads and architectures", NULL },
+    G_OPTION_ENTRY_NULL
+  };
+  g_autoptr (GOptionContext) context = NULL;
+  g_auto (GStrv) positional = NULL;
+  g_autoptr (FfmPluginRegistry) registry = NULL;
+  int status = FFM_EXIT_OK;
+
+  context = ffm_cli_context_new (COMMAND, NULL, list_description);
+  g_option_context_add_main_entries (context, entries, NULL);
+  ffm_cli_add_common_options (context, &options.common);
+
+  if (!ffm_cli_parse (context, COMMAND, &options.common, argc, argv, &positional))
+    status = FFM_EXIT_USAGE;
+  else if (positional[0] != NULL)
+    status = ffm_cli_usage_error (context, COMMAND, "unexpected argument '%s'",
+                                  positional[0]);
+  else if (options.json && options.paths)
+    status = ffm_cli_usage_error (context, COMMAND,
+                                  "--json and --paths cannot be used together");
+  else if (options.paths)
+    print_paths (&options.common);
+  else
+    {
+      registry = ffm_cli_registry_new (&options.common);
+      if (options.json)
+        print_json (registry);
+      else
+        print_text (registry);
+    }
+
+  ffm_cli_common_clear (&options.common);
+  return status;
+}

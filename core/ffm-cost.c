@@ -1,0 +1,925 @@
+/* ffm-cost.c: the cost of a whole mapping.
+ *
+ * A LoopTree with splits is cut at its SEQUENTIAL nodes into one
+ * root-to-compute path per Einsum (ffm-spec.md §1.5 step 4); each path is
+ * compiled and evaluated by the pmapping model (ffm-pmapping-model.c), and
+ * the Einsums' energies and latencies are summed (§3.6, §3.7). Buffer
+ * capacity is checked over lifetimes: while an Einsum computes, every tile
+ * stored on its path is live, including tiles of other Einsums' tensors
+ * stored above a split; the peak of a memory is the largest such sum over
+ * the Einsums.
+ *
+ * Before evaluating, the mapping is checked as a whole: every Einsum once,
+ * producers before consumers, no loop above a split that would hand a
+ * consumer a partial tile of what its producer writes, and one backing
+ * memory per shared tensor. Errors name the mapping file and the node. */
+#include "ffm-cost.h"
+#include "ffm-cost-private.h"
+
+#include <json-glib/json-glib.h>
+#include <math.h>
+#include <string.h>
+
+/* One Einsum's path through the tree. */
+typedef struct {
+  GPtrArray *nodes;         /* const FfmMappingNode *, root to compute */
+  GPtrArray *splits;        /* the SEQUENTIAL nodes on the way */
+  GArray *split_prefix;     /* guint: number of path nodes above each split */
+  guint einsum;
+  FfmPmappingModel *model;
+  FfmPmappingCost *cost;
+} Leaf;
+
+struct _FfmCostReport {
+  FfmWorkload *workload;
+  FfmArch *arch;
+  FfmMapping *mapping;      /* our copy: the models point into it */
+  char *source;
+  GPtrArray *leaves;        /* of Leaf *, in workload order of their Einsums */
+  double energy;
+  double latency;
+  double dynamic_energy;
+  double leak_energy;
+  gboolean fits;
+  char *problem;
+  guint n_levels;
+  double *peak;             /* [n_levels] bits */
+  double *level_energy;     /* [n_levels] J, dynamic + leak */
+  double *level_leak;       /* [n_levels] J */
+};
+
+static void
+leaf_free (gpointer data)
+{
+  Leaf *leaf = data;
+
+  g_ptr_array_unref (leaf->nodes);
+  g_ptr_array_unref (leaf->splits);
+  g_array_unref (leaf->split_prefix);
+  ffm_pmapping_model_free (leaf->model);
+  ffm_pmapping_cost_free (leaf->cost);
+  g_free (leaf);
+}
+
+void
+ffm_cost_report_free (FfmCostReport *report)
+{
+  if (report == NULL)
+    return;
+  ffm_workload_unref (report->workload);
+  ffm_arch_unref (report->arch);
+  ffm_mapping_free (report->mapping);
+  g_free (report->source);
+  g_ptr_array_unref (report->leaves);
+  g_free (report->problem);
+  g_free (report->peak);
+  g_free (report->level_energy);
+  g_free (report->level_leak);
+  g_free (report);
+}
+
+/* ---- Cutting the tree into paths ---- */
+
+static void
+collect_leaves (const GPtrArray *list, GPtrArray *prefix, GPtrArray *splits,
+                GArray *split_prefix, GPtrArray *out)
+{
+  guint prefix_len = prefix->len;
+
+  for (guint i = 0; i < list->len; i++)
+    {
+      FfmMappingNode *node = g_ptr_array_index (list, i);
+      if (node->kind == FFM_NODE_SEQUENTIAL)
+        {
+          guint n_above = prefix->len;
+          for (guint b = 0; node->branches != NULL && b < node->branches->len; b++)
+            {
+              g_ptr_array_add (splits, node);
+              g_array_append_val (split_prefix, n_above);
+              collect_leaves (g_ptr_array_index (node->branches, b), prefix,
+                              splits, split_prefix, out);
+              g_ptr_array_set_size (splits, splits->len - 1);
+              g_array_set_size (split_prefix, split_prefix->len - 1);
+            }
+          break;
+        }
+      g_ptr_array_add (prefix, node);
+      if (node->kind == FFM_NODE_COMPUTE)
+        {
+          Leaf *leaf = g_new0 (Leaf, 1);
+          leaf->nodes = g_ptr_array_copy (prefix, NULL, NULL);
+          leaf->splits = g_ptr_array_copy (splits, NULL, NULL);
+          leaf->split_prefix = g_array_copy (split_prefix);
+          g_ptr_array_add (out, leaf);
+          break;
+        }
+    }
+  g_ptr_array_set_size (prefix, prefix_len);
+}
+
+static const FfmMappingNode *
+leaf_compute (const Leaf *leaf)
+{
+  return g_ptr_array_index (leaf->nodes, leaf->nodes->len - 1);
+}
+
+/* ---- Whole-mapping checks ---- */
+
+static gboolean
+check_einsums_once (FfmCostReport *r, GPtrArray *leaves, GError **error)
+{
+  guint n = ffm_workload_get_n_einsums (r->workload);
+  g_autofree int *seen = g_new (int, n);
+
+  for (guint e = 0; e < n; e++)
+    seen[e] = -1;
+  for (guint i = 0; i < leaves->len; i++)
+    {
+      Leaf *leaf = g_ptr_array_index (leaves, i);
+      if (seen[leaf->einsum] >= 0)
+        {
+          ffm_cost_node_error (error, r->source, leaf_compute (leaf),
+                               "Einsum %s is computed twice in the mapping",
+                               ffm_workload_get_einsum (r->workload,
+                                                        leaf->einsum)->name);
+          return FALSE;
+        }
+      seen[leaf->einsum] = i;
+    }
+  for (guint e = 0; e < n; e++)
+    if (seen[e] < 0)
+      {
+        g_set_error (error, FFM_MAPPING_ERROR, FFM_MAPPING_ERROR_INVALID,
+                     "%s: Einsum %s of workload %s is not in the mapping",
+                     r->source, ffm_workload_get_einsum (r->workload, e)->name,
+                     ffm_workload_get_name (r->workload));
+        return FALSE;
+      }
+  return TRUE;
+}
+
+/* The rank of access @a that rank variable @var indexes alone, or -1. */
+static int
+plain_rank (const FfmWorkload *w, const FfmEinsum *e, guint a, int var)
+{
+  const FfmTensor *t = ffm_workload_get_tensor (w, e->accesses[a].tensor);
+
+  if (var < 0)
+    return -1;
+  for (guint r = 0; r < t->n_ranks; r++)
+    {
+      const FfmProjection *p = &e->accesses[a].projections[r];
+      if (p->n_terms == 1 && p->terms[0].var == (guint) var
+          && p->terms[0].coefficient == 1)
+        return r;
+    }
+  return -1;
+}
+
+/* Iterations of loop node @k of @leaf (perfect factorization assumed; 0 if
+ * its rank variable is not the Einsum's, which compiling reports). */
+static guint64
+loop_iterations (const FfmWorkload *w, const Leaf *leaf, guint k)
+{
+  const FfmEinsum *e = ffm_workload_get_einsum (w, leaf->einsum);
+  const FfmMappingNode *node = g_ptr_array_index (leaf->nodes, k);
+  int var = ffm_einsum_find_rank_var (e, node->rank_var);
+  guint64 enclosing;
+
+  if (var < 0 || node->tile == 0)
+    return 0;
+  enclosing = e->rank_var_bounds[var];
+  for (guint i = 0; i < k; i++)
+    {
+      const FfmMappingNode *above = g_ptr_array_index (leaf->nodes, i);
+      if ((above->kind == FFM_NODE_TEMPORAL || above->kind == FFM_NODE_SPATIAL)
+          && g_strcmp0 (above->rank_var, node->rank_var) == 0)
+        enclosing = above->tile;
+    }
+  return enclosing / node->tile;
+}
+
+/* The memory of the first storage node of @tensor on the path, or -1. */
+static int
+backing_level (const FfmCostReport *r, const Leaf *leaf, guint tensor)
+{
+  const char *name = ffm_workload_get_tensor (r->workload, tensor)->name;
+
+  for (guint k = 0; k < leaf->nodes->len; k++)
+    {
+      const FfmMappingNode *node = g_ptr_array_index (leaf->nodes, k);
+      if (node->kind == FFM_NODE_STORAGE
+          && g_strv_contains ((const char *const *) node->tensors, name))
+        return ffm_arch_find_level (r->arch, node->level);
+    }
+  return -1;
+}
+
+/* Producer @p and consumer @q (leaf positions, p < q) of @tensor. */
+static gboolean
+check_dependency (FfmCostReport *r, const Leaf *p, const Leaf *q,
+                  guint tensor, GError **error)
+{
+  const FfmWorkload *w = r->workload;
+  const FfmEinsum *ep = ffm_workload_get_einsum (w, p->einsum);
+  const FfmEinsum *eq = ffm_workload_get_einsum (w, q->einsum);
+  const char *name = ffm_workload_get_tensor (w, tensor)->name;
+  int qa = ffm_einsum_find_access (eq, tensor);
+  guint shared = 0, split = 0;
+  int lp, lq;
+
+  /* The deepest split both paths pass; the loops above it are shared. */
+  while (split < p->splits->len && split < q->splits->len
+         && g_ptr_array_index (p->splits, split) == g_ptr_array_index (q->splits, split))
+    split++;
+  if (split > 0)
+    shared = g_array_index (p->split_prefix, guint, split - 1);
+  for (guint k = 0; k < shared; k++)
+    {
+      const FfmMappingNode *node = g_ptr_array_index (p->nodes, k);
+      int rp, rq;
+      if (node->kind != FFM_NODE_TEMPORAL && node->kind != FFM_NODE_SPATIAL)
+        continue;
+      if (loop_iterations (w, p, k) <= 1)
+        continue;
+      rp = plain_rank (w, ep, ep->output_access,
+                       ffm_einsum_find_rank_var (ep, node->rank_var));
+      rq = plain_rank (w, eq, qa, ffm_einsum_find_rank_var (eq, node->rank_var));
+      if (rp < 0 || rq < 0 || rp != rq)
+        {
+          ffm_cost_node_error (error, r->source, node,
+                               "this loop over %s encloses both %s, which "
+                               "writes %s, and %s, which reads it, but %s "
+                               "does not index the same rank of %s in both: "
+                               "%s would read values of %s that %s has not "
+                               "finished (a split that breaks a data "
+                               "dependency)", node->rank_var, ep->name, name,
+                               eq->name, node->rank_var, name, eq->name, name,
+                               ep->name);
+          return FALSE;
+        }
+    }
+  lp = backing_level (r, p, tensor);
+  lq = backing_level (r, q, tensor);
+  if (lp != lq && lp >= 0 && lq >= 0)
+    {
+      ffm_cost_node_error (error, r->source, leaf_compute (q),
+                           "%s writes %s to %s but %s reads it from %s: a "
+                           "tensor passed between Einsums needs one backing "
+                           "memory", ep->name, name,
+                           ffm_arch_get_level (r->arch, lp)->name, eq->name,
+                           ffm_arch_get_level (r->arch, lq)->name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+check_dependencies (FfmCostReport *r, GPtrArray *leaves, GError **error)
+{
+  const FfmWorkload *w = r->workload;
+  guint n = ffm_workload_get_n_einsums (w);
+  g_autofree int *position = g_new (int, n);
+
+  for (guint i = 0; i < leaves->len; i++)
+    position[((Leaf *) g_ptr_array_index (leaves, i))->einsum] = i;
+  for (guint i = 0; i < leaves->len; i++)
+    {
+      Leaf *q = g_ptr_array_index (leaves, i);
+      const FfmEinsum *eq = ffm_workload_get_einsum (w, q->einsum);
+      for (guint a = 0; a < eq->n_accesses; a++)
+        {
+          const FfmTensor *t;
+          Leaf *p;
+          if (a == eq->output_access)
+            continue;
+          t = ffm_workload_get_tensor (w, eq->accesses[a].tensor);
+          if (t->producer == G_MAXUINT || t->producer == q->einsum)
+            continue;
+          if (position[t->producer] > (int) i)
+            {
+              ffm_cost_node_error (error, r->source, leaf_compute (q),
+                                   "%s reads %s before %s, which writes it, "
+                                   "runs: the branches of a split run in "
+                                   "order (a split that breaks a data "
+                                   "dependency)", eq->name, t->name,
+                                   ffm_workload_get_einsum (w, t->producer)->name);
+              return FALSE;
+            }
+          p = g_ptr_array_index (leaves, position[t->producer]);
+          if (!check_dependency (r, p, q, eq->accesses[a].tensor, error))
+            return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* ---- Capacity over lifetimes ---- */
+
+typedef struct {
+  const FfmMappingNode *node;
+  guint tensor;
+  double bits;
+} TileOccupancy;
+
+static double
+lookup_occupancy (GArray *table, const FfmMappingNode *node, guint tensor)
+{
+  for (guint i = 0; i < table->len; i++)
+    {
+      const TileOccupancy *o = &g_array_index (table, TileOccupancy, i);
+      if (o->node == node && o->tensor == tensor)
+        return o->bits;
+    }
+  return 0;
+}
+
+static void
+check_capacity (FfmCostReport *r)
+{
+  g_autoptr(GArray) table = g_array_new (FALSE, FALSE, sizeof (TileOccupancy));
+  g_autofree double *live = g_new (double, r->n_levels);
+  double worst = 0;
+  int worst_level = -1;
+  const char *worst_einsum = NULL;
+
+  /* Each (storage node, tensor) tile: the largest reservation any Einsum
+   * using the tensor computed for it. */
+  for (guint i = 0; i < r->leaves->len; i++)
+    {
+      Leaf *leaf = g_ptr_array_index (r->leaves, i);
+      for (guint b = 0; b < leaf->cost->n_buffets; b++)
+        {
+          const FfmBuffetInfo *info = ffm_pmapping_model_get_buffet (leaf->model, b);
+          const FfmMappingNode *node = g_ptr_array_index (leaf->nodes, info->node);
+          double bits = leaf->cost->buffet_occupancy[b];
+          guint k;
+          for (k = 0; k < table->len; k++)
+            {
+              TileOccupancy *o = &g_array_index (table, TileOccupancy, k);
+              if (o->node == node && o->tensor == info->tensor)
+                {
+                  o->bits = MAX (o->bits, bits);
+                  break;
+                }
+            }
+          if (k == table->len)
+            {
+              TileOccupancy o = { node, info->tensor, bits };
+              g_array_append_val (table, o);
+            }
+        }
+    }
+
+  for (guint i = 0; i < r->leaves->len; i++)
+    {
+      Leaf *leaf = g_ptr_array_index (r->leaves, i);
+      memset (live, 0, sizeof (double) * r->n_levels);
+      for (guint k = 0; k < leaf->nodes->len; k++)
+        {
+          const FfmMappingNode *node = g_ptr_array_index (leaf->nodes, k);
+          int level;
+          if (node->kind != FFM_NODE_STORAGE)
+            continue;
+          level = ffm_arch_find_level (r->arch, node->level);
+          for (guint t = 0; node->tensors[t] != NULL; t++)
+            {
+              int tensor = ffm_workload_find_tensor (r->workload, node->tensors[t]);
+              if (tensor >= 0 && level >= 0)
+                live[level] += lookup_occupancy (table, node, tensor);
+            }
+        }
+      for (guint l = 0; l < r->n_levels; l++)
+        {
+          double size, over;
+          if (ffm_arch_get_level (r->arch, l)->kind != FFM_LEVEL_MEMORY)
+            continue;
+          r->peak[l] = MAX (r->peak[l], live[l]);
+          size = ffm_pmapping_model_get_level_size (leaf->model, l);
+          over = live[l] - size;
+          if (live[l] > 0 && over > worst)
+            {
+              worst = over;
+              worst_level = l;
+              worst_einsum = ffm_workload_get_einsum (r->workload, leaf->einsum)->name;
+            }
+        }
+    }
+  if (worst_level >= 0 && r->problem == NULL)
+    {
+      r->fits = FALSE;
+      r->problem = g_strdup_printf ("does not fit in %s by %.17g bits (while "
+                                    "%s runs)",
+                                    ffm_arch_get_level (r->arch, worst_level)->name,
+                                    worst, worst_einsum);
+    }
+}
+
+/* ---- Evaluating ---- */
+
+static gint
+compare_leaves (gconstpointer a, gconstpointer b)
+{
+  const Leaf *la = *(const Leaf *const *) a, *lb = *(const Leaf *const *) b;
+  return (la->einsum > lb->einsum) - (la->einsum < lb->einsum);
+}
+
+static void
+sum_report (FfmCostReport *r)
+{
+  for (guint i = 0; i < r->leaves->len; i++)
+    {
+      Leaf *leaf = g_ptr_array_index (r->leaves, i);
+      const FfmPmappingCost *c = leaf->cost;
+      r->energy += c->energy;
+      r->dynamic_energy += c->dynamic_energy;
+      r->leak_energy += c->leak_energy;
+      r->latency += c->latency;
+      for (guint l = 0; l < r->n_levels; l++)
+        {
+          const FfmLevel *level = ffm_arch_get_level (r->arch, l);
+          double leak = level->leak_power
+            * (double) ffm_arch_get_instances_above (r->arch, l) * c->latency;
+          r->level_leak[l] += leak;
+          r->level_energy[l] += c->level_energy[l] + leak;
+        }
+      if (c->status != FFM_COST_VALID && c->status != FFM_COST_DOES_NOT_FIT
+          && r->problem == NULL)
+        {
+          const char *name = ffm_workload_get_einsum (r->workload, leaf->einsum)->name;
+          r->fits = FALSE;
+          if (c->status == FFM_COST_FANOUT_EXCEEDED)
+            r->problem = g_strdup_printf (
+              "%s: spatial loops use %.17g instances more than %s.%s has",
+              name, c->excess, ffm_arch_get_level (r->arch, c->bad_level)->name,
+              ffm_arch_get_level (r->arch, c->bad_level)->u.fanout.dims[c->bad_dim].name);
+          else
+            r->problem = g_strdup_printf ("%s: %s", name,
+                                          ffm_cost_status_to_string (c->status));
+        }
+    }
+}
+
+FfmCostReport *
+ffm_cost_evaluate_mapping (const FfmWorkload *workload, const FfmArch *arch,
+                           const FfmMapping *mapping, GError **error)
+{
+  g_autoptr(FfmCostReport) r = NULL;
+  g_autoptr(GPtrArray) prefix = g_ptr_array_new ();
+  g_autoptr(GPtrArray) splits = g_ptr_array_new ();
+  g_autoptr(GArray) split_prefix = g_array_new (FALSE, FALSE, sizeof (guint));
+  const char *file;
+
+  g_return_val_if_fail (workload != NULL && arch != NULL && mapping != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  r = g_new0 (FfmCostReport, 1);
+  r->workload = ffm_workload_ref ((FfmWorkload *) workload);
+  r->arch = ffm_arch_ref ((FfmArch *) arch);
+  r->mapping = ffm_mapping_copy (mapping);
+  file = ffm_mapping_get_source_file (mapping);
+  r->source = g_strdup (file != NULL ? file : "mapping");
+  r->leaves = g_ptr_array_new_with_free_func (leaf_free);
+  r->fits = TRUE;
+  r->n_levels = ffm_arch_get_n_levels (arch);
+  r->peak = g_new0 (double, MAX (r->n_levels, 1));
+  r->level_energy = g_new0 (double, MAX (r->n_levels, 1));
+  r->level_leak = g_new0 (double, MAX (r->n_levels, 1));
+
+  collect_leaves (ffm_mapping_peek_root (r->mapping), prefix, splits,
+                  split_prefix, r->leaves);
+  for (guint i = 0; i < r->leaves->len; i++)
+    {
+      Leaf *leaf = g_ptr_array_index (r->leaves, i);
+      leaf->model = ffm_pmapping_model_new (workload, arch,
+                                            (const FfmMappingNode *const *) leaf->nodes->pdata,
+                                            leaf->nodes->len, r->source, error);
+      if (leaf->model == NULL
+          || !ffm_pmapping_model_check_tiles (leaf->model, NULL, error))
+        return NULL;
+      leaf->einsum = ffm_pmapping_model_get_einsum (leaf->model);
+    }
+  if (!check_einsums_once (r, r->leaves, error)
+      || !check_dependencies (r, r->leaves, error))
+    return NULL;
+
+  for (guint i = 0; i < r->leaves->len; i++)
+    {
+      Leaf *leaf = g_ptr_array_index (r->leaves, i);
+      leaf->cost = ffm_pmapping_cost_new (leaf->model);
+      ffm_pmapping_model_evaluate (leaf->model, NULL, leaf->cost);
+    }
+  g_ptr_array_sort (r->leaves, compare_leaves);
+  sum_report (r);
+  check_capacity (r);
+  return g_steal_pointer (&r);
+}
+
+/* ---- Reading ---- */
+
+double
+ffm_cost_report_get_energy (const FfmCostReport *r)
+{
+  return r->energy;
+}
+
+double
+ffm_cost_report_get_latency (const FfmCostReport *r)
+{
+  return r->latency;
+}
+
+double
+ffm_cost_report_get_edp (const FfmCostReport *r)
+{
+  return r->energy * r->latency;
+}
+
+gboolean
+ffm_cost_report_fits (const FfmCostReport *r)
+{
+  return r->fits;
+}
+
+const char *
+ffm_cost_report_get_problem (const FfmCostReport *r)
+{
+  return r->problem;
+}
+
+guint
+ffm_cost_report_get_n_einsums (const FfmCostReport *r)
+{
+  return r->leaves->len;
+}
+
+static const Leaf *
+report_leaf (const FfmCostReport *r, guint index)
+{
+  g_return_val_if_fail (index < r->leaves->len, NULL);
+  return g_ptr_array_index (r->leaves, index);
+}
+
+guint
+ffm_cost_report_get_einsum (const FfmCostReport *r, guint index)
+{
+  return report_leaf (r, index)->einsum;
+}
+
+const FfmPmappingModel *
+ffm_cost_report_get_model (const FfmCostReport *r, guint index)
+{
+  return report_leaf (r, index)->model;
+}
+
+const FfmPmappingCost *
+ffm_cost_report_get_cost (const FfmCostReport *r, guint index)
+{
+  return report_leaf (r, index)->cost;
+}
+
+double
+ffm_cost_report_get_peak_occupancy (const FfmCostReport *r, guint level)
+{
+  g_return_val_if_fail (level < r->n_levels, 0);
+  return r->peak[level];
+}
+
+double
+ffm_cost_report_get_level_energy (const FfmCostReport *r, guint level)
+{
+  g_return_val_if_fail (level < r->n_levels, 0);
+  return r->level_energy[level];
+}
+
+/* ---- Printing ---- */
+
+/* "8.618 MJ", "15.24 ns": value with an SI prefix, 4 significant digits. */
+static char *
+format_si (double value, const char *unit)
+{
+  static const char *const prefixes[] = { "a", "f", "p", "n", "u", "m", "",
+                                          "k", "M", "G", "T", "P", "E" };
+  double a = fabs (value);
+  int p = 6;
+
+  if (value == 0 || !isfinite (value))
+    return g_strdup_printf ("%g %s", value, unit);
+  while (a >= 1000 && p < (int) G_N_ELEMENTS (prefixes) - 1)
+    {
+      a /= 1000;
+      value /= 1000;
+      p++;
+    }
+  while (a < 1 && p > 0)
+    {
+      a *= 1000;
+      value *= 1000;
+      p--;
+    }
+  return g_strdup_printf ("%.4g %s%s", value, prefixes[p], unit);
+}
+
+static double
+buffet_energy (const FfmCostReport *r, const Leaf *leaf, guint b)
+{
+  const FfmBuffetInfo *info = ffm_pmapping_model_get_buffet (leaf->model, b);
+  const FfmActionCounts *c = &leaf->cost->counts[b];
+  const FfmMemorySpec *m = &ffm_arch_get_level (r->arch, info->level)->u.memory;
+
+  return (double) (c->reads + c->drains) * info->action_scale * m->read_energy
+    + (double) (c->fills + c->updates) * info->action_scale * m->write_energy;
+}
+
+static void
+append_row (GString *s, const int *widths, guint n, const char *const *cells)
+{
+  g_string_append (s, " ");
+  for (guint i = 0; i < n; i++)
+    {
+      if (i == 0)
+        g_string_append_printf (s, " %-*s", widths[i], cells[i]);
+      else
+        g_string_append_printf (s, "  %*s", widths[i], cells[i]);
+    }
+  g_string_append_c (s, '\n');
+}
+
+/* Appends a table whose rows are given as a flat GPtrArray of strings. */
+static void
+append_table (GString *s, const char *title, guint n_cols,
+              const char *const *header, GPtrArray *cells)
+{
+  g_autofree int *widths = g_new0 (int, n_cols);
+
+  for (guint c = 0; c < n_cols; c++)
+    widths[c] = g_utf8_strlen (header[c], -1);
+  for (guint i = 0; i < cells->len; i++)
+    widths[i % n_cols] = MAX (widths[i % n_cols],
+                              (int) g_utf8_strlen (g_ptr_array_index (cells, i), -1));
+  g_string_append_printf (s, "\n%s\n", title);
+  append_row (s, widths, n_cols, header);
+  for (guint i = 0; i + n_cols <= cells->len; i += n_cols)
+    append_row (s, widths, n_cols, (const char *const *) &cells->pdata[i]);
+}
+
+char *
+ffm_cost_report_to_table (const FfmCostReport *r)
+{
+  GString *s = g_string_new (NULL);
+  g_autofree char *energy = format_si (r->energy, "J");
+  g_autofree char *latency = format_si (r->latency, "s");
+  g_autofree char *edp = format_si (r->energy * r->latency, "J*s");
+  g_autofree char *leak = format_si (r->leak_energy, "J");
+
+  g_string_append_printf (s, "Mapping %s: workload %s on architecture %s\n",
+                          r->source, ffm_workload_get_name (r->workload),
+                          ffm_arch_get_name (r->arch));
+  g_string_append_printf (s, "  energy   %s (%.10g J; leak %s)\n", energy,
+                          r->energy, leak);
+  g_string_append_printf (s, "  latency  %s (%.10g s)\n", latency, r->latency);
+  g_string_append_printf (s, "  EDP      %s (%.10g J*s)\n", edp,
+                          r->energy * r->latency);
+  g_string_append_printf (s, "  fits     %s\n",
+                          r->fits ? "yes" : r->problem);
+
+  {
+    static const char *const header[] = { "Einsum", "compute", "operations",
+                                          "energy", "latency", "status" };
+    g_autoptr(GPtrArray) cells = g_ptr_array_new_with_free_func (g_free);
+    for (guint i = 0; i < r->leaves->len; i++)
+      {
+        const Leaf *leaf = g_ptr_array_index (r->leaves, i);
+        g_ptr_array_add (cells, g_strdup (ffm_workload_get_einsum (r->workload,
+                                                                   leaf->einsum)->name));
+        g_ptr_array_add (cells, g_strdup (ffm_arch_get_level (r->arch,
+                                                              ffm_pmapping_model_get_compute_level (leaf->model))->name));
+        g_ptr_array_add (cells, g_strdup_printf ("%" G_GUINT64_FORMAT,
+                                                 leaf->cost->operations));
+        g_ptr_array_add (cells, format_si (leaf->cost->energy, "J"));
+        g_ptr_array_add (cells, format_si (leaf->cost->latency, "s"));
+        g_ptr_array_add (cells, g_strdup (ffm_cost_status_to_string (leaf->cost->status)));
+      }
+    append_table (s, "Per Einsum", G_N_ELEMENTS (header), header, cells);
+  }
+  {
+    static const char *const header[] = { "component", "kind", "energy",
+                                          "leak", "peak occupancy", "size" };
+    g_autoptr(GPtrArray) cells = g_ptr_array_new_with_free_func (g_free);
+    for (guint l = 0; l < r->n_levels; l++)
+      {
+        const FfmLevel *level = ffm_arch_get_level (r->arch, l);
+        gboolean memory = level->kind == FFM_LEVEL_MEMORY;
+        g_ptr_array_add (cells, g_strdup (level->name));
+        g_ptr_array_add (cells, g_strdup (memory ? "memory"
+                                          : level->kind == FFM_LEVEL_FANOUT
+                                          ? "fanout" : "compute"));
+        g_ptr_array_add (cells, format_si (r->level_energy[l], "J"));
+        g_ptr_array_add (cells, format_si (r->level_leak[l], "J"));
+        g_ptr_array_add (cells, memory ? g_strdup_printf ("%.10g b", r->peak[l])
+                         : g_strdup ("-"));
+        g_ptr_array_add (cells, memory && isfinite (level->u.memory.size)
+                         ? g_strdup_printf ("%.10g b", level->u.memory.size)
+                         : g_strdup (memory && !isnan (level->u.memory.size)
+                                     ? "inf" : "-"));
+      }
+    append_table (s, "Per component (all Einsums)", G_N_ELEMENTS (header),
+                  header, cells);
+  }
+  {
+    static const char *const header[] = { "Einsum", "component", "tensor",
+                                          "reads", "fills", "drains",
+                                          "updates", "read act.",
+                                          "write act.", "energy",
+                                          "occupancy" };
+    g_autoptr(GPtrArray) cells = g_ptr_array_new_with_free_func (g_free);
+    for (guint i = 0; i < r->leaves->len; i++)
+      {
+        const Leaf *leaf = g_ptr_array_index (r->leaves, i);
+        for (guint b = 0; b < leaf->cost->n_buffets; b++)
+          {
+            const FfmBuffetInfo *info = ffm_pmapping_model_get_buffet (leaf->model, b);
+            const FfmActionCounts *c = &leaf->cost->counts[b];
+            g_ptr_array_add (cells, g_strdup (ffm_workload_get_einsum (r->workload,
+                                                                       leaf->einsum)->name));
+            g_ptr_array_add (cells, g_strdup (ffm_arch_get_level (r->arch, info->level)->name));
+            g_ptr_array_add (cells, g_strdup (ffm_workload_get_tensor (r->workload,
+                                                                       info->tensor)->name));
+            g_ptr_array_add (cells, g_strdup_printf ("%" G_GUINT64_FORMAT, c->reads));
+            g_ptr_array_add (cells, g_strdup_printf ("%" G_GUINT64_FORMAT, c->fills));
+            g_ptr_array_add (cells, g_strdup_printf ("%" G_GUINT64_FORMAT, c->drains));
+            g_ptr_array_add (cells, g_strdup_printf ("%" G_GUINT64_FORMAT, c->updates));
+            g_ptr_array_add (cells, g_strdup_printf ("%.10g", (double) (c->reads + c->drains)
+                                                     * info->action_scale));
+            g_ptr_array_add (cells, g_strdup_printf ("%.10g", (double) (c->fills + c->updates)
+                                                     * info->action_scale));
+            g_ptr_array_add (cells, format_si (buffet_energy (r, leaf, b), "J"));
+            g_ptr_array_add (cells, g_strdup_printf ("%.10g b",
+                                                     leaf->cost->buffet_occupancy[b]));
+          }
+      }
+    append_table (s, "Per Einsum, component and tensor (counts in values, "
+                  "actions = values x bits per value / bits per action)",
+                  G_N_ELEMENTS (header), header, cells);
+  }
+  return g_string_free (s, FALSE);
+}
+
+static void
+add_number (JsonBuilder *b, const char *name, double value)
+{
+  json_builder_set_member_name (b, name);
+  if (isfinite (value))
+    json_builder_add_double_value (b, value);
+  else
+    json_builder_add_null_value (b);   /* JSON has no infinity */
+}
+
+static void
+add_int (JsonBuilder *b, const char *name, guint64 value)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_int_value (b, (gint64) MIN (value, (guint64) G_MAXINT64));
+}
+
+static void
+add_string (JsonBuilder *b, const char *name, const char *value)
+{
+  json_builder_set_member_name (b, name);
+  if (value != NULL)
+    json_builder_add_string_value (b, value);
+  else
+    json_builder_add_null_value (b);
+}
+
+static void
+add_einsum_json (const FfmCostReport *r, JsonBuilder *b, const Leaf *leaf)
+{
+  const FfmPmappingCost *c = leaf->cost;
+
+  json_builder_begin_object (b);
+  add_string (b, "name", ffm_workload_get_einsum (r->workload, leaf->einsum)->name);
+  add_string (b, "compute", ffm_arch_get_level (r->arch,
+                                                ffm_pmapping_model_get_compute_level (leaf->model))->name);
+  add_number (b, "energy_j", c->energy);
+  add_number (b, "latency_s", c->latency);
+  add_number (b, "dynamic_energy_j", c->dynamic_energy);
+  add_number (b, "leak_energy_j", c->leak_energy);
+  add_int (b, "operations", c->operations);
+  add_string (b, "status", ffm_cost_status_to_string (c->status));
+  json_builder_set_member_name (b, "per_component");
+  json_builder_begin_array (b);
+  for (guint l = 0; l < r->n_levels; l++)
+    {
+      const FfmLevel *level = ffm_arch_get_level (r->arch, l);
+      if (level->kind == FFM_LEVEL_FANOUT)
+        continue;
+      json_builder_begin_object (b);
+      add_string (b, "name", level->name);
+      add_number (b, "energy_j", c->level_energy[l]);
+      add_number (b, "latency_s", c->level_latency[l]);
+      if (level->kind == FFM_LEVEL_MEMORY)
+        {
+          add_number (b, "read_actions", c->level_read_actions[l]);
+          add_number (b, "write_actions", c->level_write_actions[l]);
+          add_number (b, "occupancy_bits", c->level_occupancy[l]);
+        }
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "per_tensor");
+  json_builder_begin_array (b);
+  for (guint k = 0; k < c->n_buffets; k++)
+    {
+      const FfmBuffetInfo *info = ffm_pmapping_model_get_buffet (leaf->model, k);
+      const FfmActionCounts *n = &c->counts[k];
+      json_builder_begin_object (b);
+      add_string (b, "component", ffm_arch_get_level (r->arch, info->level)->name);
+      add_string (b, "tensor", ffm_workload_get_tensor (r->workload, info->tensor)->name);
+      add_int (b, "reads", n->reads);
+      add_int (b, "fills", n->fills);
+      add_int (b, "drains", n->drains);
+      add_int (b, "updates", n->updates);
+      add_number (b, "read_actions", (double) (n->reads + n->drains) * info->action_scale);
+      add_number (b, "write_actions", (double) (n->fills + n->updates) * info->action_scale);
+      add_number (b, "energy_j", buffet_energy (r, leaf, k));
+      add_number (b, "occupancy_bits", c->buffet_occupancy[k]);
+      json_builder_set_member_name (b, "lifetime_depth");
+      json_builder_add_int_value (b, info->n_loops_above);
+      json_builder_set_member_name (b, "backing");
+      json_builder_add_boolean_value (b, info->backing);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+}
+
+char *
+ffm_cost_report_to_json (const FfmCostReport *r)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autoptr(JsonGenerator) gen = json_generator_new ();
+  g_autoptr(JsonNode) root = NULL;
+  guint n_tensors = ffm_workload_get_n_tensors (r->workload);
+  g_autofree double *tensor_energy = g_new0 (double, MAX (n_tensors, 1));
+
+  json_builder_begin_object (b);
+  add_string (b, "mapping", r->source);
+  add_string (b, "workload", ffm_workload_get_name (r->workload));
+  add_string (b, "architecture", ffm_arch_get_name (r->arch));
+  add_number (b, "energy_j", r->energy);
+  add_number (b, "latency_s", r->latency);
+  add_number (b, "edp_js", r->energy * r->latency);
+  add_number (b, "dynamic_energy_j", r->dynamic_energy);
+  add_number (b, "leak_energy_j", r->leak_energy);
+  json_builder_set_member_name (b, "fits");
+  json_builder_add_boolean_value (b, r->fits);
+  add_string (b, "problem", r->problem);
+
+  json_builder_set_member_name (b, "per_einsum");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < r->leaves->len; i++)
+    {
+      const Leaf *leaf = g_ptr_array_index (r->leaves, i);
+      add_einsum_json (r, b, leaf);
+      for (guint k = 0; k < leaf->cost->n_buffets; k++)
+        tensor_energy[ffm_pmapping_model_get_buffet (leaf->model, k)->tensor]
+          += buffet_energy (r, leaf, k);
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "per_component");
+  json_builder_begin_array (b);
+  for (guint l = 0; l < r->n_levels; l++)
+    {
+      const FfmLevel *level = ffm_arch_get_level (r->arch, l);
+      json_builder_begin_object (b);
+      add_string (b, "name", level->name);
+      add_string (b, "kind", level->kind == FFM_LEVEL_MEMORY ? "memory"
+                  : level->kind == FFM_LEVEL_FANOUT ? "fanout" : "compute");
+      add_number (b, "energy_j", r->level_energy[l]);
+      add_number (b, "leak_energy_j", r->level_leak[l]);
+      if (level->kind == FFM_LEVEL_MEMORY)
+        add_number (b, "peak_occupancy_bits", r->peak[l]);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "per_tensor");
+  json_builder_begin_array (b);
+  for (guint t = 0; t < n_tensors; t++)
+    {
+      json_builder_begin_object (b);
+      add_string (b, "name", ffm_workload_get_tensor (r->workload, t)->name);
+      add_number (b, "energy_j", tensor_energy[t]);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+
+  root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, TRUE);
+  json_generator_set_indent (gen, 2);
+  return json_generator_to_data (gen, NULL);
+}

@@ -1,0 +1,1658 @@
+/* ffm-pmapping-model.c: one Einsum's pmapping compiled into flat arrays, and
+ * its evaluation, the innermost loop of every search.
+ *
+ * Compiling resolves names to indices, checks the path against the workload
+ * and the architecture, places reservations (ffm-spec.md §3.2) and builds
+ * one *view* per tensor (§3.3): the loops, the tensor's holders (its storage
+ * nodes and the compute unit) and its reservations, with each spatial loop
+ * moved to just above the first holder its fanout replicates. A view is
+ * stored as a list of steps; each loop step carries the flags the counting
+ * needs (spatial, relevant to the tensor, multicast), each holder and
+ * reservation a tile expression (which loop gives the current tile of each
+ * rank variable).
+ *
+ * Evaluating walks every view once, top-down, keeping running products of
+ * the loops' iteration counts, and at each holder adds the closed form of
+ * the recursive accounting (§3.4, §3.4b; docs/cost-model.md) for the
+ * transfer between the holder and its parent. Nothing is allocated, nothing
+ * is looked up by name.
+ *
+ * Units: counts in values, actions = values x action_scale, bits, J, s. */
+#include "ffm-cost.h"
+#include "ffm-cost-private.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- Representation ---- */
+
+typedef enum {
+  REL_IRRELEVANT = 0,
+  REL_PARTIAL,          /* the variable appears in a multi-term index (p+r) */
+  REL_RELEVANT,         /* some rank is indexed by the variable alone */
+} Relevancy;
+
+enum {
+  STEP_LOOP = 1,
+  STEP_HOLDER,
+  STEP_RESERVATION,
+};
+
+enum {
+  LOOP_SPATIAL = 1 << 0,
+  LOOP_RELEVANT = 1 << 1,   /* temporal, relevant: multiplies first fills */
+  LOOP_MULTICAST = 1 << 2,  /* spatial, one parent transfer serves all instances */
+};
+
+/* Extent product of one access: ranks [first_rank, first_rank + n_ranks) of
+ * the model's rank table. */
+typedef struct {
+  guint16 first_rank;
+  guint16 n_ranks;
+} TileExpr;
+
+/* One step of a tensor's view. */
+typedef struct {
+  guint8 kind;              /* STEP_* */
+  guint8 flags;             /* LOOP_* for loop steps */
+  guint16 index;            /* loop, holder or buffet index */
+} Step;
+
+/* A holder of a tensor in its view: a storage buffet or the compute unit. */
+typedef struct {
+  int buffet;               /* -1 = the compute unit */
+  gboolean skip;            /* skips the initial fill of an output */
+  TileExpr tile;            /* tile held, at the holder */
+} Holder;
+
+/* One tensor's view. */
+typedef struct {
+  guint access;
+  gboolean output;          /* written by the Einsum (never for a copy) */
+  guint first_step;
+  guint n_steps;
+} View;
+
+typedef struct {
+  FfmBuffetInfo info;
+  TileExpr reservation;     /* tile at the reservation (occupancy) */
+  gboolean level_skip;      /* the memory skips initial output writes */
+} Buffet;
+
+/* The numbers of one architecture level that evaluation reads. */
+typedef struct {
+  FfmLevelKind kind;
+  gboolean on_path;
+  double read_energy;       /* J per action (compute: per operation) */
+  double write_energy;
+  double read_bandwidth;    /* actions per s per instance (compute: ops per s) */
+  double write_bandwidth;
+  gboolean separate_ports;
+  double size;              /* bits, memories */
+} LevelParams;
+
+struct _FfmPmappingModel {
+  FfmWorkload *workload;
+  FfmArch *arch;
+  char *source;
+  GPtrArray *nodes;         /* of const FfmMappingNode *, not owned */
+  guint einsum;
+  guint compute_level;
+  gboolean is_copy;
+
+  guint n_vars;
+  guint64 bounds[FFM_MAX_EINSUM_RANK_VARS];
+
+  guint n_loops;
+  FfmLoopInfo *loops;
+  guint64 *tiles;           /* default tiles, from the nodes */
+  guint16 *enclosing_src;   /* [n_loops] index into the evaluation's values */
+
+  guint n_buffets;
+  Buffet *buffets;
+  guint n_fanout_dims;
+  FfmFanoutDimInfo *fanout_dims;
+
+  guint n_views;
+  View views[FFM_MAX_EINSUM_TENSORS];
+  Step *steps;
+  Holder *holders;
+
+  guint16 *rank_first_term; /* rank table */
+  guint16 *rank_n_terms;
+  guint16 *term_src;        /* index into the evaluation's values */
+  guint64 *term_coef;
+
+  guint n_levels;
+  LevelParams *levels;
+  guint *path;
+  guint n_path;
+  double total_leak_power;  /* W: every level, every instance */
+};
+
+/* ---- Errors ---- */
+
+void
+ffm_cost_node_error (GError **error, const char *source,
+                     const FfmMappingNode *node, const char *format, ...)
+{
+  g_autofree char *message = NULL;
+  GString *text = g_string_new (NULL);
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  if (source != NULL)
+    g_string_append_printf (text, "%s:", source);
+  if (node != NULL && node->line > 0)
+    g_string_append_printf (text, "%d:", node->line);
+  if (text->len > 0)
+    g_string_append_c (text, ' ');
+  if (node != NULL && node->json_path != NULL)
+    g_string_append_printf (text, "%s: ", node->json_path);
+  g_string_append (text, message);
+  g_set_error_literal (error, FFM_MAPPING_ERROR, FFM_MAPPING_ERROR_INVALID,
+                       text->str);
+  g_string_free (text, TRUE);
+}
+
+const char *
+ffm_cost_status_to_string (FfmCostStatus status)
+{
+  switch (status)
+    {
+    case FFM_COST_VALID:
+      return "valid";
+    case FFM_COST_DOES_NOT_FIT:
+      return "does not fit";
+    case FFM_COST_FANOUT_EXCEEDED:
+      return "fanout exceeded";
+    case FFM_COST_BAD_TILES:
+      return "bad tiles";
+    case FFM_COST_OVERFLOW:
+      return "overflow";
+    default:
+      return "unknown";
+    }
+}
+
+/* ---- Compiling ---- */
+
+/* One node of the path as the compiler sees it (storage nodes are split
+ * into one entry per tensor the Einsum uses, in the node's order). */
+typedef enum {
+  ENTRY_STORAGE = 1,
+  ENTRY_LOOP,
+} EntryKind;
+
+typedef struct {
+  EntryKind kind;
+  guint node;               /* index in the path */
+  guint access;             /* STORAGE */
+  guint level;              /* STORAGE */
+  gboolean persistent;      /* STORAGE */
+  int buffet;               /* STORAGE: buffet index, -1 if dropped (copy) */
+  guint loop;               /* LOOP */
+} Entry;
+
+/* Everything the compiler builds before it is frozen into the model. */
+typedef struct {
+  FfmPmappingModel *m;
+  const FfmEinsum *einsum;
+  int *pathpos;             /* [n_levels] position on the compute path, -1 = off */
+  GArray *entries;          /* of Entry */
+  int *fanout_pathpos;      /* [n_loops] spatial loops: their fanout's path position */
+  guint64 *may_reuse;       /* [n_fanout_dims] access masks */
+  int *reservation_gap;     /* [n_buffets] entry after which the reservation sits */
+  Relevancy rel[FFM_MAX_EINSUM_TENSORS][FFM_MAX_EINSUM_RANK_VARS];
+  GArray *steps;            /* of Step */
+  GArray *holders;          /* of Holder */
+  GArray *rank_first_term;  /* of guint16 */
+  GArray *rank_n_terms;
+  GArray *term_src;
+  GArray *term_coef;        /* of guint64 */
+} Compiler;
+
+static const FfmMappingNode *
+path_node (const FfmPmappingModel *m, guint index)
+{
+  return g_ptr_array_index (m->nodes, index);
+}
+
+static gboolean
+fail_at (Compiler *c, guint node, GError **error, const char *format, ...)
+  G_GNUC_PRINTF (4, 5);
+
+static gboolean
+fail_at (Compiler *c, guint node, GError **error, const char *format, ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  ffm_cost_node_error (error, c->m->source, path_node (c->m, node), "%s",
+                       message);
+  return FALSE;
+}
+
+/* Re-labels an error from the architecture helpers with the node. */
+static gboolean
+fail_from (Compiler *c, guint node, GError *local, GError **error)
+{
+  fail_at (c, node, error, "%s", local->message);
+  g_error_free (local);
+  return FALSE;
+}
+
+static void
+compute_relevancy (Compiler *c)
+{
+  const FfmEinsum *e = c->einsum;
+
+  memset (c->rel, 0, sizeof c->rel);
+  for (guint a = 0; a < e->n_accesses; a++)
+    {
+      const FfmTensor *t = ffm_workload_get_tensor (c->m->workload,
+                                                    e->accesses[a].tensor);
+      for (guint r = 0; r < t->n_ranks; r++)
+        {
+          const FfmProjection *p = &e->accesses[a].projections[r];
+          for (guint k = 0; k < p->n_terms; k++)
+            {
+              guint v = p->terms[k].var;
+              if (p->n_terms == 1)
+                c->rel[a][v] = REL_RELEVANT;
+              else if (c->rel[a][v] == REL_IRRELEVANT)
+                c->rel[a][v] = REL_PARTIAL;
+            }
+        }
+    }
+}
+
+/* TRUE if some rank of access @a is indexed by an expression that uses both
+ * @v1 and @v2 (or @v1 when they are equal). */
+static gboolean
+share_index (const Compiler *c, guint a, guint v1, guint v2)
+{
+  const FfmEinsum *e = c->einsum;
+  const FfmTensor *t = ffm_workload_get_tensor (c->m->workload,
+                                                e->accesses[a].tensor);
+
+  for (guint r = 0; r < t->n_ranks; r++)
+    {
+      const FfmProjection *p = &e->accesses[a].projections[r];
+      gboolean has1 = FALSE, has2 = FALSE;
+      for (guint k = 0; k < p->n_terms; k++)
+        {
+          has1 |= p->terms[k].var == v1;
+          has2 |= p->terms[k].var == v2;
+        }
+      if (has1 && has2)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+resolve_compute (Compiler *c, GError **error)
+{
+  FfmPmappingModel *m = c->m;
+  guint last = m->nodes->len - 1;
+  const FfmMappingNode *node = path_node (m, last);
+  GError *local = NULL;
+  gboolean enabled;
+  int einsum, level;
+
+  if (node->kind != FFM_NODE_COMPUTE)
+    return fail_at (c, last, error, "a path must end in a compute node");
+  einsum = ffm_workload_find_einsum (m->workload, node->einsum);
+  if (einsum < 0)
+    return fail_at (c, last, error, "workload %s has no Einsum %s",
+                    ffm_workload_get_name (m->workload), node->einsum);
+  level = node->level != NULL ? ffm_arch_find_level (m->arch, node->level) : -1;
+  if (level < 0)
+    return fail_at (c, last, error, "architecture %s has no level %s",
+                    ffm_arch_get_name (m->arch),
+                    node->level != NULL ? node->level : "(none)");
+  if (ffm_arch_get_level (m->arch, level)->kind != FFM_LEVEL_COMPUTE)
+    return fail_at (c, last, error, "level %s is not a compute unit",
+                    node->level);
+  m->einsum = einsum;
+  m->compute_level = level;
+  c->einsum = ffm_workload_get_einsum (m->workload, einsum);
+  if (!ffm_arch_compute_enabled (m->arch, level, m->workload, einsum,
+                                 &enabled, &local))
+    return fail_from (c, last, local, error);
+  if (!enabled)
+    return fail_at (c, last, error,
+                    "compute unit %s does not serve Einsum %s (its `enabled` "
+                    "is false for it)", node->level, node->einsum);
+  m->is_copy = c->einsum->is_copy;
+  m->n_vars = c->einsum->n_rank_vars;
+  memcpy (m->bounds, c->einsum->rank_var_bounds, sizeof m->bounds);
+
+  m->path = ffm_arch_get_compute_path (m->arch, level, &m->n_path);
+  c->pathpos = g_new (int, m->n_levels);
+  for (guint i = 0; i < m->n_levels; i++)
+    c->pathpos[i] = -1;
+  for (guint i = 0; i < m->n_path; i++)
+    c->pathpos[m->path[i]] = i;
+  return TRUE;
+}
+
+/* The fanout level and dimension a spatial node names. The node may name
+ * the fanout itself, or (the reference's convention, where fanouts belong to
+ * a component) the level right below a fanout that has the dimension. */
+static gboolean
+resolve_fanout (Compiler *c, guint index, int *level_out, int *dim_out,
+                GError **error)
+{
+  const FfmMappingNode *node = path_node (c->m, index);
+  const FfmArch *arch = c->m->arch;
+  int level = node->level != NULL ? ffm_arch_find_level (arch, node->level) : -1;
+  const FfmLevel *l;
+
+  if (level < 0)
+    return fail_at (c, index, error, "architecture %s has no level %s",
+                    ffm_arch_get_name (arch),
+                    node->level != NULL ? node->level : "(none)");
+  l = ffm_arch_get_level (arch, level);
+  if (l->kind != FFM_LEVEL_FANOUT && level > 0
+      && ffm_arch_get_level (arch, level - 1)->kind == FFM_LEVEL_FANOUT)
+    {
+      level--;
+      l = ffm_arch_get_level (arch, level);
+    }
+  if (l->kind != FFM_LEVEL_FANOUT)
+    return fail_at (c, index, error,
+                    "level %s is not a fanout (spatial loops run across a "
+                    "fanout's instances)", node->level);
+  if (c->pathpos[level] < 0)
+    return fail_at (c, index, error,
+                    "fanout %s is not on the path of compute unit %s",
+                    l->name, ffm_arch_get_level (arch, c->m->compute_level)->name);
+  for (guint d = 0; d < l->u.fanout.n_dims; d++)
+    if (node->dimension != NULL
+        && strcmp (l->u.fanout.dims[d].name, node->dimension) == 0)
+      {
+        *level_out = level;
+        *dim_out = d;
+        return TRUE;
+      }
+  return fail_at (c, index, error, "fanout %s has no dimension %s", l->name,
+                  node->dimension != NULL ? node->dimension : "(none)");
+}
+
+static gboolean
+add_storage_entries (Compiler *c, guint index, GError **error)
+{
+  FfmPmappingModel *m = c->m;
+  const FfmMappingNode *node = path_node (m, index);
+  int level = node->level != NULL ? ffm_arch_find_level (m->arch, node->level) : -1;
+
+  if (level < 0)
+    return fail_at (c, index, error, "architecture %s has no level %s",
+                    ffm_arch_get_name (m->arch),
+                    node->level != NULL ? node->level : "(none)");
+  if (ffm_arch_get_level (m->arch, level)->kind != FFM_LEVEL_MEMORY)
+    return fail_at (c, index, error,
+                    "level %s is not a memory and cannot keep tensors",
+                    node->level);
+  if (c->pathpos[level] < 0)
+    return fail_at (c, index, error,
+                    "memory %s is not on the path of compute unit %s",
+                    node->level,
+                    ffm_arch_get_level (m->arch, m->compute_level)->name);
+  for (guint k = 0; node->tensors != NULL && node->tensors[k] != NULL; k++)
+    {
+      int tensor = ffm_workload_find_tensor (m->workload, node->tensors[k]);
+      int access;
+      Entry entry = { 0 };
+
+      if (tensor < 0)
+        return fail_at (c, index, error, "workload %s has no tensor %s",
+                        ffm_workload_get_name (m->workload), node->tensors[k]);
+      access = ffm_einsum_find_access (c->einsum, tensor);
+      if (access < 0)
+        continue;   /* another Einsum's tensor, above a split */
+      for (guint i = 0; i < c->entries->len; i++)
+        {
+          const Entry *e = &g_array_index (c->entries, Entry, i);
+          if (e->kind != ENTRY_STORAGE || e->access != (guint) access)
+            continue;
+          if (e->level == (guint) level)
+            return fail_at (c, index, error,
+                            "tensor %s is already kept in %s above this node",
+                            node->tensors[k], node->level);
+          if (c->pathpos[e->level] > c->pathpos[level])
+            return fail_at (c, index, error,
+                            "tensor %s is kept in %s, which is above %s where "
+                            "it is already kept: a tensor's storage nodes go "
+                            "from outer to inner memories",
+                            node->tensors[k], node->level,
+                            ffm_arch_get_level (m->arch, e->level)->name);
+        }
+      entry.kind = ENTRY_STORAGE;
+      entry.node = index;
+      entry.access = access;
+      entry.level = level;
+      entry.persistent = node->persistent;
+      entry.buffet = -1;
+      g_array_append_val (c->entries, entry);
+    }
+  return TRUE;
+}
+
+static gboolean
+add_loop_entry (Compiler *c, guint index, GArray *loops, GArray *tiles,
+                GArray *fanout_dims, GArray *fanout_pathpos, GError **error)
+{
+  FfmPmappingModel *m = c->m;
+  const FfmMappingNode *node = path_node (m, index);
+  int var = node->rank_var != NULL
+    ? ffm_einsum_find_rank_var (c->einsum, node->rank_var) : -1;
+  FfmLoopInfo loop = { 0 };
+  Entry entry = { 0 };
+  int fanout_pos = -1;
+
+  if (var < 0)
+    return fail_at (c, index, error,
+                    "loop over %s, a rank variable Einsum %s does not have "
+                    "(%s)", node->rank_var != NULL ? node->rank_var : "(none)",
+                    c->einsum->name, c->einsum->text);
+  if (loops->len >= FFM_COST_MAX_LOOPS)
+    return fail_at (c, index, error, "more than %d loops on one path",
+                    FFM_COST_MAX_LOOPS);
+  loop.node = index;
+  loop.rank_var = var;
+  loop.spatial = node->kind == FFM_NODE_SPATIAL;
+  loop.fanout_dim = -1;
+  loop.enclosing = -1;
+  for (int j = (int) loops->len - 1; j >= 0; j--)
+    if (g_array_index (loops, FfmLoopInfo, j).rank_var == (guint) var)
+      {
+        loop.enclosing = j;
+        break;
+      }
+  if (loop.spatial)
+    {
+      int level = -1, dim = -1;
+      guint64 allowed;
+      GError *local = NULL;
+      FfmFanoutDimInfo info = { 0 };
+      guint slot;
+
+      if (!resolve_fanout (c, index, &level, &dim, error))
+        return FALSE;
+      if (!ffm_arch_fanout_spatial_vars (m->arch, level, dim, m->workload,
+                                         m->einsum, &allowed, &local))
+        return fail_from (c, index, local, error);
+      if (!(allowed & (G_GUINT64_CONSTANT (1) << var)))
+        return fail_at (c, index, error,
+                        "a spatial loop over %s is not allowed on %s.%s (its "
+                        "`reuse` tensors or allowed rank variables exclude it)",
+                        node->rank_var,
+                        ffm_arch_get_level (m->arch, level)->name,
+                        ffm_arch_get_level (m->arch, level)->u.fanout.dims[dim].name);
+      for (slot = 0; slot < fanout_dims->len; slot++)
+        {
+          const FfmFanoutDimInfo *f = &g_array_index (fanout_dims,
+                                                      FfmFanoutDimInfo, slot);
+          if (f->level == (guint) level && f->dim == (guint) dim)
+            break;
+        }
+      if (slot == fanout_dims->len)
+        {
+          const FfmFanoutDim *fd =
+            &ffm_arch_get_level (m->arch, level)->u.fanout.dims[dim];
+          info.level = level;
+          info.dim = dim;
+          info.count = fd->count;
+          info.min_usage = fd->min_usage;
+          g_array_append_val (fanout_dims, info);
+        }
+      loop.fanout_dim = slot;
+      fanout_pos = c->pathpos[level];
+    }
+  g_array_append_val (fanout_pathpos, fanout_pos);
+  entry.kind = ENTRY_LOOP;
+  entry.node = index;
+  entry.loop = loops->len;
+  g_array_append_val (loops, loop);
+  g_array_append_val (tiles, node->tile);
+  g_array_append_val (c->entries, entry);
+  return TRUE;
+}
+
+static gboolean
+collect_entries (Compiler *c, GError **error)
+{
+  FfmPmappingModel *m = c->m;
+  g_autoptr(GArray) loops = g_array_new (FALSE, FALSE, sizeof (FfmLoopInfo));
+  g_autoptr(GArray) tiles = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr(GArray) fanout_dims = g_array_new (FALSE, FALSE,
+                                               sizeof (FfmFanoutDimInfo));
+  g_autoptr(GArray) fanout_pathpos = g_array_new (FALSE, FALSE, sizeof (int));
+
+  for (guint i = 0; i + 1 < m->nodes->len; i++)
+    {
+      const FfmMappingNode *node = path_node (m, i);
+      switch (node->kind)
+        {
+        case FFM_NODE_STORAGE:
+          if (!add_storage_entries (c, i, error))
+            return FALSE;
+          break;
+        case FFM_NODE_TEMPORAL:
+        case FFM_NODE_SPATIAL:
+          if (!add_loop_entry (c, i, loops, tiles, fanout_dims, fanout_pathpos,
+                               error))
+            return FALSE;
+          break;
+        case FFM_NODE_COMPUTE:
+        case FFM_NODE_SEQUENTIAL:
+        default:
+          return fail_at (c, i, error,
+                          "a compute or sequential node can only end a path");
+        }
+    }
+  m->n_loops = loops->len;
+  m->loops = (FfmLoopInfo *) g_array_free (g_steal_pointer (&loops), FALSE);
+  m->tiles = (guint64 *) g_array_free (g_steal_pointer (&tiles), FALSE);
+  m->n_fanout_dims = fanout_dims->len;
+  m->fanout_dims = (FfmFanoutDimInfo *)
+    g_array_free (g_steal_pointer (&fanout_dims), FALSE);
+  c->fanout_pathpos = (int *) g_array_free (g_steal_pointer (&fanout_pathpos),
+                                            FALSE);
+  m->enclosing_src = g_new (guint16, MAX (m->n_loops, 1));
+  for (guint j = 0; j < m->n_loops; j++)
+    m->enclosing_src[j] = m->loops[j].enclosing >= 0
+      ? (guint16) m->loops[j].enclosing
+      : (guint16) (m->n_loops + m->loops[j].rank_var);
+  return TRUE;
+}
+
+/* Every tensor of the Einsum kept somewhere, and only where allowed. */
+static gboolean
+check_storage (Compiler *c, GError **error)
+{
+  FfmPmappingModel *m = c->m;
+  const FfmEinsum *e = c->einsum;
+  g_autofree guint64 *kept = g_new0 (guint64, m->n_levels);
+  guint64 stored = 0;
+
+  for (guint i = 0; i < c->entries->len; i++)
+    {
+      const Entry *en = &g_array_index (c->entries, Entry, i);
+      if (en->kind != ENTRY_STORAGE)
+        continue;
+      kept[en->level] |= G_GUINT64_CONSTANT (1) << en->access;
+      stored |= G_GUINT64_CONSTANT (1) << en->access;
+    }
+  for (guint a = 0; a < e->n_accesses; a++)
+    if (!(stored & (G_GUINT64_CONSTANT (1) << a)))
+      return fail_at (c, m->nodes->len - 1, error,
+                      "tensor %s of Einsum %s is not kept in any memory on "
+                      "this path",
+                      ffm_workload_get_tensor (m->workload,
+                                               e->accesses[a].tensor)->name,
+                      e->name);
+  for (guint p = 0; p < m->n_path; p++)
+    {
+      guint level = m->path[p];
+      guint64 must, may, bad;
+      GError *local = NULL;
+
+      if (kept[level] == 0)
+        continue;
+      if (!ffm_arch_eval_keep (m->arch, level, m->workload, m->einsum, kept,
+                               &must, &may, &local))
+        {
+          for (guint i = 0; i < c->entries->len; i++)
+            {
+              const Entry *en = &g_array_index (c->entries, Entry, i);
+              if (en->kind == ENTRY_STORAGE && en->level == level)
+                return fail_from (c, en->node, local, error);
+            }
+          g_propagate_error (error, local);
+          return FALSE;
+        }
+      bad = kept[level] & ~may;
+      if (bad == 0)
+        continue;
+      for (guint i = 0; i < c->entries->len; i++)
+        {
+          const Entry *en = &g_array_index (c->entries, Entry, i);
+          if (en->kind == ENTRY_STORAGE && en->level == level
+              && (bad & (G_GUINT64_CONSTANT (1) << en->access)))
+            {
+              const FfmMemorySpec *ms =
+                &ffm_arch_get_level (m->arch, level)->u.memory;
+              return fail_at (c, en->node, error,
+                              "memory %s may not keep tensor %s for Einsum %s "
+                              "(keep: %s; may_keep: %s)",
+                              ffm_arch_get_level (m->arch, level)->name,
+                              ffm_workload_get_tensor (m->workload,
+                                                       e->accesses[en->access].tensor)->name,
+                              e->name,
+                              ms->keep != NULL ? ms->keep : "nothing",
+                              ms->may_keep != NULL ? ms->may_keep
+                              : (ms->keep != NULL ? "nothing" : "all"));
+            }
+        }
+    }
+  return TRUE;
+}
+
+/* A copy Einsum moves its source to its destination: its storage nodes
+ * become one chain of holders of the source, one per memory (the first
+ * node of each memory), down to the deeper of the two backing nodes
+ * (ffm-spec.md §3.8; docs/cost-model.md). */
+static gboolean
+rewrite_copy (Compiler *c, GError **error)
+{
+  FfmPmappingModel *m = c->m;
+  guint source = 0, dest = c->einsum->output_access;
+  int backing_source = -1, backing_dest = -1, last, prev_pos = -1;
+  g_autofree gboolean *level_seen = g_new0 (gboolean, m->n_levels);
+  GArray *kept = g_array_new (FALSE, FALSE, sizeof (Entry));
+
+  for (guint i = 0; i < c->entries->len; i++)
+    {
+      const Entry *en = &g_array_index (c->entries, Entry, i);
+      if (en->kind != ENTRY_STORAGE)
+        continue;
+      if (en->access == source && backing_source < 0)
+        backing_source = i;
+      if (en->access == dest && backing_dest < 0)
+        backing_dest = i;
+    }
+  last = MAX (backing_source, backing_dest);
+  for (guint i = 0; i < c->entries->len; i++)
+    {
+      Entry en = g_array_index (c->entries, Entry, i);
+      if (en.kind == ENTRY_STORAGE)
+        {
+          if ((int) i > last || level_seen[en.level])
+            continue;
+          level_seen[en.level] = TRUE;
+          if (c->pathpos[en.level] < prev_pos)
+            {
+              g_array_free (kept, TRUE);
+              return fail_at (c, en.node, error,
+                              "copy Einsum %s: memory %s is above a memory kept "
+                              "earlier on the path", c->einsum->name,
+                              ffm_arch_get_level (m->arch, en.level)->name);
+            }
+          prev_pos = c->pathpos[en.level];
+          en.access = source;
+          en.persistent = FALSE;
+        }
+      g_array_append_val (kept, en);
+    }
+  g_array_free (c->entries, TRUE);
+  c->entries = kept;
+  return TRUE;
+}
+
+static void
+create_buffets (Compiler *c)
+{
+  FfmPmappingModel *m = c->m;
+  GArray *buffets = g_array_new (FALSE, TRUE, sizeof (Buffet));
+  guint64 seen = 0;
+
+  for (guint i = 0; i < c->entries->len; i++)
+    {
+      Entry *en = &g_array_index (c->entries, Entry, i);
+      const FfmLevel *level;
+      Buffet b = { 0 };
+
+      if (en->kind != ENTRY_STORAGE)
+        continue;
+      level = ffm_arch_get_level (m->arch, en->level);
+      b.info.level = en->level;
+      b.info.access = en->access;
+      b.info.tensor = c->einsum->accesses[en->access].tensor;
+      b.info.backing = !(seen & (G_GUINT64_CONSTANT (1) << en->access));
+      b.info.persistent = en->persistent;
+      b.info.node = en->node;
+      b.level_skip = level->u.memory.skip_initial_output_write && !m->is_copy;
+      seen |= G_GUINT64_CONSTANT (1) << en->access;
+      en->buffet = buffets->len;
+      g_array_append_val (buffets, b);
+    }
+  m->n_buffets = buffets->len;
+  m->buffets = (Buffet *) g_array_free (buffets, FALSE);
+}
+
+static gboolean
+buffet_numbers (Compiler *c, GError **error)
+{
+  FfmPmappingModel *m = c->m;
+
+  for (guint b = 0; b < m->n_buffets; b++)
+    {
+      Buffet *bf = &m->buffets[b];
+      GError *local = NULL;
+      double bits;
+
+      if (!ffm_arch_bits_per_value (m->arch, bf->info.level, m->workload,
+                                    m->einsum, bf->info.access, &bits, &local))
+        return fail_from (c, bf->info.node, local, error);
+      bf->info.bits_per_value = bits;
+      bf->info.action_scale =
+        bits / ffm_arch_get_level (m->arch, bf->info.level)->u.memory.bits_per_action;
+    }
+  for (guint p = 0; p < m->n_path; p++)
+    {
+      guint level = m->path[p];
+      GError *local = NULL;
+      if (m->levels[level].kind != FFM_LEVEL_MEMORY)
+        continue;
+      if (!ffm_arch_memory_size (m->arch, level, m->workload, m->einsum,
+                                 &m->levels[level].size, &local))
+        return fail_from (c, m->nodes->len - 1, local, error);
+    }
+  for (guint d = 0; d < m->n_fanout_dims; d++)
+    {
+      GError *local = NULL;
+      if (!ffm_arch_fanout_reuse_masks (m->arch, m->fanout_dims[d].level,
+                                        m->fanout_dims[d].dim, m->workload,
+                                        m->einsum, NULL, &c->may_reuse[d],
+                                        &local))
+        return fail_from (c, m->nodes->len - 1, local, error);
+    }
+  return TRUE;
+}
+
+/* Where each buffet's reservation sits (ffm-spec.md §3.2): right below a
+ * backing, persistent or copy storage node; otherwise it sinks past
+ * temporal loops relevant to the tensor and spatial loops of its own
+ * memory's fanout, stopping above an irrelevant temporal loop, another
+ * fanout's spatial loop, any storage node or the compute unit, and below a
+ * partially relevant loop. */
+static void
+place_reservations (Compiler *c)
+{
+  FfmPmappingModel *m = c->m;
+
+  c->reservation_gap = g_new (int, MAX (m->n_buffets, 1));
+  for (guint i = 0; i < c->entries->len; i++)
+    {
+      const Entry *en = &g_array_index (c->entries, Entry, i);
+      const Buffet *b;
+      guint k;
+
+      if (en->kind != ENTRY_STORAGE)
+        continue;
+      b = &m->buffets[en->buffet];
+      if (b->info.backing || b->info.persistent || m->is_copy)
+        {
+          c->reservation_gap[en->buffet] = i;
+          continue;
+        }
+      for (k = i + 1; k < c->entries->len; k++)
+        {
+          const Entry *next = &g_array_index (c->entries, Entry, k);
+          const FfmLoopInfo *loop;
+          if (next->kind == ENTRY_STORAGE)
+            break;
+          loop = &m->loops[next->loop];
+          if (loop->spatial)
+            {
+              if (c->fanout_pathpos[next->loop] + 1 == c->pathpos[en->level])
+                continue;
+              break;
+            }
+          if (c->rel[en->access][loop->rank_var] == REL_RELEVANT)
+            continue;
+          if (c->rel[en->access][loop->rank_var] == REL_PARTIAL)
+            k++;
+          break;
+        }
+      c->reservation_gap[en->buffet] = (int) k - 1;
+    }
+}
+
+/* ---- Views ---- */
+
+enum {
+  ITEM_LOOP = 1,
+  ITEM_HOLDER,
+  ITEM_RESERVATION,
+};
+
+typedef struct {
+  int kind;
+  int index;                /* loop, buffet (-1 for compute) */
+  int order;                /* original position, for loops */
+  int pathpos;              /* holders */
+} Item;
+
+static TileExpr
+add_tile_expr (Compiler *c, guint access, const guint16 *cur_src)
+{
+  const FfmEinsum *e = c->einsum;
+  const FfmTensor *t = ffm_workload_get_tensor (c->m->workload,
+                                                e->accesses[access].tensor);
+  TileExpr expr;
+
+  expr.first_rank = c->rank_n_terms->len;
+  expr.n_ranks = t->n_ranks;
+  for (guint r = 0; r < t->n_ranks; r++)
+    {
+      const FfmProjection *p = &e->accesses[access].projections[r];
+      guint16 first = c->term_src->len, n = p->n_terms;
+      g_array_append_val (c->rank_first_term, first);
+      g_array_append_val (c->rank_n_terms, n);
+      for (guint k = 0; k < p->n_terms; k++)
+        {
+          guint16 src = cur_src[p->terms[k].var];
+          guint64 coef = (guint64) p->terms[k].coefficient;
+          g_array_append_val (c->term_src, src);
+          g_array_append_val (c->term_coef, coef);
+        }
+    }
+  return expr;
+}
+
+/* The tensor's view before spatial loops move: temporal loops, the
+ * tensor's holders and reservations, in path order. */
+static guint
+view_items (Compiler *c, guint access, Item *items)
+{
+  FfmPmappingModel *m = c->m;
+  guint n = 0;
+
+  for (guint i = 0; i < c->entries->len; i++)
+    {
+      const Entry *en = &g_array_index (c->entries, Entry, i);
+      if (en->kind == ENTRY_LOOP && !m->loops[en->loop].spatial)
+        items[n++] = (Item) { ITEM_LOOP, en->loop, en->loop, -1 };
+      else if (en->kind == ENTRY_STORAGE && en->access == access)
+        items[n++] = (Item) { ITEM_HOLDER, en->buffet, -1,
+                              c->pathpos[en->level] };
+      for (guint b = 0; b < m->n_buffets; b++)
+        if (m->buffets[b].info.access == access && c->reservation_gap[b] == (int) i)
+          items[n++] = (Item) { ITEM_RESERVATION, b, -1, -1 };
+    }
+  if (!m->is_copy)
+    items[n++] = (Item) { ITEM_HOLDER, -1, -1, c->pathpos[m->compute_level] };
+  return n;
+}
+
+/* Moves every spatial loop to just above the first holder its fanout
+ * replicates, then restores the path order inside each run of loops. */
+static guint
+place_spatial_loops (Compiler *c, const Item *items, guint n_items, Item *out)
+{
+  FfmPmappingModel *m = c->m;
+  gboolean *placed = g_newa (gboolean, MAX (m->n_loops, 1));
+  guint n = 0;
+
+  memset (placed, 0, sizeof (gboolean) * MAX (m->n_loops, 1));
+  for (guint i = 0; i < n_items; i++)
+    {
+      if (items[i].kind == ITEM_HOLDER)
+        for (guint j = 0; j < m->n_loops; j++)
+          if (m->loops[j].spatial && !placed[j]
+              && c->fanout_pathpos[j] < items[i].pathpos)
+            {
+              out[n++] = (Item) { ITEM_LOOP, j, j, -1 };
+              placed[j] = TRUE;
+            }
+      out[n++] = items[i];
+    }
+  for (guint j = 0; j < m->n_loops; j++)
+    if (m->loops[j].spatial && !placed[j])
+      out[n++] = (Item) { ITEM_LOOP, j, j, -1 };
+
+  for (guint i = 0; i < n; )
+    {
+      guint end = i;
+      while (end < n && out[end].kind == ITEM_LOOP)
+        end++;
+      for (guint a = i + 1; a < end; a++)       /* insertion sort of the run */
+        for (guint b = a; b > i && out[b - 1].order > out[b].order; b--)
+          {
+            Item tmp = out[b];
+            out[b] = out[b - 1];
+            out[b - 1] = tmp;
+          }
+      i = end > i ? end : i + 1;
+    }
+  return n;
+}
+
+static gboolean
+check_view_order (Compiler *c, guint access, const Item *view, guint n,
+                  GError **error)
+{
+  FfmPmappingModel *m = c->m;
+
+  for (guint p = 0; p < n; p++)
+    for (guint q = p + 1; q < n; q++)
+      {
+        const FfmLoopInfo *lp, *lq;
+        if (view[p].kind != ITEM_LOOP || view[q].kind != ITEM_LOOP
+            || view[p].index < view[q].index)
+          continue;
+        lp = &m->loops[view[p].index];
+        lq = &m->loops[view[q].index];
+        if (share_index (c, access, lp->rank_var, lq->rank_var))
+          return fail_at (c, lp->node, error,
+                          "for tensor %s this spatial loop would move across "
+                          "the loop over %s (%s), and both index the tensor: "
+                          "put the spatial loop just above the first storage "
+                          "node its fanout replicates",
+                          ffm_workload_get_tensor (m->workload,
+                                                   c->einsum->accesses[access].tensor)->name,
+                          c->einsum->rank_var_names[lq->rank_var],
+                          path_node (m, lq->node)->json_path != NULL
+                          ? path_node (m, lq->node)->json_path : "below");
+      }
+  return TRUE;
+}
+
+static void
+emit_view (Compiler *c, guint access, const Item *view, guint n)
+{
+  FfmPmappingModel *m = c->m;
+  View *v = &m->views[m->n_views++];
+  guint16 cur_src[FFM_MAX_EINSUM_RANK_VARS];
+  int loops_above = 0;
+
+  v->access = access;
+  v->output = access == c->einsum->output_access && !m->is_copy;
+  v->first_step = c->steps->len;
+  for (guint var = 0; var < m->n_vars; var++)
+    cur_src[var] = m->n_loops + var;
+
+  for (guint i = 0; i < n; i++)
+    {
+      Step step = { 0 };
+      if (view[i].kind == ITEM_LOOP)
+        {
+          const FfmLoopInfo *loop = &m->loops[view[i].index];
+          Relevancy rel = c->rel[access][loop->rank_var];
+          step.kind = STEP_LOOP;
+          step.index = view[i].index;
+          if (loop->spatial)
+            {
+              step.flags |= LOOP_SPATIAL;
+              if (rel == REL_IRRELEVANT
+                  && (c->may_reuse[loop->fanout_dim] & (G_GUINT64_CONSTANT (1) << access)))
+                step.flags |= LOOP_MULTICAST;
+            }
+          else if (rel == REL_RELEVANT)
+            step.flags |= LOOP_RELEVANT;
+          cur_src[loop->rank_var] = view[i].index;
+          loops_above++;
+        }
+      else if (view[i].kind == ITEM_HOLDER)
+        {
+          Holder h;
+          h.buffet = view[i].index;
+          h.skip = h.buffet >= 0 ? m->buffets[h.buffet].level_skip : !m->is_copy;
+          h.tile = add_tile_expr (c, access, cur_src);
+          step.kind = STEP_HOLDER;
+          step.index = c->holders->len;
+          g_array_append_val (c->holders, h);
+        }
+      else
+        {
+          Buffet *b = &m->buffets[view[i].index];
+          step.kind = STEP_RESERVATION;
+          step.index = view[i].index;
+          b->reservation = add_tile_expr (c, access, cur_src);
+          b->info.n_loops_above = b->info.persistent ? -1 : loops_above;
+        }
+      g_array_append_val (c->steps, step);
+    }
+  v->n_steps = c->steps->len - v->first_step;
+}
+
+static gboolean
+build_views (Compiler *c, GError **error)
+{
+  FfmPmappingModel *m = c->m;
+  guint cap = c->entries->len + m->n_buffets + m->n_loops + 2;
+  g_autofree Item *items = g_new (Item, cap);
+  g_autofree Item *view = g_new (Item, cap);
+
+  c->steps = g_array_new (FALSE, FALSE, sizeof (Step));
+  c->holders = g_array_new (FALSE, FALSE, sizeof (Holder));
+  c->rank_first_term = g_array_new (FALSE, FALSE, sizeof (guint16));
+  c->rank_n_terms = g_array_new (FALSE, FALSE, sizeof (guint16));
+  c->term_src = g_array_new (FALSE, FALSE, sizeof (guint16));
+  c->term_coef = g_array_new (FALSE, FALSE, sizeof (guint64));
+
+  for (guint a = 0; a < c->einsum->n_accesses; a++)
+    {
+      guint n_items, n;
+      if (m->is_copy && a != 0)
+        continue;   /* the copy's holders all hold the source */
+      n_items = view_items (c, a, items);
+      n = place_spatial_loops (c, items, n_items, view);
+      if (!check_view_order (c, a, view, n, error))
+        return FALSE;
+      emit_view (c, a, view, n);
+    }
+  m->steps = (Step *) g_array_free (g_steal_pointer (&c->steps), FALSE);
+  m->holders = (Holder *) g_array_free (g_steal_pointer (&c->holders), FALSE);
+  m->rank_first_term = (guint16 *) g_array_free (g_steal_pointer (&c->rank_first_term), FALSE);
+  m->rank_n_terms = (guint16 *) g_array_free (g_steal_pointer (&c->rank_n_terms), FALSE);
+  m->term_src = (guint16 *) g_array_free (g_steal_pointer (&c->term_src), FALSE);
+  m->term_coef = (guint64 *) g_array_free (g_steal_pointer (&c->term_coef), FALSE);
+  return TRUE;
+}
+
+static void
+cache_levels (FfmPmappingModel *m)
+{
+  m->n_levels = ffm_arch_get_n_levels (m->arch);
+  m->levels = g_new0 (LevelParams, m->n_levels);
+  m->total_leak_power = 0;
+  for (guint i = 0; i < m->n_levels; i++)
+    {
+      const FfmLevel *l = ffm_arch_get_level (m->arch, i);
+      LevelParams *p = &m->levels[i];
+      p->kind = l->kind;
+      if (l->kind == FFM_LEVEL_MEMORY)
+        {
+          p->read_energy = l->u.memory.read_energy;
+          p->write_energy = l->u.memory.write_energy;
+          p->read_bandwidth = l->u.memory.read_bandwidth;
+          p->write_bandwidth = l->u.memory.write_bandwidth;
+          p->separate_ports = l->u.memory.ports == FFM_PORTS_SEPARATE;
+          p->size = l->u.memory.size;
+        }
+      else if (l->kind == FFM_LEVEL_COMPUTE)
+        {
+          p->read_energy = l->u.compute.energy;
+          p->read_bandwidth = l->u.compute.throughput;
+        }
+      m->total_leak_power += l->leak_power
+        * (double) ffm_arch_get_instances_above (m->arch, i);
+    }
+}
+
+static void
+compiler_clear (Compiler *c)
+{
+  g_free (c->pathpos);
+  if (c->entries != NULL)
+    g_array_free (c->entries, TRUE);
+  g_free (c->fanout_pathpos);
+  g_free (c->may_reuse);
+  g_free (c->reservation_gap);
+  if (c->steps != NULL)
+    g_array_free (c->steps, TRUE);
+  if (c->holders != NULL)
+    g_array_free (c->holders, TRUE);
+  if (c->rank_first_term != NULL)
+    g_array_free (c->rank_first_term, TRUE);
+  if (c->rank_n_terms != NULL)
+    g_array_free (c->rank_n_terms, TRUE);
+  if (c->term_src != NULL)
+    g_array_free (c->term_src, TRUE);
+  if (c->term_coef != NULL)
+    g_array_free (c->term_coef, TRUE);
+}
+
+FfmPmappingModel *
+ffm_pmapping_model_new (const FfmWorkload *workload, const FfmArch *arch,
+                        const FfmMappingNode *const *nodes, guint n_nodes,
+                        const char *source, GError **error)
+{
+  g_autoptr(FfmPmappingModel) m = NULL;
+  Compiler c = { 0 };
+  gboolean ok;
+
+  g_return_val_if_fail (workload != NULL && arch != NULL, NULL);
+  g_return_val_if_fail (nodes != NULL && n_nodes > 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  m = g_new0 (FfmPmappingModel, 1);
+  m->workload = ffm_workload_ref ((FfmWorkload *) workload);
+  m->arch = ffm_arch_ref ((FfmArch *) arch);
+  m->source = g_strdup (source);
+  m->nodes = g_ptr_array_new ();
+  for (guint i = 0; i < n_nodes; i++)
+    g_ptr_array_add (m->nodes, (gpointer) nodes[i]);
+  cache_levels (m);
+
+  c.m = m;
+  c.entries = g_array_new (FALSE, TRUE, sizeof (Entry));
+  ok = resolve_compute (&c, error);
+  if (ok)
+    {
+      compute_relevancy (&c);
+      ok = collect_entries (&c, error) && check_storage (&c, error)
+        && (!m->is_copy || rewrite_copy (&c, error));
+    }
+  if (ok)
+    {
+      for (guint p = 0; p < m->n_path; p++)
+        m->levels[m->path[p]].on_path = TRUE;
+      create_buffets (&c);
+      c.may_reuse = g_new0 (guint64, MAX (m->n_fanout_dims, 1));
+      ok = buffet_numbers (&c, error);
+    }
+  if (ok)
+    {
+      place_reservations (&c);
+      ok = build_views (&c, error);
+    }
+  compiler_clear (&c);
+  if (!ok)
+    return NULL;
+  return g_steal_pointer (&m);
+}
+
+void
+ffm_pmapping_model_free (FfmPmappingModel *m)
+{
+  if (m == NULL)
+    return;
+  ffm_workload_unref (m->workload);
+  ffm_arch_unref (m->arch);
+  g_free (m->source);
+  g_ptr_array_unref (m->nodes);
+  g_free (m->loops);
+  g_free (m->tiles);
+  g_free (m->enclosing_src);
+  g_free (m->buffets);
+  g_free (m->fanout_dims);
+  g_free (m->steps);
+  g_free (m->holders);
+  g_free (m->rank_first_term);
+  g_free (m->rank_n_terms);
+  g_free (m->term_src);
+  g_free (m->term_coef);
+  g_free (m->levels);
+  g_free (m->path);
+  g_free (m);
+}
+
+/* ---- Reading ---- */
+
+guint
+ffm_pmapping_model_get_einsum (const FfmPmappingModel *m)
+{
+  return m->einsum;
+}
+
+guint
+ffm_pmapping_model_get_compute_level (const FfmPmappingModel *m)
+{
+  return m->compute_level;
+}
+
+guint
+ffm_pmapping_model_get_n_loops (const FfmPmappingModel *m)
+{
+  return m->n_loops;
+}
+
+const FfmLoopInfo *
+ffm_pmapping_model_get_loop (const FfmPmappingModel *m, guint loop)
+{
+  g_return_val_if_fail (loop < m->n_loops, NULL);
+  return &m->loops[loop];
+}
+
+const guint64 *
+ffm_pmapping_model_get_tiles (const FfmPmappingModel *m)
+{
+  return m->tiles;
+}
+
+guint
+ffm_pmapping_model_get_n_buffets (const FfmPmappingModel *m)
+{
+  return m->n_buffets;
+}
+
+const FfmBuffetInfo *
+ffm_pmapping_model_get_buffet (const FfmPmappingModel *m, guint buffet)
+{
+  g_return_val_if_fail (buffet < m->n_buffets, NULL);
+  return &m->buffets[buffet].info;
+}
+
+guint
+ffm_pmapping_model_get_n_fanout_dims (const FfmPmappingModel *m)
+{
+  return m->n_fanout_dims;
+}
+
+const FfmFanoutDimInfo *
+ffm_pmapping_model_get_fanout_dim (const FfmPmappingModel *m, guint index)
+{
+  g_return_val_if_fail (index < m->n_fanout_dims, NULL);
+  return &m->fanout_dims[index];
+}
+
+double
+ffm_pmapping_model_get_level_size (const FfmPmappingModel *m, guint level)
+{
+  g_return_val_if_fail (level < m->n_levels, 0);
+  return m->levels[level].size;
+}
+
+const FfmMappingNode *
+ffm_pmapping_model_get_node (const FfmPmappingModel *m, guint node)
+{
+  g_return_val_if_fail (node < m->nodes->len, NULL);
+  return g_ptr_array_index (m->nodes, node);
+}
+
+guint
+ffm_pmapping_model_get_n_nodes (const FfmPmappingModel *m)
+{
+  return m->nodes->len;
+}
+
+gboolean
+ffm_pmapping_model_check_tiles (const FfmPmappingModel *m,
+                                const guint64 *tiles, GError **error)
+{
+  const FfmEinsum *e = ffm_workload_get_einsum (m->workload, m->einsum);
+
+  if (tiles == NULL)
+    tiles = m->tiles;
+  for (guint j = 0; j < m->n_loops; j++)
+    {
+      const FfmLoopInfo *loop = &m->loops[j];
+      guint64 enclosing = loop->enclosing >= 0 ? tiles[loop->enclosing]
+        : m->bounds[loop->rank_var];
+      const char *var = e->rank_var_names[loop->rank_var];
+
+      if (tiles[j] == 0)
+        {
+          ffm_cost_node_error (error, m->source, path_node (m, loop->node),
+                               "tile of the loop over %s must be at least 1",
+                               var);
+          return FALSE;
+        }
+      if (tiles[j] > enclosing || enclosing % tiles[j] != 0)
+        {
+          ffm_cost_node_error (error, m->source, path_node (m, loop->node),
+                               "tile %" G_GUINT64_FORMAT " of the loop over %s "
+                               "does not divide its enclosing tile %"
+                               G_GUINT64_FORMAT " (%s; only perfect "
+                               "factorizations are supported)",
+                               tiles[j], var, enclosing,
+                               loop->enclosing >= 0 ? "the tile of the loop "
+                               "above" : "the bound of the rank variable");
+          return FALSE;
+        }
+    }
+  for (guint v = 0; v < m->n_vars; v++)
+    {
+      int last = -1;
+      if (m->bounds[v] <= 1)
+        continue;
+      for (guint j = 0; j < m->n_loops; j++)
+        if (m->loops[j].rank_var == v)
+          last = j;
+      if (last < 0 || tiles[last] != 1)
+        {
+          ffm_cost_node_error (error, m->source,
+                               path_node (m, m->nodes->len - 1),
+                               "rank variable %s of Einsum %s (bound %"
+                               G_GUINT64_FORMAT ") is never looped down to "
+                               "tile 1: the innermost loop over %s must have "
+                               "tile 1 so that the compute unit handles one "
+                               "point", e->rank_var_names[v], e->name,
+                               m->bounds[v], e->rank_var_names[v]);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* ---- Evaluating ---- */
+
+FfmPmappingCost *
+ffm_pmapping_cost_new (const FfmPmappingModel *m)
+{
+  FfmPmappingCost *cost = g_new0 (FfmPmappingCost, 1);
+  guint nl = MAX (m->n_levels, 1), nb = MAX (m->n_buffets, 1);
+
+  cost->n_levels = m->n_levels;
+  cost->level_energy = g_new0 (double, nl);
+  cost->level_latency = g_new0 (double, nl);
+  cost->level_occupancy = g_new0 (double, nl);
+  cost->level_read_actions = g_new0 (double, nl);
+  cost->level_write_actions = g_new0 (double, nl);
+  cost->level_unit_read_actions = g_new0 (double, nl);
+  cost->level_unit_write_actions = g_new0 (double, nl);
+  cost->n_buffets = m->n_buffets;
+  cost->counts = g_new0 (FfmActionCounts, nb);
+  cost->unit_counts = g_new0 (FfmActionCounts, nb);
+  cost->buffet_occupancy = g_new0 (double, nb);
+  cost->n_fanout_dims = m->n_fanout_dims;
+  cost->fanout_used = g_new0 (guint64, MAX (m->n_fanout_dims, 1));
+  return cost;
+}
+
+void
+ffm_pmapping_cost_free (FfmPmappingCost *cost)
+{
+  if (cost == NULL)
+    return;
+  g_free (cost->level_energy);
+  g_free (cost->level_latency);
+  g_free (cost->level_occupancy);
+  g_free (cost->level_read_actions);
+  g_free (cost->level_write_actions);
+  g_free (cost->level_unit_read_actions);
+  g_free (cost->level_unit_write_actions);
+  g_free (cost->counts);
+  g_free (cost->unit_counts);
+  g_free (cost->buffet_occupancy);
+  g_free (cost->fanout_used);
+  g_free (cost);
+}
+
+static void
+reset_cost (const FfmPmappingModel *m, FfmPmappingCost *out)
+{
+  gsize nl = sizeof (double) * m->n_levels;
+
+  out->status = FFM_COST_VALID;
+  out->bad_level = -1;
+  out->bad_dim = -1;
+  out->excess = 0;
+  out->energy = out->dynamic_energy = out->leak_energy = out->latency = 0;
+  out->operations = out->steps = 0;
+  memset (out->level_energy, 0, nl);
+  memset (out->level_latency, 0, nl);
+  memset (out->level_occupancy, 0, nl);
+  memset (out->level_read_actions, 0, nl);
+  memset (out->level_write_actions, 0, nl);
+  memset (out->level_unit_read_actions, 0, nl);
+  memset (out->level_unit_write_actions, 0, nl);
+  memset (out->counts, 0, sizeof (FfmActionCounts) * m->n_buffets);
+  memset (out->unit_counts, 0, sizeof (FfmActionCounts) * m->n_buffets);
+  memset (out->buffet_occupancy, 0, sizeof (double) * m->n_buffets);
+}
+
+/* Overflow-checked arithmetic: a wrapped count would be a wrong answer, so
+ * overflow sets a flag that makes the result FFM_COST_OVERFLOW. */
+static inline guint64
+mul (guint64 a, guint64 b, gboolean *ovf)
+{
+  guint64 r;
+  if (G_UNLIKELY (__builtin_mul_overflow (a, b, &r)))
+    *ovf = TRUE;
+  return r;
+}
+
+static inline void
+add (guint64 *acc, guint64 v, gboolean *ovf)
+{
+  if (G_UNLIKELY (__builtin_add_overflow (*acc, v, acc)))
+    *ovf = TRUE;
+}
+
+static inline guint64
+tile_of (const FfmPmappingModel *m, TileExpr e, const guint64 *vals)
+{
+  guint64 v = 1;
+
+  for (guint r = e.first_rank; r < (guint) e.first_rank + e.n_ranks; r++)
+    {
+      guint64 extent = 1;
+      guint t0 = m->rank_first_term[r], t1 = t0 + m->rank_n_terms[r];
+      for (guint t = t0; t < t1; t++)
+        extent += m->term_coef[t] * (vals[m->term_src[t]] - 1);
+      v *= extent;  /* tiles never exceed the footprint, which fits (workload load) */
+    }
+  return v;
+}
+
+/* Running products of iteration counts while walking a view top-down. */
+typedef struct {
+  guint64 all;              /* every loop above */
+  guint64 temporal;         /* temporal loops above */
+  guint64 first;            /* relevant temporal loops and all spatial loops:
+                               how often a new value arrives */
+  guint64 first_temporal;   /* relevant temporal loops only */
+  guint64 seg_multicast;    /* multicast spatial loops since the last holder */
+  guint64 seg_spatial;      /* other spatial loops since the last holder */
+} Products;
+
+/* Transfers between holder @h (tile @x) and its parent buffet @parent, added
+ * to the counts (closed form of ffm-spec.md §3.4 / §3.4b). */
+static inline void
+count_transfer (const FfmPmappingModel *m, const View *v, const Holder *h,
+                int parent, guint64 x, const Products *p, FfmPmappingCost *out,
+                gboolean *ovf)
+{
+  FfmActionCounts *pc = &out->counts[parent], *pu = &out->unit_counts[parent];
+  FfmActionCounts *yc = h->buffet >= 0 ? &out->counts[h->buffet] : NULL;
+  FfmActionCounts *yu = h->buffet >= 0 ? &out->unit_counts[h->buffet] : NULL;
+  guint64 all_mc = p->all / p->seg_multicast;       /* parent-side transfers */
+  guint64 x_all = mul (x, p->all, ovf);
+  guint64 x_mc = mul (x, all_mc, ovf);
+  guint64 x_unit = mul (x, p->temporal, ovf);
+  guint64 x_unit_parent = mul (x_unit, p->seg_spatial, ovf);
+
+  add (&pc->reads, x_mc, ovf);
+  add (&pu->reads, x_unit_parent, ovf);
+  if (yc != NULL)
+    {
+      add (&yc->fills, x_all, ovf);
+      add (&yu->fills, x_unit, ovf);
+    }
+  if (!v->output)
+    return;
+  if (yc != NULL)
+    {
+      add (&yc->drains, x_all, ovf);
+      add (&yu->drains, x_unit, ovf);
+    }
+  add (&pc->updates, x_mc, ovf);
+  add (&pu->updates, x_unit_parent, ovf);
+  if (h->skip)
+    {
+      /* The first fill of each output value carries no data: skipped at the
+       * holder, and at the parent if the parent skips too. */
+      guint64 first = mul (x, p->first, ovf);
+      guint64 first_unit = mul (x, p->first_temporal, ovf);
+      if (yc != NULL)
+        {
+          yc->fills -= first;
+          yu->fills -= first_unit;
+        }
+      if (m->buffets[parent].level_skip)
+        {
+          pc->reads -= first / p->seg_multicast;
+          pu->reads -= mul (first_unit, p->seg_spatial, ovf);
+        }
+    }
+}
+
+static void
+walk_view (const FfmPmappingModel *m, const View *v, const guint64 *vals,
+           const guint64 *n, FfmPmappingCost *out, gboolean *ovf)
+{
+  Products p = { 1, 1, 1, 1, 1, 1 };
+  int parent = -1;
+
+  for (guint s = v->first_step; s < v->first_step + v->n_steps; s++)
+    {
+      const Step *step = &m->steps[s];
+      switch (step->kind)
+        {
+        case STEP_LOOP:
+          {
+            guint64 k = n[step->index];
+            p.all = mul (p.all, k, ovf);
+            if (step->flags & LOOP_SPATIAL)
+              {
+                p.first = mul (p.first, k, ovf);
+                if (step->flags & LOOP_MULTICAST)
+                  p.seg_multicast *= k;
+                else
+                  p.seg_spatial *= k;
+              }
+            else
+              {
+                p.temporal = mul (p.temporal, k, ovf);
+                if (step->flags & LOOP_RELEVANT)
+                  {
+                    p.first = mul (p.first, k, ovf);
+                    p.first_temporal = mul (p.first_temporal, k, ovf);
+                  }
+              }
+            break;
+          }
+        case STEP_RESERVATION:
+          {
+            const Buffet *b = &m->buffets[step->index];
+            out->buffet_occupancy[step->index] =
+              (double) tile_of (m, b->reservation, vals) * b->info.bits_per_value;
+            break;
+          }
+        case STEP_HOLDER:
+        default:
+          {
+            const Holder *h = &m->holders[step->index];
+            if (parent >= 0)
+              count_transfer (m, v, h, parent, tile_of (m, h->tile, vals), &p,
+                              out, ovf);
+            parent = h->buffet;
+            p.seg_multicast = p.seg_spatial = 1;
+            break;
+          }
+        }
+    }
+}
+
+static inline double
+time_for (double actions, double bandwidth)
+{
+  if (actions <= 0 || isinf (bandwidth))
+    return 0;
+  return actions / bandwidth;   /* bandwidth 0: infinite time */
+}
+
+/* Per-level actions, energy, latency, occupancy; then leak and capacity. */
+static void
+sum_levels (const FfmPmappingModel *m, FfmPmappingCost *out)
+{
+  double latency = 0, dynamic = 0;
+
+  for (guint b = 0; b < m->n_buffets; b++)
+    {
+      const Buffet *bf = &m->buffets[b];
+      const FfmActionCounts *c = &out->counts[b], *u = &out->unit_counts[b];
+      guint l = bf->info.level;
+      double s = bf->info.action_scale;
+      out->level_read_actions[l] += (double) (c->reads + c->drains) * s;
+      out->level_write_actions[l] += (double) (c->fills + c->updates) * s;
+      out->level_unit_read_actions[l] += (double) (u->reads + u->drains) * s;
+      out->level_unit_write_actions[l] += (double) (u->fills + u->updates) * s;
+      out->level_occupancy[l] += out->buffet_occupancy[b];
+    }
+  for (guint i = 0; i < m->n_path; i++)
+    {
+      guint l = m->path[i];
+      const LevelParams *p = &m->levels[l];
+      if (p->kind == FFM_LEVEL_MEMORY)
+        {
+          double r = time_for (out->level_unit_read_actions[l], p->read_bandwidth);
+          double w = time_for (out->level_unit_write_actions[l], p->write_bandwidth);
+          out->level_energy[l] = out->level_read_actions[l] * p->read_energy
+            + out->level_write_actions[l] * p->write_energy;
+          out->level_latency[l] = p->separate_ports ? MAX (r, w) : r + w;
+        }
+      else if (p->kind == FFM_LEVEL_COMPUTE)
+        {
+          out->level_energy[l] = (double) out->operations * p->read_energy;
+          out->level_latency[l] = time_for ((double) out->steps, p->read_bandwidth);
+        }
+      dynamic += out->level_energy[l];
+      latency = MAX (latency, out->level_latency[l]);
+    }
+  out->dynamic_energy = dynamic;
+  out->latency = latency;
+  out->leak_energy = m->total_leak_power * latency;
+  out->energy = dynamic + out->leak_energy;
+
+  for (guint i = 0; i < m->n_path && out->status == FFM_COST_VALID; i++)
+    {
+      guint l = m->path[i];
+      if (m->levels[l].kind == FFM_LEVEL_MEMORY
+          && out->level_occupancy[l] > m->levels[l].size)
+        {
+          out->status = FFM_COST_DOES_NOT_FIT;
+          out->bad_level = l;
+          out->excess = out->level_occupancy[l] - m->levels[l].size;
+        }
+    }
+  for (guint d = 0; d < m->n_fanout_dims && out->status == FFM_COST_VALID; d++)
+    if (out->fanout_used[d] > m->fanout_dims[d].count)
+      {
+        out->status = FFM_COST_FANOUT_EXCEEDED;
+        out->bad_level = m->fanout_dims[d].level;
+        out->bad_dim = m->fanout_dims[d].dim;
+        out->excess = (double) (out->fanout_used[d] - m->fanout_dims[d].count);
+      }
+}
+
+void
+ffm_pmapping_model_evaluate (const FfmPmappingModel *m, const guint64 *tiles,
+                             FfmPmappingCost *out)
+{
+  guint64 vals[FFM_COST_MAX_LOOPS + FFM_MAX_EINSUM_RANK_VARS];
+  guint64 n[FFM_COST_MAX_LOOPS];
+  guint64 ops = 1, steps = 1;
+  gboolean ovf = FALSE;
+
+  reset_cost (m, out);
+  if (tiles == NULL)
+    tiles = m->tiles;
+  for (guint v = 0; v < m->n_vars; v++)
+    vals[m->n_loops + v] = m->bounds[v];
+  for (guint d = 0; d < m->n_fanout_dims; d++)
+    out->fanout_used[d] = 1;
+  for (guint j = 0; j < m->n_loops; j++)
+    {
+      guint64 t = tiles[j], enclosing = vals[m->enclosing_src[j]];
+      if (G_UNLIKELY (t == 0 || enclosing % t != 0))
+        {
+          out->status = FFM_COST_BAD_TILES;
+          out->bad_level = j;
+          return;
+        }
+      vals[j] = t;
+      n[j] = enclosing / t;
+      ops = mul (ops, n[j], &ovf);
+      if (m->loops[j].spatial)
+        out->fanout_used[m->loops[j].fanout_dim] *= n[j];
+      else
+        steps = mul (steps, n[j], &ovf);
+    }
+  out->operations = m->is_copy ? 0 : ops;
+  out->steps = m->is_copy ? 0 : steps;
+
+  for (guint i = 0; i < m->n_views; i++)
+    walk_view (m, &m->views[i], vals, n, out, &ovf);
+  sum_levels (m, out);
+  if (G_UNLIKELY (ovf))
+    {
+      out->status = FFM_COST_OVERFLOW;
+      out->bad_level = -1;
+      out->bad_dim = -1;
+      out->excess = 0;
+    }
+}

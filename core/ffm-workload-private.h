@@ -1,0 +1,56 @@
+/* ffm-workload-private.h (private): the inside of an FfmWorkload, shared by
+ * the model (ffm-workload.c) and the JSON loader (ffm-workload-loader.c). */
+#pragma once
+
+#include "ffm-workload.h"
+
+G_BEGIN_DECLS
+
+/* One declared rank size, for show-workload and lookups. */
+typedef struct {
+  char *name;
+  guint64 size;                 /* values, >= 1 */
+} FfmRankSize;
+
+struct _FfmWorkload {
+  gatomicrefcount ref;
+  char *name;
+  char *description;            /* may be NULL */
+  char *data_source;            /* the file's "source" text, may be NULL */
+  char *layer;                  /* may be NULL */
+  char *source_file;            /* path or display name */
+  FfmParamSpec *param_specs;    /* heap, NULL-name-terminated, never NULL */
+  FfmParamValues *param_values; /* every parameter with a value, resolved */
+
+  GArray *tensors;              /* of FfmTensor */
+  GArray *einsums;              /* of FfmEinsum */
+  GArray *ranks;                /* of FfmRankSize, in declaration order */
+  GPtrArray *tensor_readers;    /* per tensor: GArray of guint Einsum indices */
+  GArray *tensor_values;        /* per tensor: guint64, largest footprint */
+  GHashTable *tensor_index;     /* name -> index + 1 */
+  GHashTable *einsum_index;     /* name -> index + 1 */
+};
+
+/* An empty workload named @name (no tensors, no Einsums). */
+FfmWorkload *ffm_workload_new_empty (const char *name, const char *source_file);
+
+/* Resolves a set-expression identifier in Einsum @einsum. @decided_roles
+ * (FfmTensorRole flags) and @persistent_decided say which of the role and
+ * persistent names may be used yet: while the loader computes roles, the
+ * later ones are unknown names. */
+gboolean ffm_workload_resolve_set_name (const FfmWorkload *workload,
+                                        guint einsum,
+                                        guint decided_roles,
+                                        gboolean persistent_decided,
+                                        const char *name,
+                                        FfmValue *out);
+
+/* TRUE if @name is a class word (all, inputs, weight, ...; any case). */
+gboolean ffm_workload_is_class_word (const char *name);
+
+/* Footprint of @access at the full bounds, or FALSE on guint64 overflow. */
+gboolean ffm_workload_access_values_checked (const FfmEinsum *einsum,
+                                             guint access,
+                                             guint64 *out);
+
+G_END_DECLS

@@ -1,0 +1,166 @@
+/* test-abi.c: pins the layout of every structure that crosses the plugin
+ * boundary, on x86_64 (LP64).
+ *
+ * A plugin built against an older header reads these structures with the
+ * offsets it was compiled with. If one of these numbers changes, the plugin
+ * ABI changed: appending at the end of a struct needs FFM_PLUGIN_ABI_MINOR
+ * bumped (and these pins extended), anything else needs FFM_PLUGIN_ABI_MAJOR
+ * bumped. Update the pins only together with the version. */
+#include <ffm.h>
+#include <stddef.h>
+
+#define PIN_SIZE(type, size) g_assert_cmpuint (sizeof (type), ==, (size))
+#define PIN_OFFSET(type, field, offset) \
+  g_assert_cmpuint (offsetof (type, field), ==, (offset))
+
+static gboolean
+is_x86_64 (void)
+{
+#if defined(__x86_64__) && defined(__LP64__)
+  return TRUE;
+#else
+  return FALSE;
+#endif
+}
+
+static void
+test_versions (void)
+{
+  g_test_summary ("The ABI version these pins describe; bump both together");
+  g_assert_cmpint (FFM_PLUGIN_ABI_MAJOR, ==, 1);
+  g_assert_cmpint (FFM_PLUGIN_ABI_MINOR, ==, 0);
+  g_assert_cmpstr (FFM_PLUGIN_ENTRY_SYMBOL, ==, "ffm_plugin_get_descriptor");
+}
+
+static void
+test_enums (void)
+{
+  g_test_summary ("Enum values stored in plugins' static data never change");
+  g_assert_cmpuint (sizeof (FfmPluginKind), ==, sizeof (int));
+  g_assert_cmpint (FFM_PLUGIN_KIND_ARCH_MODEL, ==, 1);
+  g_assert_cmpint (FFM_PLUGIN_KIND_SEARCH, ==, 2);
+  g_assert_cmpuint (sizeof (FfmParamType), ==, sizeof (int));
+  g_assert_cmpint (FFM_PARAM_NUMBER, ==, 1);
+  g_assert_cmpint (FFM_PARAM_INTEGER, ==, 2);
+  g_assert_cmpint (FFM_PARAM_STRING, ==, 3);
+  g_assert_cmpint (FFM_PARAM_BOOL, ==, 4);
+  g_assert_cmpuint (sizeof (FfmObjective), ==, sizeof (int));
+  g_assert_cmpint (FFM_OBJECTIVE_EDP, ==, 0);
+  g_assert_cmpint (FFM_OBJECTIVE_ENERGY, ==, 1);
+  g_assert_cmpint (FFM_OBJECTIVE_LATENCY, ==, 2);
+  g_assert_cmpint (FFM_OBJECTIVE_PARETO, ==, 3);
+}
+
+static void
+test_descriptor (void)
+{
+  g_test_summary ("FfmPluginDescriptor: version fields first, 80 bytes");
+  if (!is_x86_64 ())
+    {
+      g_test_skip ("layout pins are for x86_64");
+      return;
+    }
+  PIN_OFFSET (FfmPluginDescriptor, abi_major, 0);
+  PIN_OFFSET (FfmPluginDescriptor, abi_minor, 2);
+  PIN_OFFSET (FfmPluginDescriptor, struct_size, 4);
+  PIN_OFFSET (FfmPluginDescriptor, kind, 8);
+  PIN_OFFSET (FfmPluginDescriptor, name, 16);
+  PIN_OFFSET (FfmPluginDescriptor, version, 24);
+  PIN_OFFSET (FfmPluginDescriptor, summary, 32);
+  PIN_OFFSET (FfmPluginDescriptor, vtable, 40);
+  PIN_OFFSET (FfmPluginDescriptor, reserved, 48);
+  g_assert_cmpuint (sizeof (((FfmPluginDescriptor *) NULL)->reserved), ==, 32);
+  PIN_SIZE (FfmPluginDescriptor, 80);
+}
+
+static void
+test_vtables (void)
+{
+  g_test_summary ("Function tables: struct_size first, slots in order");
+  if (!is_x86_64 ())
+    {
+      g_test_skip ("layout pins are for x86_64");
+      return;
+    }
+  PIN_OFFSET (FfmArchModelVTable, struct_size, 0);
+  PIN_OFFSET (FfmArchModelVTable, list_architectures, 8);
+  PIN_OFFSET (FfmArchModelVTable, describe, 16);
+  PIN_OFFSET (FfmArchModelVTable, get_params, 24);
+  PIN_OFFSET (FfmArchModelVTable, build, 32);
+  PIN_SIZE (FfmArchModelVTable, 40);
+
+  PIN_OFFSET (FfmSearchVTable, struct_size, 0);
+  PIN_OFFSET (FfmSearchVTable, params, 8);
+  PIN_OFFSET (FfmSearchVTable, run, 16);
+  PIN_SIZE (FfmSearchVTable, 24);
+}
+
+static void
+test_param_spec (void)
+{
+  g_test_summary ("FfmParamSpec: plugins declare static arrays of it");
+  if (!is_x86_64 ())
+    {
+      g_test_skip ("layout pins are for x86_64");
+      return;
+    }
+  PIN_OFFSET (FfmParamSpec, name, 0);
+  PIN_OFFSET (FfmParamSpec, type, 8);
+  PIN_OFFSET (FfmParamSpec, default_value, 16);
+  PIN_OFFSET (FfmParamSpec, help, 24);
+  PIN_OFFSET (FfmParamSpec, min, 32);
+  PIN_OFFSET (FfmParamSpec, max, 40);
+  PIN_OFFSET (FfmParamSpec, choices, 48);
+  PIN_SIZE (FfmParamSpec, 56);
+}
+
+static void
+test_search_context (void)
+{
+  g_test_summary ("FfmSearchContext and what a search returns");
+  if (!is_x86_64 ())
+    {
+      g_test_skip ("layout pins are for x86_64");
+      return;
+    }
+  PIN_OFFSET (FfmSearchContext, struct_size, 0);
+  PIN_OFFSET (FfmSearchContext, problem, 8);
+  PIN_OFFSET (FfmSearchContext, objective, 16);
+  PIN_OFFSET (FfmSearchContext, max_evaluations, 24);
+  PIN_OFFSET (FfmSearchContext, max_seconds, 32);
+  PIN_OFFSET (FfmSearchContext, seed, 40);
+  PIN_OFFSET (FfmSearchContext, n_threads, 48);
+  PIN_OFFSET (FfmSearchContext, max_fused_loops, 52);
+  PIN_OFFSET (FfmSearchContext, unfused, 56);
+  PIN_OFFSET (FfmSearchContext, progress, 64);
+  PIN_OFFSET (FfmSearchContext, progress_data, 72);
+  PIN_SIZE (FfmSearchContext, 80);
+
+  PIN_OFFSET (FfmTracePoint, evaluations, 0);
+  PIN_OFFSET (FfmTracePoint, seconds, 8);
+  PIN_OFFSET (FfmTracePoint, best_objective, 16);
+  PIN_SIZE (FfmTracePoint, 24);
+
+  PIN_OFFSET (FfmSolution, mapping, 0);
+  PIN_OFFSET (FfmSolution, energy, 8);
+  PIN_OFFSET (FfmSolution, latency, 16);
+  PIN_SIZE (FfmSolution, 24);
+
+  PIN_OFFSET (FfmStat, name, 0);
+  PIN_OFFSET (FfmStat, value, 8);
+  PIN_SIZE (FfmStat, 16);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+
+  g_test_add_func ("/abi/versions", test_versions);
+  g_test_add_func ("/abi/enums", test_enums);
+  g_test_add_func ("/abi/descriptor", test_descriptor);
+  g_test_add_func ("/abi/vtables", test_vtables);
+  g_test_add_func ("/abi/param-spec", test_param_spec);
+  g_test_add_func ("/abi/search-context", test_search_context);
+  return g_test_run ();
+}

@@ -1,0 +1,233 @@
+/* test-params.c: declared parameters and KEY=VALUE settings (ffm-params.h). */
+#include <ffm.h>
+#include <math.h>
+#include <string.h>
+
+static const char *const attention_choices[] = { "mha", "gqa", NULL };
+
+static const FfmParamSpec specs[] = {
+  { "batch", FFM_PARAM_INTEGER, "1", "sequences per batch", 1, 0, NULL },
+  { "new_tokens", FFM_PARAM_INTEGER, NULL, "tokens computed", 1, 1048576, NULL },
+  { "glb_mib", FFM_PARAM_NUMBER, "8", "global buffer in MiB", 0, 0, NULL },
+  { "decode", FFM_PARAM_BOOL, "false", "decode step", 0, 0, NULL },
+  { "attention", FFM_PARAM_STRING, "mha", "attention kind", 0, 0, attention_choices },
+  { "label", FFM_PARAM_STRING, "x", "free text", 0, 0, NULL },
+  { NULL, 0, NULL, NULL, 0, 0, NULL },
+};
+
+static const char *owner = "workload gpt3-6.7b";
+
+static void
+test_values (void)
+{
+  g_autoptr (FfmParamValues) values = ffm_param_values_new ();
+  g_autoptr (FfmParamValues) copy = NULL;
+  g_autoptr (GError) error = NULL;
+  const char *const *keys;
+
+  g_assert_null (ffm_param_values_get_keys (values)[0]);
+  g_assert_true (ffm_param_values_parse_assignment (values, "batch=64", &error));
+  g_assert_true (ffm_param_values_parse_assignment (values, " attention =gqa", &error));
+  g_assert_true (ffm_param_values_parse_assignment (values, "label=a=b", &error));
+  ffm_param_values_set (values, "batch", "32");
+  g_assert_no_error (error);
+
+  keys = ffm_param_values_get_keys (values);
+  g_assert_cmpstr (keys[0], ==, "batch");
+  g_assert_cmpstr (keys[1], ==, "attention");
+  g_assert_cmpstr (keys[2], ==, "label");
+  g_assert_null (keys[3]);
+  g_assert_cmpstr (ffm_param_values_lookup (values, "batch"), ==, "32");
+  g_assert_cmpstr (ffm_param_values_lookup (values, "label"), ==, "a=b");
+  g_assert_null (ffm_param_values_lookup (values, "nope"));
+  g_assert_null (ffm_param_values_lookup (NULL, "nope"));
+
+  copy = ffm_param_values_copy (values);
+  ffm_param_values_set (values, "batch", "1");
+  g_assert_cmpstr (ffm_param_values_lookup (copy, "batch"), ==, "32");
+  g_assert_cmpstr (ffm_param_values_get_keys (copy)[1], ==, "attention");
+
+  g_assert_false (ffm_param_values_parse_assignment (values, "batch", &error));
+  g_assert_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_SYNTAX);
+  g_assert_nonnull (strstr (error->message, "'batch' is not KEY=VALUE"));
+  g_clear_error (&error);
+  g_assert_false (ffm_param_values_parse_assignment (values, " =3", &error));
+  g_assert_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_SYNTAX);
+}
+
+static void
+test_getters (void)
+{
+  g_autoptr (FfmParamValues) values = ffm_param_values_new ();
+  g_autoptr (GError) error = NULL;
+  gint64 i = 0;
+  double x = 0;
+  gboolean b = FALSE;
+
+  ffm_param_values_set (values, "new_tokens", "2048");
+  ffm_param_values_set (values, "glb_mib", "64*1024");
+  ffm_param_values_set (values, "decode", "YES");
+  g_assert_true (ffm_param_values_validate (values, specs, owner, &error));
+  g_assert_no_error (error);
+
+  g_assert_true (ffm_param_values_get_integer (values, specs, owner, "batch", &i, &error));
+  g_assert_cmpint (i, ==, 1);                       /* default */
+  g_assert_true (ffm_param_values_get_integer (values, specs, owner, "new_tokens", &i, &error));
+  g_assert_cmpint (i, ==, 2048);
+  g_assert_true (ffm_param_values_get_number (values, specs, owner, "new_tokens", &x, &error));
+  g_assert_cmpfloat (x, ==, 2048);                  /* integers read as numbers */
+  g_assert_true (ffm_param_values_get_number (values, specs, owner, "glb_mib", &x, &error));
+  g_assert_cmpfloat (x, ==, 65536);
+  g_assert_true (ffm_param_values_get_bool (values, specs, owner, "decode", &b, &error));
+  g_assert_true (b);
+  g_assert_cmpstr (ffm_param_values_get_string (values, specs, owner, "attention", &error),
+                   ==, "mha");
+  g_assert_no_error (error);
+
+  ffm_param_values_set (values, "glb_mib", "inf");
+  g_assert_true (ffm_param_values_get_number (values, specs, owner, "glb_mib", &x, &error));
+  g_assert_true (isinf (x));
+  ffm_param_values_set (values, "glb_mib", "1e-3");
+  g_assert_true (ffm_param_values_get_number (values, specs, owner, "glb_mib", &x, &error));
+  g_assert_cmpfloat (x, ==, 1e-3);
+  g_assert_true (ffm_param_values_get_number (NULL, specs, owner, "glb_mib", &x, &error));
+  g_assert_cmpfloat (x, ==, 8);
+  g_assert_no_error (error);
+}
+
+typedef struct {
+  const char *key;
+  const char *value;        /* NULL: do not set */
+  const char *read;         /* parameter read with the getter of its type */
+  int code;
+  const char *message;      /* exact */
+} ErrorCase;
+
+static const ErrorCase error_cases[] = {
+  { "bach", "3", "bach", FFM_PARAM_ERROR_UNKNOWN,
+    "workload gpt3-6.7b: unknown parameter 'bach' (did you mean 'batch'? known: batch, "
+    "new_tokens, glb_mib, decode, attention, label)" },
+  { "zzzzzz", "3", "zzzzzz", FFM_PARAM_ERROR_UNKNOWN,
+    "workload gpt3-6.7b: unknown parameter 'zzzzzz' (known: batch, new_tokens, glb_mib, "
+    "decode, attention, label)" },
+  { NULL, NULL, "new_tokens", FFM_PARAM_ERROR_MISSING,
+    "workload gpt3-6.7b: parameter new_tokens is required (integer: tokens computed); "
+    "set it with new_tokens=VALUE" },
+  { "batch", "big", "batch", FFM_PARAM_ERROR_INVALID_VALUE,
+    "workload gpt3-6.7b: parameter batch: expected an integer, got 'big'" },
+  { "batch", "1.5", "batch", FFM_PARAM_ERROR_INVALID_VALUE,
+    "workload gpt3-6.7b: parameter batch: expected an integer, got '1.5'" },
+  { "batch", "0", "batch", FFM_PARAM_ERROR_INVALID_VALUE,
+    "workload gpt3-6.7b: parameter batch: 0 is below the minimum 1" },
+  { "new_tokens", "2000000", "new_tokens", FFM_PARAM_ERROR_INVALID_VALUE,
+    "workload gpt3-6.7b: parameter new_tokens: 2000000 is out of range [1, 1048576]" },
+  { "glb_mib", "", "glb_mib", FFM_PARAM_ERROR_INVALID_VALUE,
+    "workload gpt3-6.7b: parameter glb_mib: expected a number, got ''" },
+  { "glb_mib", "8 MiB", "glb_mib", FFM_PARAM_ERROR_INVALID_VALUE,
+    "workload gpt3-6.7b: parameter glb_mib: expected a number, got '8 MiB'" },
+  { "glb_mib", "nan", "glb_mib", FFM_PARAM_ERROR_INVALID_VALUE,
+    "workload gpt3-6.7b: parameter glb_mib: expected a number, got 'nan'" },
+  { "decode", "maybe", "decode", FFM_PARAM_ERROR_INVALID_VALUE,
+    "workload gpt3-6.7b: parameter decode: expected true or false, got 'maybe'" },
+  { "attention", "mqa", "attention", FFM_PARAM_ERROR_INVALID_VALUE,
+    "workload gpt3-6.7b: parameter attention: expected one of mha, gqa, got 'mqa'" },
+};
+
+static void
+test_errors (void)
+{
+  g_test_summary ("Bad parameters give exact messages naming the owner and the parameter");
+  for (guint k = 0; k < G_N_ELEMENTS (error_cases); k++)
+    {
+      const ErrorCase *c = &error_cases[k];
+      g_autoptr (FfmParamValues) values = ffm_param_values_new ();
+      g_autoptr (GError) error = NULL;
+      const FfmParamSpec *spec = ffm_param_spec_find (specs, c->read);
+      FfmParamType type = spec ? spec->type : FFM_PARAM_INTEGER;
+      gboolean ok;
+      double x;
+      gint64 i;
+      gboolean b;
+
+      if (c->value != NULL)
+        ffm_param_values_set (values, c->key, c->value);
+      if (c->value != NULL)
+        {
+          g_assert_false (ffm_param_values_validate (values, specs, owner, &error));
+          g_assert_error (error, FFM_PARAM_ERROR, c->code);
+          g_assert_cmpstr (error->message, ==, c->message);
+          g_clear_error (&error);
+        }
+      switch (type)
+        {
+        case FFM_PARAM_NUMBER:
+          ok = ffm_param_values_get_number (values, specs, owner, c->read, &x, &error);
+          break;
+        case FFM_PARAM_INTEGER:
+          ok = ffm_param_values_get_integer (values, specs, owner, c->read, &i, &error);
+          break;
+        case FFM_PARAM_BOOL:
+          ok = ffm_param_values_get_bool (values, specs, owner, c->read, &b, &error);
+          break;
+        default:
+          ok = ffm_param_values_get_string (values, specs, owner, c->read, &error) != NULL;
+          break;
+        }
+      g_assert_false (ok);
+      g_assert_error (error, FFM_PARAM_ERROR, c->code);
+      g_assert_cmpstr (error->message, ==, c->message);
+    }
+}
+
+static void
+test_type_mismatch (void)
+{
+  g_autoptr (GError) error = NULL;
+  gint64 i;
+
+  g_assert_false (ffm_param_values_get_integer (NULL, specs, owner, "glb_mib", &i, &error));
+  g_assert_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE);
+  g_assert_nonnull (strstr (error->message, "declared as number, read as integer"));
+  g_clear_error (&error);
+  g_assert_false (ffm_param_values_get_integer (NULL, NULL, "model x", "a", &i, &error));
+  g_assert_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_UNKNOWN);
+  g_assert_cmpstr (error->message, ==,
+                   "model x: unknown parameter 'a' (it declares no parameters)");
+}
+
+static void
+test_specs (void)
+{
+  FfmParamSpec *heap = g_new0 (FfmParamSpec, 3);
+  const char *const choices[] = { "a", "b", NULL };
+
+  g_assert_cmpstr (ffm_param_type_to_string (FFM_PARAM_NUMBER), ==, "number");
+  g_assert_cmpstr (ffm_param_type_to_string (FFM_PARAM_INTEGER), ==, "integer");
+  g_assert_cmpstr (ffm_param_type_to_string (FFM_PARAM_STRING), ==, "string");
+  g_assert_cmpstr (ffm_param_type_to_string (FFM_PARAM_BOOL), ==, "bool");
+  g_assert_true (ffm_param_spec_find (specs, "decode") == &specs[3]);
+  g_assert_null (ffm_param_spec_find (specs, "nope"));
+  g_assert_null (ffm_param_spec_find (NULL, "nope"));
+
+  heap[0].name = g_strdup ("x");
+  heap[0].type = FFM_PARAM_STRING;
+  heap[0].default_value = g_strdup ("a");
+  heap[0].help = g_strdup ("help");
+  heap[0].choices = (const char *const *) g_strdupv ((char **) choices);
+  heap[1].name = g_strdup ("y");
+  heap[1].type = FFM_PARAM_INTEGER;
+  ffm_param_specs_free (heap);          /* leaks show under the sanitizer */
+  ffm_param_specs_free (NULL);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_add_func ("/params/values", test_values);
+  g_test_add_func ("/params/getters", test_getters);
+  g_test_add_func ("/params/errors", test_errors);
+  g_test_add_func ("/params/type-mismatch", test_type_mismatch);
+  g_test_add_func ("/params/specs", test_specs);
+  return g_test_run ();
+}
