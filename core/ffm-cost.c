@@ -620,6 +620,26 @@ format_si (double value, const char *unit)
   return g_strdup_printf ("%.4g %s%s", value, prefixes[p], unit);
 }
 
+/* Capacity of memory @level: its size, or for a size that depends on the
+ * Einsum (a register holding one weight) the largest over the Einsums. */
+static double
+level_size (const FfmCostReport *r, guint level)
+{
+  double size = ffm_arch_get_level (r->arch, level)->u.memory.size;
+
+  if (!isnan (size))
+    return size;
+  size = 0;
+  for (guint i = 0; i < r->leaves->len; i++)
+    {
+      const Leaf *leaf = g_ptr_array_index (r->leaves, i);
+      double s = ffm_pmapping_model_get_level_size (leaf->model, level);
+      if (!isnan (s))
+        size = MAX (size, s);
+    }
+  return size;
+}
+
 static double
 buffet_energy (const FfmCostReport *r, const Leaf *leaf, guint b)
 {
@@ -718,10 +738,12 @@ ffm_cost_report_to_table (const FfmCostReport *r)
         g_ptr_array_add (cells, format_si (r->level_leak[l], "J"));
         g_ptr_array_add (cells, memory ? g_strdup_printf ("%.10g b", r->peak[l])
                          : g_strdup ("-"));
-        g_ptr_array_add (cells, memory && isfinite (level->u.memory.size)
-                         ? g_strdup_printf ("%.10g b", level->u.memory.size)
-                         : g_strdup (memory && !isnan (level->u.memory.size)
-                                     ? "inf" : "-"));
+        if (!memory)
+          g_ptr_array_add (cells, g_strdup ("-"));
+        else if (isinf (level_size (r, l)))
+          g_ptr_array_add (cells, g_strdup ("inf"));
+        else
+          g_ptr_array_add (cells, g_strdup_printf ("%.10g b", level_size (r, l)));
       }
     append_table (s, "Per component (all Einsums)", G_N_ELEMENTS (header),
                   header, cells);
@@ -900,7 +922,10 @@ ffm_cost_report_to_json (const FfmCostReport *r)
       add_number (b, "energy_j", r->level_energy[l]);
       add_number (b, "leak_energy_j", r->level_leak[l]);
       if (level->kind == FFM_LEVEL_MEMORY)
-        add_number (b, "peak_occupancy_bits", r->peak[l]);
+        {
+          add_number (b, "peak_occupancy_bits", r->peak[l]);
+          add_number (b, "size_bits", level_size (r, l));   /* null = unbounded */
+        }
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

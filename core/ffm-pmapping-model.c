@@ -45,10 +45,14 @@ enum {
 };
 
 /* Extent product of one access: ranks [first_rank, first_rank + n_ranks) of
- * the model's rank table. */
+ * the model's rank table. When every rank is indexed by one variable with
+ * coefficient 1 (plain), the tile is the product of the values at
+ * term_src[first_term .. first_term + n_ranks). */
 typedef struct {
   guint16 first_rank;
-  guint16 n_ranks;
+  guint16 first_term;
+  guint8 n_ranks;
+  guint8 plain;
 } TileExpr;
 
 /* One step of a tensor's view. */
@@ -128,6 +132,7 @@ struct _FfmPmappingModel {
   guint *path;
   guint n_path;
   double total_leak_power;  /* W: every level, every instance */
+  gboolean no_overflow;     /* largest footprint x operations fits in 64 bits */
 };
 
 /* ---- Errors ---- */
@@ -842,11 +847,15 @@ add_tile_expr (Compiler *c, guint access, const guint16 *cur_src)
   TileExpr expr;
 
   expr.first_rank = c->rank_n_terms->len;
+  expr.first_term = c->term_src->len;
   expr.n_ranks = t->n_ranks;
+  expr.plain = TRUE;
   for (guint r = 0; r < t->n_ranks; r++)
     {
       const FfmProjection *p = &e->accesses[access].projections[r];
       guint16 first = c->term_src->len, n = p->n_terms;
+      if (p->n_terms != 1 || p->terms[0].coefficient != 1)
+        expr.plain = FALSE;
       g_array_append_val (c->rank_first_term, first);
       g_array_append_val (c->rank_n_terms, n);
       for (guint k = 0; k < p->n_terms; k++)
@@ -1148,6 +1157,17 @@ ffm_pmapping_model_new (const FfmWorkload *workload, const FfmArch *arch,
       place_reservations (&c);
       ok = build_views (&c, error);
     }
+  if (ok)
+    {
+      guint64 ops = 1, largest = 1, product;
+      m->no_overflow = TRUE;
+      for (guint v = 0; v < m->n_vars; v++)
+        m->no_overflow &= g_uint64_checked_mul (&ops, ops, MAX (m->bounds[v], 1));
+      for (guint a = 0; a < c.einsum->n_accesses; a++)
+        largest = MAX (largest, ffm_einsum_get_access_values (c.einsum, a));
+      m->no_overflow = m->no_overflow
+        && g_uint64_checked_mul (&product, largest, ops);
+    }
   compiler_clear (&c);
   if (!ok)
     return NULL;
@@ -1319,24 +1339,28 @@ ffm_pmapping_model_check_tiles (const FfmPmappingModel *m,
 
 /* ---- Evaluating ---- */
 
+/* Number of per-level arrays in FfmPmappingCost, all in one block. */
+#define N_LEVEL_ARRAYS 7
+
 FfmPmappingCost *
 ffm_pmapping_cost_new (const FfmPmappingModel *m)
 {
   FfmPmappingCost *cost = g_new0 (FfmPmappingCost, 1);
   guint nl = MAX (m->n_levels, 1), nb = MAX (m->n_buffets, 1);
+  double *block = g_new0 (double, N_LEVEL_ARRAYS * nl + nb);
 
   cost->n_levels = m->n_levels;
-  cost->level_energy = g_new0 (double, nl);
-  cost->level_latency = g_new0 (double, nl);
-  cost->level_occupancy = g_new0 (double, nl);
-  cost->level_read_actions = g_new0 (double, nl);
-  cost->level_write_actions = g_new0 (double, nl);
-  cost->level_unit_read_actions = g_new0 (double, nl);
-  cost->level_unit_write_actions = g_new0 (double, nl);
+  cost->level_energy = block;
+  cost->level_latency = block + nl;
+  cost->level_occupancy = block + 2 * nl;
+  cost->level_read_actions = block + 3 * nl;
+  cost->level_write_actions = block + 4 * nl;
+  cost->level_unit_read_actions = block + 5 * nl;
+  cost->level_unit_write_actions = block + 6 * nl;
+  cost->buffet_occupancy = block + N_LEVEL_ARRAYS * nl;
   cost->n_buffets = m->n_buffets;
-  cost->counts = g_new0 (FfmActionCounts, nb);
-  cost->unit_counts = g_new0 (FfmActionCounts, nb);
-  cost->buffet_occupancy = g_new0 (double, nb);
+  cost->counts = g_new0 (FfmActionCounts, 2 * nb);
+  cost->unit_counts = cost->counts + nb;
   cost->n_fanout_dims = m->n_fanout_dims;
   cost->fanout_used = g_new0 (guint64, MAX (m->n_fanout_dims, 1));
   return cost;
@@ -1347,16 +1371,8 @@ ffm_pmapping_cost_free (FfmPmappingCost *cost)
 {
   if (cost == NULL)
     return;
-  g_free (cost->level_energy);
-  g_free (cost->level_latency);
-  g_free (cost->level_occupancy);
-  g_free (cost->level_read_actions);
-  g_free (cost->level_write_actions);
-  g_free (cost->level_unit_read_actions);
-  g_free (cost->level_unit_write_actions);
-  g_free (cost->counts);
-  g_free (cost->unit_counts);
-  g_free (cost->buffet_occupancy);
+  g_free (cost->level_energy);      /* the block of every per-level array */
+  g_free (cost->counts);            /* counts and unit_counts */
   g_free (cost->fanout_used);
   g_free (cost);
 }
@@ -1364,32 +1380,28 @@ ffm_pmapping_cost_free (FfmPmappingCost *cost)
 static void
 reset_cost (const FfmPmappingModel *m, FfmPmappingCost *out)
 {
-  gsize nl = sizeof (double) * m->n_levels;
-
   out->status = FFM_COST_VALID;
   out->bad_level = -1;
   out->bad_dim = -1;
   out->excess = 0;
   out->energy = out->dynamic_energy = out->leak_energy = out->latency = 0;
   out->operations = out->steps = 0;
-  memset (out->level_energy, 0, nl);
-  memset (out->level_latency, 0, nl);
-  memset (out->level_occupancy, 0, nl);
-  memset (out->level_read_actions, 0, nl);
-  memset (out->level_write_actions, 0, nl);
-  memset (out->level_unit_read_actions, 0, nl);
-  memset (out->level_unit_write_actions, 0, nl);
-  memset (out->counts, 0, sizeof (FfmActionCounts) * m->n_buffets);
-  memset (out->unit_counts, 0, sizeof (FfmActionCounts) * m->n_buffets);
-  memset (out->buffet_occupancy, 0, sizeof (double) * m->n_buffets);
+  /* buffet_occupancy is written by every evaluation, no need to clear it */
+  memset (out->level_energy, 0, sizeof (double) * N_LEVEL_ARRAYS * MAX (m->n_levels, 1));
+  memset (out->counts, 0, sizeof (FfmActionCounts) * 2 * MAX (m->n_buffets, 1));
 }
 
 /* Overflow-checked arithmetic: a wrapped count would be a wrong answer, so
- * overflow sets a flag that makes the result FFM_COST_OVERFLOW. */
+ * overflow sets a flag that makes the result FFM_COST_OVERFLOW. Every count
+ * is at most (largest footprint) x (operations of the Einsum): when the
+ * model proved at compile time that this fits (no_overflow), the checks are
+ * compiled out (ovf == NULL). */
 static inline guint64
 mul (guint64 a, guint64 b, gboolean *ovf)
 {
   guint64 r;
+  if (ovf == NULL)
+    return a * b;
   if (G_UNLIKELY (__builtin_mul_overflow (a, b, &r)))
     *ovf = TRUE;
   return r;
@@ -1398,7 +1410,9 @@ mul (guint64 a, guint64 b, gboolean *ovf)
 static inline void
 add (guint64 *acc, guint64 v, gboolean *ovf)
 {
-  if (G_UNLIKELY (__builtin_add_overflow (*acc, v, acc)))
+  if (ovf == NULL)
+    *acc += v;
+  else if (G_UNLIKELY (__builtin_add_overflow (*acc, v, acc)))
     *ovf = TRUE;
 }
 
@@ -1407,6 +1421,13 @@ tile_of (const FfmPmappingModel *m, TileExpr e, const guint64 *vals)
 {
   guint64 v = 1;
 
+  if (G_LIKELY (e.plain))
+    {
+      const guint16 *src = &m->term_src[e.first_term];
+      for (guint r = 0; r < e.n_ranks; r++)
+        v *= vals[src[r]];
+      return v;
+    }
   for (guint r = e.first_rank; r < (guint) e.first_rank + e.n_ranks; r++)
     {
       guint64 extent = 1;
@@ -1431,6 +1452,11 @@ typedef struct {
 
 /* Transfers between holder @h (tile @x) and its parent buffet @parent, added
  * to the counts (closed form of ffm-spec.md §3.4 / §3.4b). */
+static inline void
+count_transfer (const FfmPmappingModel *m, const View *v, const Holder *h,
+                int parent, guint64 x, const Products *p, FfmPmappingCost *out,
+                gboolean *ovf) __attribute__ ((always_inline));
+
 static inline void
 count_transfer (const FfmPmappingModel *m, const View *v, const Holder *h,
                 int parent, guint64 x, const Products *p, FfmPmappingCost *out,
@@ -1480,7 +1506,12 @@ count_transfer (const FfmPmappingModel *m, const View *v, const Holder *h,
     }
 }
 
-static void
+static inline G_GNUC_UNUSED void
+walk_view (const FfmPmappingModel *m, const View *v, const guint64 *vals,
+           const guint64 *n, FfmPmappingCost *out, gboolean *ovf)
+  __attribute__ ((always_inline));
+
+static inline void
 walk_view (const FfmPmappingModel *m, const View *v, const guint64 *vals,
            const guint64 *n, FfmPmappingCost *out, gboolean *ovf)
 {
@@ -1494,25 +1525,17 @@ walk_view (const FfmPmappingModel *m, const View *v, const guint64 *vals,
         {
         case STEP_LOOP:
           {
+            /* Branch-free: every other product is a product of a subset
+             * of the loops in `all`, so checking `all` checks them all. */
             guint64 k = n[step->index];
+            guint f = step->flags;
             p.all = mul (p.all, k, ovf);
-            if (step->flags & LOOP_SPATIAL)
-              {
-                p.first = mul (p.first, k, ovf);
-                if (step->flags & LOOP_MULTICAST)
-                  p.seg_multicast *= k;
-                else
-                  p.seg_spatial *= k;
-              }
-            else
-              {
-                p.temporal = mul (p.temporal, k, ovf);
-                if (step->flags & LOOP_RELEVANT)
-                  {
-                    p.first = mul (p.first, k, ovf);
-                    p.first_temporal = mul (p.first_temporal, k, ovf);
-                  }
-              }
+            p.temporal *= (f & LOOP_SPATIAL) ? 1 : k;
+            p.first *= (f & (LOOP_SPATIAL | LOOP_RELEVANT)) ? k : 1;
+            p.first_temporal *= (f & LOOP_RELEVANT) ? k : 1;
+            p.seg_multicast *= (f & LOOP_MULTICAST) ? k : 1;
+            p.seg_spatial *= (f & (LOOP_SPATIAL | LOOP_MULTICAST)) == LOOP_SPATIAL
+              ? k : 1;
             break;
           }
         case STEP_RESERVATION:
@@ -1645,8 +1668,12 @@ ffm_pmapping_model_evaluate (const FfmPmappingModel *m, const guint64 *tiles,
   out->operations = m->is_copy ? 0 : ops;
   out->steps = m->is_copy ? 0 : steps;
 
-  for (guint i = 0; i < m->n_views; i++)
-    walk_view (m, &m->views[i], vals, n, out, &ovf);
+  if (m->no_overflow)
+    for (guint i = 0; i < m->n_views; i++)
+      walk_view (m, &m->views[i], vals, n, out, NULL);
+  else
+    for (guint i = 0; i < m->n_views; i++)
+      walk_view (m, &m->views[i], vals, n, out, &ovf);
   sum_levels (m, out);
   if (G_UNLIKELY (ovf))
     {

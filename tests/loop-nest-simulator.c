@@ -51,6 +51,7 @@
  * Occupancy (reservations) is not simulated. */
 #include "loop-nest-simulator.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define SIM_MAX_VIEW 96
@@ -64,6 +65,7 @@ typedef struct {
   gboolean spatial;
   int fanout;               /* arch level of the fanout */
   int dim;
+  guint64 may_reuse;        /* tensors the fanout dimension may reuse */
   guint order;              /* position on the path */
   /* holder */
   int level;                /* arch level; the compute level for the compute unit */
@@ -196,6 +198,9 @@ read_path (Sim *s, const FfmMappingNode *const *nodes, guint n_nodes,
               x.dim = d;
           if (x.dim < 0)
             return sim_fail (error, "no dimension %s", node->dimension);
+          if (!ffm_arch_fanout_reuse_masks (s->a, x.fanout, x.dim, s->w, s->einsum,
+                                            NULL, &x.may_reuse, error))
+            return FALSE;
         }
       g_array_append_val (s->loops, x);
     }
@@ -301,7 +306,6 @@ group_key (const Sim *s, guint parent, guint pos, const guint64 *min,
 {
   GString *key = g_string_new (NULL);
   g_autofree char *parent_instance = instance_key (s, parent);
-  guint64 may_reuse = 0;
 
   g_string_append_printf (key, "%s|h%u|t", parent_instance, pos);
   append_indices (s, pos, FALSE, key);
@@ -311,10 +315,7 @@ group_key (const Sim *s, guint parent, guint pos, const guint64 *min,
       const SimNode *x = &s->view[i];
       if (!x->is_loop || !x->spatial)
         continue;
-      g_assert_true (ffm_arch_fanout_reuse_masks (s->a, x->fanout, x->dim, s->w,
-                                                  s->einsum, NULL, &may_reuse,
-                                                  NULL));
-      if (!(may_reuse & (G_GUINT64_CONSTANT (1) << s->access)))
+      if (!(x->may_reuse & (G_GUINT64_CONSTANT (1) << s->access)))
         g_string_append_printf (key, "%u:%" G_GUINT64_FORMAT ",", i, s->index[i]);
     }
   g_string_append (key, "|box");
@@ -554,6 +555,9 @@ simulate_tensor (Sim *s, guint access)
       sim_result_get (s->result, s->view[i].level, access)->held = TRUE;
   s->compute_events = 0;
   g_hash_table_remove_all (s->compute_steps);
+  g_hash_table_remove_all (s->touched);       /* keys are per view */
+  g_hash_table_remove_all (s->read_groups);
+  g_hash_table_remove_all (s->update_groups);
   run_from (s, 0);
 }
 

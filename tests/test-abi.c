@@ -154,7 +154,7 @@ test_search_context (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/abi/versions", test_versions);
   g_test_add_func ("/abi/enums", test_enums);

@@ -702,7 +702,7 @@ main (int argc, char **argv)
 {
   int status;
 
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_init (&argc, &argv, NULL);
 
   registry = ffm_plugin_registry_new ();
   ffm_plugin_registry_scan (registry);

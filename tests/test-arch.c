@@ -1516,7 +1516,7 @@ test_eval_errors (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/arch/c-api/build", test_c_api_build);
   for (guint i = 0; i < G_N_ELEMENTS (finish_cases); i++)

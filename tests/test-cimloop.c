@@ -65,6 +65,13 @@ evaluate (const char *chip_name, CimEvaluation *eval, ...)
   g_assert_no_error (error);
 }
 
+/* Average slice value to the catalogue's 3 decimals. */
+#define assert_slice_value(hist, encoding, total_bits, slice_bits, expected)   \
+  g_assert_cmpfloat_with_epsilon (cim_average_slice_value ((hist), (encoding),  \
+                                                           (total_bits),        \
+                                                           (slice_bits)),       \
+                                  (expected), 0.0005)
+
 static CimHistogram
 histogram (guint n_bins, const double *bins)
 {
@@ -125,36 +132,35 @@ test_slice_statistics (void)
   CimHistogram u15 = histogram (15, uniform15), sin_w = histogram (15, w_sinangil);
   CimHistogram neu = histogram (15, neurram), sparse = histogram (7, in_sparse);
   CimHistogram bell = histogram (7, w_bell);
-  const double eps = 0.0005;
 
   g_test_summary ("Average slice values of every default chip (arch-models.md 4.3)");
   /* basic_analog: offset, 8-b slices */
-  g_assert_cmpfloat_with_epsilon (cim_average_slice_value (&basic, CIM_ENCODING_OFFSET, 8, 8), 0.528, eps);
-  g_assert_cmpfloat_with_epsilon (cim_average_slice_value (&u15, CIM_ENCODING_OFFSET, 8, 8), 0.467, eps);
+  assert_slice_value (&basic, CIM_ENCODING_OFFSET, 8, 8, 0.528);
+  assert_slice_value (&u15, CIM_ENCODING_OFFSET, 8, 8, 0.467);
   /* Jia: magnitude (unsigned histogram), 1-b slices, 8 b and 1 b */
-  g_assert_cmpfloat_with_epsilon (cim_average_slice_value (&jia, CIM_ENCODING_OFFSET_IF_SIGNED, 8, 1), 0.267, eps);
-  g_assert_cmpfloat_with_epsilon (cim_average_slice_value (&jia, CIM_ENCODING_OFFSET_IF_SIGNED, 1, 1), 0.200, eps);
-  g_assert_cmpfloat_with_epsilon (cim_average_slice_value (&u15, CIM_ENCODING_OFFSET, 8, 1), 0.467, eps);
+  assert_slice_value (&jia, CIM_ENCODING_OFFSET_IF_SIGNED, 8, 1, 0.267);
+  assert_slice_value (&jia, CIM_ENCODING_OFFSET_IF_SIGNED, 1, 1, 0.200);
+  assert_slice_value (&u15, CIM_ENCODING_OFFSET, 8, 1, 0.467);
   /* Sinangil: two-part magnitude if signed (neither is), 4-b slices */
-  g_assert_cmpfloat_with_epsilon (cim_average_slice_value (&basic, CIM_ENCODING_TWO_PART_IF_SIGNED, 4, 4), 0.228, eps);
-  g_assert_cmpfloat_with_epsilon (cim_average_slice_value (&sin_w, CIM_ENCODING_TWO_PART_IF_SIGNED, 4, 4), 0.500, eps);
+  assert_slice_value (&basic, CIM_ENCODING_TWO_PART_IF_SIGNED, 4, 4, 0.228);
+  assert_slice_value (&sin_w, CIM_ENCODING_TWO_PART_IF_SIGNED, 4, 4, 0.500);
   /* Wang and Colonnade: offset */
-  g_assert_cmpfloat_with_epsilon (cim_average_slice_value (&wang, CIM_ENCODING_OFFSET, 8, 8), 0.432, eps);
-  g_assert_cmpfloat_with_epsilon (cim_average_slice_value (&u7, CIM_ENCODING_OFFSET, 8, 8), 0.429, eps);
-  g_assert_cmpfloat_with_epsilon (cim_average_slice_value (&u7, CIM_ENCODING_OFFSET, 15, 1), 0.429, eps);
+  assert_slice_value (&wang, CIM_ENCODING_OFFSET, 8, 8, 0.432);
+  assert_slice_value (&u7, CIM_ENCODING_OFFSET, 8, 8, 0.429);
+  assert_slice_value (&u7, CIM_ENCODING_OFFSET, 15, 1, 0.429);
   /* NeuRRAM: magnitude inputs (7 bits of a signed 8-b value), two-part
    * magnitude weights (8 bits in 4-b cells) */
   g_assert_cmpint (cim_encoded_bits (CIM_ENCODING_MAGNITUDE, 8, &neu), ==, 7);
   g_assert_cmpint (cim_encoded_bits (CIM_ENCODING_TWO_PART_IF_SIGNED, 4, &neu), ==, 8);
-  g_assert_cmpfloat_with_epsilon (cim_average_slice_value (&neu, CIM_ENCODING_MAGNITUDE, 7, 1), 0.500, eps);
-  g_assert_cmpfloat_with_epsilon (cim_average_slice_value (&neu, CIM_ENCODING_TWO_PART_IF_SIGNED, 8, 4), 0.246, eps);
+  assert_slice_value (&neu, CIM_ENCODING_MAGNITUDE, 7, 1, 0.500);
+  assert_slice_value (&neu, CIM_ENCODING_TWO_PART_IF_SIGNED, 8, 4, 0.246);
   /* RAELLA: 16 encoded weight bits in 6-b slices (the last one 4 b) */
   g_assert_cmpint (cim_encoded_bits (CIM_ENCODING_TWO_PART_IF_SIGNED, 8, &bell), ==, 16);
-  g_assert_cmpfloat_with_epsilon (cim_average_slice_value (&sparse, CIM_ENCODING_TWO_PART_IF_SIGNED, 8, 1), 0.125, eps);
-  g_assert_cmpfloat_with_epsilon (cim_average_slice_value (&bell, CIM_ENCODING_TWO_PART_IF_SIGNED, 16, 6), 0.117, eps);
+  assert_slice_value (&sparse, CIM_ENCODING_TWO_PART_IF_SIGNED, 8, 1, 0.125);
+  assert_slice_value (&bell, CIM_ENCODING_TWO_PART_IF_SIGNED, 16, 6, 0.117);
   /* ISAAC: offset, 16 b, 1-b input and 2-b weight slices */
-  g_assert_cmpfloat_with_epsilon (cim_average_slice_value (&sparse, CIM_ENCODING_OFFSET, 16, 1), 0.583, eps);
-  g_assert_cmpfloat_with_epsilon (cim_average_slice_value (&bell, CIM_ENCODING_OFFSET, 16, 2), 0.468, eps);
+  assert_slice_value (&sparse, CIM_ENCODING_OFFSET, 16, 1, 0.583);
+  assert_slice_value (&bell, CIM_ENCODING_OFFSET, 16, 2, 0.468);
   g_assert_true (cim_histogram_is_signed (&neu));
   g_assert_false (cim_histogram_is_signed (&jia));
 }
@@ -832,7 +838,7 @@ main (int argc, char **argv)
 {
   int status;
 
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_init (&argc, &argv, NULL);
 
   registry = ffm_plugin_registry_new ();
   ffm_plugin_registry_scan (registry);

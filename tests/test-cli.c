@@ -554,7 +554,7 @@ test_command_summaries (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/cli/help", test_help);
   g_test_add_func ("/cli/help-command", test_help_command);

@@ -816,7 +816,7 @@ test_report_output (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cost/simple/unfused", test_unfused_simple);
   g_test_add_func ("/cost/simple/matmuls-from-main-memory", test_matmuls_from_main_memory);
   g_test_add_func ("/cost/simple/fused", test_fused_simple);

@@ -448,7 +448,7 @@ test_hostile (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/expr/numbers", test_numbers);
   g_test_add_func ("/expr/inf", test_inf);
   g_test_add_func ("/expr/sets", test_sets);

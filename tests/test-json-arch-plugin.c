@@ -200,7 +200,7 @@ test_data_path (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/json-arch-plugin/descriptor", test_descriptor);
   g_test_add_func ("/json-arch-plugin/list", test_list);

@@ -720,7 +720,7 @@ test_load_errors_from_data (void)
 int
 main (int argc, char *argv[])
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/mapping/build-and-print", test_build_and_print);
   g_test_add_func ("/mapping/print-with-bounds", test_print_with_bounds);

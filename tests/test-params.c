@@ -223,7 +223,7 @@ test_specs (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/params/values", test_values);
   g_test_add_func ("/params/getters", test_getters);
   g_test_add_func ("/params/errors", test_errors);

@@ -864,7 +864,7 @@ test_kind_to_string (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_init (&argc, &argv, NULL);
 
   /* Only the folders a test adds: no plugins of this build, no user path. */
   g_unsetenv ("FFM_PLUGIN_PATH");

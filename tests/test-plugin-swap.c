@@ -375,7 +375,7 @@ test_json_arch (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/plugin-swap/copied-plugin", test_copied_plugin);
   g_test_add_func ("/plugin-swap/out-of-tree-example", test_out_of_tree_example);

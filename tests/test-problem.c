@@ -149,7 +149,7 @@ test_search_result (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/problem/refs", test_problem_refs);
   g_test_add_func ("/problem/objective-strings", test_objective_strings);

@@ -847,7 +847,7 @@ test_limits_accepted (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/workload-library/complete", test_library_complete);
   g_test_add_func ("/workload-library/loads", test_library_loads);

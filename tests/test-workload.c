@@ -988,7 +988,7 @@ test_show_workload (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/workload/matvecs", test_matvecs);
   g_test_add_func ("/workload/matmuls", test_matmuls);
   g_test_add_func ("/workload/three-matmuls", test_three_matmuls);

@@ -484,7 +484,7 @@ jia_evaluate (const CimChip *chip, const CimParams *p, CimEvaluation *e, GError 
   double ve = (v / JIA_VREF) * (v / JIA_VREF), tf = cim_tech_energy_factor (JIA_NODE, node);
   double table = (v / JIA_TABLE_VREF) * (v / JIA_TABLE_VREF) * tf;
   double res = ldexp (1.0, adc - JIA_SHIFTADD_BITS);
-  double n_datapaths = cols / JIA_COLS_PER_DATAPATH;
+  double n_datapaths = MAX (1, cols / JIA_COLS_PER_DATAPATH);
   double wire = cols / JIA_REF_COLS, e_adc, e_off, e_on, program;
   CimSlicing s = { &jia_inputs, CIM_ENCODING_OFFSET_IF_SIGNED, in_bits, 1, 1,
                    &hist_uniform_15, CIM_ENCODING_OFFSET, w_bits, 1, 1 };
@@ -518,8 +518,10 @@ jia_evaluate (const CimChip *chip, const CimParams *p, CimEvaluation *e, GError 
   e->latency_per_pass = a.s_i * cycle;
   e->macs_per_pass = (double) a.n_par * a.k_par;
   record_operating_point (e, &a, cycle);
-  program = cim_two_point_voltage_scale (v, JIA_VREF, JIA_CELL_WRITE_LO, JIA_VHIGH, JIA_CELL_WRITE_HI)
-            + cim_two_point_voltage_scale (v, JIA_VREF, JIA_WDRIVER_LO, JIA_VHIGH, JIA_WDRIVER_HI);
+  program = cim_two_point_voltage_scale (v, JIA_VREF, JIA_CELL_WRITE_LO,
+                                         JIA_VHIGH, JIA_CELL_WRITE_HI)
+            + cim_two_point_voltage_scale (v, JIA_VREF, JIA_WDRIVER_LO,
+                                           JIA_VHIGH, JIA_WDRIVER_HI);
   add_array_levels (e, &a, TRUE, 1, w_bits, program * tf,
                     "SRAM bitcells (739 F^2) keeping 1-b weight slices; writes program them");
   return TRUE;
@@ -533,6 +535,8 @@ jia_evaluate (const CimChip *chip, const CimParams *p, CimEvaluation *e, GError 
 #define SIN_BASE_CYCLE (5.5 * NS)
 #define SIN_VE_EXPONENT 1.7                  /* energy ~ (V/0.8)^1.7 */
 #define SIN_LATENCY_EXPONENT 2.75
+#define SIN_CYCLE_FIXED_SHARE 0.6            /* cycle = base (0.6 + 0.4 (0.8/V)^2.75) */
+#define SIN_CYCLE_SCALED_SHARE 0.4
 #define SIN_WIDTH_CELLS 4                    /* 1-b cells per 4-b weight */
 #define SIN_DAC_BITS 4                       /* pulse-count DAC */
 #define SIN_REF_ROWS 64.0
@@ -578,7 +582,9 @@ sinangil_evaluate (const CimChip *chip, const CimParams *p, CimEvaluation *e, GE
 {
   double v = PV (p, CIM_P_VOLTAGE), node = PV (p, CIM_P_TECH_NM);
   int adc = PI (p, CIM_P_ADC_BITS), cols = PI (p, CIM_P_COLS), rows = PI (p, CIM_P_ROWS);
-  double cycle = SIN_BASE_CYCLE * (0.6 + 0.4 * pow (SIN_VREF / v, SIN_LATENCY_EXPONENT));
+  double cycle = SIN_BASE_CYCLE * (SIN_CYCLE_FIXED_SHARE
+                                   + SIN_CYCLE_SCALED_SHARE
+                                   * pow (SIN_VREF / v, SIN_LATENCY_EXPONENT));
   double ve = pow (v / SIN_VREF, SIN_VE_EXPONENT), tf = cim_tech_energy_factor (SIN_NODE, node);
   double value = SIN_OUTPUT_TO_VALUE * sqrt (PV (p, CIM_P_AVERAGE_OUTPUT));
   double row_wire = cols / SIN_REF_COLS, col_wire = rows / SIN_REF_ROWS;
@@ -639,6 +645,7 @@ sinangil_evaluate (const CimChip *chip, const CimParams *p, CimEvaluation *e, GE
 #define WANG_BASE_CYCLE (6.8 * NS)           /* at 0.7 V, 16 columns, 5 kOhm, 8-b DAC */
 #define WANG_LATENCY_EXPONENT 1.1
 #define WANG_MIN_CYCLE (2 * NS)
+#define WANG_MIN_COLUMN_SCALE 0.5            /* fewer columns shorten the cycle at most 2x */
 #define WANG_TDAC_STEP (0.05 * NS)           /* x (2^1 - 1) with a 1-b temporal DAC */
 #define WANG_BITS 8                          /* DAC, cell width, min supported bits */
 #define WANG_DEPTH 8                         /* weights per CiM unit */
@@ -689,7 +696,7 @@ wang_evaluate (const CimChip *chip, const CimParams *p, CimEvaluation *e, GError
   double v = PV (p, CIM_P_VOLTAGE), node = PV (p, CIM_P_TECH_NM);
   int adc = PI (p, CIM_P_ADC_BITS), cols = PI (p, CIM_P_COLS), rows = PI (p, CIM_P_ROWS);
   double tf = cim_tech_energy_factor (WANG_NODE, node), ve = v * v;
-  double cycle = MAX (MAX (WANG_BASE_CYCLE * MAX (0.5, cols / WANG_REF_COLS)
+  double cycle = MAX (MAX (WANG_BASE_CYCLE * MAX (WANG_MIN_COLUMN_SCALE, cols / WANG_REF_COLS)
                            * pow (WANG_VREF / v, WANG_LATENCY_EXPONENT),
                            WANG_TDAC_STEP),
                       WANG_MIN_CYCLE);
@@ -733,8 +740,10 @@ wang_evaluate (const CimChip *chip, const CimParams *p, CimEvaluation *e, GError
   e->latency_per_pass = a.s_i * cycle;
   e->macs_per_pass = (double) a.n_par * a.k_par;
   record_operating_point (e, &a, cycle);
-  program = cim_two_point_voltage_scale (v, WANG_VREF, WANG_CELL_WRITE_LO, WANG_VHIGH, WANG_CELL_WRITE_HI)
-            + cim_two_point_voltage_scale (v, WANG_VREF, WANG_WDRIVER_LO, WANG_VHIGH, WANG_WDRIVER_HI);
+  program = cim_two_point_voltage_scale (v, WANG_VREF, WANG_CELL_WRITE_LO,
+                                         WANG_VHIGH, WANG_CELL_WRITE_HI)
+            + cim_two_point_voltage_scale (v, WANG_VREF, WANG_WDRIVER_LO,
+                                           WANG_VHIGH, WANG_WDRIVER_HI);
   add_array_levels (e, &a, FALSE, WANG_DEPTH, PI (p, CIM_P_WEIGHT_BITS), program * tf,
                     "SRAM sub-bank (400 F^2 cells): 8 weights of 8 b, one selected per cycle");
   return TRUE;
@@ -1010,6 +1019,72 @@ static const CimChipParam raella_params[] = {
   P_END
 };
 
+/* The tile's buffers and network: per-MAC components for the catalogue's
+ * figure (@in_bits_per_mac and @out_bits_per_mac cross them per MAC,
+ * @out_values_per_mac outputs are quantised). */
+static void
+raella_add_buffer_components (CimEvaluation *e,
+                              gboolean spec,
+                              double ve,
+                              double in_bits_per_mac,
+                              double out_bits_per_mac,
+                              double out_values_per_mac)
+{
+  double spec_e = spec ? RAE_SPEC_ENERGY : 1.0;
+  double crossing = in_bits_per_mac + out_bits_per_mac;
+
+  cim_evaluation_add (e, "eDRAM read", crossing, RAE_EDRAM_E * ve, 0, CIM_PART_BUFFER);
+  cim_evaluation_add (e, "eDRAM write", crossing, RAE_EDRAM_E * ve, 0, CIM_PART_BUFFER);
+  cim_evaluation_add (e, "OutputQuantize", out_values_per_mac, RAE_EDRAM_E * ve, 0,
+                      CIM_PART_BUFFER);
+  cim_evaluation_add (e, "InterMacroNetwork", crossing, RAE_NETWORK_E * ve, 0, CIM_PART_BUFFER);
+  cim_evaluation_add (e, "OutputCenterOffsetCorrect", out_bits_per_mac,
+                      RAE_OFFSET_E * ve, RAE_OFFSET_LEAK * ve, CIM_PART_BUFFER);
+  cim_evaluation_add (e, "InputBuffer read", in_bits_per_mac,
+                      (spec ? RAE_INBUF_READ_SPEC : RAE_INBUF_READ) * ve,
+                      RAE_INBUF_LEAK * ve, CIM_PART_BUFFER);
+  cim_evaluation_add (e, "InputBuffer write", in_bits_per_mac,
+                      RAE_INBUF_WRITE * ve, 0, CIM_PART_BUFFER);
+  cim_evaluation_add (e, "OutputRegister read", out_bits_per_mac,
+                      RAE_OUTREG_READ * spec_e * ve, RAE_OUTREG_LEAK * ve, CIM_PART_BUFFER);
+  cim_evaluation_add (e, "OutputRegister write", out_bits_per_mac,
+                      RAE_OUTREG_WRITE * spec_e * ve, 0, CIM_PART_BUFFER);
+}
+
+/* The tile's levels above the array: eDRAM, macros, input buffer, arrays,
+ * output register. */
+static void
+raella_add_buffer_levels (CimEvaluation *e,
+                          gboolean spec,
+                          double ve,
+                          int out_bits,
+                          int macros,
+                          int arrays)
+{
+  double spec_e = spec ? RAE_SPEC_ENERGY : 1.0;
+  double n_arrays = (double) macros * arrays;
+  double edram_w;
+
+  /* The network, quantisation and offset correction act on data entering
+   * or leaving the eDRAM: folded into its per-bit energies. */
+  edram_w = RAE_EDRAM_E + RAE_NETWORK_E + RAE_EDRAM_E / out_bits + RAE_OFFSET_E;
+  add_buffer_level (e, "eDRAM", "64 kB tile eDRAM of inputs and outputs; reads and "
+                    "writes include the inter-macro bus, and writes the output "
+                    "quantisation and offset correction",
+                    RAE_EDRAM_BITS, (RAE_EDRAM_E + RAE_NETWORK_E) * ve, edram_w * ve,
+                    RAE_OFFSET_LEAK * ve, "input | output");
+  add_fanout_level (e, "Macros", "macros of the tile", (guint64) macros, NULL,
+                    "input | output");
+  add_buffer_level (e, "InputBuffer", "2 kB input buffer with running-sum adder, per macro",
+                    RAE_INBUF_BITS, (spec ? RAE_INBUF_READ_SPEC : RAE_INBUF_READ) * ve,
+                    RAE_INBUF_WRITE * ve, RAE_INBUF_LEAK * ve / macros, "input");
+  add_fanout_level (e, "Arrays", "arrays of a macro", (guint64) arrays, NULL,
+                    "input | output");
+  add_buffer_level (e, "OutputRegister", "partial-sum register of an array",
+                    RAE_OUTREG_BITS, RAE_OUTREG_READ * spec_e * ve,
+                    RAE_OUTREG_WRITE * spec_e * ve, RAE_OUTREG_LEAK * ve / n_arrays, "output");
+}
+
 static gboolean
 raella_evaluate (const CimChip *chip, const CimParams *p, CimEvaluation *e, GError **error)
 {
@@ -1022,7 +1097,7 @@ raella_evaluate (const CimChip *chip, const CimParams *p, CimEvaluation *e, GErr
   double cycle = RAE_CYCLE_AT_1V / v, wire = cols / RAE_REF_COLS;
   double spec_e = spec ? RAE_SPEC_ENERGY : 1.0, pulse = spec ? RAE_SPEC_PULSE : 1.0;
   double adc_rate = cols / (RAE_ADC_RATE_DIVISOR * cycle); /* per array */
-  double n_arrays = (double) macros * arrays, e_adc, in_per_mac, out_per_mac, edram_w;
+  double n_arrays = (double) macros * arrays, e_adc, in_per_mac, out_per_mac;
   CimSlicing s = { &hist_sparse_positive, CIM_ENCODING_TWO_PART_IF_SIGNED,
                    cim_encoded_bits (CIM_ENCODING_TWO_PART_IF_SIGNED, in_bits, &hist_sparse_positive),
                    1, 1, &hist_bell_7, CIM_ENCODING_TWO_PART_IF_SIGNED,
@@ -1057,47 +1132,15 @@ raella_evaluate (const CimChip *chip, const CimParams *p, CimEvaluation *e, GErr
   cim_evaluation_add (e, "TimelyPsubbuf", 1.0 / a.k_par,
                       RAE_PSUBBUF_E * cim_tech_energy_factor (RAE_PSUBBUF_NODE, node),
                       0, CIM_PART_ARRAY);
-  /* Buffers and networks: memory levels in ffm. */
-  cim_evaluation_add (e, "eDRAM read", (in_bits * in_per_mac + out_bits * out_per_mac),
-                      RAE_EDRAM_E * ve, 0, CIM_PART_BUFFER);
-  cim_evaluation_add (e, "eDRAM write", (in_bits * in_per_mac + out_bits * out_per_mac),
-                      RAE_EDRAM_E * ve, 0, CIM_PART_BUFFER);
-  cim_evaluation_add (e, "OutputQuantize", out_per_mac, RAE_EDRAM_E * ve, 0, CIM_PART_BUFFER);
-  cim_evaluation_add (e, "InterMacroNetwork", (in_bits * in_per_mac + out_bits * out_per_mac),
-                      RAE_NETWORK_E * ve, 0, CIM_PART_BUFFER);
-  cim_evaluation_add (e, "OutputCenterOffsetCorrect", out_bits * out_per_mac,
-                      RAE_OFFSET_E * ve, RAE_OFFSET_LEAK * ve, CIM_PART_BUFFER);
-  cim_evaluation_add (e, "InputBuffer read", in_bits * in_per_mac,
-                      (spec ? RAE_INBUF_READ_SPEC : RAE_INBUF_READ) * ve,
-                      RAE_INBUF_LEAK * ve, CIM_PART_BUFFER);
-  cim_evaluation_add (e, "InputBuffer write", in_bits * in_per_mac,
-                      RAE_INBUF_WRITE * ve, 0, CIM_PART_BUFFER);
-  cim_evaluation_add (e, "OutputRegister read", out_bits * out_per_mac,
-                      RAE_OUTREG_READ * spec_e * ve, RAE_OUTREG_LEAK * ve, CIM_PART_BUFFER);
-  cim_evaluation_add (e, "OutputRegister write", out_bits * out_per_mac,
-                      RAE_OUTREG_WRITE * spec_e * ve, 0, CIM_PART_BUFFER);
+  raella_add_buffer_components (e, spec, ve, in_bits * in_per_mac, out_bits * out_per_mac,
+                                out_per_mac);
   e->latency_per_pass = MAX (a.s_i * cycle,
                              (double) a.n_par * a.s_w * a.s_i
                              / (adc_rate * (spec ? RAE_SPEC_RATE : 1.0)));
   e->macs_per_pass = n_arrays * a.n_par * a.k_par;
   record_operating_point (e, &a, cycle);
 
-  /* The network, quantisation and offset correction act on data entering
-   * or leaving the eDRAM: folded into its per-bit energies. */
-  edram_w = RAE_EDRAM_E + RAE_NETWORK_E + RAE_EDRAM_E / out_bits + RAE_OFFSET_E;
-  add_buffer_level (e, "eDRAM", "64 kB tile eDRAM of inputs and outputs; reads and "
-                    "writes include the inter-macro bus, and writes the output "
-                    "quantisation and offset correction",
-                    RAE_EDRAM_BITS, (RAE_EDRAM_E + RAE_NETWORK_E) * ve, edram_w * ve,
-                    RAE_OFFSET_LEAK * ve, "input | output");
-  add_fanout_level (e, "Macros", "macros of the tile", (guint64) macros, NULL, "input | output");
-  add_buffer_level (e, "InputBuffer", "2 kB input buffer with running-sum adder, per macro",
-                    RAE_INBUF_BITS, (spec ? RAE_INBUF_READ_SPEC : RAE_INBUF_READ) * ve,
-                    RAE_INBUF_WRITE * ve, RAE_INBUF_LEAK * ve / macros, "input");
-  add_fanout_level (e, "Arrays", "arrays of a macro", (guint64) arrays, NULL, "input | output");
-  add_buffer_level (e, "OutputRegister", "partial-sum register of an array",
-                    RAE_OUTREG_BITS, RAE_OUTREG_READ * spec_e * ve,
-                    RAE_OUTREG_WRITE * spec_e * ve, RAE_OUTREG_LEAK * ve / n_arrays, "output");
+  raella_add_buffer_levels (e, spec, ve, out_bits, macros, arrays);
   add_array_levels (e, &a, FALSE, 1, PI (p, CIM_P_WEIGHT_BITS),
                     RAE_WIDTH_CELLS * RRAM_PROGRAM_E,
                     "2T2R RRAM cells, 3 b each, 6-b weight slices; writes program them "

@@ -5,6 +5,7 @@
 #include "cim-energy-model.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- Technology scaling ---- */

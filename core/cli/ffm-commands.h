@@ -19,7 +19,11 @@
   X ("list", ffm_cmd_list, \
      "List plugins, the architectures they offer and their parameters") \
   X ("show-workload", ffm_cmd_show_workload, \
-     "Print the Einsums, tensors and sizes of a workload")
+     "Print the Einsums, tensors and sizes of a workload") \
+  X ("pmappings", ffm_cmd_pmappings, \
+     "Generate the Pareto-optimal pmappings of each Einsum and report counts") \
+  X ("eval", ffm_cmd_eval, \
+     "Print the energy, latency and data movement of a given mapping")
 
 typedef int (*FfmCommandFunc) (int argc, char **argv);
 

@@ -25,8 +25,13 @@
  *   power  := atom ('**' unary)?
  *   atom   := number | 'string' | "string" | ident | ident '(' args ')'
  *           | '(' cond ')'
- * Numbers accept 1e6, 0.5, inf. Functions: min, max, ceil, floor, round,
- * abs, log2, sqrt, pow, len(set), pick(i, a0, a1, ...) (the i-th argument).
+ * Numbers accept 1e6, 0.5, inf; `true` and `false` are 1 and 0. Functions:
+ * min, max, ceil, floor, round, abs, log2, sqrt, pow, len(set) (also the
+ * length of a string), pick(i, a0, a1, ...) (argument i counting from 0; only
+ * it is evaluated). On sets `+` is union like `|`. `&&`, `||` and `?:`
+ * evaluate only what they need. Comparisons do not chain. Division (`/`,
+ * `//`, `%`) by zero is FFM_EXPR_ERROR_DIVISION_BY_ZERO. Full description:
+ * docs/file-formats.md, "Expressions".
  * Identifiers: [A-Za-z_][A-Za-z0-9_.]* (a dot allows "MainMemory.tensors").
  *
  * Units: none; callers document the unit of what they evaluate. */

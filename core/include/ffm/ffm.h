@@ -17,3 +17,6 @@
 #include "ffm-plugin.h"
 #include "ffm-plugin-registry.h"
 #include "ffm-paths.h"
+#include "ffm-compatibility.h"
+#include "ffm-pareto.h"
+#include "ffm-pmapping.h"

@@ -25,7 +25,7 @@
 
 /* Declared parameters: name, type, default, help (with unit), min, max. */
 static const FfmParamSpec example_params[] = {
-  { "buffer_kib", FFM_PARAM_NUMBER, "256", "on-chip buffer capacity, KiB", 1, 1048576, NULL },
+  { "buffer_kib", FFM_PARAM_NUMBER, "256", "on-chip buffer capacity, KiB", 1, 1e6, NULL },
   { "n_pes", FFM_PARAM_INTEGER, "16", "processing elements (one MAC each)", 1, 65536, NULL },
   { "clock_ghz", FFM_PARAM_NUMBER, "1", "clock, GHz", 0.001, 100, NULL },
   { "dram_gbps", FFM_PARAM_NUMBER, "25.6", "DRAM bandwidth, GB/s", 0.001, 1e6, NULL },

@@ -1,0 +1,266 @@
+/* ffm-cmd-pmappings.c: `ffm pmappings --arch A --workload W [--einsum NAME]`,
+ * the single-Einsum exploration alone (ffm-pmapping.h).
+ *
+ * Prints, per Einsum, the templates enumerated, the tile vectors evaluated
+ * by the cost model and how many were valid, the compatibility groups, the
+ * Pareto survivors and the thread time, then the totals and the wall time;
+ * --json prints the same as one JSON object. --groups also lists each
+ * group's compatibility and size. Exit 0 on success, 1 when the problem
+ * does not load or an Einsum has no pmapping (the message names the Einsum
+ * and the memory), 2 for usage errors. */
+#include "ffm-cli-common.h"
+
+#include <json-glib/json-glib.h>
+#include <string.h>
+
+#define COMMAND "pmappings"
+
+static const char pmappings_description[] =
+  "Generates every Pareto-optimal pmapping of each Einsum (the first phase\n"
+  "of FFM) and reports what it took. --objective energy|latency|edp|pareto\n"
+  "chooses the objectives kept (edp and pareto keep energy and latency).";
+
+typedef struct {
+  FfmCliCommon common;
+  FfmCliProblemOptions problem;
+  char *einsum;                 /* --einsum NAME (owned) */
+  char *objective;              /* --objective (owned) */
+  int max_fused_loops;          /* --max-fused-loops */
+  int max_fused_per_var;        /* --max-fused-loops-per-rank-var */
+  gboolean unfused;
+  gboolean json;
+  gboolean groups;
+  gboolean templates;
+} PmappingsOptions;
+
+/* Each template of @pm as an indented tree. */
+static void
+print_templates (const FfmEinsumPmappings *pm)
+{
+  for (guint t = 0; t < ffm_einsum_pmappings_get_n_templates (pm); t++)
+    {
+      const GPtrArray *nodes = ffm_einsum_pmappings_get_template (pm, t);
+      g_autoptr (FfmMapping) m = ffm_mapping_new ();
+      g_autofree char *text = NULL;
+      for (guint i = 0; i < nodes->len; i++)
+        g_ptr_array_add (ffm_mapping_get_root (m),
+                         ffm_mapping_node_copy (g_ptr_array_index (nodes, i)));
+      text = ffm_mapping_to_tree_string (m);
+      g_print ("  template %u:\n%s", t, text);
+    }
+}
+
+static guint
+objectives_of (FfmObjective objective)
+{
+  switch (objective)
+    {
+    case FFM_OBJECTIVE_ENERGY:
+      return FFM_PMAPPING_ENERGY;
+    case FFM_OBJECTIVE_LATENCY:
+      return FFM_PMAPPING_LATENCY;
+    case FFM_OBJECTIVE_EDP:
+    case FFM_OBJECTIVE_PARETO:
+    default:
+      return FFM_PMAPPING_ENERGY | FFM_PMAPPING_LATENCY;
+    }
+}
+
+static void
+print_table (const FfmPmappingSet *set, gboolean groups, gboolean show_templates)
+{
+  FfmWorkload *w = ffm_pmapping_set_get_workload (set);
+  FfmArch *a = ffm_pmapping_set_get_arch (set);
+  guint64 evaluated = 0, valid = 0, rows = 0;
+  guint templates = 0, n_groups = 0;
+
+  g_print ("Pmappings of %s on %s\n\n", ffm_workload_get_name (w),
+           ffm_arch_get_name (a));
+  g_print ("%-14s %9s %14s %12s %8s %10s %9s\n", "Einsum", "templates",
+           "evaluated", "valid", "groups", "pmappings", "time (s)");
+  for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (set); i++)
+    {
+      const FfmEinsumPmappings *pm = ffm_pmapping_set_get_einsum (set, i);
+      const FfmPmappingStats *s = ffm_einsum_pmappings_get_stats (pm);
+      const FfmEinsum *e = ffm_workload_get_einsum (w, ffm_einsum_pmappings_get_einsum (pm));
+
+      g_print ("%-14s %9u %14" G_GUINT64_FORMAT " %12" G_GUINT64_FORMAT
+               " %8u %10" G_GUINT64_FORMAT " %9.3f\n", e->name, s->n_templates,
+               s->n_evaluated, s->n_valid, s->n_groups, s->n_rows, s->seconds);
+      templates += s->n_templates;
+      evaluated += s->n_evaluated;
+      valid += s->n_valid;
+      n_groups += s->n_groups;
+      rows += s->n_rows;
+      if (show_templates)
+        print_templates (pm);
+      for (guint k = 0; groups && k < ffm_einsum_pmappings_get_n_groups (pm); k++)
+        {
+          const FfmPmappingGroup *g = ffm_einsum_pmappings_get_group (pm, k);
+          g_autofree char *c = ffm_compatibility_to_string (&g->compat, w, a);
+          g_print ("    %5u rows  %s\n", g->n_rows, c[0] ? c : "(no shared tensor)");
+        }
+    }
+  g_print ("%-14s %9u %14" G_GUINT64_FORMAT " %12" G_GUINT64_FORMAT
+           " %8u %10" G_GUINT64_FORMAT "\n", "total", templates, evaluated,
+           valid, n_groups, rows);
+  g_print ("\nWall time %.3f s\n", ffm_pmapping_set_get_seconds (set));
+}
+
+static void
+print_json (const FfmPmappingSet *set, guint n_threads)
+{
+  FfmWorkload *w = ffm_pmapping_set_get_workload (set);
+  FfmArch *a = ffm_pmapping_set_get_arch (set);
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autoptr (JsonNode) root = NULL;
+  g_autofree char *text = NULL;
+  guint n_tracked;
+  const guint *tracked = ffm_pmapping_set_get_tracked_levels (set, &n_tracked);
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "workload");
+  json_builder_add_string_value (b, ffm_workload_get_name (w));
+  json_builder_set_member_name (b, "architecture");
+  json_builder_add_string_value (b, ffm_arch_get_name (a));
+  json_builder_set_member_name (b, "threads");
+  json_builder_add_int_value (b, n_threads);
+  json_builder_set_member_name (b, "wall_s");
+  json_builder_add_double_value (b, ffm_pmapping_set_get_seconds (set));
+  json_builder_set_member_name (b, "tracked_memories");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < n_tracked; i++)
+    json_builder_add_string_value (b, ffm_arch_get_level (a, tracked[i])->name);
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "einsums");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (set); i++)
+    {
+      const FfmEinsumPmappings *pm = ffm_pmapping_set_get_einsum (set, i);
+      const FfmPmappingStats *s = ffm_einsum_pmappings_get_stats (pm);
+      const FfmEinsum *e = ffm_workload_get_einsum (w, ffm_einsum_pmappings_get_einsum (pm));
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "name");
+      json_builder_add_string_value (b, e->name);
+      json_builder_set_member_name (b, "templates");
+      json_builder_add_int_value (b, s->n_templates);
+      json_builder_set_member_name (b, "evaluated");
+      json_builder_add_int_value (b, (gint64) s->n_evaluated);
+      json_builder_set_member_name (b, "valid");
+      json_builder_add_int_value (b, (gint64) s->n_valid);
+      json_builder_set_member_name (b, "partial");
+      json_builder_add_int_value (b, (gint64) s->n_partial);
+      json_builder_set_member_name (b, "groups");
+      json_builder_add_int_value (b, s->n_groups);
+      json_builder_set_member_name (b, "pmappings");
+      json_builder_add_int_value (b, (gint64) s->n_rows);
+      json_builder_set_member_name (b, "seconds");
+      json_builder_add_double_value (b, s->seconds);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, TRUE);
+  text = json_generator_to_data (gen, NULL);
+  g_print ("%s\n", text);
+}
+
+static int
+run (GOptionContext *context, PmappingsOptions *o)
+{
+  g_autoptr (FfmPluginRegistry) registry = NULL;
+  g_autoptr (FfmArch) arch = NULL;
+  g_autoptr (FfmWorkload) workload = NULL;
+  g_autoptr (FfmPmappingSet) set = NULL;
+  g_autoptr (GError) error = NULL;
+  FfmPmappingOptions options;
+  FfmObjective objective = FFM_OBJECTIVE_EDP;
+  int status;
+
+  if (o->objective != NULL
+      && !ffm_objective_from_string (o->objective, &objective, &error))
+    return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
+  registry = ffm_cli_registry_new (&o->common);
+  ffm_cli_warn_plugin_failures (COMMAND, registry);
+  status = ffm_cli_load_arch (context, COMMAND, registry, &o->problem, &arch);
+  if (status != FFM_EXIT_OK)
+    return status;
+  status = ffm_cli_load_workload (context, COMMAND, &o->problem, &workload);
+  if (status != FFM_EXIT_OK)
+    return status;
+
+  ffm_pmapping_options_init (&options);
+  options.objectives = objectives_of (objective);
+  options.max_fused_loops = o->max_fused_loops;
+  options.max_fused_loops_per_rank_var = o->max_fused_per_var;
+  options.unfused = o->unfused;
+  options.n_threads = ffm_cli_common_get_threads (&o->common);
+  if (o->einsum != NULL)
+    {
+      options.einsum = ffm_workload_find_einsum (workload, o->einsum);
+      if (options.einsum < 0)
+        return ffm_cli_usage_error (context, COMMAND,
+                                    "workload %s has no Einsum %s",
+                                    ffm_workload_get_name (workload), o->einsum);
+    }
+  set = ffm_pmappings_generate (workload, arch, &options, &error);
+  if (set == NULL)
+    return ffm_cli_fail (COMMAND, error);
+  if (o->json)
+    print_json (set, options.n_threads);
+  else
+    print_table (set, o->groups, o->templates);
+  return FFM_EXIT_OK;
+}
+
+int
+ffm_cmd_pmappings (int argc, char **argv)
+{
+  PmappingsOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_PROBLEM_OPTIONS_INIT,
+                         NULL, NULL, 1, 1, FALSE, FALSE, FALSE, FALSE };
+  const GOptionEntry entries[] = {
+    { "einsum", 'e', 0, G_OPTION_ARG_STRING, &o.einsum,
+      "Only this Einsum", "NAME" },
+    { "objective", 'o', 0, G_OPTION_ARG_STRING, &o.objective,
+      "Objectives kept: energy, latency, edp or pareto (default edp)", "OBJ" },
+    { "max-fused-loops", 0, 0, G_OPTION_ARG_INT, &o.max_fused_loops,
+      "Fused loops per pmapping, -1 = no limit (default 1)", "N" },
+    { "max-fused-loops-per-rank-var", 0, 0, G_OPTION_ARG_INT, &o.max_fused_per_var,
+      "Fused loops per rank variable, -1 = no limit (default 1)", "N" },
+    { "unfused", 0, 0, G_OPTION_ARG_NONE, &o.unfused,
+      "Back every shared tensor in the outermost memory", NULL },
+    { "groups", 0, 0, G_OPTION_ARG_NONE, &o.groups,
+      "List each compatibility group", NULL },
+    { "templates", 0, 0, G_OPTION_ARG_NONE, &o.templates,
+      "Print every template (tiles are placeholders)", NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &o.json,
+      "Print JSON instead of a table", NULL },
+    G_OPTION_ENTRY_NULL
+  };
+  g_autoptr (GOptionContext) context =
+    ffm_cli_context_new (COMMAND, NULL, pmappings_description);
+  g_auto (GStrv) positional = NULL;
+  int status;
+
+  ffm_cli_common_init (&o.common);
+  ffm_cli_problem_options_init (&o.problem);
+  g_option_context_add_main_entries (context, entries, NULL);
+  ffm_cli_add_problem_options (context, &o.problem);
+  ffm_cli_add_common_options (context, &o.common);
+  if (!ffm_cli_parse (context, COMMAND, &o.common, argc, argv, &positional))
+    status = FFM_EXIT_USAGE;
+  else if (positional[0] != NULL)
+    status = ffm_cli_usage_error (context, COMMAND, "unexpected argument '%s'",
+                                  positional[0]);
+  else
+    status = run (context, &o);
+  ffm_cli_common_clear (&o.common);
+  ffm_cli_problem_options_clear (&o.problem);
+  g_free (o.einsum);
+  g_free (o.objective);
+  return status;
+}

@@ -1,0 +1,115 @@
+/* ffm-pmapping-private.h (private): what the pmapping generator's files
+ * share: templates (ffm-pmapping-template.c), their tile enumeration
+ * (ffm-pmapping-tiles.c) and the driver (ffm-pmapping.c). */
+#pragma once
+
+#include "ffm-pmapping.h"
+
+G_BEGIN_DECLS
+
+/* One pmapping template: a LoopTree path of one Einsum whose loop tiles are
+ * free, compiled once. */
+typedef struct {
+  guint id;                 /* index among the Einsum's templates */
+  guint einsum;
+  guint compute_level;
+  GPtrArray *nodes;         /* of FfmMappingNode* (owned); tiles are placeholders */
+  FfmPmappingModel *model;
+  char *key;                /* canonical form, for deduplication */
+} FfmPmappingTemplate;
+
+void ffm_pmapping_template_free (FfmPmappingTemplate *t);
+
+/* Appends to @out (of FfmPmappingTemplate*) every template of @einsum on
+ * every compute unit that serves it, ids continuing from out->len. Fails
+ * when an architecture expression cannot be evaluated, no compute unit
+ * serves the Einsum, a tensor can be kept nowhere, or a template does not
+ * compile (a bug). */
+gboolean ffm_pmapping_templates_build (const FfmWorkload *workload,
+                                       const FfmArch *arch,
+                                       guint einsum,
+                                       const FfmPmappingOptions *options,
+                                       GPtrArray *out,
+                                       GError **error);
+
+/* Rows of one template that share a compatibility, before the per-Einsum
+ * merge. */
+typedef struct {
+  FfmCompatibility compat;
+  guint n_columns;
+  GArray *columns;          /* of FfmPmappingColumn */
+  GArray *values;           /* of double, n_columns per row */
+  GArray *tiles;            /* of guint64, n_loops per row */
+  guint n_rows;
+  guint pruned_rows;        /* n_rows at the last Pareto pass */
+} FfmTemplateGroup;
+
+/* What enumerating one template produced. */
+typedef struct {
+  GPtrArray *groups;        /* of FfmTemplateGroup*, in order of creation */
+  GHashTable *index;        /* compat -> FfmTemplateGroup* (not owned) */
+  guint n_loops;            /* tiles per row */
+  guint64 n_evaluated;
+  guint64 n_valid;
+  guint64 n_partial;
+  double seconds;
+  /* Why tile vectors failed, for the error when an Einsum has no pmapping:
+   * per architecture level, tile vectors (or partial ones) rejected there. */
+  guint64 *rejected;        /* [n_levels] */
+  double *min_excess;       /* [n_levels]: least bits above capacity seen, or -1 */
+  double *min_need;         /* [n_levels]: occupancy of that least excess */
+} FfmTemplateResult;
+
+FfmTemplateResult *ffm_template_result_new (guint n_levels);
+void ffm_template_result_free (FfmTemplateResult *r);
+/* Pareto-prunes every group of @r. */
+void ffm_template_result_prune (FfmTemplateResult *r);
+
+/* Enumerates the tile vectors of @t (ffm-pmapping-tiles.c) into @out. */
+void ffm_pmapping_template_enumerate (const FfmWorkload *workload,
+                                      const FfmArch *arch,
+                                      const FfmPmappingTemplate *t,
+                                      const FfmPmappingOptions *options,
+                                      FfmTemplateResult *out);
+
+/* Everything ffm_pmapping_describe() derives from a model alone, computed
+ * once per template. */
+typedef struct {
+  const FfmWorkload *workload;
+  const FfmEinsum *einsum;
+  guint n_loops;
+  guint n_fused;            /* loops above the deepest shared backing node */
+  guint n_shared;           /* shared accesses */
+  guint shared_access[FFM_MAX_EINSUM_TENSORS];
+  guint shared_prefix[FFM_MAX_EINSUM_TENSORS];/* loops above its backing node */
+  guint n_memories;         /* memories of finite size on the path */
+  guint memories[16];       /* their levels, outermost first */
+  guint objectives;
+  guint shared_level[FFM_MAX_EINSUM_TENSORS];  /* its backing memory */
+  gboolean shared_persistent[FFM_MAX_EINSUM_TENSORS];
+  double shared_bits[FFM_MAX_EINSUM_TENSORS];  /* bits per value there */
+  int rank_of_var[FFM_MAX_EINSUM_TENSORS][FFM_MAX_EINSUM_RANK_VARS];
+                            /* rank of a shared tensor indexed by the
+                               variable alone, -1 if none */
+} FfmDescribeInfo;
+
+gboolean ffm_describe_info_init (FfmDescribeInfo *info,
+                                 const FfmWorkload *workload,
+                                 const FfmArch *arch,
+                                 const FfmPmappingModel *model,
+                                 guint objectives);
+/* ffm_pmapping_describe() with @info precomputed; @values gets
+ * n_columns doubles (room for FfmDescribeInfo's worst case:
+ * 2 + n_memories * (FFM_COMPAT_MAX_LOOPS + 2)). Returns the number of
+ * columns, 0 on failure. */
+guint ffm_describe_row (const FfmDescribeInfo *info,
+                        const FfmPmappingModel *model,
+                        const guint64 *tiles,
+                        const FfmPmappingCost *cost,
+                        FfmCompatibility *compat,
+                        FfmPmappingColumn *columns,
+                        double *values);
+
+#define FFM_DESCRIBE_MAX_COLUMNS (2 + 16 * (FFM_COMPAT_MAX_LOOPS + 2))
+
+G_END_DECLS

@@ -1,0 +1,682 @@
+/* ffm-pmapping-template.c: the pmapping templates of one Einsum.
+ *
+ * A template is a LoopTree path (storage nodes, temporal and spatial loops,
+ * the compute node) whose loop tiles are left free for the tile
+ * enumeration (ffm-pmapping-tiles.c). Templates are built in three steps
+ * [1, §4.2-§4.6]:
+ *   1. storage choices: for every memory on the compute unit's path,
+ *      outermost first, every set of tensors between what it must keep and
+ *      what it may keep (evaluated with what the memories above keep);
+ *   2. storage-node orders: memories outer to inner; the outermost memory's
+ *      nodes and persistent nodes first, in a fixed order; every order of
+ *      the nodes of each other memory;
+ *   3. loops: after every group of storage nodes one canonical set of
+ *      temporal loops (one per allowed rank variable, in rank-variable
+ *      order), spatial loops for every fanout dimension right above the
+ *      memories the fanout replicates, and a temporal loop for every rank
+ *      variable that would otherwise have none below the fused loops.
+ *
+ * The mapspace (what brute force in tests/test-pmapping.c enumerates, and
+ * what the generator must cover without loss) is: every storage choice;
+ * storage nodes ordered outer memory to inner memory, the outermost
+ * memory's nodes and persistent nodes above every loop (the outermost
+ * memory holds whole tensors; a persistent tile lives for the whole
+ * workload); any temporal loops anywhere below them and spatial loops
+ * between the memories their fanout separates, in any order, each loop
+ * tiling its rank variable by a perfect factor, the innermost loop of each
+ * rank variable down to tile 1; no recomputation (a loop above every
+ * storage node of a tensor iterates a rank variable that indexes it); at
+ * most max_fused_loops loops of more than one iteration above the backing
+ * node of a shared tensor, at most max_fused_loops_per_rank_var of them per
+ * rank variable. Every canonicalization below comes with its argument that
+ * no pmapping of that space is lost that could beat, in every objective
+ * and every reservation, all the pmappings kept with the same
+ * compatibility.
+ *
+ * [1] shared/reference/ffm-spec.md §4.2-§4.6; §3.2 (reservations), §3.4b
+ *     (closed form of the counts). */
+#include "ffm-pmapping-private.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef enum {
+  ITEM_STORAGE = 1,
+  ITEM_TEMPORAL,
+  ITEM_SPATIAL,
+} ItemKind;
+
+/* One node of a template under construction. */
+typedef struct {
+  ItemKind kind;
+  guint access;             /* STORAGE */
+  guint level;              /* STORAGE: memory; SPATIAL: fanout */
+  gboolean backing;         /* STORAGE: first node of its tensor */
+  gboolean persistent;      /* STORAGE */
+  guint var;                /* loops */
+  guint dim;                /* SPATIAL */
+} Item;
+
+#define MAX_ITEMS 128
+#define BIT(i) (G_GUINT64_CONSTANT (1) << (i))
+
+typedef struct {
+  const FfmWorkload *w;
+  const FfmArch *a;
+  const FfmEinsum *e;
+  guint einsum;
+  const FfmPmappingOptions *opt;
+  guint compute;
+  guint *path;
+  guint n_path;
+  guint64 direct[FFM_MAX_EINSUM_TENSORS];     /* vars indexing a rank alone */
+  guint64 irrelevant[FFM_MAX_EINSUM_TENSORS]; /* vars not indexing it at all */
+  guint64 partial[FFM_MAX_EINSUM_TENSORS];    /* vars only in multi-term indices */
+  guint64 all;              /* every access */
+  guint64 shared;           /* accesses of tensors two or more Einsums touch */
+  guint64 fusable_or_inter; /* shared or intermediate */
+  guint64 persistent;       /* accesses of persistent tensors */
+  guint64 vars;             /* rank variables with a bound above 1 */
+  guint64 kept[64];         /* current storage choice, per architecture level */
+  guint64 coverable;        /* accesses some complete choice keeps */
+  int first_memory;         /* outermost memory on the path */
+  GPtrArray *out;
+  GHashTable *keys;         /* dedup keys of this Einsum's templates */
+  guint n_complete;         /* complete storage choices seen */
+} Builder;
+
+/* ---- Relevancy ---- */
+
+static void
+compute_relevancy (Builder *b)
+{
+  const FfmEinsum *e = b->e;
+
+  for (guint a = 0; a < e->n_accesses; a++)
+    {
+      const FfmTensor *t = ffm_workload_get_tensor (b->w, e->accesses[a].tensor);
+      guint64 direct = 0, any = 0;
+      for (guint r = 0; r < t->n_ranks; r++)
+        {
+          const FfmProjection *p = &e->accesses[a].projections[r];
+          for (guint k = 0; k < p->n_terms; k++)
+            {
+              any |= BIT (p->terms[k].var);
+              if (p->n_terms == 1)
+                direct |= BIT (p->terms[k].var);
+            }
+        }
+      b->direct[a] = direct;
+      b->partial[a] = any & ~direct;
+      b->irrelevant[a] = ((BIT (e->n_rank_vars) - 1)) & ~any;
+      b->all |= BIT (a);
+      if (t->classes & FFM_TENSOR_SHARED)
+        b->shared |= BIT (a);
+      if (t->classes & (FFM_TENSOR_SHARED | FFM_TENSOR_INTERMEDIATE))
+        b->fusable_or_inter |= BIT (a);
+      if (t->classes & FFM_TENSOR_PERSISTENT)
+        b->persistent |= BIT (a);
+    }
+  for (guint v = 0; v < e->n_rank_vars; v++)
+    if (e->rank_var_bounds[v] > 1)
+      b->vars |= BIT (v);
+}
+
+/* ---- Loops between storage nodes ----
+ *
+ * Groups: G0 = the outermost memory's nodes and the persistent nodes (no
+ * loop may go between them: mapspace); then one group per other node (for
+ * a copy Einsum, one group per memory, as its model merges a memory's
+ * nodes). After each group Gi come the temporal loops over the set R below,
+ * at most one loop per rank variable, in rank-variable order:
+ *
+ * (a) One loop per rank variable per gap, order fixed. Inside a gap no
+ *     storage node separates the loops, so every holder of every tensor
+ *     sees the gap's loops all above it or all below it: counts depend on
+ *     the product of each rank variable's iteration counts in the gap
+ *     (ffm-spec §3.4b), so two loops over one variable merge into one with
+ *     the product. Order could matter only through reservations that sink
+ *     into the gap (§3.2): a backing node's reservation stays right below
+ *     it, and after rule (c) the gap below a non-backing node holds no
+ *     loop relevant to its tensor, so its reservation stays right below it
+ *     too. For fused loops the order is part of the compatibility: the join
+ *     tries the permutations inside each block between reservation stops
+ *     (ffm-spec §5.1), and the loops of one gap lie in one block.
+ * (b) No recomputation (mapspace): R keeps only variables that index every
+ *     tensor not stored yet.
+ * (c) Lowering non-backing nodes: no loop in the gap right below a
+ *     non-backing node s of tensor t iterates a variable relevant to t.
+ *     Such a loop can move just above s: t's tile at s shrinks by its
+ *     count n while s is refilled n times as often, so fills, skipped first
+ *     fills, write-backs and the parent's reads stay equal (relevant
+ *     temporal loop: every factor of §3.4b is unchanged); the child below
+ *     sees the same loops; s holds only t, so no other tensor's counts or
+ *     reservations move. s's reservation, which sank past relevant loops
+ *     only up to the first irrelevant one, now sits below that loop
+ *     wherever it was: its tile is no larger and its lifetime no longer
+ *     (more loops above it). Placing the moved loop last in the gap above s
+ *     lets a reservation sinking from the node above go at least as deep as
+ *     before.
+ * (d) Raising through irrelevant unfused loops: below every shared
+ *     tensor's backing node (the unfused region) no loop in the gap right
+ *     above a node s iterates a variable irrelevant to s's tensor t (unless
+ *     partially relevant to a tensor of the group above). Moving such a
+ *     loop below s leaves t's tile at s unchanged, divides s's refills by
+ *     its count, and leaves the child's traffic and the skipped first
+ *     fills (irrelevant loops do not multiply them) unchanged: every count
+ *     is equal or smaller. s's reservation keeps its tile and, being below
+ *     every fused loop either way, its lifetime depth; a reservation
+ *     sinking from the node above can only go deeper.
+ * (e) A gap that the fused-loop limit allows no loop in is empty.
+ */
+
+static guint64
+loop_set_after (const Builder *b, const Item *items, const guint *group_start,
+                guint n_groups, guint g, guint64 seen, gboolean fused_region)
+{
+  guint64 r = b->vars, partial_here = 0;
+
+  for (guint a = 0; a < b->e->n_accesses; a++)
+    if (!(seen & BIT (a)))
+      r &= b->direct[a];                                      /* (b) */
+  if (b->opt->max_fused_loops == 0 && (b->shared & ~seen))
+    r = 0;                                                    /* (e) */
+  for (guint i = group_start[g]; i < group_start[g + 1]; i++)
+    {
+      partial_here |= b->partial[items[i].access];
+      if (!items[i].backing)
+        r &= ~b->direct[items[i].access];                     /* (c) */
+    }
+  if (!fused_region && g + 1 < n_groups)
+    for (guint i = group_start[g + 1]; i < group_start[g + 2]; i++)
+      r &= ~(b->irrelevant[items[i].access] & ~partial_here); /* (d) */
+  return r;
+}
+
+/* Appends the temporal loops of each gap. @nodes are the ordered storage
+ * nodes, @n_g0 of them in G0. */
+static guint
+place_temporal_loops (const Builder *b, const Item *nodes, guint n_nodes,
+                      guint n_g0, Item *out)
+{
+  guint group_start[MAX_ITEMS + 2], n_groups = 0, n = 0;
+  guint64 seen = 0;
+  gboolean fused_region = TRUE;
+
+  group_start[n_groups++] = 0;
+  for (guint i = n_g0; i < n_nodes; i++)
+    {
+      /* A copy Einsum's nodes of one memory form one group. */
+      if (i > n_g0 && b->e->is_copy && nodes[i].level == nodes[i - 1].level)
+        continue;
+      group_start[n_groups++] = i;
+    }
+  group_start[n_groups] = n_nodes;
+  if (n_g0 == 0 && n_groups > 1)
+    {
+      /* An empty G0 still opens the path (loops may precede the first node). */
+    }
+  for (guint g = 0; g < n_groups; g++)
+    {
+      guint64 r;
+      for (guint i = group_start[g]; i < group_start[g + 1]; i++)
+        {
+          out[n++] = nodes[i];
+          seen |= BIT (nodes[i].access);
+        }
+      fused_region = fused_region && (b->shared & ~seen) != 0;
+      r = loop_set_after (b, nodes, group_start, n_groups, g, seen,
+                          fused_region);
+      for (guint v = 0; v < b->e->n_rank_vars; v++)
+        if (r & BIT (v))
+          out[n++] = (Item) { .kind = ITEM_TEMPORAL, .var = v };
+    }
+  return n;
+}
+
+/* ---- Spatial loops ----
+ *
+ * For each fanout dimension, one spatial loop per allowed rank variable,
+ * placed after the last storage node above the fanout and the loops that
+ * follow it, i.e. at the bottom of the only gap between the memories the
+ * fanout separates (with storage nodes ordered by memory, it is the gap
+ * the mapspace allows). Inside that gap a spatial loop's place among the
+ * temporal loops changes no count: in every tensor's view the model moves
+ * it to just above the tensor's first holder below the fanout and keeps
+ * path order inside a run of loops (ffm-spec §3.3), and products of
+ * iteration counts do not depend on order; the reservation of a node above
+ * the fanout cannot sink past a spatial loop of another memory's fanout,
+ * so the bottom is the place that lets it sink furthest. Allowed rank
+ * variables: those the dimension's `reuse` and allowed_rank_vars permit,
+ * that index every shared or intermediate tensor not stored above (no
+ * recomputation). */
+
+static gboolean
+place_spatial_loops (const Builder *b, Item *items, guint *n_items,
+                     GError **error)
+{
+  for (guint p = 0; p < b->n_path; p++)
+    {
+      guint level = b->path[p];
+      const FfmLevel *l = ffm_arch_get_level (b->a, level);
+      guint pos = 0;
+      guint64 stored = 0;
+
+      if (l->kind != FFM_LEVEL_FANOUT)
+        continue;
+      for (guint i = 0; i < *n_items; i++)
+        if (items[i].kind == ITEM_STORAGE && items[i].level < level)
+          pos = i + 1;
+      for (guint i = 0; i < pos; i++)
+        if (items[i].kind == ITEM_STORAGE)
+          stored |= BIT (items[i].access);
+      while (pos < *n_items && items[pos].kind != ITEM_STORAGE)
+        pos++;
+      for (guint d = 0; d < l->u.fanout.n_dims; d++)
+        {
+          guint64 allowed, r;
+          if (l->u.fanout.dims[d].count <= 1)
+            continue;
+          if (!ffm_arch_fanout_spatial_vars (b->a, level, d, b->w, b->einsum,
+                                             &allowed, error))
+            return FALSE;
+          r = b->vars & allowed;
+          for (guint a = 0; a < b->e->n_accesses; a++)
+            if ((b->fusable_or_inter & BIT (a)) && !(stored & BIT (a)))
+              r &= b->direct[a];
+          for (guint v = 0; v < b->e->n_rank_vars; v++)
+            if (r & BIT (v))
+              {
+                g_assert (*n_items < MAX_ITEMS);
+                memmove (&items[pos + 1], &items[pos],
+                         sizeof (Item) * (*n_items - pos));
+                items[pos] = (Item) { .kind = ITEM_SPATIAL, .var = v,
+                                      .level = level, .dim = d };
+                (*n_items)++;
+                pos++;
+              }
+        }
+    }
+  return TRUE;
+}
+
+/* ---- Missing loops ----
+ *
+ * Every rank variable needs a loop whose tile goes down to 1. A variable
+ * without a temporal loop below the fused loops gets one right below the
+ * deepest backing node, after the temporal loops there (ffm-spec §4.6): by
+ * rules (c) and (d) a loop over it in any gap the rules exclude can be moved
+ * (up past a non-backing node whose tensor it indexes, down past one whose
+ * tensor it does not index) without loss until it reaches an allowed gap,
+ * and below the deepest backing node it is unfused. */
+
+static void
+add_missing_loops (const Builder *b, Item *items, guint *n_items)
+{
+  int last_backing = -1, last_shared_backing = -1;
+  guint pos;
+
+  for (guint i = 0; i < *n_items; i++)
+    if (items[i].kind == ITEM_STORAGE && items[i].backing)
+      {
+        last_backing = i;
+        if (b->shared & BIT (items[i].access))
+          last_shared_backing = i;
+      }
+  pos = last_backing + 1;
+  while (pos < *n_items && items[pos].kind == ITEM_TEMPORAL)
+    pos++;
+  for (guint v = 0; v < b->e->n_rank_vars; v++)
+    {
+      gboolean has = FALSE;
+      if (!(b->vars & BIT (v)))
+        continue;
+      for (guint i = last_shared_backing + 1; i < *n_items && !has; i++)
+        has = items[i].kind == ITEM_TEMPORAL && items[i].var == v;
+      if (has)
+        continue;
+      g_assert (*n_items < MAX_ITEMS);
+      memmove (&items[pos + 1], &items[pos], sizeof (Item) * (*n_items - pos));
+      items[pos] = (Item) { .kind = ITEM_TEMPORAL, .var = v };
+      (*n_items)++;
+      pos++;
+    }
+}
+
+/* ---- Templates ---- */
+
+/* Canonical text of a template: runs of storage nodes with no loop between
+ * them are sets (any order of them is the same pmapping: no loop separates
+ * their tiles, and each reservation stays at its node or sinks into the gap
+ * below the run). */
+static char *
+template_key (const Item *items, guint n)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; i < n; )
+    {
+      if (items[i].kind != ITEM_STORAGE)
+        {
+          g_string_append_printf (s, "%c%u.%u.%u|",
+                                  items[i].kind == ITEM_TEMPORAL ? 'T' : 'P',
+                                  items[i].var, items[i].level, items[i].dim);
+          i++;
+          continue;
+        }
+      {
+        guint end = i, keys[MAX_ITEMS], k = 0;
+        while (end < n && items[end].kind == ITEM_STORAGE)
+          {
+            keys[k++] = items[end].level * 64 + items[end].access;
+            end++;
+          }
+        for (guint x = 1; x < k; x++)
+          for (guint y = x; y > 0 && keys[y - 1] > keys[y]; y--)
+            {
+              guint tmp = keys[y];
+              keys[y] = keys[y - 1];
+              keys[y - 1] = tmp;
+            }
+        for (guint x = 0; x < k; x++)
+          g_string_append_printf (s, "S%u|", keys[x]);
+        i = end;
+      }
+    }
+  return g_string_free (s, FALSE);
+}
+
+void
+ffm_pmapping_template_free (FfmPmappingTemplate *t)
+{
+  if (t == NULL)
+    return;
+  ffm_pmapping_model_free (t->model);
+  g_ptr_array_unref (t->nodes);
+  g_free (t->key);
+  g_free (t);
+}
+
+static gboolean
+emit_template (Builder *b, const Item *items, guint n, GError **error)
+{
+  g_autofree char *key = template_key (items, n);
+  FfmPmappingTemplate *t;
+  const FfmLevel *cl = ffm_arch_get_level (b->a, b->compute);
+  GError *local = NULL;
+
+  if (g_hash_table_contains (b->keys, key))
+    return TRUE;
+  t = g_new0 (FfmPmappingTemplate, 1);
+  t->id = b->out->len;
+  t->einsum = b->einsum;
+  t->compute_level = b->compute;
+  t->nodes = ffm_mapping_node_list_new ();
+  for (guint i = 0; i < n; i++)
+    {
+      const Item *it = &items[i];
+      FfmMappingNode *node = NULL;
+      switch (it->kind)
+        {
+        case ITEM_STORAGE:
+          {
+            const char *names[2] = {
+              ffm_workload_get_tensor (b->w, b->e->accesses[it->access].tensor)->name,
+              NULL };
+            node = ffm_mapping_node_new_storage (names,
+                                                 ffm_arch_get_level (b->a, it->level)->name,
+                                                 it->persistent);
+            break;
+          }
+        case ITEM_TEMPORAL:
+          node = ffm_mapping_node_new_temporal (b->e->rank_var_names[it->var], 1);
+          break;
+        case ITEM_SPATIAL:
+        default:
+          {
+            const FfmLevel *f = ffm_arch_get_level (b->a, it->level);
+            node = ffm_mapping_node_new_spatial (b->e->rank_var_names[it->var], 1,
+                                                 f->name,
+                                                 f->u.fanout.dims[it->dim].name);
+            break;
+          }
+        }
+      g_ptr_array_add (t->nodes, node);
+    }
+  g_ptr_array_add (t->nodes, ffm_mapping_node_new_compute (b->e->name, cl->name));
+  t->model = ffm_pmapping_model_new (b->w, b->a,
+                                     (const FfmMappingNode *const *) t->nodes->pdata,
+                                     t->nodes->len, NULL, &local);
+  if (t->model == NULL)
+    {
+      g_set_error (error, FFM_MAPPING_ERROR, FFM_MAPPING_ERROR_INVALID,
+                   "Einsum %s: a generated template does not compile (a bug in "
+                   "the pmapping generator): %s", b->e->name, local->message);
+      g_error_free (local);
+      ffm_pmapping_template_free (t);
+      return FALSE;
+    }
+  t->key = g_steal_pointer (&key);
+  g_hash_table_add (b->keys, t->key);
+  g_ptr_array_add (b->out, t);
+  return TRUE;
+}
+
+static gboolean
+build_from_order (Builder *b, const Item *nodes, guint n_nodes, guint n_g0,
+                  GError **error)
+{
+  Item items[MAX_ITEMS];
+  guint n;
+
+  g_assert (n_nodes * (1 + b->e->n_rank_vars) + 8 < MAX_ITEMS);
+  n = place_temporal_loops (b, nodes, n_nodes, n_g0, items);
+  if (!place_spatial_loops (b, items, &n, error))
+    return FALSE;
+  add_missing_loops (b, items, &n);
+  if (n > FFM_COST_MAX_LOOPS + n_nodes)
+    {
+      g_set_error (error, FFM_MAPPING_ERROR, FFM_MAPPING_ERROR_INVALID,
+                   "Einsum %s: a template needs more than %d loops",
+                   b->e->name, FFM_COST_MAX_LOOPS);
+      return FALSE;
+    }
+  return emit_template (b, items, n, error);
+}
+
+/* Every order of the nodes of each memory below G0, memory by memory.
+ * @order holds the nodes placed so far; @rest[start..end) the nodes of the
+ * memory being permuted. */
+static gboolean
+permute_levels (Builder *b, Item *order, guint n_order, guint n_g0,
+                Item *rest, guint n_rest, guint start, GError **error)
+{
+  guint end = start;
+
+  if (start == n_rest)
+    return build_from_order (b, order, n_order, n_g0, error);
+  while (end < n_rest && rest[end].level == rest[start].level)
+    end++;
+  if (b->e->is_copy)
+    {
+      /* A copy's nodes of one memory form one group: one order suffices. */
+      memcpy (&order[n_order], &rest[start], sizeof (Item) * (end - start));
+      return permute_levels (b, order, n_order + end - start, n_g0, rest,
+                             n_rest, end, error);
+    }
+  {
+    /* Heap-free enumeration: lexicographic permutations of indices. */
+    guint k = end - start, idx[FFM_MAX_EINSUM_TENSORS];
+    for (guint i = 0; i < k; i++)
+      idx[i] = i;
+    for (;;)
+      {
+        gint i, j;
+        for (guint x = 0; x < k; x++)
+          order[n_order + x] = rest[start + idx[x]];
+        if (!permute_levels (b, order, n_order + k, n_g0, rest, n_rest, end,
+                             error))
+          return FALSE;
+        for (i = (gint) k - 2; i >= 0 && idx[i] > idx[i + 1]; i--)
+          ;
+        if (i < 0)
+          break;
+        for (j = (gint) k - 1; idx[j] < idx[i]; j--)
+          ;
+        { guint tmp = idx[i]; idx[i] = idx[j]; idx[j] = tmp; }
+        for (guint x = i + 1, y = k - 1; x < y; x++, y--)
+          { guint tmp = idx[x]; idx[x] = idx[y]; idx[y] = tmp; }
+      }
+  }
+  return TRUE;
+}
+
+/* A complete storage choice: its nodes, then every order. */
+static gboolean
+finish_choice (Builder *b, GError **error)
+{
+  Item g0[FFM_MAX_EINSUM_TENSORS * 8], rest[FFM_MAX_EINSUM_TENSORS * 8];
+  Item order[FFM_MAX_EINSUM_TENSORS * 8];
+  guint n_g0 = 0, n_rest = 0;
+  guint64 seen = 0;
+
+  for (guint p = 0; p < b->n_path; p++)
+    seen |= b->kept[b->path[p]];
+  b->coverable |= seen;
+  if (seen != b->all)
+    return TRUE;
+  b->n_complete++;
+  seen = 0;
+  for (guint p = 0; p < b->n_path; p++)
+    {
+      guint level = b->path[p];
+      for (guint a = 0; a < b->e->n_accesses; a++)
+        {
+          Item it = { .kind = ITEM_STORAGE, .access = a, .level = level };
+          if (!(b->kept[level] & BIT (a)))
+            continue;
+          it.backing = !(seen & BIT (a));
+          it.persistent = it.backing && (b->persistent & BIT (a));
+          seen |= BIT (a);
+          if ((int) level == b->first_memory || it.persistent)
+            g0[n_g0++] = it;
+          else
+            rest[n_rest++] = it;
+        }
+    }
+  memcpy (order, g0, sizeof (Item) * n_g0);
+  return permute_levels (b, order, n_g0, n_g0, rest, n_rest, 0, error);
+}
+
+static gboolean
+choose_level (Builder *b, guint p, GError **error)
+{
+  guint level;
+  guint64 must, may, free_set, above = 0, sub;
+
+  if (p == b->n_path)
+    return finish_choice (b, error);
+  level = b->path[p];
+  if (ffm_arch_get_level (b->a, level)->kind != FFM_LEVEL_MEMORY)
+    return choose_level (b, p + 1, error);
+  if (!ffm_arch_eval_keep (b->a, level, b->w, b->einsum, b->kept, &must, &may,
+                           error))
+    return FALSE;
+  for (guint q = 0; q < p; q++)
+    above |= b->kept[b->path[q]];
+  if (b->e->is_copy)
+    may &= ~above | must;     /* a copy keeps each tensor in one place per memory chain */
+  if (b->opt->unfused)
+    {
+      /* Unfused: every shared tensor is backed in the outermost memory. */
+      if ((int) level == b->first_memory)
+        must |= b->shared & may;
+      else if ((must | may) & b->shared & ~above)
+        {
+          must &= ~(b->shared & ~above);
+          may &= ~(b->shared & ~above);
+        }
+    }
+  free_set = may & ~must;
+  sub = 0;
+  for (;;)
+    {
+      b->kept[level] = must | sub;
+      if (!choose_level (b, p + 1, error))
+        return FALSE;
+      if (sub == free_set)
+        break;
+      sub = (sub - free_set) & free_set;
+    }
+  b->kept[level] = 0;
+  return TRUE;
+}
+
+gboolean
+ffm_pmapping_templates_build (const FfmWorkload *workload, const FfmArch *arch,
+                              guint einsum, const FfmPmappingOptions *options,
+                              GPtrArray *out, GError **error)
+{
+  const FfmEinsum *e = ffm_workload_get_einsum (workload, einsum);
+  g_autoptr(GHashTable) keys = g_hash_table_new (g_str_hash, g_str_equal);
+  guint n_levels = ffm_arch_get_n_levels (arch), served = 0;
+
+  g_return_val_if_fail (n_levels <= 64, FALSE);
+  for (guint level = 0; level < n_levels; level++)
+    {
+      Builder b = { 0 };
+      gboolean enabled;
+      gboolean ok;
+
+      if (ffm_arch_get_level (arch, level)->kind != FFM_LEVEL_COMPUTE)
+        continue;
+      if (!ffm_arch_compute_enabled (arch, level, workload, einsum, &enabled,
+                                     error))
+        return FALSE;
+      if (!enabled)
+        continue;
+      served++;
+      b.w = workload;
+      b.a = arch;
+      b.e = e;
+      b.einsum = einsum;
+      b.opt = options;
+      b.compute = level;
+      b.out = out;
+      b.keys = keys;
+      b.path = ffm_arch_get_compute_path (arch, level, &b.n_path);
+      b.first_memory = -1;
+      for (guint p = 0; p < b.n_path && b.first_memory < 0; p++)
+        if (ffm_arch_get_level (arch, b.path[p])->kind == FFM_LEVEL_MEMORY)
+          b.first_memory = b.path[p];
+      compute_relevancy (&b);
+      ok = choose_level (&b, 0, error);
+      if (ok && b.n_complete == 0)
+        {
+          g_autoptr(GString) names = g_string_new (NULL);
+          for (guint a = 0; a < e->n_accesses; a++)
+            if (!(b.coverable & BIT (a)))
+              g_string_append_printf (names, "%s%s", names->len ? ", " : "",
+                                      ffm_workload_get_tensor (workload,
+                                                               e->accesses[a].tensor)->name);
+          g_set_error (error, FFM_MAPPING_ERROR, FFM_MAPPING_ERROR_INVALID,
+                       "Einsum %s: no memory on the path of %s may keep %s "
+                       "(architecture %s)", e->name,
+                       ffm_arch_get_level (arch, level)->name,
+                       names->len ? names->str : "every tensor at once",
+                       ffm_arch_get_name (arch));
+          ok = FALSE;
+        }
+      g_free (b.path);
+      if (!ok)
+        return FALSE;
+    }
+  if (served == 0)
+    {
+      g_set_error (error, FFM_MAPPING_ERROR, FFM_MAPPING_ERROR_INVALID,
+                   "Einsum %s: no compute unit of architecture %s serves it "
+                   "(every `enabled` is false)", e->name, ffm_arch_get_name (arch));
+      return FALSE;
+    }
+  return TRUE;
+}

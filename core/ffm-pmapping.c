@@ -1,0 +1,992 @@
+/* ffm-pmapping.c: the pmapping generator's driver (ffm-pmapping.h).
+ *
+ * Phases:
+ *   1. templates of every Einsum (ffm-pmapping-template.c), built and
+ *      compiled in workload order on the calling thread;
+ *   2. the tile enumeration of every template (ffm-pmapping-tiles.c), spread
+ *      over a GThreadPool; each template writes only its own result slot;
+ *   3. per Einsum, the templates' groups merged in template order into
+ *      compatibility groups and Pareto-pruned (also on the pool);
+ *   4. the memories the join must track are chosen over all Einsums, the
+ *      other memories' columns dropped and the groups pruned again.
+ * Nothing in phases 2-3 depends on which thread runs what or when: every
+ * merge runs in a fixed order, so the result is the same for any number of
+ * threads.
+ *
+ * Describing a row (ffm_pmapping_describe()): the fused loops are the loops
+ * above the deepest backing storage node of a shared tensor; a shared
+ * tensor's compatibility loops are those above its own backing node; a
+ * reservation's lifetime depth is the number of fused loops of more than
+ * one iteration above it (the model's n_loops_above counts the loops above
+ * it in its tensor's view, which for generated paths, whose storage nodes
+ * go from outer to inner memories with spatial loops between the memories
+ * they separate, are the first n_loops_above loops of the path).
+ *
+ * [1] shared/reference/ffm-spec.md §4.9, §5.1-§5.4. */
+#include "ffm-pmapping-private.h"
+#include "ffm-pareto.h"
+#include "ffm-cost-private.h"
+
+#include <math.h>
+#include <string.h>
+
+#define BIT(i) (G_GUINT64_CONSTANT (1) << (i))
+
+/* ---- Options ---- */
+
+void
+ffm_pmapping_options_init (FfmPmappingOptions *options)
+{
+  g_return_if_fail (options != NULL);
+  memset (options, 0, sizeof *options);
+  options->objectives = FFM_PMAPPING_ENERGY | FFM_PMAPPING_LATENCY;
+  options->max_fused_loops = 1;
+  options->max_fused_loops_per_rank_var = 1;
+  options->n_threads = 0;
+  options->einsum = -1;
+  options->unfused = FALSE;
+  options->prune_partial = TRUE;
+}
+
+/* ---- Describing a row ---- */
+
+gboolean
+ffm_describe_info_init (FfmDescribeInfo *info, const FfmWorkload *workload,
+                        const FfmArch *arch, const FfmPmappingModel *model,
+                        guint objectives)
+{
+  guint n_nodes = ffm_pmapping_model_get_n_nodes (model);
+  guint einsum = ffm_pmapping_model_get_einsum (model);
+  const FfmEinsum *e = ffm_workload_get_einsum (workload, einsum);
+  guint64 seen = 0;
+  guint loops_before = 0, n_path;
+  g_autofree guint *path = NULL;
+
+  memset (info, 0, sizeof *info);
+  info->workload = workload;
+  info->einsum = e;
+  info->objectives = objectives;
+  info->n_loops = ffm_pmapping_model_get_n_loops (model);
+  for (guint i = 0; i < n_nodes; i++)
+    {
+      const FfmMappingNode *node = ffm_pmapping_model_get_node (model, i);
+      int level;
+
+      if (node->kind == FFM_NODE_TEMPORAL || node->kind == FFM_NODE_SPATIAL)
+        {
+          loops_before++;
+          continue;
+        }
+      if (node->kind != FFM_NODE_STORAGE)
+        continue;
+      level = ffm_arch_find_level (arch, node->level);
+      for (guint k = 0; node->tensors[k] != NULL; k++)
+        {
+          int tensor = ffm_workload_find_tensor (workload, node->tensors[k]);
+          int access = tensor >= 0 ? ffm_einsum_find_access (e, tensor) : -1;
+          const FfmTensor *t;
+          guint s;
+          double bits;
+
+          if (access < 0 || (seen & BIT (access)))
+            continue;
+          seen |= BIT (access);
+          t = ffm_workload_get_tensor (workload, tensor);
+          if (!(t->classes & FFM_TENSOR_SHARED))
+            continue;
+          if (!ffm_arch_bits_per_value (arch, level, workload, einsum, access,
+                                        &bits, NULL))
+            return FALSE;
+          s = info->n_shared++;
+          info->shared_access[s] = access;
+          info->shared_prefix[s] = loops_before;
+          info->shared_level[s] = level;
+          info->shared_persistent[s] = node->persistent;
+          info->shared_bits[s] = bits;
+          info->n_fused = MAX (info->n_fused, loops_before);
+          for (guint v = 0; v < FFM_MAX_EINSUM_RANK_VARS; v++)
+            info->rank_of_var[s][v] = -1;
+          for (guint r = t->n_ranks; r-- > 0; )
+            {
+              const FfmProjection *p = &e->accesses[access].projections[r];
+              if (p->n_terms == 1)
+                info->rank_of_var[s][p->terms[0].var] = r;
+            }
+        }
+    }
+  path = ffm_arch_get_compute_path (arch, ffm_pmapping_model_get_compute_level (model),
+                                    &n_path);
+  for (guint p = 0; p < n_path; p++)
+    if (ffm_arch_get_level (arch, path[p])->kind == FFM_LEVEL_MEMORY
+        && isfinite (ffm_pmapping_model_get_level_size (model, path[p]))
+        && info->n_memories < G_N_ELEMENTS (info->memories))
+      info->memories[info->n_memories++] = path[p];
+  return TRUE;
+}
+
+guint
+ffm_describe_row (const FfmDescribeInfo *info, const FfmPmappingModel *model,
+                  const guint64 *tiles, const FfmPmappingCost *cost,
+                  FfmCompatibility *compat, FfmPmappingColumn *columns,
+                  double *values)
+{
+  const FfmEinsum *e = info->einsum;
+  guint nt_prefix[FFM_COST_MAX_LOOPS + 1];
+  int depth_of[64];
+  guint n_columns = 0, n_buffets, F = 0;
+
+  if (cost->status != FFM_COST_VALID)
+    return 0;
+  memset (compat, 0, sizeof *compat);
+  compat->einsum = ffm_pmapping_model_get_einsum (model);
+  nt_prefix[0] = 0;
+  for (guint j = 0; j < info->n_loops; j++)
+    {
+      const FfmLoopInfo *l = ffm_pmapping_model_get_loop (model, j);
+      guint64 enclosing = l->enclosing >= 0 ? tiles[l->enclosing]
+        : e->rank_var_bounds[l->rank_var];
+      guint64 count = enclosing / tiles[j];
+      gboolean fused_nt = j < info->n_fused && count > 1;
+
+      nt_prefix[j + 1] = nt_prefix[j] + (fused_nt ? 1 : 0);
+      if (!fused_nt)
+        continue;
+      if (F == FFM_COMPAT_MAX_LOOPS)
+        return 0;
+      compat->loops[F].rank_var = l->rank_var;
+      compat->loops[F].spatial = l->spatial;
+      compat->loops[F].fanout_level = -1;
+      compat->loops[F].fanout_dim = -1;
+      if (l->spatial)
+        {
+          const FfmFanoutDimInfo *f =
+            ffm_pmapping_model_get_fanout_dim (model, l->fanout_dim);
+          compat->loops[F].fanout_level = f->level;
+          compat->loops[F].fanout_dim = f->dim;
+        }
+      compat->loops[F].count = count;
+      compat->loops[F].tile = tiles[j];
+      F++;
+    }
+  compat->n_loops = F;
+
+  for (guint s = 0; s < info->n_shared; s++)
+    {
+      FfmCompatTensor *ct = &compat->tensors[compat->n_tensors++];
+      guint64 var_tiles[FFM_MAX_EINSUM_RANK_VARS];
+      guint a = info->shared_access[s];
+
+      ct->tensor = e->accesses[a].tensor;
+      ct->access = a;
+      ct->backing_level = info->shared_level[s];
+      ct->persistent = info->shared_persistent[s];
+      ct->n_loops = nt_prefix[info->shared_prefix[s]];
+      for (guint k = 0; k < ct->n_loops; k++)
+        {
+          int r = info->rank_of_var[s][compat->loops[k].rank_var];
+          ct->ranks[k] = r >= 0 ? (guint) r : G_MAXUINT;
+        }
+      memcpy (var_tiles, e->rank_var_bounds, sizeof var_tiles);
+      for (guint j = 0; j < info->shared_prefix[s]; j++)
+        var_tiles[ffm_pmapping_model_get_loop (model, j)->rank_var] = tiles[j];
+      ct->backing_bits = (double) ffm_access_tile_values (e, a, var_tiles)
+        * info->shared_bits[s];
+    }
+
+  n_buffets = ffm_pmapping_model_get_n_buffets (model);
+  g_return_val_if_fail (n_buffets <= G_N_ELEMENTS (depth_of), 0);
+  for (guint b = 0; b < n_buffets; b++)
+    {
+      const FfmBuffetInfo *bi = ffm_pmapping_model_get_buffet (model, b);
+      if (bi->persistent || bi->n_loops_above < 0)
+        depth_of[b] = -1;
+      else
+        {
+          depth_of[b] = nt_prefix[MIN ((guint) bi->n_loops_above, info->n_fused)];
+          compat->stops |= 1u << depth_of[b];
+        }
+    }
+
+  if (info->objectives & FFM_PMAPPING_ENERGY)
+    {
+      columns[n_columns] = (FfmPmappingColumn) { FFM_PMAPPING_COLUMN_ENERGY, 0, 0 };
+      values[n_columns++] = cost->energy;
+    }
+  if (info->objectives & FFM_PMAPPING_LATENCY)
+    {
+      columns[n_columns] = (FfmPmappingColumn) { FFM_PMAPPING_COLUMN_LATENCY, 0, 0 };
+      values[n_columns++] = cost->latency;
+    }
+  for (guint k = 0; k < info->n_memories; k++)
+    {
+      guint level = info->memories[k];
+      for (int d = -1; d <= (int) F; d++)
+        {
+          double sum = 0;
+          for (guint b = 0; b < n_buffets; b++)
+            if (ffm_pmapping_model_get_buffet (model, b)->level == level
+                && depth_of[b] <= d)
+              sum += cost->buffet_occupancy[b];
+          columns[n_columns] = (FfmPmappingColumn) {
+            FFM_PMAPPING_COLUMN_RESERVATION, level, d };
+          values[n_columns++] = sum;
+        }
+    }
+  return n_columns;
+}
+
+gboolean
+ffm_pmapping_describe (const FfmWorkload *workload, const FfmArch *arch,
+                       const FfmPmappingModel *model, const guint64 *tiles,
+                       const FfmPmappingCost *cost, guint objectives,
+                       FfmCompatibility *compat, GArray *columns,
+                       GArray *values)
+{
+  FfmDescribeInfo info;
+  FfmPmappingColumn cols[FFM_DESCRIBE_MAX_COLUMNS];
+  double vals[FFM_DESCRIBE_MAX_COLUMNS];
+  guint n;
+
+  g_return_val_if_fail (workload != NULL && arch != NULL && model != NULL, FALSE);
+  g_return_val_if_fail (tiles != NULL && cost != NULL && compat != NULL, FALSE);
+  if (!ffm_describe_info_init (&info, workload, arch, model, objectives))
+    return FALSE;
+  n = ffm_describe_row (&info, model, tiles, cost, compat, cols, vals);
+  if (n == 0)
+    return FALSE;
+  if (columns != NULL)
+    g_array_append_vals (columns, cols, n);
+  if (values != NULL)
+    g_array_append_vals (values, vals, n);
+  return TRUE;
+}
+
+/* ---- Template results ---- */
+
+FfmTemplateResult *
+ffm_template_result_new (guint n_levels)
+{
+  FfmTemplateResult *r = g_new0 (FfmTemplateResult, 1);
+
+  r->groups = g_ptr_array_new ();
+  r->index = g_hash_table_new (ffm_compatibility_hash_func,
+                               ffm_compatibility_equal_func);
+  r->rejected = g_new0 (guint64, MAX (n_levels, 1));
+  r->min_excess = g_new (double, MAX (n_levels, 1));
+  r->min_need = g_new0 (double, MAX (n_levels, 1));
+  for (guint i = 0; i < MAX (n_levels, 1); i++)
+    r->min_excess[i] = -1;
+  return r;
+}
+
+static void
+template_group_free (FfmTemplateGroup *g)
+{
+  g_array_free (g->columns, TRUE);
+  g_array_free (g->values, TRUE);
+  g_array_free (g->tiles, TRUE);
+  g_free (g);
+}
+
+void
+ffm_template_result_free (FfmTemplateResult *r)
+{
+  if (r == NULL)
+    return;
+  g_hash_table_destroy (r->index);
+  for (guint i = 0; i < r->groups->len; i++)
+    template_group_free (g_ptr_array_index (r->groups, i));
+  g_ptr_array_free (r->groups, TRUE);
+  g_free (r->rejected);
+  g_free (r->min_excess);
+  g_free (r->min_need);
+  g_free (r);
+}
+
+void ffm_template_group_prune (FfmTemplateGroup *g, guint n_loops);
+
+void
+ffm_template_group_prune (FfmTemplateGroup *g, guint n_loops)
+{
+  guint *kept = g_new (guint, MAX (g->n_rows, 1));
+  guint n = ffm_pareto_prune ((double *) g->values->data, g->n_rows,
+                              g->n_columns, kept);
+  guint64 *tiles = (guint64 *) g->tiles->data;
+
+  for (guint i = 0; i < n; i++)
+    if (kept[i] != i)
+      memmove (tiles + (gsize) i * n_loops, tiles + (gsize) kept[i] * n_loops,
+               sizeof (guint64) * n_loops);
+  g_array_set_size (g->values, (gsize) n * g->n_columns);
+  g_array_set_size (g->tiles, (gsize) n * n_loops);
+  g->n_rows = n;
+  g->pruned_rows = n;
+  g_free (kept);
+}
+
+void
+ffm_template_result_prune (FfmTemplateResult *r)
+{
+  for (guint i = 0; i < r->groups->len; i++)
+    {
+      FfmTemplateGroup *g = g_ptr_array_index (r->groups, i);
+      if (g->n_rows != g->pruned_rows)
+        ffm_template_group_prune (g, r->n_loops);
+    }
+}
+
+/* ---- Per-Einsum results ---- */
+
+typedef struct {
+  FfmPmappingGroup pub;
+  GArray *columns;          /* of FfmPmappingColumn */
+  GArray *values;           /* of double */
+  GArray *refs;             /* of FfmPmappingRef */
+} Group;
+
+struct _FfmEinsumPmappings {
+  guint einsum;
+  const FfmEinsum *e;       /* borrowed from the set's workload */
+  GPtrArray *templates;     /* of FfmPmappingTemplate* */
+  GPtrArray *results;       /* of FfmTemplateResult*, until merged */
+  GArray *tile_pool;        /* of guint64 */
+  GPtrArray *groups;        /* of Group* */
+  FfmPmappingStats stats;
+  double *capacity;         /* [n_levels] bits */
+};
+
+struct _FfmPmappingSet {
+  FfmWorkload *workload;
+  FfmArch *arch;
+  FfmPmappingOptions options;
+  GPtrArray *einsums;       /* of FfmEinsumPmappings* */
+  FfmEinsumPmappings **by_einsum; /* [n workload Einsums], borrowed */
+  GArray *tracked;          /* of guint */
+  double seconds;
+};
+
+static void
+group_free (Group *g)
+{
+  g_array_free (g->columns, TRUE);
+  g_array_free (g->values, TRUE);
+  g_array_free (g->refs, TRUE);
+  g_free (g);
+}
+
+static void
+group_sync (Group *g)
+{
+  g->pub.n_columns = g->columns->len;
+  g->pub.columns = (const FfmPmappingColumn *) g->columns->data;
+  g->pub.n_rows = g->refs->len;
+  g->pub.values = (const double *) g->values->data;
+  g->pub.refs = (const FfmPmappingRef *) g->refs->data;
+}
+
+static void
+group_prune (Group *g)
+{
+  guint n_rows = g->refs->len, n_columns = g->columns->len;
+  guint *kept = g_new (guint, MAX (n_rows, 1));
+  FfmPmappingRef *refs = (FfmPmappingRef *) g->refs->data;
+  guint n = ffm_pareto_prune ((double *) g->values->data, n_rows, n_columns, kept);
+
+  for (guint i = 0; i < n; i++)
+    refs[i] = refs[kept[i]];
+  g_array_set_size (g->values, (gsize) n * n_columns);
+  g_array_set_size (g->refs, n);
+  g_free (kept);
+  group_sync (g);
+}
+
+static void
+einsum_pmappings_free (FfmEinsumPmappings *pm)
+{
+  if (pm == NULL)
+    return;
+  g_ptr_array_unref (pm->templates);
+  if (pm->results != NULL)
+    g_ptr_array_unref (pm->results);
+  g_array_free (pm->tile_pool, TRUE);
+  for (guint i = 0; i < pm->groups->len; i++)
+    group_free (g_ptr_array_index (pm->groups, i));
+  g_ptr_array_free (pm->groups, TRUE);
+  g_free (pm->capacity);
+  g_free (pm);
+}
+
+/* Merges the templates' groups in template order (phase 3). */
+static void
+merge_einsum (FfmEinsumPmappings *pm)
+{
+  g_autoptr(GHashTable) index = g_hash_table_new (ffm_compatibility_hash_func,
+                                                  ffm_compatibility_equal_func);
+
+  for (guint t = 0; t < pm->results->len; t++)
+    {
+      FfmTemplateResult *r = g_ptr_array_index (pm->results, t);
+      pm->stats.n_evaluated += r->n_evaluated;
+      pm->stats.n_valid += r->n_valid;
+      pm->stats.n_partial += r->n_partial;
+      pm->stats.seconds += r->seconds;
+      for (guint k = 0; k < r->groups->len; k++)
+        {
+          FfmTemplateGroup *tg = g_ptr_array_index (r->groups, k);
+          Group *g = g_hash_table_lookup (index, &tg->compat);
+          if (g == NULL)
+            {
+              g = g_new0 (Group, 1);
+              g->pub.compat = tg->compat;
+              g->columns = g_array_new (FALSE, FALSE, sizeof (FfmPmappingColumn));
+              g_array_append_vals (g->columns, tg->columns->data, tg->columns->len);
+              g->values = g_array_new (FALSE, FALSE, sizeof (double));
+              g->refs = g_array_new (FALSE, FALSE, sizeof (FfmPmappingRef));
+              g_ptr_array_add (pm->groups, g);
+              g_hash_table_insert (index, &g->pub.compat, g);
+            }
+          g_return_if_fail (g->columns->len == tg->n_columns);
+          g_array_append_vals (g->values, tg->values->data, tg->values->len);
+          for (guint row = 0; row < tg->n_rows; row++)
+            {
+              FfmPmappingRef ref = { t, pm->tile_pool->len };
+              g_array_append_vals (pm->tile_pool,
+                                   (guint64 *) tg->tiles->data + (gsize) row * r->n_loops,
+                                   r->n_loops);
+              g_array_append_val (g->refs, ref);
+            }
+        }
+    }
+  for (guint i = 0; i < pm->groups->len; i++)
+    group_prune (g_ptr_array_index (pm->groups, i));
+}
+
+/* Keeps in the tile pool only the tiles of surviving rows. */
+static void
+compact_tiles (FfmEinsumPmappings *pm)
+{
+  GArray *pool = g_array_new (FALSE, FALSE, sizeof (guint64));
+
+  for (guint i = 0; i < pm->groups->len; i++)
+    {
+      Group *g = g_ptr_array_index (pm->groups, i);
+      FfmPmappingRef *refs = (FfmPmappingRef *) g->refs->data;
+      for (guint r = 0; r < g->refs->len; r++)
+        {
+          const FfmPmappingTemplate *t = g_ptr_array_index (pm->templates,
+                                                            refs[r].template_id);
+          guint n = ffm_pmapping_model_get_n_loops (t->model);
+          guint32 offset = pool->len;
+          g_array_append_vals (pool, (guint64 *) pm->tile_pool->data + refs[r].tiles, n);
+          refs[r].tiles = offset;
+        }
+    }
+  g_array_free (pm->tile_pool, TRUE);
+  pm->tile_pool = pool;
+}
+
+/* ---- Errors ---- */
+
+/* Why an Einsum has no pmapping: the memory (or fanout) that rejected the
+ * smallest attempt, from the templates' rejection records. */
+static void
+set_no_pmapping_error (FfmPmappingSet *set, FfmEinsumPmappings *pm,
+                       GError **error)
+{
+  const FfmEinsum *e = ffm_workload_get_einsum (set->workload, pm->einsum);
+  guint n_levels = ffm_arch_get_n_levels (set->arch);
+  int best = -1, most = -1;
+  double best_excess = -1, best_need = 0;
+  guint64 most_count = 0;
+
+  for (guint t = 0; t < pm->results->len; t++)
+    {
+      FfmTemplateResult *r = g_ptr_array_index (pm->results, t);
+      for (guint l = 0; l < n_levels; l++)
+        {
+          if (r->min_excess[l] >= 0 && (best < 0 || r->min_excess[l] < best_excess))
+            {
+              best = l;
+              best_excess = r->min_excess[l];
+              best_need = r->min_need[l];
+            }
+          if (r->rejected[l] > most_count)
+            {
+              most = l;
+              most_count = r->rejected[l];
+            }
+        }
+    }
+  if (best >= 0)
+    g_set_error (error, FFM_MAPPING_ERROR, FFM_MAPPING_ERROR_INVALID,
+                 "Einsum %s does not fit on architecture %s: no pmapping fits "
+                 "memory %s, which even the smallest tiles need %.0f bits of "
+                 "(it holds %.0f)", e->name, ffm_arch_get_name (set->arch),
+                 ffm_arch_get_level (set->arch, best)->name, best_need,
+                 best_need - best_excess);
+  else if (most >= 0)
+    g_set_error (error, FFM_MAPPING_ERROR, FFM_MAPPING_ERROR_INVALID,
+                 "Einsum %s has no valid pmapping on architecture %s: every "
+                 "tile choice overflows a memory or a fanout, most often %s",
+                 e->name, ffm_arch_get_name (set->arch),
+                 ffm_arch_get_level (set->arch, most)->name);
+  else
+    g_set_error (error, FFM_MAPPING_ERROR, FFM_MAPPING_ERROR_INVALID,
+                 "Einsum %s has no valid pmapping on architecture %s",
+                 e->name, ffm_arch_get_name (set->arch));
+}
+
+/* ---- Tracked memories (ffm-spec §4.1, §5.4) ---- */
+
+/* A memory is tracked unless it is infinite, can hold every tensor of
+ * every Einsum at once, or is always below: in every group of every
+ * Einsum it reserves nothing above the group's deepest fused loop and
+ * backs no shared tensor (its tiles then never live while another Einsum
+ * runs, and each pmapping's own capacity check suffices). */
+static gboolean
+memory_is_tracked (FfmPmappingSet *set, guint level)
+{
+  const FfmLevel *l = ffm_arch_get_level (set->arch, level);
+  guint n_einsums = ffm_workload_get_n_einsums (set->workload);
+
+  if (l->kind != FFM_LEVEL_MEMORY)
+    return FALSE;
+  /* Capacity against the whole workload's footprint. */
+  {
+    double total = 0, size = INFINITY;
+    for (guint e = 0; e < n_einsums; e++)
+      {
+        const FfmEinsum *einsum = ffm_workload_get_einsum (set->workload, e);
+        double s;
+        if (!ffm_arch_memory_size (set->arch, level, set->workload, e, &s, NULL))
+          return TRUE;
+        size = MIN (size, s);
+        for (guint a = 0; a < einsum->n_accesses; a++)
+          {
+            double bits;
+            if (!ffm_arch_bits_per_value (set->arch, level, set->workload, e, a,
+                                          &bits, NULL))
+              return TRUE;
+            total += (double) ffm_workload_get_tensor_values (set->workload,
+                                                              einsum->accesses[a].tensor)
+              * bits;
+          }
+      }
+    if (isinf (size) || total <= size)
+      return FALSE;
+  }
+  for (guint i = 0; i < set->einsums->len; i++)
+    {
+      FfmEinsumPmappings *pm = g_ptr_array_index (set->einsums, i);
+      for (guint k = 0; k < pm->groups->len; k++)
+        {
+          Group *g = g_ptr_array_index (pm->groups, k);
+          const FfmCompatibility *c = &g->pub.compat;
+          int shallow = (int) c->n_loops - 1;  /* deepest depth above the bottom */
+          int col = -1;
+          for (guint t = 0; t < c->n_tensors; t++)
+            if (c->tensors[t].backing_level == level)
+              return TRUE;
+          for (guint j = 0; j < g->columns->len; j++)
+            {
+              const FfmPmappingColumn *cd = &g_array_index (g->columns,
+                                                            FfmPmappingColumn, j);
+              if (cd->kind == FFM_PMAPPING_COLUMN_RESERVATION
+                  && cd->level == level && cd->depth == shallow)
+                col = j;
+            }
+          if (col < 0)
+            continue;
+          for (guint r = 0; r < g->refs->len; r++)
+            if (g_array_index (g->values, double, (gsize) r * g->columns->len + col) > 0)
+              return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* Drops the columns of untracked memories and prunes again. */
+static void
+drop_untracked (FfmPmappingSet *set, FfmEinsumPmappings *pm)
+{
+  for (guint k = 0; k < pm->groups->len; k++)
+    {
+      Group *g = g_ptr_array_index (pm->groups, k);
+      guint n_old = g->columns->len, n_rows = g->refs->len, n_new = 0;
+      gboolean keep[FFM_DESCRIBE_MAX_COLUMNS];
+      GArray *columns = g_array_new (FALSE, FALSE, sizeof (FfmPmappingColumn));
+      GArray *values;
+
+      for (guint j = 0; j < n_old; j++)
+        {
+          const FfmPmappingColumn *cd = &g_array_index (g->columns,
+                                                        FfmPmappingColumn, j);
+          keep[j] = TRUE;
+          if (cd->kind == FFM_PMAPPING_COLUMN_RESERVATION)
+            {
+              keep[j] = FALSE;
+              for (guint t = 0; t < set->tracked->len; t++)
+                keep[j] |= g_array_index (set->tracked, guint, t) == cd->level;
+            }
+          if (keep[j])
+            {
+              g_array_append_val (columns, *cd);
+              n_new++;
+            }
+        }
+      values = g_array_sized_new (FALSE, FALSE, sizeof (double),
+                                  (guint) ((gsize) n_rows * n_new));
+      for (guint r = 0; r < n_rows; r++)
+        for (guint j = 0; j < n_old; j++)
+          if (keep[j])
+            g_array_append_val (values, g_array_index (g->values, double,
+                                                       (gsize) r * n_old + j));
+      g_array_free (g->columns, TRUE);
+      g_array_free (g->values, TRUE);
+      g->columns = columns;
+      g->values = values;
+      if (n_new != n_old)
+        group_prune (g);
+      else
+        group_sync (g);
+    }
+}
+
+/* ---- Generation ---- */
+
+typedef struct {
+  FfmPmappingSet *set;
+  FfmEinsumPmappings *pm;
+  guint template_id;
+} Job;
+
+static void
+run_template_job (gpointer data, gpointer user_data)
+{
+  Job *job = data;
+  FfmPmappingSet *set = user_data;
+  const FfmPmappingTemplate *t = g_ptr_array_index (job->pm->templates,
+                                                    job->template_id);
+  FfmTemplateResult *r = g_ptr_array_index (job->pm->results, job->template_id);
+
+  ffm_pmapping_template_enumerate (set->workload, set->arch, t, &set->options, r);
+}
+
+static void
+run_merge_job (gpointer data, gpointer user_data)
+{
+  merge_einsum (data);
+}
+
+static void
+run_pool (GFunc func, gpointer user_data, guint n_threads, GPtrArray *jobs)
+{
+  GThreadPool *pool;
+
+  if (n_threads <= 1 || jobs->len <= 1)
+    {
+      for (guint i = 0; i < jobs->len; i++)
+        func (g_ptr_array_index (jobs, i), user_data);
+      return;
+    }
+  pool = g_thread_pool_new (func, user_data, (gint) n_threads, TRUE, NULL);
+  for (guint i = 0; i < jobs->len; i++)
+    g_thread_pool_push (pool, g_ptr_array_index (jobs, i), NULL);
+  g_thread_pool_free (pool, FALSE, TRUE);
+}
+
+FfmPmappingSet *
+ffm_pmappings_generate (FfmWorkload *workload, FfmArch *arch,
+                        const FfmPmappingOptions *options, GError **error)
+{
+  g_autoptr(FfmPmappingSet) set = NULL;
+  g_autoptr(GPtrArray) jobs = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) merges = g_ptr_array_new ();
+  guint n_einsums, n_levels, n_threads;
+  gint64 start = g_get_monotonic_time ();
+
+  g_return_val_if_fail (workload != NULL && arch != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  set = g_new0 (FfmPmappingSet, 1);
+  set->workload = ffm_workload_ref (workload);
+  set->arch = ffm_arch_ref (arch);
+  if (options != NULL)
+    set->options = *options;
+  else
+    ffm_pmapping_options_init (&set->options);
+  if (set->options.objectives == 0)
+    set->options.objectives = FFM_PMAPPING_ENERGY | FFM_PMAPPING_LATENCY;
+  set->einsums = g_ptr_array_new_with_free_func ((GDestroyNotify) einsum_pmappings_free);
+  set->tracked = g_array_new (FALSE, FALSE, sizeof (guint));
+  n_einsums = ffm_workload_get_n_einsums (workload);
+  n_levels = ffm_arch_get_n_levels (arch);
+  set->by_einsum = g_new0 (FfmEinsumPmappings *, MAX (n_einsums, 1));
+  n_threads = set->options.n_threads > 0 ? set->options.n_threads
+    : (guint) g_get_num_processors ();
+
+  if (set->options.einsum >= (int) n_einsums)
+    {
+      g_set_error (error, FFM_MAPPING_ERROR, FFM_MAPPING_ERROR_INVALID,
+                   "workload %s has no Einsum number %d",
+                   ffm_workload_get_name (workload), set->options.einsum);
+      return NULL;
+    }
+
+  /* Phase 1: templates. */
+  for (guint e = 0; e < n_einsums; e++)
+    {
+      FfmEinsumPmappings *pm;
+      if (set->options.einsum >= 0 && (guint) set->options.einsum != e)
+        continue;
+      pm = g_new0 (FfmEinsumPmappings, 1);
+      pm->einsum = e;
+      pm->e = ffm_workload_get_einsum (workload, e);
+      pm->templates = g_ptr_array_new_with_free_func ((GDestroyNotify) ffm_pmapping_template_free);
+      pm->results = g_ptr_array_new_with_free_func ((GDestroyNotify) ffm_template_result_free);
+      pm->tile_pool = g_array_new (FALSE, FALSE, sizeof (guint64));
+      pm->groups = g_ptr_array_new ();
+      pm->capacity = g_new0 (double, MAX (n_levels, 1));
+      g_ptr_array_add (set->einsums, pm);
+      set->by_einsum[e] = pm;
+      for (guint l = 0; l < n_levels; l++)
+        if (ffm_arch_get_level (arch, l)->kind == FFM_LEVEL_MEMORY
+            && !ffm_arch_memory_size (arch, l, workload, e, &pm->capacity[l], error))
+          return NULL;
+      if (!ffm_pmapping_templates_build (workload, arch, e, &set->options,
+                                         pm->templates, error))
+        return NULL;
+      pm->stats.n_templates = pm->templates->len;
+      for (guint t = 0; t < pm->templates->len; t++)
+        {
+          Job *job = g_new0 (Job, 1);
+          job->set = set;
+          job->pm = pm;
+          job->template_id = t;
+          g_ptr_array_add (pm->results, ffm_template_result_new (n_levels));
+          g_ptr_array_add (jobs, job);
+        }
+      g_ptr_array_add (merges, pm);
+    }
+
+  /* Phase 2: tiles; phase 3: merges. */
+  run_pool (run_template_job, set, n_threads, jobs);
+  run_pool (run_merge_job, set, n_threads, merges);
+  for (guint i = 0; i < set->einsums->len; i++)
+    {
+      FfmEinsumPmappings *pm = g_ptr_array_index (set->einsums, i);
+      if (pm->groups->len == 0)
+        {
+          set_no_pmapping_error (set, pm, error);
+          return NULL;
+        }
+    }
+
+  /* Phase 4: tracked memories. */
+  for (guint l = 0; l < n_levels; l++)
+    if (memory_is_tracked (set, l))
+      g_array_append_val (set->tracked, l);
+  for (guint i = 0; i < set->einsums->len; i++)
+    {
+      FfmEinsumPmappings *pm = g_ptr_array_index (set->einsums, i);
+      drop_untracked (set, pm);
+      compact_tiles (pm);
+      g_ptr_array_unref (pm->results);
+      pm->results = NULL;
+      pm->stats.n_groups = pm->groups->len;
+      for (guint k = 0; k < pm->groups->len; k++)
+        pm->stats.n_rows += ((Group *) g_ptr_array_index (pm->groups, k))->refs->len;
+    }
+  set->seconds = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
+  return g_steal_pointer (&set);
+}
+
+void
+ffm_pmapping_set_free (FfmPmappingSet *set)
+{
+  if (set == NULL)
+    return;
+  g_ptr_array_unref (set->einsums);
+  g_free (set->by_einsum);
+  g_array_free (set->tracked, TRUE);
+  ffm_workload_unref (set->workload);
+  ffm_arch_unref (set->arch);
+  g_free (set);
+}
+
+/* ---- Reading ---- */
+
+FfmWorkload *
+ffm_pmapping_set_get_workload (const FfmPmappingSet *set)
+{
+  return set->workload;
+}
+
+FfmArch *
+ffm_pmapping_set_get_arch (const FfmPmappingSet *set)
+{
+  return set->arch;
+}
+
+const FfmPmappingOptions *
+ffm_pmapping_set_get_options (const FfmPmappingSet *set)
+{
+  return &set->options;
+}
+
+guint
+ffm_pmapping_set_get_n_einsums (const FfmPmappingSet *set)
+{
+  return set->einsums->len;
+}
+
+const FfmEinsumPmappings *
+ffm_pmapping_set_get_einsum (const FfmPmappingSet *set, guint index)
+{
+  g_return_val_if_fail (index < set->einsums->len, NULL);
+  return g_ptr_array_index (set->einsums, index);
+}
+
+const FfmEinsumPmappings *
+ffm_pmapping_set_lookup_einsum (const FfmPmappingSet *set, guint einsum)
+{
+  if (einsum >= ffm_workload_get_n_einsums (set->workload))
+    return NULL;
+  return set->by_einsum[einsum];
+}
+
+const guint *
+ffm_pmapping_set_get_tracked_levels (const FfmPmappingSet *set, guint *n_levels)
+{
+  if (n_levels != NULL)
+    *n_levels = set->tracked->len;
+  return (const guint *) set->tracked->data;
+}
+
+double
+ffm_pmapping_set_get_seconds (const FfmPmappingSet *set)
+{
+  return set->seconds;
+}
+
+guint
+ffm_einsum_pmappings_get_einsum (const FfmEinsumPmappings *pm)
+{
+  return pm->einsum;
+}
+
+const FfmPmappingStats *
+ffm_einsum_pmappings_get_stats (const FfmEinsumPmappings *pm)
+{
+  return &pm->stats;
+}
+
+guint
+ffm_einsum_pmappings_get_n_groups (const FfmEinsumPmappings *pm)
+{
+  return pm->groups->len;
+}
+
+const FfmPmappingGroup *
+ffm_einsum_pmappings_get_group (const FfmEinsumPmappings *pm, guint index)
+{
+  g_return_val_if_fail (index < pm->groups->len, NULL);
+  return &((Group *) g_ptr_array_index (pm->groups, index))->pub;
+}
+
+guint
+ffm_einsum_pmappings_get_n_templates (const FfmEinsumPmappings *pm)
+{
+  return pm->templates->len;
+}
+
+const GPtrArray *
+ffm_einsum_pmappings_get_template (const FfmEinsumPmappings *pm, guint id)
+{
+  g_return_val_if_fail (id < pm->templates->len, NULL);
+  return ((FfmPmappingTemplate *) g_ptr_array_index (pm->templates, id))->nodes;
+}
+
+const FfmPmappingModel *
+ffm_einsum_pmappings_get_model (const FfmEinsumPmappings *pm, guint id)
+{
+  g_return_val_if_fail (id < pm->templates->len, NULL);
+  return ((FfmPmappingTemplate *) g_ptr_array_index (pm->templates, id))->model;
+}
+
+const guint64 *
+ffm_einsum_pmappings_get_tiles (const FfmEinsumPmappings *pm,
+                                const FfmPmappingRef *ref)
+{
+  g_return_val_if_fail (ref != NULL && ref->tiles < pm->tile_pool->len, NULL);
+  return (const guint64 *) pm->tile_pool->data + ref->tiles;
+}
+
+double
+ffm_einsum_pmappings_get_capacity (const FfmEinsumPmappings *pm, guint level)
+{
+  return pm->capacity[level];
+}
+
+GPtrArray *
+ffm_einsum_pmappings_rebuild (const FfmEinsumPmappings *pm,
+                              const FfmPmappingRef *ref, gboolean drop_trivial)
+{
+  const FfmPmappingTemplate *t;
+  const guint64 *tiles;
+  GPtrArray *out;
+  guint n_loops;
+
+  g_return_val_if_fail (pm != NULL && ref != NULL, NULL);
+  g_return_val_if_fail (ref->template_id < pm->templates->len, NULL);
+  t = g_ptr_array_index (pm->templates, ref->template_id);
+  tiles = ffm_einsum_pmappings_get_tiles (pm, ref);
+  n_loops = ffm_pmapping_model_get_n_loops (t->model);
+  out = ffm_mapping_node_list_new ();
+  for (guint i = 0, j = 0; i < t->nodes->len; i++)
+    {
+      const FfmMappingNode *node = g_ptr_array_index (t->nodes, i);
+      FfmMappingNode *copy;
+      if (node->kind == FFM_NODE_TEMPORAL || node->kind == FFM_NODE_SPATIAL)
+        {
+          g_assert (j < n_loops
+                    && ffm_pmapping_model_get_loop (t->model, j)->node == i);
+          copy = ffm_mapping_node_copy (node);
+          copy->tile = tiles[j];
+          j++;
+          g_ptr_array_add (out, copy);
+          continue;
+        }
+      g_ptr_array_add (out, ffm_mapping_node_copy (node));
+    }
+  if (drop_trivial)
+    {
+      /* A loop of one iteration: its tile equals the enclosing tile (the
+       * previous kept loop's over the variable, or the bound). */
+      GHashTable *last_tile = g_hash_table_new (g_str_hash, g_str_equal);
+      for (guint v = 0; v < pm->e->n_rank_vars; v++)
+        g_hash_table_insert (last_tile, pm->e->rank_var_names[v],
+                             (gpointer) &pm->e->rank_var_bounds[v]);
+      for (guint i = 0; i < out->len; )
+        {
+          FfmMappingNode *node = g_ptr_array_index (out, i);
+          if (node->kind == FFM_NODE_TEMPORAL || node->kind == FFM_NODE_SPATIAL)
+            {
+              gpointer prev;
+              gboolean trivial = FALSE;
+              if (g_hash_table_lookup_extended (last_tile, node->rank_var, NULL,
+                                                &prev))
+                trivial = *(guint64 *) prev == node->tile;
+              if (trivial)
+                {
+                  g_ptr_array_remove_index (out, i);
+                  continue;
+                }
+              g_hash_table_insert (last_tile, node->rank_var, &node->tile);
+            }
+          i++;
+        }
+      g_hash_table_destroy (last_tile);
+    }
+  return out;
+}

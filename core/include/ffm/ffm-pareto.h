@@ -1,0 +1,41 @@
+/* ffm-pareto.h: Pareto pruning of flat tables.
+ *
+ * FFM keeps, inside each compatibility group, only the pmappings that no
+ * other pmapping beats in every criterion at once: objectives (energy,
+ * latency) and reservations (buffer capacity per lifetime). The paper proves
+ * that this keeps the optimum [1, §6.4]. This module does the pruning on a
+ * row-major table of doubles where every column is minimised.
+ *
+ * Row A dominates row B when A <= B in every column. Of several identical
+ * rows the first (lowest index) is kept; otherwise a row is kept iff no row
+ * dominates it. Survivors keep their relative order, so the result depends
+ * only on the table, never on thread timing.
+ *
+ * Cost: sorting (n log n) plus, for each row, a comparison with the rows
+ * kept so far (n x survivors x columns at worst); one and two columns have
+ * an n log n path.
+ *
+ * [1] The FFM paper, §3.2 and §6.4. */
+#pragma once
+
+#include <glib.h>
+#include "ffm-version.h"
+
+G_BEGIN_DECLS
+
+/* Prunes @values (@n_rows rows of @n_columns doubles, row-major) in place:
+ * the survivors are moved to the front in their original order. If @kept
+ * is non-NULL it receives, for each survivor, its original row index (room
+ * for @n_rows entries). Returns the number of survivors. NaN is not
+ * allowed. With no columns, only the first row survives. */
+FFM_API guint ffm_pareto_prune (double *values,
+                                guint n_rows,
+                                guint n_columns,
+                                guint *kept);
+
+/* TRUE if row @a dominates or equals row @b (a[i] <= b[i] for every i). */
+FFM_API gboolean ffm_pareto_dominates (const double *a,
+                                       const double *b,
+                                       guint n_columns);
+
+G_END_DECLS

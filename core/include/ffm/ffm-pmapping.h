@@ -1,0 +1,245 @@
+/* ffm-pmapping.h: single-Einsum exploration, the first phase of FFM.
+ *
+ * For each Einsum alone, the generator produces every pmapping (partial
+ * mapping: the mapping of one Einsum) that could be part of an optimal full
+ * mapping, grouped by compatibility, each group a Pareto table ready for the
+ * join [1, §6.1 "Turbo-Charged Pmapper"; 2, §4]. The steps, per Einsum and
+ * per compute unit that serves it:
+ *   1. storage choices: which memory keeps which tensor (must-keep and
+ *      may-keep sets of the architecture), which includes every possible
+ *      backing memory of every shared tensor (the outermost memory =
+ *      unfused, an on-chip memory = fused there);
+ *   2. storage-node orders (memories outer to inner; any order inside one
+ *      memory), temporal loops between storage nodes (one canonical set per
+ *      gap: orders that cannot change a count are collapsed), spatial loops
+ *      for each fanout; the result is a *template*: a LoopTree path whose
+ *      loop tiles are still free;
+ *   3. tile shapes: every perfect factorization of every rank variable over
+ *      its loops, with exact pruning (capacity and fanout bounds that are
+ *      monotone in the tiles; dominance of partial cost terms), evaluated
+ *      with the cost model (ffm-cost.h);
+ *   4. grouping: each evaluated pmapping gets its compatibility
+ *      (ffm-compatibility.h) and its row (objectives, reservations); rows are
+ *      Pareto-pruned inside each group (ffm-pareto.h).
+ * Every rule that drops a template or a tile vector is argued next to the
+ * code (core/ffm-pmapping-template.c, core/ffm-pmapping-tiles.c) and
+ * checked against brute force in tests/test-pmapping.c; docs/
+ * pmapping-generator.md describes the whole.
+ *
+ * What the join reads (issue 5):
+ *   - per Einsum (FfmEinsumPmappings) a list of groups (FfmPmappingGroup);
+ *   - a group = its FfmCompatibility (per shared tensor: backing memory,
+ *     persistent flag, its fused loops as (rank of that tensor, iterations,
+ *     spatial or temporal), its backing tile's occupancy; the reservation
+ *     depths that stop loop permutations) + a flat row-major table of
+ *     doubles, n_rows x n_columns, whose columns the group lists
+ *     (FfmPmappingColumn): the objectives, then the reservations of every
+ *     tracked memory at every lifetime depth -1 .. n_loops;
+ *   - per row a compact reference (template + tiles) from which
+ *     ffm_einsum_pmappings_rebuild() makes the pmapping's LoopTree path.
+ * The fused loops' iteration counts are part of the compatibility, not
+ * columns: two rows of one group have the same fused tiles, so the join
+ * matches groups, never rows.
+ *
+ * Reservations [2, §3.5, §5.2]: a storage node reserves its tile in its
+ * memory; the reservation's lifetime depth d is the number of fused loops
+ * (of more than one iteration) above it, -1 for persistent tiles (the whole
+ * workload), and n_loops for everything below all fused loops (those live
+ * only while this Einsum runs). Column (memory L, depth d) holds the bits
+ * reserved in L at depth <= d: cumulative, so it never decreases with d,
+ * and the column at depth n_loops is the pmapping's whole use of L. A
+ * memory that is not listed (not tracked) has no reservation the join
+ * needs: it is infinite, it can hold every tensor of the workload at once,
+ * or every Einsum uses it only below all its fused loops and never backs a
+ * shared tensor in it (then each pmapping's own capacity check suffices).
+ *
+ * Units: energy J, latency s, reservations and occupancy in bits.
+ * Determinism: the result (groups, their order, rows, their order) is the
+ * same for every thread count and every run.
+ *
+ * [1] The FFM paper, §3-§6.
+ * [2] shared/reference/ffm-spec.md §3.2, §3.5, §4, §5.1-§5.2. */
+#pragma once
+
+#include <glib.h>
+#include "ffm-version.h"
+#include "ffm-error.h"
+#include "ffm-workload.h"
+#include "ffm-arch.h"
+#include "ffm-mapping.h"
+#include "ffm-cost.h"
+#include "ffm-compatibility.h"
+
+G_BEGIN_DECLS
+
+/* ---- Options ---- */
+
+/* Objectives kept Pareto-optimal (bit flags). EDP needs both: it is not
+ * additive over Einsums, so it is computed from the totals after the join. */
+typedef enum {
+  FFM_PMAPPING_ENERGY = 1 << 0,
+  FFM_PMAPPING_LATENCY = 1 << 1,
+} FfmPmappingObjectives;
+
+typedef struct {
+  guint objectives;             /* FfmPmappingObjectives; default both */
+  int max_fused_loops;          /* fused loops of more than one iteration per
+                                   pmapping; default 1 (the reference's
+                                   setting); negative = no limit */
+  int max_fused_loops_per_rank_var; /* same, per rank variable; default 1;
+                                       negative = no limit */
+  guint n_threads;              /* worker threads; 0 = one per processor */
+  int einsum;                   /* generate for this Einsum only; -1 = all */
+  gboolean unfused;             /* every shared tensor backed in the
+                                   outermost memory (no fusion) */
+  gboolean prune_partial;       /* default TRUE: prune partial tile vectors
+                                   by dominance of their cost terms; FALSE
+                                   evaluates every valid tile vector (for
+                                   tests: the result must not change) */
+} FfmPmappingOptions;
+
+/* Fills @options with the defaults. */
+FFM_API void ffm_pmapping_options_init (FfmPmappingOptions *options);
+
+/* ---- Groups ---- */
+
+typedef enum {
+  FFM_PMAPPING_COLUMN_ENERGY = 1,       /* J */
+  FFM_PMAPPING_COLUMN_LATENCY,          /* s */
+  FFM_PMAPPING_COLUMN_RESERVATION,      /* bits reserved in `level` at depth <= `depth` */
+} FfmPmappingColumnKind;
+
+/* What one column of a group's table holds. */
+typedef struct {
+  FfmPmappingColumnKind kind;
+  guint level;              /* RESERVATION: the memory's architecture level */
+  int depth;                /* RESERVATION: lifetime depth, -1 .. n_loops */
+} FfmPmappingColumn;
+
+/* Where a row comes from: a template of its Einsum and an offset into the
+ * Einsum's tile pool, where the template's n_loops tiles start. */
+typedef struct {
+  guint32 template_id;
+  guint32 tiles;
+} FfmPmappingRef;
+
+/* One compatibility group of one Einsum: every row is a Pareto-optimal
+ * pmapping with this compatibility. */
+typedef struct {
+  FfmCompatibility compat;
+  guint n_columns;
+  const FfmPmappingColumn *columns;  /* [n_columns]: objectives first (energy
+                                        before latency), then reservations by
+                                        memory (architecture order) and depth */
+  guint n_rows;
+  const double *values;             /* [n_rows * n_columns], row-major */
+  const FfmPmappingRef *refs;       /* [n_rows] */
+} FfmPmappingGroup;
+
+/* What the generation of one Einsum did. */
+typedef struct {
+  guint n_templates;        /* templates enumerated (all compute paths) */
+  guint64 n_evaluated;      /* tile vectors evaluated by the cost model */
+  guint64 n_valid;          /* of those, valid (fit, fanout, minimum usage) */
+  guint64 n_partial;        /* partial tile vectors visited before the leaves */
+  guint n_groups;
+  guint64 n_rows;           /* Pareto survivors over all groups */
+  double seconds;           /* thread time spent on this Einsum, s */
+} FfmPmappingStats;
+
+typedef struct _FfmEinsumPmappings FfmEinsumPmappings;
+typedef struct _FfmPmappingSet FfmPmappingSet;
+
+/* ---- Generating ---- */
+
+/* Generates the pmappings of every Einsum of @workload (or of
+ * @options->einsum only) on @arch. @options may be NULL (defaults).
+ * Spreads Einsums and templates over a thread pool; the result does not
+ * depend on the number of threads.
+ *
+ * Fails with FFM_MAPPING_ERROR_INVALID when an architecture expression
+ * cannot be evaluated for an Einsum, when no compute unit serves an Einsum,
+ * when a tensor can be kept nowhere, or when an Einsum has no valid
+ * pmapping at all: the message names the Einsum and the memory (or fanout)
+ * that even the smallest tiles overflow, e.g. "Einsum QK: no pmapping fits:
+ * LocalBuffer needs at least 4096 bits for one tile of each tensor it must
+ * keep, it holds 2048". (transfer full) */
+FFM_API FfmPmappingSet *ffm_pmappings_generate (FfmWorkload *workload,
+                                                FfmArch *arch,
+                                                const FfmPmappingOptions *options,
+                                                GError **error);
+FFM_API void ffm_pmapping_set_free (FfmPmappingSet *set);
+
+FFM_API FfmWorkload *ffm_pmapping_set_get_workload (const FfmPmappingSet *set);
+FFM_API FfmArch *ffm_pmapping_set_get_arch (const FfmPmappingSet *set);
+FFM_API const FfmPmappingOptions *ffm_pmapping_set_get_options (const FfmPmappingSet *set);
+/* Einsums generated, in workload order (all of them unless
+ * options->einsum was set). */
+FFM_API guint ffm_pmapping_set_get_n_einsums (const FfmPmappingSet *set);
+FFM_API const FfmEinsumPmappings *ffm_pmapping_set_get_einsum (const FfmPmappingSet *set,
+                                                               guint index);
+/* The pmappings of workload Einsum @einsum, or NULL if not generated. */
+FFM_API const FfmEinsumPmappings *ffm_pmapping_set_lookup_einsum (const FfmPmappingSet *set,
+                                                                  guint einsum);
+/* Memories whose reservations the tables carry (architecture levels,
+ * outermost first; transfer none). */
+FFM_API const guint *ffm_pmapping_set_get_tracked_levels (const FfmPmappingSet *set,
+                                                          guint *n_levels);
+/* Wall time of the whole generation, s. */
+FFM_API double ffm_pmapping_set_get_seconds (const FfmPmappingSet *set);
+
+/* ---- One Einsum ---- */
+
+FFM_API guint ffm_einsum_pmappings_get_einsum (const FfmEinsumPmappings *pm);
+FFM_API const FfmPmappingStats *ffm_einsum_pmappings_get_stats (const FfmEinsumPmappings *pm);
+FFM_API guint ffm_einsum_pmappings_get_n_groups (const FfmEinsumPmappings *pm);
+FFM_API const FfmPmappingGroup *ffm_einsum_pmappings_get_group (const FfmEinsumPmappings *pm,
+                                                                guint index);
+FFM_API guint ffm_einsum_pmappings_get_n_templates (const FfmEinsumPmappings *pm);
+/* Template @id as a LoopTree path (STORAGE, TEMPORAL, SPATIAL nodes, then
+ * COMPUTE) whose tiles are placeholders, and its compiled model
+ * (transfer none). */
+FFM_API const GPtrArray *ffm_einsum_pmappings_get_template (const FfmEinsumPmappings *pm,
+                                                            guint id);
+FFM_API const FfmPmappingModel *ffm_einsum_pmappings_get_model (const FfmEinsumPmappings *pm,
+                                                                guint id);
+/* The tiles of @ref: the template's loops in node order (transfer none). */
+FFM_API const guint64 *ffm_einsum_pmappings_get_tiles (const FfmEinsumPmappings *pm,
+                                                       const FfmPmappingRef *ref);
+/* Capacity of memory @level when running this Einsum, bits. */
+FFM_API double ffm_einsum_pmappings_get_capacity (const FfmEinsumPmappings *pm,
+                                                  guint level);
+/* The pmapping @ref names, as a new node list (STORAGE, TEMPORAL, SPATIAL,
+ * COMPUTE) with the row's tiles; with @drop_trivial, loops of one
+ * iteration are left out (their removal changes no count; the innermost
+ * tile-1 loop of a rank variable is kept). (transfer full) */
+FFM_API GPtrArray *ffm_einsum_pmappings_rebuild (const FfmEinsumPmappings *pm,
+                                                 const FfmPmappingRef *ref,
+                                                 gboolean drop_trivial);
+
+/* ---- Describing any pmapping ---- */
+
+/* The compatibility and the row of one evaluated pmapping: @model compiled
+ * (for @workload and @arch) from a path whose storage nodes go from outer to inner memories with
+ * spatial loops between the memories their fanout separates (as every
+ * generated pmapping), @tiles its loops' tiles, @cost its valid evaluation
+ * with those tiles. The row gets, like a group of the set, the objectives
+ * in @objectives then the reservations of every memory of finite capacity
+ * on the path at depths -1 .. compat->n_loops; @columns and @values (may be
+ * NULL) receive FfmPmappingColumn and double elements. Fails (FALSE, no
+ * error: a programming error) only when @cost is not valid or there are
+ * more than FFM_COMPAT_MAX_LOOPS fused loops. This is the function the
+ * generator uses for every row; tests use it on brute-force mappings. */
+FFM_API gboolean ffm_pmapping_describe (const FfmWorkload *workload,
+                                        const FfmArch *arch,
+                                        const FfmPmappingModel *model,
+                                        const guint64 *tiles,
+                                        const FfmPmappingCost *cost,
+                                        guint objectives,
+                                        FfmCompatibility *compat,
+                                        GArray *columns,
+                                        GArray *values);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FfmPmappingSet, ffm_pmapping_set_free)
+
+G_END_DECLS
