@@ -183,7 +183,8 @@ loop_iterations (const FfmWorkload *w, const Leaf *leaf, guint k)
 {
   const FfmEinsum *e = ffm_workload_get_einsum (w, leaf->einsum);
   const FfmMappingNode *node = g_ptr_array_index (leaf->nodes, k);
-  int var = ffm_einsum_find_rank_var (e, node->rank_var);
+  const char *name = ffm_mapping_node_get_rank_var_for (node, e->name);
+  int var = ffm_einsum_find_rank_var (e, name);
   guint64 enclosing;
 
   if (var < 0 || node->tile == 0)
@@ -193,7 +194,7 @@ loop_iterations (const FfmWorkload *w, const Leaf *leaf, guint k)
     {
       const FfmMappingNode *above = g_ptr_array_index (leaf->nodes, i);
       if ((above->kind == FFM_NODE_TEMPORAL || above->kind == FFM_NODE_SPATIAL)
-          && g_strcmp0 (above->rank_var, node->rank_var) == 0)
+          && g_strcmp0 (ffm_mapping_node_get_rank_var_for (above, e->name), name) == 0)
         enclosing = above->tile;
     }
   return enclosing / node->tile;
@@ -243,8 +244,9 @@ check_dependency (FfmCostReport *r, const Leaf *p, const Leaf *q,
       if (loop_iterations (w, p, k) <= 1)
         continue;
       rp = plain_rank (w, ep, ep->output_access,
-                       ffm_einsum_find_rank_var (ep, node->rank_var));
-      rq = plain_rank (w, eq, qa, ffm_einsum_find_rank_var (eq, node->rank_var));
+                       ffm_einsum_find_rank_var (ep, ffm_mapping_node_get_rank_var_for (node, ep->name)));
+      rq = plain_rank (w, eq, qa,
+                       ffm_einsum_find_rank_var (eq, ffm_mapping_node_get_rank_var_for (node, eq->name)));
       if (rp < 0 || rq < 0 || rp != rq)
         {
           ffm_cost_node_error (error, r->source, node,
@@ -749,6 +751,36 @@ ffm_cost_report_to_table (const FfmCostReport *r)
                   header, cells);
   }
   {
+    static const char *const header[] = { "tensor", "energy", "read actions",
+                                          "write actions" };
+    g_autoptr(GPtrArray) cells = g_ptr_array_new_with_free_func (g_free);
+    guint n_tensors = ffm_workload_get_n_tensors (r->workload);
+    g_autofree double *energy_t = g_new0 (double, MAX (n_tensors, 1));
+    g_autofree double *reads_t = g_new0 (double, MAX (n_tensors, 1));
+    g_autofree double *writes_t = g_new0 (double, MAX (n_tensors, 1));
+    for (guint i = 0; i < r->leaves->len; i++)
+      {
+        const Leaf *leaf = g_ptr_array_index (r->leaves, i);
+        for (guint b = 0; b < leaf->cost->n_buffets; b++)
+          {
+            const FfmBuffetInfo *info = ffm_pmapping_model_get_buffet (leaf->model, b);
+            const FfmActionCounts *c = &leaf->cost->counts[b];
+            energy_t[info->tensor] += buffet_energy (r, leaf, b);
+            reads_t[info->tensor] += (double) (c->reads + c->drains) * info->action_scale;
+            writes_t[info->tensor] += (double) (c->fills + c->updates) * info->action_scale;
+          }
+      }
+    for (guint t = 0; t < n_tensors; t++)
+      {
+        g_ptr_array_add (cells, g_strdup (ffm_workload_get_tensor (r->workload, t)->name));
+        g_ptr_array_add (cells, format_si (energy_t[t], "J"));
+        g_ptr_array_add (cells, g_strdup_printf ("%.10g", reads_t[t]));
+        g_ptr_array_add (cells, g_strdup_printf ("%.10g", writes_t[t]));
+      }
+    append_table (s, "Per tensor (all Einsums, all memories)",
+                  G_N_ELEMENTS (header), header, cells);
+  }
+  {
     static const char *const header[] = { "Einsum", "component", "tensor",
                                           "reads", "fills", "drains",
                                           "updates", "read act.",
@@ -844,8 +876,14 @@ add_einsum_json (const FfmCostReport *r, JsonBuilder *b, const Leaf *leaf)
         {
           add_number (b, "read_actions", c->level_read_actions[l]);
           add_number (b, "write_actions", c->level_write_actions[l]);
+          add_number (b, "read_energy_j",
+                      c->level_read_actions[l] * level->u.memory.read_energy);
+          add_number (b, "write_energy_j",
+                      c->level_write_actions[l] * level->u.memory.write_energy);
           add_number (b, "occupancy_bits", c->level_occupancy[l]);
         }
+      else
+        add_int (b, "operations", c->operations);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

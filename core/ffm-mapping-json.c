@@ -25,12 +25,14 @@ static const FfmNodeKind kind_values[] = {
 };
 /* Members other than the kind, over all kinds. */
 static const char *const field_members[] = {
-  "level", "tile", "dimension", "persistent", NULL
+  "level", "tile", "dimension", "persistent", "rank_vars", NULL
 };
 
 static const char *const storage_members[] = { "storage", "level", "persistent", NULL };
-static const char *const temporal_members[] = { "temporal", "tile", NULL };
-static const char *const spatial_members[] = { "spatial", "tile", "level", "dimension", NULL };
+static const char *const temporal_members[] = { "temporal", "tile", "rank_vars", NULL };
+static const char *const spatial_members[] = {
+  "spatial", "tile", "level", "dimension", "rank_vars", NULL
+};
 static const char *const compute_members[] = { "compute", "level", NULL };
 static const char *const sequential_members[] = { "sequential", NULL };
 static const char *const top_members[] = {
@@ -41,6 +43,9 @@ static const char *const top_members[] = {
 
 /* ---- Reading ---- */
 
+static gboolean parse_rank_vars (const FfmJsonDoc *doc, JsonNode *object_node,
+                                 const char *path, FfmMappingNode *node,
+                                 GError **error);
 static gboolean parse_list (const FfmJsonDoc *doc, JsonNode *array_node,
                             const char *path, GPtrArray *list, GError **error);
 
@@ -254,7 +259,8 @@ parse_fields (const FfmJsonDoc *doc, JsonNode *object_node, JsonNode *kind_value
       if ((name = require_name (doc, kind_value, kind_path, error)) == NULL)
         return FALSE;
       node->rank_var = g_strdup (name);
-      if (!parse_tile (doc, object_node, kind_value, path, kind, &node->tile, error))
+      if (!parse_tile (doc, object_node, kind_value, path, kind, &node->tile, error)
+          || !parse_rank_vars (doc, object_node, path, node, error))
         return FALSE;
       if (node->kind == FFM_NODE_TEMPORAL)
         return TRUE;
@@ -276,6 +282,35 @@ parse_fields (const FfmJsonDoc *doc, JsonNode *object_node, JsonNode *kind_value
       if (name == NULL)
         return FALSE;
       node->dimension = g_strdup (name);
+    }
+  return TRUE;
+}
+
+/* "rank_vars": {"QK": "p"}: the loop's rank variable in particular
+ * Einsums (see FfmMappingNode.rank_var_einsums). */
+static gboolean
+parse_rank_vars (const FfmJsonDoc *doc, JsonNode *object_node,
+                 const char *path, FfmMappingNode *node, GError **error)
+{
+  JsonNode *member = ffm_json_get_member (object_node, "rank_vars");
+  g_autofree char *member_path = g_strdup_printf ("%s.rank_vars", path);
+  JsonObjectIter iter;
+  const char *einsum;
+  JsonNode *value;
+
+  if (member == NULL)
+    return TRUE;
+  if (!ffm_json_require_object (doc, member, member_path, INVALID, error))
+    return FALSE;
+  json_object_iter_init_ordered (&iter, json_node_get_object (member));
+  while (json_object_iter_next_ordered (&iter, &einsum, &value))
+    {
+      g_autofree char *value_path = g_strdup_printf ("%s.%s", member_path, einsum);
+      const char *var = ffm_json_require_string (doc, value, value_path,
+                                                 INVALID, error);
+      if (var == NULL)
+        return FALSE;
+      ffm_mapping_node_set_rank_var_for (node, einsum, var);
     }
   return TRUE;
 }
@@ -485,6 +520,19 @@ write_node (GString *out, const FfmMappingNode *node, guint indent)
     case FFM_NODE_SPATIAL:
       append_json_string (out, node->rank_var);
       g_string_append_printf (out, ", \"tile\": %" G_GUINT64_FORMAT, node->tile);
+      if (node->rank_var_einsums != NULL && node->rank_var_einsums[0] != NULL)
+        {
+          g_string_append (out, ", \"rank_vars\": {");
+          for (guint i = 0; node->rank_var_einsums[i] != NULL; i++)
+            {
+              if (i > 0)
+                g_string_append (out, ", ");
+              append_json_string (out, node->rank_var_einsums[i]);
+              g_string_append (out, ": ");
+              append_json_string (out, node->rank_var_names[i]);
+            }
+          g_string_append_c (out, '}');
+        }
       if (node->kind == FFM_NODE_SPATIAL)
         {
           append_member (out, "level", node->level);

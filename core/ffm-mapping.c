@@ -131,6 +131,8 @@ ffm_mapping_node_free (FfmMappingNode *node)
   if (node->branches != NULL)
     g_ptr_array_unref (node->branches);
   g_free (node->json_path);
+  g_strfreev (node->rank_var_einsums);
+  g_strfreev (node->rank_var_names);
   g_free (node);
 }
 
@@ -168,7 +170,46 @@ ffm_mapping_node_copy (const FfmMappingNode *node)
     }
   copy->json_path = g_strdup (node->json_path);
   copy->line = node->line;
+  copy->rank_var_einsums = g_strdupv (node->rank_var_einsums);
+  copy->rank_var_names = g_strdupv (node->rank_var_names);
   return copy;
+}
+
+const char *
+ffm_mapping_node_get_rank_var_for (const FfmMappingNode *node,
+                                   const char *einsum)
+{
+  g_return_val_if_fail (node != NULL, NULL);
+
+  for (guint i = 0; einsum != NULL && node->rank_var_einsums != NULL
+                    && node->rank_var_einsums[i] != NULL; i++)
+    if (strcmp (node->rank_var_einsums[i], einsum) == 0)
+      return node->rank_var_names[i];
+  return node->rank_var;
+}
+
+void
+ffm_mapping_node_set_rank_var_for (FfmMappingNode *node,
+                                   const char *einsum,
+                                   const char *rank_var)
+{
+  guint n = node->rank_var_einsums ? g_strv_length (node->rank_var_einsums) : 0;
+
+  g_return_if_fail (node != NULL && einsum != NULL && rank_var != NULL);
+
+  for (guint i = 0; i < n; i++)
+    if (strcmp (node->rank_var_einsums[i], einsum) == 0)
+      {
+        g_free (node->rank_var_names[i]);
+        node->rank_var_names[i] = g_strdup (rank_var);
+        return;
+      }
+  node->rank_var_einsums = g_renew (char *, node->rank_var_einsums, n + 2);
+  node->rank_var_names = g_renew (char *, node->rank_var_names, n + 2);
+  node->rank_var_einsums[n] = g_strdup (einsum);
+  node->rank_var_names[n] = g_strdup (rank_var);
+  node->rank_var_einsums[n + 1] = NULL;
+  node->rank_var_names[n + 1] = NULL;
 }
 
 const char *
@@ -324,7 +365,9 @@ ffm_mapping_node_equal (const FfmMappingNode *a,
       || g_strcmp0 (a->rank_var, b->rank_var) != 0
       || a->tile != b->tile
       || g_strcmp0 (a->dimension, b->dimension) != 0
-      || g_strcmp0 (a->einsum, b->einsum) != 0)
+      || g_strcmp0 (a->einsum, b->einsum) != 0
+      || !strv_equal0 (a->rank_var_einsums, b->rank_var_einsums)
+      || !strv_equal0 (a->rank_var_names, b->rank_var_names))
     return FALSE;
   if (a->branches == NULL || b->branches == NULL)
     return a->branches == b->branches;
@@ -425,6 +468,16 @@ check_node_fields (const FfmMapping *mapping, const FfmMappingNode *node,
                                "a %s loop needs a rank variable", kind);
           return FALSE;
         }
+      for (guint i = 0; node->rank_var_einsums != NULL
+                        && node->rank_var_einsums[i] != NULL; i++)
+        if (!is_name (node->rank_var_einsums[i]) || !is_name (node->rank_var_names[i]))
+          {
+            set_structure_error (error, mapping, node->line, path,
+                                 "rank_vars: \"%s\": \"%s\" is not an Einsum "
+                                 "name and a rank variable name",
+                                 node->rank_var_einsums[i], node->rank_var_names[i]);
+            return FALSE;
+          }
       if (node->tile == 0)
         {
           set_structure_error (error, mapping, node->line, path,
@@ -587,6 +640,19 @@ append_spaces (GString *out, guint n)
     g_string_append_c (out, ' ');
 }
 
+/* " (QK: p, AV: p)" for a loop with per-Einsum rank variables. */
+static void
+append_rank_var_renames (GString *out, const FfmMappingNode *node)
+{
+  if (node->rank_var_einsums == NULL || node->rank_var_einsums[0] == NULL)
+    return;
+  g_string_append (out, " (");
+  for (guint i = 0; node->rank_var_einsums[i] != NULL; i++)
+    g_string_append_printf (out, "%s%s: %s", i > 0 ? ", " : "",
+                            node->rank_var_einsums[i], node->rank_var_names[i]);
+  g_string_append_c (out, ')');
+}
+
 static void
 append_tensor_list (GString *out, char **tensors)
 {
@@ -607,11 +673,15 @@ append_node_text (GString *out, const FfmMappingNode *node)
         g_string_append (out, " (persistent)");
       break;
     case FFM_NODE_TEMPORAL:
-      g_string_append_printf (out, "for %s tile %" G_GUINT64_FORMAT, node->rank_var, node->tile);
+      g_string_append_printf (out, "for %s", node->rank_var);
+      append_rank_var_renames (out, node);
+      g_string_append_printf (out, " tile %" G_GUINT64_FORMAT, node->tile);
       break;
     case FFM_NODE_SPATIAL:
-      g_string_append_printf (out, "parallel-for %s tile %" G_GUINT64_FORMAT " across %s.%s",
-                              node->rank_var, node->tile, node->level, node->dimension);
+      g_string_append_printf (out, "parallel-for %s", node->rank_var);
+      append_rank_var_renames (out, node);
+      g_string_append_printf (out, " tile %" G_GUINT64_FORMAT " across %s.%s",
+                              node->tile, node->level, node->dimension);
       break;
     case FFM_NODE_COMPUTE:
       g_string_append_printf (out, "compute %s on %s", node->einsum, node->level);

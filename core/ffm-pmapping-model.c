@@ -457,8 +457,8 @@ add_loop_entry (Compiler *c, guint index, GArray *loops, GArray *tiles,
 {
   FfmPmappingModel *m = c->m;
   const FfmMappingNode *node = path_node (m, index);
-  int var = node->rank_var != NULL
-    ? ffm_einsum_find_rank_var (c->einsum, node->rank_var) : -1;
+  const char *var_name = ffm_mapping_node_get_rank_var_for (node, c->einsum->name);
+  int var = var_name != NULL ? ffm_einsum_find_rank_var (c->einsum, var_name) : -1;
   FfmLoopInfo loop = { 0 };
   Entry entry = { 0 };
   int fanout_pos = -1;
@@ -466,7 +466,7 @@ add_loop_entry (Compiler *c, guint index, GArray *loops, GArray *tiles,
   if (var < 0)
     return fail_at (c, index, error,
                     "loop over %s, a rank variable Einsum %s does not have "
-                    "(%s)", node->rank_var != NULL ? node->rank_var : "(none)",
+                    "(%s)", var_name != NULL ? var_name : "(none)",
                     c->einsum->name, c->einsum->text);
   if (loops->len >= FFM_COST_MAX_LOOPS)
     return fail_at (c, index, error, "more than %d loops on one path",
@@ -499,7 +499,7 @@ add_loop_entry (Compiler *c, guint index, GArray *loops, GArray *tiles,
         return fail_at (c, index, error,
                         "a spatial loop over %s is not allowed on %s.%s (its "
                         "`reuse` tensors or allowed rank variables exclude it)",
-                        node->rank_var,
+                        var_name,
                         ffm_arch_get_level (m->arch, level)->name,
                         ffm_arch_get_level (m->arch, level)->u.fanout.dims[dim].name);
       for (slot = 0; slot < fanout_dims->len; slot++)
@@ -1506,7 +1506,9 @@ count_transfer (const FfmPmappingModel *m, const View *v, const Holder *h,
     }
 }
 
-static inline G_GNUC_UNUSED void
+/* Inlined into its two callers so that the overflow checks compile out of
+ * the unchecked one (ovf == NULL). */
+static inline void
 walk_view (const FfmPmappingModel *m, const View *v, const guint64 *vals,
            const guint64 *n, FfmPmappingCost *out, gboolean *ovf)
   __attribute__ ((always_inline));

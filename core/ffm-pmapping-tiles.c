@@ -44,6 +44,15 @@
  * keeps the pruning cost small against the evaluations; tried 1024-65536). */
 #define PRUNE_SLACK 4096
 
+/* Chains of one variable with the same fused-loop count and the same
+ * spatial products on every fanout dimension. */
+typedef struct {
+  guint first;              /* first chain (index into the var's chains) */
+  guint n;                  /* chains */
+  guint fused;              /* fused loops of more than one iteration */
+  guint64 prod[MAX_DIMS];   /* spatial iterations per fanout dimension */
+} Bucket;
+
 typedef struct {
   const FfmPmappingTemplate *t;
   const FfmPmappingModel *m;
@@ -63,6 +72,9 @@ typedef struct {
   GArray *chains[MAX_VARS];         /* of guint64, var_n_loops tiles per chain */
   guint n_chains[MAX_VARS];
   guint64 chain_dim[MAX_VARS][MAX_DIMS];  /* largest product a var adds per dim */
+  GArray *buckets[MAX_VARS];        /* of Bucket: chains sorted by what the
+                                       search checks, so that a whole bucket
+                                       is accepted or skipped at once */
 
   guint n_dims;
   guint64 dim_count[MAX_DIMS];
@@ -177,6 +189,97 @@ make_chains (Enum *en, guint v, guint i, guint64 outer, guint64 *tiles)
   }
 }
 
+/* What the search checks of one chain. */
+static void
+chain_signature (const Enum *en, guint v, const guint64 *tiles, Bucket *sig)
+{
+  guint64 enclosing = en->bounds[v];
+
+  memset (sig, 0, sizeof *sig);
+  for (guint d = 0; d < en->n_dims; d++)
+    sig->prod[d] = 1;
+  for (guint i = 0; i < en->var_n_loops[v]; i++)
+    {
+      guint j = en->var_loops[v][i];
+      guint64 n = enclosing / tiles[i];
+      if (n > 1 && j < en->n_fused)
+        sig->fused++;
+      if (en->loops[j].spatial)
+        sig->prod[en->loops[j].fanout_dim] *= n;
+      enclosing = tiles[i];
+    }
+}
+
+typedef struct {
+  const Enum *en;
+  guint v;
+  const Bucket *sigs;
+} BucketSort;
+
+static int
+compare_signatures (gconstpointer pa, gconstpointer pb, gpointer data)
+{
+  const BucketSort *bs = data;
+  guint a = *(const guint *) pa, b = *(const guint *) pb;
+  const Bucket *sa = &bs->sigs[a], *sb = &bs->sigs[b];
+
+  if (sa->fused != sb->fused)
+    return sa->fused < sb->fused ? -1 : 1;
+  for (guint d = 0; d < bs->en->n_dims; d++)
+    if (sa->prod[d] != sb->prod[d])
+      return sa->prod[d] < sb->prod[d] ? -1 : 1;
+  return a < b ? -1 : (a > b ? 1 : 0);   /* stable: keeps enumeration order */
+}
+
+/* Sorts the chains of @v by signature and records the buckets. */
+static void
+make_buckets (Enum *en, guint v)
+{
+  guint n = en->n_chains[v], k = en->var_n_loops[v];
+  g_autofree Bucket *sigs = g_new0 (Bucket, MAX (n, 1));
+  g_autofree guint *order = g_new (guint, MAX (n, 1));
+  GArray *sorted;
+  BucketSort bs = { en, v, sigs };
+
+  en->buckets[v] = g_array_new (FALSE, FALSE, sizeof (Bucket));
+  if (k == 0)
+    {
+      Bucket b = { 0, 1, 0, { 0 } };
+      for (guint d = 0; d < en->n_dims; d++)
+        b.prod[d] = 1;
+      g_array_append_val (en->buckets[v], b);
+      return;
+    }
+  for (guint c = 0; c < n; c++)
+    {
+      chain_signature (en, v, &g_array_index (en->chains[v], guint64, (gsize) c * k),
+                       &sigs[c]);
+      order[c] = c;
+    }
+  g_qsort_with_data (order, (gint) n, sizeof (guint), compare_signatures, &bs);
+  sorted = g_array_sized_new (FALSE, FALSE, sizeof (guint64), n * k);
+  for (guint i = 0; i < n; i++)
+    {
+      const Bucket *sig = &sigs[order[i]];
+      Bucket *last = en->buckets[v]->len > 0
+        ? &g_array_index (en->buckets[v], Bucket, en->buckets[v]->len - 1) : NULL;
+      g_array_append_vals (sorted, &g_array_index (en->chains[v], guint64,
+                                                   (gsize) order[i] * k), k);
+      if (last != NULL && last->fused == sig->fused
+          && memcmp (last->prod, sig->prod, sizeof (guint64) * en->n_dims) == 0)
+        last->n++;
+      else
+        {
+          Bucket b = *sig;
+          b.first = i;
+          b.n = 1;
+          g_array_append_val (en->buckets[v], b);
+        }
+    }
+  g_array_free (en->chains[v], TRUE);
+  en->chains[v] = sorted;
+}
+
 /* ---- Setup ---- */
 
 static int
@@ -263,6 +366,8 @@ setup (Enum *en, const FfmWorkload *w, const FfmArch *a)
         }
       make_chains (en, v, 0, en->bounds[v], scratch);
     }
+  for (guint v = 0; v < en->n_vars; v++)
+    make_buckets (en, v);
   for (guint v = 0; v < en->n_vars; v++)
     en->order[v] = v;
   g_qsort_with_data (en->order, (gint) en->n_vars, sizeof (guint), compare_vars, en);
@@ -456,42 +561,35 @@ search (Enum *en, guint depth)
       return;
     }
   v = en->order[depth];
-  for (guint c = 0; c < en->n_chains[v]; c++)
+  for (guint bi = 0; bi < en->buckets[v]->len; bi++)
     {
-      const guint64 *chain = en->var_n_loops[v] > 0
-        ? &g_array_index (en->chains[v], guint64, (gsize) c * en->var_n_loops[v])
-        : NULL;
-      guint64 enclosing = en->bounds[v];
+      const Bucket *bucket = &g_array_index (en->buckets[v], Bucket, bi);
+      guint fused = en->fused[depth] + bucket->fused;
       gboolean ok = TRUE;
-      guint fused = en->fused[depth];
 
-      memcpy (en->used[depth + 1], en->used[depth], sizeof (guint64) * en->n_dims);
-      for (guint i = 0; i < en->var_n_loops[v]; i++)
+      if (en->opt->max_fused_loops >= 0 && fused > (guint) en->opt->max_fused_loops)
+        continue;
+      for (guint d = 0; d < en->n_dims && ok; d++)
         {
-          guint j = en->var_loops[v][i];
-          guint64 n = enclosing / chain[i];
-          en->tiles[j] = chain[i];
-          if (n > 1 && j < en->n_fused)
-            fused++;
-          if (en->loops[j].spatial)
-            {
-              guint d = en->loops[j].fanout_dim;
-              en->used[depth + 1][d] *= n;
-              if (en->used[depth + 1][d] > en->dim_count[d])
-                ok = FALSE;
-            }
-          enclosing = chain[i];
+          en->used[depth + 1][d] = en->used[depth][d] * bucket->prod[d];
+          ok = en->used[depth + 1][d] <= en->dim_count[d];
         }
       if (!ok)
-        continue;
-      if (en->opt->max_fused_loops >= 0 && fused > (guint) en->opt->max_fused_loops)
         continue;
       en->fused[depth + 1] = fused;
       if (!usage_reachable (en, depth + 1))
         continue;
-      if (!capacity_ok (en, depth + 1))
-        continue;
-      search (en, depth + 1);
+      for (guint c = bucket->first; c < bucket->first + bucket->n; c++)
+        {
+          const guint64 *chain = en->var_n_loops[v] > 0
+            ? &g_array_index (en->chains[v], guint64, (gsize) c * en->var_n_loops[v])
+            : NULL;
+          for (guint i = 0; i < en->var_n_loops[v]; i++)
+            en->tiles[en->var_loops[v][i]] = chain[i];
+          if (!capacity_ok (en, depth + 1))
+            continue;
+          search (en, depth + 1);
+        }
     }
 }
 
@@ -528,8 +626,12 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
       ffm_pmapping_cost_free (en->cost);
     }
   for (guint v = 0; v < en->n_vars; v++)
-    if (en->chains[v] != NULL)
-      g_array_free (en->chains[v], TRUE);
+    {
+      if (en->chains[v] != NULL)
+        g_array_free (en->chains[v], TRUE);
+      if (en->buckets[v] != NULL)
+        g_array_free (en->buckets[v], TRUE);
+    }
   ffm_template_result_prune (out);
   out->seconds += (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
   g_free (en);

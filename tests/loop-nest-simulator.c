@@ -35,11 +35,16 @@
  *    subtree is done its tile goes back up: read from the holder (drains)
  *    and written into the parent (updates).
  *
- * 4. Multicast and reduction. Arrivals at different instances of a holder
- *    that happen at the same time (same temporal iteration indices), from
- *    the same parent instance, with exactly the same tile, and that differ
- *    only in spatial loops whose fanout dimension may reuse t, are one
- *    parent transfer: the parent reads (or is updated) once for the group.
+ * 4. Multicast and reduction. A fanout dimension broadcasts (or reduces)
+ *    only data that does not depend on the position along it: arrivals at
+ *    different instances of a holder that happen at the same time (same
+ *    temporal iteration indices), from the same parent instance, with
+ *    exactly the same tile, and that differ only in spatial loops whose
+ *    fanout dimension may reuse t and whose rank variable appears in no
+ *    index of t, are one parent transfer: the parent reads (or is updated)
+ *    once for the group. (Two instances that happen to need the same tile
+ *    through different indices, like p+r on a diagonal, are served
+ *    separately.)
  *
  * 5. Initial values. The first time an instance of a holder receives an
  *    output value (ever), the value is its initial zero and carries no
@@ -66,6 +71,7 @@ typedef struct {
   int fanout;               /* arch level of the fanout */
   int dim;
   guint64 may_reuse;        /* tensors the fanout dimension may reuse */
+  guint64 indexes;          /* accesses whose indices use the loop's variable */
   guint order;              /* position on the path */
   /* holder */
   int level;                /* arch level; the compute level for the compute unit */
@@ -201,6 +207,14 @@ read_path (Sim *s, const FfmMappingNode *const *nodes, guint n_nodes,
           if (!ffm_arch_fanout_reuse_masks (s->a, x.fanout, x.dim, s->w, s->einsum,
                                             NULL, &x.may_reuse, error))
             return FALSE;
+          for (guint a = 0; a < s->e->n_accesses; a++)
+            {
+              const FfmTensor *t = ffm_workload_get_tensor (s->w, s->e->accesses[a].tensor);
+              for (guint r = 0; r < t->n_ranks; r++)
+                for (guint term = 0; term < s->e->accesses[a].projections[r].n_terms; term++)
+                  if (s->e->accesses[a].projections[r].terms[term].var == x.var)
+                    x.indexes |= G_GUINT64_CONSTANT (1) << a;
+            }
         }
       g_array_append_val (s->loops, x);
     }
@@ -315,7 +329,8 @@ group_key (const Sim *s, guint parent, guint pos, const guint64 *min,
       const SimNode *x = &s->view[i];
       if (!x->is_loop || !x->spatial)
         continue;
-      if (!(x->may_reuse & (G_GUINT64_CONSTANT (1) << s->access)))
+      if (!(x->may_reuse & (G_GUINT64_CONSTANT (1) << s->access))
+          || (x->indexes & (G_GUINT64_CONSTANT (1) << s->access)))
         g_string_append_printf (key, "%u:%" G_GUINT64_FORMAT ",", i, s->index[i]);
     }
   g_string_append (key, "|box");

@@ -8,6 +8,7 @@
  * counts bits and operations and latency counts operations). */
 #include <ffm.h>
 #include <json-glib/json-glib.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
 
@@ -360,6 +361,51 @@ test_fused_simple (void)
   g_assert_cmpfloat (ffm_cost_report_get_peak_occupancy (r, mm), ==, 768);
   g_assert_cmpint (ffm_pmapping_model_get_buffet (m0, find_buffet (m0, a, w, "GlobalBuffer", "T1"))->n_loops_above, ==, 1);
   g_assert_true (ffm_cost_report_fits (r));
+}
+
+/* ---- A shared loop whose rank variable has another name below the split ----
+ * The same two matmuls, but the second Einsum indexes T1's rank M with its
+ * own variable p (as QK reads K[b, M:p, h, e] in a transformer). The loop
+ * above the split walks rank M of T1: `m` in Matmul0 and, through
+ * "rank_vars": {"Matmul1": "p"}, `p` in Matmul1. Renaming changes nothing:
+ * every count, the totals and the peak occupancy equal the fused case
+ * above (13,056 J, 256 s, 168 bits in the GlobalBuffer). */
+static const char *renamed_workload =
+  "{ \"ffm_workload\": 1, \"name\": \"renamed\","
+  "  \"ranks\": { \"M\": 8, \"P\": 8, \"N0\": 4, \"N1\": 4, \"N2\": 4 },"
+  "  \"bits_per_value\": { \"all\": 8 },"
+  "  \"einsums\": ["
+  "    { \"einsum\": \"T1[m,n1] = T0[m,n0] * W0[n0,n1]\", \"name\": \"Matmul0\" },"
+  "    { \"einsum\": \"T2[p,n2] = T1[M:p,n1] * W1[n1,n2]\", \"name\": \"Matmul1\" } ] }";
+
+static void
+test_fused_renamed_rank_var (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FfmArch) a = load_arch ("../arch-models/json/architectures/simple.json");
+  g_autoptr(FfmWorkload) w = ffm_workload_load_from_data (renamed_workload,
+                                                          "renamed", NULL, &error);
+  g_autoptr(FfmMapping) m = NULL;
+  g_autoptr(FfmMapping) plain = NULL;
+  g_autoptr(FfmCostReport) r = NULL;
+  int glb = level_index (a, "GlobalBuffer");
+
+  g_test_summary ("A loop shared by fused Einsums that name its rank "
+                  "variable differently (rank_vars)");
+  g_assert_no_error (error);
+  m = load_mapping ("fused-matmuls-renamed.json");
+  r = evaluate (w, a, m);
+  g_assert_cmpfloat (ffm_cost_report_get_energy (r), ==, 13056);
+  g_assert_cmpfloat (ffm_cost_report_get_latency (r), ==, 256);
+  g_assert_cmpfloat (ffm_cost_report_get_peak_occupancy (r, glb), ==, 168);
+  g_assert_true (ffm_cost_report_fits (r));
+
+  /* Without the per-Einsum name the loop walks a variable Matmul1 lacks. */
+  plain = load_mapping ("fused-matmuls-simple.json");
+  g_assert_null (ffm_cost_evaluate_mapping (w, a, plain, &error));
+  g_assert_error (error, FFM_MAPPING_ERROR, FFM_MAPPING_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "fused-matmuls-simple.json"));
+  g_assert_nonnull (strstr (error->message, "Matmul1"));
 }
 
 /* ---- Capacity: the same mapping with a 160-bit global buffer ----
@@ -748,6 +794,24 @@ test_reservations (void)
   g_assert_cmpint (ffm_pmapping_model_get_buffet (model, t0)->n_loops_above, ==, 0);
   g_assert_cmpint (ffm_pmapping_model_get_buffet (model, t1)->n_loops_above, ==, 1);
   g_assert_false (ffm_pmapping_model_get_buffet (model, t1)->backing);
+
+  /* A persistent node lives for the whole workload: depth -1, whole tile
+   * (W0 in MainMemory: 32x32 values of 8 bits). */
+  {
+    g_autoptr(FfmMapping) pm = load_mapping_text (
+      "{\"ffm_mapping\": 1, \"nodes\": ["
+      " {\"storage\": [\"W0\"], \"level\": \"MainMemory\", \"persistent\": true},"
+      " {\"storage\": [\"T0\", \"T1\"], \"level\": \"MainMemory\"},"
+      " {\"temporal\": \"m\", \"tile\": 1}, {\"temporal\": \"n0\", \"tile\": 1},"
+      " {\"temporal\": \"n1\", \"tile\": 1}, {\"compute\": \"Matmul0\", \"level\": \"MAC\"}]}");
+    g_autoptr(FfmPmappingModel) pmodel = compile_path (w, a, pm);
+    g_autoptr(FfmPmappingCost) pcost = ffm_pmapping_cost_new (pmodel);
+    int pw = find_buffet (pmodel, a, w, "MainMemory", "W0");
+    ffm_pmapping_model_evaluate (pmodel, NULL, pcost);
+    g_assert_true (ffm_pmapping_model_get_buffet (pmodel, pw)->persistent);
+    g_assert_cmpint (ffm_pmapping_model_get_buffet (pmodel, pw)->n_loops_above, ==, -1);
+    g_assert_cmpfloat (pcost->buffet_occupancy[pw], ==, 32 * 32 * 8);
+  }
 }
 
 /* ---- Evaluating again with other tiles ----
@@ -813,6 +877,60 @@ test_report_output (void)
   g_assert_cmpfloat (json_object_get_double_member (e0, "latency_s"), ==, 128);
 }
 
+/* ---- ffm eval ----
+ * The command on the fused example: the table and the JSON file. */
+static void
+test_eval_command (void)
+{
+  const char *exe = g_getenv ("FFM_EXE");
+  g_autofree char *arch = g_test_build_filename (G_TEST_DIST, "..", "arch-models",
+                                                 "json", "architectures",
+                                                 "simple.json", NULL);
+  g_autofree char *workload = g_test_build_filename (G_TEST_DIST, "..", "workloads",
+                                                     "matmuls.json", NULL);
+  g_autofree char *mapping = g_test_build_filename (G_TEST_DIST, "data", "cost",
+                                                    "fused-matmuls-simple.json", NULL);
+  g_autofree char *bad = g_test_build_filename (G_TEST_DIST, "data", "cost",
+                                                "bad-branch-order.json", NULL);
+  g_autofree char *dir = g_dir_make_tmp ("ffm-eval-XXXXXX", NULL);
+  g_autofree char *json_path = g_build_filename (dir, "eval.json", NULL);
+  g_autofree char *out = NULL, *err = NULL, *json = NULL;
+  g_autoptr(GError) error = NULL;
+  int status;
+
+  g_test_summary ("ffm eval prints the table and writes the JSON report");
+  if (exe == NULL)
+    {
+      g_test_skip ("FFM_EXE is not set (run through meson test)");
+      return;
+    }
+  {
+    const char *argv[] = { exe, "eval", "--arch", arch, "--workload", workload,
+                           "--param", "m=8", "--param", "kn=4",
+                           "--mapping", mapping, "--json", json_path, NULL };
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL,
+                                 NULL, &out, &err, &status, &error));
+    g_assert_no_error (error);
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+    g_assert_nonnull (strstr (out, "13056 J"));
+    g_assert_nonnull (strstr (out, "Matmul1"));
+    g_assert_true (g_file_get_contents (json_path, &json, NULL, &error));
+    g_assert_nonnull (strstr (json, "\"edp_js\" : 3342336"));
+    g_assert_nonnull (strstr (json, "\"per_einsum\""));
+    g_assert_cmpint (g_remove (json_path), ==, 0);
+    g_assert_cmpint (g_rmdir (dir), ==, 0);
+  }
+  {
+    const char *argv[] = { exe, "eval", "--arch", arch, "--workload", workload,
+                           "--mapping", bad, NULL };
+    g_autofree char *out2 = NULL, *err2 = NULL;
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL,
+                                 NULL, &out2, &err2, &status, &error));
+    g_assert_false (g_spawn_check_wait_status (status, NULL));
+    g_assert_nonnull (strstr (err2, "bad-branch-order.json:12: $.nodes[3].sequential[0][3]"));
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -820,6 +938,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cost/simple/unfused", test_unfused_simple);
   g_test_add_func ("/cost/simple/matmuls-from-main-memory", test_matmuls_from_main_memory);
   g_test_add_func ("/cost/simple/fused", test_fused_simple);
+  g_test_add_func ("/cost/simple/fused-renamed-rank-var", test_fused_renamed_rank_var);
   g_test_add_func ("/cost/simple/does-not-fit", test_does_not_fit);
   g_test_add_func ("/cost/tpu/matmul", test_tpu_matmul);
   g_test_add_func ("/cost/eyeriss/input-scratchpad-latency", test_eyeriss_latency);
@@ -831,5 +950,6 @@ main (int argc, char **argv)
   g_test_add_func ("/cost/reservations", test_reservations);
   g_test_add_func ("/cost/retile", test_retile);
   g_test_add_func ("/cost/report-output", test_report_output);
+  g_test_add_func ("/cost/eval-command", test_eval_command);
   return g_test_run ();
 }

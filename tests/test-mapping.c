@@ -609,7 +609,7 @@ static const InvalidCase invalid_cases[] = {
     "\"temporal\" and \"spatial\"" },
   { "unknown-member.json", FFM_MAPPING_ERROR_INVALID,
     "unknown-member.json:6: $.nodes[1]: unknown member \"level\" (expected one of: "
-    "temporal, tile)" },
+    "temporal, tile, rank_vars)" },
   { "missing-tile.json", FFM_MAPPING_ERROR_INVALID,
     "missing-tile.json:5: $.nodes[1]: missing member \"tile\" (a temporal node needs it)" },
   { "tile-zero.json", FFM_MAPPING_ERROR_INVALID,
@@ -717,6 +717,48 @@ test_load_errors_from_data (void)
   g_clear_error (&error);
 }
 
+/* A loop with per-Einsum rank variables survives a round trip, prints
+ * them, and rejects a value that is not a string. */
+static void
+test_rank_vars (void)
+{
+  const char *text =
+    "{\"ffm_mapping\": 1, \"nodes\": ["
+    " {\"storage\": [\"K\"], \"level\": \"MainMemory\"},"
+    " {\"temporal\": \"m\", \"tile\": 4, \"rank_vars\": {\"QK\": \"p\", \"AV\": \"p\"}},"
+    " {\"compute\": \"K\", \"level\": \"MAC\"}]}";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FfmMapping) m = ffm_mapping_load_from_data (text, "rv.json", &error);
+  g_autoptr(FfmMapping) again = NULL;
+  g_autofree char *json = NULL;
+  g_autofree char *tree = NULL;
+  const FfmMappingNode *loop;
+
+  g_assert_no_error (error);
+  loop = g_ptr_array_index (ffm_mapping_peek_root (m), 1);
+  g_assert_cmpstr (ffm_mapping_node_get_rank_var_for (loop, "QK"), ==, "p");
+  g_assert_cmpstr (ffm_mapping_node_get_rank_var_for (loop, "AV"), ==, "p");
+  g_assert_cmpstr (ffm_mapping_node_get_rank_var_for (loop, "K"), ==, "m");
+  g_assert_cmpstr (ffm_mapping_node_get_rank_var_for (loop, NULL), ==, "m");
+  json = ffm_mapping_to_json (m);
+  g_assert_nonnull (strstr (json, "\"rank_vars\": {\"QK\": \"p\", \"AV\": \"p\"}"));
+  again = ffm_mapping_load_from_data (json, "again.json", &error);
+  g_assert_no_error (error);
+  g_assert_true (ffm_mapping_equal (m, again));
+  tree = ffm_mapping_to_tree_string (m);
+  g_assert_nonnull (strstr (tree, "for m (QK: p, AV: p) tile 4"));
+
+  g_clear_pointer (&again, ffm_mapping_free);
+  again = ffm_mapping_load_from_data (
+    "{\"ffm_mapping\": 1, \"nodes\": [{\"storage\": [\"K\"], \"level\": \"M\"},"
+    " {\"temporal\": \"m\", \"tile\": 4, \"rank_vars\": {\"QK\": 3}},"
+    " {\"compute\": \"K\", \"level\": \"MAC\"}]}", "bad.json", &error);
+  g_assert_null (again);
+  g_assert_error (error, FFM_MAPPING_ERROR, FFM_MAPPING_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "bad.json"));
+  g_assert_nonnull (strstr (error->message, "$.nodes[1].rank_vars.QK"));
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -745,5 +787,7 @@ main (int argc, char *argv[])
       g_test_add_data_func (name, &invalid_cases[i], test_invalid);
     }
   g_test_add_func ("/mapping/load-errors-from-data", test_load_errors_from_data);
+  g_test_add_func ("/mapping/rank-vars", test_rank_vars);
+
   return g_test_run ();
 }

@@ -17,6 +17,7 @@ Einsum counts and sums (cim_layers.REFERENCE_TOTALS)."""
 import os
 import sys
 
+sys.dont_write_bytecode = True  # keep workloads/generators free of __pycache__
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 

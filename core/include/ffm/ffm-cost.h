@@ -137,7 +137,8 @@ typedef struct {
  * kind, a tensor is stored where the architecture does not let it be kept,
  * a tensor's storage nodes are not ordered outer to inner, a spatial loop
  * iterates a rank variable its fanout dimension forbids, or a tensor of the
- * Einsum is not stored at all. Returns (transfer full). */
+ * Einsum is not stored at all. The model keeps pointers to @nodes (for
+ * messages naming them): they must outlive it. Returns (transfer full). */
 FFM_API FfmPmappingModel *ffm_pmapping_model_new (const FfmWorkload *workload,
                                                   const FfmArch *arch,
                                                   const FfmMappingNode *const *nodes,

@@ -66,6 +66,14 @@ struct _FfmMappingNode {
   int line;                /* source line of the node's kind member (for a
                               SEQUENTIAL, where its branches end), 0 if
                               unknown */
+  /* TEMPORAL, SPATIAL: the loop's rank variable in particular Einsums when
+   * it is not rank_var there. A loop shared by fused Einsums walks one rank
+   * of the tensor they pass, which each Einsum may index with its own
+   * variable (the K projection walks K's rank M with `m`, QK with `p`).
+   * Parallel NULL-terminated lists (Einsum name, rank variable), or NULL.
+   * Set them with ffm_mapping_node_set_rank_var_for(). */
+  GStrv rank_var_einsums;
+  GStrv rank_var_names;
 };
 
 typedef struct _FfmMapping FfmMapping;
@@ -119,6 +127,16 @@ FFM_API GPtrArray *ffm_mapping_dup_paths (const FfmMapping *mapping);
 /* "storage", "temporal", "spatial", "compute" or "sequential" (the JSON
  * member naming the kind). */
 FFM_API const char *ffm_mapping_node_kind_to_string (FfmNodeKind kind);
+
+/* The rank variable loop @node iterates in Einsum @einsum: its per-Einsum
+ * name if one is set, else rank_var (transfer none). */
+FFM_API const char *ffm_mapping_node_get_rank_var_for (const FfmMappingNode *node,
+                                                       const char *einsum);
+/* Sets the loop's rank variable in Einsum @einsum (replacing an earlier
+ * setting for it). */
+FFM_API void ffm_mapping_node_set_rank_var_for (FfmMappingNode *node,
+                                                const char *einsum,
+                                                const char *rank_var);
 
 /* Node constructors (transfer full); append them to a list. */
 FFM_API FfmMappingNode *ffm_mapping_node_new_storage (const char *const *tensors,
