@@ -157,6 +157,28 @@ ffm_param_specs_free (FfmParamSpec *specs)
   g_free (specs);
 }
 
+FfmParamSpec *
+ffm_param_specs_copy (const FfmParamSpec *specs)
+{
+  guint n = 0;
+  FfmParamSpec *copy;
+
+  g_return_val_if_fail (specs != NULL, NULL);
+
+  while (specs[n].name != NULL)
+    n++;
+  copy = g_new0 (FfmParamSpec, n + 1);
+  for (guint i = 0; i < n; i++)
+    {
+      copy[i] = specs[i];
+      copy[i].name = g_strdup (specs[i].name);
+      copy[i].default_value = g_strdup (specs[i].default_value);
+      copy[i].help = g_strdup (specs[i].help);
+      copy[i].choices = (const char *const *) g_strdupv ((char **) specs[i].choices);
+    }
+  return copy;
+}
+
 /* Edit distance, for "did you mean" in messages about unknown names. */
 static guint
 edit_distance (const char *a, const char *b)
@@ -446,4 +468,55 @@ ffm_param_values_get_string (const FfmParamValues *values,
   if (get_parsed (values, specs, owner, name, FFM_PARAM_STRING, &parsed, error) == NULL)
     return NULL;
   return parsed.string;
+}
+
+gboolean
+ffm_param_values_read_all (const FfmParamValues *values,
+                           const FfmParamSpec *specs,
+                           const char *owner,
+                           const gsize *offsets,
+                           gpointer base,
+                           GError **error)
+{
+  g_autoptr (FfmParamValues) empty = NULL;
+
+  g_return_val_if_fail (specs != NULL && offsets != NULL && base != NULL, FALSE);
+
+  if (values == NULL)
+    values = empty = ffm_param_values_new ();
+  if (!ffm_param_values_validate (values, specs, owner, error))
+    return FALSE;
+  for (guint i = 0; specs[i].name != NULL; i++)
+    {
+      gpointer field = G_STRUCT_MEMBER_P (base, offsets[i]);
+      const char *name = specs[i].name;
+      gboolean ok = TRUE;
+
+      switch (specs[i].type)
+        {
+        case FFM_PARAM_NUMBER:
+          ok = ffm_param_values_get_number (values, specs, owner, name, field, error);
+          break;
+        case FFM_PARAM_INTEGER:
+          ok = ffm_param_values_get_integer (values, specs, owner, name, field, error);
+          break;
+        case FFM_PARAM_BOOL:
+          ok = ffm_param_values_get_bool (values, specs, owner, name, field, error);
+          break;
+        case FFM_PARAM_STRING:
+          {
+            const char *text = ffm_param_values_get_string (values, specs, owner,
+                                                            name, error);
+            ok = text != NULL;
+            /* The string lives in @values or @specs; the empty set made
+             * here would die with this function, so defaults come from
+             * @specs in that case, which the caller keeps. */
+            *(const char **) field = text;
+            break;
+          }
+        }
+      if (!ok)
+        return FALSE;
+    }
+  return TRUE;
 }

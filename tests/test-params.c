@@ -220,6 +220,74 @@ test_specs (void)
   ffm_param_specs_free (NULL);
 }
 
+/* ffm_param_specs_copy duplicates every string; ffm_param_values_read_all
+ * fills a struct with values and defaults and reports the first bad one. */
+typedef struct {
+  double size;
+  gint64 count;
+  gboolean fast;
+  const char *mode;
+} ReadAllConfig;
+
+static void
+test_read_all (void)
+{
+  static const char *const modes[] = { "a", "b", NULL };
+  static const FfmParamSpec rspecs[] = {
+    { "size", FFM_PARAM_NUMBER, "1.5", "size, MiB", 0, 100, NULL },
+    { "count", FFM_PARAM_INTEGER, "4", "count", 1, 64, NULL },
+    { "fast", FFM_PARAM_BOOL, "false", "fast mode", 0, 0, NULL },
+    { "mode", FFM_PARAM_STRING, "a", "mode", 0, 0, modes },
+    { NULL, 0, NULL, NULL, 0, 0, NULL }
+  };
+  static const gsize offsets[] = {
+    G_STRUCT_OFFSET (ReadAllConfig, size), G_STRUCT_OFFSET (ReadAllConfig, count),
+    G_STRUCT_OFFSET (ReadAllConfig, fast), G_STRUCT_OFFSET (ReadAllConfig, mode),
+  };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FfmParamValues) values = ffm_param_values_new ();
+  FfmParamSpec *copy = ffm_param_rspecs_copy (rspecs);
+  ReadAllConfig config = { 0 };
+
+  g_assert_cmpstr (copy[3].name, ==, "mode");
+  g_assert_true (copy[3].name != rspecs[3].name);
+  g_assert_cmpstr (copy[3].choices[1], ==, "b");
+  g_assert_null (copy[4].name);
+  ffm_param_rspecs_free (copy);
+
+  g_assert_true (ffm_param_values_read_all (NULL, rspecs, "model x", offsets,
+                                            &config, &error));
+  g_assert_no_error (error);
+  g_assert_cmpfloat (config.size, ==, 1.5);
+  g_assert_cmpint (config.count, ==, 4);
+  g_assert_false (config.fast);
+  g_assert_cmpstr (config.mode, ==, "a");
+
+  ffm_param_values_set (values, "count", "8");
+  ffm_param_values_set (values, "fast", "yes");
+  ffm_param_values_set (values, "mode", "b");
+  g_assert_true (ffm_param_values_read_all (values, rspecs, "model x", offsets,
+                                            &config, &error));
+  g_assert_cmpint (config.count, ==, 8);
+  g_assert_true (config.fast);
+  g_assert_cmpstr (config.mode, ==, "b");
+
+  ffm_param_values_set (values, "count", "65");
+  g_assert_false (ffm_param_values_read_all (values, rspecs, "model x", offsets,
+                                             &config, &error));
+  g_assert_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE);
+  g_assert_nonnull (strstr (error->message, "model x"));
+  g_assert_nonnull (strstr (error->message, "count"));
+  g_clear_error (&error);
+
+  ffm_param_values_set (values, "count", "2");
+  ffm_param_values_set (values, "sise", "2");
+  g_assert_false (ffm_param_values_read_all (values, rspecs, "model x", offsets,
+                                             &config, &error));
+  g_assert_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_UNKNOWN);
+  g_assert_nonnull (strstr (error->message, "sise"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -229,5 +297,7 @@ main (int argc, char **argv)
   g_test_add_func ("/params/errors", test_errors);
   g_test_add_func ("/params/type-mismatch", test_type_mismatch);
   g_test_add_func ("/params/specs", test_specs);
+  g_test_add_func ("/params/read-all", test_read_all);
+
   return g_test_run ();
 }

@@ -159,56 +159,6 @@ G_STATIC_ASSERT (G_N_ELEMENTS (edge_param_offsets) == G_N_ELEMENTS (edge_params)
 
 /* ---- Parameters ---- */
 
-/* A heap copy of a static spec array, as get_params() hands out. */
-static FfmParamSpec *
-copy_param_specs (const FfmParamSpec *specs)
-{
-  guint n = 0;
-  FfmParamSpec *copy;
-
-  while (specs[n].name != NULL)
-    n++;
-  copy = g_new0 (FfmParamSpec, n + 1);
-  for (guint i = 0; i < n; i++)
-    {
-      copy[i] = specs[i];
-      copy[i].name = g_strdup (specs[i].name);
-      copy[i].default_value = g_strdup (specs[i].default_value);
-      copy[i].help = g_strdup (specs[i].help);
-      copy[i].choices = (const char *const *) g_strdupv ((char **) specs[i].choices);
-    }
-  return copy;
-}
-
-/* Reads every parameter into @config: the user's value or the default.
- * Unknown keys and bad values are errors naming the architecture and the
- * parameter. */
-static gboolean
-read_config (const FfmParamValues *values, EdgeConfig *config, GError **error)
-{
-  g_autoptr (FfmParamValues) empty = NULL;
-
-  if (values == NULL)
-    values = empty = ffm_param_values_new ();
-  if (!ffm_param_values_validate (values, edge_params, EDGE_OWNER, error))
-    return FALSE;
-  for (guint i = 0; edge_params[i].name != NULL; i++)
-    {
-      gpointer field = G_STRUCT_MEMBER_P (config, edge_param_offsets[i]);
-      gboolean ok;
-
-      if (edge_params[i].type == FFM_PARAM_INTEGER)
-        ok = ffm_param_values_get_integer (values, edge_params, EDGE_OWNER,
-                                           edge_params[i].name, field, error);
-      else
-        ok = ffm_param_values_get_number (values, edge_params, EDGE_OWNER,
-                                          edge_params[i].name, field, error);
-      if (!ok)
-        return FALSE;
-    }
-  return TRUE;
-}
-
 /* ---- Hierarchy ---- */
 
 static void
@@ -349,7 +299,7 @@ edge_get_params (const char *arch_name, GError **error)
 {
   if (!check_arch_name (arch_name, error))
     return NULL;
-  return copy_param_specs (edge_params);
+  return ffm_param_specs_copy (edge_params);
 }
 
 static FfmArch *
@@ -361,7 +311,8 @@ edge_build (const char *arch_name, const FfmParamValues *values, GError **error)
   if (!check_arch_name (arch_name, error))
     return NULL;
   memset (&config, 0, sizeof config);
-  if (!read_config (values, &config, error))
+  if (!ffm_param_values_read_all (values, edge_params, EDGE_OWNER,
+                                  edge_param_offsets, &config, error))
     return NULL;
 
   arch = ffm_arch_new (EDGE_ARCH_NAME);

@@ -98,6 +98,24 @@ FFM_API const char *ffm_param_type_to_string (FfmParamType type);
 /* Frees a heap-allocated, NULL-name-terminated spec array whose strings
  * (name, default_value, help, choices) were all g_strdup()ed. */
 FFM_API void ffm_param_specs_free (FfmParamSpec *specs);
+/* A heap copy of a NULL-name-terminated spec array, every string
+ * duplicated: what FfmArchModelVTable.get_params hands out for a static
+ * array (transfer full: free with ffm_param_specs_free()). */
+FFM_API FfmParamSpec *ffm_param_specs_copy (const FfmParamSpec *specs);
+
+/* Validates @values against @specs (unknown keys, types, ranges) and reads
+ * every declared parameter, the user's value or the default, into the
+ * struct at @base: parameter i goes to @base + @offsets[i] as a double
+ * (NUMBER), gint64 (INTEGER), gboolean (BOOL) or const char * (STRING,
+ * transfer none, valid while @values and @specs live). @values may be
+ * NULL (all defaults). This is how a model turns its parameters into a
+ * configuration struct in one call. */
+FFM_API gboolean ffm_param_values_read_all (const FfmParamValues *values,
+                                            const FfmParamSpec *specs,
+                                            const char *owner,
+                                            const gsize *offsets,
+                                            gpointer base,
+                                            GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FfmParamValues, ffm_param_values_free)
 

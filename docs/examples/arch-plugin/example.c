@@ -59,25 +59,14 @@ example_describe (const char *arch_name)
   return g_strdup ("example plugin: DRAM, one buffer, a row of PEs with one MAC each");
 }
 
-/* The host frees what get_params returns with ffm_param_specs_free(), so
- * every string is a copy. */
+/* The host frees what get_params returns with ffm_param_specs_free():
+ * hand out a copy of the static array. */
 static FfmParamSpec *
 example_get_params (const char *arch_name, GError **error)
 {
-  guint n = G_N_ELEMENTS (example_params);
-  FfmParamSpec *specs;
-
   if (!check_name (arch_name, error))
     return NULL;
-  specs = g_new0 (FfmParamSpec, n);
-  for (guint i = 0; i + 1 < n; i++)
-    {
-      specs[i] = example_params[i];
-      specs[i].name = g_strdup (example_params[i].name);
-      specs[i].default_value = g_strdup (example_params[i].default_value);
-      specs[i].help = g_strdup (example_params[i].help);
-    }
-  return specs;
+  return ffm_param_specs_copy (example_params);
 }
 
 static FfmArch *
