@@ -246,14 +246,14 @@ test_read_all (void)
   };
   g_autoptr (GError) error = NULL;
   g_autoptr (FfmParamValues) values = ffm_param_values_new ();
-  FfmParamSpec *copy = ffm_param_rspecs_copy (rspecs);
+  FfmParamSpec *copy = ffm_param_specs_copy (rspecs);
   ReadAllConfig config = { 0 };
 
   g_assert_cmpstr (copy[3].name, ==, "mode");
   g_assert_true (copy[3].name != rspecs[3].name);
   g_assert_cmpstr (copy[3].choices[1], ==, "b");
   g_assert_null (copy[4].name);
-  ffm_param_rspecs_free (copy);
+  ffm_param_specs_free (copy);
 
   g_assert_true (ffm_param_values_read_all (NULL, rspecs, "model x", offsets,
                                             &config, &error));
