@@ -25,6 +25,7 @@ typedef struct {
   GPtrArray *nodes;         /* const FfmMappingNode *, root to compute */
   GPtrArray *splits;        /* the SEQUENTIAL nodes on the way */
   GArray *split_prefix;     /* guint: number of path nodes above each split */
+  GArray *split_branch;     /* guint: the branch taken at each split */
   guint einsum;
   FfmPmappingModel *model;
   FfmPmappingCost *cost;
@@ -56,6 +57,7 @@ leaf_free (gpointer data)
   g_ptr_array_unref (leaf->nodes);
   g_ptr_array_unref (leaf->splits);
   g_array_unref (leaf->split_prefix);
+  g_array_unref (leaf->split_branch);
   ffm_pmapping_model_free (leaf->model);
   ffm_pmapping_cost_free (leaf->cost);
   g_free (leaf);
@@ -82,7 +84,7 @@ ffm_cost_report_free (FfmCostReport *report)
 
 static void
 collect_leaves (const GPtrArray *list, GPtrArray *prefix, GPtrArray *splits,
-                GArray *split_prefix, GPtrArray *out)
+                GArray *split_prefix, GArray *split_branch, GPtrArray *out)
 {
   guint prefix_len = prefix->len;
 
@@ -96,10 +98,12 @@ collect_leaves (const GPtrArray *list, GPtrArray *prefix, GPtrArray *splits,
             {
               g_ptr_array_add (splits, node);
               g_array_append_val (split_prefix, n_above);
+              g_array_append_val (split_branch, b);
               collect_leaves (g_ptr_array_index (node->branches, b), prefix,
-                              splits, split_prefix, out);
+                              splits, split_prefix, split_branch, out);
               g_ptr_array_set_size (splits, splits->len - 1);
               g_array_set_size (split_prefix, split_prefix->len - 1);
+              g_array_set_size (split_branch, split_branch->len - 1);
             }
           break;
         }
@@ -110,6 +114,7 @@ collect_leaves (const GPtrArray *list, GPtrArray *prefix, GPtrArray *splits,
           leaf->nodes = g_ptr_array_copy (prefix, NULL, NULL);
           leaf->splits = g_ptr_array_copy (splits, NULL, NULL);
           leaf->split_prefix = g_array_copy (split_prefix);
+          leaf->split_branch = g_array_copy (split_branch);
           g_ptr_array_add (out, leaf);
           break;
         }
@@ -336,6 +341,64 @@ lookup_occupancy (GArray *table, const FfmMappingNode *node, guint tensor)
   return 0;
 }
 
+/* The split that path node @k of @leaf sits directly above (only storage
+ * nodes between them), as an index into leaf->splits, or -1. */
+static int
+split_directly_below (const Leaf *leaf, guint k)
+{
+  for (guint j = 0; j < leaf->split_prefix->len; j++)
+    {
+      guint at = g_array_index (leaf->split_prefix, guint, j);
+      if (at <= k)
+        continue;
+      for (guint i = k + 1; i < at; i++)
+        if (((const FfmMappingNode *) g_ptr_array_index (leaf->nodes, i))->kind
+            != FFM_NODE_STORAGE)
+          return -1;
+      return (int) j;
+    }
+  return -1;
+}
+
+/* Whether the tile of @tensor kept by storage node @k of @leaf is live
+ * while @leaf's Einsum runs. A tile kept directly above a split (only
+ * storage nodes between them) is live from the first to the last branch
+ * whose Einsums use the tensor: it is produced in one branch and dies
+ * after its last reader [paper §5.1: storage nodes immediately above splits
+ * become reservations in the branches where they are live]. A tile with a
+ * loop between it and the next split is live during everything below it
+ * (the loop interleaves the branches), and so is a persistent tile. */
+static gboolean
+tile_live_for_leaf (const FfmCostReport *r, const Leaf *leaf, guint k,
+                    guint tensor)
+{
+  const FfmMappingNode *node = g_ptr_array_index (leaf->nodes, k);
+  int j = node->persistent ? -1 : split_directly_below (leaf, k);
+  const FfmMappingNode *split;
+  guint first = G_MAXUINT, last = 0, mine;
+
+  if (j < 0)
+    return TRUE;
+  split = g_ptr_array_index (leaf->splits, j);
+  mine = g_array_index (leaf->split_branch, guint, j);
+  for (guint i = 0; i < r->leaves->len; i++)
+    {
+      const Leaf *other = g_ptr_array_index (r->leaves, i);
+      const FfmEinsum *e = ffm_workload_get_einsum (r->workload, other->einsum);
+      guint b;
+      if ((guint) j >= other->splits->len
+          || g_ptr_array_index (other->splits, j) != split
+          || ffm_einsum_find_access (e, tensor) < 0)
+        continue;
+      b = g_array_index (other->split_branch, guint, j);
+      first = MIN (first, b);
+      last = MAX (last, b);
+    }
+  if (first == G_MAXUINT)
+    return TRUE;
+  return first <= mine && mine <= last;
+}
+
 static void
 check_capacity (FfmCostReport *r)
 {
@@ -387,7 +450,8 @@ check_capacity (FfmCostReport *r)
           for (guint t = 0; node->tensors[t] != NULL; t++)
             {
               int tensor = ffm_workload_find_tensor (r->workload, node->tensors[t]);
-              if (tensor >= 0 && level >= 0)
+              if (tensor >= 0 && level >= 0
+                  && tile_live_for_leaf (r, leaf, k, (guint) tensor))
                 live[level] += lookup_occupancy (table, node, tensor);
             }
         }
@@ -470,6 +534,7 @@ ffm_cost_evaluate_mapping (const FfmWorkload *workload, const FfmArch *arch,
   g_autoptr(GPtrArray) prefix = g_ptr_array_new ();
   g_autoptr(GPtrArray) splits = g_ptr_array_new ();
   g_autoptr(GArray) split_prefix = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr(GArray) split_branch = g_array_new (FALSE, FALSE, sizeof (guint));
   const char *file;
 
   g_return_val_if_fail (workload != NULL && arch != NULL && mapping != NULL, NULL);
@@ -489,7 +554,7 @@ ffm_cost_evaluate_mapping (const FfmWorkload *workload, const FfmArch *arch,
   r->level_leak = g_new0 (double, MAX (r->n_levels, 1));
 
   collect_leaves (ffm_mapping_peek_root (r->mapping), prefix, splits,
-                  split_prefix, r->leaves);
+                  split_prefix, split_branch, r->leaves);
   for (guint i = 0; i < r->leaves->len; i++)
     {
       Leaf *leaf = g_ptr_array_index (r->leaves, i);

@@ -408,6 +408,48 @@ test_fused_renamed_rank_var (void)
   g_assert_nonnull (strstr (error->message, "Matmul1"));
 }
 
+/* ---- Lifetimes of tiles kept directly above a split ----
+ * Three matmuls (m = kn = 4, 8 bits: every tensor 16 values = 128 bits).
+ * The GlobalBuffer keeps the whole T1 (Matmul0 -> Matmul1) and T2
+ * (Matmul1 -> Matmul2) directly above the split; branch 0 also keeps W0
+ * and branch 2 W2 (128 bits each). A tile directly above a split lives
+ * from the first to the last branch that uses its tensor (paper §5.1), so
+ * T1 is dead while Matmul2 runs and T2 before Matmul1 starts:
+ *   Matmul0: T1 + W0 = 256, Matmul1: T1 + T2 = 256, Matmul2: T2 + W2 = 256.
+ * The peak is 256 bits: a 256-bit GlobalBuffer fits, 255 bits does not
+ * (had both tiles lived through every branch, Matmul0 would need 384). */
+static void
+test_split_lifetimes (void)
+{
+  g_autoptr(FfmWorkload) w = load_matmuls (3, 4, 4);
+  g_autoptr(FfmMapping) m = load_mapping ("chain3-whole-tensors.json");
+  g_autoptr(FfmArch) fits = NULL, tight = NULL;
+  g_autoptr(FfmCostReport) r1 = NULL, r2 = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FfmParamValues) values = ffm_param_values_new ();
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "arch-models",
+                                                 "json", "architectures",
+                                                 "simple.json", NULL);
+  int glb;
+
+  g_test_summary ("Tiles kept directly above a split live from their "
+                  "producer's branch to their last reader's");
+  ffm_param_values_set (values, "global_buffer_size", "256");
+  fits = ffm_arch_load_file (path, values, &error);
+  g_assert_no_error (error);
+  glb = level_index (fits, "GlobalBuffer");
+  r1 = evaluate (w, fits, m);
+  g_assert_cmpfloat (ffm_cost_report_get_peak_occupancy (r1, glb), ==, 256);
+  g_assert_true (ffm_cost_report_fits (r1));
+
+  ffm_param_values_set (values, "global_buffer_size", "255");
+  tight = ffm_arch_load_file (path, values, &error);
+  g_assert_no_error (error);
+  r2 = evaluate (w, tight, m);
+  g_assert_false (ffm_cost_report_fits (r2));
+  g_assert_nonnull (strstr (ffm_cost_report_get_problem (r2), "GlobalBuffer by 1 bits"));
+}
+
 /* ---- Capacity: the same mapping with a 160-bit global buffer ----
  * Matmul0 needs 72 bits, Matmul1 168: 8 bits too many while Matmul1 runs.
  * A valid answer, not an error. */
@@ -940,6 +982,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cost/simple/fused", test_fused_simple);
   g_test_add_func ("/cost/simple/fused-renamed-rank-var", test_fused_renamed_rank_var);
   g_test_add_func ("/cost/simple/does-not-fit", test_does_not_fit);
+  g_test_add_func ("/cost/simple/split-lifetimes", test_split_lifetimes);
   g_test_add_func ("/cost/tpu/matmul", test_tpu_matmul);
   g_test_add_func ("/cost/eyeriss/input-scratchpad-latency", test_eyeriss_latency);
   g_test_add_func ("/cost/snowcat/compulsory", test_snowcat);
