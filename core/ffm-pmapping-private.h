@@ -110,6 +110,53 @@ guint ffm_describe_row (const FfmDescribeInfo *info,
                         FfmPmappingColumn *columns,
                         double *values);
 
+/* ---- Cost terms (ffm-pmapping-terms.c) ---- */
+
+typedef enum {
+  FFM_TERM_ENERGY = 1,      /* dynamic energy, J */
+  FFM_TERM_LATENCY,         /* time of one port of a memory (nla 0: reads or
+                               both, 1: writes) or of the compute unit, s */
+  FFM_TERM_OCCUPANCY,       /* bits reserved in a memory by buffets whose
+                               reservation has nla loops above (-1 persistent;
+                               n_fused for every depth below the fused loops) */
+} FfmTermClassKind;
+
+typedef struct {
+  FfmTermClassKind kind;
+  guint level;
+  int nla;
+} FfmTermClass;
+
+/* coef x prod_{j in mask} n_j x prod_{v: pos[v] >= 0} tile[pos[v]] */
+typedef struct {
+  guint cls;
+  double coef;
+  guint64 mask;
+  int pos[FFM_MAX_EINSUM_RANK_VARS];   /* loop whose tile multiplies; < 0 none */
+} FfmTerm;
+
+typedef struct {
+  GArray *classes;          /* of FfmTermClass */
+  GArray *terms;            /* of FfmTerm */
+} FfmTerms;
+
+/* The monomials of @model's objective quantities, or NULL when the
+ * template is not eligible (copy, affine indices, zero bandwidth).
+ * Occupancy classes are by min(nla, @n_fused): the fused loops are the
+ * first @n_fused loops. */
+FfmTerms *ffm_terms_build (const FfmWorkload *workload,
+                           const FfmArch *arch,
+                           const FfmPmappingModel *model,
+                           guint objectives,
+                           guint n_fused);
+void ffm_terms_free (FfmTerms *terms);
+/* Every class's value at complete @tiles; @bounds the rank variables'. */
+void ffm_terms_evaluate (const FfmTerms *terms,
+                         const FfmPmappingModel *model,
+                         const guint64 *bounds,
+                         const guint64 *tiles,
+                         double *out);
+
 #define FFM_DESCRIBE_MAX_COLUMNS (2 + 16 * (FFM_COMPAT_MAX_LOOPS + 2))
 
 G_END_DECLS

@@ -96,6 +96,17 @@ typedef struct {
   double best_score;
   guint64 usage_rejected;
 
+  /* Pruning by dominance of cost terms (see "Partial dominance" below). */
+  FfmTerms *terms;
+  gboolean check_terms;     /* FFM_PMAPPING_CHECK_TERMS: terms vs model */
+  guint n_units[MAX_VARS + 1];        /* comparison units per depth */
+  guint *unit_next[MAX_VARS];         /* [n_units[k]]: its unit at depth k+1 */
+  guint *unit_desc[MAX_VARS];         /* [n_units[k]]: descriptor of var order[k] */
+  double *unit_init;                  /* [2 n_units[0]]: value, magnitude */
+  guint n_desc[MAX_VARS];             /* per depth k: descriptors of order[k] */
+  double *phi[MAX_VARS];              /* per depth: [n_chains x n_desc] factors */
+  guint n_diff;                       /* diff entries: fused loops + dims */
+
   guint64 tiles[MAX_LOOPS];
   guint64 used[MAX_VARS + 1][MAX_DIMS]; /* per depth: spatial products chosen */
   guint fused[MAX_VARS + 1];        /* per depth: fused loops of > 1 iteration */
@@ -500,6 +511,7 @@ find_group (Enum *en, guint n_columns)
 }
 
 void ffm_template_group_prune (FfmTemplateGroup *g, guint n_loops);
+static void check_terms (Enum *en);
 
 static void
 leaf (Enum *en)
@@ -534,6 +546,8 @@ leaf (Enum *en)
           en->best_score = score;
         }
     }
+  if (en->check_terms && en->terms != NULL)
+    check_terms (en);
   n_columns = ffm_describe_row (&en->info, en->m, en->tiles, cost, &en->compat,
                                 en->columns, en->values);
   if (n_columns == 0)
@@ -545,6 +559,51 @@ leaf (Enum *en)
   g->n_rows++;
   if (g->n_rows > 2 * g->pruned_rows + PRUNE_SLACK)
     ffm_template_group_prune (g, en->n_loops);
+}
+
+/* The term model's sums against the cost model's numbers (a debugging aid,
+ * on with FFM_PMAPPING_CHECK_TERMS=1; tests turn it on). */
+static void
+check_terms (Enum *en)
+{
+  const FfmTerms *t = en->terms;
+  double sums[256], occ[64] = { 0 }, lat[64][2] = { { 0 } };
+  gboolean has_lat[64] = { FALSE };
+
+  g_return_if_fail (t->classes->len <= G_N_ELEMENTS (sums));
+  ffm_terms_evaluate (t, en->m, en->bounds, en->tiles, sums);
+  for (guint c = 0; c < t->classes->len; c++)
+    {
+      const FfmTermClass *k = &g_array_index (t->classes, FfmTermClass, c);
+      double expect = 0;
+      if (k->kind == FFM_TERM_ENERGY)
+        expect = en->cost->dynamic_energy;
+      else if (k->kind == FFM_TERM_OCCUPANCY)
+        {
+          occ[k->level] += sums[c];
+          continue;
+        }
+      else
+        {
+          lat[k->level][k->nla] = sums[c];
+          has_lat[k->level] = TRUE;
+          continue;
+        }
+      if (fabs (sums[c] - expect) > 1e-9 * fabs (expect) + 1e-30)
+        g_warning ("term check: energy %.17g, model %.17g", sums[c], expect);
+    }
+  for (guint l = 0; l < 64 && l < en->cost->n_levels; l++)
+    {
+      double model = en->cost->level_occupancy[l];
+      double mine = MAX (lat[l][0], lat[l][1]);
+      if (occ[l] != 0 && fabs (occ[l] - model) > 1e-9 * model)
+        g_warning ("term check: occupancy of level %u %.17g, model %.17g", l,
+                   occ[l], model);
+      if (has_lat[l] && fabs (mine - en->cost->level_latency[l])
+          > 1e-9 * en->cost->level_latency[l] + 1e-30)
+        g_warning ("term check: latency of level %u %.17g, model %.17g", l,
+                   mine, en->cost->level_latency[l]);
+    }
 }
 
 /* ---- Search ---- */
@@ -593,6 +652,563 @@ search (Enum *en, guint depth)
     }
 }
 
+/* ---- Partial dominance ----
+ *
+ * Every quantity the objectives and reservations are made of is a signed
+ * sum of monomials, each a product of one factor per rank variable
+ * (ffm-pmapping-terms.c). After the chains of the first k variables of the
+ * search order are chosen, group the monomials of each quantity ("class")
+ * by their factors for the remaining variables: a *unit*. A partial tile
+ * vector's value for a unit is the sum over its monomials of coefficient x
+ * the chosen variables' factors; any completion multiplies the unit by the
+ * same non-negative product of the remaining factors, whichever partial
+ * vector it completes. So if partial vectors A and B agree on everything
+ * that is not monotone (the "diff": fused loops' tiles, which fix the
+ * compatibility and every reservation's lifetime depth; spatial products
+ * per fanout dimension, which fix fanout validity and minimum usage) and
+ * A <= B in every unit, then for every completion c, A+c <= B+c in dynamic
+ * energy, in every port's latency (hence in latency and in leak energy),
+ * in every occupancy (hence in capacity and in every reservation column),
+ * with the same compatibility: B+c is never needed, and B is dropped
+ * [ffm-spec §4.8; the FFM paper §6.4 for why dominated pmappings of one
+ * group can go]. The comparison is made safe against rounding: A <= B must
+ * hold by a margin of 1e-12 of the units' magnitudes (sums of absolute
+ * monomial values), unless the two values are identical; identical
+ * partial vectors keep the first. The search goes breadth first, one
+ * variable at a time, pruning the table after each. */
+
+/* TUNING: tables smaller than this are not pruned (pruning costs more than
+ * it saves; tried 16-1024). */
+#define PRUNE_MIN_ROWS 64
+/* Relative margin that covers the rounding of the unit sums. */
+#define DOMINANCE_MARGIN 1e-12
+
+typedef struct {
+  int cls;
+  guint desc[MAX_VARS];     /* descriptor per depth's variable */
+} UnitKey;
+
+/* Descriptor of term @t for variable @v: its mask restricted to v's
+ * loops and its tile position. */
+static guint
+intern_desc (GArray *descs, guint64 mask, int pos)
+{
+  for (guint i = 0; i < descs->len; i += 2)
+    if (g_array_index (descs, guint64, i) == mask
+        && (int) (gint64) g_array_index (descs, guint64, i + 1) == pos)
+      return i / 2;
+  g_array_append_val (descs, mask);
+  {
+    guint64 p = (guint64) (gint64) pos;
+    g_array_append_val (descs, p);
+  }
+  return descs->len / 2 - 1;
+}
+
+/* Number of units when the variables in @assigned are chosen: terms
+ * grouped by class and by their descriptors of the other variables. */
+static guint
+count_units (const Enum *en, const guint *desc, guint n_terms,
+             guint64 assigned)
+{
+  GHashTable *index = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
+                                             (GDestroyNotify) g_bytes_unref, NULL);
+  guint n;
+
+  for (guint i = 0; i < n_terms; i++)
+    {
+      const FfmTerm *term = &g_array_index (en->terms->terms, FfmTerm, i);
+      UnitKey key;
+      memset (&key, 0, sizeof key);
+      key.cls = term->cls;
+      for (guint v = 0; v < en->n_vars; v++)
+        if (!(assigned & (G_GUINT64_CONSTANT (1) << v)))
+          key.desc[v] = desc[(gsize) i * en->n_vars + v];
+      g_hash_table_add (index, g_bytes_new (&key, sizeof key));
+    }
+  n = g_hash_table_size (index);
+  g_hash_table_destroy (index);
+  return n;
+}
+
+/* TUNING: the search order is greedy: next comes the variable whose
+ * choice leaves the fewest units (the more terms merge, the more partial
+ * vectors compare), ties to fewer chains. Tried: fewest chains first
+ * (tables of millions of rows on GPT-3 V), most chains first. */
+static void
+choose_order (Enum *en, const guint *desc, guint n_terms)
+{
+  guint64 assigned = 0;
+  const char *how = g_getenv ("FFM_PMAPPING_ORDER");
+
+  if (how != NULL && strcmp (how, "greedy") != 0)
+    {
+      /* experiments: "fewest" / "most" chains first */
+      gboolean most = strcmp (how, "most") == 0;
+      for (guint k = 0; k < en->n_vars; k++)
+        en->order[k] = k;
+      for (guint x = 1; x < en->n_vars; x++)
+        for (guint y = x; y > 0; y--)
+          {
+            guint a = en->order[y - 1], b = en->order[y];
+            gboolean swap = most ? en->n_chains[a] < en->n_chains[b]
+                                 : en->n_chains[a] > en->n_chains[b];
+            if (!swap)
+              break;
+            en->order[y - 1] = b;
+            en->order[y] = a;
+          }
+      return;
+    }
+
+  for (guint k = 0; k < en->n_vars; k++)
+    {
+      int best = -1;
+      guint best_units = 0;
+      for (guint v = 0; v < en->n_vars; v++)
+        {
+          guint units;
+          if (assigned & (G_GUINT64_CONSTANT (1) << v))
+            continue;
+          units = count_units (en, desc, n_terms, assigned | (G_GUINT64_CONSTANT (1) << v));
+          if (best < 0 || units < best_units
+              || (units == best_units && en->n_chains[v] < en->n_chains[best]))
+            {
+              best = v;
+              best_units = units;
+            }
+        }
+      en->order[k] = best;
+      assigned |= G_GUINT64_CONSTANT (1) << best;
+    }
+}
+
+static gboolean
+setup_units (Enum *en)
+{
+  const FfmTerms *t = en->terms;
+  guint n_terms = t->terms->len, n = en->n_vars;
+  g_autofree guint *vdesc = g_new0 (guint, (gsize) MAX (n_terms, 1) * MAX (n, 1));
+  g_autofree guint *desc = g_new0 (guint, (gsize) MAX (n_terms, 1) * MAX (n, 1));
+  g_autofree guint *unit = g_new0 (guint, MAX (n_terms, 1));
+  g_autofree guint *next_unit = g_new0 (guint, MAX (n_terms, 1));
+  GArray *descs[MAX_VARS];
+
+  /* Descriptors per variable, then the order, then factors per depth. */
+  for (guint v = 0; v < n; v++)
+    {
+      guint64 vmask = 0;
+      descs[v] = g_array_new (FALSE, FALSE, sizeof (guint64));
+      for (guint i = 0; i < en->var_n_loops[v]; i++)
+        vmask |= G_GUINT64_CONSTANT (1) << en->var_loops[v][i];
+      for (guint i = 0; i < n_terms; i++)
+        {
+          const FfmTerm *term = &g_array_index (t->terms, FfmTerm, i);
+          vdesc[(gsize) i * n + v] = intern_desc (descs[v], term->mask & vmask,
+                                                  term->pos[v] >= 0 ? term->pos[v] : -1);
+        }
+    }
+  choose_order (en, vdesc, n_terms);
+  for (guint k = 0; k < n; k++)
+    {
+      guint v = en->order[k];
+      guint k_chains = en->n_chains[v], nl = en->var_n_loops[v];
+
+      for (guint i = 0; i < n_terms; i++)
+        desc[(gsize) i * n + k] = vdesc[(gsize) i * n + v];
+      en->n_desc[k] = descs[v]->len / 2;
+      en->phi[k] = g_new (double, (gsize) MAX (k_chains, 1) * MAX (en->n_desc[k], 1));
+      for (guint c = 0; c < k_chains; c++)
+        {
+          const guint64 *chain = nl > 0
+            ? &g_array_index (en->chains[v], guint64, (gsize) c * nl) : NULL;
+          for (guint d = 0; d < en->n_desc[k]; d++)
+            {
+              guint64 mask = g_array_index (descs[v], guint64, 2 * d);
+              int pos = (int) (gint64) g_array_index (descs[v], guint64, 2 * d + 1);
+              double f = 1;
+              guint64 enclosing = en->bounds[v];
+              for (guint i = 0; i < nl; i++)
+                {
+                  guint j = en->var_loops[v][i];
+                  if (mask & (G_GUINT64_CONSTANT (1) << j))
+                    f *= (double) (enclosing / chain[i]);
+                  if ((int) j == pos)
+                    f *= (double) chain[i];
+                  enclosing = chain[i];
+                }
+              en->phi[k][(gsize) c * en->n_desc[k] + d] = f;
+            }
+        }
+    }
+  for (guint v = 0; v < n; v++)
+    g_array_free (descs[v], TRUE);
+
+  /* Units per depth: terms with the same class and the same descriptors
+   * for the variables not chosen yet. */
+  for (guint k = 0; k <= n; k++)
+    {
+      GHashTable *index = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
+                                                 (GDestroyNotify) g_bytes_unref, NULL);
+      for (guint i = 0; i < n_terms; i++)
+        {
+          const FfmTerm *term = &g_array_index (t->terms, FfmTerm, i);
+          UnitKey key;
+          GBytes *bytes;
+          gpointer found;
+          memset (&key, 0, sizeof key);
+          key.cls = term->cls;
+          for (guint q = k; q < n; q++)
+            key.desc[q] = desc[(gsize) i * n + q];
+          bytes = g_bytes_new (&key, sizeof key);
+          if (g_hash_table_lookup_extended (index, bytes, NULL, &found))
+            {
+              next_unit[i] = GPOINTER_TO_UINT (found);
+              g_bytes_unref (bytes);
+            }
+          else
+            {
+              next_unit[i] = g_hash_table_size (index);
+              g_hash_table_insert (index, bytes, GUINT_TO_POINTER (next_unit[i]));
+            }
+        }
+      en->n_units[k] = g_hash_table_size (index);
+      g_hash_table_destroy (index);
+      if (k == 0)
+        {
+          en->unit_init = g_new0 (double, 2 * (gsize) MAX (en->n_units[0], 1));
+          for (guint i = 0; i < n_terms; i++)
+            {
+              const FfmTerm *term = &g_array_index (t->terms, FfmTerm, i);
+              en->unit_init[2 * next_unit[i]] += term->coef;
+              en->unit_init[2 * next_unit[i] + 1] += fabs (term->coef);
+            }
+        }
+      else
+        {
+          en->unit_next[k - 1] = g_new (guint, MAX (en->n_units[k - 1], 1));
+          en->unit_desc[k - 1] = g_new (guint, MAX (en->n_units[k - 1], 1));
+          for (guint i = 0; i < n_terms; i++)
+            {
+              en->unit_next[k - 1][unit[i]] = next_unit[i];
+              en->unit_desc[k - 1][unit[i]] = desc[(gsize) i * n + (k - 1)];
+            }
+        }
+      memcpy (unit, next_unit, sizeof (guint) * n_terms);
+    }
+  en->n_diff = en->n_fused + en->n_dims;
+  if (!g_log_writer_default_would_drop (G_LOG_LEVEL_DEBUG, G_LOG_DOMAIN))
+    {
+      GString *text = g_string_new (NULL);
+      for (guint c = 0; c < t->classes->len; c++)
+        {
+          const FfmTermClass *k = &g_array_index (t->classes, FfmTermClass, c);
+          g_string_append_printf (text, " %c%u.%d", "?ELO"[k->kind], k->level, k->nla);
+        }
+      g_debug ("template %u: %u terms, classes%s; units per depth:", en->t->id,
+               n_terms, text->str);
+      g_string_free (text, TRUE);
+    }
+  return TRUE;
+}
+
+/* A table of partial tile vectors at one depth. */
+typedef struct {
+  guint n_rows;
+  GArray *chains;           /* of guint32, n_vars per row */
+  GArray *units;            /* of double, 2 per unit per row: value, magnitude */
+  GArray *diff;             /* of guint64, n_diff per row */
+} Table;
+
+static void
+table_init (Table *t)
+{
+  t->n_rows = 0;
+  t->chains = g_array_new (FALSE, FALSE, sizeof (guint32));
+  t->units = g_array_new (FALSE, FALSE, sizeof (double));
+  t->diff = g_array_new (FALSE, FALSE, sizeof (guint64));
+}
+
+static void
+table_clear (Table *t)
+{
+  g_array_free (t->chains, TRUE);
+  g_array_free (t->units, TRUE);
+  g_array_free (t->diff, TRUE);
+}
+
+/* Sets en->tiles for the variables chosen in row @r of @t (depth @k). */
+static void
+restore_row (Enum *en, const Table *t, guint r, guint k)
+{
+  const guint32 *chains = &g_array_index (t->chains, guint32, (gsize) r * en->n_vars);
+
+  for (guint q = 0; q < k; q++)
+    {
+      guint v = en->order[q];
+      guint nl = en->var_n_loops[v];
+      const guint64 *chain = nl > 0
+        ? &g_array_index (en->chains[v], guint64, (gsize) chains[v] * nl) : NULL;
+      for (guint i = 0; i < nl; i++)
+        en->tiles[en->var_loops[v][i]] = chain[i];
+    }
+}
+
+static gboolean
+unit_dominates (const double *a, const double *b, guint n_units)
+{
+  for (guint u = 0; u < n_units; u++)
+    {
+      double av = a[2 * u], bv = b[2 * u];
+      if (av == bv)
+        continue;
+      if (av > bv - DOMINANCE_MARGIN * (a[2 * u + 1] + b[2 * u + 1]))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+typedef struct {
+  const Table *t;
+  guint n_units;
+  guint n_diff;
+} RowSort;
+
+static int
+compare_table_rows (gconstpointer pa, gconstpointer pb, gpointer data)
+{
+  const RowSort *rs = data;
+  guint a = *(const guint *) pa, b = *(const guint *) pb;
+  const guint64 *da = &g_array_index (rs->t->diff, guint64, (gsize) a * rs->n_diff);
+  const guint64 *db = &g_array_index (rs->t->diff, guint64, (gsize) b * rs->n_diff);
+  const double *ua = &g_array_index (rs->t->units, double, (gsize) a * 2 * rs->n_units);
+  const double *ub = &g_array_index (rs->t->units, double, (gsize) b * 2 * rs->n_units);
+
+  for (guint i = 0; i < rs->n_diff; i++)
+    if (da[i] != db[i])
+      return da[i] < db[i] ? -1 : 1;
+  for (guint u = 0; u < rs->n_units; u++)
+    if (ua[2 * u] != ub[2 * u])
+      return ua[2 * u] < ub[2 * u] ? -1 : 1;
+  return a < b ? -1 : (a > b ? 1 : 0);
+}
+
+/* Drops the rows of @t that another row with the same diff dominates;
+ * survivors keep their order. */
+static void
+table_prune (Enum *en, Table *t, guint n_units)
+{
+  RowSort rs = { t, n_units, en->n_diff };
+  g_autofree guint *order = NULL;
+  g_autofree gboolean *alive = NULL;
+  GArray *kept;
+  guint n = 0, start = 0;
+
+  if (t->n_rows < PRUNE_MIN_ROWS)
+    return;
+  order = g_new (guint, t->n_rows);
+  alive = g_new0 (gboolean, t->n_rows);
+  for (guint i = 0; i < t->n_rows; i++)
+    order[i] = i;
+  g_qsort_with_data (order, (gint) t->n_rows, sizeof (guint), compare_table_rows, &rs);
+  kept = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < t->n_rows; i++)
+    {
+      guint r = order[i];
+      const guint64 *d = &g_array_index (t->diff, guint64, (gsize) r * en->n_diff);
+      const double *u = &g_array_index (t->units, double, (gsize) r * 2 * n_units);
+      gboolean dominated = FALSE;
+      if (i > 0)
+        {
+          const guint64 *dp = &g_array_index (t->diff, guint64,
+                                              (gsize) order[i - 1] * en->n_diff);
+          if (memcmp (d, dp, sizeof (guint64) * en->n_diff) != 0)
+            start = kept->len;     /* a new diff group */
+        }
+      for (guint k = kept->len; k-- > start && !dominated; )
+        dominated = unit_dominates (&g_array_index (t->units, double,
+                                                    (gsize) g_array_index (kept, guint, k)
+                                                    * 2 * n_units), u, n_units);
+      if (!dominated)
+        {
+          g_array_append_val (kept, r);
+          alive[r] = TRUE;
+        }
+    }
+  g_array_free (kept, TRUE);
+  for (guint r = 0; r < t->n_rows; r++)
+    {
+      if (!alive[r])
+        continue;
+      if (r != n)
+        {
+          memmove (&g_array_index (t->chains, guint32, (gsize) n * en->n_vars),
+                   &g_array_index (t->chains, guint32, (gsize) r * en->n_vars),
+                   sizeof (guint32) * en->n_vars);
+          memmove (&g_array_index (t->units, double, (gsize) n * 2 * n_units),
+                   &g_array_index (t->units, double, (gsize) r * 2 * n_units),
+                   sizeof (double) * 2 * n_units);
+          memmove (&g_array_index (t->diff, guint64, (gsize) n * en->n_diff),
+                   &g_array_index (t->diff, guint64, (gsize) r * en->n_diff),
+                   sizeof (guint64) * en->n_diff);
+        }
+      n++;
+    }
+  t->n_rows = n;
+  g_array_set_size (t->chains, (gsize) n * en->n_vars);
+  g_array_set_size (t->units, (gsize) n * 2 * n_units);
+  g_array_set_size (t->diff, (gsize) n * en->n_diff);
+}
+
+/* Extends every row of @in (depth @k) by every feasible chain of the
+ * depth's variable into @out. */
+static void table_prune (Enum *en, Table *t, guint n_units);
+
+static void
+table_extend (Enum *en, const Table *in, guint k, Table *out)
+{
+  guint v = en->order[k], nu = en->n_units[k], nu2 = en->n_units[k + 1];
+  guint nd = en->n_desc[k];
+  double *units = g_new (double, 2 * (gsize) MAX (nu2, 1));
+  guint64 *diff = g_new0 (guint64, MAX (en->n_diff, 1));
+  Table kids_table;
+  Table *kids = &kids_table;
+
+  table_init (kids);
+  for (guint r = 0; r < in->n_rows; r++)
+    {
+      const double *src = &g_array_index (in->units, double, (gsize) r * 2 * nu);
+      const guint64 *src_diff = &g_array_index (in->diff, guint64, (gsize) r * en->n_diff);
+
+      en->out->n_partial++;
+      restore_row (en, in, r, k);
+      /* spatial products and fused count of the row */
+      en->fused[k] = 0;
+      for (guint d = 0; d < en->n_dims; d++)
+        en->used[k][d] = src_diff[en->n_fused + d];
+      for (guint j = 0; j < en->n_fused; j++)
+        if (src_diff[j] != 0)
+          {
+            const FfmLoopInfo *l = &en->loops[j];
+            guint64 enclosing = l->enclosing >= 0 ? en->tiles[l->enclosing]
+              : en->bounds[l->rank_var];
+            if (enclosing / en->tiles[j] > 1)
+              en->fused[k]++;
+          }
+      for (guint bi = 0; bi < en->buckets[v]->len; bi++)
+        {
+          const Bucket *bucket = &g_array_index (en->buckets[v], Bucket, bi);
+          guint fused = en->fused[k] + bucket->fused;
+          gboolean ok = TRUE;
+
+          if (en->opt->max_fused_loops >= 0 && fused > (guint) en->opt->max_fused_loops)
+            continue;
+          for (guint d = 0; d < en->n_dims && ok; d++)
+            {
+              en->used[k + 1][d] = en->used[k][d] * bucket->prod[d];
+              ok = en->used[k + 1][d] <= en->dim_count[d];
+            }
+          if (!ok || !usage_reachable (en, k + 1))
+            continue;
+          for (guint c = bucket->first; c < bucket->first + bucket->n; c++)
+            {
+              const guint64 *chain = en->var_n_loops[v] > 0
+                ? &g_array_index (en->chains[v], guint64, (gsize) c * en->var_n_loops[v])
+                : NULL;
+              const double *phi = &en->phi[k][(gsize) c * nd];
+              guint32 *chains;
+              for (guint i = 0; i < en->var_n_loops[v]; i++)
+                en->tiles[en->var_loops[v][i]] = chain[i];
+              if (!capacity_ok (en, k + 1))
+                continue;
+              memset (units, 0, sizeof (double) * 2 * nu2);
+              for (guint u = 0; u < nu; u++)
+                {
+                  double f = phi[en->unit_desc[k][u]];
+                  guint to = en->unit_next[k][u];
+                  units[2 * to] += src[2 * u] * f;
+                  units[2 * to + 1] += src[2 * u + 1] * f;
+                }
+              memcpy (diff, src_diff, sizeof (guint64) * en->n_diff);
+              for (guint i = 0; i < en->var_n_loops[v]; i++)
+                if (en->var_loops[v][i] < en->n_fused)
+                  diff[en->var_loops[v][i]] = chain[i];
+              for (guint d = 0; d < en->n_dims; d++)
+                diff[en->n_fused + d] = en->used[k + 1][d];
+              g_array_set_size (kids->chains, (gsize) (kids->n_rows + 1) * en->n_vars);
+              chains = &g_array_index (kids->chains, guint32, (gsize) kids->n_rows * en->n_vars);
+              memcpy (chains, &g_array_index (in->chains, guint32, (gsize) r * en->n_vars),
+                      sizeof (guint32) * en->n_vars);
+              chains[v] = c;
+              g_array_append_vals (kids->units, units, 2 * nu2);
+              g_array_append_vals (kids->diff, diff, en->n_diff);
+              kids->n_rows++;
+            }
+        }
+      /* The children of one row first compete among themselves: a
+       * subset's dominated rows are dominated in the whole table too. */
+      table_prune (en, kids, nu2);
+      g_array_append_vals (out->chains, kids->chains->data, kids->chains->len);
+      g_array_append_vals (out->units, kids->units->data, kids->units->len);
+      g_array_append_vals (out->diff, kids->diff->data, kids->diff->len);
+      out->n_rows += kids->n_rows;
+      kids->n_rows = 0;
+      g_array_set_size (kids->chains, 0);
+      g_array_set_size (kids->units, 0);
+      g_array_set_size (kids->diff, 0);
+    }
+  table_clear (kids);
+  g_free (units);
+  g_free (diff);
+}
+
+static void
+search_pruned (Enum *en)
+{
+  Table table;
+  guint64 *diff = g_new0 (guint64, MAX (en->n_diff, 1));
+  guint32 *chains = g_new0 (guint32, MAX (en->n_vars, 1));
+
+  table_init (&table);
+  for (guint d = 0; d < en->n_dims; d++)
+    diff[en->n_fused + d] = 1;
+  g_array_append_vals (table.chains, chains, en->n_vars);
+  g_array_append_vals (table.units, en->unit_init, 2 * en->n_units[0]);
+  g_array_append_vals (table.diff, diff, en->n_diff);
+  table.n_rows = 1;
+  for (guint k = 0; k < en->n_vars && table.n_rows > 0; k++)
+    {
+      Table next;
+      gint64 start = g_get_monotonic_time ();
+      table_init (&next);
+      table_extend (en, &table, k, &next);
+      g_debug ("template %u depth %u: extended %u rows to %u (%.3f s)", en->t->id,
+               k, table.n_rows, next.n_rows,
+               (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC);
+      table_clear (&table);
+      table = next;
+      {
+        guint before = table.n_rows;
+        gint64 t0 = g_get_monotonic_time ();
+        table_prune (en, &table, en->n_units[k + 1]);
+        g_debug ("template %u depth %u (%s, %u chains, %u units): %u rows, "
+                 "%u after pruning (%.3f s)", en->t->id, k,
+                 en->e->rank_var_names[en->order[k]], en->n_chains[en->order[k]],
+                 en->n_units[k + 1], before, table.n_rows,
+                 (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC);
+      }
+    }
+  for (guint r = 0; r < table.n_rows; r++)
+    {
+      restore_row (en, &table, r, en->n_vars);
+      en->out->n_partial++;
+      leaf (en);
+    }
+  table_clear (&table);
+  g_free (diff);
+  g_free (chains);
+}
+
 void
 ffm_pmapping_template_enumerate (const FfmWorkload *workload,
                                  const FfmArch *arch,
@@ -613,14 +1229,26 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
       en->cost = ffm_pmapping_cost_new (en->m);
       for (guint d = 0; d < en->n_dims; d++)
         en->used[0][d] = 1;
+      if (options->prune_partial)
+        en->terms = ffm_terms_build (workload, arch, en->m, options->objectives,
+                                     en->n_fused);
+      en->check_terms = g_getenv ("FFM_PMAPPING_CHECK_TERMS") != NULL;
+      if (en->terms != NULL && !setup_units (en))
+        g_clear_pointer (&en->terms, ffm_terms_free);
       if (capacity_ok (en, 0))
         {
-          search (en, 0);
+          if (en->terms != NULL)
+            search_pruned (en);
+          else
+            search (en, 0);
           if (en->constrained && out->groups->len == 0 && en->usage_rejected > 0)
             {
               en->relaxed = TRUE;
               en->best_score = -1;
-              search (en, 0);
+              if (en->terms != NULL)
+                search_pruned (en);
+              else
+                search (en, 0);
             }
         }
       ffm_pmapping_cost_free (en->cost);
@@ -631,7 +1259,12 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
         g_array_free (en->chains[v], TRUE);
       if (en->buckets[v] != NULL)
         g_array_free (en->buckets[v], TRUE);
+      g_free (en->unit_next[v]);
+      g_free (en->unit_desc[v]);
+      g_free (en->phi[v]);
     }
+  g_free (en->unit_init);
+  ffm_terms_free (en->terms);
   ffm_template_result_prune (out);
   out->seconds += (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
   g_free (en);

@@ -551,6 +551,8 @@ memory_is_tracked (FfmPmappingSet *set, guint level)
 
   if (l->kind != FFM_LEVEL_MEMORY)
     return FALSE;
+  if (set->options.track_all_memories)
+    return !isinf (ffm_arch_get_level (set->arch, level)->u.memory.size);
   /* Capacity against the whole workload's footprint. */
   {
     double total = 0, size = INFINITY;

@@ -22,6 +22,8 @@
      "Print the Einsums, tensors and sizes of a workload") \
   X ("pmappings", ffm_cmd_pmappings, \
      "Generate the Pareto-optimal pmappings of each Einsum and report counts") \
+  X ("map", ffm_cmd_map, \
+     "Find the best fused mapping of a workload with a search strategy") \
   X ("eval", ffm_cmd_eval, \
      "Print the energy, latency and data movement of a given mapping")
 

@@ -96,6 +96,9 @@ typedef struct {
                                    by dominance of their cost terms; FALSE
                                    evaluates every valid tile vector (for
                                    tests: the result must not change) */
+  gboolean track_all_memories;  /* keep the reservation columns of every
+                                   memory of finite capacity, tracked or not
+                                   (for tests and analysis; default FALSE) */
 } FfmPmappingOptions;
 
 /* Fills @options with the defaults. */

@@ -20,3 +20,4 @@
 #include "ffm-compatibility.h"
 #include "ffm-pareto.h"
 #include "ffm-pmapping.h"
+#include "ffm-join.h"

@@ -1,0 +1,497 @@
+/* ffm-cmd-map.c: `ffm map`, the best mapping of a workload on an
+ * architecture, found by one search strategy.
+ *
+ *   ffm map --arch A --workload W [--param K=V]... [--arch-param K=V]...
+ *           [--strategy ffm] [--strategy-param K=V]...
+ *           [--objective edp|energy|latency|pareto] [--max-fused-loops N]
+ *           [--unfused] [--threads N] [--json OUT]
+ *
+ * Runs the strategy (a search plugin, ffm-plugin.h) and re-evaluates what
+ * it returns with the cost model, then prints on stdout: the totals, the
+ * per-Einsum table, the fusion decisions (where each tensor passed between
+ * Einsums is backed, on chip or not, under how many shared loops), the
+ * LoopTree and the strategy's statistics. For --objective pareto it prints
+ * the energy-latency front, then the lowest-EDP point in full. --json
+ * writes the same as JSON to OUT ("-": stdout, instead of the text). On a
+ * terminal, runs longer than a second draw a progress line on stderr.
+ * Exit codes: 0 ok, 1 when the problem does not load, the strategy fails
+ * or nothing fits, 2 for usage errors. */
+#include "ffm-cli-common.h"
+
+#include <json-glib/json-glib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define COMMAND "map"
+
+/* TUNING: progress is drawn only for runs longer than this (s), and at most
+ * this often (s): short runs stay silent, long ones do not flood stderr. */
+#define PROGRESS_DELAY 1.0
+#define PROGRESS_INTERVAL 0.1
+
+static const char map_description[] =
+  "Searches the mapspace of fused mappings with a strategy (default ffm, the\n"
+  "Fast and Fusiest Mapper: optimal for its space) and prints the best\n"
+  "mapping found: totals, per Einsum, fusion decisions and the LoopTree.\n"
+  "Example:\n"
+  "  ffm map --arch simple --workload matmuls --param n_einsums=2\n"
+  "See docs/ffm-search.md.";
+
+typedef struct {
+  FfmCliCommon common;
+  FfmCliProblemOptions problem;
+  char *strategy;               /* --strategy (owned) */
+  char **strategy_params;       /* --strategy-param K=V (owned) */
+  char *objective;              /* --objective (owned) */
+  int max_fused_loops;          /* --max-fused-loops */
+  gboolean unfused;             /* --unfused */
+  char *json;                   /* --json OUT (owned) */
+} MapOptions;
+
+/* ---- Progress ---- */
+
+typedef struct {
+  gint64 start;                 /* monotonic, us */
+  gint64 last;                  /* last draw, us */
+  gboolean drawn;
+  gboolean tty;
+} Progress;
+
+static void
+progress_cb (double fraction, const char *phase, gpointer data)
+{
+  Progress *p = data;
+  gint64 now = g_get_monotonic_time ();
+  double elapsed = (double) (now - p->start) / G_USEC_PER_SEC;
+
+  if (!p->tty || elapsed < PROGRESS_DELAY
+      || (double) (now - p->last) / G_USEC_PER_SEC < PROGRESS_INTERVAL)
+    return;
+  p->last = now;
+  p->drawn = TRUE;
+  if (fraction >= 0)
+    g_printerr ("\r\033[Kffm map: %s %3.0f%% (%.1f s)", phase, 100 * fraction,
+                elapsed);
+  else
+    g_printerr ("\r\033[Kffm map: %s (%.1f s)", phase, elapsed);
+}
+
+static void
+progress_end (Progress *p)
+{
+  if (p->drawn)
+    g_printerr ("\r\033[K");
+}
+
+/* ---- Fusion decisions ---- */
+
+/* Where @tensor is backed on the path of @einsum: the memory of its first
+ * storage node, and the loops (of more than one iteration) above it. */
+static int
+backing_on_path (const FfmWorkload *w, const FfmArch *a, const GPtrArray *path,
+                 const FfmEinsum *e, const char *tensor, guint *loops_above)
+{
+  guint64 tiles[FFM_MAX_EINSUM_RANK_VARS];
+  guint loops = 0;
+
+  memcpy (tiles, e->rank_var_bounds, sizeof tiles);
+  for (guint k = 0; k < path->len; k++)
+    {
+      const FfmMappingNode *n = g_ptr_array_index (path, k);
+      if (n->kind == FFM_NODE_TEMPORAL || n->kind == FFM_NODE_SPATIAL)
+        {
+          int v = ffm_einsum_find_rank_var (e, ffm_mapping_node_get_rank_var_for (n, e->name));
+          if (v >= 0 && n->tile > 0)
+            {
+              if (tiles[v] / n->tile > 1)
+                loops++;
+              tiles[v] = n->tile;
+            }
+        }
+      else if (n->kind == FFM_NODE_STORAGE
+               && g_strv_contains ((const char *const *) n->tensors, tensor))
+        {
+          *loops_above = loops;
+          return ffm_arch_find_level (a, n->level);
+        }
+    }
+  return -1;
+}
+
+typedef struct {
+  const char *tensor;
+  const char *producer;
+  int level;                    /* backing memory, -1 unknown */
+  gboolean on_chip;             /* backed below the outermost memory */
+  guint loops;                  /* shared loops above the backing node */
+} Fusion;
+
+/* One entry per tensor that some Einsum writes and another reads. */
+static GArray *
+fusion_decisions (const FfmWorkload *w, const FfmArch *a, const FfmMapping *m)
+{
+  g_autoptr (GPtrArray) paths = ffm_mapping_dup_paths (m);
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (Fusion));
+
+  for (guint t = 0; t < ffm_workload_get_n_tensors (w); t++)
+    {
+      const FfmTensor *tensor = ffm_workload_get_tensor (w, t);
+      const FfmEinsum *e;
+      Fusion f = { tensor->name, NULL, -1, FALSE, 0 };
+
+      if (!(tensor->classes & FFM_TENSOR_INTERMEDIATE) || tensor->producer == G_MAXUINT)
+        continue;
+      e = ffm_workload_get_einsum (w, tensor->producer);
+      f.producer = e->name;
+      for (guint p = 0; p < paths->len; p++)
+        {
+          const GPtrArray *path = g_ptr_array_index (paths, p);
+          const FfmMappingNode *last = g_ptr_array_index (path, path->len - 1);
+          if (g_strcmp0 (last->einsum, e->name) == 0)
+            f.level = backing_on_path (w, a, path, e, tensor->name, &f.loops);
+        }
+      f.on_chip = f.level > 0;
+      g_array_append_val (out, f);
+    }
+  return out;
+}
+
+/* ---- Text ---- */
+
+static void
+print_solution (const FfmWorkload *w, const FfmArch *a, const FfmSolution *s,
+                const FfmCostReport *report)
+{
+  g_autoptr (GArray) fusion = fusion_decisions (w, a, s->mapping);
+  g_autofree char *tree = ffm_mapping_to_tree_string (s->mapping);
+
+  g_print ("Energy   %.6g J\nLatency  %.6g s\nEDP      %.6g J*s\n\n",
+           ffm_cost_report_get_energy (report), ffm_cost_report_get_latency (report),
+           ffm_cost_report_get_edp (report));
+  g_print ("%-20s %14s %14s\n", "Einsum", "energy (J)", "latency (s)");
+  for (guint i = 0; i < ffm_cost_report_get_n_einsums (report); i++)
+    {
+      const FfmPmappingCost *c = ffm_cost_report_get_cost (report, i);
+      g_print ("%-20s %14.6g %14.6g\n",
+               ffm_workload_get_einsum (w, ffm_cost_report_get_einsum (report, i))->name,
+               c->energy, c->latency);
+    }
+  g_print ("\nTensors passed between Einsums (fusion):\n");
+  if (fusion->len == 0)
+    g_print ("  (none)\n");
+  for (guint i = 0; i < fusion->len; i++)
+    {
+      const Fusion *f = &g_array_index (fusion, Fusion, i);
+      g_print ("  %-18s from %-14s backed in %-14s %s", f->tensor, f->producer,
+               f->level >= 0 ? ffm_arch_get_level (a, f->level)->name : "?",
+               f->on_chip ? "on chip" : "off chip");
+      if (f->loops > 0)
+        g_print (", in tiles under %u shared loop%s", f->loops, f->loops > 1 ? "s" : "");
+      g_print ("\n");
+    }
+  g_print ("\nMapping:\n%s", tree);
+}
+
+static void
+print_stats (const FfmSearchResult *result)
+{
+  const GArray *stats = ffm_search_result_get_stats (result);
+
+  g_print ("\nSearch statistics:\n");
+  for (guint i = 0; i < stats->len; i++)
+    {
+      const FfmStat *st = &g_array_index (stats, FfmStat, i);
+      g_print ("  %-32s %.6g\n", st->name, st->value);
+    }
+}
+
+/* ---- JSON ---- */
+
+static void
+add_double (JsonBuilder *b, const char *name, double v)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_add_double_value (b, v);
+}
+
+static void
+add_solution_json (JsonBuilder *b, const FfmWorkload *w, const FfmArch *a,
+                   const FfmSolution *s, const FfmCostReport *report)
+{
+  g_autoptr (GArray) fusion = fusion_decisions (w, a, s->mapping);
+  g_autofree char *mapping_json = ffm_mapping_to_json (s->mapping);
+  JsonNode *mapping = json_from_string (mapping_json, NULL);
+
+  add_double (b, "energy_j", ffm_cost_report_get_energy (report));
+  add_double (b, "latency_s", ffm_cost_report_get_latency (report));
+  add_double (b, "edp_js", ffm_cost_report_get_edp (report));
+  json_builder_set_member_name (b, "per_einsum");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < ffm_cost_report_get_n_einsums (report); i++)
+    {
+      const FfmPmappingCost *c = ffm_cost_report_get_cost (report, i);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "name");
+      json_builder_add_string_value (b, ffm_workload_get_einsum (w, ffm_cost_report_get_einsum (report, i))->name);
+      add_double (b, "energy_j", c->energy);
+      add_double (b, "latency_s", c->latency);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "fused_tensors");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < fusion->len; i++)
+    {
+      const Fusion *f = &g_array_index (fusion, Fusion, i);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "tensor");
+      json_builder_add_string_value (b, f->tensor);
+      json_builder_set_member_name (b, "producer");
+      json_builder_add_string_value (b, f->producer);
+      json_builder_set_member_name (b, "level");
+      if (f->level >= 0)
+        json_builder_add_string_value (b, ffm_arch_get_level (a, f->level)->name);
+      else
+        json_builder_add_null_value (b);
+      json_builder_set_member_name (b, "on_chip");
+      json_builder_add_boolean_value (b, f->on_chip);
+      json_builder_set_member_name (b, "shared_loops");
+      json_builder_add_int_value (b, f->loops);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "mapping");
+  if (mapping != NULL)
+    json_builder_add_value (b, mapping);
+  else
+    json_builder_add_null_value (b);
+}
+
+static char *
+result_json (const MapOptions *o, const FfmWorkload *w, const FfmArch *a,
+             const FfmSearchResult *result, GPtrArray *reports, guint best,
+             FfmObjective objective, double seconds)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  g_autoptr (JsonNode) root = NULL;
+  const GArray *stats = ffm_search_result_get_stats (result);
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "workload");
+  json_builder_add_string_value (b, ffm_workload_get_name (w));
+  json_builder_set_member_name (b, "architecture");
+  json_builder_add_string_value (b, ffm_arch_get_name (a));
+  json_builder_set_member_name (b, "strategy");
+  json_builder_add_string_value (b, o->strategy != NULL ? o->strategy : "ffm");
+  json_builder_set_member_name (b, "objective");
+  json_builder_add_string_value (b, ffm_objective_to_string (objective));
+  add_solution_json (b, w, a, ffm_search_result_get_solution (result, best),
+                     g_ptr_array_index (reports, best));
+  if (objective == FFM_OBJECTIVE_PARETO)
+    {
+      json_builder_set_member_name (b, "pareto");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < reports->len; i++)
+        {
+          json_builder_begin_object (b);
+          add_solution_json (b, w, a, ffm_search_result_get_solution (result, i),
+                             g_ptr_array_index (reports, i));
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+    }
+  json_builder_set_member_name (b, "stats");
+  json_builder_begin_object (b);
+  for (guint i = 0; i < stats->len; i++)
+    {
+      const FfmStat *st = &g_array_index (stats, FfmStat, i);
+      add_double (b, st->name, st->value);
+    }
+  add_double (b, "wall_s", seconds);
+  json_builder_end_object (b);
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, TRUE);
+  return json_generator_to_data (gen, NULL);
+}
+
+/* ---- Running ---- */
+
+static int
+run (GOptionContext *context, MapOptions *o)
+{
+  g_autoptr (FfmPluginRegistry) registry = NULL;
+  g_autoptr (FfmProblem) problem = NULL;
+  g_autoptr (FfmSearchResult) result = NULL;
+  g_autoptr (GPtrArray) reports = g_ptr_array_new_with_free_func ((GDestroyNotify) ffm_cost_report_free);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FfmParamValues) strategy_values = NULL;
+  const FfmPluginInfo *plugin;
+  FfmSearchContext ctx;
+  FfmObjective objective = FFM_OBJECTIVE_EDP;
+  Progress progress = { 0 };
+  FfmWorkload *w;
+  FfmArch *a;
+  guint best = 0;
+  double best_edp = G_MAXDOUBLE, seconds;
+  int status;
+
+  if (o->objective != NULL
+      && !ffm_objective_from_string (o->objective, &objective, &error))
+    return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
+  if (o->max_fused_loops < -1)
+    return ffm_cli_usage_error (context, COMMAND,
+                                "--max-fused-loops must be -1 (no limit) or more");
+  strategy_values = ffm_cli_parse_assignments (o->strategy_params,
+                                               "--strategy-param", &error);
+  if (strategy_values == NULL)
+    return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
+  registry = ffm_cli_registry_new (&o->common);
+  status = ffm_cli_load_problem (context, COMMAND, registry, &o->problem, &problem);
+  if (status != FFM_EXIT_OK)
+    return status;
+  plugin = ffm_plugin_registry_lookup (registry, FFM_PLUGIN_KIND_SEARCH,
+                                       o->strategy != NULL ? o->strategy : "ffm",
+                                       &error);
+  if (plugin == NULL)
+    {
+      ffm_cli_warn_plugin_failures (COMMAND, registry);
+      return ffm_cli_fail (COMMAND, error);
+    }
+  w = ffm_problem_get_workload (problem);
+  a = ffm_problem_get_arch (problem);
+
+  ffm_search_context_init (&ctx, problem);
+  ctx.objective = objective;
+  ctx.seed = (guint64) o->common.seed;
+  ctx.n_threads = ffm_cli_common_get_threads (&o->common);
+  ctx.max_fused_loops = o->max_fused_loops;
+  ctx.unfused = o->unfused;
+  progress.start = progress.last = g_get_monotonic_time ();
+  progress.tty = isatty (2);
+  ctx.progress = progress_cb;
+  ctx.progress_data = &progress;
+  result = plugin->descriptor->vtable.search->run (&ctx, strategy_values, &error);
+  progress_end (&progress);
+  seconds = (double) (g_get_monotonic_time () - progress.start) / G_USEC_PER_SEC;
+  if (result == NULL)
+    {
+      if (error == NULL)
+        g_set_error (&error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_FAILED,
+                     "strategy %s failed without saying why",
+                     plugin->descriptor->name);
+      return ffm_cli_fail (COMMAND, error);
+    }
+  if (ffm_search_result_get_n_solutions (result) == 0)
+    {
+      g_set_error (&error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_INFEASIBLE,
+                   "strategy %s found no mapping of %s that fits %s",
+                   plugin->descriptor->name, ffm_workload_get_name (w),
+                   ffm_arch_get_name (a));
+      return ffm_cli_fail (COMMAND, error);
+    }
+  /* The model's numbers for every solution, whatever the strategy says. */
+  for (guint i = 0; i < ffm_search_result_get_n_solutions (result); i++)
+    {
+      const FfmSolution *s = ffm_search_result_get_solution (result, i);
+      FfmCostReport *r = ffm_cost_evaluate_mapping (w, a, s->mapping, &error);
+      if (r == NULL)
+        {
+          g_prefix_error (&error, "strategy %s returned a mapping the cost "
+                          "model refuses: ", plugin->descriptor->name);
+          return ffm_cli_fail (COMMAND, error);
+        }
+      if (ffm_cost_report_get_edp (r) < best_edp)
+        {
+          best_edp = ffm_cost_report_get_edp (r);
+          best = i;
+        }
+      g_ptr_array_add (reports, r);
+    }
+
+  if (g_strcmp0 (o->json, "-") != 0)
+    {
+      g_print ("Best mapping of %s on %s (strategy %s, objective %s, %.2f s)\n\n",
+               ffm_workload_get_name (w), ffm_arch_get_name (a),
+               plugin->descriptor->name, ffm_objective_to_string (objective),
+               seconds);
+      if (objective == FFM_OBJECTIVE_PARETO)
+        {
+          g_print ("Energy-latency Pareto front (%u points):\n",
+                   reports->len);
+          g_print ("  %14s %14s %14s\n", "energy (J)", "latency (s)", "EDP (J*s)");
+          for (guint i = 0; i < reports->len; i++)
+            {
+              const FfmCostReport *r = g_ptr_array_index (reports, i);
+              g_print ("  %14.6g %14.6g %14.6g%s\n", ffm_cost_report_get_energy (r),
+                       ffm_cost_report_get_latency (r), ffm_cost_report_get_edp (r),
+                       i == best ? "  <- lowest EDP, shown below" : "");
+            }
+          g_print ("\n");
+        }
+      print_solution (w, a, ffm_search_result_get_solution (result, best),
+                      g_ptr_array_index (reports, best));
+      if (!ffm_cost_report_fits (g_ptr_array_index (reports, best)))
+        ffm_cli_warn (COMMAND, "the mapping does not fit: %s",
+                      ffm_cost_report_get_problem (g_ptr_array_index (reports, best)));
+      print_stats (result);
+    }
+  if (o->json != NULL)
+    {
+      g_autofree char *text = result_json (o, w, a, result, reports, best,
+                                           objective, seconds);
+      if (g_strcmp0 (o->json, "-") == 0)
+        g_print ("%s\n", text);
+      else if (!g_file_set_contents (o->json, text, -1, &error))
+        return ffm_cli_fail (COMMAND, error);
+    }
+  return FFM_EXIT_OK;
+}
+
+int
+ffm_cmd_map (int argc, char **argv)
+{
+  MapOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_PROBLEM_OPTIONS_INIT,
+                   NULL, NULL, NULL, 1, FALSE, NULL };
+  const GOptionEntry entries[] = {
+    { "strategy", 's', 0, G_OPTION_ARG_STRING, &o.strategy,
+      "Search strategy (a search plugin from `ffm list`; default ffm)", "NAME" },
+    { "strategy-param", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.strategy_params,
+      "Set a strategy parameter (repeatable)", "KEY=VALUE" },
+    { "objective", 'o', 0, G_OPTION_ARG_STRING, &o.objective,
+      "edp (default), energy, latency, or pareto (the energy-latency front)", "OBJ" },
+    { "max-fused-loops", 0, 0, G_OPTION_ARG_INT, &o.max_fused_loops,
+      "Fused loops (of more than one iteration) per pmapping, -1 = no limit "
+      "(default 1)", "N" },
+    { "unfused", 0, 0, G_OPTION_ARG_NONE, &o.unfused,
+      "Back every tensor in the outermost memory (no fusion)", NULL },
+    { "json", 0, 0, G_OPTION_ARG_FILENAME, &o.json,
+      "Also write the result as JSON to OUT (- = stdout, instead of the text)",
+      "OUT" },
+    G_OPTION_ENTRY_NULL
+  };
+  g_autoptr (GOptionContext) context = ffm_cli_context_new (COMMAND, NULL,
+                                                            map_description);
+  g_auto (GStrv) positional = NULL;
+  int status;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  ffm_cli_add_problem_options (context, &o.problem);
+  ffm_cli_add_common_options (context, &o.common);
+  if (!ffm_cli_parse (context, COMMAND, &o.common, argc, argv, &positional))
+    status = FFM_EXIT_USAGE;
+  else if (positional[0] != NULL)
+    status = ffm_cli_usage_error (context, COMMAND, "unexpected argument '%s'",
+                                  positional[0]);
+  else
+    status = run (context, &o);
+  g_free (o.strategy);
+  g_strfreev (o.strategy_params);
+  g_free (o.objective);
+  g_free (o.json);
+  ffm_cli_problem_options_clear (&o.problem);
+  ffm_cli_common_clear (&o.common);
+  return status;
+}

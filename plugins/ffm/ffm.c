@@ -1,0 +1,385 @@
+/* ffm.c: the Fast and Fusiest Mapper as a search strategy [1].
+ *
+ *   1. every Einsum's Pareto-optimal pmappings (ffm_pmappings_generate());
+ *   2. a dirty join: the join of join.h with objectives compared in boxes
+ *      of ratio 1 + epsilon, which keeps few rows and ends with real, valid
+ *      mappings whose best value bounds the optimum [1, §6.3];
+ *   3. a clean join, exact, that drops every partial mapping whose
+ *      objectives so far plus the least the remaining Einsums can add
+ *      cannot reach that bound (partial sums only grow);
+ *   4. the best row (or the energy-latency front), rebuilt into a LoopTree
+ *      (ffm_join_build_mapping()) and evaluated by the cost model: the
+ *      result reports the model's numbers for the mapping it returns.
+ * Optimality: step 1 keeps every pmapping that could be part of an
+ * optimal mapping, the join drops only rows another row of the same group
+ * beats in every objective and reservation [1, §6.4], and step 3 drops
+ * only rows that cannot beat a mapping already found. tests/
+ * test-ffm-optimality.c holds it to the exhaustive strategy.
+ *
+ * [1] The FFM paper §3-§6; docs/ffm-search.md. */
+#include <ffm.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "join.h"
+
+#define OWNER "strategy ffm"
+
+static const FfmParamSpec ffm_params[] = {
+  /* TUNING: 0.05 keeps the dirty pass within 5% of the optimum per
+   * objective; tried 0.01-1 on GPT-3 and matmul chains: the clean pass
+   * then prunes nearly everything, and the dirty pass stays small. */
+  { "epsilon", FFM_PARAM_NUMBER, "0.05",
+    "dirty pass: objectives compared in boxes of ratio 1 + epsilon "
+    "(0 = no dirty pass)", 0, 100, NULL },
+  { NULL, 0, NULL, NULL, 0, 0, NULL }
+};
+
+static guint
+pmapping_objectives (FfmObjective objective)
+{
+  switch (objective)
+    {
+    case FFM_OBJECTIVE_ENERGY:
+      return FFM_PMAPPING_ENERGY;
+    case FFM_OBJECTIVE_LATENCY:
+      return FFM_PMAPPING_LATENCY;
+    case FFM_OBJECTIVE_EDP:
+    case FFM_OBJECTIVE_PARETO:
+    default:
+      return FFM_PMAPPING_ENERGY | FFM_PMAPPING_LATENCY;
+    }
+}
+
+static double
+seconds_since (gint64 start)
+{
+  return (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
+}
+
+/* ---- Rebuilding and re-evaluating a row ---- */
+
+typedef struct {
+  FfmMapping *mapping;          /* owned */
+  double energy;                /* the cost model's, J */
+  double latency;               /* s */
+  gboolean mismatch;            /* the model's totals differ from the row's */
+} Rebuilt;
+
+static gboolean
+rebuild (FfmPmappingSet *set, const JoinResult *r, guint index, Rebuilt *out,
+         GError **error)
+{
+  FfmWorkload *w = ffm_pmapping_set_get_workload (set);
+  FfmArch *a = ffm_pmapping_set_get_arch (set);
+  g_autoptr (GPtrArray) joins = g_ptr_array_new_with_free_func ((GDestroyNotify) ffm_join_pmapping_free);
+  g_autoptr (FfmMapping) mapping = NULL;
+  g_autoptr (FfmCostReport) report = NULL;
+  double e, l;
+
+  for (guint x = 0; x < ffm_workload_get_n_einsums (w); x++)
+    {
+      const FfmEinsumPmappings *pm = ffm_pmapping_set_lookup_einsum (set, x);
+      g_autoptr (GPtrArray) nodes = NULL;
+      FfmJoinPmapping *jp;
+      FfmPmappingRef ref;
+      guint group;
+
+      join_result_get_choice (r, index, x, &group, &ref);
+      nodes = join_pmapping_path (pm, &ref);
+      jp = ffm_join_pmapping_new (w, a, (const FfmMappingNode *const *) nodes->pdata,
+                                  nodes->len, error);
+      if (jp == NULL)
+        return FALSE;
+      g_ptr_array_add (joins, jp);
+    }
+  mapping = ffm_join_build_mapping (w, a, joins, error);
+  if (mapping == NULL)
+    {
+      g_prefix_error (error, "ffm: the join kept a mapping that does not join "
+                      "(a bug): ");
+      return FALSE;
+    }
+  report = ffm_cost_evaluate_mapping (w, a, mapping, error);
+  if (report == NULL)
+    {
+      g_prefix_error (error, "ffm: the cost model refuses the joined mapping "
+                      "(a bug): ");
+      return FALSE;
+    }
+  if (!ffm_cost_report_fits (report))
+    {
+      g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_FAILED,
+                   "ffm: the joined mapping does not fit, though its "
+                   "reservations did (a bug): %s",
+                   ffm_cost_report_get_problem (report));
+      return FALSE;
+    }
+  join_result_get_final (r, index, &e, &l);
+  out->energy = ffm_cost_report_get_energy (report);
+  out->latency = ffm_cost_report_get_latency (report);
+  out->mismatch = (e != 0 && e != out->energy) || (l != 0 && l != out->latency);
+  out->mapping = g_steal_pointer (&mapping);
+  return TRUE;
+}
+
+/* ---- Choosing ---- */
+
+/* A candidate: a final row of one of the passes. */
+typedef struct {
+  const JoinResult *r;
+  guint index;
+  double energy;
+  double latency;
+} Candidate;
+
+static double
+candidate_value (const Candidate *c, FfmObjective objective)
+{
+  switch (objective)
+    {
+    case FFM_OBJECTIVE_ENERGY:
+      return c->energy;
+    case FFM_OBJECTIVE_LATENCY:
+      return c->latency;
+    case FFM_OBJECTIVE_EDP:
+    case FFM_OBJECTIVE_PARETO:
+    default:
+      return c->energy * c->latency;
+    }
+}
+
+static void
+add_candidates (GArray *out, const JoinResult *r, FfmObjective objective)
+{
+  if (r == NULL)
+    return;
+  if (objective == FFM_OBJECTIVE_PARETO)
+    {
+      g_autoptr (GArray) front = join_result_pick_front (r);
+      for (guint i = 0; i < front->len; i++)
+        {
+          Candidate c = { r, g_array_index (front, guint, i), 0, 0 };
+          join_result_get_final (r, c.index, &c.energy, &c.latency);
+          g_array_append_val (out, c);
+        }
+    }
+  else
+    {
+      int best = join_result_pick (r, objective);
+      if (best >= 0)
+        {
+          Candidate c = { r, (guint) best, 0, 0 };
+          join_result_get_final (r, c.index, &c.energy, &c.latency);
+          g_array_append_val (out, c);
+        }
+    }
+}
+
+/* The candidates to return: the best one, or the front of all of them
+ * (energy ascending; the first of equal points). */
+static GArray *
+choose (GArray *cands, FfmObjective objective)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (Candidate));
+
+  if (objective != FFM_OBJECTIVE_PARETO)
+    {
+      int best = -1;
+      for (guint i = 0; i < cands->len; i++)
+        if (best < 0 || candidate_value (&g_array_index (cands, Candidate, i), objective)
+                        < candidate_value (&g_array_index (cands, Candidate, best), objective))
+          best = (int) i;
+      if (best >= 0)
+        g_array_append_val (out, g_array_index (cands, Candidate, best));
+      return out;
+    }
+  for (guint i = 0; i < cands->len; i++)
+    {
+      const Candidate *c = &g_array_index (cands, Candidate, i);
+      gboolean dominated = FALSE;
+      for (guint j = 0; j < cands->len && !dominated; j++)
+        {
+          const Candidate *d = &g_array_index (cands, Candidate, j);
+          dominated = d->energy <= c->energy && d->latency <= c->latency
+            && (d->energy < c->energy || d->latency < c->latency || j < i);
+        }
+      if (!dominated)
+        g_array_append_val (out, *c);
+    }
+  for (guint i = 1; i < out->len; i++)     /* insertion sort by energy */
+    for (guint j = i; j > 0 && g_array_index (out, Candidate, j - 1).energy
+                                > g_array_index (out, Candidate, j).energy; j--)
+      {
+        Candidate t = g_array_index (out, Candidate, j);
+        g_array_index (out, Candidate, j) = g_array_index (out, Candidate, j - 1);
+        g_array_index (out, Candidate, j - 1) = t;
+      }
+  return out;
+}
+
+/* ---- The strategy ---- */
+
+static void
+record_survivors (FfmSearchResult *result, const FfmWorkload *w,
+                  const JoinResult *r, const char *prefix)
+{
+  guint n;
+  const guint64 *surv = join_result_get_survivors (r, &n);
+
+  for (guint x = 0; x < n; x++)
+    {
+      g_autofree char *name = g_strdup_printf ("%s_%02u_%s", prefix, x,
+                                               ffm_workload_get_einsum (w, x)->name);
+      ffm_search_result_set_stat (result, name, (double) surv[x]);
+    }
+}
+
+static void
+record_pmapping_stats (FfmSearchResult *result, FfmPmappingSet *set)
+{
+  guint64 evaluated = 0, rows = 0, groups = 0;
+
+  for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (set); i++)
+    {
+      const FfmPmappingStats *s =
+        ffm_einsum_pmappings_get_stats (ffm_pmapping_set_get_einsum (set, i));
+      evaluated += s->n_evaluated;
+      rows += s->n_rows;
+      groups += s->n_groups;
+    }
+  ffm_search_result_set_stat (result, "pmappings_evaluated", (double) evaluated);
+  ffm_search_result_set_stat (result, "pmappings_generated", (double) rows);
+  ffm_search_result_set_stat (result, "pmapping_groups", (double) groups);
+}
+
+static FfmSearchResult *
+ffm_run (const FfmSearchContext *ctx, const FfmParamValues *values,
+         GError **error)
+{
+  FfmWorkload *w = ffm_problem_get_workload (ctx->problem);
+  FfmArch *a = ffm_problem_get_arch (ctx->problem);
+  g_autoptr (FfmPmappingSet) set = NULL;
+  g_autoptr (FfmSearchResult) result = NULL;
+  g_autoptr (GArray) cands = g_array_new (FALSE, FALSE, sizeof (Candidate));
+  g_autoptr (GArray) chosen = NULL;
+  g_autofree double *front = NULL;
+  JoinProblem *problem = NULL;
+  JoinResult *dirty = NULL, *clean = NULL;
+  JoinPassOptions pass = { 0 };
+  FfmPmappingOptions options;
+  gint64 start = g_get_monotonic_time (), t;
+  double epsilon, mismatches = 0;
+  gboolean ok = FALSE;
+
+  if (!ffm_param_values_validate (values, ffm_params, OWNER, error)
+      || !ffm_param_values_get_number (values, ffm_params, OWNER, "epsilon",
+                                       &epsilon, error))
+    return NULL;
+
+  if (ctx->progress != NULL)
+    ctx->progress (-1, "generating pmappings", ctx->progress_data);
+  ffm_pmapping_options_init (&options);
+  options.objectives = pmapping_objectives (ctx->objective);
+  options.max_fused_loops = ctx->max_fused_loops;
+  options.unfused = ctx->unfused;
+  options.n_threads = ctx->n_threads;
+  set = ffm_pmappings_generate (w, a, &options, error);
+  if (set == NULL)
+    return NULL;
+  result = ffm_search_result_new ();
+  record_pmapping_stats (result, set);
+  ffm_search_result_set_stat (result, "seconds_pmappings", seconds_since (start));
+
+  t = g_get_monotonic_time ();
+  problem = join_problem_new (set, ctx->objective, ctx->n_threads, error);
+  if (problem == NULL)
+    return NULL;
+  pass.objective = ctx->objective;
+  pass.progress = ctx->progress;
+  pass.progress_data = ctx->progress_data;
+
+  /* Dirty pass: a near-optimal bound. */
+  if (epsilon > 0)
+    {
+      pass.epsilon = epsilon;
+      pass.phase = "dirty join";
+      dirty = join_run (problem, &pass, error);
+      if (dirty == NULL)
+        goto out;
+      add_candidates (cands, dirty, ctx->objective);
+      record_survivors (result, w, dirty, "dirty_survivors");
+      ffm_search_result_set_stat (result, "seconds_dirty_join",
+                                  join_result_get_seconds (dirty));
+      if (cands->len > 0)
+        {
+          pass.bounded = TRUE;
+          pass.bound = candidate_value (&g_array_index (cands, Candidate, 0),
+                                        ctx->objective);
+          front = g_new (double, 2 * cands->len);
+          for (guint i = 0; i < cands->len; i++)
+            {
+              front[2 * i] = g_array_index (cands, Candidate, i).energy;
+              front[2 * i + 1] = g_array_index (cands, Candidate, i).latency;
+            }
+          pass.front = front;
+          pass.n_front = cands->len;
+        }
+    }
+
+  /* Clean pass: exact, bounded by the dirty pass's best. */
+  pass.epsilon = 0;
+  pass.phase = "join";
+  clean = join_run (problem, &pass, error);
+  if (clean == NULL)
+    goto out;
+  add_candidates (cands, clean, ctx->objective);
+  record_survivors (result, w, clean, "join_survivors");
+  ffm_search_result_set_stat (result, "seconds_join", join_result_get_seconds (clean));
+  ffm_search_result_set_stat (result, "seconds_joins_total", seconds_since (t));
+
+  chosen = choose (cands, ctx->objective);
+  if (chosen->len == 0)
+    {
+      g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_INFEASIBLE,
+                   "no fused mapping of %s fits %s", ffm_workload_get_name (w),
+                   ffm_arch_get_name (a));
+      goto out;
+    }
+  t = g_get_monotonic_time ();
+  for (guint i = 0; i < chosen->len; i++)
+    {
+      const Candidate *c = &g_array_index (chosen, Candidate, i);
+      Rebuilt rb = { 0 };
+      if (!rebuild (set, c->r, c->index, &rb, error))
+        goto out;
+      mismatches += rb.mismatch;
+      ffm_search_result_add_solution (result, rb.mapping, rb.energy, rb.latency);
+    }
+  ffm_search_result_set_stat (result, "seconds_rebuild", seconds_since (t));
+  ffm_search_result_set_stat (result, "model_mismatches", mismatches);
+  ffm_search_result_set_stat (result, "seconds", seconds_since (start));
+  {
+    const FfmSolution *s = ffm_search_result_get_solution (result, 0);
+    ffm_search_result_add_trace_point (result, 0, seconds_since (start),
+                                       s->energy * s->latency);
+  }
+  ok = TRUE;
+
+out:
+  join_result_free (dirty);
+  join_result_free (clean);
+  join_problem_free (problem);
+  return ok ? g_steal_pointer (&result) : NULL;
+}
+
+static const FfmSearchVTable ffm_vtable = {
+  .struct_size = sizeof (FfmSearchVTable),
+  .params = ffm_params,
+  .run = ffm_run,
+};
+
+FFM_PLUGIN_DEFINE (FFM_PLUGIN_KIND_SEARCH, "ffm", "1.0",
+                   "Fast and Fusiest Mapper: the optimal fused mapping (group, prune, join)",
+                   search, &ffm_vtable)

@@ -1,0 +1,183 @@
+/* bench-ffm.c: the ffm strategy's speed on the FFM paper's experiments.
+ *
+ *   gpt     GPT-3 6.7B, one layer, batch 64, 4096 tokens, on TPUv4i,
+ *           objective EDP (the paper: 1.5 CPU-hours in Python; goal here:
+ *           under 60 s wall on 2 cores and under 4 GiB peak memory);
+ *   chains  matrix-multiplication chains of 1, 2, 4, ..., 64 Einsums
+ *           (workload matmul-chain, the paper's Fig. 9) on TPUv4i, EDP:
+ *           time per Einsum should stay flat.
+ * Each run is a child process, so its peak memory is its own. Prints one
+ * line per run: wall time, CPU time, peak resident memory, the result and
+ * the strategy's phase times and join survivors.
+ *
+ * FFM_BENCH=gpt|chains selects one part; FFM_BENCH_THREADS (default 2);
+ * FFM_BENCH_MAX_CHAIN (default 64); FFM_BENCH_GPT_PARAMS overrides the
+ * GPT parameters ("batch=64,new_tokens=4096"). Run with
+ * `meson test -C BUILD --benchmark --suite bench` or directly. */
+#include <ffm.h>
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static guint
+env_uint (const char *name, guint fallback)
+{
+  const char *v = g_getenv (name);
+
+  return v != NULL && *v != '\0' ? (guint) g_ascii_strtoull (v, NULL, 10) : fallback;
+}
+
+static double
+stat_or_zero (const FfmSearchResult *r, const char *name)
+{
+  double v = 0;
+
+  ffm_search_result_lookup_stat (r, name, &v);
+  return v;
+}
+
+/* Runs ffm on one problem and prints what it found (in the child). */
+static int
+run_one (const char *workload, const char *params, guint threads)
+{
+  g_autoptr (FfmPluginRegistry) registry = ffm_plugin_registry_new ();
+  g_autoptr (FfmParamValues) values = ffm_param_values_new ();
+  g_autoptr (FfmWorkload) w = NULL;
+  g_autoptr (FfmArch) a = NULL;
+  g_autoptr (FfmProblem) problem = NULL;
+  g_autoptr (FfmSearchResult) result = NULL;
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) assignments = g_strsplit (params, ",", -1);
+  const FfmPluginInfo *ffm;
+  const FfmSolution *s;
+  const GArray *stats;
+  FfmSearchContext ctx;
+
+  for (guint i = 0; assignments[i] != NULL; i++)
+    if (*assignments[i] != '\0'
+        && !ffm_param_values_parse_assignment (values, assignments[i], &error))
+      break;
+  ffm_plugin_registry_scan (registry);
+  if (error == NULL)
+    w = ffm_workload_load (workload, values, &error);
+  if (w != NULL)
+    a = ffm_plugin_registry_build_arch (registry, "tpuv4i", NULL, &error);
+  ffm = a != NULL ? ffm_plugin_registry_lookup (registry, FFM_PLUGIN_KIND_SEARCH,
+                                                "ffm", &error) : NULL;
+  if (ffm == NULL)
+    {
+      printf ("  error: %s\n", error->message);
+      return 1;
+    }
+  problem = ffm_problem_new (w, a);
+  ffm_search_context_init (&ctx, problem);
+  ctx.objective = FFM_OBJECTIVE_EDP;
+  ctx.n_threads = threads;
+  result = ffm->descriptor->vtable.search->run (&ctx, NULL, &error);
+  if (result == NULL)
+    {
+      printf ("  error: %s\n", error->message);
+      return 1;
+    }
+  s = ffm_search_result_get_solution (result, 0);
+  printf ("  EDP %.6g J*s (energy %.6g J, latency %.6g s); phases: "
+          "pmappings %.2f s, dirty join %.2f s, join %.2f s, rebuild %.3f s; "
+          "pmappings %.0f\n", s->energy * s->latency, s->energy, s->latency,
+          stat_or_zero (result, "seconds_pmappings"),
+          stat_or_zero (result, "seconds_dirty_join"),
+          stat_or_zero (result, "seconds_join"),
+          stat_or_zero (result, "seconds_rebuild"),
+          stat_or_zero (result, "pmappings_generated"));
+  stats = ffm_search_result_get_stats (result);
+  printf ("  survivors:");
+  for (guint i = 0; i < stats->len; i++)
+    {
+      const FfmStat *st = &g_array_index (stats, FfmStat, i);
+      if (g_str_has_prefix (st->name, "join_survivors_"))
+        printf (" %.0f", st->value);
+    }
+  printf ("\n");
+  fflush (stdout);
+  return 0;
+}
+
+typedef struct {
+  double wall;              /* s */
+  double cpu;               /* s, user + system */
+  double peak_mib;          /* MiB */
+  int status;
+} Measure;
+
+/* Runs run_one() in a child process and measures it. */
+static Measure
+measure (const char *workload, const char *params, guint threads)
+{
+  Measure m = { 0 };
+  struct rusage ru;
+  gint64 start = g_get_monotonic_time ();
+  int wstatus = 0;
+  pid_t pid;
+
+  fflush (stdout);
+  pid = fork ();
+  if (pid == 0)
+    _exit (run_one (workload, params, threads));
+  wait4 (pid, &wstatus, 0, &ru);
+  m.wall = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
+  m.cpu = (double) ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6
+    + (double) ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+  m.peak_mib = (double) ru.ru_maxrss / 1024;
+  m.status = WIFEXITED (wstatus) ? WEXITSTATUS (wstatus) : -1;
+  return m;
+}
+
+static void
+bench_gpt (guint threads)
+{
+  const char *params = g_getenv ("FFM_BENCH_GPT_PARAMS");
+  Measure m;
+
+  if (params == NULL)
+    params = "batch=64,new_tokens=4096";
+  printf ("GPT-3 6.7B layer (%s), TPUv4i, EDP, %u threads\n", params, threads);
+  m = measure ("gpt3-6.7b", params, threads);
+  printf ("  wall %.1f s, CPU %.1f s, peak memory %.0f MiB%s\n\n", m.wall, m.cpu,
+          m.peak_mib, m.status == 0 ? "" : " (failed)");
+}
+
+static void
+bench_chains (guint threads)
+{
+  guint max = env_uint ("FFM_BENCH_MAX_CHAIN", 64);
+
+  printf ("Matmul chains (matmul-chain), TPUv4i, EDP, %u threads\n", threads);
+  printf ("%8s %10s %10s %14s %12s\n", "Einsums", "wall (s)", "CPU (s)",
+          "wall/Einsum", "peak (MiB)");
+  for (guint n = 1; n <= max; n *= 2)
+    {
+      g_autofree char *params = g_strdup_printf ("n_einsums=%u", n);
+      Measure m = measure ("matmul-chain", params, threads);
+      printf ("%8u %10.2f %10.2f %14.3f %12.0f%s\n", n, m.wall, m.cpu,
+              m.wall / n, m.peak_mib, m.status == 0 ? "" : " (failed)");
+      fflush (stdout);
+    }
+  printf ("\n");
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *which = g_getenv ("FFM_BENCH");
+  guint threads = env_uint ("FFM_BENCH_THREADS", 2);
+
+  setvbuf (stdout, NULL, _IOLBF, 0);
+  if (which == NULL || g_str_equal (which, "chains"))
+    bench_chains (threads);
+  if (which == NULL || g_str_equal (which, "gpt"))
+    bench_gpt (threads);
+  return 0;
+}

@@ -1,0 +1,472 @@
+/* test-ffm-optimality.c: the FFM strategy finds exactly what exhaustive
+ * search finds.
+ *
+ * Random small problems (chains and small DAGs of 2-4 Einsums with random
+ * sizes; 2-4 level architectures with and without spatial fanouts, tight
+ * and loose capacities, persistent weights now and then) are solved by the
+ * exhaustive strategy for the energy-latency Pareto set (which holds the
+ * optimum of every objective) and by the ffm strategy for energy, latency,
+ * EDP and the Pareto set. The optima must be the same doubles, the Pareto
+ * sets the same points, and every returned mapping must re-evaluate, with
+ * the cost model, to exactly what the strategy reported, and fit.
+ * Problems the exhaustive strategy refuses as too large are skipped and
+ * replaced (counted: the test fails if too many are).
+ *
+ * FFM_OPTIMALITY_CASES=N sets the number of problems (default 200),
+ * FFM_OPTIMALITY_SEED=S the first seed (case i uses S + i). A failing case
+ * prints its workload and architecture as JSON. */
+#include <ffm.h>
+
+#include <math.h>
+#include <string.h>
+
+/* TUNING: the default keeps the test well under a minute on one core. */
+#define DEFAULT_CASES 200
+#define DEFAULT_SEED 1
+/* TUNING: exhaustive limits; problems above them are replaced. */
+#define MAX_COMBINATIONS "400000"
+#define MAX_PMAPPINGS "3000"
+
+typedef struct {
+  FfmPluginRegistry *registry;
+  const FfmPluginInfo *ffm;
+  const FfmPluginInfo *exhaustive;
+} Fixture;
+
+static Fixture fixture;
+
+/* ---- Random problems ---- */
+
+static int
+pick (GRand *r, const int *values, guint n)
+{
+  return values[g_rand_int_range (r, 0, n)];
+}
+
+static double
+pickd (GRand *r, const double *values, guint n)
+{
+  return values[g_rand_int_range (r, 0, n)];
+}
+
+/* Sizes shrink as Einsums and levels are added, so that exhaustive
+ * search stays within its limits for most problems. */
+static char *
+random_workload_text (GRand *r, int kind, int n_einsums, guint extra_levels)
+{
+  static const int sizes2[] = { 1, 2, 2, 3, 4 }, sizes3[] = { 1, 2, 2, 3 },
+    sizes4[] = { 1, 2, 2 };
+  GString *s = g_string_new ("{\"ffm_workload\": 1, \"name\": \"random\", ");
+  int size_class = MIN (3, n_einsums + (int) extra_levels - 1);
+  const int *small = size_class <= 1 ? sizes2 : size_class == 2 ? sizes3 : sizes4;
+  guint n_small = size_class <= 1 ? G_N_ELEMENTS (sizes2)
+    : size_class == 2 ? G_N_ELEMENTS (sizes3) : G_N_ELEMENTS (sizes4);
+  int m = pick (r, small, n_small);
+  int n[5];
+
+  for (int i = 0; i < 5; i++)
+    n[i] = pick (r, small, n_small);
+  if (kind == 5 || kind == 7)
+    n[2] = n[1];      /* element-wise joins of the two branches */
+  g_string_append_printf (s, "\"ranks\": {\"M\": %d, \"N0\": %d, \"N1\": %d, "
+                          "\"N2\": %d, \"N3\": %d, \"N4\": %d}, ",
+                          m, n[0], n[1], n[2], n[3], n[4]);
+  g_string_append_printf (s, "\"bits_per_value\": {\"all\": %d}, ",
+                          g_rand_boolean (r) ? 8 : 4);
+  if (g_rand_double (r) < 0.3)
+    g_string_append (s, kind == 4 ? "\"persistent\": \"W0 | W2\", "
+                     : "\"persistent\": \"W0 | W1\", ");
+  g_string_append (s, "\"einsums\": [");
+  switch (kind)
+    {
+    case 0:     /* a chain of matmuls */
+    case 1:
+    case 2:
+    case 3:
+      for (int i = 0; i < n_einsums; i++)
+        g_string_append_printf (s, "%s\"T%d[m,n%d] = T%d[m,n%d] * W%d[n%d,n%d]\"",
+                                i ? ", " : "", i + 1, i + 1, i, i, i, i, i + 1);
+      break;
+    case 4:     /* matmul, element-wise, matmul */
+      g_string_append (s, "\"T1[m,n1] = T0[m,n0] * W0[n0,n1]\", "
+                       "\"T2[m,n1] = T1[m,n1]\", "
+                       "\"T3[m,n3] = T2[m,n1] * W2[n1,n3]\"");
+      break;
+    case 5:     /* a skip connection: T1 is read two Einsums later */
+      g_string_append (s, "\"T1[m,n1] = T0[m,n0] * W0[n0,n1]\", "
+                       "\"T2[m,n2] = T1[m,n1] * W1[n1,n2]\", "
+                       "\"T3[m,n1] = T2[m,N2:n1] * T1[m,n1]\"");
+      break;
+    case 6:     /* one tensor, two consumers */
+      g_string_append (s, "\"T1[m,n1] = T0[m,n0] * W0[n0,n1]\", "
+                       "\"T2[m,n2] = T1[m,n1] * W1[n1,n2]\", "
+                       "\"T3[m,n3] = T1[m,n1] * W2[n1,n3]\"");
+      break;
+    case 8:     /* a copy Einsum, then two readers of the copy */
+      g_string_append (s, "{\"einsum\": \"I[m,n0] = I_in[m,n0]\", \"copy\": true}, "
+                       "\"A[m,n1] = I[m,n0] * W0[n0,n1]\", "
+                       "\"B[m,n2] = I[m,n0] * W1[n0,n2]\"");
+      break;
+    default:    /* one input, two readers, joined */
+      g_string_append (s, "\"A[m,n1] = X[m,n0] * W0[n0,n1]\", "
+                       "\"B[m,n2] = X[m,n0] * W1[n0,n2]\", "
+                       "\"C[m,n1] = A[m,n1] * B[m,N2:n1]\"");
+      break;
+    }
+  g_string_append (s, "]}");
+  return g_string_free (s, FALSE);
+}
+
+static void
+random_memory (GRand *r, FfmArch *a, const char *name, double size)
+{
+  static const double energies[] = { 1, 2, 3, 5, 8 };
+  static const double bandwidths[] = { 1, 2, 4, 8, INFINITY };
+  FfmLevel *l = ffm_arch_add_memory (a, name);
+
+  l->u.memory.size = size;
+  l->u.memory.read_energy = pickd (r, energies, G_N_ELEMENTS (energies));
+  l->u.memory.write_energy = pickd (r, energies, G_N_ELEMENTS (energies));
+  l->u.memory.read_bandwidth = pickd (r, bandwidths, G_N_ELEMENTS (bandwidths));
+  l->u.memory.write_bandwidth = pickd (r, bandwidths, G_N_ELEMENTS (bandwidths));
+  l->u.memory.ports = g_rand_boolean (r) ? FFM_PORTS_SHARED : FFM_PORTS_SEPARATE;
+  l->u.memory.skip_initial_output_write = g_rand_double (r) < 0.8;
+  l->leak_power = g_rand_double (r) < 0.7 ? 0 : 0.5;
+}
+
+static void
+random_fanout (GRand *r, FfmArch *a, const char *name)
+{
+  static const char *const reuse_sets[] = { NULL, NULL, "nothing", "inputs",
+                                            "outputs" };
+  FfmLevel *l = ffm_arch_add_fanout (a, name);
+  FfmFanoutDim *dim = ffm_level_add_fanout_dim (l, "d0", g_rand_int_range (r, 2, 5));
+  const char *set = reuse_sets[g_rand_int_range (r, 0, G_N_ELEMENTS (reuse_sets))];
+
+  dim->may_reuse = g_strdup (set);
+  if (g_rand_double (r) < 0.2)
+    dim->min_usage = 0.5;
+}
+
+/* MainMemory (unbounded), then some of: a GlobalBuffer, a fanout, a
+ * LocalBuffer, a fanout (at most @max_extra levels besides the GlobalBuffer);
+ * then the MAC. Capacities tight or loose. */
+static FfmArch *
+random_arch (GRand *r, guint max_extra, guint *extra)
+{
+  static const double sizes[] = { 24, 48, 96, 160, 256, 512, 4096 };
+  FfmArch *a = ffm_arch_new ("random");
+  g_autoptr (GError) error = NULL;
+  gboolean glb = g_rand_double (r) < 0.85;
+  FfmLevel *mac;
+
+  *extra = 0;
+  random_memory (r, a, "MainMemory", INFINITY);
+  /* Off-chip memory holds the workload's inputs and outputs; an
+   * intermediate may stay off chip or be fused on chip. */
+  {
+    FfmLevel *mm = (FfmLevel *) ffm_arch_get_level (a, 0);
+    mm->u.memory.keep = g_strdup ("all - intermediates");
+    mm->u.memory.may_keep = g_strdup ("all");
+  }
+  if (glb)
+    random_memory (r, a, "GlobalBuffer", pickd (r, sizes, G_N_ELEMENTS (sizes)));
+  if (*extra < max_extra && g_rand_double (r) < 0.45)
+    {
+      random_fanout (r, a, "PE");
+      (*extra)++;
+    }
+  if (*extra < max_extra && g_rand_double (r) < 0.4)
+    {
+      random_memory (r, a, "LocalBuffer", pickd (r, sizes, 4));
+      (*extra)++;
+    }
+  if (*extra < max_extra && g_rand_double (r) < 0.2)
+    {
+      random_fanout (r, a, "Lane");
+      (*extra)++;
+    }
+  mac = ffm_arch_add_compute (a, "MAC");
+  mac->u.compute.energy = 1;
+  mac->u.compute.throughput = pickd (r, (const double[]) { 1, 2 }, 2);
+  mac->leak_power = g_rand_double (r) < 0.8 ? 0 : 0.25;
+  g_assert_true (ffm_arch_finish (a, &error));
+  g_assert_no_error (error);
+  return a;
+}
+
+/* ---- Running ---- */
+
+static FfmSearchResult *
+run_strategy (const FfmPluginInfo *plugin, FfmProblem *problem,
+              FfmObjective objective, const FfmParamValues *values,
+              GError **error)
+{
+  FfmSearchContext ctx;
+  gint64 start = g_get_monotonic_time ();
+  FfmSearchResult *res;
+
+  ffm_search_context_init (&ctx, problem);
+  ctx.objective = objective;
+  ctx.n_threads = 1;
+  res = plugin->descriptor->vtable.search->run (&ctx, values, error);
+  if (g_getenv ("FFM_OPTIMALITY_VERBOSE") != NULL)
+    g_printerr ("  %s %s: %.3f s\n", plugin->descriptor->name,
+                ffm_objective_to_string (objective),
+                (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC);
+  return res;
+}
+
+static double
+objective_value (FfmObjective objective, double energy, double latency)
+{
+  switch (objective)
+    {
+    case FFM_OBJECTIVE_ENERGY:
+      return energy;
+    case FFM_OBJECTIVE_LATENCY:
+      return latency;
+    default:
+      return energy * latency;
+    }
+}
+
+/* Every solution re-evaluates to what the strategy reported, and fits. */
+static void
+check_reevaluates (FfmProblem *problem, const FfmSearchResult *result,
+                   const char *who)
+{
+  for (guint i = 0; i < ffm_search_result_get_n_solutions (result); i++)
+    {
+      const FfmSolution *s = ffm_search_result_get_solution (result, i);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (FfmCostReport) report =
+        ffm_cost_evaluate_mapping (ffm_problem_get_workload (problem),
+                                   ffm_problem_get_arch (problem), s->mapping,
+                                   &error);
+      g_assert_no_error (error);
+      if (!ffm_cost_report_fits (report))
+        g_error ("%s: a returned mapping does not fit: %s", who,
+                 ffm_cost_report_get_problem (report));
+      g_assert_cmpfloat (ffm_cost_report_get_energy (report), ==, s->energy);
+      g_assert_cmpfloat (ffm_cost_report_get_latency (report), ==, s->latency);
+    }
+}
+
+static void
+check_no_mismatch (const FfmSearchResult *result)
+{
+  double v = -1;
+
+  g_assert_true (ffm_search_result_lookup_stat (result, "model_mismatches", &v));
+  g_assert_cmpfloat (v, ==, 0);
+}
+
+static void
+dump_case (FfmWorkload *w, FfmArch *a, guint64 seed)
+{
+  g_autofree char *wj = ffm_workload_to_json (w);
+  g_autofree char *aj = ffm_arch_to_json (a);
+
+  g_printerr ("case seed %" G_GUINT64_FORMAT "\nworkload:\n%s\narchitecture:\n%s\n",
+              seed, wj, aj);
+}
+
+typedef enum {
+  CASE_DONE,
+  CASE_TOO_LARGE,
+  CASE_INFEASIBLE,
+  CASE_GENERATOR_FAILED,    /* the pmapping generator refuses the problem */
+} CaseOutcome;
+
+static CaseOutcome
+run_case (guint64 seed)
+{
+  g_autoptr (GRand) r = g_rand_new_with_seed ((guint32) seed);
+  int kind = g_rand_int_range (r, 0, 9);
+  int n_einsums = kind <= 3 ? pick (r, (const int[]) { 2, 2, 3, 4 }, 4) : 3;
+  guint extra = 0;
+  g_autoptr (FfmArch) a = random_arch (r, (guint) MAX (0, 4 - n_einsums), &extra);
+  g_autofree char *text = random_workload_text (r, kind, n_einsums, extra);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FfmWorkload) w = ffm_workload_load_from_data (text, "random", NULL, &error);
+  g_autoptr (FfmProblem) problem = NULL;
+  g_autoptr (FfmSearchResult) truth = NULL;
+  g_autoptr (FfmParamValues) limits = ffm_param_values_new ();
+  static const FfmObjective objectives[] = {
+    FFM_OBJECTIVE_ENERGY, FFM_OBJECTIVE_LATENCY, FFM_OBJECTIVE_EDP,
+    FFM_OBJECTIVE_PARETO,
+  };
+
+  g_assert_no_error (error);
+  problem = ffm_problem_new (w, a);
+  ffm_param_values_set (limits, "max_combinations", MAX_COMBINATIONS);
+  ffm_param_values_set (limits, "max_pmappings", MAX_PMAPPINGS);
+  truth = run_strategy (fixture.exhaustive, problem, FFM_OBJECTIVE_PARETO,
+                        limits, &error);
+  if (g_getenv ("FFM_OPTIMALITY_DUMP") != NULL)
+    {
+      g_autofree char *wj = ffm_workload_to_json (w);
+      g_autofree char *aj = ffm_arch_to_json (a);
+      g_autofree char *wp = g_strdup_printf ("%s/case-%" G_GUINT64_FORMAT "-workload.json",
+                                             g_getenv ("FFM_OPTIMALITY_DUMP"), seed);
+      g_autofree char *ap = g_strdup_printf ("%s/case-%" G_GUINT64_FORMAT "-arch.json",
+                                             g_getenv ("FFM_OPTIMALITY_DUMP"), seed);
+      g_file_set_contents (wp, wj, -1, NULL);
+      g_file_set_contents (ap, aj, -1, NULL);
+    }
+  if (g_getenv ("FFM_OPTIMALITY_VERBOSE") != NULL)
+    {
+      double pm = 0, combos = 0;
+      if (truth != NULL)
+        {
+          ffm_search_result_lookup_stat (truth, "pmappings_generated", &pm);
+          ffm_search_result_lookup_stat (truth, "combinations", &combos);
+        }
+      g_printerr ("seed %" G_GUINT64_FORMAT ": %u Einsums, %u levels: %s (pmappings %g, combos %g)\n",
+                  seed, ffm_workload_get_n_einsums (w), ffm_arch_get_n_levels (a),
+                  truth != NULL ? "ok" : error->message, pm, combos);
+    }
+  if (truth == NULL && g_error_matches (error, FFM_SEARCH_ERROR,
+                                       FFM_SEARCH_ERROR_TOO_LARGE))
+    return CASE_TOO_LARGE;
+  if (truth == NULL && g_error_matches (error, FFM_MAPPING_ERROR,
+                                       FFM_MAPPING_ERROR_INVALID))
+    return CASE_GENERATOR_FAILED;   /* docs/.join-requests.md, 3 */
+  if (truth == NULL && g_error_matches (error, FFM_SEARCH_ERROR,
+                                       FFM_SEARCH_ERROR_INFEASIBLE))
+    {
+      /* Nothing fits (or an Einsum has no pmapping): ffm must agree. */
+      for (guint k = 0; k < G_N_ELEMENTS (objectives); k++)
+        {
+          g_autoptr (GError) e2 = NULL;
+          g_autoptr (FfmSearchResult) res = run_strategy (fixture.ffm, problem,
+                                                          objectives[k], NULL, &e2);
+          if (res != NULL)
+            dump_case (w, a, seed);
+          g_assert_null (res);
+          g_assert_true (e2->domain == error->domain && e2->code == error->code);
+        }
+      return CASE_INFEASIBLE;
+    }
+  if (truth == NULL)
+    dump_case (w, a, seed);
+  g_assert_no_error (error);
+  check_reevaluates (problem, truth, "exhaustive");
+  check_no_mismatch (truth);
+
+  for (guint k = 0; k < G_N_ELEMENTS (objectives); k++)
+    {
+      FfmObjective obj = objectives[k];
+      g_autoptr (FfmSearchResult) res = run_strategy (fixture.ffm, problem, obj,
+                                                      NULL, &error);
+      if (res == NULL)
+        dump_case (w, a, seed);
+      g_assert_no_error (error);
+      check_reevaluates (problem, res, "ffm");
+      check_no_mismatch (res);
+      if (obj == FFM_OBJECTIVE_PARETO)
+        {
+          guint n = ffm_search_result_get_n_solutions (truth);
+          if (ffm_search_result_get_n_solutions (res) != n)
+            dump_case (w, a, seed);
+          g_assert_cmpuint (ffm_search_result_get_n_solutions (res), ==, n);
+          for (guint i = 0; i < n; i++)
+            {
+              const FfmSolution *x = ffm_search_result_get_solution (truth, i);
+              const FfmSolution *y = ffm_search_result_get_solution (res, i);
+              if (x->energy != y->energy || x->latency != y->latency)
+                dump_case (w, a, seed);
+              g_assert_cmpfloat (x->energy, ==, y->energy);
+              g_assert_cmpfloat (x->latency, ==, y->latency);
+            }
+        }
+      else
+        {
+          double best = INFINITY, got;
+          const FfmSolution *y = ffm_search_result_get_solution (res, 0);
+          for (guint i = 0; i < ffm_search_result_get_n_solutions (truth); i++)
+            {
+              const FfmSolution *x = ffm_search_result_get_solution (truth, i);
+              best = MIN (best, objective_value (obj, x->energy, x->latency));
+            }
+          got = objective_value (obj, y->energy, y->latency);
+          if (got != best)
+            {
+              dump_case (w, a, seed);
+              g_printerr ("objective %s: exhaustive %.17g, ffm %.17g\n",
+                          ffm_objective_to_string (obj), best, got);
+            }
+          g_assert_cmpfloat (got, ==, best);
+        }
+    }
+  return CASE_DONE;
+}
+
+static guint64
+env_number (const char *name, guint64 fallback)
+{
+  const char *v = g_getenv (name);
+
+  return v != NULL && *v != '\0' ? g_ascii_strtoull (v, NULL, 10) : fallback;
+}
+
+static void
+test_optimality (void)
+{
+  guint64 cases = env_number ("FFM_OPTIMALITY_CASES", DEFAULT_CASES);
+  guint64 seed = env_number ("FFM_OPTIMALITY_SEED", DEFAULT_SEED);
+  guint64 done = 0, too_large = 0, infeasible = 0, generator_failed = 0;
+
+  g_test_summary ("ffm's optimum equals exhaustive search's on random small "
+                  "problems, for every objective, to the last bit");
+  for (guint64 s = seed; done < cases; s++)
+    {
+      switch (run_case (s))
+        {
+        case CASE_DONE:
+          done++;
+          break;
+        case CASE_TOO_LARGE:
+          too_large++;
+          break;
+        case CASE_INFEASIBLE:
+          infeasible++;
+          done++;
+          break;
+        case CASE_GENERATOR_FAILED:
+          generator_failed++;
+          break;
+        }
+      g_assert_cmpuint (generator_failed, <=, cases / 4 + 10);
+      /* The generator must mostly make problems exhaustive search takes. */
+      g_assert_cmpuint (too_large, <=, 2 * cases + 20);
+    }
+  g_test_message ("%" G_GUINT64_FORMAT " problems (%" G_GUINT64_FORMAT
+                  " infeasible for both), %" G_GUINT64_FORMAT " too large "
+                  "for exhaustive search and %" G_GUINT64_FORMAT " refused "
+                  "by the pmapping generator, replaced", done, infeasible,
+                  too_large, generator_failed);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr (GError) error = NULL;
+  int status;
+
+  g_test_init (&argc, &argv, NULL);
+  fixture.registry = ffm_plugin_registry_new ();
+  ffm_plugin_registry_scan (fixture.registry);
+  fixture.ffm = ffm_plugin_registry_lookup (fixture.registry, FFM_PLUGIN_KIND_SEARCH,
+                                            "ffm", &error);
+  g_assert_no_error (error);
+  fixture.exhaustive = ffm_plugin_registry_lookup (fixture.registry,
+                                                   FFM_PLUGIN_KIND_SEARCH,
+                                                   "exhaustive", &error);
+  g_assert_no_error (error);
+  g_test_add_func ("/ffm/optimality/random", test_optimality);
+  status = g_test_run ();
+  ffm_plugin_registry_free (fixture.registry);
+  return status;
+}

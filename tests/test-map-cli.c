@@ -1,0 +1,246 @@
+/* test-map-cli.c: `ffm map` end to end (the built binary, from FFM_EXE):
+ * a two-matmul chain on the simple architecture, its text and its JSON,
+ * the JSON mapping re-evaluated by `ffm eval`, the strategies, objectives
+ * and usage errors. */
+#include <ffm.h>
+
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+typedef struct {
+  int status;                   /* exit code, or -1 if killed */
+  char *out;
+  char *err;
+} Run;
+
+static void
+run_clear (Run *run)
+{
+  g_clear_pointer (&run->out, g_free);
+  g_clear_pointer (&run->err, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
+
+static void
+run_ffm_argv (Run *run, const char *const *args)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  const char *exe = g_getenv ("FFM_EXE");
+  int wait_status = 0;
+
+  if (exe == NULL)
+    g_error ("FFM_EXE is not set: run this test through meson test");
+  g_ptr_array_add (argv, (char *) exe);
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (char *) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                &run->out, &run->err, &wait_status, &error);
+  g_assert_no_error (error);
+  run->status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;
+  g_test_message ("exit %d\nstdout:\n%s\nstderr:\n%s", run->status, run->out, run->err);
+}
+
+#define RUN_FFM(run, ...) \
+  run_ffm_argv ((run), (const char *const[]) { __VA_ARGS__, NULL })
+
+static void
+assert_contains (const char *text, const char *needle)
+{
+  if (strstr (text, needle) == NULL)
+    g_error ("'%s' not found in:\n%s", needle, text);
+}
+
+static JsonObject *
+parse_object (JsonParser *parser, const char *text)
+{
+  g_autoptr (GError) error = NULL;
+
+  json_parser_load_from_data (parser, text, -1, &error);
+  g_assert_no_error (error);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)));
+  return json_node_get_object (json_parser_get_root (parser));
+}
+
+/* The text report names the totals, each Einsum, the fusion of T1 and
+ * the LoopTree; the JSON has what the issue lists, and its mapping
+ * evaluates (`ffm eval`) to its totals. */
+static void
+test_two_matmuls (void)
+{
+  g_auto (Run) text = { 0 }, json = { 0 }, eval = { 0 };
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (JsonParser) eval_parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("ffm-map-XXXXXX", &error);
+  g_autofree char *out = NULL, *mapping_path = NULL;
+  g_autofree char *contents = NULL, *mapping_text = NULL;
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  JsonObject *o, *stats, *e;
+  JsonArray *per_einsum, *fused;
+
+  g_test_summary ("ffm map on simple with a two-matmul chain: text, JSON, "
+                  "and the JSON mapping re-evaluates to the reported cost");
+  g_assert_no_error (error);
+  RUN_FFM (&text, "map", "--arch", "simple", "--workload", "matmuls",
+           "--param", "n_einsums=2", "--param", "m=16", "--param", "kn=16");
+  g_assert_cmpint (text.status, ==, 0);
+  assert_contains (text.out, "Best mapping of matmuls on simple (strategy ffm, objective edp");
+  assert_contains (text.out, "Energy ");
+  assert_contains (text.out, "Matmul0");
+  assert_contains (text.out, "Matmul1");
+  assert_contains (text.out, "Tensors passed between Einsums (fusion):");
+  assert_contains (text.out, "T1");
+  assert_contains (text.out, "Mapping:");
+  assert_contains (text.out, "compute Matmul1 on MAC");
+  assert_contains (text.out, "pmappings_generated");
+
+  out = g_build_filename (dir, "result.json", NULL);
+  RUN_FFM (&json, "map", "--arch", "simple", "--workload", "matmuls",
+           "--param", "n_einsums=2", "--param", "m=16", "--param", "kn=16",
+           "--json", out);
+  g_assert_cmpint (json.status, ==, 0);
+  g_assert_true (g_file_get_contents (out, &contents, NULL, &error));
+  g_assert_no_error (error);
+  o = parse_object (parser, contents);
+  g_assert_cmpstr (json_object_get_string_member (o, "strategy"), ==, "ffm");
+  g_assert_cmpstr (json_object_get_string_member (o, "objective"), ==, "edp");
+  g_assert_cmpfloat (json_object_get_double_member (o, "energy_j")
+                     * json_object_get_double_member (o, "latency_s"), ==,
+                     json_object_get_double_member (o, "edp_js"));
+  per_einsum = json_object_get_array_member (o, "per_einsum");
+  g_assert_cmpuint (json_array_get_length (per_einsum), ==, 2);
+  e = json_array_get_object_element (per_einsum, 0);
+  g_assert_cmpstr (json_object_get_string_member (e, "name"), ==, "Matmul0");
+  g_assert_true (json_object_has_member (e, "energy_j"));
+  g_assert_true (json_object_has_member (e, "latency_s"));
+  fused = json_object_get_array_member (o, "fused_tensors");
+  g_assert_cmpuint (json_array_get_length (fused), ==, 1);
+  e = json_array_get_object_element (fused, 0);
+  g_assert_cmpstr (json_object_get_string_member (e, "tensor"), ==, "T1");
+  g_assert_cmpstr (json_object_get_string_member (e, "producer"), ==, "Matmul0");
+  g_assert_true (json_object_has_member (e, "level"));
+  g_assert_true (json_object_has_member (e, "on_chip"));
+  stats = json_object_get_object_member (o, "stats");
+  g_assert_cmpfloat (json_object_get_double_member (stats, "pmappings_generated"), >, 0);
+  g_assert_true (json_object_has_member (stats, "join_survivors_00_Matmul0"));
+  g_assert_true (json_object_has_member (stats, "join_survivors_01_Matmul1"));
+  g_assert_true (json_object_has_member (stats, "seconds_pmappings"));
+  g_assert_true (json_object_has_member (stats, "seconds_join"));
+  g_assert_cmpfloat (json_object_get_double_member (stats, "model_mismatches"), ==, 0);
+
+  /* The mapping, written to a file, evaluates to the same totals. */
+  json_generator_set_root (gen, json_object_get_member (o, "mapping"));
+  mapping_text = json_generator_to_data (gen, NULL);
+  mapping_path = g_build_filename (dir, "mapping.json", NULL);
+  g_assert_true (g_file_set_contents (mapping_path, mapping_text, -1, &error));
+  RUN_FFM (&eval, "eval", "--arch", "simple", "--workload", "matmuls",
+           "--param", "n_einsums=2", "--param", "m=16", "--param", "kn=16",
+           "--mapping", mapping_path, "--json", "-");
+  g_assert_cmpint (eval.status, ==, 0);
+  {
+    JsonObject *r = parse_object (eval_parser, eval.out);
+    g_assert_cmpfloat (json_object_get_double_member (r, "energy_j"), ==,
+                       json_object_get_double_member (o, "energy_j"));
+    g_assert_cmpfloat (json_object_get_double_member (r, "latency_s"), ==,
+                       json_object_get_double_member (o, "latency_s"));
+    g_assert_true (json_object_get_boolean_member (r, "fits"));
+  }
+  g_unlink (out);
+  g_unlink (mapping_path);
+  g_rmdir (dir);
+}
+
+/* The exhaustive strategy agrees on a tiny chain; objectives and the
+ * Pareto front print. */
+static void
+test_strategies_and_objectives (void)
+{
+  static const char *const objectives[] = { "energy", "latency", "edp", "pareto" };
+
+  g_test_summary ("--strategy exhaustive equals ffm; every --objective runs");
+  for (guint i = 0; i < G_N_ELEMENTS (objectives); i++)
+    {
+      g_auto (Run) a = { 0 }, b = { 0 };
+      g_autoptr (JsonParser) pa = json_parser_new ();
+      g_autoptr (JsonParser) pb = json_parser_new ();
+      JsonObject *oa, *ob;
+
+      RUN_FFM (&a, "map", "--arch", "simple", "--workload", "matmuls",
+               "--param", "n_einsums=2", "--param", "m=4", "--param", "kn=4",
+               "--objective", objectives[i], "--json", "-");
+      RUN_FFM (&b, "map", "--arch", "simple", "--workload", "matmuls",
+               "--param", "n_einsums=2", "--param", "m=4", "--param", "kn=4",
+               "--objective", objectives[i], "--strategy", "exhaustive",
+               "--json", "-");
+      g_assert_cmpint (a.status, ==, 0);
+      g_assert_cmpint (b.status, ==, 0);
+      oa = parse_object (pa, a.out);
+      ob = parse_object (pb, b.out);
+      g_assert_cmpfloat (json_object_get_double_member (oa, "edp_js"), ==,
+                         json_object_get_double_member (ob, "edp_js"));
+      if (g_str_equal (objectives[i], "pareto"))
+        g_assert_true (json_object_has_member (oa, "pareto"));
+    }
+}
+
+static void
+test_usage_errors (void)
+{
+  g_auto (Run) bad_objective = { 0 }, bad_strategy = { 0 }, bad_loops = { 0 },
+    no_arch = { 0 }, bad_param = { 0 };
+
+  g_test_summary ("usage errors exit 2, a missing strategy or a bad "
+                  "strategy parameter exits 1, with messages naming them");
+  RUN_FFM (&bad_objective, "map", "--arch", "simple", "--workload", "matmuls",
+           "--objective", "speed");
+  g_assert_cmpint (bad_objective.status, ==, 2);
+  assert_contains (bad_objective.err, "speed");
+  RUN_FFM (&bad_loops, "map", "--arch", "simple", "--workload", "matmuls",
+           "--max-fused-loops", "-3");
+  g_assert_cmpint (bad_loops.status, ==, 2);
+  RUN_FFM (&no_arch, "map", "--workload", "matmuls");
+  g_assert_cmpint (no_arch.status, ==, 2);
+  RUN_FFM (&bad_strategy, "map", "--arch", "simple", "--workload", "matmuls",
+           "--strategy", "genetic");
+  g_assert_cmpint (bad_strategy.status, ==, 1);
+  assert_contains (bad_strategy.err, "genetic");
+  RUN_FFM (&bad_param, "map", "--arch", "simple", "--workload", "matmuls",
+           "--strategy-param", "epsilon=-1");
+  g_assert_cmpint (bad_param.status, ==, 1);
+  assert_contains (bad_param.err, "epsilon");
+}
+
+/* --unfused keeps T1 off chip. */
+static void
+test_unfused (void)
+{
+  g_auto (Run) run = { 0 };
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *o, *f;
+
+  g_test_summary ("--unfused: the intermediate is backed off chip");
+  RUN_FFM (&run, "map", "--arch", "simple", "--workload", "matmuls",
+           "--param", "n_einsums=2", "--param", "m=8", "--param", "kn=8",
+           "--unfused", "--json", "-");
+  g_assert_cmpint (run.status, ==, 0);
+  o = parse_object (parser, run.out);
+  f = json_array_get_object_element (json_object_get_array_member (o, "fused_tensors"), 0);
+  g_assert_cmpstr (json_object_get_string_member (f, "level"), ==, "MainMemory");
+  g_assert_false (json_object_get_boolean_member (f, "on_chip"));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/map-cli/two-matmuls", test_two_matmuls);
+  g_test_add_func ("/map-cli/strategies-and-objectives", test_strategies_and_objectives);
+  g_test_add_func ("/map-cli/usage-errors", test_usage_errors);
+  g_test_add_func ("/map-cli/unfused", test_unfused);
+  return g_test_run ();
+}

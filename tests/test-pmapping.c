@@ -1,0 +1,1163 @@
+/* test-pmapping.c: the pmapping generator (ffm-pmapping.h) against brute
+ * force, and its invariants.
+ *
+ * The brute force below enumerates the whole single-Einsum mapspace of
+ * core/ffm-pmapping-template.c independently of the generator: every
+ * storage choice, every order of every memory's storage nodes, every
+ * sequence of loops in every gap between storage nodes (any subset of the
+ * rank variables, in any order, plus spatial loops in the gap the fanout
+ * separates), every perfect factorization. It is the witness of the
+ * generator's canonicalizations (one loop per rank variable per gap in a
+ * fixed order, lowering non-backing nodes, raising through irrelevant
+ * unfused loops, spatial loops at the bottom of their gap): for every
+ * brute-force pmapping, the generator must keep one with the same shared
+ * tensors' backing memories and fused loops that is no worse in energy,
+ * latency and every memory's use, and the single-Einsum optimum (energy,
+ * latency, EDP) must be equal to the last bit. Cases are small and random
+ * (fixed seeds): two chained Einsums of two rank variables each, on
+ * architectures of one to three memories with random capacities, energies
+ * and bandwidths and an optional fanout. */
+#include <ffm.h>
+#include <math.h>
+#include <string.h>
+
+#define BIT(i) (G_GUINT64_CONSTANT (1) << (i))
+
+/* ---- Helpers ---- */
+
+static FfmWorkload *
+workload_from_text (const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  FfmWorkload *w = ffm_workload_load_from_data (text, "test-workload", NULL, &error);
+  g_assert_no_error (error);
+  return w;
+}
+
+static FfmArch *
+arch_from_text (const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  FfmArch *a = ffm_arch_load_from_data (text, "test-arch", NULL, &error);
+  g_assert_no_error (error);
+  return a;
+}
+
+static FfmArch *
+arch_from_file (const char *name)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "arch-models",
+                                                 "json", "architectures", name, NULL);
+  FfmArch *a = ffm_arch_load_file (path, NULL, &error);
+  g_assert_no_error (error);
+  return a;
+}
+
+static FfmWorkload *
+load_matmuls (int n_einsums, int m, int kn)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FfmParamValues) values = ffm_param_values_new ();
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "workloads",
+                                                 "matmuls.json", NULL);
+  g_autofree char *a = g_strdup_printf ("n_einsums=%d", n_einsums);
+  g_autofree char *b = g_strdup_printf ("m=%d", m);
+  g_autofree char *c = g_strdup_printf ("kn=%d", kn);
+  FfmWorkload *w;
+
+  g_assert_true (ffm_param_values_parse_assignment (values, a, NULL));
+  g_assert_true (ffm_param_values_parse_assignment (values, b, NULL));
+  g_assert_true (ffm_param_values_parse_assignment (values, c, NULL));
+  w = ffm_workload_load (path, values, &error);
+  g_assert_no_error (error);
+  return w;
+}
+
+static FfmPmappingSet *
+generate (FfmWorkload *w, FfmArch *a, const FfmPmappingOptions *options)
+{
+  g_autoptr(GError) error = NULL;
+  FfmPmappingSet *set = ffm_pmappings_generate (w, a, options, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (set);
+  return set;
+}
+
+static int
+column_of (const FfmPmappingGroup *g, FfmPmappingColumnKind kind)
+{
+  for (guint c = 0; c < g->n_columns; c++)
+    if (g->columns[c].kind == kind)
+      return c;
+  return -1;
+}
+
+/* Best energy, latency and EDP over every row of every group. */
+static void
+best_of_set (const FfmEinsumPmappings *pm, double *energy, double *latency,
+             double *edp)
+{
+  *energy = *latency = *edp = INFINITY;
+  for (guint k = 0; k < ffm_einsum_pmappings_get_n_groups (pm); k++)
+    {
+      const FfmPmappingGroup *g = ffm_einsum_pmappings_get_group (pm, k);
+      int ce = column_of (g, FFM_PMAPPING_COLUMN_ENERGY);
+      int cl = column_of (g, FFM_PMAPPING_COLUMN_LATENCY);
+      g_assert_cmpint (ce, >=, 0);
+      g_assert_cmpint (cl, >=, 0);
+      for (guint r = 0; r < g->n_rows; r++)
+        {
+          double e = g->values[(gsize) r * g->n_columns + ce];
+          double l = g->values[(gsize) r * g->n_columns + cl];
+          *energy = MIN (*energy, e);
+          *latency = MIN (*latency, l);
+          *edp = MIN (*edp, e * l);
+        }
+    }
+}
+
+/* Two sets are equal: same Einsums, groups in the same order with equal
+ * compatibilities, equal tables (bit for bit), equal references and tiles. */
+static void
+assert_sets_equal (const FfmPmappingSet *a, const FfmPmappingSet *b,
+                   gboolean same_refs)
+{
+  g_assert_cmpuint (ffm_pmapping_set_get_n_einsums (a), ==,
+                    ffm_pmapping_set_get_n_einsums (b));
+  for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (a); i++)
+    {
+      const FfmEinsumPmappings *pa = ffm_pmapping_set_get_einsum (a, i);
+      const FfmEinsumPmappings *pb = ffm_pmapping_set_get_einsum (b, i);
+      g_assert_cmpuint (ffm_einsum_pmappings_get_n_groups (pa), ==,
+                        ffm_einsum_pmappings_get_n_groups (pb));
+      for (guint k = 0; k < ffm_einsum_pmappings_get_n_groups (pa); k++)
+        {
+          const FfmPmappingGroup *ga = ffm_einsum_pmappings_get_group (pa, k);
+          const FfmPmappingGroup *gb = ffm_einsum_pmappings_get_group (pb, k);
+          g_assert_true (ffm_compatibility_equal (&ga->compat, &gb->compat));
+          g_assert_cmpuint (ga->n_columns, ==, gb->n_columns);
+          g_assert_cmpuint (ga->n_rows, ==, gb->n_rows);
+          g_assert_cmpmem (ga->columns, sizeof (FfmPmappingColumn) * ga->n_columns,
+                           gb->columns, sizeof (FfmPmappingColumn) * gb->n_columns);
+          g_assert_cmpmem (ga->values, sizeof (double) * ga->n_rows * ga->n_columns,
+                           gb->values, sizeof (double) * gb->n_rows * gb->n_columns);
+          for (guint r = 0; same_refs && r < ga->n_rows; r++)
+            {
+              const FfmPmappingModel *m = ffm_einsum_pmappings_get_model (pa, ga->refs[r].template_id);
+              g_assert_cmpuint (ga->refs[r].template_id, ==, gb->refs[r].template_id);
+              g_assert_cmpmem (ffm_einsum_pmappings_get_tiles (pa, &ga->refs[r]),
+                               sizeof (guint64) * ffm_pmapping_model_get_n_loops (m),
+                               ffm_einsum_pmappings_get_tiles (pb, &gb->refs[r]),
+                               sizeof (guint64) * ffm_pmapping_model_get_n_loops (m));
+            }
+        }
+    }
+}
+
+/* Within every group, the rows form the Pareto set of the other set's
+ * group with the same compatibility, as sets of value vectors. */
+static void
+assert_pareto_sets_equal (const FfmPmappingSet *a, const FfmPmappingSet *b)
+{
+  for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (a); i++)
+    {
+      const FfmEinsumPmappings *pa = ffm_pmapping_set_get_einsum (a, i);
+      const FfmEinsumPmappings *pb = ffm_pmapping_set_get_einsum (b, i);
+      g_assert_cmpuint (ffm_einsum_pmappings_get_n_groups (pa), ==,
+                        ffm_einsum_pmappings_get_n_groups (pb));
+      for (guint k = 0; k < ffm_einsum_pmappings_get_n_groups (pa); k++)
+        {
+          const FfmPmappingGroup *ga = ffm_einsum_pmappings_get_group (pa, k);
+          const FfmPmappingGroup *gb = NULL;
+          for (guint j = 0; j < ffm_einsum_pmappings_get_n_groups (pb) && gb == NULL; j++)
+            if (ffm_compatibility_equal (&ga->compat,
+                                         &ffm_einsum_pmappings_get_group (pb, j)->compat))
+              gb = ffm_einsum_pmappings_get_group (pb, j);
+          g_assert_nonnull (gb);
+          g_assert_cmpuint (ga->n_rows, ==, gb->n_rows);
+          for (guint r = 0; r < ga->n_rows; r++)
+            {
+              gboolean found = FALSE;
+              for (guint s = 0; s < gb->n_rows && !found; s++)
+                found = memcmp (ga->values + (gsize) r * ga->n_columns,
+                                gb->values + (gsize) s * gb->n_columns,
+                                sizeof (double) * ga->n_columns) == 0;
+              g_assert_true (found);
+            }
+        }
+    }
+}
+
+/* ---- Pareto ---- */
+
+static void
+test_pareto (void)
+{
+  /* rows: 0 (1,5) 1 (2,2) 2 (3,3: dominated by 1) 3 (1,5: duplicate of 0)
+   *       4 (5,1) 5 (0,9) */
+  double two[] = { 1, 5, 2, 2, 3, 3, 1, 5, 5, 1, 0, 9 };
+  double three[] = { 1, 1, 1, 0, 2, 2, 1, 1, 1, 2, 0, 0, 1, 1, 2 };
+  guint kept[6];
+  guint n;
+
+  g_test_summary ("Pareto pruning keeps exactly the non-dominated rows, the "
+                  "first of duplicates, in their original order");
+  n = ffm_pareto_prune (two, 6, 2, kept);
+  g_assert_cmpuint (n, ==, 4);
+  g_assert_cmpuint (kept[0], ==, 0);
+  g_assert_cmpuint (kept[1], ==, 1);
+  g_assert_cmpuint (kept[2], ==, 4);
+  g_assert_cmpuint (kept[3], ==, 5);
+  g_assert_cmpfloat (two[2], ==, 2);
+  g_assert_cmpfloat (two[7], ==, 9);
+  /* 3 columns: (1,1,1) (0,2,2) (1,1,1)dup (2,0,0) (1,1,2)dominated */
+  n = ffm_pareto_prune (three, 5, 3, kept);
+  g_assert_cmpuint (n, ==, 3);
+  g_assert_cmpuint (kept[0], ==, 0);
+  g_assert_cmpuint (kept[1], ==, 1);
+  g_assert_cmpuint (kept[2], ==, 3);
+}
+
+/* ---- Brute force ---- */
+
+typedef enum {
+  B_STORAGE = 1,
+  B_TEMPORAL,
+  B_SPATIAL,
+} BKind;
+
+typedef struct {
+  BKind kind;
+  guint access;
+  guint level;
+  gboolean backing;
+  gboolean persistent;
+  guint var;
+  guint dim;
+} BItem;
+
+/* What the witness compares of a pmapping: energy, latency, then the
+ * reservation of each of 8 levels at depths -1, 0 and 1 (with at most one
+ * fused loop, depth 1 is the deepest; a pmapping without fused loops has
+ * its whole use at depths 0 and 1). */
+#define BROW_DEPTHS 3
+#define BROW_COLUMNS (2 + 8 * BROW_DEPTHS)
+
+/* The brute-force pmappings of one relaxed key, kept Pareto-pruned. */
+typedef struct {
+  FfmCompatibility compat;  /* of the first one, for messages */
+  GArray *rows;             /* of double, BROW_COLUMNS per row */
+  guint n_rows;
+  guint pruned;
+} Front;
+
+static void
+front_free (gpointer data)
+{
+  Front *f = data;
+  g_array_free (f->rows, TRUE);
+  g_free (f);
+}
+
+static void
+front_prune (Front *f)
+{
+  f->n_rows = ffm_pareto_prune ((double *) f->rows->data, f->n_rows,
+                                BROW_COLUMNS, NULL);
+  g_array_set_size (f->rows, (gsize) f->n_rows * BROW_COLUMNS);
+  f->pruned = f->n_rows;
+}
+
+static void relaxed_key (const FfmCompatibility *c, GString *key);
+
+typedef struct {
+  FfmWorkload *w;
+  FfmArch *a;
+  guint einsum;
+  const FfmEinsum *e;
+  guint compute;
+  guint *path;
+  guint n_path;
+  int first_memory;
+  int fanout;               /* the fanout level on the path, or -1 */
+  guint64 kept[16];
+  guint64 shared, inter, persistent, direct[8];
+  GHashTable *fronts;       /* relaxed key -> Front* */
+  guint64 evaluated;
+  guint64 valid;
+  double best_energy, best_latency, best_edp;
+  int max_fused;
+} Brute;
+
+static void brute_loops (Brute *b, const BItem *nodes, guint n_nodes, guint n_g0);
+
+static void
+brute_choose (Brute *b, guint p)
+{
+  guint64 must, may, free_set, sub = 0;
+  guint level;
+
+  if (p == b->n_path)
+    {
+      guint64 all = 0;
+      BItem g0[16], rest[16];
+      guint n_g0 = 0, n_rest = 0;
+      guint64 seen = 0;
+      for (guint q = 0; q < b->n_path; q++)
+        all |= b->kept[b->path[q]];
+      if (all != BIT (b->e->n_accesses) - 1)
+        return;
+      for (guint q = 0; q < b->n_path; q++)
+        for (guint a = 0; a < b->e->n_accesses; a++)
+          if (b->kept[b->path[q]] & BIT (a))
+            {
+              BItem it = { B_STORAGE, a, b->path[q], !(seen & BIT (a)), FALSE, 0, 0 };
+              it.persistent = it.backing && (b->persistent & BIT (a));
+              seen |= BIT (a);
+              if ((int) it.level == b->first_memory || it.persistent)
+                g0[n_g0++] = it;
+              else
+                rest[n_rest++] = it;
+            }
+      /* every permutation of the rest that keeps memories in order */
+      {
+        guint idx[16];
+        for (guint i = 0; i < n_rest; i++)
+          idx[i] = i;
+        for (;;)
+          {
+            BItem order[32];
+            gboolean sorted = TRUE;
+            guint n = 0;
+            for (guint i = 0; i < n_g0; i++)
+              order[n++] = g0[i];
+            for (guint i = 0; i < n_rest; i++)
+              {
+                order[n++] = rest[idx[i]];
+                if (i > 0 && rest[idx[i]].level < rest[idx[i - 1]].level)
+                  sorted = FALSE;
+              }
+            if (sorted)
+              brute_loops (b, order, n, n_g0);
+            /* next permutation */
+            {
+              gint i, j;
+              for (i = (gint) n_rest - 2; i >= 0 && idx[i] > idx[i + 1]; i--)
+                ;
+              if (i < 0)
+                break;
+              for (j = (gint) n_rest - 1; idx[j] < idx[i]; j--)
+                ;
+              { guint t = idx[i]; idx[i] = idx[j]; idx[j] = t; }
+              for (guint x = i + 1, y = n_rest - 1; x < y; x++, y--)
+                { guint t = idx[x]; idx[x] = idx[y]; idx[y] = t; }
+            }
+          }
+      }
+      return;
+    }
+  level = b->path[p];
+  if (ffm_arch_get_level (b->a, level)->kind != FFM_LEVEL_MEMORY)
+    {
+      brute_choose (b, p + 1);
+      return;
+    }
+  g_assert_true (ffm_arch_eval_keep (b->a, level, b->w, b->einsum, b->kept,
+                                     &must, &may, NULL));
+  free_set = may & ~must;
+  for (;;)
+    {
+      b->kept[level] = must | sub;
+      brute_choose (b, p + 1);
+      if (sub == free_set)
+        break;
+      sub = (sub - free_set) & free_set;
+    }
+  b->kept[level] = 0;
+}
+
+/* Loop kinds a gap may hold: temporal per var; spatial per var in the
+ * fanout's gap. */
+typedef struct {
+  BKind kind;
+  guint var;
+} LoopKind;
+
+typedef struct {
+  Brute *b;
+  const BItem *nodes;
+  guint n_nodes;
+  guint n_g0;
+  guint n_gaps;
+  guint gap_node[16];       /* gap g follows node gap_node[g]-1 (0: before any) */
+  int fanout_gap;
+  LoopKind kinds[16][8];
+  guint n_kinds[16];
+  BItem seq[16][8];         /* chosen loops per gap */
+  guint n_seq[16];
+} Gaps;
+
+static void brute_tiles (Brute *b, const BItem *items, guint n);
+
+static void
+brute_gap (Gaps *g, guint gap)
+{
+  Brute *b = g->b;
+
+  if (gap == g->n_gaps)
+    {
+      BItem items[64];
+      guint n = 0, node = 0;
+      guint64 has_loop = 0;
+      for (guint k = 0; k < g->n_gaps; k++)
+        {
+          while (node < g->gap_node[k])
+            items[n++] = g->nodes[node++];
+          for (guint i = 0; i < g->n_seq[k]; i++)
+            {
+              items[n++] = g->seq[k][i];
+              has_loop |= BIT (g->seq[k][i].var);
+            }
+        }
+      while (node < g->n_nodes)
+        items[n++] = g->nodes[node++];
+      for (guint v = 0; v < b->e->n_rank_vars; v++)
+        if (b->e->rank_var_bounds[v] > 1 && !(has_loop & BIT (v)))
+          return;
+      brute_tiles (b, items, n);
+      return;
+    }
+  /* every ordered subset of the gap's loop kinds (each kind at most once) */
+  {
+    guint k = g->n_kinds[gap];
+    guint used = 0;
+    /* iterative DFS over sequences */
+    guint stack[8], depth = 0;
+    stack[0] = 0;
+    g->n_seq[gap] = 0;
+    brute_gap (g, gap + 1);
+    for (;;)
+      {
+        if (stack[depth] < k)
+          {
+            guint c = stack[depth]++;
+            if (used & (1u << c))
+              continue;
+            used |= 1u << c;
+            g->seq[gap][depth] = (BItem) { g->kinds[gap][c].kind, 0,
+                                           g->kinds[gap][c].kind == B_SPATIAL
+                                           ? (guint) b->fanout : 0,
+                                           FALSE, FALSE, g->kinds[gap][c].var, 0 };
+            g->n_seq[gap] = depth + 1;
+            brute_gap (g, gap + 1);
+            depth++;
+            stack[depth] = 0;
+            continue;
+          }
+        if (depth == 0)
+          break;
+        depth--;
+        used &= ~(1u << (stack[depth] - 1));
+      }
+    g->n_seq[gap] = 0;
+  }
+}
+
+static void
+brute_loops (Brute *b, const BItem *nodes, guint n_nodes, guint n_g0)
+{
+  Gaps g = { 0 };
+  guint64 stored = 0;
+
+  g.b = b;
+  g.nodes = nodes;
+  g.n_nodes = n_nodes;
+  g.n_g0 = n_g0;
+  g.fanout_gap = -1;
+  /* gaps: after G0, then after each other node */
+  for (guint i = n_g0; i <= n_nodes; i++)
+    {
+      guint gap = g.n_gaps++;
+      g.gap_node[gap] = i;
+      stored = 0;
+      for (guint k = 0; k < i; k++)
+        stored |= BIT (nodes[k].access);
+      for (guint v = 0; v < b->e->n_rank_vars; v++)
+        {
+          gboolean ok = b->e->rank_var_bounds[v] > 1;
+          for (guint a = 0; a < b->e->n_accesses && ok; a++)
+            if (!(stored & BIT (a)) && !(b->direct[a] & BIT (v)))
+              ok = FALSE;   /* no recomputation */
+          if (ok)
+            g.kinds[gap][g.n_kinds[gap]++] = (LoopKind) { B_TEMPORAL, v };
+        }
+      if (b->fanout >= 0)
+        {
+          gboolean above = i == 0 || nodes[i - 1].level < (guint) b->fanout;
+          gboolean below = i == n_nodes || nodes[i].level > (guint) b->fanout;
+          if (above && below)
+            {
+              guint64 allowed;
+              g_assert_true (ffm_arch_fanout_spatial_vars (b->a, b->fanout, 0, b->w,
+                                                           b->einsum, &allowed, NULL));
+              g.fanout_gap = gap;
+              for (guint v = 0; v < b->e->n_rank_vars; v++)
+                {
+                  gboolean ok = b->e->rank_var_bounds[v] > 1 && (allowed & BIT (v));
+                  for (guint a = 0; a < b->e->n_accesses && ok; a++)
+                    if (!(stored & BIT (a)) && ((b->shared | b->inter) & BIT (a))
+                        && !(b->direct[a] & BIT (v)))
+                      ok = FALSE;
+                  if (ok)
+                    g.kinds[gap][g.n_kinds[gap]++] = (LoopKind) { B_SPATIAL, v };
+                }
+            }
+        }
+    }
+  brute_gap (&g, 0);
+}
+
+typedef struct {
+  Brute *b;
+  FfmPmappingModel *m;
+  FfmPmappingCost *cost;
+  guint n_loops;
+  guint64 tiles[64];
+  guint var_loops[8][64];
+  guint var_n[8];
+  guint n_fused;
+} Tiles;
+
+static void
+brute_assign (Tiles *t, guint v, guint i, guint64 outer)
+{
+  Brute *b = t->b;
+
+  if (v == b->e->n_rank_vars)
+    {
+      FfmCompatibility compat;
+      g_autoptr(GArray) cols = g_array_new (FALSE, FALSE, sizeof (FfmPmappingColumn));
+      g_autoptr(GArray) vals = g_array_new (FALSE, FALSE, sizeof (double));
+      g_autoptr(GString) key = g_string_new (NULL);
+      double row[BROW_COLUMNS] = { 0 };
+      Front *front;
+      guint fused = 0, per_var[8] = { 0 };
+
+      for (guint j = 0; j < t->n_fused; j++)
+        {
+          const FfmLoopInfo *l = ffm_pmapping_model_get_loop (t->m, j);
+          guint64 enclosing = l->enclosing >= 0 ? t->tiles[l->enclosing]
+            : b->e->rank_var_bounds[l->rank_var];
+          if (enclosing / t->tiles[j] > 1)
+            {
+              fused++;
+              per_var[l->rank_var]++;
+              if (per_var[l->rank_var] > 1)
+                return;
+            }
+        }
+      if ((int) fused > b->max_fused)
+        return;
+      ffm_pmapping_model_evaluate (t->m, t->tiles, t->cost);
+      b->evaluated++;
+      if (t->cost->status != FFM_COST_VALID)
+        return;
+      g_assert_true (ffm_pmapping_describe (b->w, b->a, t->m, t->tiles, t->cost,
+                                            FFM_PMAPPING_ENERGY | FFM_PMAPPING_LATENCY,
+                                            &compat, cols, vals));
+      row[0] = t->cost->energy;
+      row[1] = t->cost->latency;
+      for (guint c = 0; c < cols->len; c++)
+        {
+          const FfmPmappingColumn *cd = &g_array_index (cols, FfmPmappingColumn, c);
+          if (cd->kind != FFM_PMAPPING_COLUMN_RESERVATION)
+            continue;
+          g_assert_cmpuint (cd->level, <, 8);
+          g_assert_cmpint (cd->depth, <, BROW_DEPTHS - 1);
+          for (int d = cd->depth; d < BROW_DEPTHS - 1; d++)
+            row[2 + cd->level * BROW_DEPTHS + (d + 1)] = g_array_index (vals, double, c);
+        }
+      b->valid++;
+      b->best_energy = MIN (b->best_energy, row[0]);
+      b->best_latency = MIN (b->best_latency, row[1]);
+      b->best_edp = MIN (b->best_edp, row[0] * row[1]);
+      relaxed_key (&compat, key);
+      front = g_hash_table_lookup (b->fronts, key->str);
+      if (front == NULL)
+        {
+          front = g_new0 (Front, 1);
+          front->compat = compat;
+          front->rows = g_array_new (FALSE, FALSE, sizeof (double));
+          g_hash_table_insert (b->fronts, g_strdup (key->str), front);
+        }
+      g_array_append_vals (front->rows, row, BROW_COLUMNS);
+      front->n_rows++;
+      if (front->n_rows > 2 * front->pruned + 256)
+        front_prune (front);
+      return;
+    }
+  if (i == t->var_n[v])
+    {
+      brute_assign (t, v + 1, 0, b->e->rank_var_bounds[v + 1 < b->e->n_rank_vars ? v + 1 : v]);
+      return;
+    }
+  if (i == t->var_n[v] - 1)
+    {
+      t->tiles[t->var_loops[v][i]] = 1;
+      brute_assign (t, v, i + 1, 1);
+      return;
+    }
+  for (guint64 d = 1; d <= outer; d++)
+    if (outer % d == 0)
+      {
+        t->tiles[t->var_loops[v][i]] = d;
+        brute_assign (t, v, i + 1, d);
+      }
+}
+
+static void
+brute_tiles (Brute *b, const BItem *items, guint n)
+{
+  g_autoptr(GPtrArray) nodes = ffm_mapping_node_list_new ();
+  g_autoptr(GError) error = NULL;
+  Tiles t = { 0 };
+  int last_shared_backing = -1;
+  guint loops = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      const BItem *it = &items[i];
+      if (it->kind == B_STORAGE)
+        {
+          const char *names[] = {
+            ffm_workload_get_tensor (b->w, b->e->accesses[it->access].tensor)->name, NULL };
+          g_ptr_array_add (nodes, ffm_mapping_node_new_storage (names,
+                                                                ffm_arch_get_level (b->a, it->level)->name,
+                                                                it->persistent));
+          if (it->backing && (b->shared & BIT (it->access)))
+            last_shared_backing = loops;
+        }
+      else if (it->kind == B_TEMPORAL)
+        {
+          g_ptr_array_add (nodes, ffm_mapping_node_new_temporal (b->e->rank_var_names[it->var], 1));
+          loops++;
+        }
+      else
+        {
+          const FfmLevel *f = ffm_arch_get_level (b->a, it->level);
+          g_ptr_array_add (nodes, ffm_mapping_node_new_spatial (b->e->rank_var_names[it->var], 1,
+                                                                f->name, f->u.fanout.dims[0].name));
+          loops++;
+        }
+    }
+  g_ptr_array_add (nodes, ffm_mapping_node_new_compute (b->e->name,
+                                                        ffm_arch_get_level (b->a, b->compute)->name));
+  t.m = ffm_pmapping_model_new (b->w, b->a, (const FfmMappingNode *const *) nodes->pdata,
+                                nodes->len, NULL, &error);
+  g_assert_no_error (error);
+  t.b = b;
+  t.cost = ffm_pmapping_cost_new (t.m);
+  t.n_loops = ffm_pmapping_model_get_n_loops (t.m);
+  t.n_fused = last_shared_backing < 0 ? 0 : (guint) last_shared_backing;
+  for (guint j = 0; j < t.n_loops; j++)
+    {
+      guint v = ffm_pmapping_model_get_loop (t.m, j)->rank_var;
+      t.var_loops[v][t.var_n[v]++] = j;
+    }
+  /* variables without loops have bound 1; start the chain of var 0 */
+  {
+    guint v0 = 0;
+    brute_assign (&t, v0, 0, b->e->rank_var_bounds[0]);
+  }
+  ffm_pmapping_cost_free (t.cost);
+  ffm_pmapping_model_free (t.m);
+}
+
+static Brute *
+brute_force (FfmWorkload *w, FfmArch *a, guint einsum, int max_fused)
+{
+  Brute *bp = g_new0 (Brute, 1);
+#define b (*bp)
+  const FfmEinsum *e = ffm_workload_get_einsum (w, einsum);
+  guint n_levels = ffm_arch_get_n_levels (a);
+
+  b.w = w;
+  b.a = a;
+  b.einsum = einsum;
+  b.e = e;
+  b.max_fused = max_fused;
+  b.fronts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, front_free);
+  b.best_energy = b.best_latency = b.best_edp = INFINITY;
+  b.fanout = -1;
+  for (guint l = 0; l < n_levels; l++)
+    if (ffm_arch_get_level (a, l)->kind == FFM_LEVEL_COMPUTE)
+      b.compute = l;
+  b.path = ffm_arch_get_compute_path (a, b.compute, &b.n_path);
+  b.first_memory = b.path[0];
+  for (guint p = 0; p < b.n_path; p++)
+    if (ffm_arch_get_level (a, b.path[p])->kind == FFM_LEVEL_FANOUT)
+      b.fanout = b.path[p];
+  for (guint ac = 0; ac < e->n_accesses; ac++)
+    {
+      const FfmTensor *t = ffm_workload_get_tensor (w, e->accesses[ac].tensor);
+      if (t->classes & FFM_TENSOR_SHARED)
+        b.shared |= BIT (ac);
+      if (t->classes & FFM_TENSOR_INTERMEDIATE)
+        b.inter |= BIT (ac);
+      if (t->classes & FFM_TENSOR_PERSISTENT)
+        b.persistent |= BIT (ac);
+      for (guint r = 0; r < t->n_ranks; r++)
+        if (e->accesses[ac].projections[r].n_terms == 1)
+          b.direct[ac] |= BIT (e->accesses[ac].projections[r].terms[0].var);
+    }
+  brute_choose (bp, 0);
+  g_free (b.path);
+#undef b
+  return bp;
+}
+
+/* The loops of one shared tensor in a canonical order (the join may
+ * permute loops; this witness ignores order). */
+static void
+relaxed_key (const FfmCompatibility *c, GString *key)
+{
+  for (guint t = 0; t < c->n_tensors; t++)
+    {
+      const FfmCompatTensor *ct = &c->tensors[t];
+      guint64 loops[FFM_COMPAT_MAX_LOOPS];
+      for (guint k = 0; k < ct->n_loops; k++)
+        loops[k] = ((guint64) ct->ranks[k] << 40) | ((guint64) c->loops[k].spatial << 39)
+          | c->loops[k].count;
+      for (guint x = 1; x < ct->n_loops; x++)
+        for (guint y = x; y > 0 && loops[y - 1] > loops[y]; y--)
+          {
+            guint64 tmp = loops[y];
+            loops[y] = loops[y - 1];
+            loops[y - 1] = tmp;
+          }
+      g_string_append_printf (key, "%u@%u%c:", ct->tensor, ct->backing_level,
+                              ct->persistent ? 'p' : '-');
+      for (guint k = 0; k < ct->n_loops; k++)
+        g_string_append_printf (key, "%" G_GINT64_MODIFIER "x,", loops[k]);
+      g_string_append_c (key, ';');
+    }
+}
+
+/* Checks the generator against brute force on one Einsum. */
+static void
+check_against_brute_force (FfmWorkload *w, FfmArch *a, guint einsum)
+{
+  FfmPmappingOptions options;
+  g_autoptr(FfmPmappingSet) set = NULL;
+  g_autoptr(FfmPmappingSet) unpruned = NULL;
+  const FfmEinsumPmappings *pm;
+  double ge, gl, gedp;
+  Brute *brute;
+  GHashTableIter iter;
+  gpointer key_ptr, front_ptr;
+  g_autoptr(GHashTable) by_key = g_hash_table_new_full (g_str_hash, g_str_equal,
+                                                        g_free, NULL);
+  GPtrArray *keyed_rows;
+
+  ffm_pmapping_options_init (&options);
+  options.einsum = einsum;
+  options.n_threads = 1;
+  options.track_all_memories = TRUE;
+  set = generate (w, a, &options);
+  options.prune_partial = FALSE;
+  unpruned = generate (w, a, &options);
+  assert_pareto_sets_equal (set, unpruned);
+
+  pm = ffm_pmapping_set_get_einsum (set, 0);
+  best_of_set (pm, &ge, &gl, &gedp);
+  brute = brute_force (w, a, einsum, options.max_fused_loops);
+  g_assert_cmpuint (brute->valid, >, 0);
+  g_assert_cmpfloat (ge, ==, brute->best_energy);
+  g_assert_cmpfloat (gl, ==, brute->best_latency);
+  g_assert_cmpfloat (gedp, ==, brute->best_edp);
+
+  /* Dominance witness: every brute-force pmapping has a generated one with
+   * the same backing memories and fused loops that is no worse in energy,
+   * latency and every memory's reservation at every lifetime depth
+   * (checked against each brute-force key's Pareto front, which is
+   * enough: dominance is transitive). With at most one fused loop the
+   * loops' order cannot differ. */
+  g_assert_cmpint (options.max_fused_loops, ==, 1);
+  keyed_rows = g_ptr_array_new ();
+  for (guint k = 0; k < ffm_einsum_pmappings_get_n_groups (pm); k++)
+    {
+      const FfmPmappingGroup *g = ffm_einsum_pmappings_get_group (pm, k);
+      GString *key = g_string_new (NULL);
+      GPtrArray *list;
+      relaxed_key (&g->compat, key);
+      list = g_hash_table_lookup (by_key, key->str);
+      if (list == NULL)
+        {
+          list = g_ptr_array_new ();
+          g_ptr_array_add (keyed_rows, list);
+          g_hash_table_insert (by_key, g_string_free (key, FALSE), list);
+        }
+      else
+        g_string_free (key, TRUE);
+      g_ptr_array_add (list, (gpointer) g);
+    }
+  g_hash_table_iter_init (&iter, brute->fronts);
+  while (g_hash_table_iter_next (&iter, &key_ptr, &front_ptr))
+    {
+      Front *front = front_ptr;
+      GPtrArray *list = g_hash_table_lookup (by_key, key_ptr);
+
+      if (list == NULL)
+        {
+          g_autofree char *c = ffm_compatibility_to_string (&front->compat, w, a);
+          g_test_message ("no generated group like brute-force %s", c);
+        }
+      g_assert_nonnull (list);
+      if (front->n_rows != front->pruned)
+        front_prune (front);
+      for (guint i = 0; i < front->n_rows; i++)
+        {
+          const double *r = &g_array_index (front->rows, double, (gsize) i * BROW_COLUMNS);
+          gboolean found = FALSE;
+          for (guint k = 0; k < list->len && !found; k++)
+            {
+              const FfmPmappingGroup *g = g_ptr_array_index (list, k);
+              int ce = column_of (g, FFM_PMAPPING_COLUMN_ENERGY);
+              int cl = column_of (g, FFM_PMAPPING_COLUMN_LATENCY);
+              for (guint s = 0; s < g->n_rows && !found; s++)
+                {
+                  const double *v = g->values + (gsize) s * g->n_columns;
+                  gboolean ok = v[ce] <= r[0] && v[cl] <= r[1];
+                  for (guint c = 0; c < g->n_columns && ok; c++)
+                    {
+                      const FfmPmappingColumn *cd = &g->columns[c];
+                      if (cd->kind != FFM_PMAPPING_COLUMN_RESERVATION)
+                        continue;
+                      for (int d = cd->depth; d < BROW_DEPTHS - 1 && ok; d++)
+                        ok = v[c] <= r[2 + cd->level * BROW_DEPTHS + (d + 1)];
+                    }
+                  found = ok;
+                }
+            }
+          if (!found)
+            {
+              g_autofree char *c = ffm_compatibility_to_string (&front->compat, w, a);
+              g_test_message ("brute-force pmapping not dominated: %s E=%g L=%g",
+                              c, r[0], r[1]);
+            }
+          g_assert_true (found);
+        }
+    }
+  for (guint k = 0; k < keyed_rows->len; k++)
+    g_ptr_array_free (g_ptr_array_index (keyed_rows, k), TRUE);
+  g_ptr_array_free (keyed_rows, TRUE);
+  g_test_message ("einsum %u: brute force evaluated %" G_GUINT64_FORMAT
+                  " (%" G_GUINT64_FORMAT " valid); generator %" G_GUINT64_FORMAT
+                  " evaluated", einsum, brute->evaluated, brute->valid,
+                  ffm_einsum_pmappings_get_stats (pm)->n_evaluated);
+  g_hash_table_destroy (brute->fronts);
+  g_free (brute);
+}
+
+/* A random architecture: DRAM; optionally a fanout; a global buffer of
+ * random capacity; optionally a fanout and a local buffer. */
+static char *
+random_arch (GRand *rand, int variant)
+{
+  GString *s = g_string_new ("{ \"ffm_architecture\": 1, \"name\": \"random\", \"levels\": [");
+  int e1 = g_rand_int_range (rand, 1, 6), e2 = g_rand_int_range (rand, 1, 4);
+  int glb_values = g_rand_int_range (rand, 2, 10);
+  const char *bw[] = { "\"inf\"", "8", "16" };
+
+  g_string_append_printf (s, "{ \"memory\": \"MainMemory\", \"size\": \"inf\", "
+                          "\"read_energy\": %d, \"write_energy\": %d, "
+                          "\"read_bandwidth\": %s, \"write_bandwidth\": %s, "
+                          "\"keep\": \"~intermediates\", \"may_keep\": \"all\" },",
+                          e1, e1, bw[g_rand_int_range (rand, 0, 3)],
+                          bw[g_rand_int_range (rand, 0, 3)]);
+  if (variant == 1)
+    g_string_append_printf (s, "{ \"fanout\": \"X\", \"count\": %d%s },",
+                            g_rand_int_range (rand, 2, 4),
+                            g_rand_boolean (rand) ? ", \"may_reuse\": \"nothing\"" : "");
+  /* The matmul variant's global buffer may keep a copy of the weight only
+   * (keeps its brute force small). */
+  g_string_append_printf (s, "{ \"memory\": \"GlobalBuffer\", \"size\": %d, "
+                          "\"read_energy\": %d, \"write_energy\": %d, "
+                          "\"read_bandwidth\": %s, \"write_bandwidth\": %s, "
+                          "\"keep\": \"~MainMemory\", \"may_keep\": \"%s\" },",
+                          glb_values * 8, e2, e2 + g_rand_int_range (rand, 0, 2),
+                          bw[g_rand_int_range (rand, 0, 3)],
+                          bw[g_rand_int_range (rand, 0, 3)],
+                          variant == 2 ? "weight" : "all");
+  g_string_append_printf (s, "{ \"compute\": \"MAC\", \"energy\": 1, \"throughput\": %d } ] }",
+                          g_rand_int_range (rand, 1, 3));
+  return g_string_free (s, FALSE);
+}
+
+static char *
+random_workload (GRand *rand)
+{
+  const int sizes[] = { 1, 2, 3, 4, 4 };
+  return g_strdup_printf ("{ \"ffm_workload\": 1, \"name\": \"random\", "
+                          "\"ranks\": { \"M\": %d, \"K\": %d, \"J\": %d }, "
+                          "\"bits_per_value\": { \"all\": 8 }, "
+                          "\"einsums\": [ \"Y[m] = A[k] * B[k,m]\", "
+                          "\"Z[j] = Y[m] * C[m,j]\" ] }",
+                          sizes[g_rand_int_range (rand, 1, 5)],
+                          sizes[g_rand_int_range (rand, 0, 5)],
+                          sizes[g_rand_int_range (rand, 1, 5)]);
+}
+
+static char *
+random_matmuls (GRand *rand)
+{
+  return g_strdup_printf ("{ \"ffm_workload\": 1, \"name\": \"random-mm\", "
+                          "\"ranks\": { \"M\": %d, \"K\": 2, \"N\": 2, \"J\": %d }, "
+                          "\"bits_per_value\": { \"all\": 8 }, "
+                          "\"einsums\": [ \"T1[m,n] = T0[m,k] * W0[k,n]\", "
+                          "\"T2[m,j] = T1[m,n] * W1[n,j]\" ] }",
+                          g_rand_int_range (rand, 1, 3) * 2,
+                          g_rand_int_range (rand, 2, 4));
+}
+
+static void
+test_brute_force_random (gconstpointer data)
+{
+  int variant = GPOINTER_TO_INT (data);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (20240 + variant);
+  /* TUNING: the fanout variant's brute force is ~20x larger per case. */
+  guint cases = variant == 1 ? 2 : variant == 2 ? 2 : 6;
+
+  g_test_summary ("On random small Einsums and architectures, the generator's "
+                  "optimum equals brute force and every brute-force pmapping "
+                  "is dominated by a generated one of the same compatibility");
+  for (guint i = 0; i < cases; i++)
+    {
+      g_autofree char *arch_text = random_arch (rand, variant);
+      g_autofree char *workload_text = variant == 2 ? random_matmuls (rand)
+                                                    : random_workload (rand);
+      g_autoptr(FfmArch) a = arch_from_text (arch_text);
+      g_autoptr(FfmWorkload) w = workload_from_text (workload_text);
+
+      g_test_message ("case %u: %s\n%s", i, workload_text, arch_text);
+      for (guint e = 0; e < ffm_workload_get_n_einsums (w); e++)
+        check_against_brute_force (w, a, e);
+    }
+}
+
+/* ---- Fixed cases ---- */
+
+static void
+test_simple_matmul (void)
+{
+  g_autoptr(FfmWorkload) w = load_matmuls (2, 64, 64);
+  g_autoptr(FfmArch) a = arch_from_file ("simple.json");
+  g_autoptr(FfmPmappingSet) set = generate (w, a, NULL);
+  double e, l, edp;
+
+  g_test_summary ("simple + matmuls(2, 64, 64): each Einsum's best energy is "
+                  "the compulsory DRAM traffic plus the compute (ffm-spec 3.9)");
+  g_assert_cmpuint (ffm_pmapping_set_get_n_einsums (set), ==, 2);
+  for (guint i = 0; i < 2; i++)
+    {
+      const FfmEinsumPmappings *pm = ffm_pmapping_set_get_einsum (set, i);
+      best_of_set (pm, &e, &l, &edp);
+      /* every tensor straight from MainMemory: 8,617,984 J, 262,144 s */
+      g_assert_cmpfloat (e, ==, 8617984.0);
+      g_assert_cmpfloat (l, ==, 262144.0);
+      g_assert_cmpuint (ffm_einsum_pmappings_get_stats (pm)->n_templates, >, 0);
+    }
+}
+
+static const char *tight_arch =
+  "{ \"ffm_architecture\": 1, \"name\": \"tight\", \"levels\": ["
+  "{ \"memory\": \"MainMemory\", \"size\": \"inf\", \"read_energy\": 4, \"write_energy\": 4,"
+  "  \"keep\": \"~intermediates\", \"may_keep\": \"all\" },"
+  "{ \"memory\": \"GlobalBuffer\", \"size\": 512, \"read_energy\": 1, \"write_energy\": 1,"
+  "  \"read_bandwidth\": 64, \"write_bandwidth\": 64,"
+  "  \"keep\": \"~MainMemory\", \"may_keep\": \"all\" },"
+  "{ \"compute\": \"MAC\", \"energy\": 1, \"throughput\": 4 } ] }";
+
+static void
+test_threads (void)
+{
+  g_autoptr(FfmWorkload) w = load_matmuls (3, 16, 8);
+  g_autoptr(FfmArch) a = arch_from_text (tight_arch);
+  FfmPmappingOptions options;
+  g_autoptr(FfmPmappingSet) one = NULL;
+  g_autoptr(FfmPmappingSet) three = NULL;
+
+  g_test_summary ("The result does not depend on the number of threads");
+  ffm_pmapping_options_init (&options);
+  options.n_threads = 1;
+  one = generate (w, a, &options);
+  options.n_threads = 3;
+  three = generate (w, a, &options);
+  assert_sets_equal (one, three, TRUE);
+}
+
+static void
+test_tracked_and_columns (void)
+{
+  g_autoptr(FfmWorkload) w = load_matmuls (2, 16, 8);
+  g_autoptr(FfmArch) a = arch_from_text (tight_arch);
+  g_autoptr(FfmPmappingSet) set = generate (w, a, NULL);
+  guint n_tracked;
+  const guint *tracked = ffm_pmapping_set_get_tracked_levels (set, &n_tracked);
+
+  g_test_summary ("Tracked memories, column layout and cumulative reservations");
+  /* MainMemory is infinite; the 512-bit GlobalBuffer cannot hold the
+   * workload (2 x (128 + 64 + 128) values x 8 bits) and backs T1. */
+  g_assert_cmpuint (n_tracked, ==, 1);
+  g_assert_cmpuint (tracked[0], ==, 1);
+  for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (set); i++)
+    {
+      const FfmEinsumPmappings *pm = ffm_pmapping_set_get_einsum (set, i);
+      for (guint k = 0; k < ffm_einsum_pmappings_get_n_groups (pm); k++)
+        {
+          const FfmPmappingGroup *g = ffm_einsum_pmappings_get_group (pm, k);
+          guint F = g->compat.n_loops;
+          g_assert_cmpuint (g->n_columns, ==, 2 + F + 2);
+          g_assert_cmpint (g->columns[0].kind, ==, FFM_PMAPPING_COLUMN_ENERGY);
+          g_assert_cmpint (g->columns[1].kind, ==, FFM_PMAPPING_COLUMN_LATENCY);
+          for (guint c = 2; c < g->n_columns; c++)
+            {
+              g_assert_cmpint (g->columns[c].kind, ==, FFM_PMAPPING_COLUMN_RESERVATION);
+              g_assert_cmpuint (g->columns[c].level, ==, 1);
+              g_assert_cmpint (g->columns[c].depth, ==, (int) c - 3);
+            }
+          for (guint r = 0; r < g->n_rows; r++)
+            {
+              const double *v = g->values + (gsize) r * g->n_columns;
+              for (guint c = 3; c < g->n_columns; c++)
+                g_assert_cmpfloat (v[c], >=, v[c - 1]);
+              g_assert_cmpfloat (v[g->n_columns - 1], <=, 512);
+            }
+          /* A shared tensor backed in the GlobalBuffer has its tile there. */
+          for (guint t = 0; t < g->compat.n_tensors; t++)
+            if (g->compat.tensors[t].backing_level == 1)
+              for (guint r = 0; r < g->n_rows; r++)
+                g_assert_cmpfloat (g->values[(gsize) r * g->n_columns + g->n_columns - 1],
+                                   >=, g->compat.tensors[t].backing_bits);
+        }
+    }
+}
+
+static void
+test_rebuild (void)
+{
+  g_autoptr(FfmWorkload) w = load_matmuls (2, 16, 8);
+  g_autoptr(FfmArch) a = arch_from_text (tight_arch);
+  g_autoptr(FfmPmappingSet) set = generate (w, a, NULL);
+  guint checked = 0;
+
+  g_test_summary ("A row's reference rebuilds a pmapping whose evaluation "
+                  "gives the row's objectives and compatibility, with or "
+                  "without its loops of one iteration");
+  for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (set); i++)
+    {
+      const FfmEinsumPmappings *pm = ffm_pmapping_set_get_einsum (set, i);
+      for (guint k = 0; k < ffm_einsum_pmappings_get_n_groups (pm); k++)
+        {
+          const FfmPmappingGroup *g = ffm_einsum_pmappings_get_group (pm, k);
+          for (guint r = 0; r < g->n_rows; r++)
+            for (int drop = 0; drop < 2; drop++)
+              {
+                g_autoptr(GPtrArray) nodes = ffm_einsum_pmappings_rebuild (pm, &g->refs[r], drop);
+                g_autoptr(GError) error = NULL;
+                g_autoptr(FfmPmappingModel) m =
+                  ffm_pmapping_model_new (w, a, (const FfmMappingNode *const *) nodes->pdata,
+                                          nodes->len, NULL, &error);
+                g_autoptr(FfmPmappingCost) cost = NULL;
+                FfmCompatibility compat;
+                g_assert_no_error (error);
+                g_assert_true (ffm_pmapping_model_check_tiles (m, NULL, &error));
+                g_assert_no_error (error);
+                cost = ffm_pmapping_cost_new (m);
+                ffm_pmapping_model_evaluate (m, NULL, cost);
+                g_assert_cmpint (cost->status, ==, FFM_COST_VALID);
+                g_assert_cmpfloat (cost->energy, ==, g->values[(gsize) r * g->n_columns]);
+                g_assert_cmpfloat (cost->latency, ==, g->values[(gsize) r * g->n_columns + 1]);
+                if (!drop)
+                  {
+                    g_assert_true (ffm_pmapping_describe (w, a, m, ffm_pmapping_model_get_tiles (m),
+                                                          cost, FFM_PMAPPING_ENERGY,
+                                                          &compat, NULL, NULL));
+                    g_assert_true (ffm_compatibility_equal (&compat, &g->compat));
+                  }
+                checked++;
+              }
+        }
+    }
+  g_assert_cmpuint (checked, >, 10);
+}
+
+static void
+test_does_not_fit (void)
+{
+  const char *arch =
+    "{ \"ffm_architecture\": 1, \"name\": \"tiny\", \"levels\": ["
+    "{ \"memory\": \"MainMemory\", \"size\": \"inf\", \"keep\": \"~intermediates\","
+    "  \"may_keep\": \"nothing\" },"
+    "{ \"memory\": \"Scratch\", \"size\": 12, \"keep\": \"all\" },"
+    "{ \"compute\": \"MAC\", \"energy\": 1, \"throughput\": 1 } ] }";
+  g_autoptr(FfmWorkload) w = load_matmuls (2, 4, 4);
+  g_autoptr(FfmArch) a = arch_from_text (arch);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FfmPmappingSet) set = ffm_pmappings_generate (w, a, NULL, &error);
+
+  g_test_summary ("An Einsum that fits nowhere is an error naming the Einsum "
+                  "and the memory");
+  /* Scratch must keep all three 8-bit tensors: one value each is 24 bits. */
+  g_assert_null (set);
+  g_assert_error (error, FFM_MAPPING_ERROR, FFM_MAPPING_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "Einsum Matmul0"));
+  g_assert_nonnull (strstr (error->message, "Scratch"));
+  g_assert_nonnull (strstr (error->message, "24 bits"));
+}
+
+static void
+test_unfused (void)
+{
+  g_autoptr(FfmWorkload) w = load_matmuls (2, 16, 8);
+  g_autoptr(FfmArch) a = arch_from_text (tight_arch);
+  FfmPmappingOptions options;
+  g_autoptr(FfmPmappingSet) set = NULL;
+
+  g_test_summary ("--unfused backs every shared tensor in the outermost memory");
+  ffm_pmapping_options_init (&options);
+  options.unfused = TRUE;
+  set = generate (w, a, &options);
+  for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (set); i++)
+    {
+      const FfmEinsumPmappings *pm = ffm_pmapping_set_get_einsum (set, i);
+      for (guint k = 0; k < ffm_einsum_pmappings_get_n_groups (pm); k++)
+        {
+          const FfmPmappingGroup *g = ffm_einsum_pmappings_get_group (pm, k);
+          g_assert_cmpuint (g->compat.n_loops, ==, 0);
+          for (guint t = 0; t < g->compat.n_tensors; t++)
+            g_assert_cmpuint (g->compat.tensors[t].backing_level, ==, 0);
+        }
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_add_func ("/pmapping/pareto", test_pareto);
+  g_test_add_func ("/pmapping/simple-matmul", test_simple_matmul);
+  g_test_add_func ("/pmapping/threads", test_threads);
+  g_test_add_func ("/pmapping/tracked-columns", test_tracked_and_columns);
+  g_test_add_func ("/pmapping/rebuild", test_rebuild);
+  g_test_add_func ("/pmapping/does-not-fit", test_does_not_fit);
+  g_test_add_func ("/pmapping/unfused", test_unfused);
+  g_test_add_data_func ("/pmapping/brute-force/two-memories", GINT_TO_POINTER (0),
+                        test_brute_force_random);
+  g_test_add_data_func ("/pmapping/brute-force/fanout", GINT_TO_POINTER (1),
+                        test_brute_force_random);
+  g_test_add_data_func ("/pmapping/brute-force/matmuls", GINT_TO_POINTER (2),
+                        test_brute_force_random);
+  return g_test_run ();
+}
