@@ -9,6 +9,7 @@
  *
  * [1] shared/reference/ffm-spec.md §1.5, §5.1; docs/ffm-search.md. */
 #include "ffm-join.h"
+#include "ffm-cost.h"
 
 #include <math.h>
 #include <string.h>
@@ -382,6 +383,116 @@ fail:
   for (guint i = 0; i < jnodes->len; i++)
     ffm_mapping_node_free (g_array_index (jnodes, JoinNode, i).node);
   return NULL;
+}
+
+/* ---- Loop orders ---- */
+
+/* The blocks of fused loops (runs with no storage node between them):
+ * block k is loops starts[k] .. starts[k+1]-1. Returns the number. */
+static guint
+fused_blocks (const FfmJoinPmapping *p, guint *starts)
+{
+  gboolean cut[FFM_COST_MAX_LOOPS + 1] = { FALSE };
+  guint n = 0;
+
+  for (guint i = 0; i < p->n_nodes; i++)
+    if (p->nodes[i].loop < 0 && p->nodes[i].depth > 0
+        && p->nodes[i].depth < p->n_fused)
+      cut[p->nodes[i].depth] = TRUE;
+  starts[n++] = 0;
+  for (guint j = 1; j < p->n_fused; j++)
+    if (cut[j])
+      starts[n++] = j;
+  starts[n] = p->n_fused;
+  return p->n_fused > 0 ? n : 0;
+}
+
+/* Orders of loops [a, b): every permutation if their variables differ. */
+static guint
+block_orders (const FfmJoinPmapping *p, guint a, guint b)
+{
+  guint f = 1;
+
+  for (guint i = a; i < b; i++)
+    for (guint j = i + 1; j < b; j++)
+      if (g_strcmp0 (p->loops[i].var_name, p->loops[j].var_name) == 0)
+        return 1;
+  for (guint k = 2; k <= b - a; k++)
+    f *= k;
+  return f;
+}
+
+guint
+ffm_join_pmapping_get_n_orders (const FfmJoinPmapping *p)
+{
+  guint starts[FFM_COST_MAX_LOOPS + 1], n = fused_blocks (p, starts);
+  guint64 total = 1;
+
+  for (guint k = 0; k < n; k++)
+    total = MIN (total * block_orders (p, starts[k], starts[k + 1]),
+                 (guint64) FFM_JOIN_MAX_ORDERS);
+  return (guint) total;
+}
+
+void
+ffm_join_pmapping_get_order (const FfmJoinPmapping *p, guint index, guint *order)
+{
+  guint starts[FFM_COST_MAX_LOOPS + 1], n = fused_blocks (p, starts);
+
+  for (guint i = 0; i < p->n_fused; i++)
+    order[i] = i;
+  /* Mixed radix over blocks, block 0 the least significant digit; within
+   * a block the permutation of that rank in lexicographic order. */
+  for (guint k = 0; k < n; k++)
+    {
+      guint a = starts[k], b = starts[k + 1], f = block_orders (p, a, b);
+      guint r = index % f, left[FFM_COST_MAX_LOOPS], n_left = b - a;
+      index /= f;
+      if (f == 1)
+        continue;
+      for (guint i = 0; i < n_left; i++)
+        left[i] = a + i;
+      for (guint i = a; i < b; i++)
+        {
+          guint rest = 1, pick;
+          for (guint m = 2; m < n_left; m++)
+            rest *= m;
+          pick = r / rest;
+          r %= rest;
+          order[i] = left[pick];
+          memmove (&left[pick], &left[pick + 1], sizeof (guint) * (n_left - pick - 1));
+          n_left--;
+        }
+    }
+}
+
+FfmJoinPmapping *
+ffm_join_pmapping_reorder (const FfmJoinPmapping *p, const FfmWorkload *w,
+                           const FfmArch *a, guint index)
+{
+  guint order[FFM_COST_MAX_LOOPS];
+  int node_of_loop[FFM_COST_MAX_LOOPS];
+  g_autoptr (GPtrArray) nodes = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  FfmJoinPmapping *out;
+
+  g_return_val_if_fail (p != NULL && index < ffm_join_pmapping_get_n_orders (p), NULL);
+  ffm_join_pmapping_get_order (p, index, order);
+  for (guint i = 0; i < p->n_nodes; i++)
+    if (p->nodes[i].loop >= 0)
+      node_of_loop[p->nodes[i].loop] = (int) i;
+  /* The loops of a block are consecutive nodes: swap them in place. */
+  for (guint i = 0; i < p->n_nodes; i++)
+    {
+      int l = p->nodes[i].loop;
+      guint k = l >= 0 && (guint) l < p->n_fused ? (guint) node_of_loop[order[l]] : i;
+      g_ptr_array_add (nodes, p->nodes[k].node);
+    }
+  out = ffm_join_pmapping_new (w, a, (const FfmMappingNode *const *) nodes->pdata,
+                               nodes->len, &error);
+  /* It read before; reordering keeps every name and tile. */
+  g_return_val_if_fail (out != NULL, NULL);
+  return out;
 }
 
 /* ---- Chains ---- */

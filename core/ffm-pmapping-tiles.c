@@ -106,6 +106,8 @@ typedef struct {
   guint n_desc[MAX_VARS];             /* per depth k: descriptors of order[k] */
   double *phi[MAX_VARS];              /* per depth: [n_chains x n_desc] factors */
   guint n_diff;                       /* diff entries: fused loops + dims */
+  guint var_exp[MAX_BUFFETS][MAX_VARS];  /* ranks of a buffet's tensor a var indexes */
+  int buffet_memory[MAX_BUFFETS];     /* index into memories, -1 infinite */
 
   guint64 tiles[MAX_LOOPS];
   guint64 used[MAX_VARS + 1][MAX_DIMS]; /* per depth: spatial products chosen */
@@ -680,6 +682,11 @@ search (Enum *en, guint depth)
 /* TUNING: tables smaller than this are not pruned (pruning costs more than
  * it saves; tried 16-1024). */
 #define PRUNE_MIN_ROWS 64
+/* TUNING: a row is compared with at most this many survivors, the
+ * nearest before it in sort order (the likeliest to dominate it). Leaving
+ * a dominated row in is safe (the final Pareto pruning drops its leaves);
+ * the bound keeps pruning linear in the table. Tried 64-4096 on GPT-3 V. */
+#define PRUNE_WINDOW 32
 /* Relative margin that covers the rounding of the unit sums. */
 #define DOMINANCE_MARGIN 1e-12
 
@@ -733,33 +740,13 @@ count_units (const Enum *en, const guint *desc, guint n_terms,
 
 /* TUNING: the search order is greedy: next comes the variable whose
  * choice leaves the fewest units (the more terms merge, the more partial
- * vectors compare), ties to fewer chains. Tried: fewest chains first
- * (tables of millions of rows on GPT-3 V), most chains first. */
+ * vectors compare), ties to fewer chains. Tried on GPT-3 V / TPUv4i:
+ * fewest chains first and most chains first both take over 120 s where
+ * greedy takes 22 s. */
 static void
 choose_order (Enum *en, const guint *desc, guint n_terms)
 {
   guint64 assigned = 0;
-  const char *how = g_getenv ("FFM_PMAPPING_ORDER");
-
-  if (how != NULL && strcmp (how, "greedy") != 0)
-    {
-      /* experiments: "fewest" / "most" chains first */
-      gboolean most = strcmp (how, "most") == 0;
-      for (guint k = 0; k < en->n_vars; k++)
-        en->order[k] = k;
-      for (guint x = 1; x < en->n_vars; x++)
-        for (guint y = x; y > 0; y--)
-          {
-            guint a = en->order[y - 1], b = en->order[y];
-            gboolean swap = most ? en->n_chains[a] < en->n_chains[b]
-                                 : en->n_chains[a] > en->n_chains[b];
-            if (!swap)
-              break;
-            en->order[y - 1] = b;
-            en->order[y] = a;
-          }
-      return;
-    }
 
   for (guint k = 0; k < en->n_vars; k++)
     {
@@ -809,6 +796,19 @@ setup_units (Enum *en)
         }
     }
   choose_order (en, vdesc, n_terms);
+  for (guint b = 0; b < en->n_buffets; b++)
+    {
+      const FfmTensor *tensor = ffm_workload_get_tensor (en->info.workload,
+                                                         en->e->accesses[en->buffet_access[b]].tensor);
+      en->buffet_memory[b] = -1;
+      for (guint q = 0; q < en->n_memories; q++)
+        if (en->memories[q] == en->buffet_level[b])
+          en->buffet_memory[b] = q;
+      for (guint v = 0; v < n; v++)
+        en->var_exp[b][v] = 0;
+      for (guint r = 0; r < tensor->n_ranks; r++)
+        en->var_exp[b][en->e->accesses[en->buffet_access[b]].projections[r].terms[0].var]++;
+    }
   for (guint k = 0; k < n; k++)
     {
       guint v = en->order[k];
@@ -968,29 +968,54 @@ unit_dominates (const double *a, const double *b, guint n_units)
   return TRUE;
 }
 
+/* Sort key of a table row: its diff (hashed), then its units
+ * lexicographically, then its index. Rows with equal diffs end up together
+ * (a hash collision only interleaves two groups, which costs pruning, never
+ * correctness: rows are compared only when their diffs are equal), a row's
+ * dominators come before it, and similar rows sit close together, which is
+ * what the comparison window relies on. */
 typedef struct {
-  const Table *t;
+  guint64 hash;
+  double first;
+  guint index;
+} RowKey;
+
+typedef struct {
+  const double *units;
   guint n_units;
-  guint n_diff;
-} RowSort;
+} KeyContext;
 
 static int
-compare_table_rows (gconstpointer pa, gconstpointer pb, gpointer data)
+compare_row_keys (gconstpointer pa, gconstpointer pb, gpointer data)
 {
-  const RowSort *rs = data;
-  guint a = *(const guint *) pa, b = *(const guint *) pb;
-  const guint64 *da = &g_array_index (rs->t->diff, guint64, (gsize) a * rs->n_diff);
-  const guint64 *db = &g_array_index (rs->t->diff, guint64, (gsize) b * rs->n_diff);
-  const double *ua = &g_array_index (rs->t->units, double, (gsize) a * 2 * rs->n_units);
-  const double *ub = &g_array_index (rs->t->units, double, (gsize) b * 2 * rs->n_units);
+  const RowKey *a = pa, *b = pb;
+  const KeyContext *ctx = data;
 
-  for (guint i = 0; i < rs->n_diff; i++)
-    if (da[i] != db[i])
-      return da[i] < db[i] ? -1 : 1;
-  for (guint u = 0; u < rs->n_units; u++)
-    if (ua[2 * u] != ub[2 * u])
-      return ua[2 * u] < ub[2 * u] ? -1 : 1;
-  return a < b ? -1 : (a > b ? 1 : 0);
+  if (a->hash != b->hash)
+    return a->hash < b->hash ? -1 : 1;
+  if (a->first != b->first)
+    return a->first < b->first ? -1 : 1;
+  {
+    const double *ua = ctx->units + (gsize) a->index * 2 * ctx->n_units;
+    const double *ub = ctx->units + (gsize) b->index * 2 * ctx->n_units;
+    for (guint u = 1; u < ctx->n_units; u++)
+      if (ua[2 * u] != ub[2 * u])
+        return ua[2 * u] < ub[2 * u] ? -1 : 1;
+  }
+  return a->index < b->index ? -1 : (a->index > b->index ? 1 : 0);
+}
+
+static guint64
+hash_diff (const guint64 *diff, guint n)
+{
+  guint64 h = G_GUINT64_CONSTANT (1469598103934665603);
+  for (guint i = 0; i < n; i++)
+    {
+      h ^= diff[i];
+      h *= G_GUINT64_CONSTANT (1099511628211);
+      h ^= h >> 29;
+    }
+  return h;
 }
 
 /* Drops the rows of @t that another row with the same diff dominates;
@@ -998,44 +1023,49 @@ compare_table_rows (gconstpointer pa, gconstpointer pb, gpointer data)
 static void
 table_prune (Enum *en, Table *t, guint n_units)
 {
-  RowSort rs = { t, n_units, en->n_diff };
-  g_autofree guint *order = NULL;
+  g_autofree RowKey *keys = NULL;
   g_autofree gboolean *alive = NULL;
-  GArray *kept;
-  guint n = 0, start = 0;
+  g_autofree guint *kept = NULL;
+  guint n = 0, n_kept = 0, start = 0;
+  const guint64 *diffs = (const guint64 *) t->diff->data;
+  const double *units = (const double *) t->units->data;
 
   if (t->n_rows < PRUNE_MIN_ROWS)
     return;
-  order = g_new (guint, t->n_rows);
+  keys = g_new (RowKey, t->n_rows);
   alive = g_new0 (gboolean, t->n_rows);
-  for (guint i = 0; i < t->n_rows; i++)
-    order[i] = i;
-  g_qsort_with_data (order, (gint) t->n_rows, sizeof (guint), compare_table_rows, &rs);
-  kept = g_array_new (FALSE, FALSE, sizeof (guint));
+  kept = g_new (guint, t->n_rows);
   for (guint i = 0; i < t->n_rows; i++)
     {
-      guint r = order[i];
-      const guint64 *d = &g_array_index (t->diff, guint64, (gsize) r * en->n_diff);
-      const double *u = &g_array_index (t->units, double, (gsize) r * 2 * n_units);
+      keys[i].hash = hash_diff (diffs + (gsize) i * en->n_diff, en->n_diff);
+      keys[i].first = n_units > 0 ? units[(gsize) i * 2 * n_units] : 0;
+      keys[i].index = i;
+    }
+  {
+    KeyContext ctx = { units, n_units };
+    g_qsort_with_data (keys, (gint) t->n_rows, sizeof (RowKey), compare_row_keys, &ctx);
+  }
+  for (guint i = 0; i < t->n_rows; i++)
+    {
+      guint r = keys[i].index;
+      const guint64 *d = diffs + (gsize) r * en->n_diff;
+      const double *u = units + (gsize) r * 2 * n_units;
       gboolean dominated = FALSE;
-      if (i > 0)
+      if (i > 0 && keys[i].hash != keys[i - 1].hash)
+        start = n_kept;     /* a new diff group */
+      for (guint k = n_kept; k-- > start && !dominated && n_kept - k <= PRUNE_WINDOW; )
         {
-          const guint64 *dp = &g_array_index (t->diff, guint64,
-                                              (gsize) order[i - 1] * en->n_diff);
-          if (memcmp (d, dp, sizeof (guint64) * en->n_diff) != 0)
-            start = kept->len;     /* a new diff group */
+          guint q = kept[k];
+          if (memcmp (diffs + (gsize) q * en->n_diff, d, sizeof (guint64) * en->n_diff) != 0)
+            continue;
+          dominated = unit_dominates (units + (gsize) q * 2 * n_units, u, n_units);
         }
-      for (guint k = kept->len; k-- > start && !dominated; )
-        dominated = unit_dominates (&g_array_index (t->units, double,
-                                                    (gsize) g_array_index (kept, guint, k)
-                                                    * 2 * n_units), u, n_units);
       if (!dominated)
         {
-          g_array_append_val (kept, r);
+          kept[n_kept++] = r;
           alive[r] = TRUE;
         }
     }
-  g_array_free (kept, TRUE);
   for (guint r = 0; r < t->n_rows; r++)
     {
       if (!alive[r])
@@ -1062,8 +1092,6 @@ table_prune (Enum *en, Table *t, guint n_units)
 
 /* Extends every row of @in (depth @k) by every feasible chain of the
  * depth's variable into @out. */
-static void table_prune (Enum *en, Table *t, guint n_units);
-
 static void
 table_extend (Enum *en, const Table *in, guint k, Table *out)
 {
@@ -1073,6 +1101,7 @@ table_extend (Enum *en, const Table *in, guint k, Table *out)
   guint64 *diff = g_new0 (guint64, MAX (en->n_diff, 1));
   Table kids_table;
   Table *kids = &kids_table;
+  double base_occ[MAX_BUFFETS];
 
   table_init (kids);
   for (guint r = 0; r < in->n_rows; r++)
@@ -1095,6 +1124,29 @@ table_extend (Enum *en, const Table *in, guint k, Table *out)
             if (enclosing / en->tiles[j] > 1)
               en->fused[k]++;
           }
+      /* Occupancy lower bounds without variable v's factor: a product of
+       * per-variable tiles (eligible templates index ranks by single
+       * variables), so each chain of v only multiplies one factor in. */
+      for (guint b = 0; b < en->n_buffets; b++)
+        {
+          double base = en->buffet_bits[b];
+          if (en->buffet_memory[b] < 0)
+            continue;
+          for (guint q = 0; q < en->n_vars; q++)
+            {
+              guint u = en->order[q];
+              int j = en->res_loop[b][u];
+              double tile;
+              if (u == v || en->var_exp[b][u] == 0)
+                continue;
+              tile = q < k || en->var_n_loops[u] == 0
+                ? (double) (j >= 0 ? en->tiles[j] : en->bounds[u])
+                : (j >= 0 ? 1.0 : (double) en->bounds[u]);
+              for (guint x = 0; x < en->var_exp[b][u]; x++)
+                base *= tile;
+            }
+          base_occ[b] = base;
+        }
       for (guint bi = 0; bi < en->buckets[v]->len; bi++)
         {
           const Bucket *bucket = &g_array_index (en->buckets[v], Bucket, bi);
@@ -1117,9 +1169,27 @@ table_extend (Enum *en, const Table *in, guint k, Table *out)
                 : NULL;
               const double *phi = &en->phi[k][(gsize) c * nd];
               guint32 *chains;
+              double occ[MAX_BUFFETS] = { 0 };
+              gboolean fits = TRUE;
               for (guint i = 0; i < en->var_n_loops[v]; i++)
                 en->tiles[en->var_loops[v][i]] = chain[i];
-              if (!capacity_ok (en, k + 1))
+              for (guint b = 0; b < en->n_buffets; b++)
+                {
+                  int j = en->res_loop[b][v];
+                  double f = base_occ[b];
+                  if (en->buffet_memory[b] < 0)
+                    continue;
+                  for (guint x = 0; x < en->var_exp[b][v]; x++)
+                    f *= (double) (j >= 0 ? en->tiles[j] : en->bounds[v]);
+                  occ[en->buffet_memory[b]] += f;
+                }
+              for (guint q = 0; q < en->n_memories && fits; q++)
+                if (occ[q] > en->capacity[q])
+                  {
+                    reject_at (en, en->memories[q], occ[q], en->capacity[q]);
+                    fits = FALSE;
+                  }
+              if (!fits)
                 continue;
               memset (units, 0, sizeof (double) * 2 * nu2);
               for (guint u = 0; u < nu; u++)
@@ -1129,7 +1199,8 @@ table_extend (Enum *en, const Table *in, guint k, Table *out)
                   units[2 * to] += src[2 * u] * f;
                   units[2 * to + 1] += src[2 * u + 1] * f;
                 }
-              memcpy (diff, src_diff, sizeof (guint64) * en->n_diff);
+              if (en->n_diff > 0)  /* src_diff is NULL when there is nothing */
+                memcpy (diff, src_diff, sizeof (guint64) * en->n_diff);
               for (guint i = 0; i < en->var_n_loops[v]; i++)
                 if (en->var_loops[v][i] < en->n_fused)
                   diff[en->var_loops[v][i]] = chain[i];

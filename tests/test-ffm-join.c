@@ -264,6 +264,105 @@ test_chain_copy (void)
   g_assert_true (ffm_cost_report_fits (r));
 }
 
+/* A consumer reading its input transposed may not share a loop with the
+ * producer: the loop would walk different ranks of the tensor. */
+static void
+test_chain_dependency (void)
+{
+  g_autoptr (FfmWorkload) w = workload_from_text (
+    "{\"ffm_workload\": 1, \"name\": \"transposed\","
+    " \"ranks\": {\"M\": 4, \"N\": 4, \"K\": 2},"
+    " \"bits_per_value\": {\"all\": 8}, \"einsums\": ["
+    "  \"T[m,n] = X[m,k] * W[k,n]\","
+    "  \"Y[m,n] = T[M:n,N:m] * X[m,k]\"]}");
+  g_autoptr (FfmArch) a = named_arch ("simple");
+  /* X fused by rows in the GlobalBuffer: both share the m loop; T passes
+   * whole through MainMemory. */
+  g_autoptr (FfmJoinPmapping) p = pmapping (w, a,
+    "S MainMemory W; S MainMemory T; L m 1; S GlobalBuffer X; L n 1; L k 1; "
+    "C T MAC");
+  g_autoptr (FfmJoinPmapping) q = pmapping (w, a,
+    "S MainMemory T; S MainMemory Y; L m 1; S GlobalBuffer X; L n 1; L k 1; "
+    "C Y MAC");
+  g_autoptr (FfmJoinChain) chain = ffm_join_chain_new (w, a);
+
+  g_test_summary ("the shared m loop walks T's rank M in the producer and "
+                  "rank N in the consumer: refused as a broken dependency");
+  g_assert_cmpint (ffm_join_chain_push (chain, p), ==, FFM_JOIN_OK);
+  g_assert_cmpint (ffm_join_chain_push (chain, q), ==, FFM_JOIN_DEPENDENCY);
+}
+
+static GPtrArray *
+node_list (const char *text)
+{
+  g_auto (GStrv) items = g_strsplit (text, ";", -1);
+  GPtrArray *nodes = ffm_mapping_node_list_new ();
+
+  for (guint i = 0; items[i] != NULL; i++)
+    {
+      g_auto (GStrv) f = g_strsplit (g_strstrip (items[i]), " ", -1);
+      if (f[0][0] == 'S')
+        {
+          const char *t[2] = { f[2], NULL };
+          g_ptr_array_add (nodes, ffm_mapping_node_new_storage (t, f[1], FALSE));
+        }
+      else if (f[0][0] == 'L')
+        g_ptr_array_add (nodes, ffm_mapping_node_new_temporal (f[1],
+                                                               g_ascii_strtoull (f[2], NULL, 10)));
+      else
+        g_ptr_array_add (nodes, ffm_mapping_node_new_compute (f[1], f[2]));
+    }
+  return nodes;
+}
+
+/* Two fused loops in the other order join once reordered, at the cost of
+ * the pmapping as written. */
+static void
+test_chain_orders (void)
+{
+  static const char *const text1 =
+    "S MainMemory W1; S MainMemory T2; L n1 2; L m 2; S GlobalBuffer T1; "
+    "L n2 1; L n1 1; L m 1; C Matmul1 MAC";
+  g_autoptr (FfmWorkload) w = matmuls (2, 8, 4);
+  g_autoptr (FfmArch) a = named_arch ("simple");
+  g_autoptr (FfmJoinPmapping) p0 = pmapping (w, a,
+    "S MainMemory T0; S MainMemory W0; L m 2; L n1 2; S GlobalBuffer T1; "
+    "L m 1; L n1 1; L n0 1; C Matmul0 MAC");
+  g_autoptr (FfmJoinPmapping) p1 = pmapping (w, a, text1);
+  g_autoptr (FfmJoinPmapping) p1r = NULL;
+  g_autoptr (FfmJoinChain) chain = ffm_join_chain_new (w, a);
+  g_autoptr (FfmMapping) m = NULL;
+  g_autoptr (FfmCostReport) r = NULL;
+  g_autoptr (GPtrArray) nodes1 = node_list (text1);
+  g_autoptr (FfmPmappingModel) model = NULL;
+  g_autoptr (FfmPmappingCost) cost = NULL;
+  g_autoptr (GError) error = NULL;
+  guint order[2];
+
+  g_test_summary ("loop orders: (n1, m) above T1 joins (m, n1) once "
+                  "reordered; the cost does not change");
+  g_assert_cmpuint (ffm_join_pmapping_get_n_orders (p1), ==, 2);
+  ffm_join_pmapping_get_order (p1, 1, order);
+  g_assert_cmpuint (order[0], ==, 1);
+  g_assert_cmpuint (order[1], ==, 0);
+  g_assert_cmpint (ffm_join_chain_push (chain, p0), ==, FFM_JOIN_OK);
+  g_assert_cmpint (ffm_join_chain_push (chain, p1), ==, FFM_JOIN_LOOPS);
+  p1r = ffm_join_pmapping_reorder (p1, w, a, 1);
+  g_assert_cmpint (ffm_join_chain_push (chain, p1r), ==, FFM_JOIN_OK);
+  g_assert_cmpuint (ffm_join_chain_get_split_depth (chain, 1), ==, 2);
+  m = ffm_join_chain_build_mapping (chain);
+  r = evaluate (w, a, m);
+  g_assert_true (ffm_cost_report_fits (r));
+  model = ffm_pmapping_model_new (w, a, (const FfmMappingNode *const *) nodes1->pdata,
+                                  nodes1->len, NULL, &error);
+  g_assert_no_error (error);
+  cost = ffm_pmapping_cost_new (model);
+  ffm_pmapping_model_evaluate (model, NULL, cost);
+  g_assert_cmpint (cost->status, ==, FFM_COST_VALID);
+  g_assert_cmpfloat (ffm_cost_report_get_cost (r, 1)->energy, ==, cost->energy);
+  g_assert_cmpfloat (ffm_cost_report_get_cost (r, 1)->latency, ==, cost->latency);
+}
+
 /* ---- The strategy ---- */
 
 static double
@@ -544,6 +643,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ffm-join/tree/fused-matmuls", test_tree_fused_matmuls);
   g_test_add_func ("/ffm-join/chain/statuses", test_chain_statuses);
   g_test_add_func ("/ffm-join/chain/copy", test_chain_copy);
+  g_test_add_func ("/ffm-join/chain/dependency", test_chain_dependency);
+  g_test_add_func ("/ffm-join/chain/orders", test_chain_orders);
   g_test_add_func ("/ffm-join/reservations/force-worse-pmapping",
                    test_reservations_force_worse_pmapping);
   g_test_add_func ("/ffm-join/reservations/fused-tile-lifetimes",

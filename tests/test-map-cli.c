@@ -132,6 +132,14 @@ test_two_matmuls (void)
   g_assert_true (json_object_has_member (stats, "seconds_pmappings"));
   g_assert_true (json_object_has_member (stats, "seconds_join"));
   g_assert_cmpfloat (json_object_get_double_member (stats, "model_mismatches"), ==, 0);
+  {
+    JsonArray *steps = json_object_get_array_member (o, "join_steps");
+    g_assert_cmpuint (json_array_get_length (steps), ==, 2);
+    g_assert_cmpstr (json_object_get_string_member (json_array_get_object_element (steps, 1),
+                                                    "einsum"), ==, "Matmul1");
+    g_assert_cmpint (json_object_get_int_member (json_array_get_object_element (steps, 1),
+                                                 "survivors"), >=, 1);
+  }
 
   /* The mapping, written to a file, evaluates to the same totals. */
   json_generator_set_root (gen, json_object_get_member (o, "mapping"));

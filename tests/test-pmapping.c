@@ -997,6 +997,49 @@ test_threads (void)
   assert_sets_equal (one, three, TRUE);
 }
 
+static const char *deep_arch =
+  "{ \"ffm_architecture\": 1, \"name\": \"deep\", \"levels\": ["
+  "{ \"memory\": \"MainMemory\", \"size\": \"inf\", \"read_energy\": 8, \"write_energy\": 8,"
+  "  \"read_bandwidth\": 32, \"write_bandwidth\": 32,"
+  "  \"keep\": \"~intermediates\", \"may_keep\": \"all\" },"
+  "{ \"memory\": \"GlobalBuffer\", \"size\": 4096, \"read_energy\": 2, \"write_energy\": 3,"
+  "  \"read_bandwidth\": 128, \"write_bandwidth\": 64, \"ports\": \"separate\","
+  "  \"keep\": \"~MainMemory\", \"may_keep\": \"all\" },"
+  "{ \"fanout\": \"X\", \"count\": 4, \"may_reuse\": \"input\" },"
+  "{ \"memory\": \"LocalBuffer\", \"size\": 512, \"read_energy\": 1, \"write_energy\": 1,"
+  "  \"keep\": \"input | output\" },"
+  "{ \"compute\": \"MAC\", \"energy\": 1, \"throughput\": 2 } ] }";
+
+static void
+test_partial_pruning (gconstpointer data)
+{
+  int which = GPOINTER_TO_INT (data);
+  g_autoptr(FfmWorkload) w = which == 0 ? load_matmuls (2, 32, 16) : load_matmuls (2, 16, 32);
+  g_autoptr(FfmArch) a = arch_from_text (deep_arch);
+  FfmPmappingOptions options;
+  g_autoptr(FfmPmappingSet) pruned = NULL;
+  g_autoptr(FfmPmappingSet) full = NULL;
+  guint64 n_pruned = 0, n_full = 0;
+
+  g_test_summary ("Pruning partial tile vectors by dominance of their cost "
+                  "terms leaves every group's Pareto set unchanged, and "
+                  "evaluates fewer tile vectors");
+  ffm_pmapping_options_init (&options);
+  options.n_threads = 2;
+  pruned = generate (w, a, &options);
+  options.prune_partial = FALSE;
+  full = generate (w, a, &options);
+  assert_pareto_sets_equal (pruned, full);
+  for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (pruned); i++)
+    {
+      n_pruned += ffm_einsum_pmappings_get_stats (ffm_pmapping_set_get_einsum (pruned, i))->n_evaluated;
+      n_full += ffm_einsum_pmappings_get_stats (ffm_pmapping_set_get_einsum (full, i))->n_evaluated;
+    }
+  g_test_message ("evaluated %" G_GUINT64_FORMAT " pruned, %" G_GUINT64_FORMAT
+                  " in full", n_pruned, n_full);
+  g_assert_cmpuint (n_pruned * 2, <, n_full);
+}
+
 static void
 test_tracked_and_columns (void)
 {
@@ -1145,12 +1188,16 @@ test_unfused (void)
 int
 main (int argc, char **argv)
 {
-  g_test_init (&argc, &argv, G_TEST_OPTION_ISOLATE_DIRS, NULL);
+  g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pmapping/pareto", test_pareto);
   g_test_add_func ("/pmapping/simple-matmul", test_simple_matmul);
   g_test_add_func ("/pmapping/threads", test_threads);
   g_test_add_func ("/pmapping/tracked-columns", test_tracked_and_columns);
   g_test_add_func ("/pmapping/rebuild", test_rebuild);
+  g_test_add_data_func ("/pmapping/partial-pruning/tall", GINT_TO_POINTER (0),
+                        test_partial_pruning);
+  g_test_add_data_func ("/pmapping/partial-pruning/wide", GINT_TO_POINTER (1),
+                        test_partial_pruning);
   g_test_add_func ("/pmapping/does-not-fit", test_does_not_fit);
   g_test_add_func ("/pmapping/unfused", test_unfused);
   g_test_add_data_func ("/pmapping/brute-force/two-memories", GINT_TO_POINTER (0),

@@ -24,10 +24,10 @@
 
 #define COMMAND "map"
 
-/* TUNING: progress is drawn only for runs longer than this (s), and at most
- * this often (s): short runs stay silent, long ones do not flood stderr. */
+/* TUNING: progress is drawn only for runs longer than this (s), and this
+ * often (s): short runs stay silent, long ones do not flood stderr. */
 #define PROGRESS_DELAY 1.0
-#define PROGRESS_INTERVAL 0.1
+#define PROGRESS_INTERVAL 0.25
 
 static const char map_description[] =
   "Searches the mapspace of fused mappings with a strategy (default ffm, the\n"
@@ -48,39 +48,70 @@ typedef struct {
   char *json;                   /* --json OUT (owned) */
 } MapOptions;
 
-/* ---- Progress ---- */
+/* ---- Progress ----
+ *
+ * The strategy reports its phase now and then; long phases (the pmapping
+ * generator) say nothing for minutes, so a thread redraws the line with
+ * the elapsed time until the search ends. Only on a terminal. */
 
 typedef struct {
+  GMutex lock;
+  char phase[64];               /* last phase reported */
+  double fraction;              /* its progress, < 0 unknown */
   gint64 start;                 /* monotonic, us */
-  gint64 last;                  /* last draw, us */
+  gboolean done;
   gboolean drawn;
-  gboolean tty;
+  GCond wake;
 } Progress;
 
 static void
 progress_cb (double fraction, const char *phase, gpointer data)
 {
   Progress *p = data;
-  gint64 now = g_get_monotonic_time ();
-  double elapsed = (double) (now - p->start) / G_USEC_PER_SEC;
 
-  if (!p->tty || elapsed < PROGRESS_DELAY
-      || (double) (now - p->last) / G_USEC_PER_SEC < PROGRESS_INTERVAL)
-    return;
-  p->last = now;
-  p->drawn = TRUE;
-  if (fraction >= 0)
-    g_printerr ("\r\033[Kffm map: %s %3.0f%% (%.1f s)", phase, 100 * fraction,
-                elapsed);
-  else
-    g_printerr ("\r\033[Kffm map: %s (%.1f s)", phase, elapsed);
+  g_mutex_lock (&p->lock);
+  g_strlcpy (p->phase, phase != NULL ? phase : "", sizeof p->phase);
+  p->fraction = fraction;
+  g_mutex_unlock (&p->lock);
+}
+
+static gpointer
+progress_thread (gpointer data)
+{
+  Progress *p = data;
+
+  g_mutex_lock (&p->lock);
+  while (!p->done)
+    {
+      double elapsed = (double) (g_get_monotonic_time () - p->start) / G_USEC_PER_SEC;
+      if (elapsed >= PROGRESS_DELAY)
+        {
+          if (p->fraction >= 0)
+            g_printerr ("\r\033[Kffm map: %s %3.0f%% (%.0f s)", p->phase,
+                        100 * p->fraction, elapsed);
+          else
+            g_printerr ("\r\033[Kffm map: %s (%.0f s)", p->phase, elapsed);
+          p->drawn = TRUE;
+        }
+      g_cond_wait_until (&p->wake, &p->lock, g_get_monotonic_time ()
+                         + (gint64) (PROGRESS_INTERVAL * G_USEC_PER_SEC));
+    }
+  if (p->drawn)
+    g_printerr ("\r\033[K");
+  g_mutex_unlock (&p->lock);
+  return NULL;
 }
 
 static void
-progress_end (Progress *p)
+progress_stop (Progress *p, GThread *thread)
 {
-  if (p->drawn)
-    g_printerr ("\r\033[K");
+  if (thread == NULL)
+    return;
+  g_mutex_lock (&p->lock);
+  p->done = TRUE;
+  g_cond_signal (&p->wake);
+  g_mutex_unlock (&p->lock);
+  g_thread_join (thread);
 }
 
 /* ---- Fusion decisions ---- */
@@ -310,6 +341,27 @@ result_json (const MapOptions *o, const FfmWorkload *w, const FfmArch *a,
     }
   add_double (b, "wall_s", seconds);
   json_builder_end_object (b);
+  /* The survivors after each join step, as a list (ffm's statistics
+   * join_survivors_NN_EINSUM). */
+  json_builder_set_member_name (b, "join_steps");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < stats->len; i++)
+    {
+      const FfmStat *st = &g_array_index (stats, FfmStat, i);
+      const char *rest;
+      if (!g_str_has_prefix (st->name, "join_survivors_"))
+        continue;
+      rest = st->name + strlen ("join_survivors_");
+      while (g_ascii_isdigit (*rest))
+        rest++;
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "einsum");
+      json_builder_add_string_value (b, *rest == '_' ? rest + 1 : rest);
+      json_builder_set_member_name (b, "survivors");
+      json_builder_add_int_value (b, (gint64) st->value);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
   json_builder_end_object (b);
   root = json_builder_get_root (b);
   json_generator_set_root (gen, root);
@@ -332,6 +384,7 @@ run (GOptionContext *context, MapOptions *o)
   FfmSearchContext ctx;
   FfmObjective objective = FFM_OBJECTIVE_EDP;
   Progress progress = { 0 };
+  GThread *progress_drawer = NULL;
   FfmWorkload *w;
   FfmArch *a;
   guint best = 0;
@@ -369,12 +422,19 @@ run (GOptionContext *context, MapOptions *o)
   ctx.n_threads = ffm_cli_common_get_threads (&o->common);
   ctx.max_fused_loops = o->max_fused_loops;
   ctx.unfused = o->unfused;
-  progress.start = progress.last = g_get_monotonic_time ();
-  progress.tty = isatty (2);
+  g_mutex_init (&progress.lock);
+  g_cond_init (&progress.wake);
+  g_strlcpy (progress.phase, "searching", sizeof progress.phase);
+  progress.fraction = -1;
+  progress.start = g_get_monotonic_time ();
   ctx.progress = progress_cb;
   ctx.progress_data = &progress;
+  if (isatty (2))
+    progress_drawer = g_thread_new ("progress", progress_thread, &progress);
   result = plugin->descriptor->vtable.search->run (&ctx, strategy_values, &error);
-  progress_end (&progress);
+  progress_stop (&progress, progress_drawer);
+  g_mutex_clear (&progress.lock);
+  g_cond_clear (&progress.wake);
   seconds = (double) (g_get_monotonic_time () - progress.start) / G_USEC_PER_SEC;
   if (result == NULL)
     {

@@ -8,7 +8,9 @@
  *      loops (the innermost loop of a rank variable at tile 1), evaluated
  *      by the cost model, kept if valid and within the fused-loop limits
  *      and the fanouts' minimum usage (with the generator's "try best"
- *      rule per template); no Pareto pruning, no grouping;
+ *      rule per template), in every order of its fused loops that
+ *      ffm_join_pmapping_get_n_orders() allows; no Pareto pruning, no
+ *      grouping;
  *   2. every combination, one pmapping per Einsum, walked depth first
  *      with ffm_join_chain_push() deciding which choices join;
  *   3. combinations sorted by the sum of their pmappings' objectives; each
@@ -67,6 +69,7 @@ typedef struct {
   GArray *latency;
   gboolean too_large;
   guint64 attempts;         /* pushes tried while enumerating */
+  guint64 reordered;        /* pmappings added in another loop order */
   guint64 evaluations;      /* cost-model evaluations of whole mappings */
   guint64 mismatches;       /* sums that differ from the model's totals */
 } Search;
@@ -210,9 +213,19 @@ leaf (Template *t, const FfmEinsum *e, GError **error)
     return FALSE;
   c.energy = t->cost->energy;
   c.latency = t->cost->latency;
-  g_array_append_val (t->valid, c);
-  g_array_append_val (t->scores, score);
-  g_array_append_val (t->usage_ok, ok);
+  /* The pmapping in every order its blocks of fused loops allow. */
+  for (guint o = 0, n = ffm_join_pmapping_get_n_orders (c.join); o < n; o++)
+    {
+      Choice v = c;
+      if (o > 0)
+        {
+          v.join = ffm_join_pmapping_reorder (c.join, t->s->w, t->s->a, o);
+          t->s->reordered++;
+        }
+      g_array_append_val (t->valid, v);
+      g_array_append_val (t->scores, score);
+      g_array_append_val (t->usage_ok, ok);
+    }
   return TRUE;
 }
 
@@ -691,6 +704,7 @@ exhaustive_run (const FfmSearchContext *ctx, const FfmParamValues *values,
       const FfmSolution *best = ffm_search_result_get_solution (result, 0);
       ffm_search_result_set_stat (result, "pmappings_generated", pmappings);
       ffm_search_result_set_stat (result, "combinations", n);
+      ffm_search_result_set_stat (result, "pmappings_reordered", (double) s.reordered);
       ffm_search_result_set_stat (result, "mappings_evaluated", (double) s.evaluations);
       ffm_search_result_set_stat (result, "model_mismatches", (double) s.mismatches);
       ffm_search_result_set_stat (result, "seconds",

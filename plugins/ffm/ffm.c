@@ -84,14 +84,20 @@ rebuild (FfmPmappingSet *set, const JoinResult *r, guint index, Rebuilt *out,
       g_autoptr (GPtrArray) nodes = NULL;
       FfmJoinPmapping *jp;
       FfmPmappingRef ref;
-      guint group;
+      guint group, order;
 
-      join_result_get_choice (r, index, x, &group, &ref);
+      join_result_get_choice (r, index, x, &group, &ref, &order);
       nodes = join_pmapping_path (pm, &ref);
       jp = ffm_join_pmapping_new (w, a, (const FfmMappingNode *const *) nodes->pdata,
                                   nodes->len, error);
       if (jp == NULL)
         return FALSE;
+      if (order > 0)
+        {
+          FfmJoinPmapping *reordered = ffm_join_pmapping_reorder (jp, w, a, order);
+          ffm_join_pmapping_free (jp);
+          jp = reordered;
+        }
       g_ptr_array_add (joins, jp);
     }
   mapping = ffm_join_build_mapping (w, a, joins, error);

@@ -97,12 +97,14 @@ void join_result_get_final (const JoinResult *result,
 int join_result_pick (const JoinResult *result, FfmObjective objective);
 GArray *join_result_pick_front (const JoinResult *result);
 
-/* The pmapping chosen for each Einsum by final row @index: the FfmPmappingRef
- * and group of Einsum @einsum. */
+/* The pmapping chosen for Einsum @einsum by final row @index: its group,
+ * its FfmPmappingRef and the order of its fused loops
+ * (ffm_join_pmapping_reorder()). */
 void join_result_get_choice (const JoinResult *result,
                              guint index,
                              guint einsum,
                              guint *group,
-                             FfmPmappingRef *ref);
+                             FfmPmappingRef *ref,
+                             guint *order);
 
 G_END_DECLS

@@ -28,6 +28,9 @@
  *     every loop they share (data dependencies);
  *   - a storage node that holds a shared tensor without backing it (a
  *     copy) may not lie on the path of another Einsum using that tensor.
+ * Loops are compared in order; a strategy tries every order of a
+ * pmapping's fused loops that its blocks allow (ffm_join_pmapping_reorder()
+ * below).
  *
  * The tree: the Einsums sharing at least d loops form runs of consecutive
  * Einsums. Below the d-th loop of a run, its storage nodes come first, then

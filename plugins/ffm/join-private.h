@@ -1,0 +1,124 @@
+/* join-private.h (private to the ffm plugin): what the join's files
+ * share: keys (what a group of partial mappings carries to the next
+ * Einsum), units (the right side of a step), the problem, and the plan of
+ * one merge. units.c reads the pmapping set into units; merge.c holds the
+ * rules and the row arithmetic of one merge; join.c runs the steps. */
+#pragma once
+
+#include "join.h"
+
+G_BEGIN_DECLS
+
+#define NONE G_MAXUINT
+#define MAX_LOOPS FFM_COMPAT_MAX_LOOPS
+#define MAX_LIVE 64             /* tensors carried across one step */
+#define MAX_MEM 16              /* tracked memories */
+
+/* One fused loop of a key's spine (the loop nodes the next Einsum must
+ * share), as the rules compare it. */
+typedef struct {
+  guint64 count;
+  guint64 tile;
+  int spatial;
+  int fanout_level;
+  int fanout_dim;
+} KeyLoop;
+
+/* A tensor some joined Einsum used and some later one will use. */
+typedef struct {
+  guint tensor;
+  int level;                    /* backing memory */
+  int persistent;
+  guint depth;                  /* fused loops above its backing node */
+  double bits;                  /* backing tile */
+  int ranks[MAX_LOOPS];         /* rank walked by spine loops < depth */
+  int produced;                 /* its producer is joined */
+  guint dep_depth;              /* loops the producer shares with the open Einsum */
+  int dep_ranks[MAX_LOOPS];     /* the producer's rank per spine loop < dep_depth */
+  guint last_use;               /* loops its latest user shares with the open Einsum */
+  guint open_copy;              /* shallowest copy still over the open path, NONE */
+} KeyLive;
+
+/* What every row of a group shares: everything its future depends on. */
+typedef struct {
+  guint n_spine;                /* loops the next Einsum must share */
+  KeyLoop spine[MAX_LOOPS];
+  guint n_live;
+  KeyLive live[MAX_LIVE];       /* by tensor index */
+} JoinKey;
+
+/* The right side of a step: the rows of one generator group with the same
+ * copies, compute unit and order of fused loops. */
+typedef struct {
+  guint group;                  /* index among the Einsum's groups */
+  const FfmPmappingGroup *g;
+  FfmCompatibility compat;      /* g's, its fused loops in this unit's order */
+  guint order;                  /* ffm_join_pmapping_get_order() index */
+  guint n_orders;               /* orders of the group's loops */
+  guint compute_level;
+  guint copy[FFM_MAX_EINSUM_TENSORS]; /* per compat tensor: shallowest copy, NONE */
+  int ranks[MAX_LOOPS][FFM_MAX_EINSUM_TENSORS]; /* plain rank per fused loop, access */
+  double size[MAX_MEM];         /* capacity per tracked memory (0 off its path) */
+  gboolean unbounded[FFM_MAX_EINSUM_TENSORS]; /* per compat tensor: backed in
+                                                 an unbounded memory */
+  guint n_fused;
+  guint width;                  /* n_obj + n_mem * (n_fused + 2) */
+  GArray *rows;                 /* of guint: row in the group */
+  GArray *table;                /* of double: width per row */
+} Unit;
+
+/* One Einsum's step. */
+typedef struct {
+  guint einsum;
+  const FfmEinsum *e;
+  const FfmEinsumPmappings *pm;
+  GArray *units;                /* of Unit */
+  GHashTable *index;            /* match key -> GArray of guint (units) */
+  GArray *before;               /* of guint: shared tensors it uses that an
+                                   earlier Einsum used, sorted */
+  GArray *live_after;           /* of guint: shared tensors used up to it and after, sorted */
+  double min_energy;            /* over its rows */
+  double min_latency;
+} Step;
+
+struct _JoinProblem {
+  FfmPmappingSet *set;
+  FfmWorkload *w;
+  FfmArch *a;
+  guint n_einsums;
+  JoinObjectives objs;
+  guint n_obj;                  /* objective columns: 1 or 2 */
+  guint n_mem;
+  guint mem_level[MAX_MEM];
+  guint n_threads;
+  Step *steps;
+  double *rest_energy;          /* [n_einsums]: sum of minima after x */
+  double *rest_latency;
+};
+
+/* Everything the row arithmetic needs for one (left group, unit) pair. */
+typedef struct {
+  JoinKey key;                  /* the result's key */
+  guint s;                      /* depth Einsum x hangs at (left spine) */
+  double ded[MAX_MEM][MAX_LOOPS + 1]; /* [m][d + 1]: counted twice at depth <= d */
+  double readd[MAX_MEM];        /* reserved again at depth s */
+} Plan;
+
+/* ---- merge.c ---- */
+
+GBytes *join_key_bytes (const JoinKey *k);
+const KeyLive *join_key_find (const JoinKey *k, guint tensor);
+GBytes *join_match_bytes (guint s, const KeyLoop *loops,
+                          const KeyLive *const *tensors, guint n);
+GBytes *join_left_match_bytes (const Step *st, const JoinKey *k);
+void join_compat_loop (const FfmCompatLoop *c, KeyLoop *k);
+gboolean join_unit_live (const Unit *u, guint t, KeyLive *out);
+int join_compat_find (const FfmCompatibility *c, guint tensor);
+gboolean join_plan_merge (const JoinProblem *p, const Step *st,
+                          const JoinKey *k, const Unit *u, Plan *plan);
+guint join_row_width (const JoinProblem *p, guint spine);
+gboolean join_combine_row (const JoinProblem *p, const Plan *plan,
+                           const Unit *u, const double *L, const double *R,
+                           double *N);
+
+G_END_DECLS

@@ -1,0 +1,418 @@
+/* units.c: the right side of the join's steps, read from the pmapping
+ * set once (join.h, join-private.h).
+ *
+ * Each generator group becomes one or more units: its rows split by the
+ * depth of their copies of shared tensors and by their compute unit (rows
+ * of one unit join alike, and one capacity applies to all of them), then
+ * once per order of the group's fused loops (ffm_join_pmapping_reorder()).
+ * A unit's row is flat: the objectives, then per tracked memory the
+ * cumulative reservations at depths -1 .. its fused loops. Units are
+ * indexed by what a left group must match (join_match_bytes()) for every
+ * number of shared loops. Rows are read once, here; the steps never
+ * allocate per row. */
+#include "join-private.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- Units ---- */
+
+static void
+unit_clear (Unit *u)
+{
+  g_array_free (u->rows, TRUE);
+  g_array_free (u->table, TRUE);
+}
+
+void
+join_problem_free (JoinProblem *p)
+{
+  if (p == NULL)
+    return;
+  for (guint x = 0; p->steps != NULL && x < p->n_einsums; x++)
+    {
+      Step *st = &p->steps[x];
+      if (st->units != NULL)
+        {
+          for (guint i = 0; i < st->units->len; i++)
+            unit_clear (&g_array_index (st->units, Unit, i));
+          g_array_free (st->units, TRUE);
+        }
+      if (st->index != NULL)
+        g_hash_table_destroy (st->index);
+      if (st->before != NULL)
+        g_array_free (st->before, TRUE);
+      if (st->live_after != NULL)
+        g_array_free (st->live_after, TRUE);
+    }
+  g_free (p->steps);
+  g_free (p->rest_energy);
+  g_free (p->rest_latency);
+  g_free (p);
+}
+
+static guint
+n_objectives (JoinObjectives objs)
+{
+  return objs == JOIN_BOTH ? 2 : 1;
+}
+
+/* The column of @g holding (@kind, @level, @depth), or -1. */
+static int
+find_column (const FfmPmappingGroup *g, FfmPmappingColumnKind kind,
+             guint level, int depth)
+{
+  for (guint j = 0; j < g->n_columns; j++)
+    if (g->columns[j].kind == kind
+        && (kind != FFM_PMAPPING_COLUMN_RESERVATION
+            || (g->columns[j].level == level && g->columns[j].depth == depth)))
+      return (int) j;
+  return -1;
+}
+
+/* The row of group @g, @row, as a unit row: objectives, then per memory
+ * the cumulative reservations at depths -1..n_fused. */
+static void
+unit_row (const JoinProblem *p, const FfmPmappingGroup *g, guint row,
+          guint n_fused, double *out)
+{
+  const double *v = g->values + (gsize) row * g->n_columns;
+  guint k = 0;
+
+  if (p->objs != JOIN_LATENCY)
+    out[k++] = v[find_column (g, FFM_PMAPPING_COLUMN_ENERGY, 0, 0)];
+  if (p->objs != JOIN_ENERGY)
+    out[k++] = v[find_column (g, FFM_PMAPPING_COLUMN_LATENCY, 0, 0)];
+  for (guint m = 0; m < p->n_mem; m++)
+    {
+      double last = 0;
+      for (int d = -1; d <= (int) n_fused; d++)
+        {
+          int j = find_column (g, FFM_PMAPPING_COLUMN_RESERVATION, p->mem_level[m], d);
+          if (j >= 0)
+            last = v[j];
+          out[k++] = last;
+        }
+    }
+}
+
+GPtrArray *
+join_pmapping_path (const FfmEinsumPmappings *pm, const FfmPmappingRef *ref)
+{
+  const GPtrArray *nodes = ffm_einsum_pmappings_get_template (pm, ref->template_id);
+  const FfmPmappingModel *model = ffm_einsum_pmappings_get_model (pm, ref->template_id);
+  /* A template without loops has no tiles to look up (the pool may be
+   * empty): see docs/.join-requests.md. */
+  const guint64 *tiles = ffm_pmapping_model_get_n_loops (model) > 0
+    ? ffm_einsum_pmappings_get_tiles (pm, ref) : NULL;
+  GPtrArray *out = ffm_mapping_node_list_new ();
+
+  for (guint i = 0, j = 0; i < nodes->len; i++)
+    {
+      FfmMappingNode *n = ffm_mapping_node_copy (g_ptr_array_index (nodes, i));
+      if (n->kind == FFM_NODE_TEMPORAL || n->kind == FFM_NODE_SPATIAL)
+        n->tile = tiles[j++];
+      g_ptr_array_add (out, n);
+    }
+  return out;
+}
+
+/* Copies of shared tensors in one row's pmapping (ffm-join.h). */
+static gboolean
+row_copies (const JoinProblem *p, const FfmEinsumPmappings *pm,
+            const FfmPmappingGroup *g, guint row, guint *copy,
+            guint *compute_level, FfmJoinPmapping **out, GError **error)
+{
+  g_autoptr (GPtrArray) nodes = join_pmapping_path (pm, &g->refs[row]);
+  g_autoptr (FfmJoinPmapping) jp = NULL;
+
+  jp = ffm_join_pmapping_new (p->w, p->a, (const FfmMappingNode *const *) nodes->pdata,
+                              nodes->len, error);
+  if (jp == NULL)
+    return FALSE;
+  if (ffm_join_pmapping_get_n_fused_loops (jp) != g->compat.n_loops)
+    {
+      g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_FAILED,
+                   "ffm: a pmapping of group with %u fused loops rebuilds with %u "
+                   "(a bug)", g->compat.n_loops, ffm_join_pmapping_get_n_fused_loops (jp));
+      return FALSE;
+    }
+  for (guint t = 0; t < g->compat.n_tensors; t++)
+    {
+      guint c = ffm_join_pmapping_get_copy_depth (jp, g->compat.tensors[t].tensor);
+      copy[t] = c < g->compat.n_loops ? c : NONE;
+    }
+  *compute_level = ffm_pmapping_model_get_compute_level (
+    ffm_einsum_pmappings_get_model (pm, g->refs[row].template_id));
+  *out = g_steal_pointer (&jp);
+  return TRUE;
+}
+
+static Unit *
+find_unit (GArray *units, guint first, guint group, const guint *copy,
+           guint compute_level, guint n_tensors)
+{
+  for (guint i = first; i < units->len; i++)
+    {
+      Unit *u = &g_array_index (units, Unit, i);
+      if (u->group == group && u->compute_level == compute_level
+          && memcmp (u->copy, copy, sizeof (guint) * n_tensors) == 0)
+        return u;
+    }
+  return NULL;
+}
+
+/* The rank of each access each fused loop (in the unit's order) walks. */
+static void
+unit_ranks (const JoinProblem *p, const Step *st, Unit *u)
+{
+  for (guint d = 0; d < u->n_fused; d++)
+    for (guint acc = 0; acc < FFM_MAX_EINSUM_TENSORS; acc++)
+      u->ranks[d][acc] = acc < st->e->n_accesses
+        ? ffm_join_plain_rank (p->w, st->e, acc, u->compat.loops[d].rank_var) : -1;
+}
+
+/* The same unit with its fused loops in order @order (of @jp, one of its
+ * rows): loops and the ranks each tensor's loops walk reordered; a block
+ * never crosses a tensor's backing node, so each keeps its loops. */
+static void
+unit_permuted (const JoinProblem *p, const Step *st, const Unit *base,
+               const FfmJoinPmapping *jp, guint order, Unit *u)
+{
+  guint perm[FFM_COMPAT_MAX_LOOPS];
+
+  *u = *base;
+  u->order = order;
+  u->rows = g_array_copy (base->rows);
+  u->table = g_array_copy (base->table);
+  ffm_join_pmapping_get_order (jp, order, perm);
+  for (guint d = 0; d < u->n_fused; d++)
+    u->compat.loops[d] = base->compat.loops[perm[d]];
+  for (guint t = 0; t < u->compat.n_tensors; t++)
+    for (guint d = 0; d < u->compat.tensors[t].n_loops; d++)
+      u->compat.tensors[t].ranks[d] = base->compat.tensors[t].ranks[perm[d]];
+  unit_ranks (p, st, u);
+}
+
+static void
+unit_init (const JoinProblem *p, const Step *st, Unit *u, guint group,
+           const FfmPmappingGroup *g, const guint *copy, guint compute_level,
+           guint template_id)
+{
+  const FfmPmappingModel *model = ffm_einsum_pmappings_get_model (st->pm, template_id);
+
+  memset (u, 0, sizeof *u);
+  u->group = group;
+  u->g = g;
+  u->compat = g->compat;
+  u->n_orders = 1;
+  u->compute_level = compute_level;
+  for (guint t = 0; t < FFM_MAX_EINSUM_TENSORS; t++)
+    u->copy[t] = t < g->compat.n_tensors ? copy[t] : NONE;
+  u->n_fused = g->compat.n_loops;
+  unit_ranks (p, st, u);
+  for (guint m = 0; m < p->n_mem; m++)
+    u->size[m] = ffm_pmapping_model_get_level_size (model, p->mem_level[m]);
+  for (guint t = 0; t < g->compat.n_tensors; t++)
+    u->unbounded[t] = ffm_join_memory_is_unbounded (p->a, g->compat.tensors[t].backing_level);
+  u->width = p->n_obj + p->n_mem * (u->n_fused + 2);
+  u->rows = g_array_new (FALSE, FALSE, sizeof (guint));
+  u->table = g_array_new (FALSE, FALSE, sizeof (double));
+}
+
+static gboolean
+read_units (JoinProblem *p, Step *st, GError **error)
+{
+  double row[2 + MAX_MEM * (MAX_LOOPS + 2)];
+
+  st->units = g_array_new (FALSE, FALSE, sizeof (Unit));
+  st->min_energy = st->min_latency = INFINITY;
+  for (guint gi = 0; gi < ffm_einsum_pmappings_get_n_groups (st->pm); gi++)
+    {
+      const FfmPmappingGroup *g = ffm_einsum_pmappings_get_group (st->pm, gi);
+      guint first = st->units->len;
+      int je = find_column (g, FFM_PMAPPING_COLUMN_ENERGY, 0, 0);
+      int jl = find_column (g, FFM_PMAPPING_COLUMN_LATENCY, 0, 0);
+
+      if ((p->objs != JOIN_LATENCY && je < 0) || (p->objs != JOIN_ENERGY && jl < 0)
+          || g->compat.n_loops > MAX_LOOPS)
+        {
+          g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_FAILED,
+                       "ffm: the pmappings of Einsum %s lack an objective column "
+                       "(a bug)", st->e->name);
+          return FALSE;
+        }
+      g_autoptr (GPtrArray) firsts = g_ptr_array_new_with_free_func ((GDestroyNotify) ffm_join_pmapping_free);
+      guint n_base;
+      for (guint r = 0; r < g->n_rows; r++)
+        {
+          guint copy[FFM_MAX_EINSUM_TENSORS], compute_level;
+          FfmJoinPmapping *jp = NULL;
+          Unit *u;
+          if (!row_copies (p, st->pm, g, r, copy, &compute_level, &jp, error))
+            return FALSE;
+          u = find_unit (st->units, first, gi, copy, compute_level, g->compat.n_tensors);
+          if (u == NULL)
+            {
+              Unit nu;
+              unit_init (p, st, &nu, gi, g, copy, compute_level, g->refs[r].template_id);
+              nu.n_orders = ffm_join_pmapping_get_n_orders (jp);
+              g_array_append_val (st->units, nu);
+              g_ptr_array_add (firsts, g_steal_pointer (&jp));
+              u = &g_array_index (st->units, Unit, st->units->len - 1);
+            }
+          ffm_join_pmapping_free (jp);
+          unit_row (p, g, r, u->n_fused, row);
+          g_array_append_val (u->rows, r);
+          g_array_append_vals (u->table, row, u->width);
+          if (je >= 0)
+            st->min_energy = MIN (st->min_energy, g->values[(gsize) r * g->n_columns + je]);
+          if (jl >= 0)
+            st->min_latency = MIN (st->min_latency, g->values[(gsize) r * g->n_columns + jl]);
+        }
+      /* Every other order of the loops of each unit: a unit of its own. */
+      n_base = st->units->len;
+      for (guint i = first; i < n_base; i++)
+        for (guint o = 1; o < g_array_index (st->units, Unit, i).n_orders; o++)
+          {
+            Unit nu;
+            unit_permuted (p, st, &g_array_index (st->units, Unit, i),
+                           g_ptr_array_index (firsts, i - first), o, &nu);
+            g_array_append_val (st->units, nu);
+          }
+    }
+  return TRUE;
+}
+
+/* ---- Indexing ---- */
+
+static void
+index_units (JoinProblem *p, Step *st)
+{
+  st->index = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
+                                     (GDestroyNotify) g_bytes_unref,
+                                     (GDestroyNotify) g_array_unref);
+  for (guint i = 0; i < st->units->len; i++)
+    {
+      const Unit *u = &g_array_index (st->units, Unit, i);
+      KeyLoop loops[MAX_LOOPS];
+      KeyLive lives[FFM_MAX_EINSUM_TENSORS];
+      const KeyLive *ptrs[FFM_MAX_EINSUM_TENSORS];
+      gboolean ok = TRUE;
+
+      for (guint d = 0; d < u->n_fused; d++)
+        join_compat_loop (&u->compat.loops[d], &loops[d]);
+      for (guint k = 0; k < st->before->len && ok; k++)
+        {
+          int t = join_compat_find (&u->compat, g_array_index (st->before, guint, k));
+          ok = t >= 0 && join_unit_live (u, (guint) t, &lives[k]);
+          ptrs[k] = &lives[k];
+        }
+      if (!ok)
+        continue;       /* can never join what came before */
+      for (guint s = 0; s <= u->n_fused; s++)
+        {
+          GBytes *key = join_match_bytes (s, loops, ptrs, st->before->len);
+          GArray *list = g_hash_table_lookup (st->index, key);
+          if (list == NULL)
+            {
+              list = g_array_new (FALSE, FALSE, sizeof (guint));
+              g_hash_table_insert (st->index, g_bytes_ref (key), list);
+            }
+          g_array_append_val (list, i);
+          g_bytes_unref (key);
+        }
+    }
+}
+
+JoinProblem *
+join_problem_new (FfmPmappingSet *set, FfmObjective objective,
+                  guint n_threads, GError **error)
+{
+  JoinProblem *p = g_new0 (JoinProblem, 1);
+  guint n_tensors, n_tracked;
+  const guint *tracked;
+  g_autofree guint *first = NULL, *last = NULL;
+
+  p->set = set;
+  p->w = ffm_pmapping_set_get_workload (set);
+  p->a = ffm_pmapping_set_get_arch (set);
+  p->n_einsums = ffm_workload_get_n_einsums (p->w);
+  p->objs = objective == FFM_OBJECTIVE_ENERGY ? JOIN_ENERGY
+    : objective == FFM_OBJECTIVE_LATENCY ? JOIN_LATENCY : JOIN_BOTH;
+  p->n_obj = n_objectives (p->objs);
+  p->n_threads = MAX (n_threads, 1);
+  tracked = ffm_pmapping_set_get_tracked_levels (set, &n_tracked);
+  if (n_tracked > MAX_MEM || ffm_pmapping_set_get_n_einsums (set) != p->n_einsums)
+    {
+      g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_FAILED,
+                   "ffm: %u memories to track (at most %d) or a partial "
+                   "pmapping set", n_tracked, MAX_MEM);
+      join_problem_free (p);
+      return NULL;
+    }
+  p->n_mem = n_tracked;
+  for (guint m = 0; m < n_tracked; m++)
+    p->mem_level[m] = tracked[m];
+
+  n_tensors = ffm_workload_get_n_tensors (p->w);
+  first = g_new (guint, MAX (n_tensors, 1));
+  last = g_new0 (guint, MAX (n_tensors, 1));
+  for (guint t = 0; t < n_tensors; t++)
+    first[t] = NONE;
+  for (guint x = 0; x < p->n_einsums; x++)
+    {
+      const FfmEinsum *e = ffm_workload_get_einsum (p->w, x);
+      for (guint acc = 0; acc < e->n_accesses; acc++)
+        {
+          guint t = e->accesses[acc].tensor;
+          first[t] = MIN (first[t], x);
+          last[t] = MAX (last[t], x);
+        }
+    }
+
+  p->steps = g_new0 (Step, MAX (p->n_einsums, 1));
+  for (guint x = 0; x < p->n_einsums; x++)
+    {
+      Step *st = &p->steps[x];
+      st->einsum = x;
+      st->e = ffm_workload_get_einsum (p->w, x);
+      st->pm = ffm_pmapping_set_lookup_einsum (set, x);
+      st->before = g_array_new (FALSE, FALSE, sizeof (guint));
+      st->live_after = g_array_new (FALSE, FALSE, sizeof (guint));
+      for (guint t = 0; t < n_tensors; t++)
+        {
+          if (!(ffm_workload_get_tensor (p->w, t)->classes & FFM_TENSOR_SHARED))
+            continue;
+          if (first[t] < x && last[t] >= x && ffm_einsum_find_access (st->e, t) >= 0)
+            g_array_append_val (st->before, t);
+          if (first[t] <= x && last[t] > x)
+            g_array_append_val (st->live_after, t);
+        }
+      if (st->live_after->len > MAX_LIVE)
+        {
+          g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_FAILED,
+                       "ffm: %u tensors live after Einsum %s (at most %d)",
+                       st->live_after->len, st->e->name, MAX_LIVE);
+          join_problem_free (p);
+          return NULL;
+        }
+      if (!read_units (p, st, error))
+        {
+          join_problem_free (p);
+          return NULL;
+        }
+      index_units (p, st);
+    }
+  p->rest_energy = g_new0 (double, MAX (p->n_einsums, 1));
+  p->rest_latency = g_new0 (double, MAX (p->n_einsums, 1));
+  for (guint x = p->n_einsums; x-- > 1; )
+    {
+      p->rest_energy[x - 1] = p->rest_energy[x]
+        + (isfinite (p->steps[x].min_energy) ? p->steps[x].min_energy : 0);
+      p->rest_latency[x - 1] = p->rest_latency[x]
+        + (isfinite (p->steps[x].min_latency) ? p->steps[x].min_latency : 0);
+    }
+  return p;
+}
+
