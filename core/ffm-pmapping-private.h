@@ -20,6 +20,17 @@ typedef struct {
 
 void ffm_pmapping_template_free (FfmPmappingTemplate *t);
 
+/* Everything the generator reads of Einsum @einsum and of @arch for it,
+ * with its templates from @first_template on (ffm-pmapping-signature.c):
+ * two Einsums with equal signatures have the same pmappings up to tensor
+ * names. NULL with @error when an architecture expression fails. */
+char *ffm_pmapping_einsum_signature (const FfmWorkload *workload,
+                                     const FfmArch *arch,
+                                     guint einsum,
+                                     const GPtrArray *templates,
+                                     guint first_template,
+                                     GError **error);
+
 /* Appends to @out (of FfmPmappingTemplate*) every template of @einsum on
  * every compute unit that serves it, ids continuing from out->len. Fails
  * when an architecture expression cannot be evaluated, no compute unit
@@ -65,11 +76,18 @@ void ffm_template_result_free (FfmTemplateResult *r);
 /* Pareto-prunes every group of @r. */
 void ffm_template_result_prune (FfmTemplateResult *r);
 
-/* Enumerates the tile vectors of @t (ffm-pmapping-tiles.c) into @out. */
+/* Scratch memory of the tile search, for one thread at a time. */
+typedef struct _FfmTileWorkspace FfmTileWorkspace;
+FfmTileWorkspace *ffm_tile_workspace_new (void);
+void ffm_tile_workspace_free (FfmTileWorkspace *ws);
+
+/* Enumerates the tile vectors of @t (ffm-pmapping-tiles.c) into @out,
+ * with @workspace's memory (NULL: a temporary one). */
 void ffm_pmapping_template_enumerate (const FfmWorkload *workload,
                                       const FfmArch *arch,
                                       const FfmPmappingTemplate *t,
                                       const FfmPmappingOptions *options,
+                                      FfmTileWorkspace *workspace,
                                       FfmTemplateResult *out);
 
 /* Everything ffm_pmapping_describe() derives from a model alone, computed

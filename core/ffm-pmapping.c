@@ -2,11 +2,15 @@
  *
  * Phases:
  *   1. templates of every Einsum (ffm-pmapping-template.c), built and
- *      compiled in workload order on the calling thread;
+ *      compiled in workload order on the calling thread; an Einsum whose
+ *      signature (ffm-pmapping-signature.c) equals an earlier one's is not
+ *      enumerated but gets a renamed copy of its groups after phase 3;
  *   2. the tile enumeration of every template (ffm-pmapping-tiles.c), spread
  *      over a GThreadPool; each template writes only its own result slot;
  *   3. per Einsum, the templates' groups merged in template order into
- *      compatibility groups and Pareto-pruned (also on the pool);
+ *      compatibility groups and Pareto-pruned, by the thread that finishes
+ *      the Einsum's last template (the template results' rows are freed
+ *      then, which bounds memory by the Einsums in flight);
  *   4. the memories the join must track are chosen over all Einsums, the
  *      other memories' columns dropped and the groups pruned again.
  * Nothing in phases 2-3 depends on which thread runs what or when: every
@@ -46,6 +50,7 @@ ffm_pmapping_options_init (FfmPmappingOptions *options)
   options->einsum = -1;
   options->unfused = FALSE;
   options->prune_partial = TRUE;
+  options->reuse_equal_einsums = TRUE;
 }
 
 /* ---- Describing a row ---- */
@@ -348,7 +353,11 @@ struct _FfmEinsumPmappings {
   guint einsum;
   const FfmEinsum *e;       /* borrowed from the set's workload */
   GPtrArray *templates;     /* of FfmPmappingTemplate* */
-  GPtrArray *results;       /* of FfmTemplateResult*, until merged */
+  GPtrArray *results;       /* of FfmTemplateResult*, until phase 4; their
+                               groups are freed once merged */
+  gint pending;             /* templates not enumerated yet (atomic) */
+  FfmEinsumPmappings *same_as; /* an earlier Einsum with the same
+                                  signature, whose groups these copy */
   GArray *tile_pool;        /* of guint64 */
   GPtrArray *groups;        /* of Group* */
   FfmPmappingStats stats;
@@ -363,6 +372,8 @@ struct _FfmPmappingSet {
   FfmEinsumPmappings **by_einsum; /* [n workload Einsums], borrowed */
   GArray *tracked;          /* of guint */
   double seconds;
+  GAsyncQueue *workspaces;  /* of FfmTileWorkspace*, one per thread, while
+                               generating */
 };
 
 static void
@@ -459,6 +470,40 @@ merge_einsum (FfmEinsumPmappings *pm)
     }
   for (guint i = 0; i < pm->groups->len; i++)
     group_prune (g_ptr_array_index (pm->groups, i));
+  /* The rows now live in the groups; only the rejection records of the
+   * results are read later (for the no-pmapping error). */
+  for (guint t = 0; t < pm->results->len; t++)
+    {
+      FfmTemplateResult *r = g_ptr_array_index (pm->results, t);
+      g_hash_table_remove_all (r->index);
+      for (guint k = 0; k < r->groups->len; k++)
+        template_group_free (g_ptr_array_index (r->groups, k));
+      g_ptr_array_set_size (r->groups, 0);
+    }
+}
+
+/* Gives @pm a copy of the groups of @from, an Einsum with the same
+ * signature: the same rows and tiles, the compatibility renamed to @pm's
+ * Einsum and tensors (accesses correspond one to one). */
+static void
+copy_einsum (FfmEinsumPmappings *pm, const FfmEinsumPmappings *from)
+{
+  for (guint i = 0; i < from->groups->len; i++)
+    {
+      const Group *src = g_ptr_array_index (from->groups, i);
+      Group *g = g_new0 (Group, 1);
+      g->pub.compat = src->pub.compat;
+      g->pub.compat.einsum = pm->einsum;
+      for (guint k = 0; k < g->pub.compat.n_tensors; k++)
+        g->pub.compat.tensors[k].tensor
+          = pm->e->accesses[g->pub.compat.tensors[k].access].tensor;
+      g->columns = g_array_copy (src->columns);
+      g->values = g_array_copy (src->values);
+      g->refs = g_array_copy (src->refs);
+      group_sync (g);
+      g_ptr_array_add (pm->groups, g);
+    }
+  g_array_append_vals (pm->tile_pool, from->tile_pool->data, from->tile_pool->len);
 }
 
 /* Keeps in the tile pool only the tiles of surviving rows. */
@@ -671,13 +716,15 @@ run_template_job (gpointer data, gpointer user_data)
                                                     job->template_id);
   FfmTemplateResult *r = g_ptr_array_index (job->pm->results, job->template_id);
 
-  ffm_pmapping_template_enumerate (set->workload, set->arch, t, &set->options, r);
-}
+  FfmTileWorkspace *ws = g_async_queue_pop (set->workspaces);
 
-static void
-run_merge_job (gpointer data, gpointer user_data)
-{
-  merge_einsum (data);
+  ffm_pmapping_template_enumerate (set->workload, set->arch, t, &set->options, ws, r);
+  g_async_queue_push (set->workspaces, ws);
+  /* The last template of an Einsum merges them all, in template order
+   * (whichever thread that is, the result is the same), so that finished
+   * Einsums hold only their Pareto groups while others still run. */
+  if (g_atomic_int_dec_and_test (&job->pm->pending))
+    merge_einsum (job->pm);
 }
 
 static void
@@ -703,7 +750,8 @@ ffm_pmappings_generate (FfmWorkload *workload, FfmArch *arch,
 {
   g_autoptr(FfmPmappingSet) set = NULL;
   g_autoptr(GPtrArray) jobs = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GPtrArray) merges = g_ptr_array_new ();
+  g_autoptr(GHashTable) signatures = g_hash_table_new_full (g_str_hash, g_str_equal,
+                                                            g_free, NULL);
   guint n_einsums, n_levels, n_threads;
   gint64 start = g_get_monotonic_time ();
 
@@ -759,6 +807,25 @@ ffm_pmappings_generate (FfmWorkload *workload, FfmArch *arch,
                                          pm->templates, error))
         return NULL;
       pm->stats.n_templates = pm->templates->len;
+      pm->stats.reused_from = -1;
+      if (set->options.reuse_equal_einsums)
+        {
+          char *signature = ffm_pmapping_einsum_signature (workload, arch, e,
+                                                           pm->templates, 0, error);
+          if (signature == NULL)
+            return NULL;
+          pm->same_as = g_hash_table_lookup (signatures, signature);
+          if (pm->same_as != NULL)
+            {
+              pm->stats.reused_from = (int) pm->same_as->einsum;
+              g_free (signature);
+              continue;
+            }
+          g_hash_table_insert (signatures, signature, pm);
+        }
+      pm->pending = (gint) pm->templates->len;
+      if (pm->templates->len == 0)
+        merge_einsum (pm);
       for (guint t = 0; t < pm->templates->len; t++)
         {
           Job *job = g_new0 (Job, 1);
@@ -768,12 +835,20 @@ ffm_pmappings_generate (FfmWorkload *workload, FfmArch *arch,
           g_ptr_array_add (pm->results, ffm_template_result_new (n_levels));
           g_ptr_array_add (jobs, job);
         }
-      g_ptr_array_add (merges, pm);
     }
 
-  /* Phase 2: tiles; phase 3: merges. */
+  /* Phase 2: tiles; phase 3: merges (by each Einsum's last template). */
+  set->workspaces = g_async_queue_new_full ((GDestroyNotify) ffm_tile_workspace_free);
+  for (guint i = 0; i < MAX (n_threads, 1); i++)
+    g_async_queue_push (set->workspaces, ffm_tile_workspace_new ());
   run_pool (run_template_job, set, n_threads, jobs);
-  run_pool (run_merge_job, set, n_threads, merges);
+  g_clear_pointer (&set->workspaces, g_async_queue_unref);
+  for (guint i = 0; i < set->einsums->len; i++)
+    {
+      FfmEinsumPmappings *pm = g_ptr_array_index (set->einsums, i);
+      if (pm->same_as != NULL)
+        copy_einsum (pm, pm->same_as);
+    }
   for (guint i = 0; i < set->einsums->len; i++)
     {
       FfmEinsumPmappings *pm = g_ptr_array_index (set->einsums, i);
@@ -811,6 +886,7 @@ ffm_pmapping_set_free (FfmPmappingSet *set)
   g_ptr_array_unref (set->einsums);
   g_free (set->by_einsum);
   g_array_free (set->tracked, TRUE);
+  g_clear_pointer (&set->workspaces, g_async_queue_unref);
   ffm_workload_unref (set->workload);
   ffm_arch_unref (set->arch);
   g_free (set);

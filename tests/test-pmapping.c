@@ -997,6 +997,93 @@ test_threads (void)
   assert_sets_equal (one, three, TRUE);
 }
 
+/* Einsums of equal shape, tensor classes and architecture answers get a
+ * copy of the first one's pmappings: the same groups, rows and tiles as
+ * enumerating each, tensors renamed. */
+static void
+assert_reuse_equals_fresh (FfmWorkload *w, FfmArch *a, guint expect_reused)
+{
+  FfmPmappingOptions options;
+  g_autoptr(FfmPmappingSet) reused = NULL;
+  g_autoptr(FfmPmappingSet) fresh = NULL;
+  guint n_reused = 0;
+
+  ffm_pmapping_options_init (&options);
+  options.n_threads = 2;
+  reused = generate (w, a, &options);
+  options.reuse_equal_einsums = FALSE;
+  fresh = generate (w, a, &options);
+  assert_sets_equal (reused, fresh, TRUE);
+  for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (reused); i++)
+    {
+      const FfmEinsumPmappings *pm = ffm_pmapping_set_get_einsum (reused, i);
+      const FfmPmappingStats *st = ffm_einsum_pmappings_get_stats (pm);
+      g_assert_cmpint (ffm_einsum_pmappings_get_stats (ffm_pmapping_set_get_einsum (fresh, i))->reused_from,
+                       ==, -1);
+      if (st->reused_from < 0)
+        continue;
+      n_reused++;
+      g_assert_cmpint (st->reused_from, <, (int) ffm_einsum_pmappings_get_einsum (pm));
+      g_assert_cmpuint (st->n_evaluated, ==, 0);
+      /* The copy names this Einsum's own tensors, and its rows rebuild to
+       * pmappings of this Einsum that evaluate to the row. */
+      for (guint k = 0; k < ffm_einsum_pmappings_get_n_groups (pm); k++)
+        {
+          const FfmPmappingGroup *g = ffm_einsum_pmappings_get_group (pm, k);
+          const FfmEinsum *e = ffm_workload_get_einsum (w, ffm_einsum_pmappings_get_einsum (pm));
+          g_assert_cmpuint (g->compat.einsum, ==, ffm_einsum_pmappings_get_einsum (pm));
+          for (guint t = 0; t < g->compat.n_tensors; t++)
+            g_assert_cmpuint (g->compat.tensors[t].tensor, ==,
+                              e->accesses[g->compat.tensors[t].access].tensor);
+          for (guint r = 0; r < g->n_rows; r++)
+            {
+              g_autoptr(GPtrArray) nodes = ffm_einsum_pmappings_rebuild (pm, &g->refs[r], FALSE);
+              g_autoptr(GError) error = NULL;
+              g_autoptr(FfmPmappingModel) m =
+                ffm_pmapping_model_new (w, a, (const FfmMappingNode *const *) nodes->pdata,
+                                        nodes->len, NULL, &error);
+              g_autoptr(FfmPmappingCost) cost = NULL;
+              FfmCompatibility compat;
+              g_assert_no_error (error);
+              cost = ffm_pmapping_cost_new (m);
+              ffm_pmapping_model_evaluate (m, NULL, cost);
+              g_assert_cmpint (cost->status, ==, FFM_COST_VALID);
+              g_assert_cmpfloat (cost->energy, ==, g->values[(gsize) r * g->n_columns]);
+              g_assert_true (ffm_pmapping_describe (w, a, m, ffm_pmapping_model_get_tiles (m),
+                                                    cost, FFM_PMAPPING_ENERGY,
+                                                    &compat, NULL, NULL));
+              g_assert_true (ffm_compatibility_equal (&compat, &g->compat));
+            }
+        }
+    }
+  g_assert_cmpuint (n_reused, ==, expect_reused);
+}
+
+static void
+test_reuse (void)
+{
+  /* Five matmuls: Matmul1..3 read and write intermediates alike (Matmul0
+   * reads the workload input, Matmul4 writes the output). */
+  g_autoptr(FfmWorkload) w = load_matmuls (5, 16, 8);
+  g_autoptr(FfmArch) a = arch_from_text (tight_arch);
+  /* The same, but the GlobalBuffer may keep T2 only as the weight's
+   * neighbour of Matmul2: an architecture answer that tells Matmul2 apart. */
+  g_autoptr(FfmArch) b = arch_from_text (
+    "{ \"ffm_architecture\": 1, \"name\": \"picky\", \"levels\": ["
+    "{ \"memory\": \"MainMemory\", \"size\": \"inf\", \"read_energy\": 4, \"write_energy\": 4,"
+    "  \"keep\": \"~intermediates\", \"may_keep\": \"all\" },"
+    "{ \"memory\": \"GlobalBuffer\", \"size\": 512, \"read_energy\": 1, \"write_energy\": 1,"
+    "  \"read_bandwidth\": 64, \"write_bandwidth\": 64,"
+    "  \"keep\": \"~MainMemory\", \"may_keep\": \"all - W2\" },"
+    "{ \"compute\": \"MAC\", \"energy\": 1, \"throughput\": 4 } ] }");
+
+  g_test_summary ("Einsums with equal signatures reuse the first one's "
+                  "pmappings, which equal enumerating each; an architecture "
+                  "answer that differs prevents reuse");
+  assert_reuse_equals_fresh (w, a, 2);
+  assert_reuse_equals_fresh (w, b, 1);
+}
+
 static const char *deep_arch =
   "{ \"ffm_architecture\": 1, \"name\": \"deep\", \"levels\": ["
   "{ \"memory\": \"MainMemory\", \"size\": \"inf\", \"read_energy\": 8, \"write_energy\": 8,"
@@ -1192,6 +1279,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pmapping/pareto", test_pareto);
   g_test_add_func ("/pmapping/simple-matmul", test_simple_matmul);
   g_test_add_func ("/pmapping/threads", test_threads);
+  g_test_add_func ("/pmapping/reuse", test_reuse);
   g_test_add_func ("/pmapping/tracked-columns", test_tracked_and_columns);
   g_test_add_func ("/pmapping/rebuild", test_rebuild);
   g_test_add_data_func ("/pmapping/partial-pruning/tall", GINT_TO_POINTER (0),

@@ -99,6 +99,12 @@ typedef struct {
   gboolean track_all_memories;  /* keep the reservation columns of every
                                    memory of finite capacity, tracked or not
                                    (for tests and analysis; default FALSE) */
+  gboolean reuse_equal_einsums; /* default TRUE: an Einsum whose shape, tensor
+                                   classes and architecture answers equal an
+                                   earlier Einsum's gets a copy of its
+                                   pmappings (tensors renamed) instead of a
+                                   second enumeration; FALSE enumerates every
+                                   Einsum (the result is the same) */
 } FfmPmappingOptions;
 
 /* Fills @options with the defaults. */
@@ -148,6 +154,10 @@ typedef struct {
   guint n_groups;
   guint64 n_rows;           /* Pareto survivors over all groups */
   double seconds;           /* thread time spent on this Einsum, s */
+  int reused_from;          /* workload index of the Einsum whose pmappings
+                               these copy (reuse_equal_einsums; then
+                               n_evaluated, n_valid, n_partial and seconds
+                               are 0), -1 when enumerated */
 } FfmPmappingStats;
 
 typedef struct _FfmEinsumPmappings FfmEinsumPmappings;
