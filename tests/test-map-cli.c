@@ -242,6 +242,47 @@ test_unfused (void)
   g_assert_false (json_object_get_boolean_member (f, "on_chip"));
 }
 
+/* Equal Einsums are enumerated once: `ffm pmappings` says which copy
+ * which, `--no-reuse` enumerates each, and `ffm map` finds the same
+ * mapping cost either way. */
+static void
+test_reuse (void)
+{
+  g_auto (Run) reused = { 0 }, fresh = { 0 }, map = { 0 }, map_fresh = { 0 };
+  g_autoptr (JsonParser) p1 = json_parser_new ();
+  g_autoptr (JsonParser) p2 = json_parser_new ();
+  JsonObject *a, *b;
+
+  RUN_FFM (&reused, "pmappings", "--arch", "simple", "--workload", "matmuls",
+           "--param", "n_einsums=4", "--param", "m=16", "--param", "kn=16");
+  g_assert_cmpint (reused.status, ==, 0);
+  assert_contains (reused.out, "same as Matmul1");
+  RUN_FFM (&fresh, "pmappings", "--arch", "simple", "--workload", "matmuls",
+           "--param", "n_einsums=4", "--param", "m=16", "--param", "kn=16",
+           "--no-reuse");
+  g_assert_cmpint (fresh.status, ==, 0);
+  g_assert_null (strstr (fresh.out, "same as"));
+
+  RUN_FFM (&map, "map", "--arch", "simple", "--workload", "matmuls",
+           "--param", "n_einsums=4", "--param", "m=16", "--param", "kn=16",
+           "--json", "-");
+  RUN_FFM (&map_fresh, "map", "--arch", "simple", "--workload", "matmuls",
+           "--param", "n_einsums=4", "--param", "m=16", "--param", "kn=16",
+           "--strategy-param", "reuse=false", "--json", "-");
+  g_assert_cmpint (map.status, ==, 0);
+  g_assert_cmpint (map_fresh.status, ==, 0);
+  a = parse_object (p1, map.out);
+  b = parse_object (p2, map_fresh.out);
+  g_assert_cmpfloat (json_object_get_double_member (a, "energy_j"), ==,
+                     json_object_get_double_member (b, "energy_j"));
+  g_assert_cmpfloat (json_object_get_double_member (a, "latency_s"), ==,
+                     json_object_get_double_member (b, "latency_s"));
+  g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (a, "stats"),
+                                                    "einsums_reused"), ==, 1);
+  g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (b, "stats"),
+                                                    "einsums_reused"), ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -250,5 +291,6 @@ main (int argc, char **argv)
   g_test_add_func ("/map-cli/strategies-and-objectives", test_strategies_and_objectives);
   g_test_add_func ("/map-cli/usage-errors", test_usage_errors);
   g_test_add_func ("/map-cli/unfused", test_unfused);
+  g_test_add_func ("/map-cli/reuse", test_reuse);
   return g_test_run ();
 }

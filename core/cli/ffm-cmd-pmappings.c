@@ -31,6 +31,7 @@ typedef struct {
   gboolean json;
   gboolean groups;
   gboolean templates;
+  gboolean no_reuse;
 } PmappingsOptions;
 
 /* Each template of @pm as an indented tree. */
@@ -85,8 +86,12 @@ print_table (const FfmPmappingSet *set, gboolean groups, gboolean show_templates
       const FfmEinsum *e = ffm_workload_get_einsum (w, ffm_einsum_pmappings_get_einsum (pm));
 
       g_print ("%-14s %9u %14" G_GUINT64_FORMAT " %12" G_GUINT64_FORMAT
-               " %8u %10" G_GUINT64_FORMAT " %9.3f\n", e->name, s->n_templates,
+               " %8u %10" G_GUINT64_FORMAT " %9.3f", e->name, s->n_templates,
                s->n_evaluated, s->n_valid, s->n_groups, s->n_rows, s->seconds);
+      /* An Einsum of the same signature as an earlier one: a renamed copy. */
+      if (s->reused_from >= 0)
+        g_print ("  same as %s", ffm_workload_get_einsum (w, (guint) s->reused_from)->name);
+      g_print ("\n");
       templates += s->n_templates;
       evaluated += s->n_evaluated;
       valid += s->n_valid;
@@ -158,6 +163,11 @@ print_json (const FfmPmappingSet *set, guint n_threads)
       json_builder_add_int_value (b, (gint64) s->n_rows);
       json_builder_set_member_name (b, "seconds");
       json_builder_add_double_value (b, s->seconds);
+      json_builder_set_member_name (b, "same_as");
+      if (s->reused_from >= 0)
+        json_builder_add_string_value (b, ffm_workload_get_einsum (w, (guint) s->reused_from)->name);
+      else
+        json_builder_add_null_value (b);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -198,6 +208,7 @@ run (GOptionContext *context, PmappingsOptions *o)
   options.max_fused_loops = o->max_fused_loops;
   options.max_fused_loops_per_rank_var = o->max_fused_per_var;
   options.unfused = o->unfused;
+  options.reuse_equal_einsums = !o->no_reuse;
   options.n_threads = ffm_cli_common_get_threads (&o->common);
   if (o->einsum != NULL)
     {
@@ -221,7 +232,7 @@ int
 ffm_cmd_pmappings (int argc, char **argv)
 {
   PmappingsOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_PROBLEM_OPTIONS_INIT,
-                         NULL, NULL, 1, 1, FALSE, FALSE, FALSE, FALSE };
+                         NULL, NULL, 1, 1, FALSE, FALSE, FALSE, FALSE, FALSE };
   const GOptionEntry entries[] = {
     { "einsum", 'e', 0, G_OPTION_ARG_STRING, &o.einsum,
       "Only this Einsum", "NAME" },
@@ -237,6 +248,8 @@ ffm_cmd_pmappings (int argc, char **argv)
       "List each compatibility group", NULL },
     { "templates", 0, 0, G_OPTION_ARG_NONE, &o.templates,
       "Print every template (tiles are placeholders)", NULL },
+    { "no-reuse", 0, 0, G_OPTION_ARG_NONE, &o.no_reuse,
+      "Enumerate every Einsum, also those equal to an earlier one", NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o.json,
       "Print JSON instead of a table", NULL },
     G_OPTION_ENTRY_NULL

@@ -33,6 +33,10 @@ static const FfmParamSpec ffm_params[] = {
   { "epsilon", FFM_PARAM_NUMBER, "0.05",
     "dirty pass: objectives compared in boxes of ratio 1 + epsilon "
     "(0 = no dirty pass)", 0, 100, NULL },
+  { "reuse", FFM_PARAM_BOOL, "true",
+    "Einsums equal to an earlier one (shape, tensor classes, architecture "
+    "answers) copy its pmappings instead of enumerating them again; the "
+    "result is the same", 0, 0, NULL },
   { NULL, 0, NULL, NULL, 0, 0, NULL }
 };
 
@@ -245,7 +249,7 @@ record_survivors (FfmSearchResult *result, const FfmWorkload *w,
 static void
 record_pmapping_stats (FfmSearchResult *result, FfmPmappingSet *set)
 {
-  guint64 evaluated = 0, rows = 0, groups = 0;
+  guint64 evaluated = 0, rows = 0, groups = 0, reused = 0;
 
   for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (set); i++)
     {
@@ -254,10 +258,12 @@ record_pmapping_stats (FfmSearchResult *result, FfmPmappingSet *set)
       evaluated += s->n_evaluated;
       rows += s->n_rows;
       groups += s->n_groups;
+      reused += s->reused_from >= 0;
     }
   ffm_search_result_set_stat (result, "pmappings_evaluated", (double) evaluated);
   ffm_search_result_set_stat (result, "pmappings_generated", (double) rows);
   ffm_search_result_set_stat (result, "pmapping_groups", (double) groups);
+  ffm_search_result_set_stat (result, "einsums_reused", (double) reused);
 }
 
 static FfmSearchResult *
@@ -277,11 +283,13 @@ ffm_run (const FfmSearchContext *ctx, const FfmParamValues *values,
   FfmPmappingOptions options;
   gint64 start = g_get_monotonic_time (), t;
   double epsilon, mismatches = 0;
-  gboolean ok = FALSE;
+  gboolean ok = FALSE, reuse = TRUE;
 
   if (!ffm_param_values_validate (values, ffm_params, OWNER, error)
       || !ffm_param_values_get_number (values, ffm_params, OWNER, "epsilon",
-                                       &epsilon, error))
+                                       &epsilon, error)
+      || !ffm_param_values_get_bool (values, ffm_params, OWNER, "reuse",
+                                     &reuse, error))
     return NULL;
 
   if (ctx->progress != NULL)
@@ -291,6 +299,7 @@ ffm_run (const FfmSearchContext *ctx, const FfmParamValues *values,
   options.max_fused_loops = ctx->max_fused_loops;
   options.unfused = ctx->unfused;
   options.n_threads = ctx->n_threads;
+  options.reuse_equal_einsums = reuse;
   set = ffm_pmappings_generate (w, a, &options, error);
   if (set == NULL)
     return NULL;
