@@ -12,7 +12,9 @@
  *
  * FFM_BENCH=gpt|chains selects one part; FFM_BENCH_THREADS (default 2);
  * FFM_BENCH_MAX_CHAIN (default 64); FFM_BENCH_GPT_PARAMS overrides the
- * GPT parameters ("batch=64,new_tokens=4096"). Run with
+ * GPT parameters ("batch=64,new_tokens=4096"); FFM_BENCH_REUSE=0 sets the
+ * strategy parameter reuse=false (every Einsum enumerated, even when it
+ * equals an earlier one). Run with
  * `meson test -C BUILD --benchmark --suite bench` or directly. */
 #include <ffm.h>
 
@@ -50,6 +52,7 @@ run_one (const char *workload, const char *params, guint threads)
   g_autoptr (FfmArch) a = NULL;
   g_autoptr (FfmProblem) problem = NULL;
   g_autoptr (FfmSearchResult) result = NULL;
+  g_autoptr (FfmParamValues) strategy = ffm_param_values_new ();
   g_autoptr (GError) error = NULL;
   g_auto (GStrv) assignments = g_strsplit (params, ",", -1);
   const FfmPluginInfo *ffm;
@@ -77,7 +80,9 @@ run_one (const char *workload, const char *params, guint threads)
   ffm_search_context_init (&ctx, problem);
   ctx.objective = FFM_OBJECTIVE_EDP;
   ctx.n_threads = threads;
-  result = ffm->descriptor->vtable.search->run (&ctx, NULL, &error);
+  if (env_uint ("FFM_BENCH_REUSE", 1) == 0)
+    ffm_param_values_set (strategy, "reuse", "false");
+  result = ffm->descriptor->vtable.search->run (&ctx, strategy, &error);
   if (result == NULL)
     {
       printf ("  error: %s\n", error->message);
@@ -86,12 +91,13 @@ run_one (const char *workload, const char *params, guint threads)
   s = ffm_search_result_get_solution (result, 0);
   printf ("  EDP %.6g J*s (energy %.6g J, latency %.6g s); phases: "
           "pmappings %.2f s, dirty join %.2f s, join %.2f s, rebuild %.3f s; "
-          "pmappings %.0f\n", s->energy * s->latency, s->energy, s->latency,
+          "pmappings %.0f (%.0f Einsums reused)\n", s->energy * s->latency, s->energy, s->latency,
           stat_or_zero (result, "seconds_pmappings"),
           stat_or_zero (result, "seconds_dirty_join"),
           stat_or_zero (result, "seconds_join"),
           stat_or_zero (result, "seconds_rebuild"),
-          stat_or_zero (result, "pmappings_generated"));
+          stat_or_zero (result, "pmappings_generated"),
+          stat_or_zero (result, "einsums_reused"));
   stats = ffm_search_result_get_stats (result);
   printf ("  survivors:");
   for (guint i = 0; i < stats->len; i++)
