@@ -364,6 +364,12 @@ setup (Enum *en, const FfmWorkload *w, const FfmArch *a)
   for (guint v = 0; v < en->n_vars; v++)
     {
       en->chains[v] = g_array_new (FALSE, FALSE, sizeof (guint64));
+      /* A variable with one chain (no loops, or bound 1) adds nothing on
+       * any fanout dimension: a factor 1 in usage_reachable's bound, not
+       * the 0 chain_ok would leave (which cut every branch). */
+      if (en->var_n_loops[v] == 0 || en->bounds[v] <= 1)
+        for (guint d = 0; d < en->n_dims; d++)
+          en->chain_dim[v][d] = 1;
       if (en->var_n_loops[v] == 0)
         {
           en->n_chains[v] = 1;    /* bound 1: nothing to choose */
