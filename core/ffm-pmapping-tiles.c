@@ -448,8 +448,10 @@ capacity_ok (Enum *en, guint depth)
   return TRUE;
 }
 
+/* Counts its cuts in usage_rejected: a template whose every branch is cut
+ * here reaches no leaf, and still needs the "try best" pass. */
 static gboolean
-usage_reachable (const Enum *en, guint depth)
+usage_reachable (Enum *en, guint depth)
 {
   if (en->relaxed || !en->constrained)
     return TRUE;
@@ -462,7 +464,10 @@ usage_reachable (const Enum *en, guint depth)
         reach *= (double) en->chain_dim[en->order[i]][d];
       reach = MIN (reach, (double) en->dim_count[d]);
       if (reach < en->dim_min[d] * (double) en->dim_count[d])
-        return FALSE;
+        {
+          en->usage_rejected++;
+          return FALSE;
+        }
     }
   return TRUE;
 }

@@ -1162,6 +1162,20 @@ test_does_not_fit (void)
 
 /* ---- Minimum fanout usage ---- */
 
+/* A matmul on MainMemory, a fanout PE of @count and the MAC. */
+static char *
+usage_arch_text (guint count, double min_usage)
+{
+  return g_strdup_printf (
+    "{ \"ffm_architecture\": 1, \"name\": \"usage\", \"levels\": ["
+    "{ \"memory\": \"MainMemory\", \"size\": \"inf\", \"read_energy\": 1,"
+    "  \"write_energy\": 1, \"read_bandwidth\": 1, \"write_bandwidth\": 1 },"
+    "{ \"fanout\": \"PE\", \"dims\": [ { \"name\": \"d0\", \"count\": %u,"
+    "  \"min_usage\": %g } ] },"
+    "{ \"compute\": \"MAC\", \"energy\": 1, \"throughput\": 1 } ] }",
+    count, min_usage);
+}
+
 /* The smallest and largest PE.d0 usage (instances used) over every row of
  * every group, from the rebuilt pmappings; returns the number of rows. */
 static guint
@@ -1264,6 +1278,36 @@ test_min_usage_size_one (void)
 }
 
 static void
+test_min_usage_try_best (void)
+{
+  /* Only m (bound 2) can go across PE: at most 2 of 4 instances, below the
+   * minimum of 3, so every branch is cut before any leaf. */
+  g_autoptr(FfmWorkload) w = workload_from_text (
+    "{ \"ffm_workload\": 1, \"name\": \"usage\","
+    "  \"ranks\": { \"M\": 2, \"N0\": 1, \"N1\": 1 },"
+    "  \"bits_per_value\": { \"all\": 8 },"
+    "  \"einsums\": [ \"T1[m,n1] = T0[m,n0] * W0[n0,n1]\" ] }");
+  g_autofree char *text = usage_arch_text (4, 0.75);
+  g_autoptr(FfmArch) a = arch_from_text (text);
+
+  g_test_summary ("When no tile vector reaches a fanout's minimum usage, "
+                  "even if the bound cuts every branch, \"try best\" keeps "
+                  "the highest usage");
+  for (int prune = 0; prune < 2; prune++)
+    {
+      FfmPmappingOptions options;
+      g_autoptr(FfmPmappingSet) set = NULL;
+      guint64 lo, hi;
+      ffm_pmapping_options_init (&options);
+      options.prune_partial = prune;
+      set = generate (w, a, &options);
+      g_assert_cmpuint (fanout_usage_range (w, a, set, &lo, &hi), >, 0);
+      g_assert_cmpuint (lo, ==, 2);
+      g_assert_cmpuint (hi, ==, 2);
+    }
+}
+
+static void
 test_unfused (void)
 {
   g_autoptr(FfmWorkload) w = load_matmuls (2, 16, 8);
@@ -1304,6 +1348,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pmapping/does-not-fit", test_does_not_fit);
   g_test_add_func ("/pmapping/unfused", test_unfused);
   g_test_add_func ("/pmapping/min-usage/size-one", test_min_usage_size_one);
+  g_test_add_func ("/pmapping/min-usage/try-best", test_min_usage_try_best);
   g_test_add_data_func ("/pmapping/brute-force/two-memories", GINT_TO_POINTER (0),
                         test_brute_force_random);
   g_test_add_data_func ("/pmapping/brute-force/fanout", GINT_TO_POINTER (1),
