@@ -364,6 +364,12 @@ setup (Enum *en, const FfmWorkload *w, const FfmArch *a)
   for (guint v = 0; v < en->n_vars; v++)
     {
       en->chains[v] = g_array_new (FALSE, FALSE, sizeof (guint64));
+      /* A variable with one chain (no loops, or bound 1) adds nothing on
+       * any fanout dimension: a factor 1 in usage_reachable's bound, not
+       * the 0 chain_ok would leave (which cut every branch). */
+      if (en->var_n_loops[v] == 0 || en->bounds[v] <= 1)
+        for (guint d = 0; d < en->n_dims; d++)
+          en->chain_dim[v][d] = 1;
       if (en->var_n_loops[v] == 0)
         {
           en->n_chains[v] = 1;    /* bound 1: nothing to choose */
@@ -442,8 +448,10 @@ capacity_ok (Enum *en, guint depth)
   return TRUE;
 }
 
+/* Counts its cuts in usage_rejected: a template whose every branch is cut
+ * here reaches no leaf, and still needs the "try best" pass. */
 static gboolean
-usage_reachable (const Enum *en, guint depth)
+usage_reachable (Enum *en, guint depth)
 {
   if (en->relaxed || !en->constrained)
     return TRUE;
@@ -456,7 +464,10 @@ usage_reachable (const Enum *en, guint depth)
         reach *= (double) en->chain_dim[en->order[i]][d];
       reach = MIN (reach, (double) en->dim_count[d]);
       if (reach < en->dim_min[d] * (double) en->dim_count[d])
-        return FALSE;
+        {
+          en->usage_rejected++;
+          return FALSE;
+        }
     }
   return TRUE;
 }

@@ -1247,6 +1247,153 @@ test_does_not_fit (void)
   g_assert_nonnull (strstr (error->message, "24 bits"));
 }
 
+/* ---- Minimum fanout usage ---- */
+
+/* A matmul on MainMemory, a fanout PE of @count and the MAC. */
+static char *
+usage_arch_text (guint count, double min_usage)
+{
+  return g_strdup_printf (
+    "{ \"ffm_architecture\": 1, \"name\": \"usage\", \"levels\": ["
+    "{ \"memory\": \"MainMemory\", \"size\": \"inf\", \"read_energy\": 1,"
+    "  \"write_energy\": 1, \"read_bandwidth\": 1, \"write_bandwidth\": 1 },"
+    "{ \"fanout\": \"PE\", \"dims\": [ { \"name\": \"d0\", \"count\": %u,"
+    "  \"min_usage\": %g } ] },"
+    "{ \"compute\": \"MAC\", \"energy\": 1, \"throughput\": 1 } ] }",
+    count, min_usage);
+}
+
+/* The smallest and largest PE.d0 usage (instances used) over every row of
+ * every group, from the rebuilt pmappings; returns the number of rows. */
+static guint
+fanout_usage_range (FfmWorkload *w, FfmArch *a, const FfmPmappingSet *set,
+                    guint64 *lo, guint64 *hi)
+{
+  guint rows = 0;
+
+  *lo = G_MAXUINT64;
+  *hi = 0;
+  for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (set); i++)
+    {
+      const FfmEinsumPmappings *pm = ffm_pmapping_set_get_einsum (set, i);
+      for (guint k = 0; k < ffm_einsum_pmappings_get_n_groups (pm); k++)
+        {
+          const FfmPmappingGroup *g = ffm_einsum_pmappings_get_group (pm, k);
+          for (guint r = 0; r < g->n_rows; r++)
+            {
+              g_autoptr(GPtrArray) nodes = ffm_einsum_pmappings_rebuild (pm, &g->refs[r], FALSE);
+              g_autoptr(GError) error = NULL;
+              g_autoptr(FfmPmappingModel) m =
+                ffm_pmapping_model_new (w, a, (const FfmMappingNode *const *) nodes->pdata,
+                                        nodes->len, NULL, &error);
+              g_autoptr(FfmPmappingCost) cost = NULL;
+              guint64 used = 1;
+              g_assert_no_error (error);
+              cost = ffm_pmapping_cost_new (m);
+              ffm_pmapping_model_evaluate (m, NULL, cost);
+              g_assert_cmpint (cost->status, ==, FFM_COST_VALID);
+              if (ffm_pmapping_model_get_n_fanout_dims (m) > 0)
+                used = cost->fanout_used[0];
+              *lo = MIN (*lo, used);
+              *hi = MAX (*hi, used);
+              rows++;
+            }
+        }
+    }
+  return rows;
+}
+
+/* MainMemory, a 4-way fanout PE that may multicast nothing but reduce
+ * outputs, a LocalBuffer per instance and the MAC. */
+static char *
+local_usage_arch_text (double min_usage)
+{
+  return g_strdup_printf (
+    "{ \"ffm_architecture\": 1, \"name\": \"usage\", \"levels\": ["
+    "{ \"memory\": \"MainMemory\", \"size\": \"inf\", \"read_energy\": 8,"
+    "  \"write_energy\": 8, \"keep\": \"all\" },"
+    "{ \"fanout\": \"PE\", \"dims\": [ { \"name\": \"d0\", \"count\": 4,"
+    "  \"may_reuse\": \"outputs\", \"min_usage\": %g } ] },"
+    "{ \"memory\": \"LocalBuffer\", \"size\": 4096, \"read_energy\": 1,"
+    "  \"write_energy\": 1 },"
+    "{ \"compute\": \"MAC\", \"energy\": 1, \"throughput\": 1 } ] }", min_usage);
+}
+
+static void
+test_min_usage_size_one (void)
+{
+  /* m has bound 1, so no loop: one tile chain that adds nothing to PE. */
+  g_autoptr(FfmWorkload) w = workload_from_text (
+    "{ \"ffm_workload\": 1, \"name\": \"usage\","
+    "  \"ranks\": { \"M\": 1, \"N0\": 2, \"N1\": 2 },"
+    "  \"bits_per_value\": { \"all\": 8 },"
+    "  \"einsums\": [ \"T1[m,n1] = T0[m,n0] * W0[n0,n1]\" ] }");
+  g_autofree char *text = local_usage_arch_text (0.5);
+  g_autofree char *free_text = local_usage_arch_text (0);
+  g_autoptr(FfmArch) a = arch_from_text (text);
+  g_autoptr(FfmArch) unconstrained = arch_from_text (free_text);
+  double energy[2], latency, edp;
+  guint64 lo, hi, evaluated[2];
+
+  g_test_summary ("A rank variable of bound 1 does not make the minimum "
+                  "fanout usage look unreachable");
+  for (int prune = 0; prune < 2; prune++)
+    {
+      FfmPmappingOptions options;
+      g_autoptr(FfmPmappingSet) set = NULL;
+      ffm_pmapping_options_init (&options);
+      options.prune_partial = prune;
+      set = generate (w, a, &options);
+      /* T0 cannot be multicast: across n1 every instance fetches its own
+       * copy, so the lowest energy puts only n0 across PE (2 of 4
+       * instances, just the minimum) and n1 in time below the LocalBuffer. */
+      g_assert_cmpuint (fanout_usage_range (w, a, set, &lo, &hi), >, 0);
+      g_assert_cmpuint (lo, ==, 2);
+      g_assert_cmpuint (hi, ==, 4);
+      best_of_set (ffm_pmapping_set_get_einsum (set, 0), &energy[prune], &latency, &edp);
+    }
+  g_assert_cmpfloat (energy[1], ==, energy[0]);
+  /* The bound cuts the branches of usage 1 (no "try best" pass that
+   * evaluates everything). */
+  for (int constrained = 0; constrained < 2; constrained++)
+    {
+      g_autoptr(FfmPmappingSet) set = generate (w, constrained ? a : unconstrained, NULL);
+      evaluated[constrained] =
+        ffm_einsum_pmappings_get_stats (ffm_pmapping_set_get_einsum (set, 0))->n_evaluated;
+    }
+  g_assert_cmpuint (evaluated[1], <, evaluated[0]);
+}
+
+static void
+test_min_usage_try_best (void)
+{
+  /* Only m (bound 2) can go across PE: at most 2 of 4 instances, below the
+   * minimum of 3, so every branch is cut before any leaf. */
+  g_autoptr(FfmWorkload) w = workload_from_text (
+    "{ \"ffm_workload\": 1, \"name\": \"usage\","
+    "  \"ranks\": { \"M\": 2, \"N0\": 1, \"N1\": 1 },"
+    "  \"bits_per_value\": { \"all\": 8 },"
+    "  \"einsums\": [ \"T1[m,n1] = T0[m,n0] * W0[n0,n1]\" ] }");
+  g_autofree char *text = usage_arch_text (4, 0.75);
+  g_autoptr(FfmArch) a = arch_from_text (text);
+
+  g_test_summary ("When no tile vector reaches a fanout's minimum usage, "
+                  "even if the bound cuts every branch, \"try best\" keeps "
+                  "the highest usage");
+  for (int prune = 0; prune < 2; prune++)
+    {
+      FfmPmappingOptions options;
+      g_autoptr(FfmPmappingSet) set = NULL;
+      guint64 lo, hi;
+      ffm_pmapping_options_init (&options);
+      options.prune_partial = prune;
+      set = generate (w, a, &options);
+      g_assert_cmpuint (fanout_usage_range (w, a, set, &lo, &hi), >, 0);
+      g_assert_cmpuint (lo, ==, 2);
+      g_assert_cmpuint (hi, ==, 2);
+    }
+}
+
 static void
 test_unfused (void)
 {
@@ -1288,6 +1435,8 @@ main (int argc, char **argv)
                         test_partial_pruning);
   g_test_add_func ("/pmapping/does-not-fit", test_does_not_fit);
   g_test_add_func ("/pmapping/unfused", test_unfused);
+  g_test_add_func ("/pmapping/min-usage/size-one", test_min_usage_size_one);
+  g_test_add_func ("/pmapping/min-usage/try-best", test_min_usage_try_best);
   g_test_add_data_func ("/pmapping/brute-force/two-memories", GINT_TO_POINTER (0),
                         test_brute_force_random);
   g_test_add_data_func ("/pmapping/brute-force/fanout", GINT_TO_POINTER (1),
