@@ -93,7 +93,10 @@ typedef struct {
 
   guint n_fused;
   gboolean relaxed;                 /* try best: keep the highest usage */
-  double best_score;
+  gboolean probing;                 /* relaxed, first pass: find the highest
+                                       usage of a valid vector, keep no row */
+  double best_score;                /* probing: highest usage seen, or -1 */
+  double target_score;              /* relaxed, second pass: that usage */
   guint64 usage_rejected;
 
   /* Pruning by dominance of cost terms (see "Partial dominance" below). */
@@ -409,52 +412,143 @@ reject_at (Enum *en, guint level, double need, double cap)
     }
 }
 
+/* The smallest tile variable @v, not chosen yet, can have at the
+ * reservation of buffet @b: 1 below one of its loops, its bound above all
+ * of them; and its bound as well below a fused loop when the fused-loop
+ * budget is spent (@trivial_fused): its fused loops then have one
+ * iteration, and fused loops are the first loops of the template, so the
+ * tile stays the bound down to the first unfused loop. */
+static guint64
+smallest_tile (const Enum *en, guint b, guint v, gboolean trivial_fused)
+{
+  int j = en->res_loop[b][v];
+
+  if (j < 0 || (trivial_fused && (guint) j < en->n_fused))
+    return en->bounds[v];
+  return 1;
+}
+
+/* The fused loops of more than one iteration that the variables not
+ * chosen yet may still add, after @fused: G_MAXUINT when unlimited. */
+static guint
+fused_budget (const Enum *en, guint fused)
+{
+  if (en->opt->max_fused_loops < 0)
+    return G_MAXUINT;
+  return (guint) en->opt->max_fused_loops > fused
+    ? (guint) en->opt->max_fused_loops - fused : 0;
+}
+
 /* The occupancy lower bound of every memory, with the variables chosen up
- * to @depth (exclusive) at their tiles and the others at their smallest. */
+ * to @depth (exclusive) at their tiles and the others at their smallest.
+ * With a fused-loop budget of one loop, at most one of the others (@free,
+ * or none) has a fused loop of more than one iteration: every memory's
+ * bound is then taken per choice of @free, and the branch is cut only when
+ * every choice overflows some memory (with two or more loops left, every
+ * other variable is taken as free). */
 static gboolean
 capacity_ok (Enum *en, guint depth)
 {
   gboolean chosen[MAX_VARS] = { FALSE };
-  double occ[MAX_BUFFETS] = { 0 };
+  guint budget = fused_budget (en, en->fused[depth]);
+  int best_level = -1;
+  double best_occ = 0, best_cap = 0, best_excess = INFINITY;
 
   for (guint i = 0; i < depth; i++)
     chosen[en->order[i]] = TRUE;
-  for (guint b = 0; b < en->n_buffets; b++)
+  gboolean some_free = FALSE;
+
+  for (guint v = 0; v < en->n_vars; v++)
+    some_free |= !chosen[v] && en->var_n_loops[v] > 0;
+  /* free = -1: every other variable free (budget >= 2) or none (budget 0,
+   * or nothing left to choose); with budget 1, "none" bounds no lower
+   * than any one free variable, so only those are tried. */
+  for (int free = -1; free < (int) en->n_vars; free++)
     {
-      guint k;
-      for (k = 0; k < en->n_memories; k++)
-        if (en->memories[k] == en->buffet_level[b])
-          break;
-      if (k == en->n_memories)
+      double occ[MAX_BUFFETS] = { 0 };
+      gboolean fits = TRUE;
+      if (free < 0 && budget == 1 && some_free)
         continue;
-      for (guint v = 0; v < en->n_vars; v++)
+      if (free >= 0 && (budget != 1 || chosen[free] || en->var_n_loops[free] == 0))
+        continue;
+      for (guint b = 0; b < en->n_buffets; b++)
         {
-          int j = en->res_loop[b][v];
-          if (chosen[v] || en->var_n_loops[v] == 0)
-            en->var_tiles[v] = j >= 0 ? en->tiles[j] : en->bounds[v];
-          else
-            en->var_tiles[v] = j >= 0 ? 1 : en->bounds[v];
+          guint k;
+          for (k = 0; k < en->n_memories; k++)
+            if (en->memories[k] == en->buffet_level[b])
+              break;
+          if (k == en->n_memories)
+            continue;
+          for (guint v = 0; v < en->n_vars; v++)
+            {
+              int j = en->res_loop[b][v];
+              if (chosen[v] || en->var_n_loops[v] == 0)
+                en->var_tiles[v] = j >= 0 ? en->tiles[j] : en->bounds[v];
+              else
+                en->var_tiles[v] = smallest_tile (en, b, v,
+                                                  budget == 0 || (budget == 1 && (int) v != free));
+            }
+          occ[k] += (double) ffm_access_tile_values (en->e, en->buffet_access[b],
+                                                     en->var_tiles)
+            * en->buffet_bits[b];
         }
-      occ[k] += (double) ffm_access_tile_values (en->e, en->buffet_access[b],
-                                                 en->var_tiles)
-        * en->buffet_bits[b];
+      for (guint k = 0; k < en->n_memories; k++)
+        if (occ[k] > en->capacity[k])
+          {
+            if (occ[k] - en->capacity[k] < best_excess)
+              {
+                best_excess = occ[k] - en->capacity[k];
+                best_level = (int) k;
+                best_occ = occ[k];
+                best_cap = en->capacity[k];
+              }
+            fits = FALSE;
+            break;
+          }
+      if (fits)
+        return TRUE;
     }
-  for (guint k = 0; k < en->n_memories; k++)
-    if (occ[k] > en->capacity[k])
-      {
-        reject_at (en, en->memories[k], occ[k], en->capacity[k]);
-        return FALSE;
-      }
-  return TRUE;
+  reject_at (en, en->memories[best_level], best_occ, best_cap);
+  return FALSE;
+}
+
+/* An upper bound on the usage score (usage_score()) of every completion of
+ * the variables chosen up to @depth: each constrained dimension's product
+ * at its largest reach. Computed in the same order as usage_score(), with
+ * factors at least as large, so it bounds the score exactly in floating
+ * point too. */
+static double
+usage_score_bound (const Enum *en, guint depth)
+{
+  double bound = 1;
+
+  for (guint d = 0; d < en->n_dims; d++)
+    {
+      double reach = (double) en->used[depth][d];
+      if (en->dim_min[d] <= 0)
+        continue;
+      for (guint i = depth; i < en->n_vars; i++)
+        reach *= (double) en->chain_dim[en->order[i]][d];
+      reach = MIN (reach, (double) en->dim_count[d]);
+      bound *= reach / (double) en->dim_count[d];
+    }
+  return bound;
 }
 
 /* Counts its cuts in usage_rejected: a template whose every branch is cut
- * here reaches no leaf, and still needs the "try best" pass. */
+ * here reaches no leaf, and still needs the "try best" pass. In that pass
+ * the bound cuts, while probing, what cannot beat the best usage found so
+ * far, and then what cannot reach the best usage. */
 static gboolean
 usage_reachable (Enum *en, guint depth)
 {
-  if (en->relaxed || !en->constrained)
+  if (!en->constrained)
     return TRUE;
+  if (en->relaxed)
+    {
+      double bound = usage_score_bound (en, depth);
+      return en->probing ? bound > en->best_score : bound >= en->target_score;
+    }
   for (guint d = 0; d < en->n_dims; d++)
     {
       double reach = (double) en->used[depth][d];
@@ -494,13 +588,6 @@ usage_ok (const Enum *en)
            < en->dim_min[d] * (double) en->dim_count[d])
       return FALSE;
   return TRUE;
-}
-
-static void
-clear_groups (FfmTemplateResult *r)
-{
-  g_hash_table_remove_all (r->index);
-  g_ptr_array_set_size (r->groups, 0);
 }
 
 static FfmTemplateGroup *
@@ -543,21 +630,16 @@ leaf (Enum *en)
                    ? cost->level_occupancy[cost->bad_level] : -1, -1);
       return;
     }
+  if (en->probing)
+    {
+      en->best_score = MAX (en->best_score, usage_score (en));
+      return;
+    }
   if (!usage_ok (en))
     {
-      double score;
       en->usage_rejected++;
-      if (!en->relaxed)
+      if (!en->relaxed || usage_score (en) < en->target_score)
         return;
-      score = usage_score (en);
-      if (score < en->best_score)
-        return;
-      if (score > en->best_score)
-        {
-          clear_groups (en->out);
-          en->out->n_valid = 0;
-          en->best_score = score;
-        }
     }
   if (en->check_terms && en->terms != NULL)
     check_terms (en);
@@ -633,8 +715,11 @@ search (Enum *en, guint depth)
       return;
     }
   v = en->order[depth];
-  for (guint bi = 0; bi < en->buckets[v]->len; bi++)
+  for (guint x = 0; x < en->buckets[v]->len; x++)
     {
+      /* buckets go by ascending spatial products: probing for the highest
+       * usage takes the largest first */
+      guint bi = en->probing ? en->buckets[v]->len - 1 - x : x;
       const Bucket *bucket = &g_array_index (en->buckets[v], Bucket, bi);
       guint fused = en->fused[depth] + bucket->fused;
       gboolean ok = TRUE;
@@ -661,6 +746,10 @@ search (Enum *en, guint depth)
           if (!capacity_ok (en, depth + 1))
             continue;
           search (en, depth + 1);
+          /* Probing: the chains of one bucket have the same usage; once
+           * one of them reached the bucket's bound, no other can beat it. */
+          if (en->probing && usage_score_bound (en, depth + 1) <= en->best_score)
+            break;
         }
     }
 }
@@ -1289,7 +1378,8 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
   g_autofree double *vals = g_new (double, MAX (nu2, 1));
   g_autofree double *mags = g_new (double, MAX (nu2, 1));
   g_autofree guint64 *diff = g_new0 (guint64, MAX (en->n_diff, 1));
-  double base_occ[MAX_BUFFETS];
+  double base_occ[MAX_BUFFETS];      /* the other variables at their smallest */
+  double base_forced[MAX_BUFFETS];   /* same, with their fused loops trivial */
 
   for (guint r = 0; r < in->n_rows; r++)
     {
@@ -1319,23 +1409,31 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
        * variables), so each chain of v only multiplies one factor in. */
       for (guint b = 0; b < en->n_buffets; b++)
         {
-          double base = en->buffet_bits[b];
+          double base = en->buffet_bits[b], forced = en->buffet_bits[b];
           if (en->buffet_memory[b] < 0)
             continue;
           for (guint q = 0; q < en->n_vars; q++)
             {
               guint u = en->order[q];
               int j = en->res_loop[b][u];
-              double tile;
+              double tile, tile_forced;
               if (u == v || en->var_exp[b][u] == 0)
                 continue;
-              tile = q < k || en->var_n_loops[u] == 0
-                ? (double) (j >= 0 ? en->tiles[j] : en->bounds[u])
-                : (j >= 0 ? 1.0 : (double) en->bounds[u]);
+              if (q < k || en->var_n_loops[u] == 0)
+                tile = tile_forced = (double) (j >= 0 ? en->tiles[j] : en->bounds[u]);
+              else
+                {
+                  tile = (double) smallest_tile (en, b, u, FALSE);
+                  tile_forced = (double) smallest_tile (en, b, u, TRUE);
+                }
               for (guint x = 0; x < en->var_exp[b][u]; x++)
-                base *= tile;
+                {
+                  base *= tile;
+                  forced *= tile_forced;
+                }
             }
           base_occ[b] = base;
+          base_forced[b] = forced;
         }
       for (guint bi = 0; bi < en->buckets[v]->len; bi++)
         {
@@ -1352,6 +1450,9 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
             }
           if (!ok || !usage_reachable (en, k + 1))
             continue;
+          /* With the fused-loop budget spent, the variables still to
+           * choose have trivial fused loops (see smallest_tile()). */
+          const double *base = fused_budget (en, fused) == 0 ? base_forced : base_occ;
           for (guint c = bucket->first; c < bucket->first + bucket->n; c++)
             {
               const guint64 *chain = nl > 0
@@ -1367,7 +1468,7 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
               for (guint b = 0; b < en->n_buffets; b++)
                 {
                   int j = en->res_loop[b][v];
-                  double f = base_occ[b];
+                  double f = base[b];
                   if (en->buffet_memory[b] < 0)
                     continue;
                   for (guint x = 0; x < en->var_exp[b][v]; x++)
@@ -1498,9 +1599,20 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
             search (en, 0);
           if (en->constrained && out->groups->len == 0 && en->usage_rejected > 0)
             {
+              /* Try best in two passes: a depth-first branch and bound
+               * finds the highest usage of a valid vector (highest
+               * products first), then the search keeps the vectors of that
+               * usage, pruned by it (a single pass that keeps the best so
+               * far cannot prune the breadth-first search by its bound). */
               en->relaxed = TRUE;
+              en->probing = TRUE;
               en->best_score = -1;
-              if (en->terms != NULL)
+              search (en, 0);
+              en->probing = FALSE;
+              en->target_score = en->best_score;
+              if (en->best_score < 0)
+                ;   /* no valid vector at any usage */
+              else if (en->terms != NULL)
                 search_pruned (en, ws);
               else
                 search (en, 0);
@@ -1523,5 +1635,9 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
   ffm_tile_workspace_free (own);
   ffm_template_result_prune (out);
   out->seconds += (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
+  g_debug ("template %u: %s%s, %" G_GUINT64_FORMAT " partial, %" G_GUINT64_FORMAT
+           " evaluated, %.3f s", t->id, en->terms != NULL ? "pruned" : "full",
+           en->relaxed ? " (try best)" : "", out->n_partial, out->n_evaluated,
+           out->seconds);
   g_free (en);
 }
