@@ -21,14 +21,13 @@ typedef struct {
 void ffm_pmapping_template_free (FfmPmappingTemplate *t);
 
 /* Everything the generator reads of Einsum @einsum and of @arch for it,
- * with its templates from @first_template on (ffm-pmapping-signature.c):
+ * with its @templates (ffm-pmapping-signature.c):
  * two Einsums with equal signatures have the same pmappings up to tensor
  * names. NULL with @error when an architecture expression fails. */
 char *ffm_pmapping_einsum_signature (const FfmWorkload *workload,
                                      const FfmArch *arch,
                                      guint einsum,
                                      const GPtrArray *templates,
-                                     guint first_template,
                                      GError **error);
 
 /* Appends to @out (of FfmPmappingTemplate*) every template of @einsum on

@@ -112,9 +112,9 @@ append_arch (GString *s, const FfmWorkload *w, const FfmArch *a, guint einsum,
 
 static void
 append_templates (GString *s, const FfmWorkload *w, const FfmEinsum *e,
-                  const GPtrArray *templates, guint first)
+                  const GPtrArray *templates)
 {
-  for (guint i = first; i < templates->len; i++)
+  for (guint i = 0; i < templates->len; i++)
     {
       const FfmPmappingTemplate *t = g_ptr_array_index (templates, i);
       g_string_append_printf (s, "|T%u:", t->compute_level);
@@ -141,7 +141,7 @@ append_templates (GString *s, const FfmWorkload *w, const FfmEinsum *e,
 char *
 ffm_pmapping_einsum_signature (const FfmWorkload *workload, const FfmArch *arch,
                                guint einsum, const GPtrArray *templates,
-                               guint first_template, GError **error)
+                               GError **error)
 {
   const FfmEinsum *e = ffm_workload_get_einsum (workload, einsum);
   g_autoptr(GString) s = g_string_new (NULL);
@@ -149,6 +149,6 @@ ffm_pmapping_einsum_signature (const FfmWorkload *workload, const FfmArch *arch,
   if (!append_einsum (s, workload, e)
       || !append_arch (s, workload, arch, einsum, error))
     return NULL;
-  append_templates (s, workload, e, templates, first_template);
+  append_templates (s, workload, e, templates);
   return g_string_free (g_steal_pointer (&s), FALSE);
 }

@@ -453,11 +453,10 @@ capacity_ok (Enum *en, guint depth)
   guint budget = fused_budget (en, en->fused[depth]);
   int best_level = -1;
   double best_occ = 0, best_cap = 0, best_excess = INFINITY;
+  gboolean some_free = FALSE;
 
   for (guint i = 0; i < depth; i++)
     chosen[en->order[i]] = TRUE;
-  gboolean some_free = FALSE;
-
   for (guint v = 0; v < en->n_vars; v++)
     some_free |= !chosen[v] && en->var_n_loops[v] > 0;
   /* free = -1: every other variable free (budget >= 2) or none (budget 0,
@@ -1013,8 +1012,8 @@ setup_units (Enum *en)
 }
 
 /* A table of partial tile vectors at one depth. Values and magnitudes sit
- * in separate arrays: dominance tests read the values of every unit and
- * the magnitudes only for the units where the two values differ. */
+ * in separate arrays, as the children's unit sums make them; pruning
+ * gathers them, interleaved, in sort order (PruneScratch). */
 typedef struct {
   guint n_rows;
   GArray *chains;           /* of guint32, n_vars per row */

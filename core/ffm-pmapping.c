@@ -811,7 +811,7 @@ ffm_pmappings_generate (FfmWorkload *workload, FfmArch *arch,
       if (set->options.reuse_equal_einsums)
         {
           char *signature = ffm_pmapping_einsum_signature (workload, arch, e,
-                                                           pm->templates, 0, error);
+                                                           pm->templates, error);
           if (signature == NULL)
             return NULL;
           pm->same_as = g_hash_table_lookup (signatures, signature);
