@@ -516,21 +516,26 @@ capacity_ok (Enum *en, guint depth)
  * at its largest reach. Computed in the same order as usage_score(), with
  * factors at least as large, so it bounds the score exactly in floating
  * point too. */
+/* The most instances of fanout dimension @d that a completion of the
+ * variables chosen up to @depth can use. */
+static double
+dim_reach (const Enum *en, guint depth, guint d)
+{
+  double reach = (double) en->used[depth][d];
+
+  for (guint i = depth; i < en->n_vars; i++)
+    reach *= (double) en->chain_dim[en->order[i]][d];
+  return MIN (reach, (double) en->dim_count[d]);
+}
+
 static double
 usage_score_bound (const Enum *en, guint depth)
 {
   double bound = 1;
 
   for (guint d = 0; d < en->n_dims; d++)
-    {
-      double reach = (double) en->used[depth][d];
-      if (en->dim_min[d] <= 0)
-        continue;
-      for (guint i = depth; i < en->n_vars; i++)
-        reach *= (double) en->chain_dim[en->order[i]][d];
-      reach = MIN (reach, (double) en->dim_count[d]);
-      bound *= reach / (double) en->dim_count[d];
-    }
+    if (en->dim_min[d] > 0)
+      bound *= dim_reach (en, depth, d) / (double) en->dim_count[d];
   return bound;
 }
 
@@ -549,19 +554,12 @@ usage_reachable (Enum *en, guint depth)
       return en->probing ? bound > en->best_score : bound >= en->target_score;
     }
   for (guint d = 0; d < en->n_dims; d++)
-    {
-      double reach = (double) en->used[depth][d];
-      if (en->dim_min[d] <= 0)
-        continue;
-      for (guint i = depth; i < en->n_vars; i++)
-        reach *= (double) en->chain_dim[en->order[i]][d];
-      reach = MIN (reach, (double) en->dim_count[d]);
-      if (reach < en->dim_min[d] * (double) en->dim_count[d])
-        {
-          en->usage_rejected++;
-          return FALSE;
-        }
-    }
+    if (en->dim_min[d] > 0
+        && dim_reach (en, depth, d) < en->dim_min[d] * (double) en->dim_count[d])
+      {
+        en->usage_rejected++;
+        return FALSE;
+      }
   return TRUE;
 }
 
