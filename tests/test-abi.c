@@ -32,6 +32,38 @@ test_versions (void)
   g_assert_cmpstr (FFM_PLUGIN_ENTRY_SYMBOL, ==, "ffm_plugin_get_descriptor");
 }
 
+/* Search plugins allocate FfmPmappingOptions and let
+ * ffm_pmapping_options_init() fill it, and read FfmPmappingStats: a field
+ * appended to the options is an incompatible change for plugins built
+ * before it (the library writes past their copy), so it needs the major
+ * version; the stats are only read through a pointer. reuse_equal_einsums
+ * and reused_from arrived while the generator's API was unreleased (issues
+ * 4 and 5 open), with these pins. */
+static void
+test_pmapping_options (void)
+{
+  g_test_summary ("The layout of the pmapping generator's options and stats");
+  if (!is_x86_64 ())
+    {
+      g_test_skip ("pins are for x86_64");
+      return;
+    }
+  PIN_SIZE (FfmPmappingOptions, 36);
+  PIN_OFFSET (FfmPmappingOptions, objectives, 0);
+  PIN_OFFSET (FfmPmappingOptions, max_fused_loops, 4);
+  PIN_OFFSET (FfmPmappingOptions, max_fused_loops_per_rank_var, 8);
+  PIN_OFFSET (FfmPmappingOptions, n_threads, 12);
+  PIN_OFFSET (FfmPmappingOptions, einsum, 16);
+  PIN_OFFSET (FfmPmappingOptions, unfused, 20);
+  PIN_OFFSET (FfmPmappingOptions, prune_partial, 24);
+  PIN_OFFSET (FfmPmappingOptions, track_all_memories, 28);
+  PIN_OFFSET (FfmPmappingOptions, reuse_equal_einsums, 32);
+  PIN_SIZE (FfmPmappingStats, 64);
+  PIN_OFFSET (FfmPmappingStats, n_evaluated, 8);
+  PIN_OFFSET (FfmPmappingStats, seconds, 48);
+  PIN_OFFSET (FfmPmappingStats, reused_from, 56);
+}
+
 static void
 test_enums (void)
 {
@@ -157,6 +189,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/abi/versions", test_versions);
+  g_test_add_func ("/abi/pmapping-options", test_pmapping_options);
   g_test_add_func ("/abi/enums", test_enums);
   g_test_add_func ("/abi/descriptor", test_descriptor);
   g_test_add_func ("/abi/vtables", test_vtables);
