@@ -1188,8 +1188,9 @@ diff_equal (const guint64 *a, const guint64 *b, guint n)
   return TRUE;
 }
 
-/* Scratch space of table_prune, kept across calls of one template so that
- * the pruning of every parent's children allocates nothing. */
+/* Scratch space of table_prune, kept in the thread's workspace so that
+ * pruning every row's children, at every depth of every template,
+ * allocates nothing once it has grown. */
 typedef struct {
   RowKey *keys;
   guint *kept;
@@ -1231,9 +1232,9 @@ prune_scratch_clear (PruneScratch *s)
 }
 
 /* What one thread's searches reuse from template to template: the tables
- * of two depths and the pruning scratch. Their
- * arrays keep their capacity, so that the search neither reallocates nor
- * faults fresh pages in for every depth of every template. */
+ * of two depths and the pruning scratch. Their arrays keep their capacity,
+ * so that the search neither reallocates nor faults fresh pages in for
+ * every depth of every template. */
 struct _FfmTileWorkspace {
   Table tables[2];
   PruneScratch scratch;
@@ -1266,7 +1267,7 @@ static void
 table_prune (Enum *en, Table *t, guint first, guint n_units, PruneScratch *s)
 {
   guint n_rows = t->n_rows - first, n = 0, n_kept = 0, start = 0, nd = en->n_diff;
-  const guint64 *diffs = (const guint64 *) t->diff->data + (gsize) first * nd;
+  guint64 *diffs = (guint64 *) t->diff->data + (gsize) first * nd;
   double *vals = (double *) t->vals->data + (gsize) first * n_units;
   double *mags = (double *) t->mags->data + (gsize) first * n_units;
   guint32 *chains = (guint32 *) t->chains->data + (gsize) first * en->n_vars;
@@ -1353,7 +1354,7 @@ table_prune (Enum *en, Table *t, guint first, guint n_units, PruneScratch *s)
                   sizeof (double) * n_units);
           memcpy (mags + (gsize) n * n_units, mags + (gsize) r * n_units,
                   sizeof (double) * n_units);
-          memcpy ((guint64 *) diffs + (gsize) n * nd, diffs + (gsize) r * nd,
+          memcpy (diffs + (gsize) n * nd, diffs + (gsize) r * nd,
                   sizeof (guint64) * nd);
         }
       n++;

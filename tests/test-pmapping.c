@@ -84,6 +84,32 @@ generate (FfmWorkload *w, FfmArch *a, const FfmPmappingOptions *options)
   return set;
 }
 
+/* Rebuilds the pmapping of row @ref of @pm (without its one-iteration loops
+ * if @drop), compiles it and evaluates it; the evaluation must be valid.
+ * @nodes receives the node list and @model the compiled model, which
+ * borrows the nodes: free the model first (transfer full, both). */
+static FfmPmappingCost *
+evaluate_row (FfmWorkload *w, FfmArch *a, const FfmEinsumPmappings *pm,
+              const FfmPmappingRef *ref, gboolean drop, GPtrArray **nodes,
+              FfmPmappingModel **model)
+{
+  g_autoptr(GError) error = NULL;
+  FfmPmappingModel *m;
+  FfmPmappingCost *cost;
+
+  *nodes = ffm_einsum_pmappings_rebuild (pm, ref, drop);
+  m = ffm_pmapping_model_new (w, a, (const FfmMappingNode *const *) (*nodes)->pdata,
+                              (*nodes)->len, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (ffm_pmapping_model_check_tiles (m, NULL, &error));
+  g_assert_no_error (error);
+  cost = ffm_pmapping_cost_new (m);
+  ffm_pmapping_model_evaluate (m, NULL, cost);
+  g_assert_cmpint (cost->status, ==, FFM_COST_VALID);
+  *model = m;
+  return cost;
+}
+
 static int
 column_of (const FfmPmappingGroup *g, FfmPmappingColumnKind kind)
 {
@@ -1037,17 +1063,10 @@ assert_reuse_equals_fresh (FfmWorkload *w, FfmArch *a, guint expect_reused)
                               e->accesses[g->compat.tensors[t].access].tensor);
           for (guint r = 0; r < g->n_rows; r++)
             {
-              g_autoptr(GPtrArray) nodes = ffm_einsum_pmappings_rebuild (pm, &g->refs[r], FALSE);
-              g_autoptr(GError) error = NULL;
-              g_autoptr(FfmPmappingModel) m =
-                ffm_pmapping_model_new (w, a, (const FfmMappingNode *const *) nodes->pdata,
-                                        nodes->len, NULL, &error);
-              g_autoptr(FfmPmappingCost) cost = NULL;
+              g_autoptr(GPtrArray) nodes = NULL;
+              g_autoptr(FfmPmappingModel) m = NULL;
+              g_autoptr(FfmPmappingCost) cost = evaluate_row (w, a, pm, &g->refs[r], FALSE, &nodes, &m);
               FfmCompatibility compat;
-              g_assert_no_error (error);
-              cost = ffm_pmapping_cost_new (m);
-              ffm_pmapping_model_evaluate (m, NULL, cost);
-              g_assert_cmpint (cost->status, ==, FFM_COST_VALID);
               g_assert_cmpfloat (cost->energy, ==, g->values[(gsize) r * g->n_columns]);
               g_assert_true (ffm_pmapping_describe (w, a, m, ffm_pmapping_model_get_tiles (m),
                                                     cost, FFM_PMAPPING_ENERGY,
@@ -1194,19 +1213,10 @@ test_rebuild (void)
           for (guint r = 0; r < g->n_rows; r++)
             for (int drop = 0; drop < 2; drop++)
               {
-                g_autoptr(GPtrArray) nodes = ffm_einsum_pmappings_rebuild (pm, &g->refs[r], drop);
-                g_autoptr(GError) error = NULL;
-                g_autoptr(FfmPmappingModel) m =
-                  ffm_pmapping_model_new (w, a, (const FfmMappingNode *const *) nodes->pdata,
-                                          nodes->len, NULL, &error);
-                g_autoptr(FfmPmappingCost) cost = NULL;
+                g_autoptr(GPtrArray) nodes = NULL;
+                g_autoptr(FfmPmappingModel) m = NULL;
+                g_autoptr(FfmPmappingCost) cost = evaluate_row (w, a, pm, &g->refs[r], drop, &nodes, &m);
                 FfmCompatibility compat;
-                g_assert_no_error (error);
-                g_assert_true (ffm_pmapping_model_check_tiles (m, NULL, &error));
-                g_assert_no_error (error);
-                cost = ffm_pmapping_cost_new (m);
-                ffm_pmapping_model_evaluate (m, NULL, cost);
-                g_assert_cmpint (cost->status, ==, FFM_COST_VALID);
                 g_assert_cmpfloat (cost->energy, ==, g->values[(gsize) r * g->n_columns]);
                 g_assert_cmpfloat (cost->latency, ==, g->values[(gsize) r * g->n_columns + 1]);
                 if (!drop)
@@ -1285,17 +1295,10 @@ fanout_usage_range (FfmWorkload *w, FfmArch *a, const FfmPmappingSet *set,
           const FfmPmappingGroup *g = ffm_einsum_pmappings_get_group (pm, k);
           for (guint r = 0; r < g->n_rows; r++)
             {
-              g_autoptr(GPtrArray) nodes = ffm_einsum_pmappings_rebuild (pm, &g->refs[r], FALSE);
-              g_autoptr(GError) error = NULL;
-              g_autoptr(FfmPmappingModel) m =
-                ffm_pmapping_model_new (w, a, (const FfmMappingNode *const *) nodes->pdata,
-                                        nodes->len, NULL, &error);
-              g_autoptr(FfmPmappingCost) cost = NULL;
+              g_autoptr(GPtrArray) nodes = NULL;
+              g_autoptr(FfmPmappingModel) m = NULL;
+              g_autoptr(FfmPmappingCost) cost = evaluate_row (w, a, pm, &g->refs[r], FALSE, &nodes, &m);
               guint64 used = 1;
-              g_assert_no_error (error);
-              cost = ffm_pmapping_cost_new (m);
-              ffm_pmapping_model_evaluate (m, NULL, cost);
-              g_assert_cmpint (cost->status, ==, FFM_COST_VALID);
               if (ffm_pmapping_model_get_n_fanout_dims (m) > 0)
                 used = cost->fanout_used[0];
               *lo = MIN (*lo, used);
