@@ -1018,8 +1018,9 @@ ffm_einsum_pmappings_rebuild (const FfmEinsumPmappings *pm,
   g_return_val_if_fail (pm != NULL && ref != NULL, NULL);
   g_return_val_if_fail (ref->template_id < pm->templates->len, NULL);
   t = g_ptr_array_index (pm->templates, ref->template_id);
-  tiles = ffm_einsum_pmappings_get_tiles (pm, ref);
   n_loops = ffm_pmapping_model_get_n_loops (t->model);
+  /* A template without loops has no tiles (the pool may be empty). */
+  tiles = n_loops > 0 ? ffm_einsum_pmappings_get_tiles (pm, ref) : NULL;
   out = ffm_mapping_node_list_new ();
   for (guint i = 0, j = 0; i < t->nodes->len; i++)
     {
