@@ -149,6 +149,7 @@ struct _FfmMapspaceWorkspace {
   guint32 *best;            /* [n_nodes] fewest changes to complete */
   FfmMapspaceChoice *trial; /* [n] */
   SearchLevel *search;      /* [n + 1] */
+  guint32 *cands;           /* [most groups of one Einsum] move candidates */
   FfmMapspaceCost *cost;    /* for the search's partial states */
 };
 

@@ -24,6 +24,12 @@ ffm_mapspace_workspace_new (FfmMapspace *ms)
   ws->best = g_new0 (guint32, MAX (ms->n_nodes, 1));
   ws->trial = g_new0 (FfmMapspaceChoice, n);
   ws->search = g_new0 (SearchLevel, n + 1);
+  {
+    guint most = 1;
+    for (guint x = 0; x < n; x++)
+      most = MAX (most, ffm_mapspace_get_n_groups (ms, x));
+    ws->cands = g_new (guint32, most);
+  }
   ws->cost = ffm_mapspace_cost_new (ms);
   return ws;
 }
@@ -37,6 +43,7 @@ ffm_mapspace_workspace_free (FfmMapspaceWorkspace *ws)
   g_free (ws->best);
   g_free (ws->trial);
   g_free (ws->search);
+  g_free (ws->cands);
   ffm_mapspace_cost_free (ws->cost);
   ffm_mapspace_unref (ws->ms);
   g_free (ws);
@@ -348,4 +355,151 @@ ffm_mapspace_random_state (FfmMapspaceWorkspace *ws, GRand *rand,
   if (n_evaluated != NULL)
     *n_evaluated = visited;
   return ok;
+}
+
+/* ---- Local moves ---- */
+
+static gboolean
+same_backings (const MsGroup *a, const MsGroup *b)
+{
+  for (guint t = 0; t < a->n_tensors; t++)
+    if (a->tensors[t].level != b->tensors[t].level
+        || a->tensors[t].persistent != b->tensors[t].persistent)
+      return FALSE;
+  return TRUE;
+}
+
+/* The loop at which @b's fused loops differ from @a's in the tile alone,
+ * or -1 (none or more than one, or other differences). */
+static int
+one_tile_apart (const MsGroup *a, const MsGroup *b)
+{
+  int at = -1;
+
+  if (a->n_fused != b->n_fused)
+    return -1;
+  for (guint d = 0; d < a->n_fused; d++)
+    {
+      const FfmCompatLoop *x = &a->compat.loops[d], *y = &b->compat.loops[d];
+      if (x->rank_var != y->rank_var || x->spatial != y->spatial
+          || x->fanout_level != y->fanout_level || x->fanout_dim != y->fanout_dim)
+        return -1;
+      if (x->tile != y->tile)
+        {
+          if (at >= 0)
+            return -1;
+          at = (int) d;
+        }
+    }
+  return at;
+}
+
+/* A random element of @c[0 .. @n), or MS_NONE. */
+static guint32
+pick (GRand *rand, const guint32 *c, guint n)
+{
+  return n > 0 ? c[g_rand_int_range (rand, 0, (gint32) n)] : MS_NONE;
+}
+
+/* The group @kind moves Einsum @x of @state to, or MS_NONE. */
+static guint32
+move_target (FfmMapspaceWorkspace *ws, GRand *rand, const FfmMapspaceChoice *state,
+             guint x, FfmMapspaceMove kind)
+{
+  const FfmMapspace *ms = ws->ms;
+  const MsGroup *cur = ms_group (ms, x, state[x].group);
+  guint ng = ffm_mapspace_get_n_groups (ms, x), n = 0;
+  guint32 *c = ws->cands;
+  int tensor = cur->n_tensors > 0 ? g_rand_int_range (rand, 0, (gint32) cur->n_tensors) : -1;
+  int direction = g_rand_int_range (rand, 0, 3);     /* 0 larger, 1 smaller, 2 any */
+
+  if (kind == FFM_MAPSPACE_MOVE_LOOPS && direction < 2)
+    {
+      /* The nearest larger (smaller) tile of one loop. */
+      double best = INFINITY;
+      for (guint g = 0; g < ng; g++)
+        {
+          const MsGroup *o = ms_group (ms, x, g);
+          int d;
+          double gap;
+          if (g == state[x].group || !o->usable || !same_backings (cur, o)
+              || (d = one_tile_apart (cur, o)) < 0)
+            continue;
+          gap = log ((double) o->compat.loops[d].tile / (double) cur->compat.loops[d].tile);
+          if ((direction == 0) != (gap > 0))
+            continue;
+          gap = fabs (gap);
+          if (gap < best)
+            {
+              best = gap;
+              n = 0;
+            }
+          if (gap == best)
+            c[n++] = g;
+        }
+      if (n > 0)
+        return pick (rand, c, n);
+    }
+  for (guint g = 0; g < ng; g++)
+    {
+      const MsGroup *o = ms_group (ms, x, g);
+      if (g == state[x].group || !o->usable)
+        continue;
+      switch (kind)
+        {
+        case FFM_MAPSPACE_MOVE_LOOPS:
+          if (same_backings (cur, o))
+            c[n++] = g;
+          break;
+        case FFM_MAPSPACE_MOVE_BACKING:
+          if (tensor >= 0 && o->tensors[tensor].level != cur->tensors[tensor].level)
+            c[n++] = g;
+          break;
+        case FFM_MAPSPACE_MOVE_GROUP:
+        case FFM_MAPSPACE_MOVE_ROW:
+        default:
+          c[n++] = g;
+          break;
+        }
+    }
+  return pick (rand, c, n);
+}
+
+gboolean
+ffm_mapspace_move (FfmMapspaceWorkspace *ws, GRand *rand,
+                   FfmMapspaceChoice *state, FfmMapspaceMove kind,
+                   guint *einsum, guint *n_changed)
+{
+  const FfmMapspace *ms = ws->ms;
+  guint n = ms->n_einsums, first = (guint) g_rand_int_range (rand, 0, (gint32) n);
+
+  for (guint k = 0; k < n; k++)
+    {
+      guint x = (first + k) % n;
+      const MsGroup *cur = ms_group (ms, x, state[x].group);
+      if (kind == FFM_MAPSPACE_MOVE_ROW)
+        {
+          guint32 r;
+          if (cur->n_rows < 2)
+            continue;
+          r = (guint32) g_rand_int_range (rand, 0, (gint32) cur->n_rows - 1);
+          state[x].row = r < state[x].row ? r : r + 1;
+          if (einsum != NULL)
+            *einsum = x;
+          if (n_changed != NULL)
+            *n_changed = 0;
+          return TRUE;
+        }
+      else
+        {
+          guint32 g = move_target (ws, rand, state, x, kind);
+          if (g == MS_NONE)
+            continue;
+          if (einsum != NULL)
+            *einsum = x;
+          return ffm_mapspace_change (ws, rand, state, x, g,
+                                      random_row (rand, ms_group (ms, x, g)), n_changed);
+        }
+    }
+  return FALSE;
 }

@@ -454,6 +454,10 @@ ffm_mapspace_new_for_context (const FfmSearchContext *ctx, GError **error)
   options.max_fused_loops = ctx->max_fused_loops;
   options.unfused = ctx->unfused;
   options.n_threads = ctx->n_threads;
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, cancel))
+    options.cancel = ctx->cancel;
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, mapspace) && ctx->mapspace != NULL)
+    return ffm_mapspace_ref (ctx->mapspace);
   if (ctx->progress != NULL)
     ctx->progress (-1, "generating pmappings", ctx->progress_data);
   set = ffm_pmappings_generate (ffm_problem_get_workload (ctx->problem),
@@ -691,4 +695,29 @@ ffm_mapspace_build_mapping (const FfmMapspace *ms, const FfmMapspaceChoice *stat
       g_ptr_array_add (joins, jp);
     }
   return ffm_join_build_mapping (ms->w, ms->a, joins, error);
+}
+
+gboolean
+ffm_mapspace_add_solution (const FfmMapspace *ms, const FfmMapspaceChoice *state,
+                           FfmSearchResult *result, GError **error)
+{
+  g_autoptr (FfmMapping) mapping = ffm_mapspace_build_mapping (ms, state, error);
+  g_autoptr (FfmCostReport) report = NULL;
+
+  if (mapping == NULL)
+    return FALSE;
+  report = ffm_cost_evaluate_mapping (ms->w, ms->a, mapping, error);
+  if (report == NULL)
+    return FALSE;
+  if (!ffm_cost_report_fits (report))
+    {
+      g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_FAILED,
+                   "mapspace: the mapping of the state does not fit: %s",
+                   ffm_cost_report_get_problem (report));
+      return FALSE;
+    }
+  ffm_search_result_add_solution (result, g_steal_pointer (&mapping),
+                                  ffm_cost_report_get_energy (report),
+                                  ffm_cost_report_get_latency (report));
+  return TRUE;
 }

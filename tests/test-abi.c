@@ -169,12 +169,16 @@ test_search_context (void)
   PIN_OFFSET (FfmSearchContext, progress, 64);
   PIN_OFFSET (FfmSearchContext, progress_data, 72);
   PIN_OFFSET (FfmSearchContext, cancel, 80);
-  PIN_SIZE (FfmSearchContext, 88);
+  PIN_OFFSET (FfmSearchContext, max_modelled_seconds, 88);
+  PIN_OFFSET (FfmSearchContext, mapspace, 96);
+  PIN_SIZE (FfmSearchContext, 104);
 
   PIN_OFFSET (FfmTracePoint, evaluations, 0);
   PIN_OFFSET (FfmTracePoint, seconds, 8);
   PIN_OFFSET (FfmTracePoint, best_objective, 16);
-  PIN_SIZE (FfmTracePoint, 24);
+  PIN_OFFSET (FfmTracePoint, pmapping_queries, 24);
+  PIN_OFFSET (FfmTracePoint, modelled_seconds, 32);
+  PIN_SIZE (FfmTracePoint, 40);
 
   PIN_OFFSET (FfmSolution, mapping, 0);
   PIN_OFFSET (FfmSolution, energy, 8);

@@ -232,6 +232,34 @@ FFM_API gboolean ffm_mapspace_change (FfmMapspaceWorkspace *workspace,
                                       guint row,
                                       guint *n_changed);
 
+/* Local moves, the neighbours a local search (simulated annealing, a
+ * genetic algorithm's mutation) tries: one Einsum's choice changes, then
+ * the others are repaired (ffm_mapspace_change()). They follow the moves
+ * the FFM paper's authors gave SET in the pmapping space (§7.2): */
+typedef enum {
+  FFM_MAPSPACE_MOVE_ROW = 0,    /* another row of the Einsum's group: its
+                                   intra-Einsum mapping, nothing shared changes */
+  FFM_MAPSPACE_MOVE_LOOPS,      /* another group with the same backing of every
+                                   shared tensor but other fused loops: with
+                                   probability 1/3 each the next larger or the
+                                   next smaller tile of one loop, else any */
+  FFM_MAPSPACE_MOVE_BACKING,    /* another group where one shared tensor (drawn
+                                   at random) is backed in another memory */
+  FFM_MAPSPACE_MOVE_GROUP,      /* any other group of the Einsum */
+} FfmMapspaceMove;
+
+/* Applies a random move of @kind to one random Einsum of compatible
+ * @state (the next Einsum, in turn, when the first has no such move), a
+ * repaired Einsum getting a random row. Returns FALSE, @state unchanged,
+ * when no Einsum has a move of that kind. *@einsum (may be NULL) receives
+ * the Einsum moved, *@n_changed the others repaired. */
+FFM_API gboolean ffm_mapspace_move (FfmMapspaceWorkspace *workspace,
+                                    GRand *rand,
+                                    FfmMapspaceChoice *state,
+                                    FfmMapspaceMove kind,
+                                    guint *einsum,
+                                    guint *n_changed);
+
 /* ---- Cost ---- */
 
 /* The cost of one state. Allocate once per thread with
@@ -292,6 +320,16 @@ FFM_API gboolean ffm_mapspace_random_state (FfmMapspaceWorkspace *workspace,
 FFM_API FfmMapping *ffm_mapspace_build_mapping (const FfmMapspace *mapspace,
                                                 const FfmMapspaceChoice *state,
                                                 GError **error);
+
+/* Builds @state's mapping, evaluates it with the cost model and adds it
+ * to @result with the model's energy and latency (those the host prints).
+ * FALSE with @error when the state is not compatible, or its mapping does
+ * not fit (FFM_SEARCH_ERROR_FAILED: a strategy should add fitting states
+ * only). */
+FFM_API gboolean ffm_mapspace_add_solution (const FfmMapspace *mapspace,
+                                            const FfmMapspaceChoice *state,
+                                            FfmSearchResult *result,
+                                            GError **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FfmMapspace, ffm_mapspace_unref)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FfmMapspaceWorkspace, ffm_mapspace_workspace_free)

@@ -22,3 +22,4 @@
 #include "ffm-pmapping.h"
 #include "ffm-join.h"
 #include "ffm-mapspace.h"
+#include "ffm-search-meter.h"
