@@ -120,7 +120,8 @@ ffm_search_meter_is_done (const FfmSearchMeter *m)
 gboolean
 ffm_search_meter_has_room (const FfmSearchMeter *m, guint64 n)
 {
-  return !m->done && (m->max_evaluations == 0 || m->evaluations + n <= m->max_evaluations);
+  return !m->done && (m->max_evaluations == 0 || m->evaluations + n <= m->max_evaluations)
+    && (m->max_queries <= 0 || m->queries + m->state_weight * (double) n <= m->max_queries);
 }
 
 double
@@ -209,7 +210,7 @@ ffm_search_meter_finish (FfmSearchMeter *const *meters, guint n,
                          FfmSearchResult *result)
 {
   g_autoptr (GArray) all = g_array_new (FALSE, FALSE, sizeof (Tagged));
-  double best = INFINITY, queries = 0, modelled = 0, seconds = 0;
+  double best = INFINITY, queries = 0, modelled = 0, seconds = 0, last_seconds = 0;
   guint64 evaluations = 0;
   gboolean cancelled = FALSE, exhausted = FALSE;
   FfmTracePoint last;
@@ -236,6 +237,9 @@ ffm_search_meter_finish (FfmSearchMeter *const *meters, guint n,
   for (guint i = 0; i < all->len; i++)
     {
       FfmTracePoint *p = &g_array_index (all, Tagged, i).p;
+      /* Parts record their own clocks: keep the merged trace monotone. */
+      p->seconds = MAX (p->seconds, last_seconds);
+      last_seconds = p->seconds;
       if (!(p->best_objective < best))
         continue;
       best = p->best_objective;

@@ -64,8 +64,8 @@ FFM_API gboolean ffm_search_meter_charge_states (FfmSearchMeter *meter,
                                                  guint64 n);
 /* TRUE once the part must stop (as the last charge said). */
 FFM_API gboolean ffm_search_meter_is_done (const FfmSearchMeter *meter);
-/* Whether evaluations may still be spent: FALSE when done, or when the
- * evaluation budget has no room for @n more. */
+/* Whether @n more states may be evaluated: FALSE when done, or when the
+ * evaluation or modelled-time budget has no room for them. */
 FFM_API gboolean ffm_search_meter_has_room (const FfmSearchMeter *meter,
                                             guint64 n);
 
