@@ -2,70 +2,10 @@
  * a two-matmul chain on the simple architecture, its text and its JSON,
  * the JSON mapping re-evaluated by `ffm eval`, the strategies, objectives
  * and usage errors. */
-#include <ffm.h>
+#include "cli-spawn.h"
 
 #include <glib/gstdio.h>
-#include <json-glib/json-glib.h>
 #include <string.h>
-#include <signal.h>
-#include <sys/wait.h>
-
-typedef struct {
-  int status;                   /* exit code, or -1 if killed */
-  char *out;
-  char *err;
-} Run;
-
-static void
-run_clear (Run *run)
-{
-  g_clear_pointer (&run->out, g_free);
-  g_clear_pointer (&run->err, g_free);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
-
-static void
-run_ffm_argv (Run *run, const char *const *args)
-{
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  const char *exe = g_getenv ("FFM_EXE");
-  int wait_status = 0;
-
-  if (exe == NULL)
-    g_error ("FFM_EXE is not set: run this test through meson test");
-  g_ptr_array_add (argv, (char *) exe);
-  for (guint i = 0; args[i] != NULL; i++)
-    g_ptr_array_add (argv, (char *) args[i]);
-  g_ptr_array_add (argv, NULL);
-  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
-                &run->out, &run->err, &wait_status, &error);
-  g_assert_no_error (error);
-  run->status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;
-  g_test_message ("exit %d\nstdout:\n%s\nstderr:\n%s", run->status, run->out, run->err);
-}
-
-#define RUN_FFM(run, ...) \
-  run_ffm_argv ((run), (const char *const[]) { __VA_ARGS__, NULL })
-
-static void
-assert_contains (const char *text, const char *needle)
-{
-  if (strstr (text, needle) == NULL)
-    g_error ("'%s' not found in:\n%s", needle, text);
-}
-
-static JsonObject *
-parse_object (JsonParser *parser, const char *text)
-{
-  g_autoptr (GError) error = NULL;
-
-  json_parser_load_from_data (parser, text, -1, &error);
-  g_assert_no_error (error);
-  g_assert_true (JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)));
-  return json_node_get_object (json_parser_get_root (parser));
-}
 
 /* The text report names the totals, each Einsum, the fusion of T1 and
  * the LoopTree; the JSON has what the issue lists, and its mapping
@@ -331,36 +271,14 @@ test_timeout (void)
 static void
 test_interrupt (void)
 {
-  const char *exe = g_getenv ("FFM_EXE");
-  const char *args[] = { exe, LONG_SEARCH, NULL };
-  g_autoptr (GError) error = NULL;
-  g_autofree char *err = NULL;
-  GPid pid;
-  int err_fd, wait_status;
-  gsize length;
+  g_auto (Run) run = { 0 };
 
   g_test_summary ("SIGINT ends ffm map cleanly with a message");
-  g_assert_nonnull (exe);
-  g_spawn_async_with_pipes (NULL, (char **) args, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
-                            NULL, NULL, &pid, NULL, NULL, &err_fd, &error);
-  g_assert_no_error (error);
   /* Long enough for ffm to load its plugins and install its handler (it
    * takes about 0.1 s; sanitizer builds are slower). */
-  g_usleep (2 * G_USEC_PER_SEC);
-  g_assert_cmpint (kill (pid, SIGINT), ==, 0);
-  g_assert_cmpint (waitpid (pid, &wait_status, 0), ==, pid);
-  {
-    GIOChannel *channel = g_io_channel_unix_new (err_fd);
-    g_io_channel_set_close_on_unref (channel, TRUE);
-    g_io_channel_read_to_end (channel, &err, &length, &error);
-    g_io_channel_unref (channel);
-  }
-  g_assert_no_error (error);
-  g_spawn_close_pid (pid);
-  g_test_message ("stderr:\n%s", err);
-  g_assert_true (WIFEXITED (wait_status));
-  g_assert_cmpint (WEXITSTATUS (wait_status), ==, 1);
-  assert_contains (err, "interrupted (Ctrl-C) with no mapping yet");
+  run_ffm_interrupted (&run, 2, (const char *const[]) { LONG_SEARCH, NULL });
+  g_assert_cmpint (run.status, ==, 1);
+  assert_contains (run.err, "interrupted (Ctrl-C) with no mapping yet");
 }
 
 int

@@ -483,8 +483,12 @@ draw_bars (gconstpointer data)
   pladv (0);
   plvsta ();
   plwind (-0.6, (double) b->n_categories - 0.4, 0, 1.15 * top);
+  plcol0 ((PLINT) (2 + 7));     /* grey grid */
+  plwidth (0.5);
+  plbox ("", 0, 0, "g", 0, 0);
+  plwidth (1.0);
   plcol0 (1);
-  plbox ("bc", 0, 0, "bcgnstv", 0, 0);
+  plbox ("bc", 0, 0, "bcnstv", 0, 0);
   pllab (b->axes->x_label != NULL ? b->axes->x_label : "",
          b->axes->y_label != NULL ? b->axes->y_label : "",
          b->axes->title != NULL ? b->axes->title : "");

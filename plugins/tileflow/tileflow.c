@@ -24,7 +24,8 @@
  *     replaces the worst child (the reference's code appended it and cut
  *     the population back, which drops it for even populations);
  *   - only states that changed are evaluated (and charged): a copy keeps
- *     its parent's objective;
+ *     its parent's objective; an island whose generations change nothing
+ *     1000 times in a row has converged and stops;
  *   - with no budget from the host, 100 generations per island. */
 #include <ffm/ffm.h>
 
@@ -38,6 +39,10 @@
 #define START_SAMPLES 1000
 #define START_NODES 1000000
 #define DEFAULT_GENERATIONS 100
+/* An island whose generations change nothing this many times in a row
+ * has converged to states with no move left (copies are free, so it
+ * would otherwise never spend its budget). */
+#define IDLE_GENERATIONS 1000
 
 static const FfmParamSpec tileflow_params[] = {
   { "islands", FFM_PARAM_INTEGER, "4",
@@ -71,6 +76,7 @@ typedef struct {
   guint *parents;
   FfmMapspaceChoice *best;
   guint started;                /* members drawn so far */
+  guint idle;                   /* consecutive generations that changed nothing */
   GError *error;
 } Island;
 
@@ -204,6 +210,17 @@ generation (Island *is, const Shared *sh)
         && ffm_mapspace_move (is->ws, is->rand, member (is->next, sh, c),
                               moves[g_rand_int_range (is->rand, 0, 3)], NULL, NULL))
       is->changed[c] = TRUE;
+  {
+    gboolean any = FALSE;
+    for (guint c = 0; c < P; c++)
+      any |= is->changed[c];
+    is->idle = any ? 0 : is->idle + 1;
+    if (is->idle >= IDLE_GENERATIONS)
+      return FALSE;
+    /* Still a charge-free step: let the cancel flag and the clock stop it. */
+    if (!any && !ffm_search_meter_charge (is->meter, 0, 0))
+      return FALSE;
+  }
   for (guint c = 0; c < P; c++)
     {
       if (!is->changed[c])
