@@ -28,6 +28,7 @@
  *
  * [1] the reference implementation (accelforge). */
 #include "ffm-pmapping-private.h"
+#include "ffm-pmapping-diagnostics.h"
 #include "ffm-pareto.h"
 #include "ffm-cost-private.h"
 
@@ -49,7 +50,6 @@ options_set_defaults (FfmPmappingOptions *options)
   options->n_threads = 0;
   options->einsum = -1;
   options->unfused = FALSE;
-  options->prune_partial = TRUE;
   options->reuse_equal_einsums = TRUE;
   options->cancel = NULL;
 }
@@ -75,6 +75,16 @@ options_copy (FfmPmappingOptions *out, const FfmPmappingOptions *options)
   if (options != NULL)
     memcpy (out, options, MIN (options->struct_size, sizeof *out));
   out->struct_size = sizeof *out;
+}
+
+void
+ffm_pmapping_options_set_diagnostics (FfmPmappingOptions *options,
+                                      gboolean prune_partial,
+                                      gboolean track_all_memories)
+{
+  g_return_if_fail (options != NULL);
+  FFM_PMAPPING_NO_PARTIAL_PRUNING (options) = !prune_partial;
+  FFM_PMAPPING_TRACK_ALL_MEMORIES (options) = track_all_memories;
 }
 
 gboolean
@@ -628,7 +638,7 @@ memory_is_tracked (FfmPmappingSet *set, guint level)
 
   if (l->kind != FFM_LEVEL_MEMORY)
     return FALSE;
-  if (set->options.track_all_memories)
+  if (FFM_PMAPPING_TRACK_ALL_MEMORIES (&set->options))
     return !isinf (ffm_arch_get_level (set->arch, level)->u.memory.size);
   /* Capacity against the whole workload's footprint. */
   {

@@ -56,8 +56,8 @@ test_pmapping_options (void)
   PIN_OFFSET (FfmPmappingOptions, n_threads, 20);
   PIN_OFFSET (FfmPmappingOptions, einsum, 24);
   PIN_OFFSET (FfmPmappingOptions, unfused, 28);
-  PIN_OFFSET (FfmPmappingOptions, prune_partial, 32);
-  PIN_OFFSET (FfmPmappingOptions, track_all_memories, 36);
+  PIN_OFFSET (FfmPmappingOptions, reserved_, 32);
+  g_assert_cmpuint (sizeof (((FfmPmappingOptions *) NULL)->reserved_), ==, 8);
   PIN_OFFSET (FfmPmappingOptions, reuse_equal_einsums, 40);
   PIN_OFFSET (FfmPmappingOptions, cancel, 48);
   PIN_SIZE (FfmPmappingStats, 64);

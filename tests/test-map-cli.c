@@ -250,7 +250,9 @@ test_timeout (void)
   RUN_FFM (&exhaustive, LONG_SEARCH, "--timeout", "0.5");
   g_assert_cmpint (exhaustive.status, ==, 1);
   assert_contains (exhaustive.err, "stopped by --timeout 0.5 s");
-  assert_contains (exhaustive.err, "exhaustive search cancelled");
+  /* On a loaded machine the generation may still be running at 0.5 s. */
+  if (strstr (exhaustive.err, "pmapping generation cancelled") == NULL)
+    assert_contains (exhaustive.err, "exhaustive search cancelled");
 
   RUN_FFM (&pmappings, "pmappings", "--arch", "tpuv4i", "--workload", "gpt3-6.7b",
            "--timeout", "0.001");

@@ -98,13 +98,9 @@ typedef struct {
   int einsum;                   /* generate for this Einsum only; -1 = all */
   gboolean unfused;             /* every shared tensor backed in the
                                    outermost memory (no fusion) */
-  gboolean prune_partial;       /* default TRUE: prune partial tile vectors
-                                   by dominance of their cost terms; FALSE
-                                   evaluates every valid tile vector (for
-                                   tests: the result must not change) */
-  gboolean track_all_memories;  /* keep the reservation columns of every
-                                   memory of finite capacity, tracked or not
-                                   (for tests and analysis; default FALSE) */
+  gboolean reserved_[2];        /* the generator's own diagnostics: leave
+                                   them as ffm_pmapping_options_init() sets
+                                   them */
   gboolean reuse_equal_einsums; /* default TRUE: an Einsum whose shape, tensor
                                    classes and architecture answers equal an
                                    earlier Einsum's gets a copy of its
@@ -202,6 +198,8 @@ FFM_API FfmPmappingSet *ffm_pmappings_generate (FfmWorkload *workload,
                                                 GError **error);
 FFM_API void ffm_pmapping_set_free (FfmPmappingSet *set);
 
+/* The workload and architecture the set was generated for (transfer
+ * none: the set holds references until it is freed). */
 FFM_API FfmWorkload *ffm_pmapping_set_get_workload (const FfmPmappingSet *set);
 FFM_API FfmArch *ffm_pmapping_set_get_arch (const FfmPmappingSet *set);
 FFM_API const FfmPmappingOptions *ffm_pmapping_set_get_options (const FfmPmappingSet *set);

@@ -26,6 +26,9 @@ typedef struct _FfmMapspace FfmMapspace;
 FFM_API FfmProblem *ffm_problem_new (FfmWorkload *workload, FfmArch *arch);
 FFM_API FfmProblem *ffm_problem_ref (FfmProblem *problem);
 FFM_API void ffm_problem_unref (FfmProblem *problem);
+/* The problem's workload and architecture (transfer none: the problem
+ * keeps its references; take your own with ffm_workload_ref() or
+ * ffm_arch_ref() to keep them longer). */
 FFM_API FfmWorkload *ffm_problem_get_workload (const FfmProblem *problem);
 FFM_API FfmArch *ffm_problem_get_arch (const FfmProblem *problem);
 
