@@ -4,11 +4,81 @@
  * FFM_HAVE_PLOT (set by meson) says whether this build draws plots: the
  * plot test expects an SVG written by PLplot, or the message that this
  * build has no plotting with everything else done. */
-#include "cli-spawn.h"
+#include <ffm/ffm.h>
+
+#include "ffm-run.h"
+#include "json-strict.h"
 
 #include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
 #include <math.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
+
+static void
+assert_contains (const char *text, const char *needle)
+{
+  if (text == NULL || strstr (text, needle) == NULL)
+    g_error ("'%s' not found in:\n%s", needle, text);
+}
+
+/* The object @text holds: strict JSON, then parsed by @parser. */
+static JsonObject *
+parse_object (JsonParser *parser, const char *text, const char *what)
+{
+  g_autoptr (GError) error = NULL;
+
+  json_strict_assert (text, what);
+  json_parser_load_from_data (parser, text, -1, &error);
+  g_assert_no_error (error);
+  g_assert_true (JSON_NODE_HOLDS_OBJECT (json_parser_get_root (parser)));
+  return json_node_get_object (json_parser_get_root (parser));
+}
+
+static char *
+read_fd (int fd)
+{
+  GIOChannel *channel = g_io_channel_unix_new (fd);
+  g_autoptr (GError) error = NULL;
+  char *text = NULL;
+  gsize length;
+
+  g_io_channel_set_close_on_unref (channel, TRUE);
+  g_io_channel_read_to_end (channel, &text, &length, &error);
+  g_io_channel_unref (channel);
+  g_assert_no_error (error);
+  return text;
+}
+
+/* Runs FFM_EXE with @args, sends SIGINT after @delay seconds, waits. */
+static void
+run_interrupted (FfmTestRun *run, double delay, const char *const *args)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  const char *exe = g_getenv ("FFM_EXE");
+  int out_fd, err_fd, wait_status;
+  GPid pid;
+
+  g_assert_nonnull (exe);
+  g_ptr_array_add (argv, (char *) exe);
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (char *) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_spawn_async_with_pipes (NULL, (char **) argv->pdata, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+                            NULL, NULL, &pid, NULL, &out_fd, &err_fd, &error);
+  g_assert_no_error (error);
+  g_usleep ((gulong) (delay * G_USEC_PER_SEC));
+  g_assert_cmpint (kill (pid, SIGINT), ==, 0);
+  /* The outputs are small: the child never blocks on a full pipe first. */
+  run->out = read_fd (out_fd);
+  run->err = read_fd (err_fd);
+  g_assert_cmpint (waitpid (pid, &wait_status, 0), ==, pid);
+  g_spawn_close_pid (pid);
+  run->status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;
+  g_test_message ("exit %d\nstdout:\n%s\nstderr:\n%s", run->status, run->out, run->err);
+}
 
 #define SMALL "--arch", "tpuv4i", "--workload", "matmuls", "--param", "n_einsums=3"
 
@@ -58,7 +128,7 @@ read_file (const char *path)
 static void
 test_map_budgets_and_trace (void)
 {
-  g_auto (Run) evals = { 0 }, multiple = { 0 }, text = { 0 };
+  g_auto (FfmTestRun) evals = { 0 }, multiple = { 0 }, text = { 0 };
   g_autoptr (JsonParser) p1 = json_parser_new ();
   g_autoptr (JsonParser) p2 = json_parser_new ();
   g_autofree char *dir = tmp_dir ();
@@ -71,10 +141,10 @@ test_map_budgets_and_trace (void)
 
   g_test_summary ("ffm map --strategy set: --max-evaluations exactly, --budget Nx "
                   "against ffm's measured time, the trace in --json and --trace-csv");
-  RUN_FFM (&evals, "map", SMALL, "--strategy", "set", "--max-evaluations", "250",
+  FFM_TEST_RUN (&evals, "map", SMALL, "--strategy", "set", "--max-evaluations", "250",
            "--json", "-", "--trace-csv", csv_path);
   g_assert_cmpint (evals.status, ==, 0);
-  o = parse_object (p1, evals.out);
+  o = parse_object (p1, evals.out, "ffm map --json -");
   g_assert_false (json_object_get_boolean_member (o, "interrupted"));
   g_assert_true (json_object_get_null_member (o, "stopped_by"));
   stats = json_object_get_object_member (o, "stats");
@@ -97,9 +167,9 @@ test_map_budgets_and_trace (void)
                    "best_objective");
   g_assert_cmpuint (g_strv_length (lines), ==, json_array_get_length (trace) + 1);
 
-  RUN_FFM (&multiple, "map", SMALL, "--strategy", "random", "--budget", "3x", "--json", "-");
+  FFM_TEST_RUN (&multiple, "map", SMALL, "--strategy", "random", "--budget", "3x", "--json", "-");
   g_assert_cmpint (multiple.status, ==, 0);
-  o = parse_object (p2, multiple.out);
+  o = parse_object (p2, multiple.out, "ffm map --budget --json -");
   budget = json_object_get_object_member (o, "budget");
   ffm_seconds = json_object_get_double_member (budget, "ffm_seconds");
   g_assert_cmpfloat (ffm_seconds, >, 0);
@@ -110,7 +180,7 @@ test_map_budgets_and_trace (void)
   g_assert_cmpfloat (json_object_get_double_member (stats, "modelled_seconds"), <=,
                      3 * ffm_seconds);
 
-  RUN_FFM (&text, "map", SMALL, "--strategy", "tileflow", "--max-evaluations", "100");
+  FFM_TEST_RUN (&text, "map", SMALL, "--strategy", "tileflow", "--max-evaluations", "100");
   g_assert_cmpint (text.status, ==, 0);
   assert_contains (text.out, "Search: 100 evaluations standing for");
   assert_contains (text.out, "modelled time");
@@ -128,8 +198,8 @@ test_map_budget_errors (void)
   g_test_summary ("Malformed budgets are usage errors naming the option");
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
-      g_auto (Run) run = { 0 };
-      RUN_FFM (&run, "map", SMALL, "--strategy", "set", bad[i][0], bad[i][1]);
+      g_auto (FfmTestRun) run = { 0 };
+      FFM_TEST_RUN (&run, "map", SMALL, "--strategy", "set", bad[i][0], bad[i][1]);
       g_assert_cmpint (run.status, ==, 2);
       assert_contains (run.err, bad[i][0]);
     }
@@ -139,11 +209,11 @@ test_map_budget_errors (void)
 static void
 test_map_interrupt_best_so_far (void)
 {
-  g_auto (Run) run = { 0 };
+  g_auto (FfmTestRun) run = { 0 };
 
   g_test_summary ("SIGINT during ffm map --strategy set prints the best mapping so "
                   "far, marked as interrupted, and exits 0");
-  run_ffm_interrupted (&run, 2.5, (const char *const[]) {
+  run_interrupted (&run, 2.5, (const char *const[]) {
       "map", SMALL, "--strategy", "set", "--max-evaluations", "100000000000", NULL });
   g_assert_cmpint (run.status, ==, 0);
   assert_contains (run.out, "INTERRUPTED: interrupted (Ctrl-C); the mapping above is "
@@ -157,7 +227,7 @@ test_map_interrupt_best_so_far (void)
 static void
 test_compare_outputs (void)
 {
-  g_auto (Run) run = { 0 };
+  g_auto (FfmTestRun) run = { 0 };
   g_autoptr (JsonParser) parser = json_parser_new ();
   g_autofree char *dir = tmp_dir ();
   g_autofree char *json_path = g_build_filename (dir, "c.json", NULL);
@@ -172,7 +242,7 @@ test_compare_outputs (void)
 
   g_test_summary ("ffm compare on a small problem: table, CSV, JSON, traces and "
                   "the plot (or the message that this build has no plotting)");
-  RUN_FFM (&run, "compare", SMALL, "--runs", "3", "--budget", "20x",
+  FFM_TEST_RUN (&run, "compare", SMALL, "--runs", "3", "--budget", "20x",
            "--strategy-param", "set.chains=2", "--json", json_path, "--csv", csv_path,
            "--trace-csv", trace_path, "--plot", plot_path);
   g_assert_cmpint (run.status, ==, 0);
@@ -187,7 +257,7 @@ test_compare_outputs (void)
   g_assert_null (strstr (run.out, "100x"));
 
   json = read_file (json_path);
-  o = parse_object (parser, json);
+  o = parse_object (parser, json, "ffm compare --json");
   optimum = json_object_get_double_member (json_object_get_object_member (o, "ffm"), "optimum");
   g_assert_cmpfloat (optimum, >, 0);
   g_assert_false (json_object_get_boolean_member (o, "interrupted"));
@@ -258,8 +328,8 @@ test_compare_usage_errors (void)
   g_test_summary ("ffm compare's usage errors exit 2 with messages naming the option");
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
-      g_auto (Run) run = { 0 };
-      RUN_FFM (&run, "compare", SMALL, bad[i][0], bad[i][1]);
+      g_auto (FfmTestRun) run = { 0 };
+      FFM_TEST_RUN (&run, "compare", SMALL, bad[i][0], bad[i][1]);
       g_assert_cmpint (run.status, ==, 2);
       assert_contains (run.err, bad[i][3]);
     }

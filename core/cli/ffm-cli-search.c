@@ -243,42 +243,44 @@ ffm_cli_trace_to_csv (const FfmSearchResult *result, const char *strategy,
       if (strategy != NULL)
         g_string_append_printf (out, "%s,%u,", strategy, run);
       g_string_append_printf (out, "%" G_GUINT64_FORMAT ",%s,%s,%s,%s\n", p->evaluations,
-                              g_ascii_dtostr (buf[0], sizeof buf[0], p->seconds),
-                              g_ascii_dtostr (buf[1], sizeof buf[1], p->modelled_seconds),
-                              g_ascii_dtostr (buf[2], sizeof buf[2], p->pmapping_queries),
-                              g_ascii_dtostr (buf[3], sizeof buf[3], p->best_objective));
+                              ffm_format_double (p->seconds, buf[0]),
+                              ffm_format_double (p->modelled_seconds, buf[1]),
+                              ffm_format_double (p->pmapping_queries, buf[2]),
+                              ffm_format_double (p->best_objective, buf[3]));
     }
   return g_string_free (out, FALSE);
 }
 
 void
-ffm_cli_add_json_number (JsonBuilder *b, const char *name, double value)
-{
-  json_builder_set_member_name (b, name);
-  if (isfinite (value))
-    json_builder_add_double_value (b, value);
-  else
-    json_builder_add_null_value (b);
-}
-
-void
-ffm_cli_add_trace_json (JsonBuilder *b, const FfmSearchResult *result)
+ffm_cli_write_trace_json (FfmJsonWriter *b, const FfmSearchResult *result)
 {
   const GArray *trace = ffm_search_result_get_trace (result);
 
-  json_builder_set_member_name (b, "trace");
-  json_builder_begin_array (b);
+  ffm_json_writer_key (b, "trace");
+  ffm_json_writer_begin_array (b);
   for (guint i = 0; i < trace->len; i++)
     {
       const FfmTracePoint *p = &g_array_index (trace, FfmTracePoint, i);
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "evaluations");
-      json_builder_add_int_value (b, (gint64) p->evaluations);
-      ffm_cli_add_json_number (b, "seconds", p->seconds);
-      ffm_cli_add_json_number (b, "modelled_seconds", p->modelled_seconds);
-      ffm_cli_add_json_number (b, "pmapping_queries", p->pmapping_queries);
-      ffm_cli_add_json_number (b, "best_objective", p->best_objective);
-      json_builder_end_object (b);
+      ffm_json_writer_begin_object_inline (b);
+      ffm_json_writer_member_uint (b, "evaluations", p->evaluations);
+      ffm_json_writer_member_double (b, "seconds", p->seconds);
+      ffm_json_writer_member_double (b, "modelled_seconds", p->modelled_seconds);
+      ffm_json_writer_member_double (b, "pmapping_queries", p->pmapping_queries);
+      ffm_json_writer_member_double (b, "best_objective", p->best_objective);
+      ffm_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
+  ffm_json_writer_end_array (b);
+}
+
+void
+ffm_cli_search_write_budget_json (FfmJsonWriter *b, const FfmCliSearch *s)
+{
+  ffm_json_writer_key (b, "budget");
+  ffm_json_writer_begin_object (b);
+  ffm_json_writer_member_uint (b, "max_evaluations", s->context.max_evaluations);
+  ffm_json_writer_member_double (b, "max_seconds", s->context.max_seconds);
+  ffm_json_writer_member_double (b, "max_modelled_seconds", s->context.max_modelled_seconds);
+  ffm_json_writer_member_double (b, "ffm_multiple", s->budget_multiple);
+  ffm_json_writer_member_double (b, "ffm_seconds", s->ffm_seconds);
+  ffm_json_writer_end_object (b);
 }

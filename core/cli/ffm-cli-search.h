@@ -12,8 +12,6 @@
 
 #include "ffm-cli-common.h"
 
-#include <json-glib/json-glib.h>
-
 G_BEGIN_DECLS
 
 /* The options of a search, as the command line gives them. */
@@ -91,15 +89,14 @@ gboolean ffm_cli_search_time_ffm (const FfmCliSearch *search,
  * per point: evaluations, seconds, modelled_seconds, pmapping_queries,
  * best_objective (and, when @strategy is non-NULL, strategy and @run
  * first). (transfer full) */
-/* Adds member "trace": an array of {evaluations, seconds,
- * modelled_seconds, pmapping_queries, best_objective} (null for a value
- * that is not finite, so that strict parsers accept it). */
-void ffm_cli_add_trace_json (JsonBuilder *builder,
-                             const FfmSearchResult *result);
-/* Adds member @name with @value, or null when it is not finite. */
-void ffm_cli_add_json_number (JsonBuilder *builder,
-                              const char *name,
-                              double value);
+/* Writes member "trace": an array of {evaluations, seconds,
+ * modelled_seconds, pmapping_queries, best_objective}. */
+void ffm_cli_write_trace_json (FfmJsonWriter *writer,
+                               const FfmSearchResult *result);
+/* Writes member "budget": {max_evaluations, max_seconds,
+ * max_modelled_seconds, ffm_multiple, ffm_seconds} of @search. */
+void ffm_cli_search_write_budget_json (FfmJsonWriter *writer,
+                                       const FfmCliSearch *search);
 
 char *ffm_cli_trace_to_csv (const FfmSearchResult *result,
                             const char *strategy,

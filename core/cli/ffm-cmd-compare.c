@@ -28,11 +28,11 @@
  * Exit codes: 0 ok, 1 when the problem does not load, ffm or a strategy
  * fails, or nothing fits, 2 for usage errors. */
 #include "ffm-cli-cancel.h"
+#include "ffm-cli-output.h"
 #include "ffm-cli-progress.h"
 #include "ffm-cli-search.h"
 #include "ffm-plot.h"
 
-#include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
 
@@ -276,130 +276,106 @@ print_table (const char *title, GPtrArray *entries, const GArray *checkpoints,
     }
 }
 
+/* Percentages are "inf" where no run had a mapping yet (the writer's
+ * spelling of doubles JSON has no number for). */
 static void
-add_spread_json (JsonBuilder *b, const Spread *s, double multiple)
+add_spread_json (FfmJsonWriter *b, const Spread *s, double multiple)
 {
-  json_builder_begin_object (b);
-  ffm_cli_add_json_number (b, "multiple", multiple);
-  ffm_cli_add_json_number (b, "median_percent", s->median);
-  ffm_cli_add_json_number (b, "min_percent", s->low);
-  ffm_cli_add_json_number (b, "max_percent", s->high);
-  json_builder_set_member_name (b, "runs_with_mapping");
-  json_builder_add_int_value (b, s->reached);
-  json_builder_end_object (b);
+  ffm_json_writer_begin_object_inline (b);
+  ffm_json_writer_member_double (b, "multiple", multiple);
+  ffm_json_writer_member_double (b, "median_percent", s->median);
+  ffm_json_writer_member_double (b, "min_percent", s->low);
+  ffm_json_writer_member_double (b, "max_percent", s->high);
+  ffm_json_writer_member_uint (b, "runs_with_mapping", s->reached);
+  ffm_json_writer_end_object (b);
 }
 
 static char *
 compare_json (const CompareOptions *o, FfmProblem *problem, GPtrArray *entries,
               const GArray *checkpoints, const Run *ffm, const FfmCliSearch *search,
-              double optimum, double offset, const char *stopped)
+              const FfmCliSearch *budget, double optimum, double offset,
+              const char *stopped)
 {
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  g_autoptr (JsonNode) root = NULL;
+  g_autoptr (FfmJsonWriter) b = ffm_json_writer_new ();
 
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "workload");
-  json_builder_add_string_value (b, ffm_workload_get_name (ffm_problem_get_workload (problem)));
-  json_builder_set_member_name (b, "architecture");
-  json_builder_add_string_value (b, ffm_arch_get_name (ffm_problem_get_arch (problem)));
-  json_builder_set_member_name (b, "objective");
-  json_builder_add_string_value (b, ffm_objective_to_string (search->objective));
-  json_builder_set_member_name (b, "max_fused_loops");
-  json_builder_add_int_value (b, search->context.max_fused_loops);
-  json_builder_set_member_name (b, "unfused");
-  json_builder_add_boolean_value (b, search->context.unfused);
-  json_builder_set_member_name (b, "threads");
-  json_builder_add_int_value (b, search->context.n_threads);
-  json_builder_set_member_name (b, "runs");
-  json_builder_add_int_value (b, o->runs);
-  json_builder_set_member_name (b, "seed");
-  json_builder_add_int_value (b, o->common.seed);
-  json_builder_set_member_name (b, "interrupted");
-  json_builder_add_boolean_value (b, stopped != NULL);
-  json_builder_set_member_name (b, "stopped_by");
-  if (stopped != NULL)
-    json_builder_add_string_value (b, stopped);
-  else
-    json_builder_add_null_value (b);
-  json_builder_set_member_name (b, "budget");
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "max_evaluations");
-  json_builder_add_int_value (b, (gint64) search->context.max_evaluations);
-  ffm_cli_add_json_number (b, "max_seconds", search->context.max_seconds);
-  ffm_cli_add_json_number (b, "ffm_multiple", search->budget_multiple);
-  ffm_cli_add_json_number (b, "max_modelled_seconds", search->context.max_modelled_seconds);
-  json_builder_end_object (b);
-  json_builder_set_member_name (b, "ffm");
-  json_builder_begin_object (b);
-  ffm_cli_add_json_number (b, "optimum", optimum);
-  ffm_cli_add_json_number (b, "seconds", ffm->seconds);
-  json_builder_end_object (b);
-  ffm_cli_add_json_number (b, "shared_pmappings_seconds", offset);
-  json_builder_set_member_name (b, "checkpoints");
-  json_builder_begin_array (b);
+  ffm_json_writer_begin_object (b);
+  ffm_json_writer_member_string (b, "workload",
+                                 ffm_workload_get_name (ffm_problem_get_workload (problem)));
+  ffm_json_writer_member_string (b, "architecture",
+                                 ffm_arch_get_name (ffm_problem_get_arch (problem)));
+  ffm_json_writer_member_string (b, "objective", ffm_objective_to_string (search->objective));
+  ffm_json_writer_member_int (b, "max_fused_loops", search->context.max_fused_loops);
+  ffm_json_writer_member_boolean (b, "unfused", search->context.unfused);
+  ffm_json_writer_member_uint (b, "threads", search->context.n_threads);
+  ffm_json_writer_member_int (b, "runs", o->runs);
+  ffm_json_writer_member_int (b, "seed", o->common.seed);
+  ffm_json_writer_member_boolean (b, "interrupted", stopped != NULL);
+  ffm_json_writer_member_string (b, "stopped_by", stopped);
+  ffm_cli_search_write_budget_json (b, budget);
+  ffm_json_writer_key (b, "ffm");
+  ffm_json_writer_begin_object (b);
+  ffm_json_writer_member_double (b, "optimum", optimum);
+  ffm_json_writer_member_double (b, "seconds", ffm->seconds);
+  ffm_json_writer_end_object (b);
+  ffm_json_writer_member_double (b, "shared_pmappings_seconds", offset);
+  ffm_json_writer_key (b, "checkpoints");
+  ffm_json_writer_begin_array_inline (b);
   for (guint k = 0; k < checkpoints->len; k++)
-    json_builder_add_double_value (b, g_array_index (checkpoints, double, k));
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "strategies");
-  json_builder_begin_array (b);
+    ffm_json_writer_double (b, g_array_index (checkpoints, double, k));
+  ffm_json_writer_end_array (b);
+  ffm_json_writer_key (b, "strategies");
+  ffm_json_writer_begin_array (b);
   for (guint i = 0; i < entries->len; i++)
     {
       const Entry *e = g_ptr_array_index (entries, i);
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "name");
-      json_builder_add_string_value (b, e->name);
+      ffm_json_writer_begin_object (b);
+      ffm_json_writer_member_string (b, "name", e->name);
       for (int wall = 0; wall <= 1; wall++)
         {
-          json_builder_set_member_name (b, wall ? "at_wall_time" : "at_modelled_time");
-          json_builder_begin_array (b);
+          ffm_json_writer_key (b, wall ? "at_wall_time" : "at_modelled_time");
+          ffm_json_writer_begin_array (b);
           for (guint k = 0; k < checkpoints->len; k++)
             {
               double m = g_array_index (checkpoints, double, k);
-              Spread s = spread_at (e, optimum, m * ffm->seconds, wall, offset);
-              add_spread_json (b, &s, m);
+              Spread sp = spread_at (e, optimum, m * ffm->seconds, wall, offset);
+              add_spread_json (b, &sp, m);
             }
-          json_builder_end_array (b);
+          ffm_json_writer_end_array (b);
         }
-      json_builder_set_member_name (b, "runs");
-      json_builder_begin_array (b);
+      ffm_json_writer_key (b, "runs");
+      ffm_json_writer_begin_array (b);
       for (guint r = 0; r < e->runs->len; r++)
         {
           const Run *run = &g_array_index (e->runs, Run, r);
           const GArray *stats;
-          json_builder_begin_object (b);
-          json_builder_set_member_name (b, "seed");
-          json_builder_add_int_value (b, (gint64) run->seed);
-          ffm_cli_add_json_number (b, "objective", run->objective);
-          ffm_cli_add_json_number (b, "percent_above_optimum",
-                                   percent_above (run->objective, optimum));
-          ffm_cli_add_json_number (b, "seconds", run->seconds);
-          json_builder_set_member_name (b, "interrupted");
-          json_builder_add_boolean_value (b, run->interrupted);
+          ffm_json_writer_begin_object (b);
+          ffm_json_writer_member_uint (b, "seed", run->seed);
+          ffm_json_writer_member_double (b, "objective", run->objective);
+          ffm_json_writer_member_double (b, "percent_above_optimum",
+                                         percent_above (run->objective, optimum));
+          ffm_json_writer_member_double (b, "seconds", run->seconds);
+          ffm_json_writer_member_boolean (b, "interrupted", run->interrupted);
           if (run->result != NULL)
             {
-              json_builder_set_member_name (b, "stats");
-              json_builder_begin_object (b);
+              ffm_json_writer_key (b, "stats");
+              ffm_json_writer_begin_object (b);
               stats = ffm_search_result_get_stats (run->result);
-              for (guint s = 0; s < stats->len; s++)
+              for (guint k = 0; k < stats->len; k++)
                 {
-                  const FfmStat *st = &g_array_index (stats, FfmStat, s);
-                  ffm_cli_add_json_number (b, st->name, st->value);
+                  const FfmStat *st = &g_array_index (stats, FfmStat, k);
+                  ffm_json_writer_member_double (b, st->name, st->value);
                 }
-              json_builder_end_object (b);
-              ffm_cli_add_trace_json (b, run->result);
+              ffm_json_writer_end_object (b);
+              ffm_cli_write_trace_json (b, run->result);
             }
-          json_builder_end_object (b);
+          ffm_json_writer_end_object (b);
         }
-      json_builder_end_array (b);
-      json_builder_end_object (b);
+      ffm_json_writer_end_array (b);
+      ffm_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
-  json_builder_end_object (b);
-  root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  return json_generator_to_data (gen, NULL);
+  ffm_json_writer_end_array (b);
+  ffm_json_writer_end_object (b);
+  return ffm_json_writer_finish (b);
 }
 
 static char *
@@ -429,13 +405,12 @@ compare_csv (GPtrArray *entries, const GArray *checkpoints, double optimum,
           ffm_search_result_lookup_stat (run->result, "pmapping_queries", &q);
           ffm_search_result_lookup_stat (run->result, "modelled_seconds", &m);
           g_string_append_printf (s, "%s,%u,%" G_GUINT64_FORMAT ",", e->name, r, run->seed);
-          g_string_append_printf (s, "%s,", g_ascii_dtostr (buf, sizeof buf, run->objective));
-          g_string_append_printf (s, "%s,", g_ascii_dtostr (buf, sizeof buf,
-                                                            percent_above (run->objective, optimum)));
+          g_string_append_printf (s, "%s,", ffm_format_double (run->objective, buf));
+          g_string_append_printf (s, "%s,", ffm_format_double (percent_above (run->objective, optimum), buf));
           g_string_append_printf (s, "%.0f,", ev);
-          g_string_append_printf (s, "%s,", g_ascii_dtostr (buf, sizeof buf, q));
-          g_string_append_printf (s, "%s,", g_ascii_dtostr (buf, sizeof buf, m));
-          g_string_append_printf (s, "%s,%d", g_ascii_dtostr (buf, sizeof buf, run->seconds),
+          g_string_append_printf (s, "%s,", ffm_format_double (q, buf));
+          g_string_append_printf (s, "%s,", ffm_format_double (m, buf));
+          g_string_append_printf (s, "%s,%d", ffm_format_double (run->seconds, buf),
                                   run->interrupted);
           for (int wall = 0; wall <= 1; wall++)
             for (guint k = 0; k < checkpoints->len; k++)
@@ -443,7 +418,7 @@ compare_csv (GPtrArray *entries, const GArray *checkpoints, double optimum,
                 double v = percent_above (best_by (run->result,
                                                    g_array_index (checkpoints, double, k) * ffm_seconds,
                                                    wall, offset), optimum);
-                g_string_append_printf (s, ",%s", isfinite (v) ? g_ascii_dtostr (buf, sizeof buf, v) : "");
+                g_string_append_printf (s, ",%s", isfinite (v) ? ffm_format_double (v, buf) : "");
               }
           g_string_append_c (s, '\n');
         }
@@ -574,6 +549,7 @@ run (GOptionContext *context, CompareOptions *o)
   Run ffm = { 0 };
   double optimum, offset;
   gboolean beaten = FALSE;
+  const FfmCliSearch *budget_ref;
   int status;
 
   if (o->search.strategy != NULL)
@@ -752,10 +728,11 @@ run (GOptionContext *context, CompareOptions *o)
       }
   }
 
+  budget_ref = entries->len > 0 ? &((Entry *) g_ptr_array_index (entries, 0))->search
+    : &ffm_search;
   {
     g_autofree char *budget = NULL;
-    const FfmCliSearch *ref = entries->len > 0
-      ? &((Entry *) g_ptr_array_index (entries, 0))->search : &ffm_search;
+    const FfmCliSearch *ref = budget_ref;
     if (ref->budget_multiple > 0)
       budget = g_strdup_printf ("%gx ffm's time (%.4g s of modelled time)",
                                 ref->budget_multiple, ref->context.max_modelled_seconds);
@@ -783,8 +760,9 @@ run (GOptionContext *context, CompareOptions *o)
   if (o->json != NULL)
     {
       g_autofree char *text = compare_json (o, problem, entries, checkpoints, &ffm,
-                                            &ffm_search, optimum, offset, stopped);
-      if (!g_file_set_contents (o->json, text, -1, &error))
+                                            &ffm_search, budget_ref, optimum, offset,
+                                            stopped);
+      if (!ffm_cli_output_write (o->json, text, &error))
         {
           status = ffm_cli_fail (COMMAND, error);
           goto out;
@@ -793,7 +771,7 @@ run (GOptionContext *context, CompareOptions *o)
   if (o->csv != NULL)
     {
       g_autofree char *text = compare_csv (entries, checkpoints, optimum, ffm.seconds, offset);
-      if (!g_file_set_contents (o->csv, text, -1, &error))
+      if (!ffm_cli_output_write (o->csv, text, &error))
         {
           status = ffm_cli_fail (COMMAND, error);
           goto out;
@@ -814,7 +792,7 @@ run (GOptionContext *context, CompareOptions *o)
               g_string_append (text, part);
             }
         }
-      if (!g_file_set_contents (o->trace_csv, text->str, (gssize) text->len, &error))
+      if (!ffm_cli_output_write (o->trace_csv, text->str, &error))
         {
           g_string_free (text, TRUE);
           status = ffm_cli_fail (COMMAND, error);
