@@ -14,19 +14,6 @@
 
 /* ---- Reading the generator's groups ---- */
 
-/* The column of @g holding (@kind, @level, @depth), or -1. */
-static int
-find_column (const FfmPmappingGroup *g, FfmPmappingColumnKind kind,
-             guint level, int depth)
-{
-  for (guint j = 0; j < g->n_columns; j++)
-    if (g->columns[j].kind == kind
-        && (kind != FFM_PMAPPING_COLUMN_RESERVATION
-            || (g->columns[j].level == level && g->columns[j].depth == depth)))
-      return (int) j;
-  return -1;
-}
-
 static int
 tracked_index (const FfmMapspace *ms, int level)
 {
@@ -260,8 +247,8 @@ fill_row (const FfmMapspace *ms, const MsGroup *g, const FfmPmappingGroup *pg,
           guint row, double *out)
 {
   const double *v = pg->values + (gsize) row * pg->n_columns;
-  int je = find_column (pg, FFM_PMAPPING_COLUMN_ENERGY, 0, 0);
-  int jl = find_column (pg, FFM_PMAPPING_COLUMN_LATENCY, 0, 0);
+  int je = ffm_pmapping_group_find_column (pg, FFM_PMAPPING_COLUMN_ENERGY, 0, 0);
+  int jl = ffm_pmapping_group_find_column (pg, FFM_PMAPPING_COLUMN_LATENCY, 0, 0);
   guint F = g->n_fused;
 
   out[0] = je >= 0 ? v[je] : NAN;
@@ -271,7 +258,7 @@ fill_row (const FfmMapspace *ms, const MsGroup *g, const FfmPmappingGroup *pg,
       double *P = out + 2 + m * (F + 3), last = 0;
       for (int d = -1; d <= (int) F; d++)
         {
-          int j = find_column (pg, FFM_PMAPPING_COLUMN_RESERVATION, ms->mem_level[m], d);
+          int j = ffm_pmapping_group_find_column (pg, FFM_PMAPPING_COLUMN_RESERVATION, ms->mem_level[m], d);
           if (j >= 0)
             last = v[j];
           P[d + 1] = last;
@@ -426,22 +413,6 @@ ffm_mapspace_new (FfmPmappingSet *set, GError **error)
   return g_steal_pointer (&ms);
 }
 
-static guint
-pmapping_objectives (FfmObjective objective)
-{
-  switch (objective)
-    {
-    case FFM_OBJECTIVE_ENERGY:
-      return FFM_PMAPPING_ENERGY;
-    case FFM_OBJECTIVE_LATENCY:
-      return FFM_PMAPPING_LATENCY;
-    case FFM_OBJECTIVE_EDP:
-    case FFM_OBJECTIVE_PARETO:
-    default:
-      return FFM_PMAPPING_ENERGY | FFM_PMAPPING_LATENCY;
-    }
-}
-
 FfmMapspace *
 ffm_mapspace_new_for_context (const FfmSearchContext *ctx, GError **error)
 {
@@ -450,7 +421,7 @@ ffm_mapspace_new_for_context (const FfmSearchContext *ctx, GError **error)
 
   g_return_val_if_fail (ctx != NULL && ctx->problem != NULL, NULL);
   ffm_pmapping_options_init (&options);
-  options.objectives = pmapping_objectives (ctx->objective);
+  options.objectives = ffm_pmapping_objectives_for (ctx->objective);
   options.max_fused_loops = ctx->max_fused_loops;
   options.unfused = ctx->unfused;
   options.n_threads = ctx->n_threads;

@@ -87,6 +87,35 @@ ffm_pmapping_options_set_diagnostics (FfmPmappingOptions *options,
   FFM_PMAPPING_TRACK_ALL_MEMORIES (options) = track_all_memories;
 }
 
+guint
+ffm_pmapping_objectives_for (FfmObjective objective)
+{
+  switch (objective)
+    {
+    case FFM_OBJECTIVE_ENERGY:
+      return FFM_PMAPPING_ENERGY;
+    case FFM_OBJECTIVE_LATENCY:
+      return FFM_PMAPPING_LATENCY;
+    case FFM_OBJECTIVE_EDP:
+    case FFM_OBJECTIVE_PARETO:
+    default:
+      return FFM_PMAPPING_ENERGY | FFM_PMAPPING_LATENCY;
+    }
+}
+
+int
+ffm_pmapping_group_find_column (const FfmPmappingGroup *g, FfmPmappingColumnKind kind,
+                                guint level, int depth)
+{
+  g_return_val_if_fail (g != NULL, -1);
+  for (guint j = 0; j < g->n_columns; j++)
+    if (g->columns[j].kind == kind
+        && (kind != FFM_PMAPPING_COLUMN_RESERVATION
+            || (g->columns[j].level == level && g->columns[j].depth == depth)))
+      return (int) j;
+  return -1;
+}
+
 gboolean
 ffm_pmapping_options_is_cancelled (const FfmPmappingOptions *options)
 {

@@ -158,6 +158,19 @@ ffm_search_context_init (FfmSearchContext *context, FfmProblem *problem)
 }
 
 gboolean
+ffm_search_context_require_one_objective (const FfmSearchContext *context,
+                                          const char *owner, GError **error)
+{
+  g_return_val_if_fail (context != NULL, FALSE);
+  if (context->objective != FFM_OBJECTIVE_PARETO)
+    return TRUE;
+  g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_FAILED,
+               "%s optimises one objective (edp, energy or latency), not the "
+               "Pareto front", owner);
+  return FALSE;
+}
+
+gboolean
 ffm_search_context_is_cancelled (const FfmSearchContext *context)
 {
   g_return_val_if_fail (context != NULL, FALSE);

@@ -260,6 +260,40 @@ ffm_search_meter_finish (FfmSearchMeter *const *meters, guint n,
   ffm_search_result_set_stat (result, "budget_exhausted", exhausted ? 1 : 0);
 }
 
+FfmSearchResult *
+ffm_search_meter_best_result (const FfmMapspace *ms, FfmSearchMeter *const *meters,
+                              FfmMapspaceChoice *const *best_states, guint n,
+                              const char *owner, const GError *reason, GError **error)
+{
+  g_autoptr (FfmSearchResult) result = NULL;
+  int best = -1;
+
+  for (guint p = 0; p < n; p++)
+    if (isfinite (meters[p]->best) && (best < 0 || meters[p]->best < meters[best]->best))
+      best = (int) p;
+  if (best < 0)
+    {
+      gboolean cancelled = FALSE;
+      for (guint p = 0; p < n; p++)
+        cancelled |= meters[p]->cancelled;
+      if (reason != NULL)
+        g_propagate_error (error, g_error_copy (reason));
+      else if (cancelled)
+        g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_CANCELLED,
+                     "%s was stopped before it found a mapping that fits", owner);
+      else
+        g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_INFEASIBLE,
+                     "%s found no mapping that fits within its budget", owner);
+      return NULL;
+    }
+  result = ffm_search_result_new ();
+  if (!ffm_mapspace_add_solution (ms, best_states[best], result, error))
+    return NULL;
+  ffm_search_meter_finish (meters, n, result);
+  ffm_search_result_set_stat (result, "best_part", best);
+  return g_steal_pointer (&result);
+}
+
 /* ---- Parts on threads ---- */
 
 typedef struct {

@@ -104,9 +104,9 @@ random_run (const FfmSearchContext *ctx, const FfmParamValues *values, GError **
   g_autoptr (FfmSearchResult) result = NULL;
   g_autoptr (GPtrArray) streams = g_ptr_array_new_with_free_func ((GDestroyNotify) stream_free);
   g_autofree FfmSearchMeter **meters = NULL;
+  g_autofree FfmMapspaceChoice **bests = NULL;
   Shared sh = { ctx, NULL, 0, 0 };
   gint64 n_streams, victory, invalid;
-  int best = -1;
 
   if (!ffm_param_values_validate (values, random_params, OWNER, error)
       || !ffm_param_values_get_integer (values, random_params, OWNER, "streams", &n_streams, error)
@@ -115,13 +115,8 @@ random_run (const FfmSearchContext *ctx, const FfmParamValues *values, GError **
       || !ffm_param_values_get_integer (values, random_params, OWNER, "invalid_limit",
                                         &invalid, error))
     return NULL;
-  if (ctx->objective == FFM_OBJECTIVE_PARETO)
-    {
-      g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_FAILED,
-                   "%s optimises one objective (edp, energy or latency), not "
-                   "the Pareto front", OWNER);
-      return NULL;
-    }
+  if (!ffm_search_context_require_one_objective (ctx, OWNER, error))
+    return NULL;
   sh.victory = (guint64) victory;
   sh.invalid_limit = (guint64) invalid;
   ms = ffm_mapspace_new_for_context (ctx, error);
@@ -129,6 +124,7 @@ random_run (const FfmSearchContext *ctx, const FfmParamValues *values, GError **
     return NULL;
   sh.ms = ms;
   meters = g_new0 (FfmSearchMeter *, n_streams);
+  bests = g_new0 (FfmMapspaceChoice *, n_streams);
   for (guint i = 0; i < (guint) n_streams; i++)
     {
       Stream *s = g_new0 (Stream, 1);
@@ -146,28 +142,12 @@ random_run (const FfmSearchContext *ctx, const FfmParamValues *values, GError **
   ffm_search_run_parts (ctx->n_threads, streams->pdata, streams->len, stream_step, &sh);
 
   for (guint i = 0; i < streams->len; i++)
-    if (isfinite (ffm_search_meter_get_best (meters[i]))
-        && (best < 0 || ffm_search_meter_get_best (meters[i])
-                        < ffm_search_meter_get_best (meters[best])))
-      best = (int) i;
-  if (best < 0)
-    {
-      if (ffm_search_meter_was_cancelled (meters[0]))
-        g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_CANCELLED,
-                     "%s was stopped before it found a mapping that fits", OWNER);
-      else
-        g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_INFEASIBLE,
-                     "%s drew no mapping that fits within its budget (%" G_GUINT64_FORMAT
-                     " samples)", OWNER, ffm_search_meter_get_evaluations (meters[0]) * n_streams);
-      return NULL;
-    }
-  result = ffm_search_result_new ();
-  if (!ffm_mapspace_add_solution (ms, ((Stream *) g_ptr_array_index (streams, best))->best,
-                                  result, error))
+    bests[i] = ((Stream *) g_ptr_array_index (streams, i))->best;
+  result = ffm_search_meter_best_result (ms, meters, bests, (guint) n_streams, OWNER,
+                                         NULL, error);
+  if (result == NULL)
     return NULL;
-  ffm_search_meter_finish (meters, (guint) n_streams, result);
   ffm_search_result_set_stat (result, "streams", (double) n_streams);
-  ffm_search_result_set_stat (result, "best_stream", best);
   return g_steal_pointer (&result);
 }
 

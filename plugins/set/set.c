@@ -186,9 +186,10 @@ set_run (const FfmSearchContext *ctx, const FfmParamValues *values, GError **err
   g_autoptr (FfmSearchResult) result = NULL;
   g_autoptr (GPtrArray) chains = g_ptr_array_new_with_free_func ((GDestroyNotify) chain_free);
   g_autofree FfmSearchMeter **meters = NULL;
+  g_autofree FfmMapspaceChoice **bests = NULL;
+  const GError *reason = NULL;
   Shared sh = { ctx, NULL, 0, 0, 0, { 0 } };
   gint64 n_chains;
-  int best = -1;
 
   if (!ffm_param_values_validate (values, set_params, OWNER, error)
       || !ffm_param_values_get_integer (values, set_params, OWNER, "chains", &n_chains, error)
@@ -199,13 +200,8 @@ set_run (const FfmSearchContext *ctx, const FfmParamValues *values, GError **err
       || !ffm_param_values_get_number (values, set_params, OWNER, "loop_weight", &sh.weight[1], error)
       || !ffm_param_values_get_number (values, set_params, OWNER, "backing_weight", &sh.weight[2], error))
     return NULL;
-  if (ctx->objective == FFM_OBJECTIVE_PARETO)
-    {
-      g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_FAILED,
-                   "%s optimises one objective (edp, energy or latency), not "
-                   "the Pareto front", OWNER);
-      return NULL;
-    }
+  if (!ffm_search_context_require_one_objective (ctx, OWNER, error))
+    return NULL;
   if (sh.weight[0] + sh.weight[1] + sh.weight[2] <= 0)
     {
       g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
@@ -218,6 +214,7 @@ set_run (const FfmSearchContext *ctx, const FfmParamValues *values, GError **err
     return NULL;
   sh.ms = ms;
   meters = g_new0 (FfmSearchMeter *, n_chains);
+  bests = g_new0 (FfmMapspaceChoice *, n_chains);
   for (guint i = 0; i < (guint) n_chains; i++)
     {
       Chain *c = g_new0 (Chain, 1);
@@ -240,31 +237,15 @@ set_run (const FfmSearchContext *ctx, const FfmParamValues *values, GError **err
   for (guint i = 0; i < chains->len; i++)
     {
       const Chain *c = g_ptr_array_index (chains, i);
-      if (isfinite (ffm_search_meter_get_best (c->meter))
-          && (best < 0 || ffm_search_meter_get_best (c->meter)
-                          < ffm_search_meter_get_best (meters[best])))
-        best = (int) i;
+      bests[i] = c->best;
+      if (reason == NULL)
+        reason = c->error;
     }
-  if (best < 0)
-    {
-      const Chain *c = g_ptr_array_index (chains, 0);
-      if (c->error != NULL)
-        g_propagate_error (error, g_error_copy (c->error));
-      else if (ffm_search_meter_was_cancelled (c->meter))
-        g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_CANCELLED,
-                     "%s was stopped before it found a mapping that fits", OWNER);
-      else
-        g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_INFEASIBLE,
-                     "%s found no mapping that fits within its budget", OWNER);
-      return NULL;
-    }
-  result = ffm_search_result_new ();
-  if (!ffm_mapspace_add_solution (ms, ((Chain *) g_ptr_array_index (chains, best))->best,
-                                  result, error))
+  result = ffm_search_meter_best_result (ms, meters, bests, (guint) n_chains, OWNER,
+                                         reason, error);
+  if (result == NULL)
     return NULL;
-  ffm_search_meter_finish (meters, (guint) n_chains, result);
   ffm_search_result_set_stat (result, "chains", (double) n_chains);
-  ffm_search_result_set_stat (result, "best_chain", best);
   ffm_search_result_set_stat (result, "mapspace_combinations",
                               ffm_mapspace_get_n_combinations (ms));
   return g_steal_pointer (&result);

@@ -276,9 +276,10 @@ tileflow_run (const FfmSearchContext *ctx, const FfmParamValues *values, GError 
   g_autoptr (FfmSearchResult) result = NULL;
   g_autoptr (GPtrArray) islands = g_ptr_array_new_with_free_func ((GDestroyNotify) island_free);
   g_autofree FfmSearchMeter **meters = NULL;
+  g_autofree FfmMapspaceChoice **bests = NULL;
+  const GError *reason = NULL;
   Shared sh = { ctx, NULL, 0, 0, 0, 0 };
   gint64 n_islands, population;
-  int best = -1;
 
   if (!ffm_param_values_validate (values, tileflow_params, OWNER, error)
       || !ffm_param_values_get_integer (values, tileflow_params, OWNER, "islands", &n_islands, error)
@@ -286,13 +287,8 @@ tileflow_run (const FfmSearchContext *ctx, const FfmParamValues *values, GError 
       || !ffm_param_values_get_number (values, tileflow_params, OWNER, "crossover", &sh.crossover, error)
       || !ffm_param_values_get_number (values, tileflow_params, OWNER, "mutation", &sh.mutation, error))
     return NULL;
-  if (ctx->objective == FFM_OBJECTIVE_PARETO)
-    {
-      g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_FAILED,
-                   "%s optimises one objective (edp, energy or latency), not "
-                   "the Pareto front", OWNER);
-      return NULL;
-    }
+  if (!ffm_search_context_require_one_objective (ctx, OWNER, error))
+    return NULL;
   ms = ffm_mapspace_new_for_context (ctx, error);
   if (ms == NULL)
     return NULL;
@@ -300,6 +296,7 @@ tileflow_run (const FfmSearchContext *ctx, const FfmParamValues *values, GError 
   sh.n = ffm_mapspace_get_n_einsums (ms);
   sh.population = (guint) population;
   meters = g_new0 (FfmSearchMeter *, n_islands);
+  bests = g_new0 (FfmMapspaceChoice *, n_islands);
   for (guint i = 0; i < (guint) n_islands; i++)
     {
       Island *is = g_new0 (Island, 1);
@@ -324,31 +321,18 @@ tileflow_run (const FfmSearchContext *ctx, const FfmParamValues *values, GError 
   ffm_search_run_parts (ctx->n_threads, islands->pdata, islands->len, island_step, &sh);
 
   for (guint i = 0; i < islands->len; i++)
-    if (isfinite (ffm_search_meter_get_best (meters[i]))
-        && (best < 0 || ffm_search_meter_get_best (meters[i])
-                        < ffm_search_meter_get_best (meters[best])))
-      best = (int) i;
-  if (best < 0)
     {
-      const Island *is = g_ptr_array_index (islands, 0);
-      if (is->error != NULL)
-        g_propagate_error (error, g_error_copy (is->error));
-      else if (ffm_search_meter_was_cancelled (is->meter))
-        g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_CANCELLED,
-                     "%s was stopped before it found a mapping that fits", OWNER);
-      else
-        g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_INFEASIBLE,
-                     "%s found no mapping that fits within its budget", OWNER);
-      return NULL;
+      const Island *is = g_ptr_array_index (islands, i);
+      bests[i] = is->best;
+      if (reason == NULL)
+        reason = is->error;
     }
-  result = ffm_search_result_new ();
-  if (!ffm_mapspace_add_solution (ms, ((Island *) g_ptr_array_index (islands, best))->best,
-                                  result, error))
+  result = ffm_search_meter_best_result (ms, meters, bests, (guint) n_islands, OWNER,
+                                         reason, error);
+  if (result == NULL)
     return NULL;
-  ffm_search_meter_finish (meters, (guint) n_islands, result);
   ffm_search_result_set_stat (result, "islands", (double) n_islands);
   ffm_search_result_set_stat (result, "population", (double) population);
-  ffm_search_result_set_stat (result, "best_island", best);
   return g_steal_pointer (&result);
 }
 

@@ -69,6 +69,7 @@
 #include "ffm-mapping.h"
 #include "ffm-cost.h"
 #include "ffm-compatibility.h"
+#include "ffm-problem.h"
 
 G_BEGIN_DECLS
 
@@ -118,6 +119,10 @@ typedef struct {
  * records @struct_size; use the macro below. */
 FFM_API void ffm_pmapping_options_init_sized (FfmPmappingOptions *options,
                                               gsize struct_size);
+/* The objectives the pmappings of a search for @objective must keep:
+ * energy, latency, or both (EDP and the Pareto set need both). */
+FFM_API guint ffm_pmapping_objectives_for (FfmObjective objective);
+
 /* Fills @options with the defaults. */
 #define ffm_pmapping_options_init(options) \
   ffm_pmapping_options_init_sized ((options), sizeof *(options))
@@ -159,6 +164,13 @@ typedef struct {
   const double *values;             /* [n_rows * n_columns], row-major */
   const FfmPmappingRef *refs;       /* [n_rows] */
 } FfmPmappingGroup;
+
+/* The index of @group's column holding (@kind, @level, @depth), or -1;
+ * @level and @depth are ignored for objective columns. */
+FFM_API int ffm_pmapping_group_find_column (const FfmPmappingGroup *group,
+                                            FfmPmappingColumnKind kind,
+                                            guint level,
+                                            int depth);
 
 /* What the generation of one Einsum did. */
 typedef struct {

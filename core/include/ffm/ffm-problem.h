@@ -97,6 +97,13 @@ typedef struct {
 FFM_API void ffm_search_context_init (FfmSearchContext *context,
                                       FfmProblem *problem);
 
+/* TRUE unless @context asks for the Pareto front, which a strategy that
+ * optimises one objective (named @owner) cannot give: then FALSE with
+ * FFM_SEARCH_ERROR_FAILED saying so. */
+FFM_API gboolean ffm_search_context_require_one_objective (const FfmSearchContext *context,
+                                                          const char *owner,
+                                                          GError **error);
+
 /* TRUE if the host asked the search to stop (cheap: an atomic read;
  * FALSE for a context without a cancel flag). */
 FFM_API gboolean ffm_search_context_is_cancelled (const FfmSearchContext *context);

@@ -97,6 +97,24 @@ FFM_API void ffm_search_meter_finish (FfmSearchMeter *const *meters,
                                       guint n_meters,
                                       FfmSearchResult *result);
 
+/* Ends a search made of parts, as the baselines do: the state of lowest
+ * objective among @best_states (@best_states[p] is part p's best, worth
+ * ffm_search_meter_get_best (@meters[p]); the first of equals) becomes a
+ * new result (ffm_mapspace_add_solution(): the cost model's energy and
+ * latency) with the merged trace and statistics
+ * (ffm_search_meter_finish()) and the statistic "best_part". When no part
+ * found a state that fits: NULL with a copy of @reason when given (why a
+ * part could not start), else FFM_SEARCH_ERROR_CANCELLED when the search
+ * was stopped, else FFM_SEARCH_ERROR_INFEASIBLE; messages name @owner.
+ * (transfer full) */
+FFM_API FfmSearchResult *ffm_search_meter_best_result (const FfmMapspace *mapspace,
+                                                      FfmSearchMeter *const *meters,
+                                                      FfmMapspaceChoice *const *best_states,
+                                                      guint n_parts,
+                                                      const char *owner,
+                                                      const GError *reason,
+                                                      GError **error);
+
 /* One step of part @part; FALSE when the part is finished. */
 typedef gboolean (*FfmSearchStepFunc) (gpointer part, gpointer user_data);
 

@@ -66,7 +66,6 @@ hillclimb_run (const FfmSearchContext *ctx, const FfmParamValues *values, GError
   g_autoptr (FfmMapspaceCost) cost = NULL;
   g_autoptr (FfmSearchMeter) meter = NULL;
   g_autoptr (GRand) rand = NULL;
-  g_autoptr (FfmSearchResult) result = NULL;
   g_autofree FfmMapspaceChoice *state = NULL, *best = NULL;
   g_autofree guint *groups = NULL;
   double best_value = INFINITY;
@@ -77,12 +76,8 @@ hillclimb_run (const FfmSearchContext *ctx, const FfmParamValues *values, GError
       || !ffm_param_values_get_integer (values, hillclimb_params, OWNER, "rows",
                                         &max_rows, error))
     return NULL;
-  if (ctx->objective == FFM_OBJECTIVE_PARETO)
-    {
-      g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_FAILED,
-                   "%s optimises one objective, not the Pareto front", OWNER);
-      return NULL;
-    }
+  if (!ffm_search_context_require_one_objective (ctx, OWNER, error))
+    return NULL;
   /* The mapspace: the host's if it shares one, else built here. */
   ms = ffm_mapspace_new_for_context (ctx, error);
   if (ms == NULL)
@@ -124,19 +119,9 @@ hillclimb_run (const FfmSearchContext *ctx, const FfmParamValues *values, GError
           ffm_mapspace_state_copy (ms, best, state);
         }
     }
-  if (!isfinite (best_value))
-    {
-      g_set_error (error, FFM_SEARCH_ERROR, ffm_search_meter_was_cancelled (meter)
-                   ? FFM_SEARCH_ERROR_CANCELLED : FFM_SEARCH_ERROR_INFEASIBLE,
-                   "%s found no mapping that fits", OWNER);
-      return NULL;
-    }
-  result = ffm_search_result_new ();
-  /* The host re-evaluates the mapping; this adds it with the model's numbers. */
-  if (!ffm_mapspace_add_solution (ms, best, result, error))
-    return NULL;
-  ffm_search_meter_finish (&meter, 1, result);
-  return g_steal_pointer (&result);
+  /* The best state, built and evaluated by the cost model, with the
+   * trace and statistics; or why there is none. */
+  return ffm_search_meter_best_result (ms, &meter, &best, 1, OWNER, NULL, error);
 }
 
 static const FfmSearchVTable hillclimb_vtable = {
