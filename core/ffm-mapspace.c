@@ -420,6 +420,8 @@ ffm_mapspace_new_for_context (const FfmSearchContext *ctx, GError **error)
   FfmPmappingSet *set;
 
   g_return_val_if_fail (ctx != NULL && ctx->problem != NULL, NULL);
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, mapspace) && ctx->mapspace != NULL)
+    return ffm_mapspace_ref (ctx->mapspace);
   ffm_pmapping_options_init (&options);
   options.objectives = ffm_pmapping_objectives_for (ctx->objective);
   options.max_fused_loops = ctx->max_fused_loops;
@@ -427,8 +429,6 @@ ffm_mapspace_new_for_context (const FfmSearchContext *ctx, GError **error)
   options.n_threads = ctx->n_threads;
   if (FFM_SEARCH_CONTEXT_HAS (ctx, cancel))
     options.cancel = ctx->cancel;
-  if (FFM_SEARCH_CONTEXT_HAS (ctx, mapspace) && ctx->mapspace != NULL)
-    return ffm_mapspace_ref (ctx->mapspace);
   if (ctx->progress != NULL)
     ctx->progress (-1, "generating pmappings", ctx->progress_data);
   set = ffm_pmappings_generate (ffm_problem_get_workload (ctx->problem),

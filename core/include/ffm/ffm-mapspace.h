@@ -52,8 +52,8 @@
  *
  * Cost of the operations, for n Einsums: evaluating a state O(n x tracked
  * memories x fused loops); checking one O(n log groups); a draw O(n log
- * groups); a change O(n) when the neighbours still fit, else one pass over
- * the graph; building O(graph) after the pmapping generation.
+ * groups); a change O(n) when the others stay compatible, else one pass
+ * over the graph; building O(graph) after the pmapping generation.
  * Determinism: everything is a function of its inputs and of the GRand
  * passed in. Thread safety: an FfmMapspace may be used by many threads at
  * once; an FfmMapspaceWorkspace and an FfmMapspaceCost by one at a time.
@@ -105,7 +105,7 @@ FFM_API FfmMapspace *ffm_mapspace_new_for_context (const FfmSearchContext *conte
 
 /* Upper bound on the links (compatible group pairs) of the graph; a
  * larger one is FFM_SEARCH_ERROR_TOO_LARGE, not an allocation failure. */
-#define FFM_MAPSPACE_MAX_LINKS (G_GUINT64_CONSTANT (1) << 27)
+#define FFM_MAPSPACE_MAX_LINKS (G_GUINT64_CONSTANT (1) << 24)
 
 FFM_API FfmMapspace *ffm_mapspace_ref (FfmMapspace *mapspace);
 FFM_API void ffm_mapspace_unref (FfmMapspace *mapspace);
