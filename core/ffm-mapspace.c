@@ -403,7 +403,8 @@ ffm_mapspace_new (FfmPmappingSet *set, GError **error)
       return NULL;
     }
   ms->n_mem = n_tracked;
-  memcpy (ms->mem_level, tracked, sizeof (guint) * n_tracked);
+  for (guint m = 0; m < n_tracked; m++)     /* tracked is NULL when empty */
+    ms->mem_level[m] = tracked[m];
   if (!read_groups (ms, error))
     return NULL;
   read_accounting (ms);

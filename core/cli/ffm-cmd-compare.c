@@ -609,14 +609,22 @@ run (GOptionContext *context, CompareOptions *o)
       FfmCliSearchOptions so = o->search;
       g_auto (GStrv) params = NULL;
       Entry *e;
+      gboolean twice = FALSE;
       if (*g_strstrip (names[i]) == '\0')
-        return ffm_cli_usage_error (context, COMMAND, "--strategies has an empty name");
+        {
+          status = ffm_cli_usage_error (context, COMMAND, "--strategies has an empty name");
+          goto out;
+        }
       if (g_str_equal (names[i], "ffm"))
         continue;
       for (guint j = 0; j < i; j++)
-        if (g_str_equal (names[i], names[j]))
-          return ffm_cli_usage_error (context, COMMAND, "--strategies names %s twice",
-                                      names[i]);
+        twice |= g_str_equal (names[i], names[j]);
+      if (twice)
+        {
+          status = ffm_cli_usage_error (context, COMMAND, "--strategies names %s twice",
+                                        names[i]);
+          goto out;
+        }
       params = params_for (o->search.strategy_params, names[i]);
       so.strategy = names[i];
       so.strategy_params = params;
