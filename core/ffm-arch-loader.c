@@ -28,7 +28,12 @@ static const char *const memory_members[] = {
   "memory", "description", "leak_power", "area", "size", "read_energy",
   "write_energy", "read_bandwidth", "write_bandwidth", "ports",
   "bits_per_action", "skip_initial_output_write", "keep", "may_keep",
-  "bits_per_value", NULL
+  "bits_per_value", "fill_energy", "update_energy", "drain_energy",
+  "drains_read", "energy_by_tensor", NULL
+};
+/* Members of one energy_by_tensor entry. */
+static const char *const energy_override_members[] = {
+  "read_energy", "fill_energy", "update_energy", "drain_energy", NULL
 };
 static const char *const fanout_members[] = {
   "fanout", "description", "leak_power", "area", "dims", "count", "reuse",
@@ -645,6 +650,60 @@ read_bits_overrides (Loader *l, JsonNode *level_node, const char *base,
   return TRUE;
 }
 
+/* "energy_by_tensor": { SET: { read_energy, fill_energy, ... }, ... } */
+static gboolean
+read_energy_overrides (Loader *l, JsonNode *level_node, const char *base,
+                       FfmLevel *level)
+{
+  JsonNode *node = ffm_json_get_member (level_node, "energy_by_tensor");
+  g_autofree char *path = g_strdup_printf ("%s.energy_by_tensor", base);
+  JsonObjectIter iter;
+  const char *tensors;
+  JsonNode *value;
+
+  if (node == NULL)
+    return TRUE;
+  if (!ffm_json_require_object (l->doc, node, path, FFM_ARCH_ERROR,
+                                FFM_ARCH_ERROR_INVALID, l->error))
+    return FALSE;
+  json_object_iter_init_ordered (&iter, json_node_get_object (node));
+  while (json_object_iter_next_ordered (&iter, &tensors, &value))
+    {
+      g_autofree char *sub = g_strdup_printf ("%s[\"%s\"]", path, tensors);
+      FfmEnergyOverride *o;
+
+      if (!ffm_json_require_object (l->doc, value, sub, FFM_ARCH_ERROR,
+                                    FFM_ARCH_ERROR_INVALID, l->error)
+          || !ffm_json_check_members (l->doc, value, sub,
+                                      energy_override_members, FFM_ARCH_ERROR,
+                                      FFM_ARCH_ERROR_INVALID, l->error))
+        return FALSE;
+      o = ffm_level_add_energy_override (level, tensors);
+      if (!read_optional_number (l, value, sub, "read_energy", &o->energies.read)
+          || !read_optional_number (l, value, sub, "fill_energy", &o->energies.fill)
+          || !read_optional_number (l, value, sub, "update_energy",
+                                    &o->energies.update)
+          || !read_optional_number (l, value, sub, "drain_energy",
+                                    &o->energies.drain))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+read_optional_bool (Loader *l, JsonNode *object, const char *base,
+                    const char *member, gboolean *out)
+{
+  JsonNode *node = ffm_json_get_member (object, member);
+  g_autofree char *path = NULL;
+
+  if (node == NULL)
+    return TRUE;
+  path = g_strdup_printf ("%s.%s", base, member);
+  return ffm_json_require_bool (l->doc, node, path, FFM_ARCH_ERROR,
+                                FFM_ARCH_ERROR_INVALID, out, l->error);
+}
+
 static gboolean
 read_ports (Loader *l, JsonNode *level_node, const char *base, FfmPorts *ports)
 {
@@ -669,25 +728,23 @@ static gboolean
 read_memory (Loader *l, JsonNode *node, const char *base, FfmLevel *level)
 {
   FfmMemorySpec *m = &level->u.memory;
-  JsonNode *skip = ffm_json_get_member (node, "skip_initial_output_write");
 
-  if (skip != NULL)
-    {
-      g_autofree char *path = g_strdup_printf ("%s.skip_initial_output_write", base);
-      if (!ffm_json_require_bool (l->doc, skip, path, FFM_ARCH_ERROR,
-                                  FFM_ARCH_ERROR_INVALID,
-                                  &m->skip_initial_output_write, l->error))
-        return FALSE;
-    }
-  return read_memory_size (l, node, base, m)
+  return read_optional_bool (l, node, base, "skip_initial_output_write",
+                             &m->skip_initial_output_write)
+         && read_optional_bool (l, node, base, "drains_read", &m->drains_read)
+         && read_memory_size (l, node, base, m)
          && read_optional_number (l, node, base, "read_energy", &m->read_energy)
          && read_optional_number (l, node, base, "write_energy", &m->write_energy)
+         && read_optional_number (l, node, base, "fill_energy", &m->fill_energy)
+         && read_optional_number (l, node, base, "update_energy", &m->update_energy)
+         && read_optional_number (l, node, base, "drain_energy", &m->drain_energy)
          && read_optional_number (l, node, base, "read_bandwidth", &m->read_bandwidth)
          && read_optional_number (l, node, base, "write_bandwidth", &m->write_bandwidth)
          && read_optional_number (l, node, base, "bits_per_action", &m->bits_per_action)
          && read_ports (l, node, base, &m->ports)
          && read_optional_string (l, node, base, "keep", &m->keep)
          && read_optional_string (l, node, base, "may_keep", &m->may_keep)
+         && read_energy_overrides (l, node, base, level)
          && read_bits_overrides (l, node, base, level);
 }
 
@@ -1169,6 +1226,35 @@ add_string (Writer *w, const char *member, const char *value)
   writer_string (w, value);
 }
 
+/* A number member only when it is set (not NAN). */
+static void
+add_optional_number (Writer *w, const char *member, double value)
+{
+  if (!isnan (value))
+    add_number (w, member, value);
+}
+
+static void
+write_energy_overrides (Writer *w, const GArray *overrides)
+{
+  if (overrides == NULL || overrides->len == 0)
+    return;
+  writer_next (w, "energy_by_tensor");
+  writer_begin (w, '{');
+  for (guint i = 0; i < overrides->len; i++)
+    {
+      const FfmEnergyOverride *o = &g_array_index (overrides, FfmEnergyOverride, i);
+      writer_next (w, o->tensors);
+      writer_begin (w, '{');
+      add_optional_number (w, "read_energy", o->energies.read);
+      add_optional_number (w, "fill_energy", o->energies.fill);
+      add_optional_number (w, "update_energy", o->energies.update);
+      add_optional_number (w, "drain_energy", o->energies.drain);
+      writer_end (w, '}');
+    }
+  writer_end (w, '}');
+}
+
 static void
 write_memory (Writer *w, const FfmMemorySpec *m)
 {
@@ -1178,6 +1264,14 @@ write_memory (Writer *w, const FfmMemorySpec *m)
     add_number (w, "size", m->size);
   add_number (w, "read_energy", m->read_energy);
   add_number (w, "write_energy", m->write_energy);
+  add_optional_number (w, "fill_energy", m->fill_energy);
+  add_optional_number (w, "update_energy", m->update_energy);
+  add_optional_number (w, "drain_energy", m->drain_energy);
+  if (!m->drains_read)
+    {
+      writer_next (w, "drains_read");
+      g_string_append (w->out, "false");
+    }
   add_number (w, "read_bandwidth", m->read_bandwidth);
   add_number (w, "write_bandwidth", m->write_bandwidth);
   add_string (w, "ports", m->ports == FFM_PORTS_SEPARATE ? "separate" : "shared");
@@ -1186,6 +1280,7 @@ write_memory (Writer *w, const FfmMemorySpec *m)
   g_string_append (w->out, m->skip_initial_output_write ? "true" : "false");
   add_string (w, "keep", m->keep);
   add_string (w, "may_keep", m->may_keep);
+  write_energy_overrides (w, m->energy_overrides);
   if (m->bits_overrides == NULL || m->bits_overrides->len == 0)
     return;
   writer_next (w, "bits_per_value");

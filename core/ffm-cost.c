@@ -708,14 +708,38 @@ level_size (const FfmCostReport *r, guint level)
 }
 
 static double
-buffet_energy (const FfmCostReport *r, const Leaf *leaf, guint b)
+buffet_energy (const Leaf *leaf, guint b)
 {
-  const FfmBuffetInfo *info = ffm_pmapping_model_get_buffet (leaf->model, b);
-  const FfmActionCounts *c = &leaf->cost->counts[b];
-  const FfmMemorySpec *m = &ffm_arch_get_level (r->arch, info->level)->u.memory;
+  return ffm_buffet_energy (ffm_pmapping_model_get_buffet (leaf->model, b),
+                            &leaf->cost->counts[b], NULL, NULL);
+}
 
-  return (double) (c->reads + c->drains) * info->action_scale * m->read_energy
-    + (double) (c->fills + c->updates) * info->action_scale * m->write_energy;
+/* The energy of memory @l's read actions and of its write actions in one
+ * Einsum. */
+static void
+level_action_energy (const FfmCostReport *r, const Leaf *leaf, guint l,
+                     double *read_j, double *write_j)
+{
+  const FfmPmappingCost *c = leaf->cost;
+  const FfmMemorySpec *m = &ffm_arch_get_level (r->arch, l)->u.memory;
+
+  if (ffm_memory_spec_has_two_energies (m))
+    {
+      *read_j = c->level_read_actions[l] * m->read_energy;
+      *write_j = c->level_write_actions[l] * m->write_energy;
+      return;
+    }
+  *read_j = *write_j = 0;
+  for (guint b = 0; b < c->n_buffets; b++)
+    {
+      const FfmBuffetInfo *info = ffm_pmapping_model_get_buffet (leaf->model, b);
+      double rj, wj;
+      if (info->level != l)
+        continue;
+      ffm_buffet_energy (info, &c->counts[b], &rj, &wj);
+      *read_j += rj;
+      *write_j += wj;
+    }
 }
 
 static void
@@ -830,9 +854,9 @@ ffm_cost_report_to_table (const FfmCostReport *r)
           {
             const FfmBuffetInfo *info = ffm_pmapping_model_get_buffet (leaf->model, b);
             const FfmActionCounts *c = &leaf->cost->counts[b];
-            energy_t[info->tensor] += buffet_energy (r, leaf, b);
-            reads_t[info->tensor] += (double) (c->reads + c->drains) * info->action_scale;
-            writes_t[info->tensor] += (double) (c->fills + c->updates) * info->action_scale;
+            energy_t[info->tensor] += buffet_energy (leaf, b);
+            reads_t[info->tensor] += ffm_buffet_read_actions (info, c);
+            writes_t[info->tensor] += ffm_buffet_write_actions (info, c);
           }
       }
     for (guint t = 0; t < n_tensors; t++)
@@ -868,11 +892,11 @@ ffm_cost_report_to_table (const FfmCostReport *r)
             g_ptr_array_add (cells, g_strdup_printf ("%" G_GUINT64_FORMAT, c->fills));
             g_ptr_array_add (cells, g_strdup_printf ("%" G_GUINT64_FORMAT, c->drains));
             g_ptr_array_add (cells, g_strdup_printf ("%" G_GUINT64_FORMAT, c->updates));
-            g_ptr_array_add (cells, g_strdup_printf ("%.10g", (double) (c->reads + c->drains)
-                                                     * info->action_scale));
-            g_ptr_array_add (cells, g_strdup_printf ("%.10g", (double) (c->fills + c->updates)
-                                                     * info->action_scale));
-            g_ptr_array_add (cells, format_si (buffet_energy (r, leaf, b), "J"));
+            g_ptr_array_add (cells, g_strdup_printf ("%.10g",
+                                                     ffm_buffet_read_actions (info, c)));
+            g_ptr_array_add (cells, g_strdup_printf ("%.10g",
+                                                     ffm_buffet_write_actions (info, c)));
+            g_ptr_array_add (cells, format_si (buffet_energy (leaf, b), "J"));
             g_ptr_array_add (cells, g_strdup_printf ("%.10g b",
                                                      leaf->cost->buffet_occupancy[b]));
           }
@@ -941,10 +965,10 @@ add_einsum_json (const FfmCostReport *r, JsonBuilder *b, const Leaf *leaf)
         {
           add_number (b, "read_actions", c->level_read_actions[l]);
           add_number (b, "write_actions", c->level_write_actions[l]);
-          add_number (b, "read_energy_j",
-                      c->level_read_actions[l] * level->u.memory.read_energy);
-          add_number (b, "write_energy_j",
-                      c->level_write_actions[l] * level->u.memory.write_energy);
+          double read_j, write_j;
+          level_action_energy (r, leaf, l, &read_j, &write_j);
+          add_number (b, "read_energy_j", read_j);
+          add_number (b, "write_energy_j", write_j);
           add_number (b, "occupancy_bits", c->level_occupancy[l]);
         }
       else
@@ -965,9 +989,9 @@ add_einsum_json (const FfmCostReport *r, JsonBuilder *b, const Leaf *leaf)
       add_int (b, "fills", n->fills);
       add_int (b, "drains", n->drains);
       add_int (b, "updates", n->updates);
-      add_number (b, "read_actions", (double) (n->reads + n->drains) * info->action_scale);
-      add_number (b, "write_actions", (double) (n->fills + n->updates) * info->action_scale);
-      add_number (b, "energy_j", buffet_energy (r, leaf, k));
+      add_number (b, "read_actions", ffm_buffet_read_actions (info, n));
+      add_number (b, "write_actions", ffm_buffet_write_actions (info, n));
+      add_number (b, "energy_j", buffet_energy (leaf, k));
       add_number (b, "occupancy_bits", c->buffet_occupancy[k]);
       json_builder_set_member_name (b, "lifetime_depth");
       json_builder_add_int_value (b, info->n_loops_above);
@@ -1009,7 +1033,7 @@ ffm_cost_report_to_json (const FfmCostReport *r)
       add_einsum_json (r, b, leaf);
       for (guint k = 0; k < leaf->cost->n_buffets; k++)
         tensor_energy[ffm_pmapping_model_get_buffet (leaf->model, k)->tensor]
-          += buffet_energy (r, leaf, k);
+          += buffet_energy (leaf, k);
     }
   json_builder_end_array (b);
 

@@ -92,6 +92,8 @@ typedef struct {
   double read_bandwidth;    /* actions per s per instance (compute: ops per s) */
   double write_bandwidth;
   gboolean separate_ports;
+  gboolean two_energies;    /* no per-action energies: read x read_energy +
+                               write x write_energy, as before they existed */
   double size;              /* bits, memories */
 } LevelParams;
 
@@ -751,6 +753,12 @@ buffet_numbers (Compiler *c, GError **error)
       bf->info.bits_per_value = bits;
       bf->info.action_scale =
         bits / ffm_arch_get_level (m->arch, bf->info.level)->u.memory.bits_per_action;
+      bf->info.drains_read =
+        ffm_arch_get_level (m->arch, bf->info.level)->u.memory.drains_read;
+      if (!ffm_arch_action_energies (m->arch, bf->info.level, m->workload,
+                                     m->einsum, bf->info.access,
+                                     &bf->info.energies, &local))
+        return fail_from (c, bf->info.node, local, error);
     }
   for (guint p = 0; p < m->n_path; p++)
     {
@@ -1078,6 +1086,7 @@ cache_levels (FfmPmappingModel *m)
           p->read_bandwidth = l->u.memory.read_bandwidth;
           p->write_bandwidth = l->u.memory.write_bandwidth;
           p->separate_ports = l->u.memory.ports == FFM_PORTS_SEPARATE;
+          p->two_energies = ffm_memory_spec_has_two_energies (&l->u.memory);
           p->size = l->u.memory.size;
         }
       else if (l->kind == FFM_LEVEL_COMPUTE)
@@ -1570,6 +1579,65 @@ time_for (double actions, double bandwidth)
   return actions / bandwidth;   /* bandwidth 0: infinite time */
 }
 
+static inline double
+read_actions_of (const FfmBuffetInfo *info, const FfmActionCounts *c)
+{
+  return (double) (c->reads + (info->drains_read ? c->drains : 0))
+    * info->action_scale;
+}
+
+static inline double
+write_actions_of (const FfmBuffetInfo *info, const FfmActionCounts *c)
+{
+  return (double) (c->fills + c->updates) * info->action_scale;
+}
+
+/* With one energy for reads and drains and one for fills and updates, the
+ * energy is computed as it was before per-action energies existed (same
+ * operations, same bits). */
+static inline double
+energy_of (const FfmBuffetInfo *info, const FfmActionCounts *c,
+           double *read_j, double *write_j)
+{
+  const FfmActionEnergies *e = &info->energies;
+  double s = info->action_scale, r, w;
+
+  if ((e->drain == e->read || !info->drains_read) && e->fill == e->update)
+    {
+      r = read_actions_of (info, c) * e->read;
+      w = write_actions_of (info, c) * e->fill;
+    }
+  else
+    {
+      r = ((double) c->reads * e->read + (double) c->drains * e->drain) * s;
+      w = ((double) c->fills * e->fill + (double) c->updates * e->update) * s;
+    }
+  if (read_j != NULL)
+    *read_j = r;
+  if (write_j != NULL)
+    *write_j = w;
+  return r + w;
+}
+
+double
+ffm_buffet_read_actions (const FfmBuffetInfo *info, const FfmActionCounts *counts)
+{
+  return read_actions_of (info, counts);
+}
+
+double
+ffm_buffet_write_actions (const FfmBuffetInfo *info, const FfmActionCounts *counts)
+{
+  return write_actions_of (info, counts);
+}
+
+double
+ffm_buffet_energy (const FfmBuffetInfo *info, const FfmActionCounts *counts,
+                   double *read_j, double *write_j)
+{
+  return energy_of (info, counts, read_j, write_j);
+}
+
 /* Per-level actions, energy, latency, occupancy; then leak and capacity. */
 static void
 sum_levels (const FfmPmappingModel *m, FfmPmappingCost *out)
@@ -1581,12 +1649,13 @@ sum_levels (const FfmPmappingModel *m, FfmPmappingCost *out)
       const Buffet *bf = &m->buffets[b];
       const FfmActionCounts *c = &out->counts[b], *u = &out->unit_counts[b];
       guint l = bf->info.level;
-      double s = bf->info.action_scale;
-      out->level_read_actions[l] += (double) (c->reads + c->drains) * s;
-      out->level_write_actions[l] += (double) (c->fills + c->updates) * s;
-      out->level_unit_read_actions[l] += (double) (u->reads + u->drains) * s;
-      out->level_unit_write_actions[l] += (double) (u->fills + u->updates) * s;
+      out->level_read_actions[l] += read_actions_of (&bf->info, c);
+      out->level_write_actions[l] += write_actions_of (&bf->info, c);
+      out->level_unit_read_actions[l] += read_actions_of (&bf->info, u);
+      out->level_unit_write_actions[l] += write_actions_of (&bf->info, u);
       out->level_occupancy[l] += out->buffet_occupancy[b];
+      if (!m->levels[l].two_energies)
+        out->level_energy[l] += energy_of (&bf->info, c, NULL, NULL);
     }
   for (guint i = 0; i < m->n_path; i++)
     {
@@ -1596,8 +1665,9 @@ sum_levels (const FfmPmappingModel *m, FfmPmappingCost *out)
         {
           double r = time_for (out->level_unit_read_actions[l], p->read_bandwidth);
           double w = time_for (out->level_unit_write_actions[l], p->write_bandwidth);
-          out->level_energy[l] = out->level_read_actions[l] * p->read_energy
-            + out->level_write_actions[l] * p->write_energy;
+          if (p->two_energies)
+            out->level_energy[l] = out->level_read_actions[l] * p->read_energy
+              + out->level_write_actions[l] * p->write_energy;
           out->level_latency[l] = p->separate_ports ? MAX (r, w) : r + w;
         }
       else if (p->kind == FFM_LEVEL_COMPUTE)
