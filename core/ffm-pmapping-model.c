@@ -81,6 +81,7 @@ typedef struct {
   FfmBuffetInfo info;
   TileExpr reservation;     /* tile at the reservation (occupancy) */
   gboolean level_skip;      /* the memory skips initial output writes */
+  guint64 drain_mask;       /* all ones when drains are read actions, else 0 */
 } Buffet;
 
 /* The numbers of one architecture level that evaluation reads. */
@@ -134,6 +135,7 @@ struct _FfmPmappingModel {
   guint *path;
   guint n_path;
   double total_leak_power;  /* W: every level, every instance */
+  gboolean per_action;      /* some memory on the path has per-action energies */
   gboolean no_overflow;     /* largest footprint x operations fits in 64 bits */
 };
 
@@ -755,6 +757,8 @@ buffet_numbers (Compiler *c, GError **error)
         bits / ffm_arch_get_level (m->arch, bf->info.level)->u.memory.bits_per_action;
       bf->info.drains_read =
         ffm_arch_get_level (m->arch, bf->info.level)->u.memory.drains_read;
+      bf->drain_mask = bf->info.drains_read ? G_MAXUINT64 : 0;
+      m->per_action |= !m->levels[bf->info.level].two_energies;
       if (!ffm_arch_action_energies (m->arch, bf->info.level, m->workload,
                                      m->einsum, bf->info.access,
                                      &bf->info.energies, &local))
@@ -1638,25 +1642,46 @@ ffm_buffet_energy (const FfmBuffetInfo *info, const FfmActionCounts *counts,
   return energy_of (info, counts, read_j, write_j);
 }
 
+/* Per-buffet actions and occupancy summed per level. Inlined into its two
+ * callers so that the common case (no memory with per-action energies:
+ * every drain is a read, energy per level from its actions) has no test
+ * in the loop. */
+static inline void
+sum_buffets (const FfmPmappingModel *m, FfmPmappingCost *out,
+             gboolean per_action) __attribute__ ((always_inline));
+
+static inline void
+sum_buffets (const FfmPmappingModel *m, FfmPmappingCost *out,
+             gboolean per_action)
+{
+  for (guint b = 0; b < m->n_buffets; b++)
+    {
+      const Buffet *bf = &m->buffets[b];
+      const FfmActionCounts *c = &out->counts[b], *u = &out->unit_counts[b];
+      guint l = bf->info.level;
+      double s = bf->info.action_scale;
+      guint64 dm = per_action ? bf->drain_mask : G_MAXUINT64;
+      /* read_actions_of() and write_actions_of() */
+      out->level_read_actions[l] += (double) (c->reads + (c->drains & dm)) * s;
+      out->level_write_actions[l] += (double) (c->fills + c->updates) * s;
+      out->level_unit_read_actions[l] += (double) (u->reads + (u->drains & dm)) * s;
+      out->level_unit_write_actions[l] += (double) (u->fills + u->updates) * s;
+      out->level_occupancy[l] += out->buffet_occupancy[b];
+      if (per_action && !m->levels[l].two_energies)
+        out->level_energy[l] += energy_of (&bf->info, c, NULL, NULL);
+    }
+}
+
 /* Per-level actions, energy, latency, occupancy; then leak and capacity. */
 static void
 sum_levels (const FfmPmappingModel *m, FfmPmappingCost *out)
 {
   double latency = 0, dynamic = 0;
 
-  for (guint b = 0; b < m->n_buffets; b++)
-    {
-      const Buffet *bf = &m->buffets[b];
-      const FfmActionCounts *c = &out->counts[b], *u = &out->unit_counts[b];
-      guint l = bf->info.level;
-      out->level_read_actions[l] += read_actions_of (&bf->info, c);
-      out->level_write_actions[l] += write_actions_of (&bf->info, c);
-      out->level_unit_read_actions[l] += read_actions_of (&bf->info, u);
-      out->level_unit_write_actions[l] += write_actions_of (&bf->info, u);
-      out->level_occupancy[l] += out->buffet_occupancy[b];
-      if (!m->levels[l].two_energies)
-        out->level_energy[l] += energy_of (&bf->info, c, NULL, NULL);
-    }
+  if (G_UNLIKELY (m->per_action))
+    sum_buffets (m, out, TRUE);
+  else
+    sum_buffets (m, out, FALSE);
   for (guint i = 0; i < m->n_path; i++)
     {
       guint l = m->path[i];
