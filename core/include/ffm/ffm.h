@@ -21,3 +21,4 @@
 #include "ffm-pareto.h"
 #include "ffm-pmapping.h"
 #include "ffm-join.h"
+#include "ffm-timeloop.h"
