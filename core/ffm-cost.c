@@ -1,7 +1,7 @@
 /* ffm-cost.c: the cost of a whole mapping.
  *
  * A LoopTree with splits is cut at its SEQUENTIAL nodes into one
- * root-to-compute path per Einsum (ffm-spec.md §1.5 step 4); each path is
+ * root-to-compute path per Einsum (as the reference implementation, accelforge, rebuilds a mapping); each path is
  * compiled and evaluated by the pmapping model (ffm-pmapping-model.c), and
  * the Einsums' energies and latencies are summed (§3.6, §3.7). Buffer
  * capacity is checked over lifetimes: while an Einsum computes, every tile

@@ -6,7 +6,7 @@
  * and substituting `{expr}`; it produces raw Einsums (parsed strings, names,
  * evaluated bounds) while the parameter scope is alive. Building then turns
  * the raw Einsums kept by `when` into the resolved model: tensors and their
- * rank lists, rank-variable bounds (the bounding box of workloads.md §0.2),
+ * rank lists, rank-variable bounds (the bounding box of accelforge's workload files),
  * footprints, producers and readers, classes, roles, persistence and bits.
  * Every error goes through ffm_json_set_error(), so it names the file, the
  * line of the offending value and its JSON path. */
@@ -1896,7 +1896,7 @@ fill_access (Loader *L, RawEinsum *r, FfmEinsum *e, RawAccess *a, gboolean outpu
   return TRUE;
 }
 
-/* Rank-variable bounds: the bounding box of workloads.md §0.2. */
+/* Rank-variable bounds: the bounding box of accelforge's workload files. */
 static gboolean
 compute_bounds (Loader *L, RawEinsum *r, FfmEinsum *e)
 {
@@ -2116,7 +2116,7 @@ set_role (FfmEinsum *e, FfmTensorRole role, guint64 set)
       e->accesses[a].roles |= role;
 }
 
-/* The default input of workloads.md §0.4, with the documented fallback. */
+/* The default input of accelforge's workload files, with the documented fallback. */
 static guint64
 default_input (Loader *L, FfmEinsum *e)
 {

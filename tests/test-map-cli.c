@@ -7,6 +7,7 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
 
 typedef struct {
@@ -283,6 +284,88 @@ test_reuse (void)
                                                     "einsums_reused"), ==, 0);
 }
 
+/* A command that would run for minutes: exhaustive search of four
+ * matmuls on TPUv4i with its limits lifted. */
+#define LONG_SEARCH "map", "--arch", "tpuv4i", "--workload", "matmuls", \
+  "--param", "n_einsums=4", "--strategy", "exhaustive", \
+  "--strategy-param", "max_pmappings=1000000000", \
+  "--strategy-param", "max_combinations=1000000000"
+
+/* --timeout stops ffm (in the generator) and exhaustive (while it
+ * enumerates) with a message that says why and an exit code of 1; a bad
+ * --timeout is a usage error; a timeout that does not expire changes
+ * nothing. */
+static void
+test_timeout (void)
+{
+  g_auto (Run) ffm = { 0 }, exhaustive = { 0 }, pmappings = { 0 }, bad = { 0 }, ok = { 0 };
+
+  g_test_summary ("--timeout ends map and pmappings cleanly, with a message");
+  RUN_FFM (&ffm, "map", "--arch", "tpuv4i", "--workload", "gpt3-6.7b",
+           "--timeout", "0.001");
+  g_assert_cmpint (ffm.status, ==, 1);
+  assert_contains (ffm.err, "stopped by --timeout 0.001 s with no mapping yet");
+  g_assert_cmpstr (ffm.out, ==, "");
+
+  /* Long enough for the generator to finish (0.1 s; sanitizer builds are
+   * slower), so that exhaustive's own polling is what stops it. */
+  RUN_FFM (&exhaustive, LONG_SEARCH, "--timeout", "4");
+  g_assert_cmpint (exhaustive.status, ==, 1);
+  assert_contains (exhaustive.err, "stopped by --timeout 4 s with no mapping yet: ");
+  if (strstr (exhaustive.err, "pmapping generation cancelled") == NULL)
+    assert_contains (exhaustive.err, "exhaustive search cancelled");
+
+  RUN_FFM (&pmappings, "pmappings", "--arch", "tpuv4i", "--workload", "gpt3-6.7b",
+           "--timeout", "0.001");
+  g_assert_cmpint (pmappings.status, ==, 1);
+  assert_contains (pmappings.err, "stopped by --timeout 0.001 s: pmapping generation cancelled");
+
+  RUN_FFM (&bad, "map", "--arch", "simple", "--workload", "matmuls", "--timeout", "-1");
+  g_assert_cmpint (bad.status, ==, 2);
+  assert_contains (bad.err, "--timeout must be a number of seconds");
+
+  RUN_FFM (&ok, "map", "--arch", "simple", "--workload", "matmuls", "--timeout", "600");
+  g_assert_cmpint (ok.status, ==, 0);
+  assert_contains (ok.out, "Best mapping of matmuls on simple");
+}
+
+/* Ctrl-C (SIGINT) during a long search: ffm says it was interrupted and
+ * exits 1, it is not killed by the signal. */
+static void
+test_interrupt (void)
+{
+  const char *exe = g_getenv ("FFM_EXE");
+  const char *args[] = { exe, LONG_SEARCH, NULL };
+  g_autoptr (GError) error = NULL;
+  g_autofree char *err = NULL;
+  GPid pid;
+  int err_fd, wait_status;
+  gsize length;
+
+  g_test_summary ("SIGINT ends ffm map cleanly with a message");
+  g_assert_nonnull (exe);
+  g_spawn_async_with_pipes (NULL, (char **) args, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+                            NULL, NULL, &pid, NULL, NULL, &err_fd, &error);
+  g_assert_no_error (error);
+  /* Long enough for ffm to load its plugins and install its handler (it
+   * takes about 0.1 s; sanitizer builds are slower). */
+  g_usleep (2 * G_USEC_PER_SEC);
+  g_assert_cmpint (kill (pid, SIGINT), ==, 0);
+  g_assert_cmpint (waitpid (pid, &wait_status, 0), ==, pid);
+  {
+    GIOChannel *channel = g_io_channel_unix_new (err_fd);
+    g_io_channel_set_close_on_unref (channel, TRUE);
+    g_io_channel_read_to_end (channel, &err, &length, &error);
+    g_io_channel_unref (channel);
+  }
+  g_assert_no_error (error);
+  g_spawn_close_pid (pid);
+  g_test_message ("stderr:\n%s", err);
+  g_assert_true (WIFEXITED (wait_status));
+  g_assert_cmpint (WEXITSTATUS (wait_status), ==, 1);
+  assert_contains (err, "interrupted (Ctrl-C) with no mapping yet");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -292,5 +375,7 @@ main (int argc, char **argv)
   g_test_add_func ("/map-cli/usage-errors", test_usage_errors);
   g_test_add_func ("/map-cli/unfused", test_unfused);
   g_test_add_func ("/map-cli/reuse", test_reuse);
+  g_test_add_func ("/map-cli/timeout", test_timeout);
+  g_test_add_func ("/map-cli/interrupt", test_interrupt);
   return g_test_run ();
 }

@@ -9,6 +9,7 @@
  * does not load or an Einsum has no pmapping (the message names the Einsum
  * and the memory), 2 for usage errors. */
 #include "ffm-cli-common.h"
+#include "ffm-cli-cancel.h"
 
 #include <json-glib/json-glib.h>
 #include <string.h>
@@ -32,6 +33,7 @@ typedef struct {
   gboolean groups;
   gboolean templates;
   gboolean no_reuse;
+  double timeout;               /* --timeout S, 0 = none */
 } PmappingsOptions;
 
 /* Each template of @pm as an indented tree. */
@@ -194,6 +196,10 @@ run (GOptionContext *context, PmappingsOptions *o)
   if (o->objective != NULL
       && !ffm_objective_from_string (o->objective, &objective, &error))
     return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
+  if (!ffm_cli_timeout_is_valid (o->timeout))
+    return ffm_cli_usage_error (context, COMMAND,
+                                "--timeout must be a number of seconds from 0 "
+                                "(none) to %.0f", FFM_CLI_MAX_TIMEOUT);
   registry = ffm_cli_registry_new (&o->common);
   ffm_cli_warn_plugin_failures (COMMAND, registry);
   status = ffm_cli_load_arch (context, COMMAND, registry, &o->problem, &arch);
@@ -218,9 +224,18 @@ run (GOptionContext *context, PmappingsOptions *o)
                                     "workload %s has no Einsum %s",
                                     ffm_workload_get_name (workload), o->einsum);
     }
-  set = ffm_pmappings_generate (workload, arch, &options, &error);
-  if (set == NULL)
-    return ffm_cli_fail (COMMAND, error);
+  {
+    g_autoptr (FfmCliCancel) cancel = ffm_cli_cancel_begin (o->timeout);
+    options.cancel = ffm_cli_cancel_get_flag (cancel);
+    set = ffm_pmappings_generate (workload, arch, &options, &error);
+    options.cancel = NULL;
+    if (set == NULL)
+      {
+        if (ffm_cli_cancel_get_reason (cancel) != FFM_CLI_STOP_NONE)
+          g_prefix_error (&error, "%s: ", ffm_cli_cancel_describe (cancel));
+        return ffm_cli_fail (COMMAND, error);
+      }
+  }
   if (o->json)
     print_json (set, options.n_threads);
   else
@@ -232,7 +247,7 @@ int
 ffm_cmd_pmappings (int argc, char **argv)
 {
   PmappingsOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_PROBLEM_OPTIONS_INIT,
-                         NULL, NULL, 1, 1, FALSE, FALSE, FALSE, FALSE, FALSE };
+                         NULL, NULL, 1, 1, FALSE, FALSE, FALSE, FALSE, FALSE, 0 };
   const GOptionEntry entries[] = {
     { "einsum", 'e', 0, G_OPTION_ARG_STRING, &o.einsum,
       "Only this Einsum", "NAME" },
@@ -252,6 +267,8 @@ ffm_cmd_pmappings (int argc, char **argv)
       "Enumerate every Einsum, also those equal to an earlier one", NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o.json,
       "Print JSON instead of a table", NULL },
+    { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o.timeout,
+      "Stop after SECONDS (as Ctrl-C does) with an error", "SECONDS" },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) context =

@@ -21,7 +21,7 @@
  * (its JSON path and line) in errors.
  *
  * References: [1] docs/file-formats.md "Mappings" (the JSON format);
- * shared/reference/ffm-spec.md section 1 (LoopTree semantics).
+ * the reference implementation (accelforge).
  * Representation: each list is a GPtrArray of FfmMappingNode*, owning its
  * nodes; a SEQUENTIAL node owns its branches. Units: tiles are counts of
  * values of a rank variable. Everything here is deterministic: printing and
