@@ -241,6 +241,81 @@ test_case (gconstpointer data)
                    (double) tc->cycles, 1e-12);
 }
 
+/* ---- Conventions ----
+ *
+ * The same mappings on the same architectures with ffm's two energies per
+ * memory (write_energy = Timeloop's update energy for fills and updates)
+ * and drains that read: case 1 pays for 20,480 fills at 1 pJ more (GLB A
+ * and B) and 4,096 GLB Z drains at 6 pJ: 45,056 pJ, +0.463 %; case 2 for
+ * 131,072 register-file fills at 0.1 pJ more, 20,480 GLB fills at 1 pJ
+ * more, 4,096 register-file drains at 0.5 and 4,096 GLB drains at 6:
+ * 60,211.2 pJ, +1.573 %. */
+/* @arch with write_energy = update_energy and no fill energy or free
+ * drains, edited in the JSON ffm_arch_to_json() writes (one member a
+ * line; write_energy comes before update_energy in each memory). */
+static FfmArch *
+two_energy_arch (const FfmArch *arch)
+{
+  g_autofree char *text = ffm_arch_to_json (arch);
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *joined = NULL;
+  int write_line = -1;
+  FfmArch *copy;
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *update = strstr (lines[i], "\"update_energy\": ");
+      if (strstr (lines[i], "\"fill_energy\"") != NULL
+          || strstr (lines[i], "\"drains_read\"") != NULL)
+        continue;
+      if (strstr (lines[i], "\"write_energy\"") != NULL)
+        write_line = (int) out->len;
+      if (update != NULL)
+        {
+          g_assert_cmpint (write_line, >=, 0);
+          g_free (out->pdata[write_line]);
+          out->pdata[write_line] = g_strdup_printf ("\"write_energy\": %s",
+                                                    update + strlen ("\"update_energy\": "));
+          continue;
+        }
+      g_ptr_array_add (out, g_strdup (lines[i]));
+    }
+  g_ptr_array_add (out, NULL);
+  joined = g_strjoinv ("\n", (char **) out->pdata);
+  copy = ffm_arch_load_from_data (joined, "two-energies", NULL, &error);
+  g_assert_no_error (error);
+  return copy;
+}
+
+static void
+test_conventions (void)
+{
+  static const double extra_pj[] = { 45056, 60211.2 };
+
+  g_test_summary ("With one write energy per memory and drains that read, "
+                  "ffm charges 0.46 % and 1.57 % more than Timeloop on cases "
+                  "1 and 2, by a hand count");
+  for (guint i = 0; i < G_N_ELEMENTS (extra_pj); i++)
+    {
+      g_auto (Imported) im = { 0 };
+      g_autoptr (FfmArch) two = NULL;
+      g_autoptr (FfmCostReport) r = NULL;
+      g_autoptr (GError) error = NULL;
+
+      import_case (&im, cases[i].arch, cases[i].map, FFM_TIMELOOP_MAPPING_DEFAULT);
+      two = two_energy_arch (im.arch);
+      g_assert_true (ffm_memory_spec_has_two_energies (&ffm_arch_get_level (two, 0)->u.memory));
+      r = ffm_cost_evaluate_mapping (im.workload, two, im.mapping, &error);
+      g_assert_no_error (error);
+      assert_relative (ffm_cost_report_get_energy (r) * 1e12,
+                       cases[i].energy_pj + extra_pj[i], 1e-9);
+      g_test_message ("%s: +%.3f %%", cases[i].name,
+                      100 * (ffm_cost_report_get_energy (r) * 1e12 / cases[i].energy_pj - 1));
+    }
+}
+
 /* ---- The storage-node rule ----
  *
  * Case 1 literally: the global buffer's A tile sits below both DRAM loops
@@ -1173,6 +1248,7 @@ main (int argc, char **argv)
       g_autofree char *name = g_strdup_printf ("/timeloop/%s", cases[i].name);
       g_test_add_data_func (name, &cases[i], test_case);
     }
+  g_test_add_func ("/timeloop/conventions", test_conventions);
   g_test_add_func ("/timeloop/literal-costs-more", test_literal_costs_more);
   g_test_add_func ("/timeloop/storage-placement", test_storage_placement);
   g_test_add_func ("/timeloop/export/round-trip", test_round_trip);
