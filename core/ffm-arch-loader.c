@@ -615,12 +615,18 @@ read_memory_size (Loader *l, JsonNode *level_node, const char *base,
   return read_number (l, node, path, &m->size);
 }
 
+/* A member that maps tensor sets to values ("bits_per_value",
+ * "energy_by_tensor"): @entry reads each, in file order. */
+typedef gboolean (*TensorSetEntry) (Loader *l, FfmLevel *level,
+                                    const char *tensors, JsonNode *value,
+                                    const char *path);
+
 static gboolean
-read_bits_overrides (Loader *l, JsonNode *level_node, const char *base,
-                     FfmLevel *level)
+read_tensor_set_map (Loader *l, JsonNode *level_node, const char *base,
+                     const char *member, FfmLevel *level, TensorSetEntry entry)
 {
-  JsonNode *node = ffm_json_get_member (level_node, "bits_per_value");
-  g_autofree char *path = g_strdup_printf ("%s.bits_per_value", base);
+  JsonNode *node = ffm_json_get_member (level_node, member);
+  g_autofree char *path = g_strdup_printf ("%s.%s", base, member);
   JsonObjectIter iter;
   const char *tensors;
   JsonNode *value;
@@ -634,60 +640,51 @@ read_bits_overrides (Loader *l, JsonNode *level_node, const char *base,
   while (json_object_iter_next_ordered (&iter, &tensors, &value))
     {
       g_autofree char *sub = g_strdup_printf ("%s[\"%s\"]", path, tensors);
-      double bits;
-
-      if (node_is_string (value)
-          && text_uses (json_node_get_string (value), "bits", FALSE))
-        {
-          ffm_level_add_bits_override_expr (level, tensors,
-                                            json_node_get_string (value));
-          continue;
-        }
-      if (!read_number (l, value, sub, &bits))
+      if (!entry (l, level, tensors, value, sub))
         return FALSE;
-      ffm_level_add_bits_override (level, tensors, bits);
     }
   return TRUE;
 }
 
-/* "energy_by_tensor": { SET: { read_energy, fill_energy, ... }, ... } */
+/* "bits_per_value": { SET: bits or "expression over bits" } */
 static gboolean
-read_energy_overrides (Loader *l, JsonNode *level_node, const char *base,
-                       FfmLevel *level)
+read_bits_override (Loader *l, FfmLevel *level, const char *tensors,
+                    JsonNode *value, const char *path)
 {
-  JsonNode *node = ffm_json_get_member (level_node, "energy_by_tensor");
-  g_autofree char *path = g_strdup_printf ("%s.energy_by_tensor", base);
-  JsonObjectIter iter;
-  const char *tensors;
-  JsonNode *value;
+  double bits;
 
-  if (node == NULL)
-    return TRUE;
-  if (!ffm_json_require_object (l->doc, node, path, FFM_ARCH_ERROR,
-                                FFM_ARCH_ERROR_INVALID, l->error))
-    return FALSE;
-  json_object_iter_init_ordered (&iter, json_node_get_object (node));
-  while (json_object_iter_next_ordered (&iter, &tensors, &value))
+  if (node_is_string (value)
+      && text_uses (json_node_get_string (value), "bits", FALSE))
     {
-      g_autofree char *sub = g_strdup_printf ("%s[\"%s\"]", path, tensors);
-      FfmEnergyOverride *o;
-
-      if (!ffm_json_require_object (l->doc, value, sub, FFM_ARCH_ERROR,
-                                    FFM_ARCH_ERROR_INVALID, l->error)
-          || !ffm_json_check_members (l->doc, value, sub,
-                                      energy_override_members, FFM_ARCH_ERROR,
-                                      FFM_ARCH_ERROR_INVALID, l->error))
-        return FALSE;
-      o = ffm_level_add_energy_override (level, tensors);
-      if (!read_optional_number (l, value, sub, "read_energy", &o->energies.read)
-          || !read_optional_number (l, value, sub, "fill_energy", &o->energies.fill)
-          || !read_optional_number (l, value, sub, "update_energy",
-                                    &o->energies.update)
-          || !read_optional_number (l, value, sub, "drain_energy",
-                                    &o->energies.drain))
-        return FALSE;
+      ffm_level_add_bits_override_expr (level, tensors, json_node_get_string (value));
+      return TRUE;
     }
+  if (!read_number (l, value, path, &bits))
+    return FALSE;
+  ffm_level_add_bits_override (level, tensors, bits);
   return TRUE;
+}
+
+/* "energy_by_tensor": { SET: { read_energy, fill_energy, ... } } */
+static gboolean
+read_energy_override (Loader *l, FfmLevel *level, const char *tensors,
+                      JsonNode *value, const char *path)
+{
+  FfmEnergyOverride *o;
+
+  if (!ffm_json_require_object (l->doc, value, path, FFM_ARCH_ERROR,
+                                FFM_ARCH_ERROR_INVALID, l->error)
+      || !ffm_json_check_members (l->doc, value, path, energy_override_members,
+                                  FFM_ARCH_ERROR, FFM_ARCH_ERROR_INVALID,
+                                  l->error))
+    return FALSE;
+  o = ffm_level_add_energy_override (level, tensors);
+  return read_optional_number (l, value, path, "read_energy", &o->energies.read)
+         && read_optional_number (l, value, path, "fill_energy", &o->energies.fill)
+         && read_optional_number (l, value, path, "update_energy",
+                                  &o->energies.update)
+         && read_optional_number (l, value, path, "drain_energy",
+                                  &o->energies.drain);
 }
 
 static gboolean
@@ -744,8 +741,10 @@ read_memory (Loader *l, JsonNode *node, const char *base, FfmLevel *level)
          && read_ports (l, node, base, &m->ports)
          && read_optional_string (l, node, base, "keep", &m->keep)
          && read_optional_string (l, node, base, "may_keep", &m->may_keep)
-         && read_energy_overrides (l, node, base, level)
-         && read_bits_overrides (l, node, base, level);
+         && read_tensor_set_map (l, node, base, "energy_by_tensor", level,
+                                 read_energy_override)
+         && read_tensor_set_map (l, node, base, "bits_per_value", level,
+                                 read_bits_override);
 }
 
 /* One fanout dimension from @node (a dims[] entry, or the level itself). */

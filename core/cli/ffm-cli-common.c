@@ -264,7 +264,17 @@ ffm_cli_warn_timeloop (const char *command, FfmTimeloopSpec *spec)
 }
 
 /* --arch timeloop:FILE,FILE... and --workload timeloop:FILE,...: Timeloop
- * YAML translated by core (ffm-timeloop.h). */
+ * YAML translated by core (ffm-timeloop.h). After the translation (@ok
+ * whether it worked): the warnings, then the error. */
+static int
+timeloop_done (const char *command, FfmTimeloopSpec *spec, gboolean ok,
+               const GError *error)
+{
+  if (spec != NULL)
+    ffm_cli_warn_timeloop (command, spec);
+  return ok ? FFM_EXIT_OK : ffm_cli_fail (command, error);
+}
+
 static int
 load_timeloop_arch (GOptionContext *context, const char *command,
                     const FfmCliProblemOptions *options, FfmArch **out)
@@ -280,11 +290,7 @@ load_timeloop_arch (GOptionContext *context, const char *command,
                                       &error);
   if (spec != NULL)
     *out = ffm_timeloop_spec_to_arch (spec, &error);
-  if (spec != NULL)
-    ffm_cli_warn_timeloop (command, spec);
-  if (spec == NULL || *out == NULL)
-    return ffm_cli_fail (command, error);
-  return FFM_EXIT_OK;
+  return timeloop_done (command, spec, spec != NULL && *out != NULL, error);
 }
 
 static int
@@ -308,11 +314,7 @@ load_timeloop_workload (GOptionContext *context, const char *command,
                                       + strlen (FFM_CLI_TIMELOOP_PREFIX), &error);
   if (spec != NULL)
     *out = ffm_timeloop_spec_to_workload (spec, (guint) bits, &error);
-  if (spec != NULL)
-    ffm_cli_warn_timeloop (command, spec);
-  if (spec == NULL || *out == NULL)
-    return ffm_cli_fail (command, error);
-  return FFM_EXIT_OK;
+  return timeloop_done (command, spec, spec != NULL && *out != NULL, error);
 }
 
 int

@@ -597,6 +597,17 @@ required_energy (Arch *a, const Comp *c, const FfmTlNode *table,
 
 /* ---- Levels ---- */
 
+static gboolean
+no_table (const Arch *a, const Comp *c, const char *kind, GError **error)
+{
+  return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_UNSUPPORTED, c->node, c->path,
+                      "%s %s (class %s) has no entry in the energy reference "
+                      "table%s: ffm does not run Accelergy, give its ERT (e.g. "
+                      "timeloop:arch.yaml,ERT.yaml)", kind, c->base,
+                      ffm_tl_get (c->node, "class")->text,
+                      a->ert == NULL ? " (the files have no ERT)" : "");
+}
+
 typedef struct {
   double cycle_seconds;
   double mesh_x;            /* per component */
@@ -727,12 +738,7 @@ memory_level (Arch *a, const Comp *c, gboolean outermost, const Geometry *g,
   if (!find_table (a->ert, "ERT", c, &table, error))
     return FALSE;
   if (table == NULL && !has_vae)
-    return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_UNSUPPORTED, c->node, c->path,
-                        "memory %s (class %s) has no entry in the energy "
-                        "reference table%s: ffm does not run Accelergy, give "
-                        "its ERT (e.g. timeloop:arch.yaml,ERT.yaml)", c->base,
-                        ffm_tl_get (c->node, "class")->text,
-                        a->ert == NULL ? " (the files have no ERT)" : "");
+    return no_table (a, c, "memory", error);
 
   level = ffm_arch_add_memory (arch, c->name);
   m = &level->u.memory;
@@ -776,12 +782,7 @@ compute_level (Arch *a, const Comp *c, const Geometry *g, FfmArch *arch,
   if (!find_table (a->ert, "ERT", c, &table, error))
     return FALSE;
   if (table == NULL)
-    return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_UNSUPPORTED, c->node, c->path,
-                        "compute unit %s (class %s) has no entry in the energy "
-                        "reference table%s: ffm does not run Accelergy, give "
-                        "its ERT (e.g. timeloop:arch.yaml,ERT.yaml)", c->base,
-                        ffm_tl_get (c->node, "class")->text,
-                        a->ert == NULL ? " (the files have no ERT)" : "");
+    return no_table (a, c, "compute unit", error);
   level = ffm_arch_add_compute (arch, c->name);
   level->description = g_strdup_printf ("Timeloop %s (class %s), %s:%u",
                                         c->hier, ffm_tl_get (c->node, "class")->text,

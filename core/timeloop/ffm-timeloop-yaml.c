@@ -63,8 +63,14 @@ ffm_timeloop_spec_free (FfmTimeloopSpec *spec)
 
 /* ---- Messages ---- */
 
+/* "FILE:LINE: PATH: message" (transfer full). */
 static char *
-where (const FfmTlNode *node, const char *path)
+located_message (const FfmTlNode *node, const char *path, const char *format,
+                 va_list args) G_GNUC_PRINTF (3, 0);
+
+static char *
+located_message (const FfmTlNode *node, const char *path, const char *format,
+                 va_list args)
 {
   GString *s = g_string_new (NULL);
 
@@ -72,6 +78,7 @@ where (const FfmTlNode *node, const char *path)
     g_string_append_printf (s, "%s:%u: ", node->file, node->line);
   if (path != NULL)
     g_string_append_printf (s, "%s: ", path);
+  g_string_append_vprintf (s, format, args);
   return g_string_free (s, FALSE);
 }
 
@@ -79,28 +86,25 @@ void
 ffm_tl_warn (FfmTimeloopSpec *spec, const FfmTlNode *node, const char *path,
              const char *format, ...)
 {
-  g_autofree char *prefix = where (node, path);
-  g_autofree char *message = NULL;
   va_list args;
 
   va_start (args, format);
-  message = g_strdup_vprintf (format, args);
+  g_ptr_array_add (spec->warnings, located_message (node, path, format, args));
   va_end (args);
-  g_ptr_array_add (spec->warnings, g_strconcat (prefix, message, NULL));
 }
 
 gboolean
 ffm_tl_fail (GError **error, int code, const FfmTlNode *node,
              const char *path, const char *format, ...)
 {
-  g_autofree char *prefix = where (node, path);
-  g_autofree char *message = NULL;
+  char *message;
   va_list args;
 
   va_start (args, format);
-  message = g_strdup_vprintf (format, args);
+  message = located_message (node, path, format, args);
   va_end (args);
-  g_set_error (error, FFM_TIMELOOP_ERROR, code, "%s%s", prefix, message);
+  g_set_error_literal (error, FFM_TIMELOOP_ERROR, code, message);
+  g_free (message);
   return FALSE;
 }
 
