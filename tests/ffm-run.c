@@ -5,14 +5,14 @@
 #include <sys/wait.h>
 
 void
-ffm_run_clear (FfmRun *run)
+run_clear (Run *run)
 {
   g_clear_pointer (&run->out, g_free);
   g_clear_pointer (&run->err, g_free);
 }
 
 void
-ffm_run_argv (FfmRun *run, const char *const *args)
+run_ffm_argv (Run *run, const char *const *args)
 {
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
   g_autoptr (GError) error = NULL;
@@ -33,7 +33,7 @@ ffm_run_argv (FfmRun *run, const char *const *args)
 }
 
 void
-ffm_run_assert_contains (const char *text, const char *needle)
+assert_contains (const char *text, const char *needle)
 {
   if (strstr (text, needle) == NULL)
     g_error ("'%s' not found in:\n%s", needle, text);

@@ -10,18 +10,18 @@ typedef struct {
   int status;                   /* exit code, or -1 if killed */
   char *out;                    /* stdout */
   char *err;                    /* stderr */
-} FfmRun;
+} Run;
 
-void ffm_run_clear (FfmRun *run);
+void run_clear (Run *run);
 /* Runs FFM_EXE with @args (NULL-terminated) and waits; the output goes to
  * the test log. */
-void ffm_run_argv (FfmRun *run, const char *const *args);
+void run_ffm_argv (Run *run, const char *const *args);
 /* Fails the test, quoting @text, when @needle is not in it. */
-void ffm_run_assert_contains (const char *text, const char *needle);
+void assert_contains (const char *text, const char *needle);
 
-#define FFM_RUN(run, ...) \
-  ffm_run_argv ((run), (const char *const[]) { __VA_ARGS__, NULL })
+#define RUN_FFM(run, ...) \
+  run_ffm_argv ((run), (const char *const[]) { __VA_ARGS__, NULL })
 
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FfmRun, ffm_run_clear)
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
 
 G_END_DECLS

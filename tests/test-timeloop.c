@@ -1039,7 +1039,7 @@ timeloop_option (const char *file)
 static void
 test_cli_import (void)
 {
-  g_auto (FfmRun) import = { 0 }, eval = { 0 }, direct = { 0 }, literal = { 0 };
+  g_auto (Run) import = { 0 }, eval = { 0 }, direct = { 0 }, literal = { 0 };
   g_autoptr (GError) error = NULL;
   g_autofree char *dir = g_dir_make_tmp ("ffm-timeloop-XXXXXX", &error);
   g_autofree char *lit_dir = NULL;
@@ -1056,38 +1056,38 @@ test_cli_import (void)
                   "JSON that ffm eval costs as Timeloop does; ffm eval reads "
                   "timeloop: files directly");
   g_assert_no_error (error);
-  FFM_RUN (&import, "import", "timeloop", arch, problem, map, ert, "-o", dir);
+  RUN_FFM (&import, "import", "timeloop", arch, problem, map, ert, "-o", dir);
   g_assert_cmpint (import.status, ==, 0);
-  ffm_run_assert_contains (import.out, "arch.json: architecture System (DRAM, "
+  assert_contains (import.out, "arch.json: architecture System (DRAM, "
                    "GlobalBuffer, PE, RegisterFile, MAC)");
-  ffm_run_assert_contains (import.out, "workload.json: workload MatMul");
-  ffm_run_assert_contains (import.out, "mapping.json: mapping");
+  assert_contains (import.out, "workload.json: workload MatMul");
+  assert_contains (import.out, "mapping.json: mapping");
   g_assert_cmpstr (import.err, ==, "");
   arch_json = g_build_filename (dir, "arch.json", NULL);
   workload_json = g_build_filename (dir, "workload.json", NULL);
   mapping_json = g_build_filename (dir, "mapping.json", NULL);
-  FFM_RUN (&eval, "eval", "--arch", arch_json, "--workload", workload_json,
+  RUN_FFM (&eval, "eval", "--arch", arch_json, "--workload", workload_json,
            "--mapping", mapping_json);
   g_assert_cmpint (eval.status, ==, 0);
-  ffm_run_assert_contains (eval.out, "(3.827712e-06 J;");
-  ffm_run_assert_contains (eval.out, "(1.6384e-05 s)");
-  FFM_RUN (&direct, "eval", "--arch", arch_opt, "--workload", problem_opt,
+  assert_contains (eval.out, "(3.827712e-06 J;");
+  assert_contains (eval.out, "(1.6384e-05 s)");
+  RUN_FFM (&direct, "eval", "--arch", arch_opt, "--workload", problem_opt,
            "--mapping", map_opt);
   g_assert_cmpint (direct.status, ==, 0);
-  ffm_run_assert_contains (direct.out, "(3.827712e-06 J;");
+  assert_contains (direct.out, "(3.827712e-06 J;");
 
   lit_dir = g_build_filename (dir, "literal", NULL);
-  FFM_RUN (&literal, "import", "timeloop", arch, problem, map, ert, "-o", lit_dir,
+  RUN_FFM (&literal, "import", "timeloop", arch, problem, map, ert, "-o", lit_dir,
            "--literal-storage");
   g_assert_cmpint (literal.status, ==, 0);
-  ffm_run_assert_contains (literal.out, "storage nodes where Timeloop's levels begin");
+  assert_contains (literal.out, "storage nodes where Timeloop's levels begin");
   {
     g_autofree char *lit_mapping = g_build_filename (lit_dir, "mapping.json", NULL);
-    g_auto (FfmRun) lit_eval = { 0 };
-    FFM_RUN (&lit_eval, "eval", "--arch", arch_json, "--workload", workload_json,
+    g_auto (Run) lit_eval = { 0 };
+    RUN_FFM (&lit_eval, "eval", "--arch", arch_json, "--workload", workload_json,
              "--mapping", lit_mapping);
     g_assert_cmpint (lit_eval.status, ==, 0);
-    ffm_run_assert_contains (lit_eval.out, "(4.6845952e-06 J;");
+    assert_contains (lit_eval.out, "(4.6845952e-06 J;");
     g_unlink (lit_mapping);
     g_rmdir (lit_dir);
   }
@@ -1102,7 +1102,7 @@ test_cli_import (void)
 static void
 test_cli_map_export (void)
 {
-  g_auto (FfmRun) map = { 0 }, exp = { 0 }, eval = { 0 }, to_stdout = { 0 };
+  g_auto (Run) map = { 0 }, exp = { 0 }, eval = { 0 }, to_stdout = { 0 };
   g_autoptr (GError) error = NULL;
   g_autofree char *dir = g_dir_make_tmp ("ffm-timeloop-XXXXXX", &error);
   g_autofree char *arch_opt = timeloop_arch_option ("case2/arch.yaml");
@@ -1116,24 +1116,24 @@ test_cli_map_export (void)
   g_assert_no_error (error);
   json = g_build_filename (dir, "best.json", NULL);
   yaml = g_build_filename (dir, "map.yaml", NULL);
-  FFM_RUN (&map, "map", "--arch", arch_opt, "--workload", problem_opt,
+  RUN_FFM (&map, "map", "--arch", arch_opt, "--workload", problem_opt,
            "--threads", "1", "--json", json);
   g_assert_cmpint (map.status, ==, 0);
-  ffm_run_assert_contains (map.out, "Best mapping of MatMul on System");
+  assert_contains (map.out, "Best mapping of MatMul on System");
   e = strstr (map.out, "Energy");
   g_assert_nonnull (e);
   energy = g_strndup (e, strcspn (e, "\n"));
-  FFM_RUN (&exp, "export", "timeloop", "--arch", arch_opt, "--workload",
+  RUN_FFM (&exp, "export", "timeloop", "--arch", arch_opt, "--workload",
            problem_opt, "--mapping", json, "-o", yaml);
   g_assert_cmpint (exp.status, ==, 0);
   g_assert_true (g_file_get_contents (yaml, &text, NULL, &error));
-  ffm_run_assert_contains (text, "mapping:\n- target: DRAM\n  type: datatype\n");
-  FFM_RUN (&to_stdout, "export", "timeloop", "--arch", arch_opt, "--workload",
+  assert_contains (text, "mapping:\n- target: DRAM\n  type: datatype\n");
+  RUN_FFM (&to_stdout, "export", "timeloop", "--arch", arch_opt, "--workload",
            problem_opt, "--mapping", json);
   g_assert_cmpint (to_stdout.status, ==, 0);
   g_assert_cmpstr (to_stdout.out, ==, text);
   yaml_opt = g_strdup_printf ("timeloop:%s", yaml);
-  FFM_RUN (&eval, "eval", "--arch", arch_opt, "--workload", problem_opt,
+  RUN_FFM (&eval, "eval", "--arch", arch_opt, "--workload", problem_opt,
            "--mapping", yaml_opt);
   g_assert_cmpint (eval.status, ==, 0);
   /* "Energy   2.04472e-06 J" from map, the same number in eval's line */
@@ -1161,37 +1161,37 @@ test_cli_errors (void)
   g_autofree char *problem_opt = timeloop_option ("common/problem.yaml");
   g_autofree char *no_ert = timeloop_option ("case1/arch.yaml");
   g_autofree char *syntax = data_path ("invalid/syntax-error.yaml");
-  g_auto (FfmRun) a = { 0 }, b = { 0 }, c = { 0 }, d = { 0 }, e = { 0 }, f = { 0 },
+  g_auto (Run) a = { 0 }, b = { 0 }, c = { 0 }, d = { 0 }, e = { 0 }, f = { 0 },
     g = { 0 }, h = { 0 };
 
   g_test_summary ("The commands report bad Timeloop input and bad usage "
                   "clearly, with the right exit code");
-  FFM_RUN (&a, "map", "--arch", arch_opt, "--workload", bad);
+  RUN_FFM (&a, "map", "--arch", arch_opt, "--workload", bad);
   g_assert_cmpint (a.status, ==, 1);
-  ffm_run_assert_contains (a.err, "ffm map: ");
-  ffm_run_assert_contains (a.err, "missing-instance-dimension.yaml:21: problem.instance.K:");
-  FFM_RUN (&b, "map", "--arch", no_ert, "--workload", problem_opt);
+  assert_contains (a.err, "ffm map: ");
+  assert_contains (a.err, "missing-instance-dimension.yaml:21: problem.instance.K:");
+  RUN_FFM (&b, "map", "--arch", no_ert, "--workload", problem_opt);
   g_assert_cmpint (b.status, ==, 1);
-  ffm_run_assert_contains (b.err, "has no entry in the energy reference table");
-  FFM_RUN (&c, "import", "timeloop", syntax);
+  assert_contains (b.err, "has no entry in the energy reference table");
+  RUN_FFM (&c, "import", "timeloop", syntax);
   g_assert_cmpint (c.status, ==, 1);
-  ffm_run_assert_contains (c.err, "ffm import: ");
-  ffm_run_assert_contains (c.err, "syntax-error.yaml:6:11: YAML syntax error");
-  FFM_RUN (&d, "import", "yaml");
+  assert_contains (c.err, "ffm import: ");
+  assert_contains (c.err, "syntax-error.yaml:6:11: YAML syntax error");
+  RUN_FFM (&d, "import", "yaml");
   g_assert_cmpint (d.status, ==, 2);
-  ffm_run_assert_contains (d.err, "unknown format 'yaml'");
-  FFM_RUN (&e, "import", "timeloop");
+  assert_contains (d.err, "unknown format 'yaml'");
+  RUN_FFM (&e, "import", "timeloop");
   g_assert_cmpint (e.status, ==, 2);
-  FFM_RUN (&f, "export", "timeloop", "--arch", arch_opt, "--workload", problem_opt);
+  RUN_FFM (&f, "export", "timeloop", "--arch", arch_opt, "--workload", problem_opt);
   g_assert_cmpint (f.status, ==, 2);
-  ffm_run_assert_contains (f.err, "--mapping is required");
-  FFM_RUN (&g, "map", "--arch", arch_opt, "--workload", problem_opt,
+  assert_contains (f.err, "--mapping is required");
+  RUN_FFM (&g, "map", "--arch", arch_opt, "--workload", problem_opt,
            "--param", "m=3");
   g_assert_cmpint (g.status, ==, 2);
-  ffm_run_assert_contains (g.err, "a Timeloop problem takes only bits=N");
-  FFM_RUN (&h, "map", "--arch", "timeloop:", "--workload", problem_opt);
+  assert_contains (g.err, "a Timeloop problem takes only bits=N");
+  RUN_FFM (&h, "map", "--arch", "timeloop:", "--workload", problem_opt);
   g_assert_cmpint (h.status, ==, 1);
-  ffm_run_assert_contains (h.err, "an empty file name");
+  assert_contains (h.err, "an empty file name");
 }
 
 int
