@@ -860,6 +860,30 @@ test_merge (void)
   g_assert_nonnull (strstr (warnings[0], "case1/arch.yaml:2; the later one is used"));
 }
 
+/* Timeloop's mapper settings: read, not followed, with a warning each. */
+static void
+test_mapper_settings (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FfmTimeloopSpec) spec = LOAD_SPEC (&error, "case2/arch.yaml",
+                                                "common/ERT.yaml",
+                                                "case3/mapper.yaml");
+  g_autoptr (FfmArch) arch = NULL;
+  g_auto (GStrv) warnings = NULL;
+
+  g_test_summary ("The mapper and mapspace sections are reported as not "
+                  "translated");
+  g_assert_no_error (error);
+  arch = ffm_timeloop_spec_to_arch (spec, &error);
+  g_assert_no_error (error);
+  warnings = ffm_timeloop_spec_steal_warnings (spec);
+  g_assert_cmpuint (g_strv_length (warnings), ==, 2);
+  g_assert_nonnull (strstr (warnings[0], "case3/mapper.yaml:6: mapper: Timeloop's "
+                            "mapper settings and mapspace constraints are not "
+                            "translated"));
+  g_assert_nonnull (strstr (warnings[1], "case3/mapper.yaml:16: mapspace:"));
+}
+
 /* ---- Bad input ---- */
 
 typedef enum {
@@ -1215,6 +1239,7 @@ main (int argc, char **argv)
   g_test_add_func ("/timeloop/problem", test_problem);
   g_test_add_func ("/timeloop/conv", test_conv);
   g_test_add_func ("/timeloop/merge", test_merge);
+  g_test_add_func ("/timeloop/mapper-settings", test_mapper_settings);
   for (guint i = 0; i < G_N_ELEMENTS (bad_cases); i++)
     {
       g_autofree char *name = g_strdup_printf ("/timeloop/bad/%s", bad_cases[i].name);

@@ -41,6 +41,11 @@ static const char *const component_keys[] = {
   "description", NULL
 };
 static const char *const ert_keys[] = { "version", "tables", NULL };
+/* Top-level keys of Timeloop's mapper that ffm's search does not follow. */
+static const char *const search_keys[] = {
+  "mapper", "mapspace", "mapspace_constraints", "architecture_constraints",
+  "arch_constraints", "constraints", NULL
+};
 static const char *const table_keys[] = { "name", "actions", NULL };
 static const char *const action_keys[] = { "name", "arguments", "energy", NULL };
 static const char *const art_table_keys[] = { "name", "area", NULL };
@@ -937,6 +942,12 @@ ffm_timeloop_spec_to_arch (FfmTimeloopSpec *spec, GError **error)
     ffm_tl_warn (spec, ffm_tl_get_key (root, "constraints"),
                  "architecture.constraints", "mapping constraints are not "
                  "translated: ffm searches the whole mapspace");
+  for (guint i = 0; search_keys[i] != NULL; i++)
+    if (ffm_tl_spec_get (spec, search_keys[i]) != NULL)
+      ffm_tl_warn (spec, ffm_tl_spec_get_key (spec, search_keys[i]),
+                   search_keys[i], "Timeloop's mapper settings and mapspace "
+                   "constraints are not translated: ffm searches the whole "
+                   "mapspace");
   a.spec = spec;
   a.comps = g_ptr_array_new_with_free_func (comp_free);
   a.ert = ffm_tl_spec_get (spec, "ERT");
