@@ -1051,7 +1051,7 @@ test_eval_command (void)
     g_assert_nonnull (strstr (out, "13056 J"));
     g_assert_nonnull (strstr (out, "Matmul1"));
     g_assert_true (g_file_get_contents (json_path, &json, NULL, &error));
-    g_assert_nonnull (strstr (json, "\"edp_js\" : 3342336"));
+    g_assert_nonnull (strstr (json, "\"edp_js\": 3342336"));
     g_assert_nonnull (strstr (json, "\"per_einsum\""));
     g_assert_cmpint (g_remove (json_path), ==, 0);
     g_assert_cmpint (g_rmdir (dir), ==, 0);

@@ -12,6 +12,13 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+static void
+assert_contains (const char *text, const char *needle)
+{
+  if (strstr (text, needle) == NULL)
+    g_error ("'%s' not found in:\n%s", needle, text);
+}
+
 static JsonObject *
 parse_object (JsonParser *parser, const char *text)
 {
@@ -29,7 +36,7 @@ parse_object (JsonParser *parser, const char *text)
 static void
 test_two_matmuls (void)
 {
-  g_auto (Run) text = { 0 }, json = { 0 }, eval = { 0 };
+  g_auto (FfmTestRun) text = { 0 }, json = { 0 }, eval = { 0 };
   g_autoptr (JsonParser) parser = json_parser_new ();
   g_autoptr (JsonParser) eval_parser = json_parser_new ();
   g_autoptr (GError) error = NULL;
@@ -43,7 +50,7 @@ test_two_matmuls (void)
   g_test_summary ("ffm map on simple with a two-matmul chain: text, JSON, "
                   "and the JSON mapping re-evaluates to the reported cost");
   g_assert_no_error (error);
-  RUN_FFM (&text, "map", "--arch", "simple", "--workload", "matmuls",
+  FFM_TEST_RUN (&text, "map", "--arch", "simple", "--workload", "matmuls",
            "--param", "n_einsums=2", "--param", "m=16", "--param", "kn=16");
   g_assert_cmpint (text.status, ==, 0);
   assert_contains (text.out, "Best mapping of matmuls on simple (strategy ffm, objective edp");
@@ -57,7 +64,7 @@ test_two_matmuls (void)
   assert_contains (text.out, "pmappings_generated");
 
   out = g_build_filename (dir, "result.json", NULL);
-  RUN_FFM (&json, "map", "--arch", "simple", "--workload", "matmuls",
+  FFM_TEST_RUN (&json, "map", "--arch", "simple", "--workload", "matmuls",
            "--param", "n_einsums=2", "--param", "m=16", "--param", "kn=16",
            "--json", out);
   g_assert_cmpint (json.status, ==, 0);
@@ -103,7 +110,7 @@ test_two_matmuls (void)
   mapping_text = json_generator_to_data (gen, NULL);
   mapping_path = g_build_filename (dir, "mapping.json", NULL);
   g_assert_true (g_file_set_contents (mapping_path, mapping_text, -1, &error));
-  RUN_FFM (&eval, "eval", "--arch", "simple", "--workload", "matmuls",
+  FFM_TEST_RUN (&eval, "eval", "--arch", "simple", "--workload", "matmuls",
            "--param", "n_einsums=2", "--param", "m=16", "--param", "kn=16",
            "--mapping", mapping_path, "--json", "-");
   g_assert_cmpint (eval.status, ==, 0);
@@ -130,15 +137,15 @@ test_strategies_and_objectives (void)
   g_test_summary ("--strategy exhaustive equals ffm; every --objective runs");
   for (guint i = 0; i < G_N_ELEMENTS (objectives); i++)
     {
-      g_auto (Run) a = { 0 }, b = { 0 };
+      g_auto (FfmTestRun) a = { 0 }, b = { 0 };
       g_autoptr (JsonParser) pa = json_parser_new ();
       g_autoptr (JsonParser) pb = json_parser_new ();
       JsonObject *oa, *ob;
 
-      RUN_FFM (&a, "map", "--arch", "simple", "--workload", "matmuls",
+      FFM_TEST_RUN (&a, "map", "--arch", "simple", "--workload", "matmuls",
                "--param", "n_einsums=2", "--param", "m=4", "--param", "kn=4",
                "--objective", objectives[i], "--json", "-");
-      RUN_FFM (&b, "map", "--arch", "simple", "--workload", "matmuls",
+      FFM_TEST_RUN (&b, "map", "--arch", "simple", "--workload", "matmuls",
                "--param", "n_einsums=2", "--param", "m=4", "--param", "kn=4",
                "--objective", objectives[i], "--strategy", "exhaustive",
                "--json", "-");
@@ -156,25 +163,25 @@ test_strategies_and_objectives (void)
 static void
 test_usage_errors (void)
 {
-  g_auto (Run) bad_objective = { 0 }, bad_strategy = { 0 }, bad_loops = { 0 },
+  g_auto (FfmTestRun) bad_objective = { 0 }, bad_strategy = { 0 }, bad_loops = { 0 },
     no_arch = { 0 }, bad_param = { 0 };
 
   g_test_summary ("usage errors exit 2, a missing strategy or a bad "
                   "strategy parameter exits 1, with messages naming them");
-  RUN_FFM (&bad_objective, "map", "--arch", "simple", "--workload", "matmuls",
+  FFM_TEST_RUN (&bad_objective, "map", "--arch", "simple", "--workload", "matmuls",
            "--objective", "speed");
   g_assert_cmpint (bad_objective.status, ==, 2);
   assert_contains (bad_objective.err, "speed");
-  RUN_FFM (&bad_loops, "map", "--arch", "simple", "--workload", "matmuls",
+  FFM_TEST_RUN (&bad_loops, "map", "--arch", "simple", "--workload", "matmuls",
            "--max-fused-loops", "-3");
   g_assert_cmpint (bad_loops.status, ==, 2);
-  RUN_FFM (&no_arch, "map", "--workload", "matmuls");
+  FFM_TEST_RUN (&no_arch, "map", "--workload", "matmuls");
   g_assert_cmpint (no_arch.status, ==, 2);
-  RUN_FFM (&bad_strategy, "map", "--arch", "simple", "--workload", "matmuls",
+  FFM_TEST_RUN (&bad_strategy, "map", "--arch", "simple", "--workload", "matmuls",
            "--strategy", "genetic");
   g_assert_cmpint (bad_strategy.status, ==, 1);
   assert_contains (bad_strategy.err, "genetic");
-  RUN_FFM (&bad_param, "map", "--arch", "simple", "--workload", "matmuls",
+  FFM_TEST_RUN (&bad_param, "map", "--arch", "simple", "--workload", "matmuls",
            "--strategy-param", "epsilon=-1");
   g_assert_cmpint (bad_param.status, ==, 1);
   assert_contains (bad_param.err, "epsilon");
@@ -184,12 +191,12 @@ test_usage_errors (void)
 static void
 test_unfused (void)
 {
-  g_auto (Run) run = { 0 };
+  g_auto (FfmTestRun) run = { 0 };
   g_autoptr (JsonParser) parser = json_parser_new ();
   JsonObject *o, *f;
 
   g_test_summary ("--unfused: the intermediate is backed off chip");
-  RUN_FFM (&run, "map", "--arch", "simple", "--workload", "matmuls",
+  FFM_TEST_RUN (&run, "map", "--arch", "simple", "--workload", "matmuls",
            "--param", "n_einsums=2", "--param", "m=8", "--param", "kn=8",
            "--unfused", "--json", "-");
   g_assert_cmpint (run.status, ==, 0);
@@ -205,25 +212,25 @@ test_unfused (void)
 static void
 test_reuse (void)
 {
-  g_auto (Run) reused = { 0 }, fresh = { 0 }, map = { 0 }, map_fresh = { 0 };
+  g_auto (FfmTestRun) reused = { 0 }, fresh = { 0 }, map = { 0 }, map_fresh = { 0 };
   g_autoptr (JsonParser) p1 = json_parser_new ();
   g_autoptr (JsonParser) p2 = json_parser_new ();
   JsonObject *a, *b;
 
-  RUN_FFM (&reused, "pmappings", "--arch", "simple", "--workload", "matmuls",
+  FFM_TEST_RUN (&reused, "pmappings", "--arch", "simple", "--workload", "matmuls",
            "--param", "n_einsums=4", "--param", "m=16", "--param", "kn=16");
   g_assert_cmpint (reused.status, ==, 0);
   assert_contains (reused.out, "same as Matmul1");
-  RUN_FFM (&fresh, "pmappings", "--arch", "simple", "--workload", "matmuls",
+  FFM_TEST_RUN (&fresh, "pmappings", "--arch", "simple", "--workload", "matmuls",
            "--param", "n_einsums=4", "--param", "m=16", "--param", "kn=16",
            "--no-reuse");
   g_assert_cmpint (fresh.status, ==, 0);
   g_assert_null (strstr (fresh.out, "same as"));
 
-  RUN_FFM (&map, "map", "--arch", "simple", "--workload", "matmuls",
+  FFM_TEST_RUN (&map, "map", "--arch", "simple", "--workload", "matmuls",
            "--param", "n_einsums=4", "--param", "m=16", "--param", "kn=16",
            "--json", "-");
-  RUN_FFM (&map_fresh, "map", "--arch", "simple", "--workload", "matmuls",
+  FFM_TEST_RUN (&map_fresh, "map", "--arch", "simple", "--workload", "matmuls",
            "--param", "n_einsums=4", "--param", "m=16", "--param", "kn=16",
            "--strategy-param", "reuse=false", "--json", "-");
   g_assert_cmpint (map.status, ==, 0);
@@ -254,10 +261,10 @@ test_reuse (void)
 static void
 test_timeout (void)
 {
-  g_auto (Run) ffm = { 0 }, exhaustive = { 0 }, pmappings = { 0 }, bad = { 0 }, ok = { 0 };
+  g_auto (FfmTestRun) ffm = { 0 }, exhaustive = { 0 }, pmappings = { 0 }, bad = { 0 }, ok = { 0 };
 
   g_test_summary ("--timeout ends map and pmappings cleanly, with a message");
-  RUN_FFM (&ffm, "map", "--arch", "tpuv4i", "--workload", "gpt3-6.7b",
+  FFM_TEST_RUN (&ffm, "map", "--arch", "tpuv4i", "--workload", "gpt3-6.7b",
            "--timeout", "0.001");
   g_assert_cmpint (ffm.status, ==, 1);
   assert_contains (ffm.err, "stopped by --timeout 0.001 s with no mapping yet");
@@ -265,22 +272,22 @@ test_timeout (void)
 
   /* Long enough for the generator to finish (0.1 s; sanitizer builds are
    * slower), so that exhaustive's own polling is what stops it. */
-  RUN_FFM (&exhaustive, LONG_SEARCH, "--timeout", "4");
+  FFM_TEST_RUN (&exhaustive, LONG_SEARCH, "--timeout", "4");
   g_assert_cmpint (exhaustive.status, ==, 1);
   assert_contains (exhaustive.err, "stopped by --timeout 4 s with no mapping yet: ");
   if (strstr (exhaustive.err, "pmapping generation cancelled") == NULL)
     assert_contains (exhaustive.err, "exhaustive search cancelled");
 
-  RUN_FFM (&pmappings, "pmappings", "--arch", "tpuv4i", "--workload", "gpt3-6.7b",
+  FFM_TEST_RUN (&pmappings, "pmappings", "--arch", "tpuv4i", "--workload", "gpt3-6.7b",
            "--timeout", "0.001");
   g_assert_cmpint (pmappings.status, ==, 1);
   assert_contains (pmappings.err, "stopped by --timeout 0.001 s: pmapping generation cancelled");
 
-  RUN_FFM (&bad, "map", "--arch", "simple", "--workload", "matmuls", "--timeout", "-1");
+  FFM_TEST_RUN (&bad, "map", "--arch", "simple", "--workload", "matmuls", "--timeout", "-1");
   g_assert_cmpint (bad.status, ==, 2);
   assert_contains (bad.err, "--timeout must be a number of seconds");
 
-  RUN_FFM (&ok, "map", "--arch", "simple", "--workload", "matmuls", "--timeout", "600");
+  FFM_TEST_RUN (&ok, "map", "--arch", "simple", "--workload", "matmuls", "--timeout", "600");
   g_assert_cmpint (ok.status, ==, 0);
   assert_contains (ok.out, "Best mapping of matmuls on simple");
 }

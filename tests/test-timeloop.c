@@ -1043,6 +1043,13 @@ test_bad_complete (void)
 
 /* ---- The commands ---- */
 
+static void
+assert_contains (const char *text, const char *needle)
+{
+  if (strstr (text, needle) == NULL)
+    g_error ("'%s' not found in:\n%s", needle, text);
+}
+
 static char *
 timeloop_arch_option (const char *arch)
 {
@@ -1063,7 +1070,7 @@ timeloop_option (const char *file)
 static void
 test_cli_import (void)
 {
-  g_auto (Run) import = { 0 }, eval = { 0 }, direct = { 0 }, literal = { 0 };
+  g_auto (FfmTestRun) import = { 0 }, eval = { 0 }, direct = { 0 }, literal = { 0 };
   g_autoptr (GError) error = NULL;
   g_autofree char *dir = g_dir_make_tmp ("ffm-timeloop-XXXXXX", &error);
   g_autofree char *lit_dir = NULL;
@@ -1080,7 +1087,7 @@ test_cli_import (void)
                   "JSON that ffm eval costs as Timeloop does; ffm eval reads "
                   "timeloop: files directly");
   g_assert_no_error (error);
-  RUN_FFM (&import, "import", "timeloop", arch, problem, map, ert, "-o", dir);
+  FFM_TEST_RUN (&import, "import", "timeloop", arch, problem, map, ert, "-o", dir);
   g_assert_cmpint (import.status, ==, 0);
   assert_contains (import.out, "arch.json: architecture System (DRAM, "
                    "GlobalBuffer, PE, RegisterFile, MAC)");
@@ -1090,25 +1097,25 @@ test_cli_import (void)
   arch_json = g_build_filename (dir, "arch.json", NULL);
   workload_json = g_build_filename (dir, "workload.json", NULL);
   mapping_json = g_build_filename (dir, "mapping.json", NULL);
-  RUN_FFM (&eval, "eval", "--arch", arch_json, "--workload", workload_json,
+  FFM_TEST_RUN (&eval, "eval", "--arch", arch_json, "--workload", workload_json,
            "--mapping", mapping_json);
   g_assert_cmpint (eval.status, ==, 0);
   assert_contains (eval.out, "(3.827712e-06 J;");
   assert_contains (eval.out, "(1.6384e-05 s)");
-  RUN_FFM (&direct, "eval", "--arch", arch_opt, "--workload", problem_opt,
+  FFM_TEST_RUN (&direct, "eval", "--arch", arch_opt, "--workload", problem_opt,
            "--mapping", map_opt);
   g_assert_cmpint (direct.status, ==, 0);
   assert_contains (direct.out, "(3.827712e-06 J;");
 
   lit_dir = g_build_filename (dir, "literal", NULL);
-  RUN_FFM (&literal, "import", "timeloop", arch, problem, map, ert, "-o", lit_dir,
+  FFM_TEST_RUN (&literal, "import", "timeloop", arch, problem, map, ert, "-o", lit_dir,
            "--literal-storage");
   g_assert_cmpint (literal.status, ==, 0);
   assert_contains (literal.out, "storage nodes where Timeloop's levels begin");
   {
     g_autofree char *lit_mapping = g_build_filename (lit_dir, "mapping.json", NULL);
-    g_auto (Run) lit_eval = { 0 };
-    RUN_FFM (&lit_eval, "eval", "--arch", arch_json, "--workload", workload_json,
+    g_auto (FfmTestRun) lit_eval = { 0 };
+    FFM_TEST_RUN (&lit_eval, "eval", "--arch", arch_json, "--workload", workload_json,
              "--mapping", lit_mapping);
     g_assert_cmpint (lit_eval.status, ==, 0);
     assert_contains (lit_eval.out, "(4.6845952e-06 J;");
@@ -1126,7 +1133,7 @@ test_cli_import (void)
 static void
 test_cli_map_export (void)
 {
-  g_auto (Run) map = { 0 }, exp = { 0 }, eval = { 0 }, to_stdout = { 0 };
+  g_auto (FfmTestRun) map = { 0 }, exp = { 0 }, eval = { 0 }, to_stdout = { 0 };
   g_autoptr (GError) error = NULL;
   g_autofree char *dir = g_dir_make_tmp ("ffm-timeloop-XXXXXX", &error);
   g_autofree char *arch_opt = timeloop_arch_option ("case2/arch.yaml");
@@ -1140,24 +1147,24 @@ test_cli_map_export (void)
   g_assert_no_error (error);
   json = g_build_filename (dir, "best.json", NULL);
   yaml = g_build_filename (dir, "map.yaml", NULL);
-  RUN_FFM (&map, "map", "--arch", arch_opt, "--workload", problem_opt,
+  FFM_TEST_RUN (&map, "map", "--arch", arch_opt, "--workload", problem_opt,
            "--threads", "1", "--json", json);
   g_assert_cmpint (map.status, ==, 0);
   assert_contains (map.out, "Best mapping of MatMul on System");
   e = strstr (map.out, "Energy");
   g_assert_nonnull (e);
   energy = g_strndup (e, strcspn (e, "\n"));
-  RUN_FFM (&exp, "export", "timeloop", "--arch", arch_opt, "--workload",
+  FFM_TEST_RUN (&exp, "export", "timeloop", "--arch", arch_opt, "--workload",
            problem_opt, "--mapping", json, "-o", yaml);
   g_assert_cmpint (exp.status, ==, 0);
   g_assert_true (g_file_get_contents (yaml, &text, NULL, &error));
   assert_contains (text, "mapping:\n- target: DRAM\n  type: datatype\n");
-  RUN_FFM (&to_stdout, "export", "timeloop", "--arch", arch_opt, "--workload",
+  FFM_TEST_RUN (&to_stdout, "export", "timeloop", "--arch", arch_opt, "--workload",
            problem_opt, "--mapping", json);
   g_assert_cmpint (to_stdout.status, ==, 0);
   g_assert_cmpstr (to_stdout.out, ==, text);
   yaml_opt = g_strdup_printf ("timeloop:%s", yaml);
-  RUN_FFM (&eval, "eval", "--arch", arch_opt, "--workload", problem_opt,
+  FFM_TEST_RUN (&eval, "eval", "--arch", arch_opt, "--workload", problem_opt,
            "--mapping", yaml_opt);
   g_assert_cmpint (eval.status, ==, 0);
   /* "Energy   2.04472e-06 J" from map, the same number in eval's line */
@@ -1185,35 +1192,35 @@ test_cli_errors (void)
   g_autofree char *problem_opt = timeloop_option ("common/problem.yaml");
   g_autofree char *no_ert = timeloop_option ("case1/arch.yaml");
   g_autofree char *syntax = data_path ("invalid/syntax-error.yaml");
-  g_auto (Run) a = { 0 }, b = { 0 }, c = { 0 }, d = { 0 }, e = { 0 }, f = { 0 },
+  g_auto (FfmTestRun) a = { 0 }, b = { 0 }, c = { 0 }, d = { 0 }, e = { 0 }, f = { 0 },
     g = { 0 }, h = { 0 };
 
   g_test_summary ("The commands report bad Timeloop input and bad usage "
                   "clearly, with the right exit code");
-  RUN_FFM (&a, "map", "--arch", arch_opt, "--workload", bad);
+  FFM_TEST_RUN (&a, "map", "--arch", arch_opt, "--workload", bad);
   g_assert_cmpint (a.status, ==, 1);
   assert_contains (a.err, "ffm map: ");
   assert_contains (a.err, "missing-instance-dimension.yaml:21: problem.instance.K:");
-  RUN_FFM (&b, "map", "--arch", no_ert, "--workload", problem_opt);
+  FFM_TEST_RUN (&b, "map", "--arch", no_ert, "--workload", problem_opt);
   g_assert_cmpint (b.status, ==, 1);
   assert_contains (b.err, "has no entry in the energy reference table");
-  RUN_FFM (&c, "import", "timeloop", syntax);
+  FFM_TEST_RUN (&c, "import", "timeloop", syntax);
   g_assert_cmpint (c.status, ==, 1);
   assert_contains (c.err, "ffm import: ");
   assert_contains (c.err, "syntax-error.yaml:6:11: YAML syntax error");
-  RUN_FFM (&d, "import", "yaml");
+  FFM_TEST_RUN (&d, "import", "yaml");
   g_assert_cmpint (d.status, ==, 2);
   assert_contains (d.err, "unknown format 'yaml'");
-  RUN_FFM (&e, "import", "timeloop");
+  FFM_TEST_RUN (&e, "import", "timeloop");
   g_assert_cmpint (e.status, ==, 2);
-  RUN_FFM (&f, "export", "timeloop", "--arch", arch_opt, "--workload", problem_opt);
+  FFM_TEST_RUN (&f, "export", "timeloop", "--arch", arch_opt, "--workload", problem_opt);
   g_assert_cmpint (f.status, ==, 2);
   assert_contains (f.err, "--mapping is required");
-  RUN_FFM (&g, "map", "--arch", arch_opt, "--workload", problem_opt,
+  FFM_TEST_RUN (&g, "map", "--arch", arch_opt, "--workload", problem_opt,
            "--param", "m=3");
   g_assert_cmpint (g.status, ==, 2);
   assert_contains (g.err, "a Timeloop problem takes only bits=N");
-  RUN_FFM (&h, "map", "--arch", "timeloop:", "--workload", problem_opt);
+  FFM_TEST_RUN (&h, "map", "--arch", "timeloop:", "--workload", problem_opt);
   g_assert_cmpint (h.status, ==, 1);
   assert_contains (h.err, "an empty file name");
 }

@@ -19,10 +19,10 @@
  * nothing fits or the search was stopped before it had a mapping, 2 for
  * usage errors. */
 #include "ffm-cli-cancel.h"
+#include "ffm-cli-output.h"
 #include "ffm-cli-progress.h"
 #include "ffm-cli-search.h"
 
-#include <json-glib/json-glib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -168,63 +168,44 @@ print_stats (const FfmSearchResult *result)
 /* ---- JSON ---- */
 
 static void
-add_double (JsonBuilder *b, const char *name, double v)
-{
-  json_builder_set_member_name (b, name);
-  json_builder_add_double_value (b, v);
-}
-
-static void
-add_solution_json (JsonBuilder *b, const FfmWorkload *w, const FfmArch *a,
+add_solution_json (FfmJsonWriter *b, const FfmWorkload *w, const FfmArch *a,
                    const FfmSolution *s, const FfmCostReport *report)
 {
   g_autoptr (GArray) fusion = fusion_decisions (w, a, s->mapping);
-  g_autofree char *mapping_json = ffm_mapping_to_json (s->mapping);
-  JsonNode *mapping = json_from_string (mapping_json, NULL);
 
-  add_double (b, "energy_j", ffm_cost_report_get_energy (report));
-  add_double (b, "latency_s", ffm_cost_report_get_latency (report));
-  add_double (b, "edp_js", ffm_cost_report_get_edp (report));
-  json_builder_set_member_name (b, "per_einsum");
-  json_builder_begin_array (b);
+  ffm_json_writer_member_double (b, "energy_j", ffm_cost_report_get_energy (report));
+  ffm_json_writer_member_double (b, "latency_s", ffm_cost_report_get_latency (report));
+  ffm_json_writer_member_double (b, "edp_js", ffm_cost_report_get_edp (report));
+  ffm_json_writer_key (b, "per_einsum");
+  ffm_json_writer_begin_array (b);
   for (guint i = 0; i < ffm_cost_report_get_n_einsums (report); i++)
     {
       const FfmPmappingCost *c = ffm_cost_report_get_cost (report, i);
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "name");
-      json_builder_add_string_value (b, ffm_workload_get_einsum (w, ffm_cost_report_get_einsum (report, i))->name);
-      add_double (b, "energy_j", c->energy);
-      add_double (b, "latency_s", c->latency);
-      json_builder_end_object (b);
+      ffm_json_writer_begin_object (b);
+      ffm_json_writer_member_string (b, "name",
+                                     ffm_workload_get_einsum (w, ffm_cost_report_get_einsum (report, i))->name);
+      ffm_json_writer_member_double (b, "energy_j", c->energy);
+      ffm_json_writer_member_double (b, "latency_s", c->latency);
+      ffm_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "fused_tensors");
-  json_builder_begin_array (b);
+  ffm_json_writer_end_array (b);
+  ffm_json_writer_key (b, "fused_tensors");
+  ffm_json_writer_begin_array (b);
   for (guint i = 0; i < fusion->len; i++)
     {
       const Fusion *f = &g_array_index (fusion, Fusion, i);
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "tensor");
-      json_builder_add_string_value (b, f->tensor);
-      json_builder_set_member_name (b, "producer");
-      json_builder_add_string_value (b, f->producer);
-      json_builder_set_member_name (b, "level");
-      if (f->level >= 0)
-        json_builder_add_string_value (b, ffm_arch_get_level (a, f->level)->name);
-      else
-        json_builder_add_null_value (b);
-      json_builder_set_member_name (b, "on_chip");
-      json_builder_add_boolean_value (b, f->on_chip);
-      json_builder_set_member_name (b, "shared_loops");
-      json_builder_add_int_value (b, f->loops);
-      json_builder_end_object (b);
+      ffm_json_writer_begin_object (b);
+      ffm_json_writer_member_string (b, "tensor", f->tensor);
+      ffm_json_writer_member_string (b, "producer", f->producer);
+      ffm_json_writer_member_string (b, "level", f->level >= 0
+                                     ? ffm_arch_get_level (a, f->level)->name : NULL);
+      ffm_json_writer_member_boolean (b, "on_chip", f->on_chip);
+      ffm_json_writer_member_uint (b, "shared_loops", f->loops);
+      ffm_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "mapping");
-  if (mapping != NULL)
-    json_builder_add_value (b, mapping);
-  else
-    json_builder_add_null_value (b);
+  ffm_json_writer_end_array (b);
+  ffm_json_writer_key (b, "mapping");
+  ffm_mapping_write_json (s->mapping, b);
 }
 
 static char *
@@ -232,48 +213,43 @@ result_json (const MapOptions *o, const FfmWorkload *w, const FfmArch *a,
              const FfmSearchResult *result, GPtrArray *reports, guint best,
              FfmObjective objective, double seconds)
 {
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  g_autoptr (JsonNode) root = NULL;
+  g_autoptr (FfmJsonWriter) b = ffm_json_writer_new ();
   const GArray *stats = ffm_search_result_get_stats (result);
 
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "workload");
-  json_builder_add_string_value (b, ffm_workload_get_name (w));
-  json_builder_set_member_name (b, "architecture");
-  json_builder_add_string_value (b, ffm_arch_get_name (a));
-  json_builder_set_member_name (b, "strategy");
-  json_builder_add_string_value (b, o->search.strategy != NULL ? o->search.strategy : "ffm");
-  json_builder_set_member_name (b, "objective");
-  json_builder_add_string_value (b, ffm_objective_to_string (objective));
+  ffm_json_writer_begin_object (b);
+  ffm_json_writer_member_string (b, "workload", ffm_workload_get_name (w));
+  ffm_json_writer_member_string (b, "architecture", ffm_arch_get_name (a));
+  ffm_json_writer_member_string (b, "strategy",
+                                 o->search.strategy != NULL ? o->search.strategy : "ffm");
+  ffm_json_writer_member_string (b, "objective", ffm_objective_to_string (objective));
   add_solution_json (b, w, a, ffm_search_result_get_solution (result, best),
                      g_ptr_array_index (reports, best));
   if (objective == FFM_OBJECTIVE_PARETO)
     {
-      json_builder_set_member_name (b, "pareto");
-      json_builder_begin_array (b);
+      ffm_json_writer_key (b, "pareto");
+      ffm_json_writer_begin_array (b);
       for (guint i = 0; i < reports->len; i++)
         {
-          json_builder_begin_object (b);
+          ffm_json_writer_begin_object (b);
           add_solution_json (b, w, a, ffm_search_result_get_solution (result, i),
                              g_ptr_array_index (reports, i));
-          json_builder_end_object (b);
+          ffm_json_writer_end_object (b);
         }
-      json_builder_end_array (b);
+      ffm_json_writer_end_array (b);
     }
-  json_builder_set_member_name (b, "stats");
-  json_builder_begin_object (b);
+  ffm_json_writer_key (b, "stats");
+  ffm_json_writer_begin_object (b);
   for (guint i = 0; i < stats->len; i++)
     {
       const FfmStat *st = &g_array_index (stats, FfmStat, i);
-      add_double (b, st->name, st->value);
+      ffm_json_writer_member_double (b, st->name, st->value);
     }
-  add_double (b, "wall_s", seconds);
-  json_builder_end_object (b);
+  ffm_json_writer_member_double (b, "wall_s", seconds);
+  ffm_json_writer_end_object (b);
   /* The survivors after each join step, as a list (ffm's statistics
    * join_survivors_NN_EINSUM). */
-  json_builder_set_member_name (b, "join_steps");
-  json_builder_begin_array (b);
+  ffm_json_writer_key (b, "join_steps");
+  ffm_json_writer_begin_array (b);
   for (guint i = 0; i < stats->len; i++)
     {
       const FfmStat *st = &g_array_index (stats, FfmStat, i);
@@ -283,19 +259,14 @@ result_json (const MapOptions *o, const FfmWorkload *w, const FfmArch *a,
       rest = st->name + strlen ("join_survivors_");
       while (g_ascii_isdigit (*rest))
         rest++;
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "einsum");
-      json_builder_add_string_value (b, *rest == '_' ? rest + 1 : rest);
-      json_builder_set_member_name (b, "survivors");
-      json_builder_add_int_value (b, (gint64) st->value);
-      json_builder_end_object (b);
+      ffm_json_writer_begin_object (b);
+      ffm_json_writer_member_string (b, "einsum", *rest == '_' ? rest + 1 : rest);
+      ffm_json_writer_member_uint (b, "survivors", (guint64) st->value);
+      ffm_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
-  json_builder_end_object (b);
-  root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  return json_generator_to_data (gen, NULL);
+  ffm_json_writer_end_array (b);
+  ffm_json_writer_end_object (b);
+  return ffm_json_writer_finish (b);
 }
 
 /* ---- Running ---- */
@@ -384,9 +355,7 @@ run (GOptionContext *context, MapOptions *o)
     {
       g_autofree char *text = result_json (o, w, a, result, reports, best,
                                            objective, seconds);
-      if (g_strcmp0 (o->json, "-") == 0)
-        g_print ("%s\n", text);
-      else if (!g_file_set_contents (o->json, text, -1, &error))
+      if (!ffm_cli_output_write (o->json, text, &error))
         return ffm_cli_fail (COMMAND, error);
     }
   return FFM_EXIT_OK;

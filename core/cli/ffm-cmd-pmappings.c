@@ -11,7 +11,6 @@
 #include "ffm-cli-common.h"
 #include "ffm-cli-cancel.h"
 
-#include <json-glib/json-glib.h>
 #include <string.h>
 
 #define COMMAND "pmappings"
@@ -119,66 +118,47 @@ print_json (const FfmPmappingSet *set, guint n_threads)
 {
   FfmWorkload *w = ffm_pmapping_set_get_workload (set);
   FfmArch *a = ffm_pmapping_set_get_arch (set);
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  g_autoptr (JsonNode) root = NULL;
+  g_autoptr (FfmJsonWriter) b = ffm_json_writer_new ();
   g_autofree char *text = NULL;
   guint n_tracked;
   const guint *tracked = ffm_pmapping_set_get_tracked_levels (set, &n_tracked);
 
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "workload");
-  json_builder_add_string_value (b, ffm_workload_get_name (w));
-  json_builder_set_member_name (b, "architecture");
-  json_builder_add_string_value (b, ffm_arch_get_name (a));
-  json_builder_set_member_name (b, "threads");
-  json_builder_add_int_value (b, n_threads);
-  json_builder_set_member_name (b, "wall_s");
-  json_builder_add_double_value (b, ffm_pmapping_set_get_seconds (set));
-  json_builder_set_member_name (b, "tracked_memories");
-  json_builder_begin_array (b);
+  ffm_json_writer_begin_object (b);
+  ffm_json_writer_member_string (b, "workload", ffm_workload_get_name (w));
+  ffm_json_writer_member_string (b, "architecture", ffm_arch_get_name (a));
+  ffm_json_writer_member_uint (b, "threads", n_threads);
+  ffm_json_writer_member_double (b, "wall_s", ffm_pmapping_set_get_seconds (set));
+  ffm_json_writer_key (b, "tracked_memories");
+  ffm_json_writer_begin_array (b);
   for (guint i = 0; i < n_tracked; i++)
-    json_builder_add_string_value (b, ffm_arch_get_level (a, tracked[i])->name);
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "einsums");
-  json_builder_begin_array (b);
+    ffm_json_writer_string (b, ffm_arch_get_level (a, tracked[i])->name);
+  ffm_json_writer_end_array (b);
+  ffm_json_writer_key (b, "einsums");
+  ffm_json_writer_begin_array (b);
   for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (set); i++)
     {
       const FfmEinsumPmappings *pm = ffm_pmapping_set_get_einsum (set, i);
       const FfmPmappingStats *s = ffm_einsum_pmappings_get_stats (pm);
       const FfmEinsum *e = ffm_workload_get_einsum (w, ffm_einsum_pmappings_get_einsum (pm));
 
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "name");
-      json_builder_add_string_value (b, e->name);
-      json_builder_set_member_name (b, "templates");
-      json_builder_add_int_value (b, s->n_templates);
-      json_builder_set_member_name (b, "evaluated");
-      json_builder_add_int_value (b, (gint64) s->n_evaluated);
-      json_builder_set_member_name (b, "valid");
-      json_builder_add_int_value (b, (gint64) s->n_valid);
-      json_builder_set_member_name (b, "partial");
-      json_builder_add_int_value (b, (gint64) s->n_partial);
-      json_builder_set_member_name (b, "groups");
-      json_builder_add_int_value (b, s->n_groups);
-      json_builder_set_member_name (b, "pmappings");
-      json_builder_add_int_value (b, (gint64) s->n_rows);
-      json_builder_set_member_name (b, "seconds");
-      json_builder_add_double_value (b, s->seconds);
-      json_builder_set_member_name (b, "same_as");
-      if (s->reused_from >= 0)
-        json_builder_add_string_value (b, ffm_workload_get_einsum (w, (guint) s->reused_from)->name);
-      else
-        json_builder_add_null_value (b);
-      json_builder_end_object (b);
+      ffm_json_writer_begin_object (b);
+      ffm_json_writer_member_string (b, "name", e->name);
+      ffm_json_writer_member_uint (b, "templates", s->n_templates);
+      ffm_json_writer_member_uint (b, "evaluated", s->n_evaluated);
+      ffm_json_writer_member_uint (b, "valid", s->n_valid);
+      ffm_json_writer_member_uint (b, "partial", s->n_partial);
+      ffm_json_writer_member_uint (b, "groups", s->n_groups);
+      ffm_json_writer_member_uint (b, "pmappings", s->n_rows);
+      ffm_json_writer_member_double (b, "seconds", s->seconds);
+      ffm_json_writer_member_string (b, "same_as", s->reused_from >= 0
+                                     ? ffm_workload_get_einsum (w, (guint) s->reused_from)->name
+                                     : NULL);
+      ffm_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
-  json_builder_end_object (b);
-  root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  text = json_generator_to_data (gen, NULL);
-  g_print ("%s\n", text);
+  ffm_json_writer_end_array (b);
+  ffm_json_writer_end_object (b);
+  text = ffm_json_writer_finish (b);
+  g_print ("%s", text);
 }
 
 static int
