@@ -20,6 +20,7 @@
 #include <ffm.h>
 
 #include "ffm-run.h"
+#include "json-strict.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
@@ -1097,6 +1098,13 @@ test_cli_import (void)
   arch_json = g_build_filename (dir, "arch.json", NULL);
   workload_json = g_build_filename (dir, "workload.json", NULL);
   mapping_json = g_build_filename (dir, "mapping.json", NULL);
+  for (guint i = 0; i < 3; i++)
+    {
+      const char *path = i == 0 ? arch_json : i == 1 ? workload_json : mapping_json;
+      g_autofree char *text = NULL;
+      g_assert_true (g_file_get_contents (path, &text, NULL, &error));
+      json_strict_assert (text, path);
+    }
   FFM_TEST_RUN (&eval, "eval", "--arch", arch_json, "--workload", workload_json,
            "--mapping", mapping_json);
   g_assert_cmpint (eval.status, ==, 0);
