@@ -1231,6 +1231,15 @@ test_cli_errors (void)
   FFM_TEST_RUN (&h, "map", "--arch", "timeloop:", "--workload", problem_opt);
   g_assert_cmpint (h.status, ==, 1);
   assert_contains (h.err, "an empty file name");
+  {
+    g_autofree char *best = data_path ("case2/ffm-best.json");
+    g_auto (FfmTestRun) full = { 0 };
+    FFM_TEST_RUN (&full, "export", "timeloop", "--arch", arch_opt, "--workload",
+                  problem_opt, "--mapping", best, "-o", "/dev/full");
+    g_assert_cmpint (full.status, ==, 1);
+    assert_contains (full.err, "ffm export: ");
+    assert_contains (full.err, "/dev/full");
+  }
 }
 
 int

@@ -9,6 +9,7 @@
  * 0 ok, 1 when the mapping cannot be written for Timeloop, 2 for usage
  * errors. */
 #include "ffm-cli-common.h"
+#include "ffm-cli-output.h"
 
 #include <json-glib/json-glib.h>
 #include <string.h>
@@ -88,12 +89,7 @@ run_export (GOptionContext *context, ExportOptions *o)
     ffm_cli_warn (COMMAND, "%s", (const char *) warnings->pdata[i]);
   if (yaml == NULL)
     return ffm_cli_fail (COMMAND, error);
-  if (o->output == NULL || strcmp (o->output, "-") == 0)
-    {
-      g_print ("%s", yaml);
-      return FFM_EXIT_OK;
-    }
-  if (!g_file_set_contents (o->output, yaml, -1, &error))
+  if (!ffm_cli_output_write (o->output != NULL ? o->output : "-", yaml, &error))
     return ffm_cli_fail (COMMAND, error);
   return FFM_EXIT_OK;
 }

@@ -10,6 +10,7 @@
  * to stdout; warnings (what ffm does not translate) to stderr. Exit codes:
  * 0 ok, 1 when a file does not translate, 2 for usage errors. */
 #include "ffm-cli-common.h"
+#include "ffm-cli-output.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -38,7 +39,7 @@ write_file (const char *dir, const char *name, const char *text,
   g_autofree char *path = g_build_filename (dir, name, NULL);
   g_autoptr (GError) error = NULL;
 
-  if (!g_file_set_contents (path, text, -1, &error))
+  if (!ffm_cli_output_write (path, text, &error))
     return ffm_cli_fail (COMMAND, error);
   g_print ("wrote %s: %s\n", path, what);
   return FFM_EXIT_OK;
