@@ -117,10 +117,12 @@ FFM_API FfmMapping *ffm_timeloop_spec_to_mapping (FfmTimeloopSpec *spec,
  * Dimension names are the Einsum's rank names. When Timeloop's reading of
  * the file costs something else than @mapping in ffm's model (a tile that
  * Timeloop keeps across a loop that does not index it, where @mapping
- * refills it), a warning is appended to @warnings (may be NULL). Errors
- * (FFM_TIMELOOP_ERROR_UNSUPPORTED) for a mapping with splits, two loops
- * over one rank variable within one level, or storage nodes of a memory
- * below those of an inner memory. */
+ * refills it), a warning is appended to @warnings (may be NULL). Errors:
+ * the cost model's (FFM_MAPPING_ERROR) for a mapping that does not match
+ * the workload and the architecture; FFM_TIMELOOP_ERROR_UNSUPPORTED for a
+ * mapping with splits, two loops over one rank variable within one level,
+ * a spatial loop over a fanout of more than two dimensions, or a tensor
+ * not kept in the outermost memory. */
 FFM_API char *ffm_timeloop_mapping_to_yaml (const FfmMapping *mapping,
                                             const FfmWorkload *workload,
                                             const FfmArch *arch,
