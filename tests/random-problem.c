@@ -99,6 +99,17 @@ random_memory (GRand *r, FfmArch *a, const char *name, double size)
   l->u.memory.ports = g_rand_boolean (r) ? FFM_PORTS_SHARED : FFM_PORTS_SEPARATE;
   l->u.memory.skip_initial_output_write = g_rand_double (r) < 0.8;
   l->leak_power = g_rand_double (r) < 0.7 ? 0 : 0.5;
+  /* Per-action energies now and then; drains that read nothing (Timeloop's
+   * convention) among them. */
+  if (g_rand_double (r) < 0.35)
+    {
+      l->u.memory.fill_energy = pickd (r, energies, G_N_ELEMENTS (energies));
+      l->u.memory.update_energy = pickd (r, energies, G_N_ELEMENTS (energies));
+      if (g_rand_boolean (r))
+        l->u.memory.drains_read = FALSE;
+      else
+        l->u.memory.drain_energy = pickd (r, energies, G_N_ELEMENTS (energies));
+    }
 }
 
 static void

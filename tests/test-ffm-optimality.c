@@ -3,8 +3,9 @@
  *
  * Random small problems (chains and small DAGs of 2-4 Einsums with random
  * sizes; 2-4 level architectures with and without spatial fanouts, tight
- * and loose capacities, persistent weights now and then, one or two fused
- * loops per pmapping, so that loop orders matter) are solved by the
+ * and loose capacities, per-action energies now and then, persistent
+ * weights now and then, one or two fused loops per pmapping, so that loop
+ * orders matter; random-problem.h) are solved by the
  * exhaustive strategy for the energy-latency Pareto set (which holds the
  * optimum of every objective) and by the ffm strategy for energy, latency,
  * EDP and the Pareto set. The optima must be the same doubles, the Pareto

@@ -27,7 +27,11 @@
   X ("eval", ffm_cmd_eval, \
      "Print the energy, latency and data movement of a given mapping") \
   X ("compare", ffm_cmd_compare, \
-     "Run several strategies head to head on one problem, model and budget")
+     "Run several strategies head to head on one problem, model and budget") \
+  X ("import", ffm_cmd_import, \
+     "Translate Timeloop YAML (architecture, ERT, problem, mapping) to ffm JSON") \
+  X ("export", ffm_cmd_export, \
+     "Write a single-Einsum ffm mapping as a Timeloop map.yaml")
 
 typedef int (*FfmCommandFunc) (int argc, char **argv);
 

@@ -25,3 +25,4 @@
 #include "ffm-join.h"
 #include "ffm-mapspace.h"
 #include "ffm-search-meter.h"
+#include "ffm-timeloop.h"
