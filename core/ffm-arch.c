@@ -5,6 +5,7 @@
  * level, parses the expressions, and precomputes the instance counts; after
  * it the architecture is read-only and may be shared between threads. */
 #include "ffm-arch.h"
+#include "ffm-limits.h"
 #include "ffm-arch-private.h"
 
 #include <math.h>
@@ -630,6 +631,11 @@ check_structure (Check *c)
 
   if (levels->len == 0)
     return check_fail (c, -1, -1, NULL, "has no levels");
+  /* The pmapping generator and the cost model keep per-level state in
+   * 64-bit masks and fixed arrays. */
+  if (levels->len > FFM_MAX_ARCH_LEVELS)
+    return check_fail (c, -1, -1, NULL, "has %u levels, more than the limit of %d",
+                       levels->len, FFM_MAX_ARCH_LEVELS);
   first = levels->pdata[0];
   if (first->kind != FFM_LEVEL_MEMORY)
     return check_fail (c, 0, -1, level_kind_name (first->kind),

@@ -488,6 +488,12 @@ eval_substitution (Loader *L, const char *inner, const char *text, JsonNode *nod
   if (out->type == FFM_VALUE_SET)
     return fail (L, node, where, "in {%s} of \"%s\": a tensor set cannot be "
                  "substituted", inner, text);
+  /* A name holds digits, not "1e+300" or "nan". */
+  if (out->type == FFM_VALUE_NUMBER
+      && !(out->number == floor (out->number) && fabs (out->number) <= MAX_EXACT_INTEGER))
+    return fail (L, node, where, "in {%s} of \"%s\": the value %g is not a whole "
+                 "number of magnitude at most 2^53 (what a name can hold)",
+                 inner, text, out->number);
   if (out->type == FFM_VALUE_STRING)
     {
       char *copy = g_strdup (out->string);     /* the expression dies here */
@@ -522,7 +528,6 @@ substitute (Loader *L, const char *text, JsonNode *node, const char *path)
           const char *end = strchr (p, '}');
           g_autofree char *inner = NULL;
           g_autofree char *shown = NULL;
-          g_autofree char *where = NULL;
           FfmValue v;
 
           if (end == NULL)
