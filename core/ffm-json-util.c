@@ -111,7 +111,8 @@ doc_finish (FfmJsonDoc *doc, gboolean ok, GError *parse_error, GQuark domain,
 /* What json-glib would take silently or could not survive, found on the
  * bytes before it parses them: nesting deeper than FFM_MAX_JSON_DEPTH (its
  * parser recurses per level), integers beyond 2^53 (rounded, or wrapped to
- * negative numbers beyond 2^63) and \u0000 in strings (cut there). Syntax
+ * negative numbers beyond 2^63), numbers beyond the largest double (read
+ * as infinity) and \u0000 in strings (cut there). Syntax
  * errors are left to the parser. */
 static gboolean
 prescan (const char *text, gsize length, const char *name, GQuark domain,
@@ -175,8 +176,20 @@ prescan (const char *text, gsize length, const char *name, GQuark domain,
                   integer = FALSE;
                 p++;
               }
+            if (!integer)
+              {
+                g_autofree char *digits = g_strndup (start, (gsize) (p - start));
+                if (isinf (g_ascii_strtod (digits, NULL)))
+                  {
+                    g_set_error (error, domain, code,
+                                 "%s:%d: the number %s is beyond the largest "
+                                 "number (about 1.8e308; write \"inf\" for "
+                                 "infinity)", name, line, digits);
+                    return FALSE;
+                  }
+              }
             /* A whole number of 16 digits or more may be above 2^53. */
-            if (integer && p - start >= 16)
+            else if (p - start >= 16)
               {
                 g_autofree char *digits = g_strndup (start, (gsize) (p - start));
                 double value = g_ascii_strtod (digits, NULL);

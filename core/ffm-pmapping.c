@@ -28,6 +28,7 @@
  *
  * [1] the reference implementation (accelforge). */
 #include "ffm-pmapping-private.h"
+#include "ffm-limits.h"
 #include "ffm-pareto.h"
 #include "ffm-cost-private.h"
 
@@ -812,6 +813,8 @@ ffm_pmappings_generate (FfmWorkload *workload, FfmArch *arch,
   set->by_einsum = g_new0 (FfmEinsumPmappings *, MAX (n_einsums, 1));
   n_threads = set->options.n_threads > 0 ? set->options.n_threads
     : (guint) g_get_num_processors ();
+  /* One workspace per thread is allocated up front. */
+  n_threads = MIN (n_threads, FFM_MAX_THREADS);
 
   if (set->options.einsum >= (int) n_einsums)
     {

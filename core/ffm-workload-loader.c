@@ -51,6 +51,7 @@ typedef struct {
 typedef struct {
   char *name;
   char *text;
+  char *when;                           /* the "when" text, when left out */
   gboolean copy;
   gboolean included;
   guint n_inputs;
@@ -129,6 +130,7 @@ raw_einsum_free (gpointer data)
 
   g_free (e->name);
   g_free (e->text);
+  g_free (e->when);
   for (guint i = 0; i < e->n_inputs; i++)
     raw_access_clear (&e->inputs[i]);
   raw_access_clear (&e->output);
@@ -1392,6 +1394,10 @@ add_einsum (Loader *L, JsonNode *node, const char *path)
       g_autofree char *sub = g_strdup_printf ("%s.when", path);
       if (!eval_bool (L, member, sub, &e->included))
         return FALSE;
+      if (!e->included)
+        e->when = JSON_NODE_HOLDS_VALUE (member)
+                    && json_node_get_value_type (member) == G_TYPE_STRING
+                    ? g_strdup (json_node_get_string (member)) : g_strdup ("false");
     }
   if (!e->included)
     {
@@ -2443,6 +2449,31 @@ check_tensor_decls (Loader *L)
   return TRUE;
 }
 
+/* Names only left-out Einsums have, with their condition, so that a
+ * mapping naming one (made for other parameters) can be told why. */
+static void
+record_left_out (Loader *L)
+{
+  for (guint i = 0; i < L->raw->len; i++)
+    {
+      const RawEinsum *r = L->raw->pdata[i];
+      const char *names[FFM_MAX_EINSUM_TENSORS + 2];
+      guint n = 0;
+
+      if (r->included || r->when == NULL)
+        continue;
+      names[n++] = r->name;
+      names[n++] = r->output.tensor;
+      for (guint k = 0; k < r->n_inputs; k++)
+        names[n++] = r->inputs[k].tensor;
+      for (guint k = 0; k < n; k++)
+        if (names[k] != NULL && ffm_workload_find_tensor (L->w, names[k]) < 0
+            && ffm_workload_find_einsum (L->w, names[k]) < 0
+            && !g_hash_table_contains (L->w->left_out, names[k]))
+          g_hash_table_insert (L->w->left_out, g_strdup (names[k]), g_strdup (r->when));
+    }
+}
+
 static gboolean
 build (Loader *L, JsonNode *root, JsonNode *einsums_node)
 {
@@ -2485,6 +2516,8 @@ build (Loader *L, JsonNode *root, JsonNode *einsums_node)
       && decide_roles (L, kept, top) && decide_persistent (L, root)
       && decide_bits (L, root, kept) && check_tensor_decls (L))
     ok = TRUE;
+  if (ok)
+    record_left_out (L);
   for (guint k = 0; k < 3; k++)
     {
       ffm_expr_free (top[k].expr);

@@ -273,7 +273,10 @@ test_timeout (void)
   FFM_TEST_RUN (&exhaustive, LONG_SEARCH, "--timeout", "0.5");
   g_assert_cmpint (exhaustive.status, ==, 1);
   assert_contains (exhaustive.err, "stopped by --timeout 0.5 s");
-  assert_contains (exhaustive.err, "exhaustive search cancelled");
+  /* Where it stops depends on the machine's load: while it enumerates, or
+   * still in the pmapping generator it calls first. Both are clean stops. */
+  if (strstr (exhaustive.err, "exhaustive search cancelled") == NULL)
+    assert_contains (exhaustive.err, "pmapping generation cancelled");
 
   FFM_TEST_RUN (&pmappings, "pmappings", "--arch", "tpuv4i", "--workload", "gpt3-6.7b",
            "--timeout", "0.001");
