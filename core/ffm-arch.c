@@ -585,6 +585,10 @@ check_level_name (Check *c, int index)
   FfmLevel *level = c->arch->levels->pdata[index];
   const char *kind = level_kind_name (level->kind);
 
+  if (strlen (level->name) > FFM_MAX_NAME_BYTES)
+    return check_fail (c, index, -1, kind, "the level name is %" G_GSIZE_FORMAT
+                       " bytes long, more than the limit of %d for a name",
+                       strlen (level->name), FFM_MAX_NAME_BYTES);
   if (!is_identifier (level->name))
     return check_fail (c, index, -1, kind,
                        "level name \"%s\" is not an identifier (letters, "

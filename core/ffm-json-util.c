@@ -151,6 +151,15 @@ prescan (const char *text, gsize length, const char *name, GQuark domain,
               if (*p != '\\' || p + 1 >= end)
                 continue;
               p++;
+              /* json-glib takes "\\x41" and other escapes JSON has not. */
+              if (strchr ("\"\\/bfnrtu", *p) == NULL || *p == '\0')
+                {
+                  g_set_error (error, domain, code,
+                               "%s:%d: a string has the escape \\%c, which JSON "
+                               "does not have (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)",
+                               name, line, g_ascii_isprint (*p) ? *p : '?');
+                  return FALSE;
+                }
               if (*p == 'u' && end - p >= 5 && strncmp (p + 1, "0000", 4) == 0)
                 {
                   g_set_error (error, domain, code,
@@ -188,12 +197,17 @@ prescan (const char *text, gsize length, const char *name, GQuark domain,
                     return FALSE;
                   }
               }
-            /* A whole number of 16 digits or more may be above 2^53. */
+            /* A whole number of 16 digits or more may be above 2^53:
+             * compare the digits, a double would round 2^53 + 1 down. */
             else if (p - start >= 16)
               {
                 g_autofree char *digits = g_strndup (start, (gsize) (p - start));
-                double value = g_ascii_strtod (digits, NULL);
-                if (fabs (value) > FFM_MAX_EXACT_INTEGER)
+                const char *magnitude = digits[0] == '-' ? digits + 1 : digits;
+                while (magnitude[0] == '0' && magnitude[1] != '\0')
+                  magnitude++;
+                if (strlen (magnitude) > 16
+                    || (strlen (magnitude) == 16
+                        && strcmp (magnitude, "9007199254740992") > 0))
                   {
                     g_set_error (error, domain, code,
                                  "%s:%d: the integer %s is beyond 2^53 = %.0f, "

@@ -13,6 +13,7 @@
 #include "ffm-workload-private.h"
 #include "ffm-json-util.h"
 #include "ffm-json-writer.h"
+#include "ffm-limits.h"
 
 #include <math.h>
 #include <string.h>
@@ -2449,6 +2450,48 @@ check_tensor_decls (Loader *L)
   return TRUE;
 }
 
+static gboolean
+check_name_length (Loader *L, RawEinsum *r, const char *what, const char *name)
+{
+  if (name == NULL || strlen (name) <= FFM_MAX_NAME_BYTES)
+    return TRUE;
+  ffm_json_set_error (L->error, INVALID, L->doc, r->node, r->path,
+                      "%s \"%.40s...\" is %" G_GSIZE_FORMAT " bytes long, more than "
+                      "the limit of %d for a name", what, name, strlen (name),
+                      FFM_MAX_NAME_BYTES);
+  return FALSE;
+}
+
+/* Names are copied into tables, messages and output files: keep them of a
+ * size people write. */
+static gboolean
+check_name_lengths (Loader *L, RawEinsum *r)
+{
+  const RawAccess *accesses[FFM_MAX_EINSUM_TENSORS + 1];
+  guint n = 0;
+
+  if (!check_name_length (L, r, "the Einsum name", r->name))
+    return FALSE;
+  accesses[n++] = &r->output;
+  for (guint k = 0; k < r->n_inputs; k++)
+    accesses[n++] = &r->inputs[k];
+  for (guint k = 0; k < n; k++)
+    {
+      if (!check_name_length (L, r, "the tensor name", accesses[k]->tensor))
+        return FALSE;
+      for (guint e = 0; e < accesses[k]->n_entries; e++)
+        {
+          const RawEntry *entry = &accesses[k]->entries[e];
+          if (!check_name_length (L, r, "the rank name", entry->rank))
+            return FALSE;
+          for (guint t = 0; t < entry->n_terms; t++)
+            if (!check_name_length (L, r, "the rank variable", entry->vars[t]))
+              return FALSE;
+        }
+    }
+  return TRUE;
+}
+
 /* Names only left-out Einsums have, with their condition, so that a
  * mapping naming one (made for other parameters) can be told why. */
 static void
@@ -2489,6 +2532,9 @@ build (Loader *L, JsonNode *root, JsonNode *einsums_node)
                  "parameters (\"when\" left out all %u)", L->w->name, L->raw->len);
   if (kept->len == 0)
     return fail (L, einsums_node, "$.einsums", "workload %s has no Einsums", L->w->name);
+  for (guint i = 0; i < kept->len; i++)
+    if (!check_name_lengths (L, kept->pdata[i]))
+      return FALSE;
   for (guint i = 0; i < kept->len; i++)
     {
       RawEinsum *r = kept->pdata[i];

@@ -113,6 +113,8 @@ split_words (const char *value, const char *where)
   g_autoptr (GError) error = NULL;
   char **argv = NULL;
 
+  if (value[0] == '\0')
+    return g_new0 (char *, 1);
   if (!g_shell_parse_argv (value, NULL, &argv, &error))
     g_error ("%s: %s", where, error->message);
   return argv;
@@ -237,6 +239,10 @@ generate (char **argv, const char *tmp)
           g_string_append (content, part);
         }
     }
+  {
+    g_autofree char *dir = g_path_get_dirname (path);
+    g_mkdir_with_parents (dir, 0755);
+  }
   g_file_set_contents (path, content->str, (gssize) content->len, &error);
   g_assert_no_error (error);
 }
@@ -267,6 +273,10 @@ remove_tree (const char *path)
   g_rmdir (path);
 }
 
+/* A failed case: reported, and the others still run (--keep-going). */
+#define CASE_FAIL(...) \
+  do { g_test_message (__VA_ARGS__); g_test_fail (); return; } while (0)
+
 static void
 assert_matches (const char *what, const char *pattern, const char *text, const Case *c)
 {
@@ -277,8 +287,8 @@ assert_matches (const char *what, const char *pattern, const char *text, const C
     g_error ("case %s (line %d): bad pattern '%s': %s", c->name, c->line, pattern,
              error->message);
   if (!g_regex_match (regex, text, 0, NULL))
-    g_error ("case %s (line %d): %s does not match /%s/:\n%s", c->name, c->line,
-             what, pattern, text);
+    CASE_FAIL ("case %s (line %d): %s does not match /%s/:\n%s", c->name, c->line,
+               what, pattern, text);
 }
 
 static void
@@ -337,17 +347,17 @@ run_case (gconstpointer data)
   remove_tree (tmp);
 
   if (run.timed_out)
-    g_error ("case %s (line %d): still running after %g s", c->name, c->line,
+    CASE_FAIL ("case %s (line %d): still running after %g s", c->name, c->line,
              options.deadline);
   if (run.status < 0)
-    g_error ("case %s (line %d): killed by signal %d (%s)\n%s", c->name, c->line,
+    CASE_FAIL ("case %s (line %d): killed by signal %d (%s)\n%s", c->name, c->line,
              run.signal, g_strsignal (run.signal), run.err);
   for (guint i = 0; i < G_N_ELEMENTS (forbidden); i++)
     if (strstr (run.err, forbidden[i]) != NULL)
-      g_error ("case %s (line %d): stderr has '%s':\n%s", c->name, c->line,
-               forbidden[i], run.err);
+      CASE_FAIL ("case %s (line %d): stderr has '%s':\n%s", c->name, c->line,
+                 forbidden[i], run.err);
   if (run.status != c->exit_code)
-    g_error ("case %s (line %d): exit %d, expected %d\nstderr:\n%s", c->name,
+    CASE_FAIL ("case %s (line %d): exit %d, expected %d\nstderr:\n%s", c->name,
              c->line, run.status, c->exit_code, run.err);
   for (guint i = 0; i < c->stderr_patterns->len; i++)
     assert_matches ("stderr", c->stderr_patterns->pdata[i], run.err, c);
