@@ -29,6 +29,7 @@
  * [1] the reference implementation (accelforge). */
 #include "ffm-pmapping-private.h"
 #include "ffm-limits.h"
+#include "ffm-tsan.h"
 #include "ffm-pareto.h"
 #include "ffm-cost-private.h"
 
@@ -740,6 +741,14 @@ typedef struct {
   guint template_id;
 } Job;
 
+/* The address the jobs of a pool release when they end and the caller
+ * acquires after the pool (ffm-tsan.h). */
+static gconstpointer
+jobs_done_key (gconstpointer user_data)
+{
+  return user_data;
+}
+
 static void
 run_template_job (gpointer data, gpointer user_data)
 {
@@ -751,12 +760,15 @@ run_template_job (gpointer data, gpointer user_data)
 
   FfmTileWorkspace *ws;
 
+  FFM_TSAN_ACQUIRE (job);
   /* Cancelled: the remaining templates are skipped (the caller fails the
    * whole generation, so their empty results are never read). */
   if (!ffm_pmapping_options_is_cancelled (&set->options))
     {
       ws = g_async_queue_pop (set->workspaces);
+      FFM_TSAN_ACQUIRE (ws);
       ffm_pmapping_template_enumerate (set->workload, set->arch, t, &set->options, ws, r);
+      FFM_TSAN_RELEASE (ws);
       g_async_queue_push (set->workspaces, ws);
     }
   /* The last template of an Einsum merges them all, in template order
@@ -764,6 +776,7 @@ run_template_job (gpointer data, gpointer user_data)
    * Einsums hold only their Pareto groups while others still run. */
   if (g_atomic_int_dec_and_test (&job->pm->pending))
     merge_einsum (job->pm);
+  FFM_TSAN_RELEASE (jobs_done_key (set));
 }
 
 static void
@@ -779,8 +792,13 @@ run_pool (GFunc func, gpointer user_data, guint n_threads, GPtrArray *jobs)
     }
   pool = g_thread_pool_new (func, user_data, (gint) n_threads, TRUE, NULL);
   for (guint i = 0; i < jobs->len; i++)
-    g_thread_pool_push (pool, g_ptr_array_index (jobs, i), NULL);
+    {
+      FFM_TSAN_RELEASE (g_ptr_array_index (jobs, i));
+      g_thread_pool_push (pool, g_ptr_array_index (jobs, i), NULL);
+    }
   g_thread_pool_free (pool, FALSE, TRUE);
+  /* What every job wrote (ffm-tsan.h). */
+  FFM_TSAN_ACQUIRE (jobs_done_key (user_data));
 }
 
 FfmPmappingSet *
