@@ -754,13 +754,13 @@ run_template_job (gpointer data, gpointer user_data)
 {
   Job *job = data;
   FfmPmappingSet *set = user_data;
-  const FfmPmappingTemplate *t = g_ptr_array_index (job->pm->templates,
-                                                    job->template_id);
-  FfmTemplateResult *r = g_ptr_array_index (job->pm->results, job->template_id);
-
+  const FfmPmappingTemplate *t;
+  FfmTemplateResult *r;
   FfmTileWorkspace *ws;
 
   FFM_TSAN_ACQUIRE (job);
+  t = g_ptr_array_index (job->pm->templates, job->template_id);
+  r = g_ptr_array_index (job->pm->results, job->template_id);
   /* Cancelled: the remaining templates are skipped (the caller fails the
    * whole generation, so their empty results are never read). */
   if (!ffm_pmapping_options_is_cancelled (&set->options))
