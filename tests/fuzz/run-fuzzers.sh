@@ -34,7 +34,7 @@ for t in "${targets[@]}"; do
     while IFS= read -r d; do seed_dirs+=("$d"); done < <(find "$s" -type d)
   done
   log="$build/fuzz-$t.log"
-  "$exe" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+  "$exe" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=2048 \
     -max_len=65536 -print_final_stats=1 -dict="$src/tests/fuzz/$dict" \
     -artifact_prefix="$artifacts/$t-" "$corpus" "${seed_dirs[@]}" > "$log" 2>&1
   rc=$?
