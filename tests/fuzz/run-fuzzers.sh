@@ -22,7 +22,7 @@ for t in "${targets[@]}"; do
   mkdir -p "$corpus" "$artifacts"
   case "$t" in
     workload) seeds=("$src/workloads" "$src/tests/data/workload"); dict=json.dict ;;
-    arch) seeds=("$src/arch-models/json/architectures" "$src/tests/data/arch" "$src/tests/data/archplugins"); dict=json.dict ;;
+    arch) seeds=("$src/arch-models/json/architectures" "$src/tests/data/arch" "$src/tests/data/archplugins" "$src/tests/fuzz/seeds/arch"); dict=json.dict ;;
     mapping) seeds=("$src/docs/examples/mappings" "$src/tests/data/mapping" "$src/tests/data/cost"); dict=json.dict ;;
     expr) seeds=("$src/tests/fuzz/seeds/expr"); dict=expr.dict ;;
     *) echo "unknown fuzz target '$t'" >&2; exit 2 ;;
