@@ -18,6 +18,7 @@
 
 #include <json-glib/json-glib.h>
 #include "ffm-json-writer.h"
+#include "ffm-format.h"
 #include <math.h>
 #include <string.h>
 
@@ -660,33 +661,61 @@ ffm_cost_report_get_level_energy (const FfmCostReport *r, guint level)
   return r->level_energy[level];
 }
 
-/* ---- Printing ---- */
-
-/* "8.618 MJ", "15.24 ns": value with an SI prefix, 4 significant digits. */
-static char *
-format_si (double value, const char *unit)
+const FfmWorkload *
+ffm_cost_report_get_workload (const FfmCostReport *r)
 {
-  static const char *const prefixes[] = { "a", "f", "p", "n", "u", "m", "",
-                                          "k", "M", "G", "T", "P", "E" };
-  double a = fabs (value);
-  int p = 6;
-
-  if (value == 0 || !isfinite (value))
-    return g_strdup_printf ("%g %s", value, unit);
-  while (a >= 1000 && p < (int) G_N_ELEMENTS (prefixes) - 1)
-    {
-      a /= 1000;
-      value /= 1000;
-      p++;
-    }
-  while (a < 1 && p > 0)
-    {
-      a *= 1000;
-      value *= 1000;
-      p--;
-    }
-  return g_strdup_printf ("%.4g %s%s", value, prefixes[p], unit);
+  return r->workload;
 }
+
+const FfmArch *
+ffm_cost_report_get_arch (const FfmCostReport *r)
+{
+  return r->arch;
+}
+
+const FfmMapping *
+ffm_cost_report_get_mapping (const FfmCostReport *r)
+{
+  return r->mapping;
+}
+
+const char *
+ffm_cost_report_get_source (const FfmCostReport *r)
+{
+  return r->source;
+}
+
+double
+ffm_cost_report_get_level_leak (const FfmCostReport *r, guint level)
+{
+  g_return_val_if_fail (level < r->n_levels, 0);
+  return r->level_leak[level];
+}
+
+static double level_size (const FfmCostReport *r, guint level);
+static double buffet_energy_parts (const FfmCostReport *r, const Leaf *leaf,
+                                   guint b, double *read_j, double *write_j);
+
+double
+ffm_cost_report_get_level_size (const FfmCostReport *r, guint level)
+{
+  g_return_val_if_fail (level < r->n_levels, 0);
+  if (ffm_arch_get_level (r->arch, level)->kind != FFM_LEVEL_MEMORY)
+    return 0;
+  return level_size (r, level);
+}
+
+double
+ffm_cost_report_get_buffet_energy (const FfmCostReport *r, guint index,
+                                   guint buffet, double *read_j, double *write_j)
+{
+  const Leaf *leaf = report_leaf (r, index);
+
+  g_return_val_if_fail (leaf != NULL && buffet < leaf->cost->n_buffets, 0);
+  return buffet_energy_parts (r, leaf, buffet, read_j, write_j);
+}
+
+/* ---- Printing ---- */
 
 /* Capacity of memory @level: its size, or for a size that depends on the
  * Einsum (a register holding one weight) the largest over the Einsums. */
@@ -709,14 +738,26 @@ level_size (const FfmCostReport *r, guint level)
 }
 
 static double
-buffet_energy (const FfmCostReport *r, const Leaf *leaf, guint b)
+buffet_energy_parts (const FfmCostReport *r, const Leaf *leaf, guint b,
+                     double *read_j, double *write_j)
 {
   const FfmBuffetInfo *info = ffm_pmapping_model_get_buffet (leaf->model, b);
   const FfmActionCounts *c = &leaf->cost->counts[b];
   const FfmMemorySpec *m = &ffm_arch_get_level (r->arch, info->level)->u.memory;
+  double reads = (double) (c->reads + c->drains) * info->action_scale * m->read_energy;
+  double writes = (double) (c->fills + c->updates) * info->action_scale * m->write_energy;
 
-  return (double) (c->reads + c->drains) * info->action_scale * m->read_energy
-    + (double) (c->fills + c->updates) * info->action_scale * m->write_energy;
+  if (read_j != NULL)
+    *read_j = reads;
+  if (write_j != NULL)
+    *write_j = writes;
+  return reads + writes;
+}
+
+static double
+buffet_energy (const FfmCostReport *r, const Leaf *leaf, guint b)
+{
+  return buffet_energy_parts (r, leaf, b, NULL, NULL);
 }
 
 static void
@@ -755,10 +796,10 @@ char *
 ffm_cost_report_to_table (const FfmCostReport *r)
 {
   GString *s = g_string_new (NULL);
-  g_autofree char *energy = format_si (r->energy, "J");
-  g_autofree char *latency = format_si (r->latency, "s");
-  g_autofree char *edp = format_si (r->energy * r->latency, "J*s");
-  g_autofree char *leak = format_si (r->leak_energy, "J");
+  g_autofree char *energy = ffm_format_si (r->energy, "J");
+  g_autofree char *latency = ffm_format_si (r->latency, "s");
+  g_autofree char *edp = ffm_format_si (r->energy * r->latency, "J*s");
+  g_autofree char *leak = ffm_format_si (r->leak_energy, "J");
 
   g_string_append_printf (s, "Mapping %s: workload %s on architecture %s\n",
                           r->source, ffm_workload_get_name (r->workload),
@@ -784,8 +825,8 @@ ffm_cost_report_to_table (const FfmCostReport *r)
                                                               ffm_pmapping_model_get_compute_level (leaf->model))->name));
         g_ptr_array_add (cells, g_strdup_printf ("%" G_GUINT64_FORMAT,
                                                  leaf->cost->operations));
-        g_ptr_array_add (cells, format_si (leaf->cost->energy, "J"));
-        g_ptr_array_add (cells, format_si (leaf->cost->latency, "s"));
+        g_ptr_array_add (cells, ffm_format_si (leaf->cost->energy, "J"));
+        g_ptr_array_add (cells, ffm_format_si (leaf->cost->latency, "s"));
         g_ptr_array_add (cells, g_strdup (ffm_cost_status_to_string (leaf->cost->status)));
       }
     append_table (s, "Per Einsum", G_N_ELEMENTS (header), header, cells);
@@ -802,8 +843,8 @@ ffm_cost_report_to_table (const FfmCostReport *r)
         g_ptr_array_add (cells, g_strdup (memory ? "memory"
                                           : level->kind == FFM_LEVEL_FANOUT
                                           ? "fanout" : "compute"));
-        g_ptr_array_add (cells, format_si (r->level_energy[l], "J"));
-        g_ptr_array_add (cells, format_si (r->level_leak[l], "J"));
+        g_ptr_array_add (cells, ffm_format_si (r->level_energy[l], "J"));
+        g_ptr_array_add (cells, ffm_format_si (r->level_leak[l], "J"));
         g_ptr_array_add (cells, memory ? g_strdup_printf ("%.10g b", r->peak[l])
                          : g_strdup ("-"));
         if (!memory)
@@ -839,7 +880,7 @@ ffm_cost_report_to_table (const FfmCostReport *r)
     for (guint t = 0; t < n_tensors; t++)
       {
         g_ptr_array_add (cells, g_strdup (ffm_workload_get_tensor (r->workload, t)->name));
-        g_ptr_array_add (cells, format_si (energy_t[t], "J"));
+        g_ptr_array_add (cells, ffm_format_si (energy_t[t], "J"));
         g_ptr_array_add (cells, g_strdup_printf ("%.10g", reads_t[t]));
         g_ptr_array_add (cells, g_strdup_printf ("%.10g", writes_t[t]));
       }
@@ -873,7 +914,7 @@ ffm_cost_report_to_table (const FfmCostReport *r)
                                                      * info->action_scale));
             g_ptr_array_add (cells, g_strdup_printf ("%.10g", (double) (c->fills + c->updates)
                                                      * info->action_scale));
-            g_ptr_array_add (cells, format_si (buffet_energy (r, leaf, b), "J"));
+            g_ptr_array_add (cells, ffm_format_si (buffet_energy (r, leaf, b), "J"));
             g_ptr_array_add (cells, g_strdup_printf ("%.10g b",
                                                      leaf->cost->buffet_occupancy[b]));
           }

@@ -266,6 +266,32 @@ FFM_API double ffm_cost_report_get_peak_occupancy (const FfmCostReport *report,
 FFM_API double ffm_cost_report_get_level_energy (const FfmCostReport *report,
                                                  guint level);
 
+/* What was evaluated (transfer none): the workload, the architecture,
+ * the report's own copy of the mapping, and the mapping's source file (or
+ * "mapping" when it has none). */
+FFM_API const FfmWorkload *ffm_cost_report_get_workload (const FfmCostReport *report);
+FFM_API const FfmArch *ffm_cost_report_get_arch (const FfmCostReport *report);
+FFM_API const FfmMapping *ffm_cost_report_get_mapping (const FfmCostReport *report);
+FFM_API const char *ffm_cost_report_get_source (const FfmCostReport *report);
+/* Leak energy of level @level summed over Einsums, J (part of
+ * ffm_cost_report_get_level_energy()). */
+FFM_API double ffm_cost_report_get_level_leak (const FfmCostReport *report,
+                                               guint level);
+/* Capacity of memory @level, bits: its size, or for a size that depends
+ * on the Einsum the largest over the Einsums (INFINITY allowed; 0 for
+ * levels that are not memories). */
+FFM_API double ffm_cost_report_get_level_size (const FfmCostReport *report,
+                                               guint level);
+/* Dynamic energy of buffet @buffet of the @index-th Einsum (its tensor's
+ * reads and drains at the read energy, fills and updates at the write
+ * energy of its memory), J; @read_j and @write_j (may be NULL) receive the
+ * two parts. */
+FFM_API double ffm_cost_report_get_buffet_energy (const FfmCostReport *report,
+                                                  guint index,
+                                                  guint buffet,
+                                                  double *read_j,
+                                                  double *write_j);
+
 /* The report as text: totals, then per Einsum, per component and per
  * (component, tensor) tables (transfer full). */
 FFM_API char *ffm_cost_report_to_table (const FfmCostReport *report);

@@ -81,6 +81,31 @@ typedef enum {
   FFM_PMAPPING_LATENCY = 1 << 1,
 } FfmPmappingObjectives;
 
+/* Where the generation is, for a progress line: counts so far and the
+ * Einsum a template of which has just started or ended. */
+typedef struct {
+  guint einsums_done;           /* Einsums whose pmappings are complete */
+  guint n_einsums;              /* Einsums to generate */
+  guint templates_done;         /* templates enumerated, over all Einsums */
+  guint n_templates;            /* templates to enumerate (Einsums equal to
+                                   an earlier one have none: they copy it) */
+  int einsum;                   /* workload index of that Einsum, -1 */
+  const char *einsum_name;      /* its name (transfer none), NULL */
+} FfmPmappingProgress;
+
+/* Called by the generator's worker threads when a template starts and
+ * when it ends; several threads may call it at once, so it must be
+ * thread-safe, and cheap. */
+typedef void (*FfmPmappingProgressFunc) (const FfmPmappingProgress *progress,
+                                         gpointer user_data);
+
+/* "Einsum 3 of 7 (QK), template 120 of 450" in @buffer (of @size bytes,
+ * NUL-terminated, cut if too short): the text a strategy passes on as its
+ * progress phase. */
+FFM_API void ffm_pmapping_progress_format (const FfmPmappingProgress *progress,
+                                           char *buffer,
+                                           gsize size);
+
 /* The generator's options. Callers fill them with
  * ffm_pmapping_options_init() (a macro that passes the caller's own
  * sizeof), so that fields appended in later versions get their defaults
@@ -116,6 +141,9 @@ typedef struct {
                                    generation: it then fails with
                                    FFM_SEARCH_ERROR_CANCELLED (read with
                                    g_atomic_int_get; default NULL) */
+  FfmPmappingProgressFunc progress; /* NULL, or called as templates start
+                                       and end (default NULL) */
+  gpointer progress_data;       /* passed to progress */
 } FfmPmappingOptions;
 
 /* Fills the first @struct_size bytes of @options with the defaults and
