@@ -83,17 +83,23 @@ ffm_cli_context_new (const char *command,
 }
 
 void
-ffm_cli_add_common_options (GOptionContext *context, FfmCliCommon *common)
+ffm_cli_add_common_options (GOptionContext *context, FfmCliCommon *common,
+                            gboolean plugins)
 {
-  const GOptionEntry entries[] = {
+  const GOptionEntry plugin_entries[] = {
     { "plugin-dir", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &common->plugin_dirs,
       "Also look for plugins in DIR, before FFM_PLUGIN_PATH and the built-in "
       "folder (repeatable)", "DIR" },
+    G_OPTION_ENTRY_NULL
+  };
+  const GOptionEntry entries[] = {
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &common->verbose,
       "Log what ffm does on stderr", NULL },
     G_OPTION_ENTRY_NULL
   };
 
+  if (plugins)
+    g_option_context_add_main_entries (context, plugin_entries, NULL);
   g_option_context_add_main_entries (context, entries, NULL);
 }
 

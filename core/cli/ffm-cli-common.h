@@ -87,8 +87,10 @@ GOptionContext *ffm_cli_context_new (const char *command,
                                      const char *parameter_string,
                                      const char *description);
 /* Adds the common options, writing into @common (which must outlive the
- * context's parse). */
-void ffm_cli_add_common_options (GOptionContext *context, FfmCliCommon *common);
+ * context's parse): --verbose, and --plugin-dir when @plugins (commands
+ * that load no plugin do not offer it). */
+void ffm_cli_add_common_options (GOptionContext *context, FfmCliCommon *common,
+                                 gboolean plugins);
 /* Adds the run options in @which (FfmCliRunOption flags), writing into
  * @run. */
 void ffm_cli_add_run_options (GOptionContext *context, FfmCliRunOptions *run,

@@ -356,7 +356,7 @@ ffm_cmd_eval (int argc, char **argv)
   g_option_context_add_main_entries (context, entries, NULL);
   ffm_cli_add_output_options (context, &o.output, "the result");
   ffm_cli_add_problem_options (context, &o.problem);
-  ffm_cli_add_common_options (context, &o.common);
+  ffm_cli_add_common_options (context, &o.common, TRUE);
 
   if (!ffm_cli_parse (context, COMMAND, &o.common, NULL, argc, argv, &positional))
     status = FFM_EXIT_USAGE;

@@ -495,7 +495,7 @@ ffm_cmd_list (int argc, char **argv)
   context = ffm_cli_context_new (COMMAND, NULL, list_description);
   g_option_context_add_main_entries (context, entries, NULL);
   ffm_cli_add_output_options (context, &options.output, "the plugins");
-  ffm_cli_add_common_options (context, &options.common);
+  ffm_cli_add_common_options (context, &options.common, TRUE);
 
   machine = FALSE;
   if (!ffm_cli_parse (context, COMMAND, &options.common, NULL, argc, argv, &positional))

@@ -310,7 +310,7 @@ ffm_cmd_map (int argc, char **argv)
   g_option_context_add_main_entries (context, entries, NULL);
   ffm_cli_add_problem_options (context, &o.problem);
   ffm_cli_add_run_options (context, &o.run, FFM_CLI_RUN_THREADS | FFM_CLI_RUN_SEED);
-  ffm_cli_add_common_options (context, &o.common);
+  ffm_cli_add_common_options (context, &o.common, TRUE);
   if (!ffm_cli_parse (context, COMMAND, &o.common, &o.run, argc, argv, &positional))
     status = FFM_EXIT_USAGE;
   else if (positional[0] != NULL)

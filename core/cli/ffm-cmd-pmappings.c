@@ -362,7 +362,7 @@ ffm_cmd_pmappings (int argc, char **argv)
   ffm_cli_add_output_options (context, &o.output, "the counts");
   ffm_cli_add_problem_options (context, &o.problem);
   ffm_cli_add_run_options (context, &o.run, FFM_CLI_RUN_THREADS);
-  ffm_cli_add_common_options (context, &o.common);
+  ffm_cli_add_common_options (context, &o.common, TRUE);
   if (!ffm_cli_parse (context, COMMAND, &o.common, &o.run, argc, argv, &positional))
     status = FFM_EXIT_USAGE;
   else if (positional[0] != NULL)

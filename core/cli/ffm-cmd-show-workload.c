@@ -454,7 +454,7 @@ ffm_cmd_show_workload (int argc, char **argv)
   ffm_cli_common_init (&options.common);
   g_option_context_add_main_entries (context, entries, NULL);
   ffm_cli_add_output_options (context, &options.output, "the workload");
-  ffm_cli_add_common_options (context, &options.common);
+  ffm_cli_add_common_options (context, &options.common, FALSE);
   if (!ffm_cli_parse (context, COMMAND, &options.common, NULL, argc, argv, &positional))
     {
       status = FFM_EXIT_USAGE;
