@@ -787,10 +787,12 @@ run_template_job (gpointer data, gpointer user_data)
   FfmTemplateResult *r = g_ptr_array_index (job->pm->results, job->template_id);
 
   FfmTileWorkspace *ws;
+  gboolean cancelled = ffm_pmapping_options_is_cancelled (&set->options);
 
   /* Cancelled: the remaining templates are skipped (the caller fails the
-   * whole generation, so their empty results are never read). */
-  if (!ffm_pmapping_options_is_cancelled (&set->options))
+   * whole generation, so their empty results are never read) and not
+   * reported as done. */
+  if (!cancelled)
     {
       report_progress (set, job->pm, FALSE, FALSE);
       ws = g_async_queue_pop (set->workspaces);
@@ -803,9 +805,10 @@ run_template_job (gpointer data, gpointer user_data)
   if (g_atomic_int_dec_and_test (&job->pm->pending))
     {
       merge_einsum (job->pm);
-      report_progress (set, job->pm, TRUE, TRUE);
+      if (!cancelled)
+        report_progress (set, job->pm, TRUE, TRUE);
     }
-  else
+  else if (!cancelled)
     report_progress (set, job->pm, TRUE, FALSE);
 }
 

@@ -625,8 +625,10 @@ append_totals (const FfmCostReport *r, GString *out)
       g_autofree char *area_text = ffm_format_area (area);
       g_string_append_printf (out, "Area     %s\n", area_text);
     }
-  g_string_append_printf (out, "Fits     %s\n", ffm_cost_report_fits (r) ? "yes"
-                          : ffm_cost_report_get_problem (r));
+  if (ffm_cost_report_fits (r))
+    g_string_append (out, "Fits     yes\n");
+  else
+    g_string_append_printf (out, "Fits     no: %s\n", ffm_cost_report_get_problem (r));
   if (note != NULL)
     g_string_append_printf (out, "Note     %s\n", note);
 }

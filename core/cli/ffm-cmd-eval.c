@@ -23,6 +23,7 @@
  * Exit codes: 0 ok, 1 when something does not load, the mapping does not
  * match or does not fit, 2 for usage errors. */
 #include "ffm-cli-common.h"
+#include "ffm-cli-fairness.h"
 #include "ffm-cli-output.h"
 #include "ffm-cli-report.h"
 #include "ffm-cli-table.h"
@@ -186,28 +187,44 @@ mismatch_context (const FfmResultInfo *info, const FfmMapping *mapping,
   if (made_on != NULL && strcmp (made_on, ffm_arch_get_name (a)) != 0)
     g_string_append_printf (out, "; the mapping was made for architecture %s, not %s",
                             made_on, ffm_arch_get_name (a));
+  if (info == NULL && out->len == 0)
+    g_string_append (out, "; a mapping file records no parameters: give those of the "
+                     "workload it was made for (--param), or evaluate a result file "
+                     "(ffm map --json), which records them");
   return g_string_free (out, FALSE);
 }
 
-/* ---- Output ---- */
+/* ---- Evaluating one file ---- */
 
-static char *
-result_json (const FfmResultInfo *info, const FfmCostReport *report, GPtrArray *notes)
+/* One file, evaluated. */
+typedef struct {
+  const char *file;             /* borrowed */
+  FfmCliProblemOptions problem; /* the options after merging the record */
+  FfmResultFile *result;
+  FfmWorkload *workload;
+  FfmArch *arch;
+  FfmCostReport *report;
+  FfmResultInfo *info;          /* the record of this evaluation */
+  GPtrArray *notes;             /* of char*: the overrides */
+} Evaluated;
+
+static void
+evaluated_clear (Evaluated *e)
 {
-  g_autoptr (FfmJsonWriter) b = ffm_json_writer_new ();
+  ffm_cli_problem_options_clear (&e->problem);
+  g_clear_pointer (&e->result, ffm_result_file_free);
+  g_clear_pointer (&e->workload, ffm_workload_unref);
+  g_clear_pointer (&e->arch, ffm_arch_unref);
+  g_clear_pointer (&e->report, ffm_cost_report_free);
+  g_clear_pointer (&e->info, ffm_result_info_free);
+  g_clear_pointer (&e->notes, g_ptr_array_unref);
+}
 
-  ffm_json_writer_begin_object (b);
-  ffm_result_info_write_json (info, b);
-  ffm_json_writer_member_string (b, "workload", ffm_workload_get_name (ffm_cost_report_get_workload (report)));
-  ffm_json_writer_member_string (b, "architecture", ffm_arch_get_name (ffm_cost_report_get_arch (report)));
-  ffm_json_writer_key (b, "overrides");
-  ffm_json_writer_begin_array (b);
-  for (guint i = 0; i < notes->len; i++)
-    ffm_json_writer_string (b, g_ptr_array_index (notes, i));
-  ffm_json_writer_end_array (b);
-  ffm_cli_report_write_json (report, b);
-  ffm_json_writer_end_object (b);
-  return ffm_json_writer_finish (b);
+static void
+evaluated_free (gpointer data)
+{
+  evaluated_clear (data);
+  g_free (data);
 }
 
 /* The record of this evaluation: the problem as loaded, and how the
@@ -223,31 +240,29 @@ eval_info (const FfmResultInfo *recorded, FfmPluginRegistry *registry,
   return info;
 }
 
+/* Loads @file, rebuilds its problem (the record under the command line's
+ * options) and evaluates its mapping into @e. Returns an exit status,
+ * having printed the error. */
 static int
-run_eval (GOptionContext *context, EvalOptions *o, const char *file)
+evaluate_file (GOptionContext *context, const EvalOptions *o,
+               FfmPluginRegistry *registry, const char *file, Evaluated *e)
 {
-  g_autoptr (FfmPluginRegistry) registry = NULL;
-  g_autoptr (FfmArch) arch = NULL;
-  g_autoptr (FfmWorkload) workload = NULL;
-  g_autoptr (FfmResultFile) result = NULL;
-  g_autoptr (FfmCostReport) report = NULL;
-  g_autoptr (FfmResultInfo) info = NULL;
   g_autoptr (GError) error = NULL;
-  g_autoptr (GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr (GPtrArray) tables = ffm_cli_tables_new ();
-  g_autofree char *json = NULL;
   const FfmResultInfo *recorded;
   const FfmMapping *mapping;
   int status;
 
-  if (ffm_cli_output_options_conflict (&o->output) != NULL)
-    return ffm_cli_usage_error (context, COMMAND, "%s",
-                                ffm_cli_output_options_conflict (&o->output));
-  result = ffm_result_file_load (file, &error);
-  if (result == NULL)
+  e->file = file;
+  e->notes = g_ptr_array_new_with_free_func (g_free);
+  e->problem.arch = g_strdup (o->problem.arch);
+  e->problem.arch_params = g_strdupv (o->problem.arch_params);
+  e->problem.workload = g_strdup (o->problem.workload);
+  e->problem.params = g_strdupv (o->problem.params);
+  e->result = ffm_result_file_load (file, &error);
+  if (e->result == NULL)
     return ffm_cli_fail (COMMAND, error);
-  recorded = ffm_result_file_get_info (result);
-  mapping = ffm_result_file_get_mapping (result);
+  recorded = ffm_result_file_get_info (e->result);
+  mapping = ffm_result_file_get_mapping (e->result);
   if (mapping == NULL)
     {
       g_set_error (&error, FFM_MAPPING_ERROR, FFM_MAPPING_ERROR_INVALID,
@@ -259,67 +274,245 @@ run_eval (GOptionContext *context, EvalOptions *o, const char *file)
   if (recorded != NULL)
     {
       merge_source (ffm_result_info_get_architecture (recorded), "architecture",
-                    &o->problem.arch, &o->problem.arch_params, "--arch", "--arch-param",
-                    file, notes);
+                    &e->problem.arch, &e->problem.arch_params, "--arch", "--arch-param",
+                    file, e->notes);
       merge_source (ffm_result_info_get_workload (recorded), "workload",
-                    &o->problem.workload, &o->problem.params, "--workload", "--param",
-                    file, notes);
+                    &e->problem.workload, &e->problem.params, "--workload", "--param",
+                    file, e->notes);
     }
   else
     {
       /* A plain mapping may name what it was made for. */
-      if (o->problem.arch == NULL && ffm_mapping_get_architecture_name (mapping) != NULL)
-        o->problem.arch = g_strdup (ffm_mapping_get_architecture_name (mapping));
-      if (o->problem.workload == NULL && ffm_mapping_get_workload_name (mapping) != NULL)
-        o->problem.workload = g_strdup (ffm_mapping_get_workload_name (mapping));
+      if (e->problem.arch == NULL && ffm_mapping_get_architecture_name (mapping) != NULL)
+        e->problem.arch = g_strdup (ffm_mapping_get_architecture_name (mapping));
+      if (e->problem.workload == NULL && ffm_mapping_get_workload_name (mapping) != NULL)
+        e->problem.workload = g_strdup (ffm_mapping_get_workload_name (mapping));
     }
-  for (guint i = 0; i < notes->len; i++)
-    g_printerr ("ffm %s: note: %s\n", COMMAND, (const char *) g_ptr_array_index (notes, i));
+  for (guint i = 0; i < e->notes->len; i++)
+    g_printerr ("ffm %s: note: %s\n", COMMAND, (const char *) g_ptr_array_index (e->notes, i));
 
-  if (o->problem.workload == NULL || o->problem.arch == NULL)
+  if (e->problem.workload == NULL || e->problem.arch == NULL)
     return ffm_cli_usage_error (context, COMMAND,
                                 "%s is a plain mapping naming no %s: give --arch and "
                                 "--workload (and their parameters)", file,
-                                o->problem.arch == NULL ? "architecture" : "workload");
-  status = ffm_cli_load_workload (context, COMMAND, &o->problem, &workload);
+                                e->problem.arch == NULL ? "architecture" : "workload");
+  status = ffm_cli_load_workload (context, COMMAND, &e->problem, &e->workload);
   if (status != FFM_EXIT_OK)
     return status;
-  registry = ffm_cli_registry_new (&o->common);
-  status = ffm_cli_load_arch (context, COMMAND, registry, &o->problem, &arch);
+  status = ffm_cli_load_arch (context, COMMAND, registry, &e->problem, &e->arch);
   if (status != FFM_EXIT_OK)
     return status;
-  report = ffm_cost_evaluate_mapping (workload, arch, mapping, &error);
-  if (report == NULL)
+  e->report = ffm_cost_evaluate_mapping (e->workload, e->arch, mapping, &error);
+  if (e->report == NULL)
     {
-      g_autofree char *why = mismatch_context (recorded, mapping, workload, arch);
+      g_autofree char *why = mismatch_context (recorded, mapping, e->workload, e->arch);
       g_printerr ("ffm %s: %s%s\n", COMMAND, error->message, why);
       return FFM_EXIT_FAILURE;
     }
+  e->info = eval_info (recorded, registry, &e->problem, e->workload, e->arch);
+  return FFM_EXIT_OK;
+}
 
-  ffm_cli_report_add_tables (report, tables);
+/* ---- Output ---- */
+
+/* The members of one evaluation's result (in the object @b has open). */
+static void
+write_result (FfmJsonWriter *b, const Evaluated *e)
+{
+  ffm_result_info_write_json (e->info, b);
+  ffm_json_writer_member_string (b, "workload", ffm_workload_get_name (e->workload));
+  ffm_json_writer_member_string (b, "architecture", ffm_arch_get_name (e->arch));
+  ffm_json_writer_key (b, "overrides");
+  ffm_json_writer_begin_array (b);
+  for (guint i = 0; i < e->notes->len; i++)
+    ffm_json_writer_string (b, g_ptr_array_index (e->notes, i));
+  ffm_json_writer_end_array (b);
+  ffm_cli_report_write_json (e->report, b);
+}
+
+static int
+print_one (const EvalOptions *o, const Evaluated *e)
+{
+  g_autoptr (GPtrArray) tables = ffm_cli_tables_new ();
+  g_autoptr (GError) error = NULL;
+  g_autofree char *json = NULL;
+
+  ffm_cli_report_add_tables (e->report, tables);
   if (ffm_cli_output_wants_text (&o->output))
     {
       FfmCliReportOptions report_options = { o->loop_nest };
       g_autoptr (GString) out = g_string_new (NULL);
-      g_string_append_printf (out, "Mapping %s: workload %s on architecture %s\n\n", file,
-                              ffm_workload_get_name (workload), ffm_arch_get_name (arch));
-      ffm_cli_report_append_text (report, &report_options, out);
+      g_string_append_printf (out, "Mapping %s: workload %s on architecture %s\n\n", e->file,
+                              ffm_workload_get_name (e->workload), ffm_arch_get_name (e->arch));
+      ffm_cli_report_append_text (e->report, &report_options, out);
       g_print ("%s", out->str);
     }
   if (o->output.json != NULL)
     {
-      info = eval_info (recorded, registry, &o->problem, workload, arch);
-      json = result_json (info, report, notes);
+      g_autoptr (FfmJsonWriter) b = ffm_json_writer_new ();
+      ffm_json_writer_begin_object (b);
+      write_result (b, e);
+      ffm_json_writer_end_object (b);
+      json = ffm_json_writer_finish (b);
     }
   if (!ffm_cli_output_write_results (&o->output, json, tables, &error))
     return ffm_cli_fail (COMMAND, error);
-  if (!ffm_cost_report_fits (report))
-    {
-      g_printerr ("ffm %s: the mapping does not fit architecture %s: %s\n", COMMAND,
-                  ffm_arch_get_name (arch), ffm_cost_report_get_problem (report));
-      return FFM_EXIT_FAILURE;
-    }
   return FFM_EXIT_OK;
+}
+
+/* The warnings of a comparison: what the architectures charge
+ * (ffm-cli-fairness.h), and workloads that are not the same. */
+static GPtrArray *
+comparison_warnings (GPtrArray *done)
+{
+  g_autofree const FfmArch **archs = g_new0 (const FfmArch *, done->len);
+  g_autofree const char **labels = g_new0 (const char *, done->len);
+  g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
+  const Evaluated *first = g_ptr_array_index (done, 0);
+  GPtrArray *warnings;
+
+  for (guint i = 0; i < done->len; i++)
+    {
+      const Evaluated *e = g_ptr_array_index (done, i);
+      char *label = g_strdup_printf ("%s (%s)", ffm_arch_get_name (e->arch), e->file);
+      g_ptr_array_add (owned, label);
+      archs[i] = e->arch;
+      labels[i] = label;
+    }
+  warnings = ffm_cli_fairness_compare (archs, labels, done->len);
+  for (guint i = 1; i < done->len; i++)
+    {
+      const Evaluated *e = g_ptr_array_index (done, i);
+      g_autofree char *diff = NULL;
+      if (strcmp (ffm_workload_get_name (e->workload), ffm_workload_get_name (first->workload)) != 0)
+        g_ptr_array_add (warnings, g_strdup_printf ("%s evaluates workload %s, %s workload %s: "
+                                                    "not the same work",
+                                                    e->file, ffm_workload_get_name (e->workload),
+                                                    first->file,
+                                                    ffm_workload_get_name (first->workload)));
+      else if ((diff = describe_param_differences (ffm_workload_get_param_values (first->workload),
+                                                   ffm_workload_get_param_values (e->workload)))
+               != NULL)
+        g_ptr_array_add (warnings, g_strdup_printf ("the workloads differ: %s and %s are %s",
+                                                    first->file, e->file, diff));
+    }
+  return warnings;
+}
+
+static FfmCliTable *
+comparison_table (GPtrArray *done)
+{
+  FfmCliTable *t = ffm_cli_table_new ("results", NULL);
+
+  ffm_cli_table_add_text_column (t, "file", "file");
+  ffm_cli_table_add_text_column (t, "workload", "workload");
+  ffm_cli_table_add_text_column (t, "architecture", "architecture");
+  ffm_cli_table_add_column (t, "energy_j", "energy");
+  ffm_cli_table_add_column (t, "latency_s", "latency");
+  ffm_cli_table_add_column (t, "edp_js", "EDP");
+  ffm_cli_table_add_text_column (t, "fits", "fits");
+  ffm_cli_table_add_text_column (t, "main_memory_charged", "main memory charged");
+  for (guint i = 0; i < done->len; i++)
+    {
+      const Evaluated *e = g_ptr_array_index (done, i);
+      ffm_cli_table_add_row (t);
+      ffm_cli_table_cell (t, e->file, NULL);
+      ffm_cli_table_cell (t, ffm_workload_get_name (e->workload), NULL);
+      ffm_cli_table_cell (t, ffm_arch_get_name (e->arch), NULL);
+      ffm_cli_table_cell_quantity (t, ffm_cost_report_get_energy (e->report), "J");
+      ffm_cli_table_cell_quantity (t, ffm_cost_report_get_latency (e->report), "s");
+      ffm_cli_table_cell_quantity (t, ffm_cost_report_get_edp (e->report), "J*s");
+      ffm_cli_table_cell_boolean (t, ffm_cost_report_fits (e->report));
+      ffm_cli_table_cell_boolean (t, ffm_cli_main_memory_is_charged (e->arch));
+    }
+  return t;
+}
+
+/* Several files: the results side by side, with what makes them not
+ * comparable. */
+static int
+print_comparison (const EvalOptions *o, GPtrArray *done)
+{
+  g_autoptr (GPtrArray) warnings = comparison_warnings (done);
+  g_autoptr (GPtrArray) tables = ffm_cli_tables_new ();
+  g_autoptr (GError) error = NULL;
+  g_autofree char *json = NULL;
+
+  g_ptr_array_add (tables, comparison_table (done));
+  for (guint i = 0; i < warnings->len; i++)
+    ffm_cli_warn (COMMAND, "%s", (const char *) g_ptr_array_index (warnings, i));
+  if (ffm_cli_output_wants_text (&o->output))
+    {
+      g_autoptr (GString) out = g_string_new (NULL);
+      g_string_append_printf (out, "%u results\n\n", done->len);
+      ffm_cli_table_append_text (g_ptr_array_index (tables, 0), out);
+      for (guint i = 0; i < warnings->len; i++)
+        g_string_append_printf (out, "%sWarning: %s\n", i == 0 ? "\n" : "",
+                                (const char *) g_ptr_array_index (warnings, i));
+      g_print ("%s", out->str);
+    }
+  if (o->output.json != NULL)
+    {
+      g_autoptr (FfmJsonWriter) b = ffm_json_writer_new ();
+      ffm_json_writer_begin_object (b);
+      ffm_json_writer_member_string (b, "ffm_version", FFM_VERSION_STRING);
+      ffm_json_writer_member_string (b, "command", COMMAND);
+      ffm_json_writer_key (b, "warnings");
+      ffm_json_writer_begin_array (b);
+      for (guint i = 0; i < warnings->len; i++)
+        ffm_json_writer_string (b, g_ptr_array_index (warnings, i));
+      ffm_json_writer_end_array (b);
+      ffm_json_writer_key (b, "results");
+      ffm_json_writer_begin_array (b);
+      for (guint i = 0; i < done->len; i++)
+        {
+          ffm_json_writer_begin_object (b);
+          write_result (b, g_ptr_array_index (done, i));
+          ffm_json_writer_end_object (b);
+        }
+      ffm_json_writer_end_array (b);
+      ffm_json_writer_end_object (b);
+      json = ffm_json_writer_finish (b);
+    }
+  if (!ffm_cli_output_write_results (&o->output, json, tables, &error))
+    return ffm_cli_fail (COMMAND, error);
+  return FFM_EXIT_OK;
+}
+
+static int
+run_eval (GOptionContext *context, EvalOptions *o, char **files)
+{
+  g_autoptr (FfmPluginRegistry) registry = NULL;
+  g_autoptr (GPtrArray) done = g_ptr_array_new_with_free_func (evaluated_free);
+  gboolean fits = TRUE;
+  int status;
+
+  if (ffm_cli_output_options_conflict (&o->output) != NULL)
+    return ffm_cli_usage_error (context, COMMAND, "%s",
+                                ffm_cli_output_options_conflict (&o->output));
+  registry = ffm_cli_registry_new (&o->common);
+  for (guint i = 0; files[i] != NULL; i++)
+    {
+      Evaluated *e = g_new0 (Evaluated, 1);
+      g_ptr_array_add (done, e);
+      status = evaluate_file (context, o, registry, files[i], e);
+      if (status != FFM_EXIT_OK)
+        return status;
+    }
+  status = done->len == 1 ? print_one (o, g_ptr_array_index (done, 0))
+                          : print_comparison (o, done);
+  if (status != FFM_EXIT_OK)
+    return status;
+  for (guint i = 0; i < done->len; i++)
+    {
+      const Evaluated *e = g_ptr_array_index (done, i);
+      if (ffm_cost_report_fits (e->report))
+        continue;
+      g_printerr ("ffm %s: %s: the mapping does not fit architecture %s: %s\n", COMMAND,
+                  e->file, ffm_arch_get_name (e->arch), ffm_cost_report_get_problem (e->report));
+      fits = FALSE;
+    }
+  return fits ? FFM_EXIT_OK : FFM_EXIT_FAILURE;
 }
 
 int
@@ -341,7 +534,9 @@ ffm_cmd_eval (int argc, char **argv)
     "reads, fills, drains and updates, and the LoopTree. FILE is a result file\n"
     "(ffm map --json, ffm eval --json), which needs no other option, or a\n"
     "mapping file, which needs --arch and --workload. Options override what a\n"
-    "result file records. Examples:\n"
+    "result file records. Several files are compared side by side, with a\n"
+    "warning when they do not charge the same things (a free main memory) or\n"
+    "do not evaluate the same workload. Examples:\n"
     "  ffm map --arch simple --workload matmuls --json result.json\n"
     "  ffm eval result.json\n"
     "  ffm eval --arch simple --workload matmuls --param n_einsums=1 \\\n"
@@ -352,7 +547,7 @@ ffm_cmd_eval (int argc, char **argv)
   g_auto (GStrv) positional = NULL;
   int status;
 
-  context = ffm_cli_context_new (COMMAND, "[FILE]", description);
+  context = ffm_cli_context_new (COMMAND, "[FILE...]", description);
   g_option_context_add_main_entries (context, entries, NULL);
   ffm_cli_add_output_options (context, &o.output, "the result");
   ffm_cli_add_problem_options (context, &o.problem);
@@ -360,17 +555,19 @@ ffm_cmd_eval (int argc, char **argv)
 
   if (!ffm_cli_parse (context, COMMAND, &o.common, NULL, argc, argv, &positional))
     status = FFM_EXIT_USAGE;
-  else if (positional[0] != NULL && positional[1] != NULL)
-    status = ffm_cli_usage_error (context, COMMAND, "unexpected argument '%s' (one "
-                                  "mapping or result file at a time)", positional[1]);
   else if (positional[0] != NULL && o.mapping != NULL)
     status = ffm_cli_usage_error (context, COMMAND, "give the file as the argument or "
                                   "after --mapping, not both");
   else if (positional[0] == NULL && o.mapping == NULL)
     status = ffm_cli_usage_error (context, COMMAND, "which mapping? (a result file or "
                                   "--mapping FILE)");
+  else if (positional[0] == NULL)
+    {
+      char *one[] = { o.mapping, NULL };
+      status = run_eval (context, &o, one);
+    }
   else
-    status = run_eval (context, &o, positional[0] != NULL ? positional[0] : o.mapping);
+    status = run_eval (context, &o, positional);
 
   g_free (o.mapping);
   ffm_cli_output_options_clear (&o.output);
