@@ -121,7 +121,8 @@ ffm_test_run_full (FfmTestRun *run, const char *const *args,
   g_auto (GStrv) envp = g_get_environ ();
   g_autoptr (GError) error = NULL;
   g_autofree char *out_path = NULL, *err_path = NULL;
-  const char *exe = g_getenv ("FFM_EXE");
+  const char *exe = options != NULL && options->program != NULL ? options->program
+                                                                : g_getenv ("FFM_EXE");
   g_autoptr (GString) terminal = NULL;
   ChildSetup setup;
   int in_fd, out_fd, err_fd, master = -1, wait_status = 0;

@@ -20,6 +20,8 @@ typedef struct {
 } FfmTestRun;
 
 typedef struct {
+  const char *program;          /* the program to run (NULL: FFM_EXE), e.g.
+                                   /bin/sh for a documented shell command */
   const char *const *env;       /* KEY=VALUE to set, KEY= with nothing to unset (NULL: none) */
   const char *stdin_path;       /* NULL: /dev/null */
   const char *stdout_path;      /* NULL: captured into out */

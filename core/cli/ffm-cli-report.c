@@ -348,7 +348,10 @@ per_component_table (const FfmCostReport *r)
           ffm_cli_table_cell_quantity (t, wj, "J");
           ffm_cli_table_cell_quantity (t, ffm_cost_report_get_level_leak (r, l), "J");
           ffm_cli_table_cell_quantity (t, peak, "b");
-          ffm_cli_table_cell_quantity (t, size, "b");
+          if (isinf (size))
+            ffm_cli_table_cell (t, "unbounded", "inf");
+          else
+            ffm_cli_table_cell_quantity (t, size, "b");
           if (isfinite (size) && size > 0)
             ffm_cli_table_cell_percent (t, peak / size);
           else

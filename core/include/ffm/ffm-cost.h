@@ -49,8 +49,10 @@
  * Determinism: pure functions of their inputs; evaluation does the same
  * floating-point operations in the same order every time.
  *
- * [1] the LoopTree model of the reference implementation (accelforge);
- *     the FFM paper §4. */
+ * [1] the LoopTree model of the reference implementation, accelforge (its
+ *     model of a mapping's accesses, reservations and latency), after the
+ *     LoopTree paper (Gilbert et al., IEEE TCASAI 2024); the FFM paper
+ *     §2.2 (LoopTree notation) and §5.1 (reservations of full mappings). */
 #pragma once
 
 #include <glib.h>

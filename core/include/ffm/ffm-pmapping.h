@@ -3,7 +3,7 @@
  * For each Einsum alone, the generator produces every pmapping (partial
  * mapping: the mapping of one Einsum) that could be part of an optimal full
  * mapping, grouped by compatibility, each group a Pareto table ready for the
- * join [1, §6.1 "Turbo-Charged Pmapper"; 2, §4]. The steps, per Einsum and
+ * join [1, §6.1 "Fast Single-Einsum Pmapping Generation"; 2]. The steps, per Einsum and
  * per compute unit that serves it:
  *   1. storage choices: which memory keeps which tensor (must-keep and
  *      may-keep sets of the architecture), which includes every possible
@@ -41,7 +41,7 @@
  * columns: two rows of one group have the same fused tiles, so the join
  * matches groups, never rows.
  *
- * Reservations [2, §3.5, §5.2]: a storage node reserves its tile in its
+ * Reservations [1, §5; 2]: a storage node reserves its tile in its
  * memory; the reservation's lifetime depth d is the number of fused loops
  * (of more than one iteration) above it, -1 for persistent tiles (the whole
  * workload), and n_loops for everything below all fused loops (those live
@@ -58,7 +58,9 @@
  * same for every thread count and every run.
  *
  * [1] The FFM paper, §3-§6.
- * [2] the reference implementation (accelforge). */
+ * [2] the reference implementation, accelforge: its pmapping generator
+ *     (mapper/FFM/_make_pmappings) and the reservation columns of its join
+ *     (mapper/FFM/_join_pmappings). */
 #pragma once
 
 #include <glib.h>
