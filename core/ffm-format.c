@@ -38,6 +38,8 @@ ffm_format_si (double value, const char *unit)
       p++;
     }
   g_ascii_formatd (number, sizeof number, "%.4g", value);
+  if (p == 6 && unit[0] == '\0')
+    return g_strdup (number);
   return g_strdup_printf ("%s %s%s", number, prefixes[p], unit);
 }
 
