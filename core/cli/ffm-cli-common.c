@@ -220,7 +220,7 @@ char *
 ffm_cli_doc_dir (gboolean installed)
 {
   if (!installed && ffm_paths_is_uninstalled ())
-    return g_build_filename (FFM_SOURCE_ROOT, "docs", NULL);
+    return g_strdup (FFM_SOURCE_ROOT);
   return g_strdup (FFM_INSTALLED_DOCDIR);
 }
 
@@ -229,7 +229,7 @@ ffm_cli_doc_path (const char *doc)
 {
   g_autofree char *dir = ffm_cli_doc_dir (help_sink != NULL);
 
-  return g_build_filename (dir, doc, NULL);
+  return g_build_filename (dir, "docs", doc, NULL);
 }
 
 char *

@@ -123,12 +123,12 @@ gboolean ffm_cli_parse (GOptionContext *context,
  * --man` collects each command's options. NULL stops. */
 void ffm_cli_help_capture (GString *sink);
 
-/* The documentation folder: the installed docs (<datadir>/doc/ffm), or
- * this source tree's docs/ when ffm runs from its build folder; with
- * @installed, always the installed one (for the manual page). (transfer
- * full) */
+/* The documentation folder, holding README.md and docs/: the installed
+ * one (<datadir>/doc/ffm), or this source tree when ffm runs from its
+ * build folder; with @installed, always the installed one (for the manual
+ * page). (transfer full) */
 char *ffm_cli_doc_dir (gboolean installed);
-/* @doc (a file name, "ffm-search.md") in the documentation folder
+/* @doc (a file name, "ffm-search.md") in the documentation folder's docs/
  * (transfer full). */
 char *ffm_cli_doc_path (const char *doc);
 /* @text, then "See PATH." with the path of @doc (transfer full): the

@@ -220,10 +220,11 @@ ffm_cli_manpage_build (void)
     "Replaces the built-in plugin folder (empty: none).\n"
     ".SH FILES\n");
   g_string_append_printf (out, ".TP\n.I %s\n", docs);
-  g_string_append (out, "The documentation: README.md (a tour), ffm-search.md (ffm map),\n"
+  g_string_append (out, "The documentation: README.md (a tour), then in docs/ results.md\n"
+                   "(reading, keeping and comparing results), ffm-search.md (ffm map),\n"
                    "cost-model.md (ffm eval), file-formats.md (every file ffm reads and\n"
-                   "writes), architectures.md, workloads.md, pmapping-generator.md,\n"
-                   "cimloop.md.\n");
+                   "writes), pmapping-generator.md (ffm pmappings), architectures.md,\n"
+                   "cimloop.md, workloads.md.\n");
   g_string_append_printf (out, ".TP\n.I %s\nPlugins.\n", FFM_INSTALLED_PLUGINDIR);
   g_string_append_printf (out, ".TP\n.I %s\nWorkload and architecture files.\n",
                           FFM_INSTALLED_DATADIR);

@@ -26,7 +26,7 @@ static const char list_description[] =
   "Plugins are found in, in order: each --plugin-dir, each folder of\n"
   "FFM_PLUGIN_PATH (colon-separated), then the built-in folder (this build's\n"
   "plugins when ffm runs from its build tree). The first plugin of a name\n"
-  "wins. Files that could not be loaded are listed under \"Problems:\".";
+  "wins. Files that could not be loaded are listed under \"Problems:\".\n";
 
 typedef struct {
   FfmCliCommon common;
@@ -486,13 +486,15 @@ ffm_cmd_list (int argc, char **argv)
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) context = NULL;
+  g_autofree char *description = NULL;
   g_auto (GStrv) positional = NULL;
   g_autoptr (FfmPluginRegistry) registry = NULL;
   g_autoptr (GError) error = NULL;
   int status = FFM_EXIT_OK;
   gboolean machine;
 
-  context = ffm_cli_context_new (COMMAND, NULL, list_description);
+  description = ffm_cli_describe (list_description, "architectures.md");
+  context = ffm_cli_context_new (COMMAND, NULL, description);
   g_option_context_add_main_entries (context, entries, NULL);
   ffm_cli_add_output_options (context, &options.output, "the plugins");
   ffm_cli_add_common_options (context, &options.common, TRUE);

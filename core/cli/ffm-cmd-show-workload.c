@@ -24,7 +24,7 @@
 static const char show_description[] =
   "W is a workload file (a path containing '/' or ending in .json) or the\n"
   "name of a file NAME.json in the workload folders (see --list).\n"
-  "Parameters the workload declares are set with --param NAME=VALUE.";
+  "Parameters the workload declares are set with --param NAME=VALUE.\n";
 
 typedef struct {
   FfmCliCommon common;
@@ -443,8 +443,9 @@ ffm_cmd_show_workload (int argc, char **argv)
       "List the workloads that can be named, and where they were found", NULL },
     G_OPTION_ENTRY_NULL
   };
+  g_autofree char *description = ffm_cli_describe (show_description, "workloads.md");
   g_autoptr (GOptionContext) context =
-    ffm_cli_context_new (COMMAND, "W", show_description);
+    ffm_cli_context_new (COMMAND, "W", description);
   g_auto (GStrv) positional = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (FfmParamValues) values = NULL;

@@ -69,7 +69,7 @@ print_usage (gboolean to_stderr)
                             "Use \"ffm help COMMAND\" or \"ffm COMMAND --help\" for the "
                             "options of a command,\n"
                             "\"man ffm\" for the manual page (\"ffm help --man\" prints it).\n"
-                            "Documentation: %s (start with README.md)\n", docs);
+                            "Documentation: %s (README.md, then docs/)\n", docs);
   }
   if (to_stderr)
     g_printerr ("%s", text->str);
