@@ -926,10 +926,120 @@ ffm_cost_report_to_table (const FfmCostReport *r)
   return g_string_free (s, FALSE);
 }
 
+/* ---- Derived figures ---- */
+
+/* The energy of memory @l's read actions and of its write actions in one
+ * Einsum. */
 static void
-add_einsum_json (const FfmCostReport *r, FfmJsonWriter *b, const Leaf *leaf)
+level_action_energy (const FfmCostReport *r, const Leaf *leaf, guint l,
+                     double *read_j, double *write_j)
 {
   const FfmPmappingCost *c = leaf->cost;
+  const FfmMemorySpec *m = &ffm_arch_get_level (r->arch, l)->u.memory;
+
+  *read_j = c->level_read_actions[l] * m->read_energy;
+  *write_j = c->level_write_actions[l] * m->write_energy;
+}
+
+void
+ffm_cost_report_get_level_action_energy (const FfmCostReport *r, guint index, guint level,
+                                         double *read_j, double *write_j)
+{
+  const Leaf *leaf = report_leaf (r, index);
+  double rj = 0, wj = 0;
+
+  g_return_if_fail (leaf != NULL && level < r->n_levels);
+  if (ffm_arch_get_level (r->arch, level)->kind == FFM_LEVEL_MEMORY)
+    level_action_energy (r, leaf, level, &rj, &wj);
+  if (read_j != NULL)
+    *read_j = rj;
+  if (write_j != NULL)
+    *write_j = wj;
+}
+
+int
+ffm_cost_report_get_bounding_level (const FfmCostReport *r, guint index)
+{
+  const Leaf *leaf = report_leaf (r, index);
+  int best = -1;
+
+  g_return_val_if_fail (leaf != NULL, -1);
+  for (guint l = 0; l < leaf->cost->n_levels; l++)
+    if (leaf->cost->level_latency[l] > 0
+        && (best < 0 || leaf->cost->level_latency[l] > leaf->cost->level_latency[best]))
+      best = (int) l;
+  return best;
+}
+
+double
+ffm_cost_report_get_compute_utilization (const FfmCostReport *r, guint index)
+{
+  const Leaf *leaf = report_leaf (r, index);
+  guint compute;
+  double rate;
+
+  g_return_val_if_fail (leaf != NULL, NAN);
+  compute = ffm_pmapping_model_get_compute_level (leaf->model);
+  rate = ffm_arch_get_level (r->arch, compute)->u.compute.throughput
+    * (double) ffm_arch_get_instances_above (r->arch, compute);
+  if (leaf->cost->latency <= 0 || !isfinite (rate) || rate <= 0 || leaf->cost->operations == 0)
+    return NAN;
+  return (double) leaf->cost->operations / rate / leaf->cost->latency;
+}
+
+void
+ffm_cost_report_get_tensor_totals (const FfmCostReport *r, guint tensor, double *energy_j,
+                                   double *read_actions, double *write_actions)
+{
+  double e = 0, reads = 0, writes = 0;
+
+  for (guint i = 0; i < r->leaves->len; i++)
+    {
+      const Leaf *leaf = g_ptr_array_index (r->leaves, i);
+      for (guint b = 0; b < leaf->cost->n_buffets; b++)
+        {
+          const FfmBuffetInfo *info = ffm_pmapping_model_get_buffet (leaf->model, b);
+          const FfmActionCounts *c = &leaf->cost->counts[b];
+          if (info->tensor != tensor)
+            continue;
+          e += buffet_energy (r, leaf, b);
+          reads += (double) (c->reads + c->drains) * info->action_scale;
+          writes += (double) (c->fills + c->updates) * info->action_scale;
+        }
+    }
+  if (energy_j != NULL)
+    *energy_j = e;
+  if (read_actions != NULL)
+    *read_actions = reads;
+  if (write_actions != NULL)
+    *write_actions = writes;
+}
+
+/* ---- JSON ---- */
+
+static const char *
+level_kind_name (const FfmLevel *level)
+{
+  return level->kind == FFM_LEVEL_MEMORY ? "memory"
+    : level->kind == FFM_LEVEL_FANOUT ? "fanout" : "compute";
+}
+
+/* A double, or null when it is NAN (unknown). */
+static void
+member_double_or_null (FfmJsonWriter *b, const char *name, double value)
+{
+  if (isnan (value))
+    ffm_json_writer_member_null (b, name);
+  else
+    ffm_json_writer_member_double (b, name, value);
+}
+
+static void
+add_einsum_json (const FfmCostReport *r, FfmJsonWriter *b, guint index)
+{
+  const Leaf *leaf = report_leaf (r, index);
+  const FfmPmappingCost *c = leaf->cost;
+  int bound = ffm_cost_report_get_bounding_level (r, index);
 
   ffm_json_writer_begin_object (b);
   ffm_json_writer_member_string (b, "name", ffm_workload_get_einsum (r->workload, leaf->einsum)->name);
@@ -941,6 +1051,10 @@ add_einsum_json (const FfmCostReport *r, FfmJsonWriter *b, const Leaf *leaf)
   ffm_json_writer_member_double (b, "leak_energy_j", c->leak_energy);
   ffm_json_writer_member_uint (b, "operations", c->operations);
   ffm_json_writer_member_string (b, "status", ffm_cost_status_to_string (c->status));
+  ffm_json_writer_member_string (b, "bounded_by", bound >= 0
+                                 ? ffm_arch_get_level (r->arch, (guint) bound)->name : NULL);
+  member_double_or_null (b, "compute_utilization",
+                         ffm_cost_report_get_compute_utilization (r, index));
   ffm_json_writer_key (b, "per_component");
   ffm_json_writer_begin_array (b);
   for (guint l = 0; l < r->n_levels; l++)
@@ -954,16 +1068,32 @@ add_einsum_json (const FfmCostReport *r, FfmJsonWriter *b, const Leaf *leaf)
       ffm_json_writer_member_double (b, "latency_s", c->level_latency[l]);
       if (level->kind == FFM_LEVEL_MEMORY)
         {
+          double rj, wj;
+          level_action_energy (r, leaf, l, &rj, &wj);
           ffm_json_writer_member_double (b, "read_actions", c->level_read_actions[l]);
           ffm_json_writer_member_double (b, "write_actions", c->level_write_actions[l]);
-          ffm_json_writer_member_double (b, "read_energy_j",
-                      c->level_read_actions[l] * level->u.memory.read_energy);
-          ffm_json_writer_member_double (b, "write_energy_j",
-                      c->level_write_actions[l] * level->u.memory.write_energy);
+          ffm_json_writer_member_double (b, "read_energy_j", rj);
+          ffm_json_writer_member_double (b, "write_energy_j", wj);
           ffm_json_writer_member_double (b, "occupancy_bits", c->level_occupancy[l]);
         }
       else
         ffm_json_writer_member_uint (b, "operations", c->operations);
+      ffm_json_writer_end_object (b);
+    }
+  ffm_json_writer_end_array (b);
+  ffm_json_writer_key (b, "fanouts");
+  ffm_json_writer_begin_array (b);
+  for (guint d = 0; d < ffm_pmapping_model_get_n_fanout_dims (leaf->model); d++)
+    {
+      const FfmFanoutDimInfo *info = ffm_pmapping_model_get_fanout_dim (leaf->model, d);
+      const FfmLevel *level = ffm_arch_get_level (r->arch, info->level);
+      ffm_json_writer_begin_object_inline (b);
+      ffm_json_writer_member_string (b, "level", level->name);
+      ffm_json_writer_member_string (b, "dimension", level->u.fanout.dims[info->dim].name);
+      ffm_json_writer_member_uint (b, "used", c->fanout_used[d]);
+      ffm_json_writer_member_uint (b, "count", info->count);
+      ffm_json_writer_member_double (b, "utilization",
+                                     (double) c->fanout_used[d] / (double) info->count);
       ffm_json_writer_end_object (b);
     }
   ffm_json_writer_end_array (b);
@@ -984,46 +1114,39 @@ add_einsum_json (const FfmCostReport *r, FfmJsonWriter *b, const Leaf *leaf)
       ffm_json_writer_member_double (b, "write_actions", (double) (n->fills + n->updates) * info->action_scale);
       ffm_json_writer_member_double (b, "energy_j", buffet_energy (r, leaf, k));
       ffm_json_writer_member_double (b, "occupancy_bits", c->buffet_occupancy[k]);
-      ffm_json_writer_key (b, "lifetime_depth");
-      ffm_json_writer_int (b, info->n_loops_above);
-      ffm_json_writer_key (b, "backing");
-      ffm_json_writer_boolean (b, info->backing);
+      ffm_json_writer_member_int (b, "lifetime_depth", info->n_loops_above);
+      ffm_json_writer_member_boolean (b, "backing", info->backing);
       ffm_json_writer_end_object (b);
     }
   ffm_json_writer_end_array (b);
   ffm_json_writer_end_object (b);
 }
 
-char *
-ffm_cost_report_to_json (const FfmCostReport *r)
+static const char *const tensor_kinds[] = { "weight", "input", "intermediate", "output" };
+
+void
+ffm_cost_report_write_json_members (const FfmCostReport *r, FfmJsonWriter *b)
 {
-  g_autoptr (FfmJsonWriter) b = ffm_json_writer_new ();
   guint n_tensors = ffm_workload_get_n_tensors (r->workload);
   g_autofree double *tensor_energy = g_new0 (double, MAX (n_tensors, 1));
+  double area = ffm_arch_get_area (r->arch);
 
-  ffm_json_writer_begin_object (b);
-  ffm_json_writer_member_string (b, "mapping", r->source);
-  ffm_json_writer_member_string (b, "workload", ffm_workload_get_name (r->workload));
-  ffm_json_writer_member_string (b, "architecture", ffm_arch_get_name (r->arch));
   ffm_json_writer_member_double (b, "energy_j", r->energy);
   ffm_json_writer_member_double (b, "latency_s", r->latency);
   ffm_json_writer_member_double (b, "edp_js", r->energy * r->latency);
   ffm_json_writer_member_double (b, "dynamic_energy_j", r->dynamic_energy);
   ffm_json_writer_member_double (b, "leak_energy_j", r->leak_energy);
-  ffm_json_writer_key (b, "fits");
-  ffm_json_writer_boolean (b, r->fits);
+  ffm_json_writer_member_boolean (b, "fits", r->fits);
   ffm_json_writer_member_string (b, "problem", r->problem);
+  if (area > 0)
+    ffm_json_writer_member_double (b, "area_m2", area);
+  else
+    ffm_json_writer_member_null (b, "area_m2");
 
   ffm_json_writer_key (b, "per_einsum");
   ffm_json_writer_begin_array (b);
   for (guint i = 0; i < r->leaves->len; i++)
-    {
-      const Leaf *leaf = g_ptr_array_index (r->leaves, i);
-      add_einsum_json (r, b, leaf);
-      for (guint k = 0; k < leaf->cost->n_buffets; k++)
-        tensor_energy[ffm_pmapping_model_get_buffet (leaf->model, k)->tensor]
-          += buffet_energy (r, leaf, k);
-    }
+    add_einsum_json (r, b, i);
   ffm_json_writer_end_array (b);
 
   ffm_json_writer_key (b, "per_component");
@@ -1031,17 +1154,33 @@ ffm_cost_report_to_json (const FfmCostReport *r)
   for (guint l = 0; l < r->n_levels; l++)
     {
       const FfmLevel *level = ffm_arch_get_level (r->arch, l);
+      double level_area = ffm_arch_get_level_area (r->arch, l);
       ffm_json_writer_begin_object (b);
       ffm_json_writer_member_string (b, "name", level->name);
-      ffm_json_writer_member_string (b, "kind", level->kind == FFM_LEVEL_MEMORY ? "memory"
-                  : level->kind == FFM_LEVEL_FANOUT ? "fanout" : "compute");
+      ffm_json_writer_member_string (b, "kind", level_kind_name (level));
       ffm_json_writer_member_double (b, "energy_j", r->level_energy[l]);
+      ffm_json_writer_member_double (b, "energy_share",
+                                     r->energy > 0 ? r->level_energy[l] / r->energy : 0);
       ffm_json_writer_member_double (b, "leak_energy_j", r->level_leak[l]);
       if (level->kind == FFM_LEVEL_MEMORY)
         {
+          double rj = 0, wj = 0;
+          for (guint i = 0; i < r->leaves->len; i++)
+            {
+              double er, ew;
+              level_action_energy (r, g_ptr_array_index (r->leaves, i), l, &er, &ew);
+              rj += er;
+              wj += ew;
+            }
+          ffm_json_writer_member_double (b, "read_energy_j", rj);
+          ffm_json_writer_member_double (b, "write_energy_j", wj);
           ffm_json_writer_member_double (b, "peak_occupancy_bits", r->peak[l]);
           ffm_json_writer_member_double (b, "size_bits", level_size (r, l));   /* "inf" = unbounded */
         }
+      if (level_area > 0)
+        ffm_json_writer_member_double (b, "area_m2", level_area);
+      else
+        ffm_json_writer_member_null (b, "area_m2");
       ffm_json_writer_end_object (b);
     }
   ffm_json_writer_end_array (b);
@@ -1050,13 +1189,51 @@ ffm_cost_report_to_json (const FfmCostReport *r)
   ffm_json_writer_begin_array (b);
   for (guint t = 0; t < n_tensors; t++)
     {
-      ffm_json_writer_begin_object (b);
+      double reads, writes;
+      ffm_cost_report_get_tensor_totals (r, t, &tensor_energy[t], &reads, &writes);
+      ffm_json_writer_begin_object_inline (b);
       ffm_json_writer_member_string (b, "name", ffm_workload_get_tensor (r->workload, t)->name);
+      ffm_json_writer_member_string (b, "class", ffm_workload_get_tensor_kind (r->workload, t));
       ffm_json_writer_member_double (b, "energy_j", tensor_energy[t]);
+      ffm_json_writer_member_double (b, "read_actions", reads);
+      ffm_json_writer_member_double (b, "write_actions", writes);
       ffm_json_writer_end_object (b);
     }
   ffm_json_writer_end_array (b);
-  ffm_json_writer_end_object (b);
 
+  ffm_json_writer_key (b, "per_tensor_class");
+  ffm_json_writer_begin_array (b);
+  for (guint k = 0; k < G_N_ELEMENTS (tensor_kinds); k++)
+    {
+      double e = 0;
+      guint n = 0;
+      for (guint t = 0; t < n_tensors; t++)
+        if (strcmp (ffm_workload_get_tensor_kind (r->workload, t), tensor_kinds[k]) == 0)
+          {
+            e += tensor_energy[t];
+            n++;
+          }
+      if (n == 0)
+        continue;
+      ffm_json_writer_begin_object_inline (b);
+      ffm_json_writer_member_string (b, "class", tensor_kinds[k]);
+      ffm_json_writer_member_uint (b, "tensors", n);
+      ffm_json_writer_member_double (b, "energy_j", e);
+      ffm_json_writer_end_object (b);
+    }
+  ffm_json_writer_end_array (b);
+}
+
+char *
+ffm_cost_report_to_json (const FfmCostReport *r)
+{
+  g_autoptr (FfmJsonWriter) b = ffm_json_writer_new ();
+
+  ffm_json_writer_begin_object (b);
+  ffm_json_writer_member_string (b, "mapping", r->source);
+  ffm_json_writer_member_string (b, "workload", ffm_workload_get_name (r->workload));
+  ffm_json_writer_member_string (b, "architecture", ffm_arch_get_name (r->arch));
+  ffm_cost_report_write_json_members (r, b);
+  ffm_json_writer_end_object (b);
   return ffm_json_writer_finish (b);
 }

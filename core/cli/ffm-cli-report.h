@@ -25,7 +25,11 @@
  * Text uses engineering units and grouped whole counts (ffm-format.h);
  * the same tables go to CSV exactly (ffm-cli-table.h); JSON holds every
  * number exactly, the mapping included, so that a result file carries
- * what `ffm eval` needs (ffm-result.h). */
+ * what `ffm eval` needs (ffm-result.h). The figures a cost report yields
+ * (bounding level, utilization, tensor totals, area, and the report's JSON
+ * members) are the cost model's (ffm-cost.h); this module adds what the
+ * command knows: fairness notes, fusion decisions, the mapping, the text
+ * and the tables. */
 #pragma once
 
 #include <ffm.h>
@@ -35,14 +39,6 @@ G_BEGIN_DECLS
 typedef struct {
   gboolean loop_nest;           /* also the loop nest (--loop-nest) */
 } FfmCliReportOptions;
-
-/* The class of tensor @tensor in a report: "weight" (read as an Einsum's
- * weight and written by none), "input", "intermediate" or "output". */
-const char *ffm_cli_tensor_class (const FfmWorkload *workload, guint tensor);
-
-/* The level that bounds the latency of the @index-th Einsum of @report
- * (the largest of its components' latencies), or -1 when it has none. */
-int ffm_cli_report_bounding_level (const FfmCostReport *report, guint index);
 
 /* Appends the report's tables (of FfmCliTable*): totals, per_einsum,
  * per_component, fanouts, per_tensor, per_tensor_class, fusion, details. */
@@ -56,9 +52,10 @@ void ffm_cli_report_append_text (const FfmCostReport *report,
 
 /* Writes the report as members of the object @writer has open:
  * energy_j, latency_s, edp_js, dynamic_energy_j, leak_energy_j, fits,
- * problem, area_m2, notes, free_memories, per_einsum, per_component,
- * per_tensor, per_tensor_class, fused_tensors, mapping_file and mapping
- * (docs/file-formats.md, "Result files"). */
+ * problem, area_m2, per_einsum, per_component, per_tensor,
+ * per_tensor_class (ffm_cost_report_write_json_members()), then notes,
+ * main_memory_charged, free_memories, fused_tensors, mapping_file and
+ * mapping (docs/file-formats.md, "Result files"). */
 void ffm_cli_report_write_json (const FfmCostReport *report, FfmJsonWriter *writer);
 
 G_END_DECLS
