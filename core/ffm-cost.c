@@ -693,8 +693,6 @@ ffm_cost_report_get_level_leak (const FfmCostReport *r, guint level)
 }
 
 static double level_size (const FfmCostReport *r, guint level);
-static double buffet_energy_parts (const FfmCostReport *r, const Leaf *leaf,
-                                   guint b, double *read_j, double *write_j);
 
 double
 ffm_cost_report_get_level_size (const FfmCostReport *r, guint level)
@@ -712,7 +710,8 @@ ffm_cost_report_get_buffet_energy (const FfmCostReport *r, guint index,
   const Leaf *leaf = report_leaf (r, index);
 
   g_return_val_if_fail (leaf != NULL && buffet < leaf->cost->n_buffets, 0);
-  return buffet_energy_parts (r, leaf, buffet, read_j, write_j);
+  return ffm_buffet_energy (ffm_pmapping_model_get_buffet (leaf->model, buffet),
+                            &leaf->cost->counts[buffet], read_j, write_j);
 }
 
 /* ---- Printing ---- */
@@ -738,26 +737,38 @@ level_size (const FfmCostReport *r, guint level)
 }
 
 static double
-buffet_energy_parts (const FfmCostReport *r, const Leaf *leaf, guint b,
-                     double *read_j, double *write_j)
+buffet_energy (const Leaf *leaf, guint b)
 {
-  const FfmBuffetInfo *info = ffm_pmapping_model_get_buffet (leaf->model, b);
-  const FfmActionCounts *c = &leaf->cost->counts[b];
-  const FfmMemorySpec *m = &ffm_arch_get_level (r->arch, info->level)->u.memory;
-  double reads = (double) (c->reads + c->drains) * info->action_scale * m->read_energy;
-  double writes = (double) (c->fills + c->updates) * info->action_scale * m->write_energy;
-
-  if (read_j != NULL)
-    *read_j = reads;
-  if (write_j != NULL)
-    *write_j = writes;
-  return reads + writes;
+  return ffm_buffet_energy (ffm_pmapping_model_get_buffet (leaf->model, b),
+                            &leaf->cost->counts[b], NULL, NULL);
 }
 
-static double
-buffet_energy (const FfmCostReport *r, const Leaf *leaf, guint b)
+/* The energy of memory @l's read actions and of its write actions in one
+ * Einsum. */
+static void
+level_action_energy (const FfmCostReport *r, const Leaf *leaf, guint l,
+                     double *read_j, double *write_j)
 {
-  return buffet_energy_parts (r, leaf, b, NULL, NULL);
+  const FfmPmappingCost *c = leaf->cost;
+  const FfmMemorySpec *m = &ffm_arch_get_level (r->arch, l)->u.memory;
+
+  if (ffm_memory_spec_has_two_energies (m))
+    {
+      *read_j = c->level_read_actions[l] * m->read_energy;
+      *write_j = c->level_write_actions[l] * m->write_energy;
+      return;
+    }
+  *read_j = *write_j = 0;
+  for (guint b = 0; b < c->n_buffets; b++)
+    {
+      const FfmBuffetInfo *info = ffm_pmapping_model_get_buffet (leaf->model, b);
+      double rj, wj;
+      if (info->level != l)
+        continue;
+      ffm_buffet_energy (info, &c->counts[b], &rj, &wj);
+      *read_j += rj;
+      *write_j += wj;
+    }
 }
 
 static void
@@ -872,9 +883,9 @@ ffm_cost_report_to_table (const FfmCostReport *r)
           {
             const FfmBuffetInfo *info = ffm_pmapping_model_get_buffet (leaf->model, b);
             const FfmActionCounts *c = &leaf->cost->counts[b];
-            energy_t[info->tensor] += buffet_energy (r, leaf, b);
-            reads_t[info->tensor] += (double) (c->reads + c->drains) * info->action_scale;
-            writes_t[info->tensor] += (double) (c->fills + c->updates) * info->action_scale;
+            energy_t[info->tensor] += buffet_energy (leaf, b);
+            reads_t[info->tensor] += ffm_buffet_read_actions (info, c);
+            writes_t[info->tensor] += ffm_buffet_write_actions (info, c);
           }
       }
     for (guint t = 0; t < n_tensors; t++)
@@ -910,11 +921,11 @@ ffm_cost_report_to_table (const FfmCostReport *r)
             g_ptr_array_add (cells, g_strdup_printf ("%" G_GUINT64_FORMAT, c->fills));
             g_ptr_array_add (cells, g_strdup_printf ("%" G_GUINT64_FORMAT, c->drains));
             g_ptr_array_add (cells, g_strdup_printf ("%" G_GUINT64_FORMAT, c->updates));
-            g_ptr_array_add (cells, g_strdup_printf ("%.10g", (double) (c->reads + c->drains)
-                                                     * info->action_scale));
-            g_ptr_array_add (cells, g_strdup_printf ("%.10g", (double) (c->fills + c->updates)
-                                                     * info->action_scale));
-            g_ptr_array_add (cells, ffm_format_si (buffet_energy (r, leaf, b), "J"));
+            g_ptr_array_add (cells, g_strdup_printf ("%.10g",
+                                                     ffm_buffet_read_actions (info, c)));
+            g_ptr_array_add (cells, g_strdup_printf ("%.10g",
+                                                     ffm_buffet_write_actions (info, c)));
+            g_ptr_array_add (cells, ffm_format_si (buffet_energy (leaf, b), "J"));
             g_ptr_array_add (cells, g_strdup_printf ("%.10g b",
                                                      leaf->cost->buffet_occupancy[b]));
           }
@@ -927,19 +938,6 @@ ffm_cost_report_to_table (const FfmCostReport *r)
 }
 
 /* ---- Derived figures ---- */
-
-/* The energy of memory @l's read actions and of its write actions in one
- * Einsum. */
-static void
-level_action_energy (const FfmCostReport *r, const Leaf *leaf, guint l,
-                     double *read_j, double *write_j)
-{
-  const FfmPmappingCost *c = leaf->cost;
-  const FfmMemorySpec *m = &ffm_arch_get_level (r->arch, l)->u.memory;
-
-  *read_j = c->level_read_actions[l] * m->read_energy;
-  *write_j = c->level_write_actions[l] * m->write_energy;
-}
 
 void
 ffm_cost_report_get_level_action_energy (const FfmCostReport *r, guint index, guint level,
@@ -1002,9 +1000,9 @@ ffm_cost_report_get_tensor_totals (const FfmCostReport *r, guint tensor, double 
           const FfmActionCounts *c = &leaf->cost->counts[b];
           if (info->tensor != tensor)
             continue;
-          e += buffet_energy (r, leaf, b);
-          reads += (double) (c->reads + c->drains) * info->action_scale;
-          writes += (double) (c->fills + c->updates) * info->action_scale;
+          e += buffet_energy (leaf, b);
+          reads += ffm_buffet_read_actions (info, c);
+          writes += ffm_buffet_write_actions (info, c);
         }
     }
   if (energy_j != NULL)
@@ -1068,12 +1066,12 @@ add_einsum_json (const FfmCostReport *r, FfmJsonWriter *b, guint index)
       ffm_json_writer_member_double (b, "latency_s", c->level_latency[l]);
       if (level->kind == FFM_LEVEL_MEMORY)
         {
-          double rj, wj;
-          level_action_energy (r, leaf, l, &rj, &wj);
+          double read_j, write_j;
+          level_action_energy (r, leaf, l, &read_j, &write_j);
           ffm_json_writer_member_double (b, "read_actions", c->level_read_actions[l]);
           ffm_json_writer_member_double (b, "write_actions", c->level_write_actions[l]);
-          ffm_json_writer_member_double (b, "read_energy_j", rj);
-          ffm_json_writer_member_double (b, "write_energy_j", wj);
+          ffm_json_writer_member_double (b, "read_energy_j", read_j);
+          ffm_json_writer_member_double (b, "write_energy_j", write_j);
           ffm_json_writer_member_double (b, "occupancy_bits", c->level_occupancy[l]);
         }
       else
@@ -1110,9 +1108,9 @@ add_einsum_json (const FfmCostReport *r, FfmJsonWriter *b, guint index)
       ffm_json_writer_member_uint (b, "fills", n->fills);
       ffm_json_writer_member_uint (b, "drains", n->drains);
       ffm_json_writer_member_uint (b, "updates", n->updates);
-      ffm_json_writer_member_double (b, "read_actions", (double) (n->reads + n->drains) * info->action_scale);
-      ffm_json_writer_member_double (b, "write_actions", (double) (n->fills + n->updates) * info->action_scale);
-      ffm_json_writer_member_double (b, "energy_j", buffet_energy (r, leaf, k));
+      ffm_json_writer_member_double (b, "read_actions", ffm_buffet_read_actions (info, n));
+      ffm_json_writer_member_double (b, "write_actions", ffm_buffet_write_actions (info, n));
+      ffm_json_writer_member_double (b, "energy_j", buffet_energy (leaf, k));
       ffm_json_writer_member_double (b, "occupancy_bits", c->buffet_occupancy[k]);
       ffm_json_writer_member_int (b, "lifetime_depth", info->n_loops_above);
       ffm_json_writer_member_boolean (b, "backing", info->backing);

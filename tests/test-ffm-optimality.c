@@ -3,7 +3,8 @@
  *
  * Random small problems (chains and small DAGs of 2-4 Einsums with random
  * sizes; 2-4 level architectures with and without spatial fanouts, tight
- * and loose capacities, persistent weights now and then, one or two fused
+ * and loose capacities, per-action energies now and then, persistent
+ * weights now and then, one or two fused
  * loops per pmapping, so that loop orders matter) are solved by the
  * exhaustive strategy for the energy-latency Pareto set (which holds the
  * optimum of every objective) and by the ffm strategy for energy, latency,
@@ -145,6 +146,17 @@ random_memory (GRand *r, FfmArch *a, const char *name, double size)
   l->u.memory.ports = g_rand_boolean (r) ? FFM_PORTS_SHARED : FFM_PORTS_SEPARATE;
   l->u.memory.skip_initial_output_write = g_rand_double (r) < 0.8;
   l->leak_power = g_rand_double (r) < 0.7 ? 0 : 0.5;
+  /* Per-action energies now and then; drains that read nothing (Timeloop's
+   * convention) among them. */
+  if (g_rand_double (r) < 0.35)
+    {
+      l->u.memory.fill_energy = pickd (r, energies, G_N_ELEMENTS (energies));
+      l->u.memory.update_energy = pickd (r, energies, G_N_ELEMENTS (energies));
+      if (g_rand_boolean (r))
+        l->u.memory.drains_read = FALSE;
+      else
+        l->u.memory.drain_energy = pickd (r, energies, G_N_ELEMENTS (energies));
+    }
 }
 
 static void

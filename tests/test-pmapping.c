@@ -886,8 +886,8 @@ check_against_brute_force (FfmWorkload *w, FfmArch *a, guint einsum)
   g_free (brute);
 }
 
-/* A random architecture: DRAM; optionally a fanout; a global buffer of
- * random capacity; optionally a fanout and a local buffer. */
+/* A random architecture: DRAM; optionally a fanout (variant 1); a global
+ * buffer of random capacity (in variant 3 with per-action energies). */
 static char *
 random_arch (GRand *rand, int variant)
 {
@@ -895,13 +895,22 @@ random_arch (GRand *rand, int variant)
   int e1 = g_rand_int_range (rand, 1, 6), e2 = g_rand_int_range (rand, 1, 4);
   int glb_values = g_rand_int_range (rand, 2, 10);
   const char *bw[] = { "\"inf\"", "8", "16" };
+  /* Per-action energies of the global buffer (variant 3), Timeloop's
+   * convention among them. */
+  const char *per_action[] = {
+    "\"fill_energy\": 3, \"update_energy\": 5, \"drain_energy\": 0.5, ",
+    "\"fill_energy\": 2, \"update_energy\": 4, \"drains_read\": false, ",
+    "\"drain_energy\": 6, \"energy_by_tensor\": { \"output\": "
+    "{ \"read_energy\": 9, \"update_energy\": 0.25 } }, "
+  };
 
   g_string_append_printf (s, "{ \"memory\": \"MainMemory\", \"size\": \"inf\", "
                           "\"read_energy\": %d, \"write_energy\": %d, "
-                          "\"read_bandwidth\": %s, \"write_bandwidth\": %s, "
+                          "\"read_bandwidth\": %s, \"write_bandwidth\": %s, %s"
                           "\"keep\": \"~intermediates\", \"may_keep\": \"all\" },",
                           e1, e1, bw[g_rand_int_range (rand, 0, 3)],
-                          bw[g_rand_int_range (rand, 0, 3)]);
+                          bw[g_rand_int_range (rand, 0, 3)],
+                          variant == 3 ? "\"update_energy\": 7, " : "");
   if (variant == 1)
     g_string_append_printf (s, "{ \"fanout\": \"X\", \"count\": %d%s },",
                             g_rand_int_range (rand, 2, 4),
@@ -910,11 +919,12 @@ random_arch (GRand *rand, int variant)
    * (keeps its brute force small). */
   g_string_append_printf (s, "{ \"memory\": \"GlobalBuffer\", \"size\": %d, "
                           "\"read_energy\": %d, \"write_energy\": %d, "
-                          "\"read_bandwidth\": %s, \"write_bandwidth\": %s, "
+                          "\"read_bandwidth\": %s, \"write_bandwidth\": %s, %s"
                           "\"keep\": \"~MainMemory\", \"may_keep\": \"%s\" },",
                           glb_values * 8, e2, e2 + g_rand_int_range (rand, 0, 2),
                           bw[g_rand_int_range (rand, 0, 3)],
                           bw[g_rand_int_range (rand, 0, 3)],
+                          variant == 3 ? per_action[g_rand_int_range (rand, 0, 3)] : "",
                           variant == 2 ? "weight" : "all");
   g_string_append_printf (s, "{ \"compute\": \"MAC\", \"energy\": 1, \"throughput\": %d } ] }",
                           g_rand_int_range (rand, 1, 3));
@@ -953,7 +963,7 @@ test_brute_force_random (gconstpointer data)
   int variant = GPOINTER_TO_INT (data);
   g_autoptr(GRand) rand = g_rand_new_with_seed (20240 + variant);
   /* TUNING: the fanout variant's brute force is ~20x larger per case. */
-  guint cases = variant == 1 ? 2 : variant == 2 ? 2 : 6;
+  guint cases = variant == 1 ? 2 : variant == 2 ? 2 : variant == 3 ? 10 : 6;
 
   g_test_summary ("On random small Einsums and architectures, the generator's "
                   "optimum equals brute force and every brute-force pmapping "
@@ -1463,6 +1473,9 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  /* The generator's pruning terms must equal the model at every leaf
+   * (a difference is a g_warning, fatal here). */
+  g_setenv ("FFM_PMAPPING_CHECK_TERMS", "1", FALSE);
   g_test_add_func ("/pmapping/pareto", test_pareto);
   g_test_add_func ("/pmapping/simple-matmul", test_simple_matmul);
   g_test_add_func ("/pmapping/threads", test_threads);
@@ -1484,5 +1497,7 @@ main (int argc, char **argv)
                         test_brute_force_random);
   g_test_add_data_func ("/pmapping/brute-force/matmuls", GINT_TO_POINTER (2),
                         test_brute_force_random);
+  g_test_add_data_func ("/pmapping/brute-force/per-action-energies",
+                        GINT_TO_POINTER (3), test_brute_force_random);
   return g_test_run ();
 }

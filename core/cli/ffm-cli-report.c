@@ -30,20 +30,6 @@ level_read_write_energy (const FfmCostReport *r, guint l, double *read_j, double
     }
 }
 
-/* Read actions (reads and drains) and write actions (fills and updates)
- * of one buffet, as the cost model counts them. */
-static double
-read_actions (const FfmBuffetInfo *info, const FfmActionCounts *n)
-{
-  return (double) (n->reads + n->drains) * info->action_scale;
-}
-
-static double
-write_actions (const FfmBuffetInfo *info, const FfmActionCounts *n)
-{
-  return (double) (n->fills + n->updates) * info->action_scale;
-}
-
 static double
 total_leak (const FfmCostReport *r)
 {
@@ -436,8 +422,8 @@ details_table (const FfmCostReport *r)
           ffm_cli_table_cell_count (t, n->fills);
           ffm_cli_table_cell_count (t, n->drains);
           ffm_cli_table_cell_count (t, n->updates);
-          ffm_cli_table_cell_amount (t, read_actions (info, n));
-          ffm_cli_table_cell_amount (t, write_actions (info, n));
+          ffm_cli_table_cell_amount (t, ffm_buffet_read_actions (info, n));
+          ffm_cli_table_cell_amount (t, ffm_buffet_write_actions (info, n));
           ffm_cli_table_cell_quantity (t, ffm_cost_report_get_buffet_energy (r, i, b, NULL, NULL),
                                        "J");
           ffm_cli_table_cell_quantity (t, c->buffet_occupancy[b], "b");

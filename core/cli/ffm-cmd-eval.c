@@ -19,7 +19,9 @@
  * file and the node, and what differs between the workload the mapping
  * was made for and this one. A mapping that matches but does not fit the
  * architecture (a memory or a fanout too small) is reported in full and
- * ends with exit code 1 and the reason.
+ * ends with exit code 1 and the reason. The mapping may also be a
+ * Timeloop map.yaml, timeloop:map.yaml, translated for --workload and
+ * --arch (docs/timeloop.md).
  * Exit codes: 0 ok, 1 when something does not load, the mapping does not
  * match or does not fit, 2 for usage errors. */
 #include "ffm-cli-common.h"
@@ -200,7 +202,8 @@ mismatch_context (const FfmResultInfo *info, const FfmMapping *mapping,
 typedef struct {
   const char *file;             /* borrowed */
   FfmCliProblemOptions problem; /* the options after merging the record */
-  FfmResultFile *result;
+  FfmResultFile *result;        /* NULL for a Timeloop mapping */
+  FfmMapping *translated;       /* a Timeloop mapping, translated */
   FfmWorkload *workload;
   FfmArch *arch;
   FfmCostReport *report;
@@ -213,6 +216,7 @@ evaluated_clear (Evaluated *e)
 {
   ffm_cli_problem_options_clear (&e->problem);
   g_clear_pointer (&e->result, ffm_result_file_free);
+  g_clear_pointer (&e->translated, ffm_mapping_free);
   g_clear_pointer (&e->workload, ffm_workload_unref);
   g_clear_pointer (&e->arch, ffm_arch_unref);
   g_clear_pointer (&e->report, ffm_cost_report_free);
@@ -240,6 +244,41 @@ eval_info (const FfmResultInfo *recorded, FfmPluginRegistry *registry,
   return info;
 }
 
+/* A Timeloop map.yaml (timeloop:FILE), which only --arch and --workload
+ * can give a meaning: loaded, translated for them and evaluated into @e. */
+static int
+evaluate_timeloop (GOptionContext *context, const EvalOptions *o,
+                   FfmPluginRegistry *registry, const char *file, Evaluated *e)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FfmTimeloopSpec) spec = NULL;
+  int status;
+
+  if (e->problem.workload == NULL || e->problem.arch == NULL)
+    return ffm_cli_usage_error (context, COMMAND, "a Timeloop mapping needs --arch "
+                                "and --workload");
+  status = ffm_cli_load_workload (context, COMMAND, &e->problem, &e->workload);
+  if (status != FFM_EXIT_OK)
+    return status;
+  status = ffm_cli_load_arch (context, COMMAND, registry, &e->problem, &e->arch);
+  if (status != FFM_EXIT_OK)
+    return status;
+  spec = ffm_timeloop_spec_load_list (file + strlen (FFM_CLI_TIMELOOP_PREFIX), &error);
+  if (spec != NULL)
+    {
+      e->translated = ffm_timeloop_spec_to_mapping (spec, e->workload, e->arch,
+                                                    FFM_TIMELOOP_MAPPING_DEFAULT, &error);
+      ffm_cli_warn_timeloop (COMMAND, spec);
+    }
+  if (e->translated == NULL)
+    return ffm_cli_fail (COMMAND, error);
+  e->report = ffm_cost_evaluate_mapping (e->workload, e->arch, e->translated, &error);
+  if (e->report == NULL)
+    return ffm_cli_fail (COMMAND, error);
+  e->info = eval_info (NULL, registry, &e->problem, e->workload, e->arch);
+  return FFM_EXIT_OK;
+}
+
 /* Loads @file, rebuilds its problem (the record under the command line's
  * options) and evaluates its mapping into @e. Returns an exit status,
  * having printed the error. */
@@ -258,6 +297,8 @@ evaluate_file (GOptionContext *context, const EvalOptions *o,
   e->problem.arch_params = g_strdupv (o->problem.arch_params);
   e->problem.workload = g_strdup (o->problem.workload);
   e->problem.params = g_strdupv (o->problem.params);
+  if (g_str_has_prefix (file, FFM_CLI_TIMELOOP_PREFIX))
+    return evaluate_timeloop (context, o, registry, file, e);
   e->result = ffm_result_file_load (file, &error);
   if (e->result == NULL)
     return ffm_cli_fail (COMMAND, error);
@@ -522,7 +563,8 @@ ffm_cmd_eval (int argc, char **argv)
                     FFM_CLI_OUTPUT_OPTIONS_INIT, NULL, FALSE };
   const GOptionEntry entries[] = {
     { "mapping", 'm', 0, G_OPTION_ARG_FILENAME, &o.mapping,
-      "The mapping or result file to evaluate (or give it as the argument)", "FILE" },
+      "The mapping or result file to evaluate (or give it as the argument; a "
+      "Timeloop mapping: timeloop:map.yaml)", "FILE" },
     { "loop-nest", 0, 0, G_OPTION_ARG_NONE, &o.loop_nest,
       "Also print the mapping as loop-nest pseudo-code", NULL },
     G_OPTION_ENTRY_NULL

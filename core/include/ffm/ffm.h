@@ -25,3 +25,4 @@
 #include "ffm-pareto.h"
 #include "ffm-pmapping.h"
 #include "ffm-join.h"
+#include "ffm-timeloop.h"
