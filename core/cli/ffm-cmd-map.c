@@ -182,8 +182,8 @@ print_text (const MapOptions *o, const FfmCliSearch *search, const FfmCliSearchR
                           ffm_objective_to_string (search->objective), seconds);
   if (pareto != NULL)
     {
-      g_string_append_printf (out, "Energy-latency Pareto front (%u points):\n",
-                              sr->reports->len);
+      g_string_append_printf (out, "Energy-latency Pareto front (%u point%s):\n",
+                              sr->reports->len, sr->reports->len == 1 ? "" : "s");
       ffm_cli_table_append_text (pareto, out);
       g_string_append_c (out, '\n');
     }
