@@ -540,6 +540,21 @@ test_machine_readable (void)
       g_assert_cmpint (both.status, ==, 2);
       assert_contains (both.err, "cannot both write to standard output");
     }
+  /* eval, of a mapping file of the documentation. */
+  {
+    g_autofree char *mapping = g_build_filename (g_getenv ("FFM_SOURCE_ROOT"), "docs",
+                                                 "examples", "mappings",
+                                                 "unfused_matmuls_to_simple.json", NULL);
+    g_auto (FfmTestRun) json = { 0 }, csv = { 0 };
+    g_autoptr (GPtrArray) records = NULL;
+    FFM_TEST_RUN (&json, "eval", mapping, "--param", "n_einsums=1", "--json", "-");
+    FFM_TEST_RUN (&csv, "eval", mapping, "--param", "n_einsums=1", "--csv", "-");
+    g_assert_cmpint (json.status, ==, 0);
+    g_assert_cmpint (csv.status, ==, 0);
+    json_strict_assert (json.out, "eval --json");
+    records = csv_strict_assert (csv.out, "eval --csv");
+    g_assert_cmpint (csv_column (g_ptr_array_index (records, 0), "read_actions"), >, 0);
+  }
   remove_tree (dir);
 }
 
