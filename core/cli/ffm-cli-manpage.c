@@ -83,8 +83,9 @@ append_command (GString *out, const char *name, const char *help)
         }
       if (part == IN_USAGE && line[0] == ' ')
         {
+          g_autofree char *usage = g_strstrip (g_strdup (line));
           g_string_append (out, ".PP\n.B ");
-          append_escaped (out, g_strstrip (g_strdup (line)));
+          append_escaped (out, usage);
           g_string_append (out, "\n.PP\n");
           part = IN_SUMMARY;
           continue;
