@@ -834,9 +834,11 @@ run_template_job (gpointer data, gpointer user_data)
   const FfmPmappingTemplate *t;
   FfmTemplateResult *r;
   FfmTileWorkspace *ws;
-  gboolean cancelled = ffm_pmapping_options_is_cancelled (&set->options);
+  gboolean cancelled;
 
+  /* Nothing of the set is read before the hand-off is visible to TSan. */
   FFM_TSAN_ACQUIRE (job);
+  cancelled = ffm_pmapping_options_is_cancelled (&set->options);
   t = g_ptr_array_index (job->pm->templates, job->template_id);
   r = g_ptr_array_index (job->pm->results, job->template_id);
   /* Cancelled: the remaining templates are skipped (the caller fails the

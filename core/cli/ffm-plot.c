@@ -18,6 +18,21 @@
 
 G_DEFINE_QUARK (ffm-plot-error-quark, ffm_plot_error)
 
+/* Whether @path names a format ffm plots (the suffix chooses); in every
+ * build, so that a bad name is the same usage error with or without
+ * PLplot. */
+static gboolean
+check_format (const char *path, GError **error)
+{
+  if (g_str_has_suffix (path, ".svg") || g_str_has_suffix (path, ".png")
+      || g_str_has_suffix (path, ".pdf"))
+    return TRUE;
+  g_set_error (error, FFM_PLOT_ERROR, FFM_PLOT_ERROR_FORMAT,
+               "%s: a plot is written as .svg, .png or .pdf (the file "
+               "name's suffix chooses)", path);
+  return FALSE;
+}
+
 #ifdef FFM_HAVE_PLPLOT
 
 #include <plplot.h>
@@ -80,15 +95,11 @@ static const char *device_for (const char *path, const char **trailer,
 gboolean
 ffm_plot_check (const char *path, GError **error)
 {
-  const char *trailer, *device = device_for (path, &trailer, &(gsize) { 0 });
+  const char *trailer, *device;
 
-  if (device == NULL)
-    {
-      g_set_error (error, FFM_PLOT_ERROR, FFM_PLOT_ERROR_FORMAT,
-                   "%s: a plot is written as .svg, .png or .pdf (the file "
-                   "name's suffix chooses)", path);
-      return FALSE;
-    }
+  if (!check_format (path, error))
+    return FALSE;
+  device = device_for (path, &trailer, &(gsize) { 0 });
   if (!has_device (device))
     {
       g_set_error (error, FFM_PLOT_ERROR, FFM_PLOT_ERROR_UNAVAILABLE,
@@ -552,7 +563,7 @@ ffm_plot_is_available (void)
 gboolean
 ffm_plot_check (const char *path, GError **error)
 {
-  return unavailable (path, error);
+  return check_format (path, error) && unavailable (path, error);
 }
 
 gboolean
