@@ -181,8 +181,9 @@ plain_rank (const FfmWorkload *w, const FfmEinsum *e, guint a, int var)
   return -1;
 }
 
-/* Iterations of loop node @k of @leaf (perfect factorization assumed; 0 if
- * its rank variable is not the Einsum's, which compiling reports). */
+/* Iterations of loop node @k of @leaf, those of its first (largest) block
+ * when its tile leaves a remainder; 0 if its rank variable is not the
+ * Einsum's, which compiling reports. */
 static guint64
 loop_iterations (const FfmWorkload *w, const Leaf *leaf, guint k)
 {
@@ -202,7 +203,7 @@ loop_iterations (const FfmWorkload *w, const Leaf *leaf, guint k)
           && g_strcmp0 (ffm_mapping_node_get_rank_var_for (above, e->name), name) == 0)
         enclosing = above->tile;
     }
-  return enclosing / node->tile;
+  return enclosing / node->tile + (enclosing % node->tile != 0);
 }
 
 /* The memory of the first storage node of @tensor on the path, or -1. */

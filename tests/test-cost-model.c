@@ -868,8 +868,9 @@ test_retile (void)
   g_autoptr(FfmPmappingModel) model = compile_path (w, a, m);
   g_autoptr(FfmPmappingCost) cost = ffm_pmapping_cost_new (model);
   guint64 tiles[3] = { 1, 1, 1 };
-  guint64 bad[3] = { 3, 1, 1 };
+  guint64 bad[3] = { 65, 1, 1 };
   guint64 zero[3] = { 0, 1, 1 };
+  guint64 remainder[3] = { 3, 1, 1 };
 
   g_test_summary ("A compiled model evaluates other tiles without recompiling");
   ffm_pmapping_model_evaluate (model, tiles, cost);
@@ -878,6 +879,10 @@ test_retile (void)
   ffm_pmapping_model_evaluate (model, bad, cost);
   g_assert_cmpint (cost->status, ==, FFM_COST_BAD_TILES);
   g_assert_cmpint (cost->bad_level, ==, 0);
+  /* 64 rows in tiles of 3: 21 of 3 and a last one of 1 (22 blocks) */
+  ffm_pmapping_model_evaluate (model, remainder, cost);
+  g_assert_cmpint (cost->status, ==, FFM_COST_VALID);
+  g_assert_cmpuint (cost->operations, ==, 22 * 32 * 32);
   ffm_pmapping_model_evaluate (model, zero, cost);
   g_assert_cmpint (cost->status, ==, FFM_COST_BAD_TILES);
   tiles[0] = 2;                 /* m in two iterations of 2... of 32 rows */
