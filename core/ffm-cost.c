@@ -751,6 +751,56 @@ append_table (GString *s, const char *title, guint n_cols,
     append_row (s, widths, n_cols, (const char *const *) &cells->pdata[i]);
 }
 
+/* Loop @j of @leaf's path: its tile, its enclosing tile, its iterations
+ * (of a full enclosing tile) and its remainder (0 when the tile divides). */
+static void
+leaf_loop (const FfmCostReport *r, const Leaf *leaf, guint j, guint64 *tile,
+           guint64 *iterations, guint64 *remainder)
+{
+  const FfmLoopInfo *l = ffm_pmapping_model_get_loop (leaf->model, j);
+  const guint64 *tiles = ffm_pmapping_model_get_tiles (leaf->model);
+  guint64 enclosing = l->enclosing >= 0 ? tiles[l->enclosing]
+    : ffm_workload_get_einsum (r->workload, leaf->einsum)->rank_var_bounds[l->rank_var];
+
+  *tile = tiles[j];
+  *iterations = enclosing / tiles[j] + (enclosing % tiles[j] != 0);
+  *remainder = enclosing % tiles[j];
+}
+
+/* The table of loops whose tile leaves a remainder, if any. */
+static void
+append_remainder_table (const FfmCostReport *r, GString *s)
+{
+  static const char *const header[] = { "Einsum", "loop", "tile",
+                                        "iterations", "remainder" };
+  g_autoptr(GPtrArray) cells = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < r->leaves->len; i++)
+    {
+      const Leaf *leaf = g_ptr_array_index (r->leaves, i);
+      const FfmEinsum *e = ffm_workload_get_einsum (r->workload, leaf->einsum);
+      for (guint j = 0; j < ffm_pmapping_model_get_n_loops (leaf->model); j++)
+        {
+          const FfmLoopInfo *l = ffm_pmapping_model_get_loop (leaf->model, j);
+          guint64 tile, iterations, remainder;
+          leaf_loop (r, leaf, j, &tile, &iterations, &remainder);
+          if (remainder == 0)
+            continue;
+          g_ptr_array_add (cells, g_strdup (e->name));
+          g_ptr_array_add (cells, g_strdup_printf ("%s %s", l->spatial
+                                                   ? "parallel-for" : "for",
+                                                   e->rank_var_names[l->rank_var]));
+          g_ptr_array_add (cells, g_strdup_printf ("%" G_GUINT64_FORMAT, tile));
+          g_ptr_array_add (cells, g_strdup_printf ("%" G_GUINT64_FORMAT, iterations));
+          g_ptr_array_add (cells, g_strdup_printf ("%" G_GUINT64_FORMAT, remainder));
+        }
+    }
+  if (cells->len > 0)
+    append_table (s, "Loops whose last iteration is a remainder tile "
+                  "(iterations and remainder inside a full enclosing tile)",
+                  G_N_ELEMENTS (header), header, cells);
+}
+
 char *
 ffm_cost_report_to_table (const FfmCostReport *r)
 {
@@ -882,6 +932,7 @@ ffm_cost_report_to_table (const FfmCostReport *r)
                   "actions = values x bits per value / bits per action)",
                   G_N_ELEMENTS (header), header, cells);
   }
+  append_remainder_table (r, s);
   return g_string_free (s, FALSE);
 }
 
@@ -974,6 +1025,24 @@ add_einsum_json (const FfmCostReport *r, JsonBuilder *b, const Leaf *leaf)
       json_builder_add_int_value (b, info->n_loops_above);
       json_builder_set_member_name (b, "backing");
       json_builder_add_boolean_value (b, info->backing);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "loops");
+  json_builder_begin_array (b);
+  for (guint j = 0; j < ffm_pmapping_model_get_n_loops (leaf->model); j++)
+    {
+      const FfmLoopInfo *l = ffm_pmapping_model_get_loop (leaf->model, j);
+      guint64 tile, iterations, remainder;
+      leaf_loop (r, leaf, j, &tile, &iterations, &remainder);
+      json_builder_begin_object (b);
+      add_string (b, "rank_var", ffm_workload_get_einsum (r->workload,
+                                                          leaf->einsum)->rank_var_names[l->rank_var]);
+      json_builder_set_member_name (b, "spatial");
+      json_builder_add_boolean_value (b, l->spatial);
+      add_int (b, "tile", tile);
+      add_int (b, "iterations", iterations);
+      add_int (b, "remainder", remainder);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

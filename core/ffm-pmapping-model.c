@@ -1428,6 +1428,18 @@ ffm_pmapping_model_check_tiles (const FfmPmappingModel *m,
                                m->imperfect_refusal);
           return FALSE;
         }
+      if (tiles == m->tiles && path_node (m, loop->node)->remainder != 0
+          && path_node (m, loop->node)->remainder != enclosing % tiles[j])
+        {
+          ffm_cost_node_error (error, m->source, path_node (m, loop->node),
+                               "remainder %" G_GUINT64_FORMAT " of the loop "
+                               "over %s does not match its tiles: %"
+                               G_GUINT64_FORMAT " mod %" G_GUINT64_FORMAT
+                               " is %" G_GUINT64_FORMAT,
+                               path_node (m, loop->node)->remainder, var,
+                               enclosing, tiles[j], enclosing % tiles[j]);
+          return FALSE;
+        }
     }
   for (guint v = 0; v < m->n_vars; v++)
     {

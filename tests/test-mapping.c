@@ -609,7 +609,7 @@ static const InvalidCase invalid_cases[] = {
     "\"temporal\" and \"spatial\"" },
   { "unknown-member.json", FFM_MAPPING_ERROR_INVALID,
     "unknown-member.json:6: $.nodes[1]: unknown member \"level\" (expected one of: "
-    "temporal, tile, rank_vars)" },
+    "temporal, tile, rank_vars, remainder)" },
   { "missing-tile.json", FFM_MAPPING_ERROR_INVALID,
     "missing-tile.json:5: $.nodes[1]: missing member \"tile\" (a temporal node needs it)" },
   { "tile-zero.json", FFM_MAPPING_ERROR_INVALID,
