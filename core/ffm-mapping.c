@@ -869,6 +869,14 @@ append_loop_range (GString *out, LoopNestPrinter *p, const FfmMappingNode *node)
     }
 }
 
+static void
+append_last_tile (GString *out, const FfmMappingNode *node)
+{
+  if (node->remainder != 0)
+    g_string_append_printf (out, "  // last tile %" G_GUINT64_FORMAT,
+                            node->remainder);
+}
+
 /* @label numbers the branch holding @list ("2.1": first branch of a split
  * inside the second branch of the outer split), "" at the root. */
 static void
@@ -908,12 +916,14 @@ print_loop_nest_list (GString *out, LoopNestPrinter *p, const GPtrArray *list,
           g_string_append (out, "for ");
           append_loop_range (out, p, node);
           g_string_append_c (out, ':');
+          append_last_tile (out, node);
           indent += 2;
           break;
         case FFM_NODE_SPATIAL:
           g_string_append (out, "parallel-for ");
           append_loop_range (out, p, node);
           g_string_append_printf (out, " across %s.%s:", node->level, node->dimension);
+          append_last_tile (out, node);
           indent += 2;
           break;
         case FFM_NODE_COMPUTE:
