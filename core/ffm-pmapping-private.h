@@ -52,7 +52,17 @@ typedef struct {
   GArray *tiles;            /* of guint64, n_loops per row */
   guint n_rows;
   guint pruned_rows;        /* n_rows at the last Pareto pass */
+  guint objectives;         /* FfmPmappingObjectives: how rows are pruned */
 } FfmTemplateGroup;
+
+/* Pareto-prunes rows whose first columns are the objectives of
+ * @objectives (energy before latency), lexicographically for the pair when
+ * ENERGY_FIRST or LATENCY_FIRST is set (ffm_pareto_prune()'s contract). */
+guint ffm_pmapping_prune_rows (double *values,
+                               guint n_rows,
+                               guint n_columns,
+                               guint objectives,
+                               guint *kept);
 
 /* What enumerating one template produced. */
 typedef struct {

@@ -109,6 +109,10 @@ typedef struct {
   guint n_desc[MAX_VARS];             /* per depth k: descriptors of order[k] */
   double *phi[MAX_VARS];              /* per depth: [n_chains x n_desc] factors */
   guint n_diff;                       /* diff entries: fused loops + dims */
+  guint8 *unit_strict[MAX_VARS + 1];  /* per depth: energy units, when a
+                                         dominator must be below in one
+                                         (energy first without latency
+                                         terms); NULL otherwise */
   guint var_exp[MAX_BUFFETS][MAX_VARS];  /* ranks of a buffet's tensor a var indexes */
   int buffet_memory[MAX_BUFFETS];     /* index into memories, -1 infinite */
 
@@ -598,6 +602,7 @@ find_group (Enum *en, guint n_columns)
   g = g_new0 (FfmTemplateGroup, 1);
   g->compat = en->compat;
   g->n_columns = n_columns;
+  g->objectives = en->opt->objectives;
   g->columns = g_array_new (FALSE, FALSE, sizeof (FfmPmappingColumn));
   g_array_append_vals (g->columns, en->columns, n_columns);
   g->values = g_array_new (FALSE, FALSE, sizeof (double));
@@ -877,6 +882,14 @@ setup_units (Enum *en)
   g_autofree guint *unit = g_new0 (guint, MAX (n_terms, 1));
   g_autofree guint *next_unit = g_new0 (guint, MAX (n_terms, 1));
   GArray *descs[MAX_VARS];
+  gboolean lex_energy = (en->opt->objectives & FFM_PMAPPING_ENERGY_FIRST) != 0;
+
+  /* Energy first: without latency terms (no leak) a dominator must have
+   * less energy (unit_dominates()); with them, plain dominance in energy
+   * and every port's latency keeps the tie-break too. */
+  for (guint c = 0; c < t->classes->len && lex_energy; c++)
+    if (g_array_index (t->classes, FfmTermClass, c).kind == FFM_TERM_LATENCY)
+      lex_energy = FALSE;
 
   /* Descriptors per variable, then the order, then factors per depth. */
   for (guint v = 0; v < n; v++)
@@ -971,6 +984,16 @@ setup_units (Enum *en)
         }
       en->n_units[k] = g_hash_table_size (index);
       g_hash_table_destroy (index);
+      if (lex_energy)
+        {
+          en->unit_strict[k] = g_new0 (guint8, MAX (en->n_units[k], 1));
+          for (guint i = 0; i < n_terms; i++)
+            {
+              const FfmTerm *term = &g_array_index (t->terms, FfmTerm, i);
+              en->unit_strict[k][next_unit[i]] =
+                g_array_index (t->classes, FfmTermClass, term->cls).kind == FFM_TERM_ENERGY;
+            }
+        }
       if (k == 0)
         {
           en->unit_init = g_new0 (double, 2 * (gsize) MAX (en->n_units[0], 1));
@@ -1068,10 +1091,18 @@ restore_row (Enum *en, const Table *t, guint r, guint k)
 
 /* A <= B in every unit, by the rounding margin where the two differ; @a
  * and @b interleave each unit's value and magnitude. Equal values pass; a
- * larger one fails at once (the margin only ever asks more of A). */
+ * larger one fails at once (the margin only ever asks more of A). With
+ * @strict (energy first, ties broken by a latency the terms do not track),
+ * A must also be below B in some unit @strict marks: then every
+ * completion of A has less energy than the same completion of B (each
+ * unit's completion factor is positive), so B's latency never breaks a
+ * tie; vectors equal in every energy unit are both kept. */
 static inline gboolean
-unit_dominates (const double *a, const double *b, guint n_units)
+unit_dominates (const double *a, const double *b, guint n_units,
+                const guint8 *strict)
 {
+  gboolean below = strict == NULL;
+
   for (guint u = 0; u < n_units; u++)
     {
       double av = a[2 * u], bv = b[2 * u];
@@ -1083,8 +1114,9 @@ unit_dominates (const double *a, const double *b, guint n_units)
         }
       if (av > bv - DOMINANCE_MARGIN * (a[2 * u + 1] + b[2 * u + 1]))
         return FALSE;
+      below |= strict != NULL && strict[u];
     }
-  return TRUE;
+  return below;
 }
 
 /* Sort key of a table row: its diff (hashed), then its units
@@ -1264,7 +1296,8 @@ ffm_tile_workspace_free (FfmTileWorkspace *ws)
 /* Drops the rows from @first on of @t that another row from @first on with
  * the same diff dominates; survivors keep their order. */
 static void
-table_prune (Enum *en, Table *t, guint first, guint n_units, PruneScratch *s)
+table_prune (Enum *en, Table *t, guint first, guint n_units,
+             const guint8 *strict, PruneScratch *s)
 {
   guint n_rows = t->n_rows - first, n = 0, n_kept = 0, start = 0, nd = en->n_diff;
   guint64 *diffs = (guint64 *) t->diff->data + (gsize) first * nd;
@@ -1333,7 +1366,8 @@ table_prune (Enum *en, Table *t, guint first, guint n_units, PruneScratch *s)
             continue;
           /* Equal hashes; the diffs are compared only when the units say
            * dominated (a collision merely interleaves two diffs). */
-          dominated = unit_dominates (s->vals + (gsize) q * 2 * n_units, ub, n_units)
+          dominated = unit_dominates (s->vals + (gsize) q * 2 * n_units, ub,
+                                      n_units, strict)
             && diff_equal (diffs + (gsize) qr * nd, diffs + (gsize) r * nd, nd);
         }
       if (!dominated)
@@ -1509,7 +1543,7 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
         }
       /* The children of one row first compete among themselves: a
        * subset's dominated rows are dominated in the whole table too. */
-      table_prune (en, out, kids, nu2, &ws->scratch);
+      table_prune (en, out, kids, nu2, en->unit_strict[k + 1], &ws->scratch);
     }
 }
 
@@ -1544,7 +1578,8 @@ search_pruned (Enum *en, FfmTileWorkspace *ws)
       {
         guint before = table->n_rows;
         gint64 t0 = g_get_monotonic_time ();
-        table_prune (en, table, 0, en->n_units[k + 1], &ws->scratch);
+        table_prune (en, table, 0, en->n_units[k + 1], en->unit_strict[k + 1],
+                     &ws->scratch);
         g_debug ("template %u depth %u (%s, %u chains, %u units): %u rows, "
                  "%u after pruning (%.3f s)", en->t->id, k,
                  en->e->rank_var_names[en->order[k]], en->n_chains[en->order[k]],
@@ -1628,6 +1663,8 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
       g_free (en->unit_desc[v]);
       g_free (en->phi[v]);
     }
+  for (guint k = 0; k <= MAX_VARS; k++)
+    g_free (en->unit_strict[k]);
   g_free (en->unit_init);
   ffm_terms_free (en->terms);
   ffm_tile_workspace_free (own);

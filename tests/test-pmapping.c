@@ -245,6 +245,71 @@ test_pareto (void)
   g_assert_cmpuint (kept[2], ==, 3);
 }
 
+/* Lexicographic dominance on (column 0, then column 1), the other columns
+ * Pareto, against its definition on random tables. */
+static gboolean
+lex_dominates (const double *a, const double *b, guint n)
+{
+  if (a[0] > b[0] || (a[0] == b[0] && a[1] > b[1]))
+    return FALSE;
+  for (guint c = 2; c < n; c++)
+    if (a[c] > b[c])
+      return FALSE;
+  return TRUE;
+}
+
+static void
+test_pareto_lexicographic (void)
+{
+  /* (E, L, R): 1 beats 0 (same E, lower L); 2 loses to 1 (higher E);
+   * 3 keeps its lower R; 4 its lower E; 5 duplicates 1 */
+  double rows[] = { 1, 5, 2, 1, 3, 2, 2, 1, 2, 2, 1, 1, 0, 9, 3, 1, 3, 2 };
+  g_autoptr(GRand) r = g_rand_new_with_seed (7);
+  guint kept[64];
+  guint n;
+
+  g_test_summary ("Pruning with a lexicographic pair keeps exactly the rows "
+                  "no other row beats in the pair (primary, then secondary) "
+                  "and in every other column");
+  n = ffm_pareto_prune_lexicographic (rows, 6, 3, 0, 1, kept);
+  g_assert_cmpuint (n, ==, 3);
+  g_assert_cmpuint (kept[0], ==, 1);
+  g_assert_cmpuint (kept[1], ==, 3);
+  g_assert_cmpuint (kept[2], ==, 4);
+  for (guint trial = 0; trial < 200; trial++)
+    {
+      guint n_rows = g_rand_int_range (r, 1, 64), n_cols = g_rand_int_range (r, 2, 5);
+      double table[64 * 4], copy[64 * 4];
+      guint expect = 0, primary = g_rand_int_range (r, 0, 2);
+      for (guint i = 0; i < n_rows * n_cols; i++)
+        table[i] = copy[i] = g_rand_int_range (r, 0, 4);
+      /* the pair as columns 1, 0 half of the time: swap them in the copy */
+      if (primary == 1)
+        for (guint i = 0; i < n_rows; i++)
+          {
+            double t = copy[i * n_cols];
+            copy[i * n_cols] = copy[i * n_cols + 1];
+            copy[i * n_cols + 1] = t;
+          }
+      n = ffm_pareto_prune_lexicographic (table, n_rows, n_cols, primary,
+                                          1 - primary, kept);
+      for (guint i = 0; i < n_rows; i++)
+        {
+          gboolean beaten = FALSE;
+          for (guint j = 0; j < n_rows && !beaten; j++)
+            beaten = j != i && lex_dominates (copy + j * n_cols, copy + i * n_cols, n_cols)
+              && (j < i || !lex_dominates (copy + i * n_cols, copy + j * n_cols, n_cols));
+          if (!beaten)
+            {
+              g_assert_cmpuint (expect, <, n);
+              g_assert_cmpuint (kept[expect], ==, i);
+              expect++;
+            }
+        }
+      g_assert_cmpuint (n, ==, expect);
+    }
+}
+
 /* ---- Brute force ---- */
 
 typedef enum {
@@ -1431,6 +1496,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pmapping/pareto", test_pareto);
+  g_test_add_func ("/pmapping/pareto-lexicographic", test_pareto_lexicographic);
   g_test_add_func ("/pmapping/simple-matmul", test_simple_matmul);
   g_test_add_func ("/pmapping/threads", test_threads);
   g_test_add_func ("/pmapping/reuse", test_reuse);

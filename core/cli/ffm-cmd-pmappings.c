@@ -18,7 +18,8 @@
 static const char pmappings_description[] =
   "Generates every Pareto-optimal pmapping of each Einsum (the first phase\n"
   "of FFM) and reports what it took. --objective energy|latency|edp|pareto\n"
-  "chooses the objectives kept (edp and pareto keep energy and latency).";
+  "chooses the objectives kept, as `ffm map` does: energy and latency for\n"
+  "edp and pareto; for energy (latency) both, the other breaking ties.";
 
 typedef struct {
   FfmCliCommon common;
@@ -48,22 +49,6 @@ print_templates (const FfmEinsumPmappings *pm)
                          ffm_mapping_node_copy (g_ptr_array_index (nodes, i)));
       text = ffm_mapping_to_tree_string (m);
       g_print ("  template %u:\n%s", t, text);
-    }
-}
-
-static guint
-objectives_of (FfmObjective objective)
-{
-  switch (objective)
-    {
-    case FFM_OBJECTIVE_ENERGY:
-      return FFM_PMAPPING_ENERGY;
-    case FFM_OBJECTIVE_LATENCY:
-      return FFM_PMAPPING_LATENCY;
-    case FFM_OBJECTIVE_EDP:
-    case FFM_OBJECTIVE_PARETO:
-    default:
-      return FFM_PMAPPING_ENERGY | FFM_PMAPPING_LATENCY;
     }
 }
 
@@ -204,7 +189,7 @@ run (GOptionContext *context, PmappingsOptions *o)
     return status;
 
   ffm_pmapping_options_init (&options);
-  options.objectives = objectives_of (objective);
+  options.objectives = ffm_pmapping_objectives_for (objective);
   options.max_fused_loops = o->max_fused_loops;
   options.max_fused_loops_per_rank_var = o->max_fused_per_var;
   options.unfused = o->unfused;

@@ -13,8 +13,9 @@
  *      grouping;
  *   2. every combination, one pmapping per Einsum, walked depth first
  *      with ffm_join_chain_push() deciding which choices join;
- *   3. combinations sorted by the sum of their pmappings' objectives; each
- *      is built into a LoopTree (ffm_join_chain_build_mapping()) and judged
+ *   3. combinations sorted by the sum of their pmappings' objectives (for
+ *      energy, ties by latency; for latency, ties by energy); each is
+ *      built into a LoopTree (ffm_join_chain_build_mapping()) and judged
  *      by ffm_cost_evaluate_mapping(), best first, until no later one can
  *      beat (or, for the Pareto set, add to) what fits.
  * It refuses (FFM_SEARCH_ERROR_TOO_LARGE) problems with more than
@@ -409,6 +410,15 @@ combo_objective (const Search *s, FfmObjective objective, guint i)
     }
 }
 
+/* What breaks ties of @objective: latency for energy, energy for latency
+ * (none for EDP). */
+static double
+combo_tie (const Search *s, FfmObjective objective, guint i)
+{
+  return objective == FFM_OBJECTIVE_ENERGY ? g_array_index (s->latency, double, i)
+    : objective == FFM_OBJECTIVE_LATENCY ? g_array_index (s->energy, double, i) : 0;
+}
+
 static int
 compare_combos (gconstpointer pa, gconstpointer pb, gpointer data)
 {
@@ -430,6 +440,11 @@ compare_combos (gconstpointer pa, gconstpointer pb, gpointer data)
     {
       va = combo_objective (d->s, d->objective, a);
       vb = combo_objective (d->s, d->objective, b);
+      if (va == vb)
+        {
+          va = combo_tie (d->s, d->objective, a);
+          vb = combo_tie (d->s, d->objective, b);
+        }
     }
   if (va != vb)
     return va < vb ? -1 : 1;
@@ -479,7 +494,7 @@ best_single (Search *s, FfmObjective objective, const guint *order,
              guint n, FfmSearchResult *result, GError **error)
 {
   FfmMapping *best_mapping = NULL;
-  double best = INFINITY, best_e = 0, best_l = 0;
+  double best = INFINITY, best_tie = INFINITY, best_e = 0, best_l = 0;
 
   for (guint k = 0; k < n; k++)
     {
@@ -490,7 +505,9 @@ best_single (Search *s, FfmObjective objective, const guint *order,
       GError *local = NULL;
 
       double row = combo_objective (s, objective, i);
-      /* Sorted: nothing later beats what fits (equal sums tie). */
+      double tie;
+      /* Sorted by the objective, then by what breaks its ties: nothing
+       * later beats what fits. */
       if (row > best * (1 + TIE_SLACK) || (row >= best && s->mismatches == 0))
         break;
       r = judge (s, i, &m, &local);
@@ -505,9 +522,12 @@ best_single (Search *s, FfmObjective objective, const guint *order,
       v = objective == FFM_OBJECTIVE_ENERGY ? ffm_cost_report_get_energy (r)
         : objective == FFM_OBJECTIVE_LATENCY ? ffm_cost_report_get_latency (r)
         : ffm_cost_report_get_edp (r);
-      if (v < best)
+      tie = objective == FFM_OBJECTIVE_ENERGY ? ffm_cost_report_get_latency (r)
+        : objective == FFM_OBJECTIVE_LATENCY ? ffm_cost_report_get_energy (r) : 0;
+      if (v < best || (v == best && tie < best_tie))
         {
           best = v;
+          best_tie = tie;
           best_e = ffm_cost_report_get_energy (r);
           best_l = ffm_cost_report_get_latency (r);
           ffm_mapping_free (best_mapping);

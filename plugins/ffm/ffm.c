@@ -40,22 +40,6 @@ static const FfmParamSpec ffm_params[] = {
   { NULL, 0, NULL, NULL, 0, 0, NULL }
 };
 
-static guint
-pmapping_objectives (FfmObjective objective)
-{
-  switch (objective)
-    {
-    case FFM_OBJECTIVE_ENERGY:
-      return FFM_PMAPPING_ENERGY;
-    case FFM_OBJECTIVE_LATENCY:
-      return FFM_PMAPPING_LATENCY;
-    case FFM_OBJECTIVE_EDP:
-    case FFM_OBJECTIVE_PARETO:
-    default:
-      return FFM_PMAPPING_ENERGY | FFM_PMAPPING_LATENCY;
-    }
-}
-
 static double
 seconds_since (gint64 start)
 {
@@ -160,6 +144,22 @@ candidate_value (const Candidate *c, FfmObjective objective)
     }
 }
 
+/* TRUE if @a beats @b: a lower objective value, or for energy (latency)
+ * an equal one and less latency (energy). */
+static gboolean
+candidate_better (const Candidate *a, const Candidate *b, FfmObjective objective)
+{
+  double va = candidate_value (a, objective), vb = candidate_value (b, objective);
+
+  if (va != vb)
+    return va < vb;
+  if (objective == FFM_OBJECTIVE_ENERGY)
+    return a->latency < b->latency;
+  if (objective == FFM_OBJECTIVE_LATENCY)
+    return a->energy < b->energy;
+  return FALSE;
+}
+
 static void
 add_candidates (GArray *out, const JoinResult *r, FfmObjective objective)
 {
@@ -187,8 +187,10 @@ add_candidates (GArray *out, const JoinResult *r, FfmObjective objective)
     }
 }
 
-/* The candidates to return: the best one, or the front of all of them
- * (energy ascending; the first of equal points). */
+/* The candidates to return: the best one (ties of energy or latency
+ * broken by the other), or the front of all of them (energy ascending;
+ * the first of equal points), whose ends are the energy and latency
+ * optima with their ties broken. */
 static GArray *
 choose (GArray *cands, FfmObjective objective)
 {
@@ -198,8 +200,9 @@ choose (GArray *cands, FfmObjective objective)
     {
       int best = -1;
       for (guint i = 0; i < cands->len; i++)
-        if (best < 0 || candidate_value (&g_array_index (cands, Candidate, i), objective)
-                        < candidate_value (&g_array_index (cands, Candidate, best), objective))
+        if (best < 0 || candidate_better (&g_array_index (cands, Candidate, i),
+                                          &g_array_index (cands, Candidate, best),
+                                          objective))
           best = (int) i;
       if (best >= 0)
         g_array_append_val (out, g_array_index (cands, Candidate, best));
@@ -295,7 +298,7 @@ ffm_run (const FfmSearchContext *ctx, const FfmParamValues *values,
   if (ctx->progress != NULL)
     ctx->progress (-1, "generating pmappings", ctx->progress_data);
   ffm_pmapping_options_init (&options);
-  options.objectives = pmapping_objectives (ctx->objective);
+  options.objectives = ffm_pmapping_objectives_for (ctx->objective);
   options.max_fused_loops = ctx->max_fused_loops;
   options.unfused = ctx->unfused;
   options.n_threads = ctx->n_threads;

@@ -58,7 +58,8 @@
  * same for every thread count and every run.
  *
  * [1] The FFM paper, §3-§6.
- * [2] shared/reference/ffm-spec.md §3.2, §3.5, §4, §5.1-§5.2. */
+ * [2] The reference implementation, accelforge: its pmapping generation
+ *     and reservations (docs/pmapping-generator.md). */
 #pragma once
 
 #include <glib.h>
@@ -69,17 +70,30 @@
 #include "ffm-mapping.h"
 #include "ffm-cost.h"
 #include "ffm-compatibility.h"
+#include "ffm-problem.h"
 
 G_BEGIN_DECLS
 
 /* ---- Options ---- */
 
 /* Objectives kept Pareto-optimal (bit flags). EDP needs both: it is not
- * additive over Einsums, so it is computed from the totals after the join. */
+ * additive over Einsums, so it is computed from the totals after the join.
+ * With both, ENERGY_FIRST or LATENCY_FIRST makes the pair lexicographic
+ * (an objective with a tie-break): a row is then dropped when another row
+ * of its group is no worse in every reservation and better in the first
+ * objective, or equal in it and no worse in the second. */
 typedef enum {
   FFM_PMAPPING_ENERGY = 1 << 0,
   FFM_PMAPPING_LATENCY = 1 << 1,
+  FFM_PMAPPING_ENERGY_FIRST = 1 << 2,   /* energy, ties broken by latency */
+  FFM_PMAPPING_LATENCY_FIRST = 1 << 3,  /* latency, ties broken by energy */
 } FfmPmappingObjectives;
+
+/* The objectives a search for @objective keeps: energy and latency for
+ * EDP and the Pareto set; for energy (latency) both, energy (latency)
+ * first, so that the mapping returned is, among those of least energy
+ * (latency), one of least latency (energy). */
+FFM_API guint ffm_pmapping_objectives_for (FfmObjective objective);
 
 typedef struct {
   guint objectives;             /* FfmPmappingObjectives; default both */
