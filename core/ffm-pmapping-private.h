@@ -165,6 +165,7 @@ typedef struct {
 typedef struct {
   GArray *classes;          /* of FfmTermClass */
   GArray *terms;            /* of FfmTerm */
+  gboolean leak;            /* some component leaks: energy grows with latency */
 } FfmTerms;
 
 /* The monomials of @model's objective quantities, or NULL when the

@@ -275,12 +275,9 @@ ffm_terms_build (const FfmWorkload *w, const FfmArch *a,
   t = g_new0 (FfmTerms, 1);
   t->classes = g_array_new (FALSE, FALSE, sizeof (FfmTermClass));
   t->terms = g_array_new (FALSE, FALSE, sizeof (FfmTerm));
+  t->leak = leak > 0;
   b.terms = t;
-  /* Energy first needs no latency terms: the tile search keeps the
-   * vectors whose energy ties (unit_dominates()), the rows' latencies
-   * break the ties. Leak makes energy depend on latency. */
-  b.need_latency = ((objectives & FFM_PMAPPING_LATENCY)
-                    && !(objectives & FFM_PMAPPING_ENERGY_FIRST)) || leak > 0;
+  b.need_latency = (objectives & FFM_PMAPPING_LATENCY) || leak > 0;
   b.class_energy = (objectives & FFM_PMAPPING_ENERGY)
     ? (int) add_class (t, FFM_TERM_ENERGY, 0, 0) : -1;
   path = ffm_arch_get_compute_path (a, ffm_pmapping_model_get_compute_level (m), &n_path);

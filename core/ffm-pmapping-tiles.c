@@ -109,10 +109,9 @@ typedef struct {
   guint n_desc[MAX_VARS];             /* per depth k: descriptors of order[k] */
   double *phi[MAX_VARS];              /* per depth: [n_chains x n_desc] factors */
   guint n_diff;                       /* diff entries: fused loops + dims */
-  guint8 *unit_strict[MAX_VARS + 1];  /* per depth: energy units, when a
-                                         dominator must be below in one
-                                         (energy first without latency
-                                         terms); NULL otherwise */
+  guint8 *unit_lex[MAX_VARS + 1];     /* per depth: each unit's LEX_* kind
+                                         for energy first (its ties broken by
+                                         latency, no leak); NULL otherwise */
   guint var_exp[MAX_BUFFETS][MAX_VARS];  /* ranks of a buffet's tensor a var indexes */
   int buffet_memory[MAX_BUFFETS];     /* index into memories, -1 infinite */
 
@@ -792,6 +791,13 @@ search (Enum *en, guint depth)
 /* Relative margin that covers the rounding of the unit sums. */
 #define DOMINANCE_MARGIN 1e-12
 
+/* What a unit is made of, for energy-first dominance (unit_dominates()). */
+enum {
+  LEX_OTHER = 0,            /* occupancy: never worse */
+  LEX_ENERGY,               /* never worse; below breaks the tie */
+  LEX_LATENCY,              /* never worse unless energy is below */
+};
+
 typedef struct {
   int cls;
   guint desc[MAX_VARS];     /* descriptor per depth's variable */
@@ -882,14 +888,11 @@ setup_units (Enum *en)
   g_autofree guint *unit = g_new0 (guint, MAX (n_terms, 1));
   g_autofree guint *next_unit = g_new0 (guint, MAX (n_terms, 1));
   GArray *descs[MAX_VARS];
-  gboolean lex_energy = (en->opt->objectives & FFM_PMAPPING_ENERGY_FIRST) != 0;
-
-  /* Energy first: without latency terms (no leak) a dominator must have
-   * less energy (unit_dominates()); with them, plain dominance in energy
-   * and every port's latency keeps the tie-break too. */
-  for (guint c = 0; c < t->classes->len && lex_energy; c++)
-    if (g_array_index (t->classes, FfmTermClass, c).kind == FFM_TERM_LATENCY)
-      lex_energy = FALSE;
+  /* Energy first, without leak (which makes energy depend on latency):
+   * lexicographic dominance (unit_dominates()); otherwise plain dominance,
+   * which keeps any tie-break too. */
+  gboolean lex_energy = (en->opt->objectives & FFM_PMAPPING_ENERGY_FIRST)
+    && !t->leak;
 
   /* Descriptors per variable, then the order, then factors per depth. */
   for (guint v = 0; v < n; v++)
@@ -986,12 +989,14 @@ setup_units (Enum *en)
       g_hash_table_destroy (index);
       if (lex_energy)
         {
-          en->unit_strict[k] = g_new0 (guint8, MAX (en->n_units[k], 1));
+          en->unit_lex[k] = g_new0 (guint8, MAX (en->n_units[k], 1));
           for (guint i = 0; i < n_terms; i++)
             {
               const FfmTerm *term = &g_array_index (t->terms, FfmTerm, i);
-              en->unit_strict[k][next_unit[i]] =
-                g_array_index (t->classes, FfmTermClass, term->cls).kind == FFM_TERM_ENERGY;
+              FfmTermClassKind kind = g_array_index (t->classes, FfmTermClass,
+                                                     term->cls).kind;
+              en->unit_lex[k][next_unit[i]] = kind == FFM_TERM_ENERGY ? LEX_ENERGY
+                : kind == FFM_TERM_LATENCY ? LEX_LATENCY : LEX_OTHER;
             }
         }
       if (k == 0)
@@ -1091,32 +1096,35 @@ restore_row (Enum *en, const Table *t, guint r, guint k)
 
 /* A <= B in every unit, by the rounding margin where the two differ; @a
  * and @b interleave each unit's value and magnitude. Equal values pass; a
- * larger one fails at once (the margin only ever asks more of A). With
- * @strict (energy first, ties broken by a latency the terms do not track),
- * A must also be below B in some unit @strict marks: then every
+ * larger one fails at once (the margin only ever asks more of A).
+ *
+ * With @lex (energy first, ties broken by latency): A <= B in every energy
+ * and occupancy unit, and A below B (by the margin) in some energy unit
+ * or A <= B in every latency unit. Below in an energy unit, every
  * completion of A has less energy than the same completion of B (each
- * unit's completion factor is positive), so B's latency never breaks a
- * tie; vectors equal in every energy unit are both kept. */
+ * unit's completion factor is positive; without leak energy is a sum of
+ * units), so B is never the cheapest and its latency never matters;
+ * otherwise A's energy is never above B's and its latency, every port's,
+ * never either. */
 static inline gboolean
 unit_dominates (const double *a, const double *b, guint n_units,
-                const guint8 *strict)
+                const guint8 *lex)
 {
-  gboolean below = strict == NULL;
+  gboolean below = FALSE, latency_ok = TRUE;
 
   for (guint u = 0; u < n_units; u++)
     {
       double av = a[2 * u], bv = b[2 * u];
-      if (av >= bv)
-        {
-          if (av > bv)
-            return FALSE;
-          continue;
-        }
-      if (av > bv - DOMINANCE_MARGIN * (a[2 * u + 1] + b[2 * u + 1]))
+      gboolean worse = av > bv
+        || (av < bv && av > bv - DOMINANCE_MARGIN * (a[2 * u + 1] + b[2 * u + 1]));
+      if (lex != NULL && lex[u] == LEX_LATENCY)
+        latency_ok &= !worse;
+      else if (worse)
         return FALSE;
-      below |= strict != NULL && strict[u];
+      else if (lex != NULL && lex[u] == LEX_ENERGY && av < bv)
+        below = TRUE;
     }
-  return below;
+  return below || latency_ok;
 }
 
 /* Sort key of a table row: its diff (hashed), then its units
@@ -1297,7 +1305,7 @@ ffm_tile_workspace_free (FfmTileWorkspace *ws)
  * the same diff dominates; survivors keep their order. */
 static void
 table_prune (Enum *en, Table *t, guint first, guint n_units,
-             const guint8 *strict, PruneScratch *s)
+             const guint8 *lex, PruneScratch *s)
 {
   guint n_rows = t->n_rows - first, n = 0, n_kept = 0, start = 0, nd = en->n_diff;
   guint64 *diffs = (guint64 *) t->diff->data + (gsize) first * nd;
@@ -1313,25 +1321,30 @@ table_prune (Enum *en, Table *t, guint first, guint n_units,
    * (rounding is monotone), so a row's dominators come before it; weights
    * scale every unit to at most 1, so that no magnitude decides alone. The
    * key needs no look-up of the rows while sorting, and a row whose key is
-   * larger is no candidate dominator. */
+   * larger is no candidate dominator. With @lex, a dominator may have the
+   * larger latency units: the key leaves them out. */
   {
     double weight[MAX_VARS * 64];
-    guint nw = MIN (n_units, G_N_ELEMENTS (weight));
+    guint nw = MIN (n_units, G_N_ELEMENTS (weight)), k0 = 0;
+    while (lex != NULL && k0 + 1 < n_units && lex[k0] == LEX_LATENCY)
+      k0++;
     for (guint u = 0; u < nw; u++)
       weight[u] = 0;
     for (guint i = 0; i < n_rows; i++)
       for (guint u = 0; u < nw; u++)
         weight[u] = MAX (weight[u], fabs (vals[(gsize) i * n_units + u]));
     for (guint u = 0; u < nw; u++)
-      weight[u] = weight[u] > 0 ? 1 / weight[u] : 0;
+      weight[u] = weight[u] > 0 && (lex == NULL || lex[u] != LEX_LATENCY)
+        ? 1 / weight[u] : 0;
     for (guint i = 0; i < n_rows; i++)
       {
         const double *v = vals + (gsize) i * n_units;
         double rest = 0;
-        for (guint u = 1; u < nw; u++)
-          rest += v[u] * weight[u];
+        for (guint u = 0; u < nw; u++)
+          if (u != k0)
+            rest += v[u] * weight[u];
         s->keys[i].hash = hash_diff (diffs + (gsize) i * nd, nd);
-        s->keys[i].first = n_units > 0 ? v[0] : 0;
+        s->keys[i].first = n_units > 0 ? v[k0] : 0;
         s->keys[i].rest = rest;
         s->keys[i].index = i;
         s->alive[i] = FALSE;
@@ -1367,7 +1380,7 @@ table_prune (Enum *en, Table *t, guint first, guint n_units,
           /* Equal hashes; the diffs are compared only when the units say
            * dominated (a collision merely interleaves two diffs). */
           dominated = unit_dominates (s->vals + (gsize) q * 2 * n_units, ub,
-                                      n_units, strict)
+                                      n_units, lex)
             && diff_equal (diffs + (gsize) qr * nd, diffs + (gsize) r * nd, nd);
         }
       if (!dominated)
@@ -1543,7 +1556,7 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
         }
       /* The children of one row first compete among themselves: a
        * subset's dominated rows are dominated in the whole table too. */
-      table_prune (en, out, kids, nu2, en->unit_strict[k + 1], &ws->scratch);
+      table_prune (en, out, kids, nu2, en->unit_lex[k + 1], &ws->scratch);
     }
 }
 
@@ -1578,7 +1591,7 @@ search_pruned (Enum *en, FfmTileWorkspace *ws)
       {
         guint before = table->n_rows;
         gint64 t0 = g_get_monotonic_time ();
-        table_prune (en, table, 0, en->n_units[k + 1], en->unit_strict[k + 1],
+        table_prune (en, table, 0, en->n_units[k + 1], en->unit_lex[k + 1],
                      &ws->scratch);
         g_debug ("template %u depth %u (%s, %u chains, %u units): %u rows, "
                  "%u after pruning (%.3f s)", en->t->id, k,
@@ -1664,7 +1677,7 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
       g_free (en->phi[v]);
     }
   for (guint k = 0; k <= MAX_VARS; k++)
-    g_free (en->unit_strict[k]);
+    g_free (en->unit_lex[k]);
   g_free (en->unit_init);
   ffm_terms_free (en->terms);
   ffm_tile_workspace_free (own);

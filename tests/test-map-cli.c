@@ -342,6 +342,22 @@ test_tie_breaks (void)
   g_assert_cmpfloat (json_object_get_double_member (first, "latency_s"), ==, el);
   g_assert_cmpfloat (json_object_get_double_member (last, "energy_j"), ==, le);
   g_assert_cmpfloat (json_object_get_double_member (last, "latency_s"), ==, ll);
+
+  /* Energy ties: with a free buffer and a free MAC every mapping that
+   * reads each operand once costs the same 98,304 J; the fastest of them
+   * spreads the matmul over the 16 MACs (16,384 s, not 262,144). */
+  {
+    g_auto (Run) run = { 0 };
+    g_autoptr (JsonParser) parser = json_parser_new ();
+    JsonObject *o;
+    RUN_FFM (&run, "map", "--arch", "fanout-at-mac", "--arch-param", "fanout=16",
+             "--workload", "matmuls", "--param", "n_einsums=1", "--param", "m=64",
+             "--param", "kn=64", "--objective", "energy", "--json", "-");
+    g_assert_cmpint (run.status, ==, 0);
+    o = parse_object (parser, run.out);
+    g_assert_cmpfloat (json_object_get_double_member (o, "energy_j"), ==, 98304);
+    g_assert_cmpfloat (json_object_get_double_member (o, "latency_s"), ==, 16384);
+  }
 }
 
 int

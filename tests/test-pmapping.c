@@ -143,6 +143,32 @@ best_of_set (const FfmEinsumPmappings *pm, double *energy, double *latency,
     }
 }
 
+/* The least (energy, latency) over every row, lexicographically, energy
+ * first or latency first: the objective and its tie-break. */
+static void
+lex_best_of_set (const FfmEinsumPmappings *pm, gboolean energy_first,
+                 double *best, double *tie)
+{
+  *best = *tie = INFINITY;
+  for (guint k = 0; k < ffm_einsum_pmappings_get_n_groups (pm); k++)
+    {
+      const FfmPmappingGroup *g = ffm_einsum_pmappings_get_group (pm, k);
+      int ce = column_of (g, FFM_PMAPPING_COLUMN_ENERGY);
+      int cl = column_of (g, FFM_PMAPPING_COLUMN_LATENCY);
+      for (guint r = 0; r < g->n_rows; r++)
+        {
+          double e = g->values[(gsize) r * g->n_columns + ce];
+          double l = g->values[(gsize) r * g->n_columns + cl];
+          double v = energy_first ? e : l, t = energy_first ? l : e;
+          if (v < *best || (v == *best && t < *tie))
+            {
+              *best = v;
+              *tie = t;
+            }
+        }
+    }
+}
+
 /* Two sets are equal: same Einsums, groups in the same order with equal
  * compatibilities, equal tables (bit for bit), equal references and tiles. */
 static void
@@ -378,6 +404,7 @@ typedef struct {
   guint64 evaluated;
   guint64 valid;
   double best_energy, best_latency, best_edp;
+  double energy_tie, latency_tie;   /* latency of the least energy, and back */
   int max_fused;
 } Brute;
 
@@ -670,6 +697,10 @@ brute_assign (Tiles *t, guint v, guint i, guint64 outer)
             row[2 + cd->level * BROW_DEPTHS + (d + 1)] = g_array_index (vals, double, c);
         }
       b->valid++;
+      if (row[0] < b->best_energy || (row[0] == b->best_energy && row[1] < b->energy_tie))
+        b->energy_tie = row[1];
+      if (row[1] < b->best_latency || (row[1] == b->best_latency && row[0] < b->latency_tie))
+        b->latency_tie = row[0];
       b->best_energy = MIN (b->best_energy, row[0]);
       b->best_latency = MIN (b->best_latency, row[1]);
       b->best_edp = MIN (b->best_edp, row[0] * row[1]);
@@ -780,6 +811,7 @@ brute_force (FfmWorkload *w, FfmArch *a, guint einsum, int max_fused)
   b.max_fused = max_fused;
   b.fronts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, front_free);
   b.best_energy = b.best_latency = b.best_edp = INFINITY;
+  b.energy_tie = b.latency_tie = INFINITY;
   b.fanout = -1;
   for (guint l = 0; l < n_levels; l++)
     if (ffm_arch_get_level (a, l)->kind == FFM_LEVEL_COMPUTE)
@@ -867,6 +899,21 @@ check_against_brute_force (FfmWorkload *w, FfmArch *a, guint einsum)
   g_assert_cmpfloat (ge, ==, brute->best_energy);
   g_assert_cmpfloat (gl, ==, brute->best_latency);
   g_assert_cmpfloat (gedp, ==, brute->best_edp);
+  /* The objectives with their tie-breaks (lexicographic pruning) keep the
+   * least energy of least latency and the least latency of least energy. */
+  for (int first = 0; first < 2; first++)
+    {
+      g_autoptr(FfmPmappingSet) lex = NULL;
+      double best, tie;
+      FfmPmappingOptions lo = options;
+      lo.prune_partial = TRUE;
+      lo.objectives = ffm_pmapping_objectives_for (first == 0 ? FFM_OBJECTIVE_ENERGY
+                                                   : FFM_OBJECTIVE_LATENCY);
+      lex = generate (w, a, &lo);
+      lex_best_of_set (ffm_pmapping_set_get_einsum (lex, 0), first == 0, &best, &tie);
+      g_assert_cmpfloat (best, ==, first == 0 ? brute->best_energy : brute->best_latency);
+      g_assert_cmpfloat (tie, ==, first == 0 ? brute->energy_tie : brute->latency_tie);
+    }
 
   /* Dominance witness: every brute-force pmapping has a generated one with
    * the same backing memories and fused loops that is no worse in energy,
