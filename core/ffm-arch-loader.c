@@ -10,6 +10,7 @@
 #include "ffm-arch.h"
 #include "ffm-arch-private.h"
 #include "ffm-json-util.h"
+#include "ffm-json-writer.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -252,25 +253,6 @@ parse_param_type (const char *text, FfmParamType *type)
   return FALSE;
 }
 
-/* The shortest text that reads back as exactly @value ("8e-12", not
- * "7.9999999999999998e-12"). */
-static char *
-format_number (double value)
-{
-  char buffer[G_ASCII_DTOSTR_BUF_SIZE];
-
-  if (isinf (value))
-    return g_strdup (value > 0 ? "inf" : "-inf");
-  for (int digits = 15; digits < 17; digits++)
-    {
-      g_autofree char *format = g_strdup_printf ("%%.%dg", digits);
-      g_ascii_formatd (buffer, sizeof buffer, format, value);
-      if (g_ascii_strtod (buffer, NULL) == value)
-        return g_strdup (buffer);
-    }
-  return g_strdup (g_ascii_formatd (buffer, sizeof buffer, "%.17g", value));
-}
-
 /* The default of a number or integer parameter: a JSON number or "inf". */
 static gboolean
 read_param_default_number (Loader *l, JsonNode *node, const char *path,
@@ -294,9 +276,12 @@ read_param_default_number (Loader *l, JsonNode *node, const char *path,
       && (value < spec->min || value > spec->max))
     return loader_fail (l, node, path, "the default %g is outside [%g, %g]",
                         value, spec->min, spec->max);
-  spec->default_value = spec->type == FFM_PARAM_INTEGER
-                          ? g_strdup_printf ("%.0f", value)
-                          : format_number (value);
+  {
+    char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+    spec->default_value = spec->type == FFM_PARAM_INTEGER
+                            ? g_strdup_printf ("%.0f", value)
+                            : g_strdup (ffm_format_double (value, buffer));
+  }
   return TRUE;
 }
 
@@ -1080,116 +1065,36 @@ ffm_arch_file_get_param_specs (const char *path, char **description,
   return specs;
 }
 
-/* ---- Writing ----
- *
- * Written by hand rather than with JsonGenerator so that numbers come out as
- * people write them ("8e-12", "1048576"), in the shortest text that reads
- * back as the same double. */
-
-typedef struct {
-  GString *out;
-  int depth;
-  gboolean need_comma;        /* a value was written at this depth */
-} Writer;
+/* ---- Writing ---- */
 
 static void
-writer_newline (Writer *w)
+add_string (FfmJsonWriter *w, const char *member, const char *value)
 {
-  g_string_append_c (w->out, '\n');
-  for (int i = 0; i < w->depth; i++)
-    g_string_append (w->out, "  ");
+  if (value != NULL)
+    ffm_json_writer_member_string (w, member, value);
 }
 
 static void
-writer_string (Writer *w, const char *text)
-{
-  g_string_append_c (w->out, '"');
-  for (const char *p = text; *p != '\0'; p++)
-    {
-      if (*p == '"' || *p == '\\')
-        g_string_append_printf (w->out, "\\%c", *p);
-      else if ((guchar) *p < 0x20)
-        g_string_append_printf (w->out, "\\u%04x", (guchar) *p);
-      else
-        g_string_append_c (w->out, *p);
-    }
-  g_string_append_c (w->out, '"');
-}
-
-/* Starts the next member (@key) or array element (@key NULL). */
-static void
-writer_next (Writer *w, const char *key)
-{
-  if (w->need_comma)
-    g_string_append_c (w->out, ',');
-  writer_newline (w);
-  w->need_comma = TRUE;
-  if (key != NULL)
-    {
-      writer_string (w, key);
-      g_string_append (w->out, ": ");
-    }
-}
-
-static void
-writer_begin (Writer *w, char bracket)
-{
-  g_string_append_c (w->out, bracket);
-  w->depth++;
-  w->need_comma = FALSE;
-}
-
-static void
-writer_end (Writer *w, char bracket)
-{
-  w->depth--;
-  writer_newline (w);
-  g_string_append_c (w->out, bracket);
-  w->need_comma = TRUE;
-}
-
-static void
-add_number (Writer *w, const char *member, double value)
-{
-  g_autofree char *text = format_number (value);
-
-  writer_next (w, member);
-  if (isinf (value))
-    writer_string (w, text);
-  else
-    g_string_append (w->out, text);
-}
-
-static void
-add_string (Writer *w, const char *member, const char *value)
-{
-  if (value == NULL)
-    return;
-  writer_next (w, member);
-  writer_string (w, value);
-}
-
-static void
-write_memory (Writer *w, const FfmMemorySpec *m)
+write_memory (FfmJsonWriter *w, const FfmMemorySpec *m)
 {
   if (m->size_per_einsum != NULL)
     add_string (w, "size", m->size_per_einsum);
   else
-    add_number (w, "size", m->size);
-  add_number (w, "read_energy", m->read_energy);
-  add_number (w, "write_energy", m->write_energy);
-  add_number (w, "read_bandwidth", m->read_bandwidth);
-  add_number (w, "write_bandwidth", m->write_bandwidth);
+    ffm_json_writer_member_double (w, "size", m->size);
+  ffm_json_writer_member_double (w, "read_energy", m->read_energy);
+  ffm_json_writer_member_double (w, "write_energy", m->write_energy);
+  ffm_json_writer_member_double (w, "read_bandwidth", m->read_bandwidth);
+  ffm_json_writer_member_double (w, "write_bandwidth", m->write_bandwidth);
   add_string (w, "ports", m->ports == FFM_PORTS_SEPARATE ? "separate" : "shared");
-  add_number (w, "bits_per_action", m->bits_per_action);
-  writer_next (w, "skip_initial_output_write");
-  g_string_append (w->out, m->skip_initial_output_write ? "true" : "false");
+  ffm_json_writer_member_double (w, "bits_per_action", m->bits_per_action);
+  ffm_json_writer_member_boolean (w, "skip_initial_output_write",
+                                  m->skip_initial_output_write);
   add_string (w, "keep", m->keep);
   add_string (w, "may_keep", m->may_keep);
   if (m->bits_overrides == NULL || m->bits_overrides->len == 0)
     return;
-  writer_next (w, "bits_per_value");
-  writer_begin (w, '{');
+  ffm_json_writer_key (w, "bits_per_value");
+  ffm_json_writer_begin_object (w);
   for (guint i = 0; i < m->bits_overrides->len; i++)
     {
       const FfmBitsOverride *o = &g_array_index (m->bits_overrides,
@@ -1197,39 +1102,37 @@ write_memory (Writer *w, const FfmMemorySpec *m)
       if (o->bits_text != NULL)
         add_string (w, o->tensors, o->bits_text);
       else
-        add_number (w, o->tensors, o->bits);
+        ffm_json_writer_member_double (w, o->tensors, o->bits);
     }
-  writer_end (w, '}');
+  ffm_json_writer_end_object (w);
 }
 
 static void
-write_fanout (Writer *w, const FfmFanoutSpec *f)
+write_fanout (FfmJsonWriter *w, const FfmFanoutSpec *f)
 {
-  writer_next (w, "dims");
-  writer_begin (w, '[');
+  ffm_json_writer_key (w, "dims");
+  ffm_json_writer_begin_array (w);
   for (guint d = 0; d < f->n_dims; d++)
     {
       const FfmFanoutDim *dim = &f->dims[d];
-      writer_next (w, NULL);
-      writer_begin (w, '{');
+      ffm_json_writer_begin_object (w);
       add_string (w, "name", dim->name);
-      add_number (w, "count", (double) dim->count);
+      ffm_json_writer_member_double (w, "count", (double) dim->count);
       add_string (w, "reuse", dim->reuse);
       add_string (w, "may_reuse", dim->may_reuse);
-      add_number (w, "min_usage", dim->min_usage);
+      ffm_json_writer_member_double (w, "min_usage", dim->min_usage);
       add_string (w, "allowed_rank_vars", dim->allowed_rank_vars);
-      writer_end (w, '}');
+      ffm_json_writer_end_object (w);
     }
-  writer_end (w, ']');
+  ffm_json_writer_end_array (w);
 }
 
 static void
-write_level (Writer *w, const FfmLevel *level)
+write_level (FfmJsonWriter *w, const FfmLevel *level)
 {
   static const char *const kinds[] = { "memory", "fanout", "compute" };
 
-  writer_next (w, NULL);
-  writer_begin (w, '{');
+  ffm_json_writer_begin_object (w);
   add_string (w, kinds[level->kind - FFM_LEVEL_MEMORY], level->name);
   add_string (w, "description", level->description);
   switch (level->kind)
@@ -1241,14 +1144,14 @@ write_level (Writer *w, const FfmLevel *level)
       write_fanout (w, &level->u.fanout);
       break;
     case FFM_LEVEL_COMPUTE:
-      add_number (w, "energy", level->u.compute.energy);
-      add_number (w, "throughput", level->u.compute.throughput);
+      ffm_json_writer_member_double (w, "energy", level->u.compute.energy);
+      ffm_json_writer_member_double (w, "throughput", level->u.compute.throughput);
       add_string (w, "enabled", level->u.compute.enabled);
       break;
     }
-  add_number (w, "leak_power", level->leak_power);
-  add_number (w, "area", level->area);
-  writer_end (w, '}');
+  ffm_json_writer_member_double (w, "leak_power", level->leak_power);
+  ffm_json_writer_member_double (w, "area", level->area);
+  ffm_json_writer_end_object (w);
 }
 
 /**
@@ -1260,35 +1163,34 @@ write_level (Writer *w, const FfmLevel *level)
 char *
 ffm_arch_to_json (const FfmArch *arch)
 {
-  Writer w = { g_string_new (NULL), 0, FALSE };
+  g_autoptr (FfmJsonWriter) w = ffm_json_writer_new ();
   const char *const *names;
 
   g_return_val_if_fail (arch != NULL, NULL);
-  writer_begin (&w, '{');
-  add_number (&w, "ffm_architecture", ARCH_FORMAT_VERSION);
-  add_string (&w, "name", ffm_arch_get_name (arch));
-  add_string (&w, "description", ffm_arch_get_description (arch));
-  add_string (&w, "source", ffm_arch_get_source (arch));
+  ffm_json_writer_begin_object (w);
+  ffm_json_writer_member_int (w, "ffm_architecture", ARCH_FORMAT_VERSION);
+  add_string (w, "name", ffm_arch_get_name (arch));
+  add_string (w, "description", ffm_arch_get_description (arch));
+  add_string (w, "source", ffm_arch_get_source (arch));
   names = ffm_arch_get_variable_names (arch);
   if (names[0] != NULL)
     {
       /* Lets, not parameters: the values are fixed in this architecture. */
-      writer_next (&w, "let");
-      writer_begin (&w, '{');
+      ffm_json_writer_key (w, "let");
+      ffm_json_writer_begin_object (w);
       for (guint i = 0; names[i] != NULL; i++)
         {
           double value = 0;
           ffm_arch_get_variable (arch, names[i], &value);
-          add_number (&w, names[i], value);
+          ffm_json_writer_member_double (w, names[i], value);
         }
-      writer_end (&w, '}');
+      ffm_json_writer_end_object (w);
     }
-  writer_next (&w, "levels");
-  writer_begin (&w, '[');
+  ffm_json_writer_key (w, "levels");
+  ffm_json_writer_begin_array (w);
   for (guint i = 0; i < ffm_arch_get_n_levels (arch); i++)
-    write_level (&w, ffm_arch_get_level (arch, i));
-  writer_end (&w, ']');
-  writer_end (&w, '}');
-  g_string_append_c (w.out, '\n');
-  return g_string_free (w.out, FALSE);
+    write_level (w, ffm_arch_get_level (arch, i));
+  ffm_json_writer_end_array (w);
+  ffm_json_writer_end_object (w);
+  return ffm_json_writer_finish (w);
 }

@@ -1,7 +1,7 @@
 /* ffm-cost.c: the cost of a whole mapping.
  *
  * A LoopTree with splits is cut at its SEQUENTIAL nodes into one
- * root-to-compute path per Einsum (ffm-spec.md §1.5 step 4); each path is
+ * root-to-compute path per Einsum (as the reference implementation, accelforge, rebuilds a mapping); each path is
  * compiled and evaluated by the pmapping model (ffm-pmapping-model.c), and
  * the Einsums' energies and latencies are summed (§3.6, §3.7). Buffer
  * capacity is checked over lifetimes: while an Einsum computes, every tile
@@ -17,6 +17,7 @@
 #include "ffm-cost-private.h"
 
 #include <json-glib/json-glib.h>
+#include "ffm-json-writer.h"
 #include <math.h>
 #include <string.h>
 
@@ -937,142 +938,112 @@ ffm_cost_report_to_table (const FfmCostReport *r)
 }
 
 static void
-add_number (JsonBuilder *b, const char *name, double value)
-{
-  json_builder_set_member_name (b, name);
-  if (isfinite (value))
-    json_builder_add_double_value (b, value);
-  else
-    json_builder_add_null_value (b);   /* JSON has no infinity */
-}
-
-static void
-add_int (JsonBuilder *b, const char *name, guint64 value)
-{
-  json_builder_set_member_name (b, name);
-  json_builder_add_int_value (b, (gint64) MIN (value, (guint64) G_MAXINT64));
-}
-
-static void
-add_string (JsonBuilder *b, const char *name, const char *value)
-{
-  json_builder_set_member_name (b, name);
-  if (value != NULL)
-    json_builder_add_string_value (b, value);
-  else
-    json_builder_add_null_value (b);
-}
-
-static void
-add_einsum_json (const FfmCostReport *r, JsonBuilder *b, const Leaf *leaf)
+add_einsum_json (const FfmCostReport *r, FfmJsonWriter *b, const Leaf *leaf)
 {
   const FfmPmappingCost *c = leaf->cost;
 
-  json_builder_begin_object (b);
-  add_string (b, "name", ffm_workload_get_einsum (r->workload, leaf->einsum)->name);
-  add_string (b, "compute", ffm_arch_get_level (r->arch,
+  ffm_json_writer_begin_object (b);
+  ffm_json_writer_member_string (b, "name", ffm_workload_get_einsum (r->workload, leaf->einsum)->name);
+  ffm_json_writer_member_string (b, "compute", ffm_arch_get_level (r->arch,
                                                 ffm_pmapping_model_get_compute_level (leaf->model))->name);
-  add_number (b, "energy_j", c->energy);
-  add_number (b, "latency_s", c->latency);
-  add_number (b, "dynamic_energy_j", c->dynamic_energy);
-  add_number (b, "leak_energy_j", c->leak_energy);
-  add_int (b, "operations", c->operations);
-  add_string (b, "status", ffm_cost_status_to_string (c->status));
-  json_builder_set_member_name (b, "per_component");
-  json_builder_begin_array (b);
+  ffm_json_writer_member_double (b, "energy_j", c->energy);
+  ffm_json_writer_member_double (b, "latency_s", c->latency);
+  ffm_json_writer_member_double (b, "dynamic_energy_j", c->dynamic_energy);
+  ffm_json_writer_member_double (b, "leak_energy_j", c->leak_energy);
+  ffm_json_writer_member_uint (b, "operations", c->operations);
+  ffm_json_writer_member_string (b, "status", ffm_cost_status_to_string (c->status));
+  ffm_json_writer_key (b, "per_component");
+  ffm_json_writer_begin_array (b);
   for (guint l = 0; l < r->n_levels; l++)
     {
       const FfmLevel *level = ffm_arch_get_level (r->arch, l);
       if (level->kind == FFM_LEVEL_FANOUT)
         continue;
-      json_builder_begin_object (b);
-      add_string (b, "name", level->name);
-      add_number (b, "energy_j", c->level_energy[l]);
-      add_number (b, "latency_s", c->level_latency[l]);
+      ffm_json_writer_begin_object (b);
+      ffm_json_writer_member_string (b, "name", level->name);
+      ffm_json_writer_member_double (b, "energy_j", c->level_energy[l]);
+      ffm_json_writer_member_double (b, "latency_s", c->level_latency[l]);
       if (level->kind == FFM_LEVEL_MEMORY)
         {
-          add_number (b, "read_actions", c->level_read_actions[l]);
-          add_number (b, "write_actions", c->level_write_actions[l]);
-          add_number (b, "read_energy_j",
+          ffm_json_writer_member_double (b, "read_actions", c->level_read_actions[l]);
+          ffm_json_writer_member_double (b, "write_actions", c->level_write_actions[l]);
+          ffm_json_writer_member_double (b, "read_energy_j",
                       c->level_read_actions[l] * level->u.memory.read_energy);
-          add_number (b, "write_energy_j",
+          ffm_json_writer_member_double (b, "write_energy_j",
                       c->level_write_actions[l] * level->u.memory.write_energy);
-          add_number (b, "occupancy_bits", c->level_occupancy[l]);
+          ffm_json_writer_member_double (b, "occupancy_bits", c->level_occupancy[l]);
         }
       else
-        add_int (b, "operations", c->operations);
-      json_builder_end_object (b);
+        ffm_json_writer_member_uint (b, "operations", c->operations);
+      ffm_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "per_tensor");
-  json_builder_begin_array (b);
+  ffm_json_writer_end_array (b);
+  ffm_json_writer_key (b, "per_tensor");
+  ffm_json_writer_begin_array (b);
   for (guint k = 0; k < c->n_buffets; k++)
     {
       const FfmBuffetInfo *info = ffm_pmapping_model_get_buffet (leaf->model, k);
       const FfmActionCounts *n = &c->counts[k];
-      json_builder_begin_object (b);
-      add_string (b, "component", ffm_arch_get_level (r->arch, info->level)->name);
-      add_string (b, "tensor", ffm_workload_get_tensor (r->workload, info->tensor)->name);
-      add_int (b, "reads", n->reads);
-      add_int (b, "fills", n->fills);
-      add_int (b, "drains", n->drains);
-      add_int (b, "updates", n->updates);
-      add_number (b, "read_actions", (double) (n->reads + n->drains) * info->action_scale);
-      add_number (b, "write_actions", (double) (n->fills + n->updates) * info->action_scale);
-      add_number (b, "energy_j", buffet_energy (r, leaf, k));
-      add_number (b, "occupancy_bits", c->buffet_occupancy[k]);
-      json_builder_set_member_name (b, "lifetime_depth");
-      json_builder_add_int_value (b, info->n_loops_above);
-      json_builder_set_member_name (b, "backing");
-      json_builder_add_boolean_value (b, info->backing);
-      json_builder_end_object (b);
+      ffm_json_writer_begin_object (b);
+      ffm_json_writer_member_string (b, "component", ffm_arch_get_level (r->arch, info->level)->name);
+      ffm_json_writer_member_string (b, "tensor", ffm_workload_get_tensor (r->workload, info->tensor)->name);
+      ffm_json_writer_member_uint (b, "reads", n->reads);
+      ffm_json_writer_member_uint (b, "fills", n->fills);
+      ffm_json_writer_member_uint (b, "drains", n->drains);
+      ffm_json_writer_member_uint (b, "updates", n->updates);
+      ffm_json_writer_member_double (b, "read_actions", (double) (n->reads + n->drains) * info->action_scale);
+      ffm_json_writer_member_double (b, "write_actions", (double) (n->fills + n->updates) * info->action_scale);
+      ffm_json_writer_member_double (b, "energy_j", buffet_energy (r, leaf, k));
+      ffm_json_writer_member_double (b, "occupancy_bits", c->buffet_occupancy[k]);
+      ffm_json_writer_key (b, "lifetime_depth");
+      ffm_json_writer_int (b, info->n_loops_above);
+      ffm_json_writer_key (b, "backing");
+      ffm_json_writer_boolean (b, info->backing);
+      ffm_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "loops");
-  json_builder_begin_array (b);
+  ffm_json_writer_end_array (b);
+  ffm_json_writer_key (b, "loops");
+  ffm_json_writer_begin_array (b);
   for (guint j = 0; j < ffm_pmapping_model_get_n_loops (leaf->model); j++)
     {
       const FfmLoopInfo *l = ffm_pmapping_model_get_loop (leaf->model, j);
       guint64 tile, iterations, remainder;
       leaf_loop (r, leaf, j, &tile, &iterations, &remainder);
-      json_builder_begin_object (b);
-      add_string (b, "rank_var", ffm_workload_get_einsum (r->workload,
-                                                          leaf->einsum)->rank_var_names[l->rank_var]);
-      json_builder_set_member_name (b, "spatial");
-      json_builder_add_boolean_value (b, l->spatial);
-      add_int (b, "tile", tile);
-      add_int (b, "iterations", iterations);
-      add_int (b, "remainder", remainder);
-      json_builder_end_object (b);
+      ffm_json_writer_begin_object (b);
+      ffm_json_writer_member_string (b, "rank_var", ffm_workload_get_einsum (r->workload,
+                                                                            leaf->einsum)->rank_var_names[l->rank_var]);
+      ffm_json_writer_member_boolean (b, "spatial", l->spatial);
+      ffm_json_writer_member_uint (b, "tile", tile);
+      ffm_json_writer_member_uint (b, "iterations", iterations);
+      ffm_json_writer_member_uint (b, "remainder", remainder);
+      ffm_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
-  json_builder_end_object (b);
+  ffm_json_writer_end_array (b);
+  ffm_json_writer_end_object (b);
 }
 
 char *
 ffm_cost_report_to_json (const FfmCostReport *r)
 {
-  g_autoptr(JsonBuilder) b = json_builder_new ();
-  g_autoptr(JsonGenerator) gen = json_generator_new ();
-  g_autoptr(JsonNode) root = NULL;
+  g_autoptr (FfmJsonWriter) b = ffm_json_writer_new ();
   guint n_tensors = ffm_workload_get_n_tensors (r->workload);
   g_autofree double *tensor_energy = g_new0 (double, MAX (n_tensors, 1));
 
-  json_builder_begin_object (b);
-  add_string (b, "mapping", r->source);
-  add_string (b, "workload", ffm_workload_get_name (r->workload));
-  add_string (b, "architecture", ffm_arch_get_name (r->arch));
-  add_number (b, "energy_j", r->energy);
-  add_number (b, "latency_s", r->latency);
-  add_number (b, "edp_js", r->energy * r->latency);
-  add_number (b, "dynamic_energy_j", r->dynamic_energy);
-  add_number (b, "leak_energy_j", r->leak_energy);
-  json_builder_set_member_name (b, "fits");
-  json_builder_add_boolean_value (b, r->fits);
-  add_string (b, "problem", r->problem);
+  ffm_json_writer_begin_object (b);
+  ffm_json_writer_member_string (b, "mapping", r->source);
+  ffm_json_writer_member_string (b, "workload", ffm_workload_get_name (r->workload));
+  ffm_json_writer_member_string (b, "architecture", ffm_arch_get_name (r->arch));
+  ffm_json_writer_member_double (b, "energy_j", r->energy);
+  ffm_json_writer_member_double (b, "latency_s", r->latency);
+  ffm_json_writer_member_double (b, "edp_js", r->energy * r->latency);
+  ffm_json_writer_member_double (b, "dynamic_energy_j", r->dynamic_energy);
+  ffm_json_writer_member_double (b, "leak_energy_j", r->leak_energy);
+  ffm_json_writer_key (b, "fits");
+  ffm_json_writer_boolean (b, r->fits);
+  ffm_json_writer_member_string (b, "problem", r->problem);
 
-  json_builder_set_member_name (b, "per_einsum");
-  json_builder_begin_array (b);
+  ffm_json_writer_key (b, "per_einsum");
+  ffm_json_writer_begin_array (b);
   for (guint i = 0; i < r->leaves->len; i++)
     {
       const Leaf *leaf = g_ptr_array_index (r->leaves, i);
@@ -1081,43 +1052,39 @@ ffm_cost_report_to_json (const FfmCostReport *r)
         tensor_energy[ffm_pmapping_model_get_buffet (leaf->model, k)->tensor]
           += buffet_energy (r, leaf, k);
     }
-  json_builder_end_array (b);
+  ffm_json_writer_end_array (b);
 
-  json_builder_set_member_name (b, "per_component");
-  json_builder_begin_array (b);
+  ffm_json_writer_key (b, "per_component");
+  ffm_json_writer_begin_array (b);
   for (guint l = 0; l < r->n_levels; l++)
     {
       const FfmLevel *level = ffm_arch_get_level (r->arch, l);
-      json_builder_begin_object (b);
-      add_string (b, "name", level->name);
-      add_string (b, "kind", level->kind == FFM_LEVEL_MEMORY ? "memory"
+      ffm_json_writer_begin_object (b);
+      ffm_json_writer_member_string (b, "name", level->name);
+      ffm_json_writer_member_string (b, "kind", level->kind == FFM_LEVEL_MEMORY ? "memory"
                   : level->kind == FFM_LEVEL_FANOUT ? "fanout" : "compute");
-      add_number (b, "energy_j", r->level_energy[l]);
-      add_number (b, "leak_energy_j", r->level_leak[l]);
+      ffm_json_writer_member_double (b, "energy_j", r->level_energy[l]);
+      ffm_json_writer_member_double (b, "leak_energy_j", r->level_leak[l]);
       if (level->kind == FFM_LEVEL_MEMORY)
         {
-          add_number (b, "peak_occupancy_bits", r->peak[l]);
-          add_number (b, "size_bits", level_size (r, l));   /* null = unbounded */
+          ffm_json_writer_member_double (b, "peak_occupancy_bits", r->peak[l]);
+          ffm_json_writer_member_double (b, "size_bits", level_size (r, l));   /* "inf" = unbounded */
         }
-      json_builder_end_object (b);
+      ffm_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
+  ffm_json_writer_end_array (b);
 
-  json_builder_set_member_name (b, "per_tensor");
-  json_builder_begin_array (b);
+  ffm_json_writer_key (b, "per_tensor");
+  ffm_json_writer_begin_array (b);
   for (guint t = 0; t < n_tensors; t++)
     {
-      json_builder_begin_object (b);
-      add_string (b, "name", ffm_workload_get_tensor (r->workload, t)->name);
-      add_number (b, "energy_j", tensor_energy[t]);
-      json_builder_end_object (b);
+      ffm_json_writer_begin_object (b);
+      ffm_json_writer_member_string (b, "name", ffm_workload_get_tensor (r->workload, t)->name);
+      ffm_json_writer_member_double (b, "energy_j", tensor_energy[t]);
+      ffm_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
-  json_builder_end_object (b);
+  ffm_json_writer_end_array (b);
+  ffm_json_writer_end_object (b);
 
-  root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  json_generator_set_indent (gen, 2);
-  return json_generator_to_data (gen, NULL);
+  return ffm_json_writer_finish (b);
 }

@@ -7,7 +7,7 @@
  * arrays only. The tree is built recursively over runs of Einsums that
  * share d loops (ffm-join.h, "The tree").
  *
- * [1] shared/reference/ffm-spec.md §1.5, §5.1; docs/ffm-search.md. */
+ * [1] the reference implementation (accelforge); docs/ffm-search.md. */
 #include "ffm-join.h"
 #include "ffm-cost.h"
 

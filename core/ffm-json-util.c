@@ -1,6 +1,8 @@
 /* ffm-json-util.c: JSON documents with line numbers (see ffm-json-util.h). */
 #include "ffm-json-util.h"
+#include "ffm-json-writer.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -286,11 +288,19 @@ ffm_json_require_number (const FfmJsonDoc *doc, JsonNode *node,
                          const char *json_path, GQuark domain, int code,
                          double *out, GError **error)
 {
-  if (node_is_number (node))
+  double value;
+
+  /* A JSON number, or "inf"/"-inf" as ffm writes infinities
+   * (ffm-json-writer.h); "nan" is no value an input can mean. */
+  if (ffm_json_node_get_double (node, &value))
     {
-      *out = json_node_get_value_type (node) == G_TYPE_INT64
-               ? (double) json_node_get_int (node)
-               : json_node_get_double (node);
+      if (isnan (value))
+        {
+          ffm_json_set_error (error, domain, code, doc, node, json_path,
+                              "expected a number, got \"nan\" (not a number)");
+          return FALSE;
+        }
+      *out = value;
       return TRUE;
     }
   ffm_json_set_error (error, domain, code, doc, node, json_path,

@@ -7,10 +7,12 @@
  * checked by the cost model against a workload and an architecture, using
  * the json_path and line recorded in every node. Writing produces the same
  * format with one node per line and a fixed member order, so a file
- * written by ffm_mapping_to_json() reads back equal and writes back the
+ * written by ffm_mapping_write_json() reads back equal and writes back the
  * same text. */
 #include "ffm-mapping.h"
 #include "ffm-json-util.h"
+#include "ffm-json-writer.h"
+#include "ffm-output-file.h"
 
 #include <string.h>
 
@@ -479,149 +481,96 @@ ffm_mapping_load_from_data (const char *json_text,
 
 /* ---- Writing ---- */
 
-static void
-append_json_string (GString *out, const char *s)
-{
-  g_string_append_c (out, '"');
-  for (const char *c = s ? s : ""; *c != '\0'; c++)
-    {
-      unsigned char u = (unsigned char) *c;
-      if (u == '"' || u == '\\')
-        g_string_append_printf (out, "\\%c", u);
-      else if (u == '\n')
-        g_string_append (out, "\\n");
-      else if (u == '\t')
-        g_string_append (out, "\\t");
-      else if (u < 0x20)
-        g_string_append_printf (out, "\\u%04x", u);
-      else
-        g_string_append_c (out, (char) u);
-    }
-  g_string_append_c (out, '"');
-}
+static void write_list (FfmJsonWriter *w, const GPtrArray *list);
 
+/* One node on one line; a sequential's branches span lines. */
 static void
-append_member (GString *out, const char *name, const char *value)
+write_node (FfmJsonWriter *w, const FfmMappingNode *node)
 {
-  g_string_append_printf (out, ", \"%s\": ", name);
-  append_json_string (out, value);
-}
-
-static void
-append_indent (GString *out, guint indent)
-{
-  for (guint i = 0; i < indent; i++)
-    g_string_append_c (out, ' ');
-}
-
-static void write_list (GString *out, const GPtrArray *list, guint indent);
-
-/* One node, starting at the current position; a sequential spans lines
- * and closes at @indent. */
-static void
-write_node (GString *out, const FfmMappingNode *node, guint indent)
-{
-  g_string_append_printf (out, "{\"%s\": ", ffm_mapping_node_kind_to_string (node->kind));
+  ffm_json_writer_begin_object_inline (w);
+  ffm_json_writer_key (w, ffm_mapping_node_kind_to_string (node->kind));
   switch (node->kind)
     {
     case FFM_NODE_STORAGE:
-      g_string_append_c (out, '[');
+      ffm_json_writer_begin_array_inline (w);
       for (guint i = 0; node->tensors != NULL && node->tensors[i] != NULL; i++)
-        {
-          if (i > 0)
-            g_string_append (out, ", ");
-          append_json_string (out, node->tensors[i]);
-        }
-      g_string_append_c (out, ']');
-      append_member (out, "level", node->level);
+        ffm_json_writer_string (w, node->tensors[i]);
+      ffm_json_writer_end_array (w);
+      ffm_json_writer_member_string (w, "level", node->level ? node->level : "");
       if (node->persistent)
-        g_string_append (out, ", \"persistent\": true");
+        ffm_json_writer_member_boolean (w, "persistent", TRUE);
       break;
     case FFM_NODE_TEMPORAL:
     case FFM_NODE_SPATIAL:
-      append_json_string (out, node->rank_var);
-      g_string_append_printf (out, ", \"tile\": %" G_GUINT64_FORMAT, node->tile);
+      ffm_json_writer_string (w, node->rank_var ? node->rank_var : "");
+      ffm_json_writer_member_uint (w, "tile", node->tile);
       if (node->remainder != 0)
-        g_string_append_printf (out, ", \"remainder\": %" G_GUINT64_FORMAT,
-                                node->remainder);
+        ffm_json_writer_member_uint (w, "remainder", node->remainder);
       if (node->rank_var_einsums != NULL && node->rank_var_einsums[0] != NULL)
         {
-          g_string_append (out, ", \"rank_vars\": {");
+          ffm_json_writer_key (w, "rank_vars");
+          ffm_json_writer_begin_object_inline (w);
           for (guint i = 0; node->rank_var_einsums[i] != NULL; i++)
-            {
-              if (i > 0)
-                g_string_append (out, ", ");
-              append_json_string (out, node->rank_var_einsums[i]);
-              g_string_append (out, ": ");
-              append_json_string (out, node->rank_var_names[i]);
-            }
-          g_string_append_c (out, '}');
+            ffm_json_writer_member_string (w, node->rank_var_einsums[i],
+                                           node->rank_var_names[i]);
+          ffm_json_writer_end_object (w);
         }
       if (node->kind == FFM_NODE_SPATIAL)
         {
-          append_member (out, "level", node->level);
-          append_member (out, "dimension", node->dimension);
+          ffm_json_writer_member_string (w, "level", node->level ? node->level : "");
+          ffm_json_writer_member_string (w, "dimension",
+                                         node->dimension ? node->dimension : "");
         }
       break;
     case FFM_NODE_COMPUTE:
-      append_json_string (out, node->einsum);
-      append_member (out, "level", node->level);
+      ffm_json_writer_string (w, node->einsum ? node->einsum : "");
+      ffm_json_writer_member_string (w, "level", node->level ? node->level : "");
       break;
     case FFM_NODE_SEQUENTIAL:
-      g_string_append (out, "[\n");
+      ffm_json_writer_begin_array (w);
       for (guint b = 0; node->branches != NULL && b < node->branches->len; b++)
-        {
-          append_indent (out, indent + 2);
-          write_list (out, g_ptr_array_index (node->branches, b), indent + 2);
-          g_string_append (out, b + 1 < node->branches->len ? ",\n" : "\n");
-        }
-      append_indent (out, indent);
-      g_string_append_c (out, ']');
+        write_list (w, g_ptr_array_index (node->branches, b));
+      ffm_json_writer_end_array (w);
       break;
     }
-  g_string_append_c (out, '}');
+  ffm_json_writer_end_object (w);
 }
 
-/* A list opened at the current position and closed at @indent. */
 static void
-write_list (GString *out, const GPtrArray *list, guint indent)
+write_list (FfmJsonWriter *w, const GPtrArray *list)
 {
-  g_string_append (out, "[\n");
+  ffm_json_writer_begin_array (w);
   for (guint i = 0; i < list->len; i++)
-    {
-      append_indent (out, indent + 2);
-      write_node (out, g_ptr_array_index (list, i), indent + 2);
-      g_string_append (out, i + 1 < list->len ? ",\n" : "\n");
-    }
-  append_indent (out, indent);
-  g_string_append_c (out, ']');
+    write_node (w, g_ptr_array_index (list, i));
+  ffm_json_writer_end_array (w);
+}
+
+void
+ffm_mapping_write_json (const FfmMapping *mapping, FfmJsonWriter *w)
+{
+  g_return_if_fail (mapping != NULL);
+  g_return_if_fail (w != NULL);
+
+  ffm_json_writer_begin_object (w);
+  ffm_json_writer_member_int (w, "ffm_mapping", MAPPING_FORMAT_VERSION);
+  if (ffm_mapping_get_workload_name (mapping) != NULL)
+    ffm_json_writer_member_string (w, "workload", ffm_mapping_get_workload_name (mapping));
+  if (ffm_mapping_get_architecture_name (mapping) != NULL)
+    ffm_json_writer_member_string (w, "architecture",
+                                   ffm_mapping_get_architecture_name (mapping));
+  ffm_json_writer_key (w, "nodes");
+  write_list (w, ffm_mapping_peek_root (mapping));
+  ffm_json_writer_end_object (w);
 }
 
 char *
 ffm_mapping_to_json (const FfmMapping *mapping)
 {
-  GString *out;
+  g_autoptr (FfmJsonWriter) w = ffm_json_writer_new ();
 
   g_return_val_if_fail (mapping != NULL, NULL);
-
-  out = g_string_new (NULL);
-  g_string_append_printf (out, "{\n  \"ffm_mapping\": %d,\n", MAPPING_FORMAT_VERSION);
-  if (ffm_mapping_get_workload_name (mapping) != NULL)
-    {
-      g_string_append (out, "  \"workload\": ");
-      append_json_string (out, ffm_mapping_get_workload_name (mapping));
-      g_string_append (out, ",\n");
-    }
-  if (ffm_mapping_get_architecture_name (mapping) != NULL)
-    {
-      g_string_append (out, "  \"architecture\": ");
-      append_json_string (out, ffm_mapping_get_architecture_name (mapping));
-      g_string_append (out, ",\n");
-    }
-  g_string_append (out, "  \"nodes\": ");
-  write_list (out, ffm_mapping_peek_root (mapping), 2);
-  g_string_append (out, "\n}\n");
-  return g_string_free (out, FALSE);
+  ffm_mapping_write_json (mapping, w);
+  return ffm_json_writer_finish (w);
 }
 
 gboolean
@@ -636,5 +585,5 @@ ffm_mapping_save_file (const FfmMapping *mapping,
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   text = ffm_mapping_to_json (mapping);
-  return g_file_set_contents (path, text, -1, error);
+  return ffm_output_file_write (path, text, -1, error);
 }

@@ -29,11 +29,11 @@
 #define SEARCH_PREFIX "ffm-search-"
 #define MODULE_SUFFIX "." G_MODULE_SUFFIX
 
-/* Sizes of the ABI 1.0 structures: the smallest a plugin of ABI 1.x may
+/* Sizes of the ABI 2.0 structures: the smallest a plugin of ABI 2.x may
  * present. When a minor version appends fields, these stay as they are. */
-#define DESCRIPTOR_SIZE_1_0 sizeof (FfmPluginDescriptor)
-#define ARCH_VTABLE_SIZE_1_0 sizeof (FfmArchModelVTable)
-#define SEARCH_VTABLE_SIZE_1_0 sizeof (FfmSearchVTable)
+#define DESCRIPTOR_SIZE_2_0 sizeof (FfmPluginDescriptor)
+#define ARCH_VTABLE_SIZE_2_0 sizeof (FfmArchModelVTable)
+#define SEARCH_VTABLE_SIZE_2_0 sizeof (FfmSearchVTable)
 
 struct _FfmPluginRegistry {
   GPtrArray *extra_dirs;        /* of char*: --plugin-dir folders, in order */
@@ -332,12 +332,12 @@ check_vtable (const char *path, const FfmPluginDescriptor *desc, GError **error)
   if (desc->kind == FFM_PLUGIN_KIND_ARCH_MODEL)
     {
       const FfmArchModelVTable *vt = desc->vtable.arch;
-      if (vt->struct_size < ARCH_VTABLE_SIZE_1_0)
+      if (vt->struct_size < ARCH_VTABLE_SIZE_2_0)
         {
           g_set_error (error, FFM_PLUGIN_ERROR, FFM_PLUGIN_ERROR_INVALID_DESCRIPTOR,
                        "%s: the arch model function table is %" G_GSIZE_FORMAT
-                       " bytes, smaller than ABI 1.0's %" G_GSIZE_FORMAT,
-                       path, vt->struct_size, (gsize) ARCH_VTABLE_SIZE_1_0);
+                       " bytes, smaller than ABI 2.0's %" G_GSIZE_FORMAT,
+                       path, vt->struct_size, (gsize) ARCH_VTABLE_SIZE_2_0);
           return FALSE;
         }
       if (vt->list_architectures == NULL)
@@ -352,12 +352,12 @@ check_vtable (const char *path, const FfmPluginDescriptor *desc, GError **error)
   else
     {
       const FfmSearchVTable *vt = desc->vtable.search;
-      if (vt->struct_size < SEARCH_VTABLE_SIZE_1_0)
+      if (vt->struct_size < SEARCH_VTABLE_SIZE_2_0)
         {
           g_set_error (error, FFM_PLUGIN_ERROR, FFM_PLUGIN_ERROR_INVALID_DESCRIPTOR,
                        "%s: the search function table is %" G_GSIZE_FORMAT
-                       " bytes, smaller than ABI 1.0's %" G_GSIZE_FORMAT,
-                       path, vt->struct_size, (gsize) SEARCH_VTABLE_SIZE_1_0);
+                       " bytes, smaller than ABI 2.0's %" G_GSIZE_FORMAT,
+                       path, vt->struct_size, (gsize) SEARCH_VTABLE_SIZE_2_0);
           return FALSE;
         }
       if (vt->run == NULL)
@@ -405,7 +405,7 @@ check_descriptor (const char *path, FfmPluginKind file_kind, const char *file_na
 {
   if (!check_abi (path, desc, error))
     return FALSE;
-  if (desc->struct_size < DESCRIPTOR_SIZE_1_0
+  if (desc->struct_size < DESCRIPTOR_SIZE_2_0
       || (desc->abi_minor == FFM_PLUGIN_ABI_MINOR
           && desc->struct_size != sizeof (FfmPluginDescriptor)))
     {

@@ -2,7 +2,7 @@
  * its evaluation, the innermost loop of every search.
  *
  * Compiling resolves names to indices, checks the path against the workload
- * and the architecture, places reservations (ffm-spec.md §3.2) and builds
+ * and the architecture, places reservations (as in the reference implementation, accelforge) and builds
  * one *view* per tensor (§3.3): the loops, the tensor's holders (its storage
  * nodes and the compute unit) and its reservations, with each spatial loop
  * moved to just above the first holder its fanout replicates. A view is
@@ -680,7 +680,7 @@ check_storage (Compiler *c, GError **error)
 /* A copy Einsum moves its source to its destination: its storage nodes
  * become one chain of holders of the source, one per memory (the first
  * node of each memory), down to the deeper of the two backing nodes
- * (ffm-spec.md §3.8; docs/cost-model.md). */
+ * (as in the reference implementation, accelforge; docs/cost-model.md). */
 static gboolean
 rewrite_copy (Compiler *c, GError **error)
 {
@@ -799,7 +799,7 @@ buffet_numbers (Compiler *c, GError **error)
   return TRUE;
 }
 
-/* Where each buffet's reservation sits (ffm-spec.md §3.2): right below a
+/* Where each buffet's reservation sits (as in the reference implementation, accelforge): right below a
  * backing, persistent or copy storage node; otherwise it sinks past
  * temporal loops relevant to the tensor and spatial loops of its own
  * memory's fanout, stopping above an irrelevant temporal loop, another
@@ -1590,7 +1590,7 @@ typedef struct {
 } Transfer;
 
 /* Adds @t, the transfers between holder @h and its parent buffet @parent,
- * to the counts (ffm-spec.md §3.4 / §3.4b). */
+ * to the counts (the closed form of the LoopTree model's recursion). */
 static inline void
 add_transfer (const FfmPmappingModel *m, const View *v, const Holder *h,
               int parent, const Transfer *t, FfmPmappingCost *out,

@@ -33,8 +33,9 @@
  * and every reservation, all the pmappings kept with the same
  * compatibility.
  *
- * [1] shared/reference/ffm-spec.md §4.2-§4.6; §3.2 (reservations), §3.4b
- *     (closed form of the counts). */
+ * [1] the reference implementation (accelforge), its pmapping generator
+ *     (mapper/FFM/_make_pmappings), reservations and the closed form of
+ *     the counts. */
 #include "ffm-pmapping-private.h"
 
 #include <math.h>
@@ -134,14 +135,14 @@ compute_relevancy (Builder *b)
  *     storage node separates the loops, so every holder of every tensor
  *     sees the gap's loops all above it or all below it: counts depend on
  *     the product of each rank variable's iteration counts in the gap
- *     (ffm-spec §3.4b), so two loops over one variable merge into one with
+ *     (as in the reference implementation, accelforge), so two loops over one variable merge into one with
  *     the product. Order could matter only through reservations that sink
  *     into the gap (§3.2): a backing node's reservation stays right below
  *     it, and after rule (c) the gap below a non-backing node holds no
  *     loop relevant to its tensor, so its reservation stays right below it
  *     too. For fused loops the order is part of the compatibility: the join
  *     tries the permutations inside each block between reservation stops
- *     (ffm-spec §5.1), and the loops of one gap lie in one block.
+ *     (as in the reference implementation, accelforge), and the loops of one gap lie in one block.
  * (b) No recomputation (mapspace): R keeps only variables that index every
  *     tensor not stored yet.
  * (c) Lowering non-backing nodes: no loop in the gap right below a
@@ -243,7 +244,7 @@ place_temporal_loops (const Builder *b, const Item *nodes, guint n_nodes,
  * the mapspace allows). Inside that gap a spatial loop's place among the
  * temporal loops changes no count: in every tensor's view the model moves
  * it to just above the tensor's first holder below the fanout and keeps
- * path order inside a run of loops (ffm-spec §3.3), and products of
+ * path order inside a run of loops (as in the reference implementation, accelforge), and products of
  * iteration counts do not depend on order; the reservation of a node above
  * the fanout cannot sink past a spatial loop of another memory's fanout,
  * so the bottom is the place that lets it sink furthest. Allowed rank
@@ -304,7 +305,7 @@ place_spatial_loops (const Builder *b, Item *items, guint *n_items,
  *
  * Every rank variable needs a loop whose tile goes down to 1. A variable
  * without a temporal loop below the fused loops gets one right below the
- * deepest backing node, after the temporal loops there (ffm-spec §4.6): by
+ * deepest backing node, after the temporal loops there (as in the reference implementation, accelforge): by
  * rules (c) and (d) a loop over it in any gap the rules exclude can be moved
  * (up past a non-backing node whose tensor it indexes, down past one whose
  * tensor it does not index) without loss until it reaches an allowed gap,

@@ -2,7 +2,7 @@
  * pruning partial tile vectors.
  *
  * With perfect factorization and indices that are single rank variables,
- * every count the cost model adds up (ffm-spec §3.4b; the model's
+ * every count the cost model adds up (as in the reference implementation, accelforge; the model's
  * count_transfer) is a product of loop iteration counts and rank-variable
  * tiles: a fill is the tile held times the iterations of the loops above,
  * a skipped first fill the tile times the relevant temporal and the spatial
@@ -13,7 +13,7 @@
  *     coef x prod_{loops j in mask} n_j x prod_{vars v} tile_v(pos_v)
  * and every monomial factors into one factor per rank variable. The tile
  * search (ffm-pmapping-tiles.c) uses that to compare partial tile vectors
- * term by term (ffm-spec §4.8, TCM).
+ * term by term (as in the reference implementation, accelforge, TCM).
  *
  * The monomials mirror the model's rules for the paths the generator makes
  * (storage nodes outer to inner, spatial loops between the memories they

@@ -28,7 +28,8 @@
  * with the highest usage (the product over constrained dimensions of the
  * used fraction) are kept instead.
  *
- * [1] shared/reference/ffm-spec.md §2.1 (min_usage), §4.7-§4.8. */
+ * [1] the reference implementation (accelforge): min_usage and its
+ *     tile-shape enumeration with partial-mapping pruning. */
 #include "ffm-pmapping-private.h"
 
 #include <math.h>
@@ -773,7 +774,7 @@ search (Enum *en, guint depth)
  * energy, in every port's latency (hence in latency and in leak energy),
  * in every occupancy (hence in capacity and in every reservation column),
  * with the same compatibility: B+c is never needed, and B is dropped
- * [ffm-spec §4.8; the FFM paper §6.4 for why dominated pmappings of one
+ * [the reference implementation, accelforge; the FFM paper §6.4 for why dominated pmappings of one
  * group can go]. The comparison is made safe against rounding: A <= B must
  * hold by a margin of 1e-12 of the units' magnitudes (sums of absolute
  * monomial values), unless the two values are identical; identical

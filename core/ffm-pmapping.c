@@ -26,7 +26,7 @@
  * go from outer to inner memories with spatial loops between the memories
  * they separate, are the first n_loops_above loops of the path).
  *
- * [1] shared/reference/ffm-spec.md §4.9, §5.1-§5.4. */
+ * [1] the reference implementation (accelforge). */
 #include "ffm-pmapping-private.h"
 #include "ffm-pareto.h"
 #include "ffm-cost-private.h"
@@ -38,11 +38,11 @@
 
 /* ---- Options ---- */
 
-void
-ffm_pmapping_options_init (FfmPmappingOptions *options)
+static void
+options_set_defaults (FfmPmappingOptions *options)
 {
-  g_return_if_fail (options != NULL);
   memset (options, 0, sizeof *options);
+  options->struct_size = sizeof *options;
   options->objectives = FFM_PMAPPING_ENERGY | FFM_PMAPPING_LATENCY;
   options->max_fused_loops = 1;
   options->max_fused_loops_per_rank_var = 1;
@@ -51,6 +51,38 @@ ffm_pmapping_options_init (FfmPmappingOptions *options)
   options->unfused = FALSE;
   options->prune_partial = TRUE;
   options->reuse_equal_einsums = TRUE;
+  options->cancel = NULL;
+}
+
+void
+ffm_pmapping_options_init_sized (FfmPmappingOptions *options, gsize struct_size)
+{
+  FfmPmappingOptions defaults;
+
+  g_return_if_fail (options != NULL);
+  g_return_if_fail (struct_size >= G_STRUCT_OFFSET (FfmPmappingOptions, objectives));
+  options_set_defaults (&defaults);
+  defaults.struct_size = MIN (struct_size, sizeof defaults);
+  memcpy (options, &defaults, defaults.struct_size);
+}
+
+/* The caller's options over the defaults: a caller built before a field
+ * was appended does not have it (its struct_size says so). */
+static void
+options_copy (FfmPmappingOptions *out, const FfmPmappingOptions *options)
+{
+  options_set_defaults (out);
+  if (options != NULL)
+    memcpy (out, options, MIN (options->struct_size, sizeof *out));
+  out->struct_size = sizeof *out;
+}
+
+gboolean
+ffm_pmapping_options_is_cancelled (const FfmPmappingOptions *options)
+{
+  return options != NULL
+    && options->struct_size >= G_STRUCT_OFFSET (FfmPmappingOptions, cancel) + sizeof options->cancel
+    && options->cancel != NULL && g_atomic_int_get (options->cancel) != 0;
 }
 
 /* ---- Describing a row ---- */
@@ -618,7 +650,7 @@ set_no_pmapping_error (FfmPmappingSet *set, FfmEinsumPmappings *pm,
                  e->name, ffm_arch_get_name (set->arch));
 }
 
-/* ---- Tracked memories (ffm-spec §4.1, §5.4) ---- */
+/* ---- Tracked memories (as in the reference implementation, accelforge) ---- */
 
 /* A memory is tracked unless it is infinite, can hold every tensor of
  * every Einsum at once, or is always below: in every group of every
@@ -753,10 +785,16 @@ run_template_job (gpointer data, gpointer user_data)
                                                     job->template_id);
   FfmTemplateResult *r = g_ptr_array_index (job->pm->results, job->template_id);
 
-  FfmTileWorkspace *ws = g_async_queue_pop (set->workspaces);
+  FfmTileWorkspace *ws;
 
-  ffm_pmapping_template_enumerate (set->workload, set->arch, t, &set->options, ws, r);
-  g_async_queue_push (set->workspaces, ws);
+  /* Cancelled: the remaining templates are skipped (the caller fails the
+   * whole generation, so their empty results are never read). */
+  if (!ffm_pmapping_options_is_cancelled (&set->options))
+    {
+      ws = g_async_queue_pop (set->workspaces);
+      ffm_pmapping_template_enumerate (set->workload, set->arch, t, &set->options, ws, r);
+      g_async_queue_push (set->workspaces, ws);
+    }
   /* The last template of an Einsum merges them all, in template order
    * (whichever thread that is, the result is the same), so that finished
    * Einsums hold only their Pareto groups while others still run. */
@@ -793,15 +831,15 @@ ffm_pmappings_generate (FfmWorkload *workload, FfmArch *arch,
   gint64 start = g_get_monotonic_time ();
 
   g_return_val_if_fail (workload != NULL && arch != NULL, NULL);
+  g_return_val_if_fail (options == NULL
+                        || options->struct_size >= G_STRUCT_OFFSET (FfmPmappingOptions, objectives),
+                        NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   set = g_new0 (FfmPmappingSet, 1);
   set->workload = ffm_workload_ref (workload);
   set->arch = ffm_arch_ref (arch);
-  if (options != NULL)
-    set->options = *options;
-  else
-    ffm_pmapping_options_init (&set->options);
+  options_copy (&set->options, options);
   if (set->options.objectives == 0)
     set->options.objectives = FFM_PMAPPING_ENERGY | FFM_PMAPPING_LATENCY;
   set->einsums = g_ptr_array_new_with_free_func ((GDestroyNotify) einsum_pmappings_free);
@@ -881,6 +919,13 @@ ffm_pmappings_generate (FfmWorkload *workload, FfmArch *arch,
     g_async_queue_push (set->workspaces, ffm_tile_workspace_new ());
   run_pool (run_template_job, set, n_threads, jobs);
   g_clear_pointer (&set->workspaces, g_async_queue_unref);
+  if (ffm_pmapping_options_is_cancelled (&set->options))
+    {
+      g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_CANCELLED,
+                   "pmapping generation cancelled after %.1f s",
+                   (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC);
+      return NULL;
+    }
   for (guint i = 0; i < set->einsums->len; i++)
     {
       FfmEinsumPmappings *pm = g_ptr_array_index (set->einsums, i);

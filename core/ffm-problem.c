@@ -152,6 +152,15 @@ ffm_search_context_init (FfmSearchContext *context, FfmProblem *problem)
   context->unfused = FALSE;
   context->progress = NULL;
   context->progress_data = NULL;
+  context->cancel = NULL;
+}
+
+gboolean
+ffm_search_context_is_cancelled (const FfmSearchContext *context)
+{
+  g_return_val_if_fail (context != NULL, FALSE);
+  return FFM_SEARCH_CONTEXT_HAS (context, cancel) && context->cancel != NULL
+    && g_atomic_int_get (context->cancel) != 0;
 }
 
 /* ---- Search results ---- */

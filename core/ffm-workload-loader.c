@@ -6,12 +6,13 @@
  * and substituting `{expr}`; it produces raw Einsums (parsed strings, names,
  * evaluated bounds) while the parameter scope is alive. Building then turns
  * the raw Einsums kept by `when` into the resolved model: tensors and their
- * rank lists, rank-variable bounds (the bounding box of workloads.md §0.2),
+ * rank lists, rank-variable bounds (the bounding box of accelforge's workload files),
  * footprints, producers and readers, classes, roles, persistence and bits.
  * Every error goes through ffm_json_set_error(), so it names the file, the
  * line of the offending value and its JSON path. */
 #include "ffm-workload-private.h"
 #include "ffm-json-util.h"
+#include "ffm-json-writer.h"
 
 #include <math.h>
 #include <string.h>
@@ -1896,7 +1897,7 @@ fill_access (Loader *L, RawEinsum *r, FfmEinsum *e, RawAccess *a, gboolean outpu
   return TRUE;
 }
 
-/* Rank-variable bounds: the bounding box of workloads.md §0.2. */
+/* Rank-variable bounds: the bounding box of accelforge's workload files. */
 static gboolean
 compute_bounds (Loader *L, RawEinsum *r, FfmEinsum *e)
 {
@@ -2116,7 +2117,7 @@ set_role (FfmEinsum *e, FfmTensorRole role, guint64 set)
       e->accesses[a].roles |= role;
 }
 
-/* The default input of workloads.md §0.4, with the documented fallback. */
+/* The default input of accelforge's workload files, with the documented fallback. */
 static guint64
 default_input (Loader *L, FfmEinsum *e)
 {
@@ -2707,14 +2708,14 @@ role_to_text (const FfmWorkload *w, const FfmEinsum *e, FfmTensorRole role)
 }
 
 static void
-write_einsum (JsonBuilder *b, const FfmWorkload *w, const FfmEinsum *e)
+write_einsum (FfmJsonWriter *b, const FfmWorkload *w, const FfmEinsum *e)
 {
   static const char *const role_names[] = { "input", "weight", "output" };
   static const FfmTensorRole roles[] = { FFM_ROLE_INPUT, FFM_ROLE_WEIGHT, FFM_ROLE_OUTPUT };
   GString *text;
 
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "name");
+  ffm_json_writer_begin_object (b);
+  ffm_json_writer_key (b, "name");
   text = g_string_new (NULL);
   for (const char *p = e->name; *p; p++)         /* names are substituted: escape */
     {
@@ -2722,7 +2723,7 @@ write_einsum (JsonBuilder *b, const FfmWorkload *w, const FfmEinsum *e)
       if (*p == '{' || *p == '}')
         g_string_append_c (text, *p);
     }
-  json_builder_add_string_value (b, text->str);
+  ffm_json_writer_string (b, text->str);
   g_string_truncate (text, 0);
   {
     g_autofree char *out = access_to_text (w, e, e->output_access);
@@ -2734,40 +2735,38 @@ write_einsum (JsonBuilder *b, const FfmWorkload *w, const FfmEinsum *e)
         g_autofree char *in = access_to_text (w, e, a);
         g_string_append_printf (text, "%s %s", a ? " *" : "", in);
       }
-  json_builder_set_member_name (b, "einsum");
-  json_builder_add_string_value (b, text->str);
+  ffm_json_writer_key (b, "einsum");
+  ffm_json_writer_string (b, text->str);
   g_string_free (text, TRUE);
   if (e->is_copy)
     {
-      json_builder_set_member_name (b, "copy");
-      json_builder_add_boolean_value (b, TRUE);
+      ffm_json_writer_key (b, "copy");
+      ffm_json_writer_boolean (b, TRUE);
     }
-  json_builder_set_member_name (b, "roles");
-  json_builder_begin_object (b);
+  ffm_json_writer_key (b, "roles");
+  ffm_json_writer_begin_object (b);
   for (guint r = 0; r < 3; r++)
     {
       g_autofree char *set = role_to_text (w, e, roles[r]);
-      json_builder_set_member_name (b, role_names[r]);
-      json_builder_add_string_value (b, set);
+      ffm_json_writer_key (b, role_names[r]);
+      ffm_json_writer_string (b, set);
     }
-  json_builder_end_object (b);
-  json_builder_set_member_name (b, "bounds");
-  json_builder_begin_object (b);
+  ffm_json_writer_end_object (b);
+  ffm_json_writer_key (b, "bounds");
+  ffm_json_writer_begin_object (b);
   for (guint v = 0; v < e->n_rank_vars; v++)
     {
-      json_builder_set_member_name (b, e->rank_var_names[v]);
-      json_builder_add_int_value (b, (gint64) e->rank_var_bounds[v]);
+      ffm_json_writer_key (b, e->rank_var_names[v]);
+      ffm_json_writer_uint (b, e->rank_var_bounds[v]);
     }
-  json_builder_end_object (b);
-  json_builder_end_object (b);
+  ffm_json_writer_end_object (b);
+  ffm_json_writer_end_object (b);
 }
 
 char *
 ffm_workload_to_json (const FfmWorkload *w)
 {
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  g_autoptr (JsonNode) root = NULL;
+  g_autoptr (FfmJsonWriter) b = ffm_json_writer_new ();
   static const struct {
     const char *member;
     gsize offset;
@@ -2778,56 +2777,52 @@ ffm_workload_to_json (const FfmWorkload *w)
   };
 
   g_return_val_if_fail (w != NULL, NULL);
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "ffm_workload");
-  json_builder_add_int_value (b, FORMAT_VERSION);
-  json_builder_set_member_name (b, "name");
-  json_builder_add_string_value (b, w->name);
+  ffm_json_writer_begin_object (b);
+  ffm_json_writer_key (b, "ffm_workload");
+  ffm_json_writer_int (b, FORMAT_VERSION);
+  ffm_json_writer_key (b, "name");
+  ffm_json_writer_string (b, w->name);
   for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
     {
       const char *text = G_STRUCT_MEMBER (char *, w, texts[i].offset);
       if (text == NULL)
         continue;
-      json_builder_set_member_name (b, texts[i].member);
-      json_builder_add_string_value (b, text);
+      ffm_json_writer_key (b, texts[i].member);
+      ffm_json_writer_string (b, text);
     }
-  json_builder_set_member_name (b, "ranks");
-  json_builder_begin_object (b);
+  ffm_json_writer_key (b, "ranks");
+  ffm_json_writer_begin_object (b);
   for (guint i = 0; i < w->ranks->len; i++)
     {
       const FfmRankSize *r = &g_array_index (w->ranks, FfmRankSize, i);
-      json_builder_set_member_name (b, r->name);
-      json_builder_add_int_value (b, (gint64) r->size);
+      ffm_json_writer_key (b, r->name);
+      ffm_json_writer_uint (b, r->size);
     }
-  json_builder_end_object (b);
-  json_builder_set_member_name (b, "tensors");
-  json_builder_begin_object (b);
+  ffm_json_writer_end_object (b);
+  ffm_json_writer_key (b, "tensors");
+  ffm_json_writer_begin_object (b);
   for (guint t = 0; t < w->tensors->len; t++)
     {
       const FfmTensor *tensor = &g_array_index (w->tensors, FfmTensor, t);
-      json_builder_set_member_name (b, tensor->name);
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "bits");
-      json_builder_add_int_value (b, tensor->bits_per_value);
-      json_builder_set_member_name (b, "persistent");
-      json_builder_add_boolean_value (b, (tensor->classes & FFM_TENSOR_PERSISTENT) != 0);
-      json_builder_set_member_name (b, "ranks");
-      json_builder_begin_array (b);
+      ffm_json_writer_key (b, tensor->name);
+      ffm_json_writer_begin_object (b);
+      ffm_json_writer_key (b, "bits");
+      ffm_json_writer_int (b, tensor->bits_per_value);
+      ffm_json_writer_key (b, "persistent");
+      ffm_json_writer_boolean (b, (tensor->classes & FFM_TENSOR_PERSISTENT) != 0);
+      ffm_json_writer_key (b, "ranks");
+      ffm_json_writer_begin_array (b);
       for (guint r = 0; r < tensor->n_ranks; r++)
-        json_builder_add_string_value (b, tensor->rank_names[r]);
-      json_builder_end_array (b);
-      json_builder_end_object (b);
+        ffm_json_writer_string (b, tensor->rank_names[r]);
+      ffm_json_writer_end_array (b);
+      ffm_json_writer_end_object (b);
     }
-  json_builder_end_object (b);
-  json_builder_set_member_name (b, "einsums");
-  json_builder_begin_array (b);
+  ffm_json_writer_end_object (b);
+  ffm_json_writer_key (b, "einsums");
+  ffm_json_writer_begin_array (b);
   for (guint e = 0; e < w->einsums->len; e++)
     write_einsum (b, w, &g_array_index (w->einsums, FfmEinsum, e));
-  json_builder_end_array (b);
-  json_builder_end_object (b);
-  root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  json_generator_set_indent (gen, 2);
-  return json_generator_to_data (gen, NULL);
+  ffm_json_writer_end_array (b);
+  ffm_json_writer_end_object (b);
+  return ffm_json_writer_finish (b);
 }

@@ -5,7 +5,7 @@
  * moves. It never computes a product of loop counts; every number comes
  * from enumerating events and sets of elements.
  *
- * Semantics (the LoopTree model's definition, ffm-spec.md §1.2-1.3, §3.3):
+ * Semantics (the LoopTree model's definition, as in the reference implementation):
  *
  * 1. The tensor's view. For tensor t, the nest is: all temporal loops, the
  *    holders of t (its storage nodes, then the compute unit), and the

@@ -8,6 +8,7 @@
  * bumped. Update the pins only together with the version. */
 #include <ffm.h>
 #include <stddef.h>
+#include <string.h>
 
 #define PIN_SIZE(type, size) g_assert_cmpuint (sizeof (type), ==, (size))
 #define PIN_OFFSET(type, field, offset) \
@@ -27,18 +28,17 @@ static void
 test_versions (void)
 {
   g_test_summary ("The ABI version these pins describe; bump both together");
-  g_assert_cmpint (FFM_PLUGIN_ABI_MAJOR, ==, 1);
+  g_assert_cmpint (FFM_PLUGIN_ABI_MAJOR, ==, 2);
   g_assert_cmpint (FFM_PLUGIN_ABI_MINOR, ==, 0);
   g_assert_cmpstr (FFM_PLUGIN_ENTRY_SYMBOL, ==, "ffm_plugin_get_descriptor");
 }
 
-/* Search plugins allocate FfmPmappingOptions and let
- * ffm_pmapping_options_init() fill it, and read FfmPmappingStats: a field
- * appended to the options is an incompatible change for plugins built
- * before it (the library writes past their copy), so it needs the major
- * version; the stats are only read through a pointer. reuse_equal_einsums
- * and reused_from arrived while the generator's API was unreleased (issues
- * 4 and 5 open), with these pins. */
+/* Search plugins allocate FfmPmappingOptions and fill it with
+ * ffm_pmapping_options_init(), which records the plugin's sizeof in
+ * struct_size: the library reads only that much, so fields appended later
+ * get their defaults for plugins built before them (ABI 2.0; before it, the
+ * library wrote the whole struct into the plugin's copy). FfmPmappingStats
+ * is only read through a pointer. */
 static void
 test_pmapping_options (void)
 {
@@ -48,16 +48,18 @@ test_pmapping_options (void)
       g_test_skip ("pins are for x86_64");
       return;
     }
-  PIN_SIZE (FfmPmappingOptions, 36);
-  PIN_OFFSET (FfmPmappingOptions, objectives, 0);
-  PIN_OFFSET (FfmPmappingOptions, max_fused_loops, 4);
-  PIN_OFFSET (FfmPmappingOptions, max_fused_loops_per_rank_var, 8);
-  PIN_OFFSET (FfmPmappingOptions, n_threads, 12);
-  PIN_OFFSET (FfmPmappingOptions, einsum, 16);
-  PIN_OFFSET (FfmPmappingOptions, unfused, 20);
-  PIN_OFFSET (FfmPmappingOptions, prune_partial, 24);
-  PIN_OFFSET (FfmPmappingOptions, track_all_memories, 28);
-  PIN_OFFSET (FfmPmappingOptions, reuse_equal_einsums, 32);
+  PIN_SIZE (FfmPmappingOptions, 56);
+  PIN_OFFSET (FfmPmappingOptions, struct_size, 0);
+  PIN_OFFSET (FfmPmappingOptions, objectives, 8);
+  PIN_OFFSET (FfmPmappingOptions, max_fused_loops, 12);
+  PIN_OFFSET (FfmPmappingOptions, max_fused_loops_per_rank_var, 16);
+  PIN_OFFSET (FfmPmappingOptions, n_threads, 20);
+  PIN_OFFSET (FfmPmappingOptions, einsum, 24);
+  PIN_OFFSET (FfmPmappingOptions, unfused, 28);
+  PIN_OFFSET (FfmPmappingOptions, prune_partial, 32);
+  PIN_OFFSET (FfmPmappingOptions, track_all_memories, 36);
+  PIN_OFFSET (FfmPmappingOptions, reuse_equal_einsums, 40);
+  PIN_OFFSET (FfmPmappingOptions, cancel, 48);
   PIN_SIZE (FfmPmappingStats, 64);
   PIN_OFFSET (FfmPmappingStats, n_evaluated, 8);
   PIN_OFFSET (FfmPmappingStats, seconds, 48);
@@ -166,7 +168,8 @@ test_search_context (void)
   PIN_OFFSET (FfmSearchContext, unfused, 56);
   PIN_OFFSET (FfmSearchContext, progress, 64);
   PIN_OFFSET (FfmSearchContext, progress_data, 72);
-  PIN_SIZE (FfmSearchContext, 80);
+  PIN_OFFSET (FfmSearchContext, cancel, 80);
+  PIN_SIZE (FfmSearchContext, 88);
 
   PIN_OFFSET (FfmTracePoint, evaluations, 0);
   PIN_OFFSET (FfmTracePoint, seconds, 8);
@@ -183,6 +186,35 @@ test_search_context (void)
   PIN_SIZE (FfmStat, 16);
 }
 
+/* A plugin built against a shorter FfmPmappingOptions: the library must
+ * write no byte past the plugin's struct_size, and read the fields it
+ * lacks as their defaults. */
+static void
+test_pmapping_options_sized (void)
+{
+  union {
+    FfmPmappingOptions options;
+    guint8 bytes[sizeof (FfmPmappingOptions) + 16];
+  } u;
+  gsize old_size = G_STRUCT_OFFSET (FfmPmappingOptions, cancel);
+
+  g_test_summary ("ffm_pmapping_options_init_sized() writes only the caller's size");
+  memset (u.bytes, 0xa5, sizeof u.bytes);
+  ffm_pmapping_options_init_sized (&u.options, old_size);
+  g_assert_cmpuint (u.options.struct_size, ==, old_size);
+  g_assert_cmpint (u.options.max_fused_loops, ==, 1);
+  g_assert_true (u.options.reuse_equal_einsums);
+  for (gsize i = old_size; i < sizeof u.bytes; i++)
+    g_assert_cmpuint (u.bytes[i], ==, 0xa5);
+  /* The missing cancel field is not read: the bytes past the plugin's
+   * struct (0xa5...) would be a wild pointer. */
+  g_assert_false (ffm_pmapping_options_is_cancelled (&u.options));
+
+  ffm_pmapping_options_init (&u.options);
+  g_assert_cmpuint (u.options.struct_size, ==, sizeof (FfmPmappingOptions));
+  g_assert_null (u.options.cancel);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -190,6 +222,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/abi/versions", test_versions);
   g_test_add_func ("/abi/pmapping-options", test_pmapping_options);
+  g_test_add_func ("/abi/pmapping-options-sized", test_pmapping_options_sized);
   g_test_add_func ("/abi/enums", test_enums);
   g_test_add_func ("/abi/descriptor", test_descriptor);
   g_test_add_func ("/abi/vtables", test_vtables);

@@ -3,7 +3,7 @@
  * Each model is loaded through the plugin host from this build's plugin
  * folders (FFM_PLUGIN_SYSTEM_PATH of the test environment), built with its
  * defaults and with changed parameters, and checked level by level against
- * the numbers of shared/reference/arch-models.md §3.1 and §3.2. Bad
+ * the numbers of accelforge's architecture files and the papers they cite. Bad
  * parameter values must fail with errors naming the architecture and the
  * parameter. */
 #include <ffm.h>
@@ -623,7 +623,7 @@ test_tpu_matmul_latency (void)
   double bits = -1;
 
   g_test_summary ("a 64x64x64 matmul on 4 cores x 64 x 64 PEs at 1.05 GHz takes "
-                  "16 steps = 1.5238e-8 s, with the data movement of ffm-spec.md 3.9");
+                  "16 steps = 1.5238e-8 s, with the data movement of the reference implementation (accelforge)");
   g_assert_no_error (error);
 
   /* The register holds one 8-bit weight for this Einsum. */

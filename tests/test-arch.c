@@ -175,7 +175,7 @@ assert_round_trip (const FfmArch *arch)
 
 /* ---- The C construction API ---- */
 
-/* TPUv4i's structure (ffm-spec §2.4) built in C, leak added to check the
+/* TPUv4i's structure (as in the reference implementation, accelforge) built in C, leak added to check the
  * instance counts. */
 static FfmArch *
 build_tpu_like (void)
@@ -238,13 +238,13 @@ test_c_api_build (void)
                   "instances through every fanout above and gives each "
                   "compute unit its path");
   ffm_arch_set_description (arch, "built in C");
-  ffm_arch_set_source (arch, "ffm-spec 2.4");
+  ffm_arch_set_source (arch, "accelforge tpu_v4i.yaml");
   g_assert_true (ffm_arch_finish (arch, &error));
   g_assert_no_error (error);
 
   g_assert_cmpstr (ffm_arch_get_name (arch), ==, "tpu-like");
   g_assert_cmpstr (ffm_arch_get_description (arch), ==, "built in C");
-  g_assert_cmpstr (ffm_arch_get_source (arch), ==, "ffm-spec 2.4");
+  g_assert_cmpstr (ffm_arch_get_source (arch), ==, "accelforge tpu_v4i.yaml");
   g_assert_cmpuint (ffm_arch_get_n_levels (arch), ==, 8);
   g_assert_cmpint (ffm_arch_find_level (arch, "Register"), ==, 6);
   g_assert_cmpint (ffm_arch_find_level (arch, "Nope"), ==, -1);
@@ -918,7 +918,7 @@ test_shipped_simple_snowcat (void)
   g_autoptr (FfmArch) snowcat = load_shipped ("snowcat", NULL);
   static const char *const order[] = { "MainMemory", "GlobalBuffer", "MAC", NULL };
 
-  g_test_summary ("simple and snowcat have the reference's numbers (ffm-spec 2.4)");
+  g_test_summary ("simple and snowcat have the reference's numbers (as in the reference implementation, accelforge)");
   assert_level_order (simple, order);
   assert_memory (simple, "MainMemory", INFINITY, 1, 1, INFINITY, INFINITY, 0,
                  "~intermediates", "all");

@@ -1,6 +1,6 @@
 /* test-cimloop.c: the compute-in-memory architecture model.
  *
- * Three layers, each against shared/reference/arch-models.md:
+ * Three layers, each against accelforge's architecture files and the papers they cite:
  *   - the formulas (ADC regression, data-value statistics, technology and
  *     voltage scaling) against the sample values of §4.3 and §4.6;
  *   - every chip's energy per MAC and throughput at the catalogue's
@@ -133,7 +133,7 @@ test_slice_statistics (void)
   CimHistogram neu = histogram (15, neurram), sparse = histogram (7, in_sparse);
   CimHistogram bell = histogram (7, w_bell);
 
-  g_test_summary ("Average slice values of every default chip (arch-models.md 4.3)");
+  g_test_summary ("Average slice values of every default chip (accelforge's architecture files and the papers they cite)");
   /* basic_analog: offset, 8-b slices */
   assert_slice_value (&basic, CIM_ENCODING_OFFSET, 8, 8, 0.528);
   assert_slice_value (&u15, CIM_ENCODING_OFFSET, 8, 8, 0.467);

@@ -1,5 +1,5 @@
 /* test-cost-model.c: the cost model against numbers derived by hand and the
- * worked checks of ffm-spec.md §3.9 and §8.1.
+ * worked checks of the reference implementation (accelforge) and its test_model.
  *
  * Every expected number below is derived in the comment above its test
  * from the rules in docs/cost-model.md (counts in values; actions = values
@@ -182,7 +182,7 @@ level_index (const FfmArch *a, const char *name)
   return l;
 }
 
-/* ---- ffm-spec.md §8.1 test_model: unfused matmul on simple ----
+/* ---- accelforge's test_model: unfused matmul on simple ----
  *
  * matmuls (n_einsums 1, m 64, kn 32, 8 bits): T1[m,n1] = T0[m,n0]*W0[n0,n1];
  * T0 and T1 have 64*32 = 2048 values, W0 32*32 = 1024, 65,536 operations.
@@ -238,7 +238,7 @@ test_unfused_simple (void)
   const FfmPmappingModel *model = ffm_cost_report_get_model (r, 0);
   const FfmPmappingCost *cost = ffm_cost_report_get_cost (r, 0);
 
-  g_test_summary ("ffm-spec.md §8.1: unfused matmul on simple, by hand");
+  g_test_summary ("accelforge's test_model: unfused matmul on simple, by hand");
   assert_counts (counts_of (model, cost, a, w, "MainMemory", "T0"), 2048, 0, 0, 0);
   assert_counts (counts_of (model, cost, a, w, "MainMemory", "W0"), 1024, 0, 0, 0);
   assert_counts (counts_of (model, cost, a, w, "MainMemory", "T1"), 0, 0, 0, 2048);
@@ -260,7 +260,7 @@ test_unfused_simple (void)
   check_test_model_variant (", \"skip_initial_output_write\": false", 16384, 32768, 8192);
 }
 
-/* ---- ffm-spec.md §3.9 first check: matmuls(2, 64, 64) straight from
+/* ---- the reference's first worked check: matmuls(2, 64, 64) straight from
  * MainMemory ----
  *
  * Every tensor in MainMemory, no other storage, loops m, n_i, n_{i+1} with
@@ -286,7 +286,7 @@ test_matmuls_from_main_memory (void)
     " ]}]}");
   g_autoptr(FfmCostReport) r = evaluate (w, a, m);
 
-  g_test_summary ("ffm-spec.md §3.9: simple, matmuls(2,64,64) from MainMemory");
+  g_test_summary ("reference check: simple, matmuls(2,64,64) from MainMemory");
   g_assert_cmpuint (ffm_cost_report_get_n_einsums (r), ==, 2);
   for (guint e = 0; e < 2; e++)
     {
@@ -492,7 +492,7 @@ test_does_not_fit (void)
   g_assert_cmpfloat (ffm_cost_report_get_energy (r), ==, 13056);
 }
 
-/* ---- ffm-spec.md §3.9: TPU matmul (m = kn = 64, Matmul0 of two) ----
+/* ---- reference check: TPU matmul (m = kn = 64, Matmul0 of two) ----
  * matmul0-tpu.json: MainMemory [T0,W0]; GLB [T1,W0]; spatial m tile 16 on
  * the 4 cores (Z); LocalBuffer [T0,T1]; spatial n1 on reuse_input, n0 on
  * reuse_output (64 of 128 each); Register [W0]; for m tile 1; MAC.
@@ -520,7 +520,7 @@ test_tpu_matmul (void)
   int glb_w0 = find_buffet (model, a, w, "GlobalBuffer", "W0");
   int reg = find_buffet (model, a, w, "Register", "W0");
 
-  g_test_summary ("ffm-spec.md §3.9: TPU matmul with multicast and per-core "
+  g_test_summary ("reference check: TPU matmul with multicast and per-core "
                   "copies");
   ffm_pmapping_model_evaluate (model, NULL, cost);
   g_assert_cmpint (cost->status, ==, FFM_COST_VALID);
@@ -537,7 +537,7 @@ test_tpu_matmul (void)
   g_assert_cmpfloat (cost->buffet_occupancy[reg], ==, 8);
 }
 
-/* ---- ffm-spec.md §3.9: Eyeriss InputScratchpad latency ----
+/* ---- reference check: Eyeriss InputScratchpad latency ----
  * matmul0-eyeriss.json on eyeriss.json, matmuls(2, 64, 64): m over 8 PE
  * rows, n0 over 8 PE columns; each PE's InputScratchpad gets its 8x8 T0
  * block once (64 values, 512 bits of writes) and serves its 8*8*64 = 4096
@@ -553,7 +553,7 @@ test_eyeriss_latency (void)
   int isp = level_index (a, "InputScratchpad");
   int b = find_buffet (model, a, w, "InputScratchpad", "T0");
 
-  g_test_summary ("ffm-spec.md §3.9: Eyeriss InputScratchpad latency");
+  g_test_summary ("reference check: Eyeriss InputScratchpad latency");
   ffm_pmapping_model_evaluate (model, NULL, cost);
   g_assert_cmpint (cost->status, ==, FFM_COST_VALID);
   g_assert_cmpuint (cost->unit_counts[b].reads, ==, 4096);
@@ -564,7 +564,7 @@ test_eyeriss_latency (void)
   g_assert_cmpfloat_with_epsilon (cost->level_latency[isp], 3.38e-6, 0.01e-6);
 }
 
-/* ---- ffm-spec.md §3.9: snowcat reduces to compulsory traffic ----
+/* ---- reference check: snowcat reduces to compulsory traffic ----
  * Every tensor whole in MainMemory (T1 too) and in the free global buffer
  * above every loop: each input is read from MainMemory once and each output
  * written once: 3 x 4096 x 8 bits per Einsum, 196,608 J for matmuls(2,64,64);
@@ -587,12 +587,12 @@ test_snowcat (void)
     " ]}]}");
   g_autoptr(FfmCostReport) r = evaluate (w, a, m);
 
-  g_test_summary ("ffm-spec.md §3.9: snowcat counts compulsory traffic");
+  g_test_summary ("reference check: snowcat counts compulsory traffic");
   g_assert_cmpfloat (ffm_cost_report_get_energy (r), ==, 196608);
   g_assert_cmpfloat (ffm_cost_report_get_latency (r), ==, 0);
 }
 
-/* ---- ffm-spec.md §8.2 TestFanout: 4-way fanouts ----
+/* ---- accelforge's TestFanout: 4-way fanouts ----
  * With the 4 instances of X each computing a quarter of m, the MAC (1
  * operation/s) takes 64*64*64/4 = 65,536 s, wherever the fanout sits. */
 static void
@@ -624,7 +624,7 @@ check_fanout_arch (const char *file, const char *spatial_level,
 static void
 test_fanout_variations (void)
 {
-  g_test_summary ("ffm-spec.md §8.2: fanout variations give 65,536 s");
+  g_test_summary ("accelforge's TestFanout: fanout variations give 65,536 s");
   check_fanout_arch ("fanout-at-glb.json", "X", "X", TRUE);
   check_fanout_arch ("fanout-at-glb-with-fanout-node.json", "GlobalBuffer", "X", TRUE);
   check_fanout_arch ("fanout-at-mac.json", "MAC", "X", FALSE);
@@ -714,7 +714,7 @@ test_spatial_multicast_reduction (void)
   g_assert_cmpuint (c->fanout_used[0], ==, 2);
 }
 
-/* ---- Copy Einsums (ffm-spec.md §3.8) ----
+/* ---- Copy Einsums (as in the reference implementation, accelforge) ----
  * I[m,d] = I_in[m,d] (copy, 4x8 = 32 values of 16 bits), then
  * O[m,e] = I[m,d] * W[d,e]. With I_in in MainMemory and I backed in the
  * GlobalBuffer, the copy reads MainMemory 32 values and writes the GLB 32
@@ -799,7 +799,7 @@ test_bad_mappings (void)
   g_autoptr(FfmWorkload) chain = load_workload ("data/cost/reduce-chain.json",
                                                 chain_params);
 
-  g_test_summary ("ffm-spec.md §8.1: bad mappings give errors naming the "
+  g_test_summary ("accelforge's test_model: bad mappings give errors naming the "
                   "file and the node");
   check_bad ("bad-no-m-loop.json", w1, simple, ":7: $.nodes[3]",
              "rank variable m of Einsum Matmul0 (bound 64) is never looped "
@@ -816,7 +816,7 @@ test_bad_mappings (void)
 }
 
 /* ---- Reservations and lifetimes ----
- * ffm-spec.md §3.2 on the unfused simple mapping (m 64, kn 32): the GLB
+ * The reference implementation's rule on the unfused simple mapping (m 64, kn 32): the GLB
  * node [T0, W0, T1] is three consecutive nodes; T0's reservation is stopped
  * by W0's node and W0's by T1's, so T0 and W0 occupy whole tensors (2048
  * and 1024 values); T1's sinks through m (relevant) and stops above n0:
@@ -836,7 +836,7 @@ test_reservations (void)
   int w0 = find_buffet (model, a, w, "GlobalBuffer", "W0");
   int t1 = find_buffet (model, a, w, "GlobalBuffer", "T1");
 
-  g_test_summary ("ffm-spec.md §3.2: reservation placement and lifetimes");
+  g_test_summary ("As in the reference implementation: reservation placement and lifetimes");
   ffm_pmapping_model_evaluate (model, NULL, cost);
   g_assert_cmpfloat (cost->buffet_occupancy[t0], ==, 2048 * 8);
   g_assert_cmpfloat (cost->buffet_occupancy[w0], ==, 1024 * 8);
@@ -943,7 +943,7 @@ test_remainder_tiles (void)
   g_assert_cmpfloat (cost->buffet_occupancy[glb_t0], ==, 3 * 3 * 8);
   g_assert_nonnull (strstr (table, "remainder tile"));
   g_assert_nonnull (strstr (table, "for n0     2           2          1"));
-  g_assert_nonnull (strstr (json, "\"remainder\" : 1"));
+  g_assert_nonnull (strstr (json, "\"remainder\": 1"));
 
   check_bad ("bad-remainder.json", w, a, ":5: $.nodes[1]",
              "remainder 2 of the loop over m does not match its tiles: 7 mod "
@@ -1040,7 +1040,7 @@ test_eval_command (void)
     g_assert_nonnull (strstr (out, "13056 J"));
     g_assert_nonnull (strstr (out, "Matmul1"));
     g_assert_true (g_file_get_contents (json_path, &json, NULL, &error));
-    g_assert_nonnull (strstr (json, "\"edp_js\" : 3342336"));
+    g_assert_nonnull (strstr (json, "\"edp_js\": 3342336"));
     g_assert_nonnull (strstr (json, "\"per_einsum\""));
     g_assert_cmpint (g_remove (json_path), ==, 0);
     g_assert_cmpint (g_rmdir (dir), ==, 0);
@@ -1059,9 +1059,9 @@ test_eval_command (void)
                                  NULL, &out3, &err3, &status, &error));
     g_assert_no_error (error);
     g_assert_true (g_spawn_check_wait_status (status, NULL));
-    g_assert_nonnull (strstr (out3, "\"energy_j\" : 3015"));
-    g_assert_nonnull (strstr (out3, "\"rank_var\" : \"n0\",\n"));
-    g_assert_nonnull (strstr (out3, "\"remainder\" : 1"));
+    g_assert_nonnull (strstr (out3, "\"energy_j\": 3015"));
+    g_assert_nonnull (strstr (out3, "\"rank_var\": \"n0\",\n"));
+    g_assert_nonnull (strstr (out3, "\"remainder\": 1"));
   }
   {
     const char *argv[] = { exe, "eval", "--arch", arch, "--workload", workload,

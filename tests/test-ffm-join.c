@@ -623,6 +623,38 @@ test_exhaustive_too_large (void)
   g_assert_nonnull (strstr (error->message, "max_"));
 }
 
+/* A cancel flag set once the join has begun (from the progress callback,
+ * as a timer thread would): the ffm strategy stops at the next Einsum with
+ * FFM_SEARCH_ERROR_CANCELLED, and names where it stopped. */
+static void
+cancel_in_join (double fraction, const char *phase, gpointer data)
+{
+  if (g_str_has_suffix (phase, "join"))
+    g_atomic_int_set ((gint *) data, 1);
+}
+
+static void
+test_cancel_join (void)
+{
+  g_autoptr (FfmWorkload) w = matmuls (3, 16, 16);
+  g_autoptr (FfmArch) a = named_arch ("simple");
+  g_autoptr (FfmProblem) problem = ffm_problem_new (w, a);
+  g_autoptr (FfmSearchResult) res = NULL;
+  g_autoptr (GError) error = NULL;
+  FfmSearchContext ctx;
+  gint flag = 0;
+
+  g_test_summary ("The ffm join polls the cancel flag between Einsums");
+  ffm_search_context_init (&ctx, problem);
+  ctx.progress = cancel_in_join;
+  ctx.progress_data = &flag;
+  ctx.cancel = &flag;
+  res = fixture.ffm->descriptor->vtable.search->run (&ctx, NULL, &error);
+  g_assert_null (res);
+  g_assert_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_CANCELLED);
+  g_assert_nonnull (strstr (error->message, "join was cancelled at Einsum"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -641,6 +673,7 @@ main (int argc, char **argv)
   g_assert_no_error (error);
 
   g_test_add_func ("/ffm-join/tree/fused-matmuls", test_tree_fused_matmuls);
+  g_test_add_func ("/ffm-join/cancel", test_cancel_join);
   g_test_add_func ("/ffm-join/chain/statuses", test_chain_statuses);
   g_test_add_func ("/ffm-join/chain/copy", test_chain_copy);
   g_test_add_func ("/ffm-join/chain/dependency", test_chain_dependency);

@@ -4,49 +4,13 @@
  * and usage errors. */
 #include <ffm.h>
 
+#include "ffm-run.h"
+
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
-
-typedef struct {
-  int status;                   /* exit code, or -1 if killed */
-  char *out;
-  char *err;
-} Run;
-
-static void
-run_clear (Run *run)
-{
-  g_clear_pointer (&run->out, g_free);
-  g_clear_pointer (&run->err, g_free);
-}
-
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Run, run_clear)
-
-static void
-run_ffm_argv (Run *run, const char *const *args)
-{
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  const char *exe = g_getenv ("FFM_EXE");
-  int wait_status = 0;
-
-  if (exe == NULL)
-    g_error ("FFM_EXE is not set: run this test through meson test");
-  g_ptr_array_add (argv, (char *) exe);
-  for (guint i = 0; args[i] != NULL; i++)
-    g_ptr_array_add (argv, (char *) args[i]);
-  g_ptr_array_add (argv, NULL);
-  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
-                &run->out, &run->err, &wait_status, &error);
-  g_assert_no_error (error);
-  run->status = WIFEXITED (wait_status) ? WEXITSTATUS (wait_status) : -1;
-  g_test_message ("exit %d\nstdout:\n%s\nstderr:\n%s", run->status, run->out, run->err);
-}
-
-#define RUN_FFM(run, ...) \
-  run_ffm_argv ((run), (const char *const[]) { __VA_ARGS__, NULL })
 
 static void
 assert_contains (const char *text, const char *needle)
@@ -72,7 +36,7 @@ parse_object (JsonParser *parser, const char *text)
 static void
 test_two_matmuls (void)
 {
-  g_auto (Run) text = { 0 }, json = { 0 }, eval = { 0 };
+  g_auto (FfmTestRun) text = { 0 }, json = { 0 }, eval = { 0 };
   g_autoptr (JsonParser) parser = json_parser_new ();
   g_autoptr (JsonParser) eval_parser = json_parser_new ();
   g_autoptr (GError) error = NULL;
@@ -86,7 +50,7 @@ test_two_matmuls (void)
   g_test_summary ("ffm map on simple with a two-matmul chain: text, JSON, "
                   "and the JSON mapping re-evaluates to the reported cost");
   g_assert_no_error (error);
-  RUN_FFM (&text, "map", "--arch", "simple", "--workload", "matmuls",
+  FFM_TEST_RUN (&text, "map", "--arch", "simple", "--workload", "matmuls",
            "--param", "n_einsums=2", "--param", "m=16", "--param", "kn=16");
   g_assert_cmpint (text.status, ==, 0);
   assert_contains (text.out, "Best mapping of matmuls on simple (strategy ffm, objective edp");
@@ -100,7 +64,7 @@ test_two_matmuls (void)
   assert_contains (text.out, "pmappings_generated");
 
   out = g_build_filename (dir, "result.json", NULL);
-  RUN_FFM (&json, "map", "--arch", "simple", "--workload", "matmuls",
+  FFM_TEST_RUN (&json, "map", "--arch", "simple", "--workload", "matmuls",
            "--param", "n_einsums=2", "--param", "m=16", "--param", "kn=16",
            "--json", out);
   g_assert_cmpint (json.status, ==, 0);
@@ -146,7 +110,7 @@ test_two_matmuls (void)
   mapping_text = json_generator_to_data (gen, NULL);
   mapping_path = g_build_filename (dir, "mapping.json", NULL);
   g_assert_true (g_file_set_contents (mapping_path, mapping_text, -1, &error));
-  RUN_FFM (&eval, "eval", "--arch", "simple", "--workload", "matmuls",
+  FFM_TEST_RUN (&eval, "eval", "--arch", "simple", "--workload", "matmuls",
            "--param", "n_einsums=2", "--param", "m=16", "--param", "kn=16",
            "--mapping", mapping_path, "--json", "-");
   g_assert_cmpint (eval.status, ==, 0);
@@ -173,15 +137,15 @@ test_strategies_and_objectives (void)
   g_test_summary ("--strategy exhaustive equals ffm; every --objective runs");
   for (guint i = 0; i < G_N_ELEMENTS (objectives); i++)
     {
-      g_auto (Run) a = { 0 }, b = { 0 };
+      g_auto (FfmTestRun) a = { 0 }, b = { 0 };
       g_autoptr (JsonParser) pa = json_parser_new ();
       g_autoptr (JsonParser) pb = json_parser_new ();
       JsonObject *oa, *ob;
 
-      RUN_FFM (&a, "map", "--arch", "simple", "--workload", "matmuls",
+      FFM_TEST_RUN (&a, "map", "--arch", "simple", "--workload", "matmuls",
                "--param", "n_einsums=2", "--param", "m=4", "--param", "kn=4",
                "--objective", objectives[i], "--json", "-");
-      RUN_FFM (&b, "map", "--arch", "simple", "--workload", "matmuls",
+      FFM_TEST_RUN (&b, "map", "--arch", "simple", "--workload", "matmuls",
                "--param", "n_einsums=2", "--param", "m=4", "--param", "kn=4",
                "--objective", objectives[i], "--strategy", "exhaustive",
                "--json", "-");
@@ -199,25 +163,25 @@ test_strategies_and_objectives (void)
 static void
 test_usage_errors (void)
 {
-  g_auto (Run) bad_objective = { 0 }, bad_strategy = { 0 }, bad_loops = { 0 },
+  g_auto (FfmTestRun) bad_objective = { 0 }, bad_strategy = { 0 }, bad_loops = { 0 },
     no_arch = { 0 }, bad_param = { 0 };
 
   g_test_summary ("usage errors exit 2, a missing strategy or a bad "
                   "strategy parameter exits 1, with messages naming them");
-  RUN_FFM (&bad_objective, "map", "--arch", "simple", "--workload", "matmuls",
+  FFM_TEST_RUN (&bad_objective, "map", "--arch", "simple", "--workload", "matmuls",
            "--objective", "speed");
   g_assert_cmpint (bad_objective.status, ==, 2);
   assert_contains (bad_objective.err, "speed");
-  RUN_FFM (&bad_loops, "map", "--arch", "simple", "--workload", "matmuls",
+  FFM_TEST_RUN (&bad_loops, "map", "--arch", "simple", "--workload", "matmuls",
            "--max-fused-loops", "-3");
   g_assert_cmpint (bad_loops.status, ==, 2);
-  RUN_FFM (&no_arch, "map", "--workload", "matmuls");
+  FFM_TEST_RUN (&no_arch, "map", "--workload", "matmuls");
   g_assert_cmpint (no_arch.status, ==, 2);
-  RUN_FFM (&bad_strategy, "map", "--arch", "simple", "--workload", "matmuls",
+  FFM_TEST_RUN (&bad_strategy, "map", "--arch", "simple", "--workload", "matmuls",
            "--strategy", "genetic");
   g_assert_cmpint (bad_strategy.status, ==, 1);
   assert_contains (bad_strategy.err, "genetic");
-  RUN_FFM (&bad_param, "map", "--arch", "simple", "--workload", "matmuls",
+  FFM_TEST_RUN (&bad_param, "map", "--arch", "simple", "--workload", "matmuls",
            "--strategy-param", "epsilon=-1");
   g_assert_cmpint (bad_param.status, ==, 1);
   assert_contains (bad_param.err, "epsilon");
@@ -227,12 +191,12 @@ test_usage_errors (void)
 static void
 test_unfused (void)
 {
-  g_auto (Run) run = { 0 };
+  g_auto (FfmTestRun) run = { 0 };
   g_autoptr (JsonParser) parser = json_parser_new ();
   JsonObject *o, *f;
 
   g_test_summary ("--unfused: the intermediate is backed off chip");
-  RUN_FFM (&run, "map", "--arch", "simple", "--workload", "matmuls",
+  FFM_TEST_RUN (&run, "map", "--arch", "simple", "--workload", "matmuls",
            "--param", "n_einsums=2", "--param", "m=8", "--param", "kn=8",
            "--unfused", "--json", "-");
   g_assert_cmpint (run.status, ==, 0);
@@ -248,25 +212,25 @@ test_unfused (void)
 static void
 test_reuse (void)
 {
-  g_auto (Run) reused = { 0 }, fresh = { 0 }, map = { 0 }, map_fresh = { 0 };
+  g_auto (FfmTestRun) reused = { 0 }, fresh = { 0 }, map = { 0 }, map_fresh = { 0 };
   g_autoptr (JsonParser) p1 = json_parser_new ();
   g_autoptr (JsonParser) p2 = json_parser_new ();
   JsonObject *a, *b;
 
-  RUN_FFM (&reused, "pmappings", "--arch", "simple", "--workload", "matmuls",
+  FFM_TEST_RUN (&reused, "pmappings", "--arch", "simple", "--workload", "matmuls",
            "--param", "n_einsums=4", "--param", "m=16", "--param", "kn=16");
   g_assert_cmpint (reused.status, ==, 0);
   assert_contains (reused.out, "same as Matmul1");
-  RUN_FFM (&fresh, "pmappings", "--arch", "simple", "--workload", "matmuls",
+  FFM_TEST_RUN (&fresh, "pmappings", "--arch", "simple", "--workload", "matmuls",
            "--param", "n_einsums=4", "--param", "m=16", "--param", "kn=16",
            "--no-reuse");
   g_assert_cmpint (fresh.status, ==, 0);
   g_assert_null (strstr (fresh.out, "same as"));
 
-  RUN_FFM (&map, "map", "--arch", "simple", "--workload", "matmuls",
+  FFM_TEST_RUN (&map, "map", "--arch", "simple", "--workload", "matmuls",
            "--param", "n_einsums=4", "--param", "m=16", "--param", "kn=16",
            "--json", "-");
-  RUN_FFM (&map_fresh, "map", "--arch", "simple", "--workload", "matmuls",
+  FFM_TEST_RUN (&map_fresh, "map", "--arch", "simple", "--workload", "matmuls",
            "--param", "n_einsums=4", "--param", "m=16", "--param", "kn=16",
            "--strategy-param", "reuse=false", "--json", "-");
   g_assert_cmpint (map.status, ==, 0);
@@ -290,12 +254,12 @@ static JsonObject *
 map_pe16 (JsonParser *parser, const char *objective, const char *strategy,
           double *energy, double *latency)
 {
-  g_auto (Run) run = { 0 };
+  g_auto (FfmTestRun) run = { 0 };
   g_autofree char *arch = g_test_build_filename (G_TEST_DIST, "data", "arch",
                                                  "valid", "pe16.json", NULL);
   JsonObject *o;
 
-  RUN_FFM (&run, "map", "--arch", arch, "--workload", "matmuls",
+  FFM_TEST_RUN (&run, "map", "--arch", arch, "--workload", "matmuls",
            "--param", "n_einsums=1", "--param", "m=64", "--param", "kn=64",
            "--objective", objective, "--strategy", strategy, "--json", "-");
   g_assert_cmpint (run.status, ==, 0);
@@ -347,10 +311,10 @@ test_tie_breaks (void)
    * reads each operand once costs the same 98,304 J; the fastest of them
    * spreads the matmul over the 16 MACs (16,384 s, not 262,144). */
   {
-    g_auto (Run) run = { 0 };
+    g_auto (FfmTestRun) run = { 0 };
     g_autoptr (JsonParser) parser = json_parser_new ();
     JsonObject *o;
-    RUN_FFM (&run, "map", "--arch", "fanout-at-mac", "--arch-param", "fanout=16",
+    FFM_TEST_RUN (&run, "map", "--arch", "fanout-at-mac", "--arch-param", "fanout=16",
              "--workload", "matmuls", "--param", "n_einsums=1", "--param", "m=64",
              "--param", "kn=64", "--objective", "energy", "--json", "-");
     g_assert_cmpint (run.status, ==, 0);
@@ -358,6 +322,88 @@ test_tie_breaks (void)
     g_assert_cmpfloat (json_object_get_double_member (o, "energy_j"), ==, 98304);
     g_assert_cmpfloat (json_object_get_double_member (o, "latency_s"), ==, 16384);
   }
+}
+
+/* A command that would run for minutes: exhaustive search of four
+ * matmuls on TPUv4i with its limits lifted. */
+#define LONG_SEARCH "map", "--arch", "tpuv4i", "--workload", "matmuls", \
+  "--param", "n_einsums=4", "--strategy", "exhaustive", \
+  "--strategy-param", "max_pmappings=1000000000", \
+  "--strategy-param", "max_combinations=1000000000"
+
+/* --timeout stops ffm (in the generator) and exhaustive (while it
+ * enumerates) with a message that says why and an exit code of 1; a bad
+ * --timeout is a usage error; a timeout that does not expire changes
+ * nothing. */
+static void
+test_timeout (void)
+{
+  g_auto (FfmTestRun) ffm = { 0 }, exhaustive = { 0 }, pmappings = { 0 }, bad = { 0 }, ok = { 0 };
+
+  g_test_summary ("--timeout ends map and pmappings cleanly, with a message");
+  FFM_TEST_RUN (&ffm, "map", "--arch", "tpuv4i", "--workload", "gpt3-6.7b",
+           "--timeout", "0.001");
+  g_assert_cmpint (ffm.status, ==, 1);
+  assert_contains (ffm.err, "stopped by --timeout 0.001 s with no mapping yet");
+  g_assert_cmpstr (ffm.out, ==, "");
+
+  /* Long enough for the generator to finish (0.1 s; sanitizer builds are
+   * slower), so that exhaustive's own polling is what stops it. */
+  FFM_TEST_RUN (&exhaustive, LONG_SEARCH, "--timeout", "4");
+  g_assert_cmpint (exhaustive.status, ==, 1);
+  assert_contains (exhaustive.err, "stopped by --timeout 4 s with no mapping yet: ");
+  if (strstr (exhaustive.err, "pmapping generation cancelled") == NULL)
+    assert_contains (exhaustive.err, "exhaustive search cancelled");
+
+  FFM_TEST_RUN (&pmappings, "pmappings", "--arch", "tpuv4i", "--workload", "gpt3-6.7b",
+           "--timeout", "0.001");
+  g_assert_cmpint (pmappings.status, ==, 1);
+  assert_contains (pmappings.err, "stopped by --timeout 0.001 s: pmapping generation cancelled");
+
+  FFM_TEST_RUN (&bad, "map", "--arch", "simple", "--workload", "matmuls", "--timeout", "-1");
+  g_assert_cmpint (bad.status, ==, 2);
+  assert_contains (bad.err, "--timeout must be a number of seconds");
+
+  FFM_TEST_RUN (&ok, "map", "--arch", "simple", "--workload", "matmuls", "--timeout", "600");
+  g_assert_cmpint (ok.status, ==, 0);
+  assert_contains (ok.out, "Best mapping of matmuls on simple");
+}
+
+/* Ctrl-C (SIGINT) during a long search: ffm says it was interrupted and
+ * exits 1, it is not killed by the signal. */
+static void
+test_interrupt (void)
+{
+  const char *exe = g_getenv ("FFM_EXE");
+  const char *args[] = { exe, LONG_SEARCH, NULL };
+  g_autoptr (GError) error = NULL;
+  g_autofree char *err = NULL;
+  GPid pid;
+  int err_fd, wait_status;
+  gsize length;
+
+  g_test_summary ("SIGINT ends ffm map cleanly with a message");
+  g_assert_nonnull (exe);
+  g_spawn_async_with_pipes (NULL, (char **) args, NULL, G_SPAWN_DO_NOT_REAP_CHILD,
+                            NULL, NULL, &pid, NULL, NULL, &err_fd, &error);
+  g_assert_no_error (error);
+  /* Long enough for ffm to load its plugins and install its handler (it
+   * takes about 0.1 s; sanitizer builds are slower). */
+  g_usleep (2 * G_USEC_PER_SEC);
+  g_assert_cmpint (kill (pid, SIGINT), ==, 0);
+  g_assert_cmpint (waitpid (pid, &wait_status, 0), ==, pid);
+  {
+    GIOChannel *channel = g_io_channel_unix_new (err_fd);
+    g_io_channel_set_close_on_unref (channel, TRUE);
+    g_io_channel_read_to_end (channel, &err, &length, &error);
+    g_io_channel_unref (channel);
+  }
+  g_assert_no_error (error);
+  g_spawn_close_pid (pid);
+  g_test_message ("stderr:\n%s", err);
+  g_assert_true (WIFEXITED (wait_status));
+  g_assert_cmpint (WEXITSTATUS (wait_status), ==, 1);
+  assert_contains (err, "interrupted (Ctrl-C) with no mapping yet");
 }
 
 int
@@ -370,5 +416,7 @@ main (int argc, char **argv)
   g_test_add_func ("/map-cli/unfused", test_unfused);
   g_test_add_func ("/map-cli/reuse", test_reuse);
   g_test_add_func ("/map-cli/tie-breaks", test_tie_breaks);
+  g_test_add_func ("/map-cli/timeout", test_timeout);
+  g_test_add_func ("/map-cli/interrupt", test_interrupt);
   return g_test_run ();
 }

@@ -1095,7 +1095,7 @@ test_simple_matmul (void)
   double e, l, edp;
 
   g_test_summary ("simple + matmuls(2, 64, 64): each Einsum's best energy is "
-                  "the compulsory DRAM traffic plus the compute (ffm-spec 3.9)");
+                  "the compulsory DRAM traffic plus the compute (as in the reference implementation, accelforge)");
   g_assert_cmpuint (ffm_pmapping_set_get_n_einsums (set), ==, 2);
   for (guint i = 0; i < 2; i++)
     {
@@ -1133,6 +1133,39 @@ test_threads (void)
   options.n_threads = 3;
   three = generate (w, a, &options);
   assert_sets_equal (one, three, TRUE);
+}
+
+/* A set cancel flag stops the generation with FFM_SEARCH_ERROR_CANCELLED
+ * (whatever the thread count); a clear one changes nothing. */
+static void
+test_cancel (void)
+{
+  g_autoptr(FfmWorkload) w = load_matmuls (3, 16, 8);
+  g_autoptr(FfmArch) a = arch_from_text (tight_arch);
+  FfmPmappingOptions options;
+  gint flag = 0;
+
+  g_test_summary ("The cancel flag stops the generator with a clear error");
+  ffm_pmapping_options_init (&options);
+  options.cancel = &flag;
+  for (guint threads = 1; threads <= 2; threads++)
+    {
+      g_autoptr(FfmPmappingSet) set = NULL;
+      g_autoptr(GError) error = NULL;
+
+      options.n_threads = threads;
+      g_atomic_int_set (&flag, 0);
+      set = ffm_pmappings_generate (w, a, &options, &error);
+      g_assert_no_error (error);
+      g_assert_nonnull (set);
+      g_clear_pointer (&set, ffm_pmapping_set_free);
+
+      g_atomic_int_set (&flag, 1);
+      set = ffm_pmappings_generate (w, a, &options, &error);
+      g_assert_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_CANCELLED);
+      g_assert_null (set);
+      g_assert_nonnull (strstr (error->message, "cancelled"));
+    }
 }
 
 /* Einsums of equal shape, tensor classes and architecture answers get a
@@ -1546,6 +1579,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pmapping/pareto-lexicographic", test_pareto_lexicographic);
   g_test_add_func ("/pmapping/simple-matmul", test_simple_matmul);
   g_test_add_func ("/pmapping/threads", test_threads);
+  g_test_add_func ("/pmapping/cancel", test_cancel);
   g_test_add_func ("/pmapping/reuse", test_reuse);
   g_test_add_func ("/pmapping/tracked-columns", test_tracked_and_columns);
   g_test_add_func ("/pmapping/rebuild", test_rebuild);

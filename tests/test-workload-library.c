@@ -2,10 +2,10 @@
  *
  * Every file loads with its defaults and with the standard parameter sets,
  * says where its numbers come from, and has the structure of
- * shared/reference/workloads.md: Einsum count and order, rank sizes, tensor
+ * accelforge's workload files: Einsum count and order, rank sizes, tensor
  * sizes and bits, MAC counts, and the compulsory traffic: the sum over
  * non-copy Einsums of every tensor's footprint times its bits, which is the
- * reference's `snowcat` energy (workloads.md §0.9) and the "Σ tensor bits"
+ * reference's `snowcat` energy (accelforge's workload files) and the "Σ tensor bits"
  * of the compute-in-memory files (§7.2). Expected numbers are the
  * reference's, except where a comment says they are computed by hand.
  * Bad parameters give errors naming the workload and the parameter. */
@@ -295,7 +295,7 @@ typedef struct {
 #define MLA_PLAIN_ORDER "I,CQ,CKV,Q,K,QK,QK_softmax,V,AV,Z"
 #define CHUNKED_ORDER "I,V,K,Q,QK,QK_softmax,AV,ZC,Z"
 
-/* Reference values: workloads.md §5 tables (P256 rows also §0.9). The
+/* Reference values: accelforge's model files (P256 rows also its snowcat check). The
  * batch-64, 4096-token rows are not in the reference; they come from an
  * independent re-implementation of §0.2 (not the generator), and for
  * gpt3-6.7b by hand in test_gpt3_prefill_macs. */
@@ -638,7 +638,7 @@ test_llama4 (void)
                                           ffm_workload_find_einsum (chunked, "Z"))->is_copy);
 }
 
-/* workloads.md §3.3 worked values (Llama 4 dimensions, B = 1). */
+/* accelforge's workload files worked values (Llama 4 dimensions, B = 1). */
 typedef struct {
   const char *params;
   guint64 m, mc, pc, ch;

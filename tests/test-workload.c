@@ -1,6 +1,6 @@
 /* test-workload.c: the workload model and its JSON loader (ffm-workload.h):
  * exact bounds, footprints, classes, roles, bits and persistence of known
- * workloads (numbers of shared/reference/workloads.md), repeat blocks,
+ * workloads (numbers of accelforge's workload files), repeat blocks,
  * tensor-set scopes, the JSON round trip, the table of invalid files, the
  * search by name, and the `ffm show-workload` command. */
 #include <ffm.h>
@@ -105,7 +105,7 @@ bound (const FfmWorkload *w, const char *e, const char *var)
 }
 
 /* Bits of every tensor of every non-copy Einsum, once: the reference
- * "snowcat" energy of workloads.md §0.9. */
+ * "snowcat" energy of accelforge's workload files. */
 static guint64
 footprint_bits (const FfmWorkload *w)
 {
@@ -140,7 +140,7 @@ test_matvecs (void)
   guint n;
   const guint *readers;
 
-  g_test_summary ("matvecs.json: workloads.md §1.2");
+  g_test_summary ("matvecs.json: accelforge's workload files");
   g_assert_cmpstr (ffm_workload_get_name (w), ==, "matvecs");
   g_assert_cmpstr (ffm_workload_get_source_file (w), ==, path);
   g_assert_cmpuint (ffm_workload_get_n_einsums (w), ==, 2);
@@ -194,7 +194,7 @@ test_matmuls (void)
   const FfmParamValues *values = ffm_workload_get_param_values (w);
   guint64 size = 0;
 
-  g_test_summary ("matmuls.json: workloads.md §1.1, regression parameters and defaults");
+  g_test_summary ("matmuls.json: accelforge's workload files, regression parameters and defaults");
   g_assert_cmpuint (ffm_workload_get_n_einsums (w), ==, 2);
   g_assert_cmpstr (einsum (w, "Matmul1")->text, ==, "T2[m,n2] = T1[m,n1] * W1[n1,n2]");
   g_assert_cmpuint (ffm_einsum_get_n_operations (einsum (w, "Matmul0")), ==, 262144);
@@ -225,7 +225,7 @@ test_three_matmuls (void)
   g_autofree char *path = source_path ("workloads", "three-matmuls.json", NULL);
   g_autoptr (FfmWorkload) w = load (path, NULL);
 
-  g_test_summary ("three-matmuls.json: workloads.md §1.3, persistent weights");
+  g_test_summary ("three-matmuls.json: accelforge's workload files, persistent weights");
   g_assert_cmpuint (ffm_workload_get_n_einsums (w), ==, 3);
   g_assert_cmpstr (ffm_workload_get_einsum (w, 0)->name, ==, "Matmul1");
   g_assert_cmpuint (ffm_workload_get_total_operations (w), ==, 3 * 2097152);
@@ -252,7 +252,7 @@ test_gpt3_layer (void)
   g_autoptr (FfmWorkload) p2048 = load (path, "new_tokens=2048");
   g_autoptr (FfmWorkload) d = load (path, "decode=true;new_tokens=1;cached_tokens=2047");
 
-  g_test_summary ("GPT-3 6.7B layer: MACs, classes, roles, bits (workloads.md §5.1)");
+  g_test_summary ("GPT-3 6.7B layer: MACs, classes, roles, bits (accelforge's workload files)");
   g_assert_cmpuint (ffm_workload_get_n_einsums (p), ==, 10);
   g_assert_true (einsum (p, "I")->is_copy);
   g_assert_cmpuint (ffm_einsum_get_n_operations (einsum (p, "I")), ==, 0);

@@ -23,7 +23,7 @@
  *     write energy in ffm; the per-MAC figures assume resident weights, as
  *     the catalogue does.
  *
- * [1] shared/reference/arch-models.md. */
+ * [1] accelforge's architecture files and the papers they cite. */
 #include "cim-chips.h"
 
 #include <math.h>
@@ -1411,61 +1411,61 @@ static const CimChip chips[] = {
     "CiMLoop tutorial analog macro: 65 nm RRAM 32x32, 8-b operands; energy per MAC "
     "from the ADC regression and NeuroSim driver/cell coefficients, V^2 and node "
     "scaled (model only, no published figure)",
-    "accelforge basic_analog.yaml as re-run in arch-models.md 5.0",
+    "accelforge basic_analog.yaml (accelforge's CiM tutorial macro)",
     basic_params, basic_evaluate },
   { "jia-jssc2020",
     "Jia et al. JSSC 2020: 65 nm SRAM charge-domain macro 2304x256, 1-b slices, "
     "0.85-1.2 V; energy from ADC, row-driver, bitcell-capacitor and datapath "
     "formulas (published 400 TOPS/W macro at 0.85 V)",
-    "Jia et al., JSSC 55(9) 2020; model of arch-models.md 5.1",
+    "Jia et al., JSSC 55(9) 2020; CiMLoop-style model of accelforge",
     jia_params, jia_evaluate },
   { "sinangil-jssc2021",
     "Sinangil et al. JSSC 2021: 7 nm SRAM macro 64x16, 4-b in/w/out, 0.65-1.0 V; "
     "energy from ADC, pulse-DAC drivers, binary-weighting capacitors by data "
     "statistics (published 351 TOPS/W, 372.4 GOPS)",
-    "Sinangil et al., JSSC 56(1) 2021; model of arch-models.md 5.2",
+    "Sinangil et al., JSSC 56(1) 2021; CiMLoop-style model of accelforge",
     sinangil_params, sinangil_evaluate },
   { "wang-vlsi2022",
     "Wang et al. VLSI 2022: 22 nm SRAM C-2C charge-domain macro 64x16x8, 8-b, "
     "0.7-1.1 V; energy from R-2R DAC, ADC, C-2C and driver formulas (published "
     "32.2 TOPS/W at 0.7 V)",
-    "Wang et al., VLSI 2022 / JSSC 2023; model of arch-models.md 5.3",
+    "Wang et al., VLSI 2022 / JSSC 2023; CiMLoop-style model of accelforge",
     wang_params, wang_evaluate },
   { "colonnade-jssc2021",
     "Colonnade (Kim et al. JSSC 2021): 65 nm digital bit-serial SRAM CiM 128x128, "
     "0.6-0.8 V; energy from adder, register and driver formulas (model ~26 % below "
     "the published 144 fJ/MAC, see logic_scale)",
-    "Kim et al., JSSC 2021; model of arch-models.md 5.4",
+    "Kim et al., JSSC 2021; CiMLoop-style model of accelforge",
     colonnade_params, colonnade_evaluate },
   { "neurram-nature2022",
     "NeuRRAM (Wan et al. Nature 2022): 130 nm RRAM, 48 cores of 256x256, ternary "
     "bit-serial inputs; energy from wordline, driver, integrator and ADC-step "
     "formulas (published 6.44 TOPS/W at 8-b in, 10-b out)",
-    "Wan et al., Nature 608, 2022; model of arch-models.md 5.5",
+    "Wan et al., Nature 608, 2022; CiMLoop-style model of accelforge",
     neurram_params, neurram_evaluate },
   { "raella-isca2023",
     "RAELLA (Andrulis et al. ISCA 2023): 32 nm ReRAM tile, 8 macros x 4 arrays of "
     "512x512, speculation; energy from ADC regression, cells, buffers (simulated "
     "chip: model only)",
-    "Andrulis et al., ISCA 2023; model of arch-models.md 5.6",
+    "Andrulis et al., ISCA 2023; CiMLoop-style model of accelforge",
     raella_params, raella_evaluate },
   { "isaac-isca2016",
     "ISAAC (Shafiee et al. ISCA 2016): 32 nm ReRAM IMA, 8 arrays of 128x128, 16-b, "
     "ADC-bound; energy from ADC regression, cells, buffers (simulated chip: model "
     "only)",
-    "Shafiee et al., ISCA 2016; model of arch-models.md 5.7",
+    "Shafiee et al., ISCA 2016; CiMLoop-style model of accelforge",
     isaac_params, isaac_evaluate },
   { "albireo-isca2021",
     "Albireo (Shiflett et al. ISCA 2021): 7 nm silicon photonics, 9 PLCGs, 5 GHz, "
     "three device scenarios; energy from DAC/ADC/TIA and static laser/modulator "
     "power (simulated chip: model vs the paper's power table)",
-    "Shiflett et al., ISCA 2021; model of arch-models.md 5.8",
+    "Shiflett et al., ISCA 2021; CiMLoop-style model of accelforge",
     albireo_params, albireo_evaluate },
   { "lightning-sigcomm2023",
     "Lightning (Zhong et al. SIGCOMM 2023): photonic-electronic SmartNIC, 24 "
     "wavelengths x 24 weights at 97 GHz; energy from its 65 nm converter and "
     "memory tables (CiMLoop model only)",
-    "Zhong et al., SIGCOMM 2023; CiMLoop lightning_sigc_2023 of arch-models.md 5.9",
+    "Zhong et al., SIGCOMM 2023; CiMLoop lightning_sigc_2023",
     lightning_params, lightning_evaluate },
 };
 

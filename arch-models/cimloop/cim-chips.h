@@ -16,7 +16,7 @@
  * Units: parameters in the units their help names (V, nm, bits, pJ/bit,
  * GHz); evaluations in SI.
  *
- * [1] shared/reference/arch-models.md §4-§5, §7. */
+ * [1] accelforge's architecture files and the papers they cite. */
 #pragma once
 
 #include <glib.h>

@@ -28,7 +28,7 @@
  *
  * [1] Andrulis et al., "CiMLoop: A Flexible, Accurate, and Fast
  *     Compute-In-Memory Modeling Tool", ISPASS 2024.
- * [2] shared/reference/arch-models.md §4 (framework) and §5 (chips). */
+ * [2] accelforge's CiM framework and chip files, and the papers they cite. */
 #pragma once
 
 #include <glib.h>

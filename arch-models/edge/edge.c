@@ -40,8 +40,8 @@
  * the workload's width (weight_bits=N sizes it at N bits instead).
  *
  * [1] Fast and Fusiest Mapper paper, §8.
- * [2] shared/reference/arch-models.md §3.2 (proposed model), §2 (DRAM
- *     figures), §7 (gaps and estimates).
+ * [2] accelforge's architecture files (the DRAM figures) and the papers
+ *     they cite; where they leave gaps, the estimates are labelled here.
  *
  * Units: parameters are in the units their help names (MiB, GB/s, pJ/bit,
  * GHz, mW); the architecture built is SI (bits, J per action, actions/s,

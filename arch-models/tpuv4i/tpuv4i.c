@@ -34,8 +34,8 @@
  * [1] Fast and Fusiest Mapper paper, §7.1.
  * [2] Jouppi et al., "Ten lessons from three generations shaped Google's
  *     TPUv4i", ISCA 2021.
- * [3] shared/reference/arch-models.md §3.1 (table of the tpu_v4i model).
- * [4] shared/reference/ffm-spec.md §2.4.
+ * [3] accelforge's architecture files and the papers they cite.
+ * [4] the reference implementation (accelforge).
  *
  * Units: parameters are in the units their help names (MiB, GB/s, pJ/bit,
  * GHz); the architecture built is SI (bits, J per action, actions/s, m^2). */

@@ -11,6 +11,7 @@
  * that does not match the workload or the architecture is an error naming
  * the mapping file and the node (exit code 1). */
 #include "ffm-cli-common.h"
+#include "ffm-cli-output.h"
 
 #define COMMAND "eval"
 
@@ -35,12 +36,7 @@ write_json (const FfmCostReport *report, const char *out)
   g_autofree char *json = ffm_cost_report_to_json (report);
   g_autoptr (GError) error = NULL;
 
-  if (g_strcmp0 (out, "-") == 0)
-    {
-      g_print ("%s\n", json);
-      return FFM_EXIT_OK;
-    }
-  if (!g_file_set_contents (out, json, -1, &error))
+  if (!ffm_cli_output_write (out, json, &error))
     return ffm_cli_fail (COMMAND, error);
   return FFM_EXIT_OK;
 }

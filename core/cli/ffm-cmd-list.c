@@ -13,7 +13,6 @@
  * searched instead. */
 #include "ffm-cli-common.h"
 
-#include <json-glib/json-glib.h>
 #include <string.h>
 
 #define COMMAND "list"
@@ -88,44 +87,35 @@ print_param_table (const FfmParamSpec *specs, const char *indent)
 }
 
 static void
-add_param_json (JsonBuilder *builder, const FfmParamSpec *specs)
+add_param_json (FfmJsonWriter *b, const FfmParamSpec *specs)
 {
-  json_builder_set_member_name (builder, "parameters");
-  json_builder_begin_array (builder);
+  ffm_json_writer_key (b, "parameters");
+  ffm_json_writer_begin_array (b);
   for (guint i = 0; specs != NULL && specs[i].name != NULL; i++)
     {
       const FfmParamSpec *spec = &specs[i];
 
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "name");
-      json_builder_add_string_value (builder, spec->name);
-      json_builder_set_member_name (builder, "type");
-      json_builder_add_string_value (builder, ffm_param_type_to_string (spec->type));
-      json_builder_set_member_name (builder, "default");
-      if (spec->default_value != NULL)
-        json_builder_add_string_value (builder, spec->default_value);
-      else
-        json_builder_add_null_value (builder);
-      json_builder_set_member_name (builder, "help");
-      json_builder_add_string_value (builder, spec->help);
+      ffm_json_writer_begin_object (b);
+      ffm_json_writer_member_string (b, "name", spec->name);
+      ffm_json_writer_member_string (b, "type", ffm_param_type_to_string (spec->type));
+      ffm_json_writer_member_string (b, "default", spec->default_value);
+      ffm_json_writer_member_string (b, "help", spec->help);
       if (spec->min != 0 || spec->max != 0)
         {
-          json_builder_set_member_name (builder, "min");
-          json_builder_add_double_value (builder, spec->min);
-          json_builder_set_member_name (builder, "max");
-          json_builder_add_double_value (builder, spec->max);
+          ffm_json_writer_member_double (b, "min", spec->min);
+          ffm_json_writer_member_double (b, "max", spec->max);
         }
       if (spec->choices != NULL)
         {
-          json_builder_set_member_name (builder, "choices");
-          json_builder_begin_array (builder);
+          ffm_json_writer_key (b, "choices");
+          ffm_json_writer_begin_array (b);
           for (guint j = 0; spec->choices[j] != NULL; j++)
-            json_builder_add_string_value (builder, spec->choices[j]);
-          json_builder_end_array (builder);
+            ffm_json_writer_string (b, spec->choices[j]);
+          ffm_json_writer_end_array (b);
         }
-      json_builder_end_object (builder);
+      ffm_json_writer_end_object (b);
     }
-  json_builder_end_array (builder);
+  ffm_json_writer_end_array (b);
 }
 
 /* ---- Reading what an arch model offers ---- */
@@ -267,50 +257,40 @@ print_text (const FfmPluginRegistry *registry)
 /* ---- JSON ---- */
 
 static void
-add_plugin_json (JsonBuilder *builder, const FfmPluginRegistry *registry,
+add_plugin_json (FfmJsonWriter *b, const FfmPluginRegistry *registry,
                  const FfmPluginInfo *info, GPtrArray *problems)
 {
   const FfmPluginDescriptor *desc = info->descriptor;
 
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "kind");
-  json_builder_add_string_value (builder, ffm_plugin_kind_to_string (desc->kind));
-  json_builder_set_member_name (builder, "name");
-  json_builder_add_string_value (builder, desc->name);
-  json_builder_set_member_name (builder, "version");
-  json_builder_add_string_value (builder, desc->version);
-  json_builder_set_member_name (builder, "summary");
-  json_builder_add_string_value (builder, desc->summary);
-  json_builder_set_member_name (builder, "path");
-  json_builder_add_string_value (builder, info->path);
+  ffm_json_writer_begin_object (b);
+  ffm_json_writer_member_string (b, "kind", ffm_plugin_kind_to_string (desc->kind));
+  ffm_json_writer_member_string (b, "name", desc->name);
+  ffm_json_writer_member_string (b, "version", desc->version);
+  ffm_json_writer_member_string (b, "summary", desc->summary);
+  ffm_json_writer_member_string (b, "path", info->path);
 
   if (desc->kind == FFM_PLUGIN_KIND_ARCH_MODEL)
     {
       g_autoptr (GPtrArray) entries = read_architectures (registry, info, problems);
 
-      json_builder_set_member_name (builder, "architectures");
-      json_builder_begin_array (builder);
+      ffm_json_writer_key (b, "architectures");
+      ffm_json_writer_begin_array (b);
       for (guint i = 0; i < entries->len; i++)
         {
           const ArchEntry *entry = entries->pdata[i];
 
-          json_builder_begin_object (builder);
-          json_builder_set_member_name (builder, "name");
-          json_builder_add_string_value (builder, entry->name);
-          json_builder_set_member_name (builder, "description");
-          if (entry->description != NULL)
-            json_builder_add_string_value (builder, entry->description);
-          else
-            json_builder_add_null_value (builder);
+          ffm_json_writer_begin_object (b);
+          ffm_json_writer_member_string (b, "name", entry->name);
+          ffm_json_writer_member_string (b, "description", entry->description);
           if (entry->params != NULL)
-            add_param_json (builder, entry->params);
-          json_builder_end_object (builder);
+            add_param_json (b, entry->params);
+          ffm_json_writer_end_object (b);
         }
-      json_builder_end_array (builder);
+      ffm_json_writer_end_array (b);
     }
   else
-    add_param_json (builder, desc->vtable.search->params);
-  json_builder_end_object (builder);
+    add_param_json (b, desc->vtable.search->params);
+  ffm_json_writer_end_object (b);
 }
 
 static void
@@ -319,38 +299,33 @@ print_json (const FfmPluginRegistry *registry)
   const GPtrArray *plugins = ffm_plugin_registry_get_plugins (registry);
   const GPtrArray *failures = ffm_plugin_registry_get_failures (registry);
   g_autoptr (GPtrArray) problems = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr (JsonBuilder) builder = json_builder_new ();
-  g_autoptr (JsonGenerator) generator = json_generator_new ();
-  g_autoptr (JsonNode) root = NULL;
+  g_autoptr (FfmJsonWriter) b = ffm_json_writer_new ();
   g_autofree char *text = NULL;
 
-  json_builder_begin_object (builder);
-  json_builder_set_member_name (builder, "plugins");
-  json_builder_begin_array (builder);
+  ffm_json_writer_begin_object (b);
+  ffm_json_writer_key (b, "plugins");
+  ffm_json_writer_begin_array (b);
   /* Same order as the text: arch models, then search strategies. */
   for (int kind = FFM_PLUGIN_KIND_ARCH_MODEL; kind <= FFM_PLUGIN_KIND_SEARCH; kind++)
     for (guint i = 0; i < plugins->len; i++)
       {
         const FfmPluginInfo *info = plugins->pdata[i];
         if ((int) info->descriptor->kind == kind)
-          add_plugin_json (builder, registry, info, problems);
+          add_plugin_json (b, registry, info, problems);
       }
-  json_builder_end_array (builder);
+  ffm_json_writer_end_array (b);
 
-  json_builder_set_member_name (builder, "problems");
-  json_builder_begin_array (builder);
+  ffm_json_writer_key (b, "problems");
+  ffm_json_writer_begin_array (b);
   for (guint i = 0; i < failures->len; i++)
-    json_builder_add_string_value (builder, ((const GError *) failures->pdata[i])->message);
+    ffm_json_writer_string (b, ((const GError *) failures->pdata[i])->message);
   for (guint i = 0; i < problems->len; i++)
-    json_builder_add_string_value (builder, problems->pdata[i]);
-  json_builder_end_array (builder);
-  json_builder_end_object (builder);
+    ffm_json_writer_string (b, problems->pdata[i]);
+  ffm_json_writer_end_array (b);
+  ffm_json_writer_end_object (b);
 
-  root = json_builder_get_root (builder);
-  json_generator_set_root (generator, root);
-  json_generator_set_pretty (generator, TRUE);
-  text = json_generator_to_data (generator, NULL);
-  g_print ("%s\n", text);
+  text = ffm_json_writer_finish (b);
+  g_print ("%s", text);
 }
 
 /* ---- Paths ---- */

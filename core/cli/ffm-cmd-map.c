@@ -4,7 +4,7 @@
  *   ffm map --arch A --workload W [--param K=V]... [--arch-param K=V]...
  *           [--strategy ffm] [--strategy-param K=V]...
  *           [--objective edp|energy|latency|pareto] [--max-fused-loops N]
- *           [--unfused] [--threads N] [--json OUT]
+ *           [--unfused] [--timeout S] [--threads N] [--json OUT]
  *
  * Runs the strategy (a search plugin, ffm-plugin.h) and re-evaluates what
  * it returns with the cost model, then prints on stdout: the totals, the
@@ -14,20 +14,19 @@
  * the energy-latency front, then the lowest-EDP point in full. --json
  * writes the same as JSON to OUT ("-": stdout, instead of the text). On a
  * terminal, runs longer than a second draw a progress line on stderr.
- * Exit codes: 0 ok, 1 when the problem does not load, the strategy fails
- * or nothing fits, 2 for usage errors. */
-#include "ffm-cli-common.h"
+ * Ctrl-C and --timeout stop the search (ffm-cli-cancel.h).
+ * Exit codes: 0 ok, 1 when the problem does not load, the strategy fails,
+ * nothing fits or the search was stopped before it had a mapping, 2 for
+ * usage errors. */
+#include "ffm-cli-cancel.h"
+#include "ffm-cli-output.h"
+#include "ffm-cli-progress.h"
+#include "ffm-cli-search.h"
 
-#include <json-glib/json-glib.h>
 #include <string.h>
 #include <unistd.h>
 
 #define COMMAND "map"
-
-/* TUNING: progress is drawn only for runs longer than this (s), and this
- * often (s): short runs stay silent, long ones do not flood stderr. */
-#define PROGRESS_DELAY 1.0
-#define PROGRESS_INTERVAL 0.25
 
 static const char map_description[] =
   "Searches the mapspace of fused mappings with a strategy (default ffm, the\n"
@@ -40,79 +39,9 @@ static const char map_description[] =
 typedef struct {
   FfmCliCommon common;
   FfmCliProblemOptions problem;
-  char *strategy;               /* --strategy (owned) */
-  char **strategy_params;       /* --strategy-param K=V (owned) */
-  char *objective;              /* --objective (owned) */
-  int max_fused_loops;          /* --max-fused-loops */
-  gboolean unfused;             /* --unfused */
+  FfmCliSearchOptions search;
   char *json;                   /* --json OUT (owned) */
 } MapOptions;
-
-/* ---- Progress ----
- *
- * The strategy reports its phase now and then; long phases (the pmapping
- * generator) say nothing for minutes, so a thread redraws the line with
- * the elapsed time until the search ends. Only on a terminal. */
-
-typedef struct {
-  GMutex lock;
-  char phase[64];               /* last phase reported */
-  double fraction;              /* its progress, < 0 unknown */
-  gint64 start;                 /* monotonic, us */
-  gboolean done;
-  gboolean drawn;
-  GCond wake;
-} Progress;
-
-static void
-progress_cb (double fraction, const char *phase, gpointer data)
-{
-  Progress *p = data;
-
-  g_mutex_lock (&p->lock);
-  g_strlcpy (p->phase, phase != NULL ? phase : "", sizeof p->phase);
-  p->fraction = fraction;
-  g_mutex_unlock (&p->lock);
-}
-
-static gpointer
-progress_thread (gpointer data)
-{
-  Progress *p = data;
-
-  g_mutex_lock (&p->lock);
-  while (!p->done)
-    {
-      double elapsed = (double) (g_get_monotonic_time () - p->start) / G_USEC_PER_SEC;
-      if (elapsed >= PROGRESS_DELAY)
-        {
-          if (p->fraction >= 0)
-            g_printerr ("\r\033[Kffm map: %s %3.0f%% (%.0f s)", p->phase,
-                        100 * p->fraction, elapsed);
-          else
-            g_printerr ("\r\033[Kffm map: %s (%.0f s)", p->phase, elapsed);
-          p->drawn = TRUE;
-        }
-      g_cond_wait_until (&p->wake, &p->lock, g_get_monotonic_time ()
-                         + (gint64) (PROGRESS_INTERVAL * G_USEC_PER_SEC));
-    }
-  if (p->drawn)
-    g_printerr ("\r\033[K");
-  g_mutex_unlock (&p->lock);
-  return NULL;
-}
-
-static void
-progress_stop (Progress *p, GThread *thread)
-{
-  if (thread == NULL)
-    return;
-  g_mutex_lock (&p->lock);
-  p->done = TRUE;
-  g_cond_signal (&p->wake);
-  g_mutex_unlock (&p->lock);
-  g_thread_join (thread);
-}
 
 /* ---- Fusion decisions ---- */
 
@@ -239,63 +168,44 @@ print_stats (const FfmSearchResult *result)
 /* ---- JSON ---- */
 
 static void
-add_double (JsonBuilder *b, const char *name, double v)
-{
-  json_builder_set_member_name (b, name);
-  json_builder_add_double_value (b, v);
-}
-
-static void
-add_solution_json (JsonBuilder *b, const FfmWorkload *w, const FfmArch *a,
+add_solution_json (FfmJsonWriter *b, const FfmWorkload *w, const FfmArch *a,
                    const FfmSolution *s, const FfmCostReport *report)
 {
   g_autoptr (GArray) fusion = fusion_decisions (w, a, s->mapping);
-  g_autofree char *mapping_json = ffm_mapping_to_json (s->mapping);
-  JsonNode *mapping = json_from_string (mapping_json, NULL);
 
-  add_double (b, "energy_j", ffm_cost_report_get_energy (report));
-  add_double (b, "latency_s", ffm_cost_report_get_latency (report));
-  add_double (b, "edp_js", ffm_cost_report_get_edp (report));
-  json_builder_set_member_name (b, "per_einsum");
-  json_builder_begin_array (b);
+  ffm_json_writer_member_double (b, "energy_j", ffm_cost_report_get_energy (report));
+  ffm_json_writer_member_double (b, "latency_s", ffm_cost_report_get_latency (report));
+  ffm_json_writer_member_double (b, "edp_js", ffm_cost_report_get_edp (report));
+  ffm_json_writer_key (b, "per_einsum");
+  ffm_json_writer_begin_array (b);
   for (guint i = 0; i < ffm_cost_report_get_n_einsums (report); i++)
     {
       const FfmPmappingCost *c = ffm_cost_report_get_cost (report, i);
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "name");
-      json_builder_add_string_value (b, ffm_workload_get_einsum (w, ffm_cost_report_get_einsum (report, i))->name);
-      add_double (b, "energy_j", c->energy);
-      add_double (b, "latency_s", c->latency);
-      json_builder_end_object (b);
+      ffm_json_writer_begin_object (b);
+      ffm_json_writer_member_string (b, "name",
+                                     ffm_workload_get_einsum (w, ffm_cost_report_get_einsum (report, i))->name);
+      ffm_json_writer_member_double (b, "energy_j", c->energy);
+      ffm_json_writer_member_double (b, "latency_s", c->latency);
+      ffm_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "fused_tensors");
-  json_builder_begin_array (b);
+  ffm_json_writer_end_array (b);
+  ffm_json_writer_key (b, "fused_tensors");
+  ffm_json_writer_begin_array (b);
   for (guint i = 0; i < fusion->len; i++)
     {
       const Fusion *f = &g_array_index (fusion, Fusion, i);
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "tensor");
-      json_builder_add_string_value (b, f->tensor);
-      json_builder_set_member_name (b, "producer");
-      json_builder_add_string_value (b, f->producer);
-      json_builder_set_member_name (b, "level");
-      if (f->level >= 0)
-        json_builder_add_string_value (b, ffm_arch_get_level (a, f->level)->name);
-      else
-        json_builder_add_null_value (b);
-      json_builder_set_member_name (b, "on_chip");
-      json_builder_add_boolean_value (b, f->on_chip);
-      json_builder_set_member_name (b, "shared_loops");
-      json_builder_add_int_value (b, f->loops);
-      json_builder_end_object (b);
+      ffm_json_writer_begin_object (b);
+      ffm_json_writer_member_string (b, "tensor", f->tensor);
+      ffm_json_writer_member_string (b, "producer", f->producer);
+      ffm_json_writer_member_string (b, "level", f->level >= 0
+                                     ? ffm_arch_get_level (a, f->level)->name : NULL);
+      ffm_json_writer_member_boolean (b, "on_chip", f->on_chip);
+      ffm_json_writer_member_uint (b, "shared_loops", f->loops);
+      ffm_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "mapping");
-  if (mapping != NULL)
-    json_builder_add_value (b, mapping);
-  else
-    json_builder_add_null_value (b);
+  ffm_json_writer_end_array (b);
+  ffm_json_writer_key (b, "mapping");
+  ffm_mapping_write_json (s->mapping, b);
 }
 
 static char *
@@ -303,48 +213,43 @@ result_json (const MapOptions *o, const FfmWorkload *w, const FfmArch *a,
              const FfmSearchResult *result, GPtrArray *reports, guint best,
              FfmObjective objective, double seconds)
 {
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  g_autoptr (JsonNode) root = NULL;
+  g_autoptr (FfmJsonWriter) b = ffm_json_writer_new ();
   const GArray *stats = ffm_search_result_get_stats (result);
 
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "workload");
-  json_builder_add_string_value (b, ffm_workload_get_name (w));
-  json_builder_set_member_name (b, "architecture");
-  json_builder_add_string_value (b, ffm_arch_get_name (a));
-  json_builder_set_member_name (b, "strategy");
-  json_builder_add_string_value (b, o->strategy != NULL ? o->strategy : "ffm");
-  json_builder_set_member_name (b, "objective");
-  json_builder_add_string_value (b, ffm_objective_to_string (objective));
+  ffm_json_writer_begin_object (b);
+  ffm_json_writer_member_string (b, "workload", ffm_workload_get_name (w));
+  ffm_json_writer_member_string (b, "architecture", ffm_arch_get_name (a));
+  ffm_json_writer_member_string (b, "strategy",
+                                 o->search.strategy != NULL ? o->search.strategy : "ffm");
+  ffm_json_writer_member_string (b, "objective", ffm_objective_to_string (objective));
   add_solution_json (b, w, a, ffm_search_result_get_solution (result, best),
                      g_ptr_array_index (reports, best));
   if (objective == FFM_OBJECTIVE_PARETO)
     {
-      json_builder_set_member_name (b, "pareto");
-      json_builder_begin_array (b);
+      ffm_json_writer_key (b, "pareto");
+      ffm_json_writer_begin_array (b);
       for (guint i = 0; i < reports->len; i++)
         {
-          json_builder_begin_object (b);
+          ffm_json_writer_begin_object (b);
           add_solution_json (b, w, a, ffm_search_result_get_solution (result, i),
                              g_ptr_array_index (reports, i));
-          json_builder_end_object (b);
+          ffm_json_writer_end_object (b);
         }
-      json_builder_end_array (b);
+      ffm_json_writer_end_array (b);
     }
-  json_builder_set_member_name (b, "stats");
-  json_builder_begin_object (b);
+  ffm_json_writer_key (b, "stats");
+  ffm_json_writer_begin_object (b);
   for (guint i = 0; i < stats->len; i++)
     {
       const FfmStat *st = &g_array_index (stats, FfmStat, i);
-      add_double (b, st->name, st->value);
+      ffm_json_writer_member_double (b, st->name, st->value);
     }
-  add_double (b, "wall_s", seconds);
-  json_builder_end_object (b);
+  ffm_json_writer_member_double (b, "wall_s", seconds);
+  ffm_json_writer_end_object (b);
   /* The survivors after each join step, as a list (ffm's statistics
    * join_survivors_NN_EINSUM). */
-  json_builder_set_member_name (b, "join_steps");
-  json_builder_begin_array (b);
+  ffm_json_writer_key (b, "join_steps");
+  ffm_json_writer_begin_array (b);
   for (guint i = 0; i < stats->len; i++)
     {
       const FfmStat *st = &g_array_index (stats, FfmStat, i);
@@ -354,19 +259,14 @@ result_json (const MapOptions *o, const FfmWorkload *w, const FfmArch *a,
       rest = st->name + strlen ("join_survivors_");
       while (g_ascii_isdigit (*rest))
         rest++;
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "einsum");
-      json_builder_add_string_value (b, *rest == '_' ? rest + 1 : rest);
-      json_builder_set_member_name (b, "survivors");
-      json_builder_add_int_value (b, (gint64) st->value);
-      json_builder_end_object (b);
+      ffm_json_writer_begin_object (b);
+      ffm_json_writer_member_string (b, "einsum", *rest == '_' ? rest + 1 : rest);
+      ffm_json_writer_member_uint (b, "survivors", (guint64) st->value);
+      ffm_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
-  json_builder_end_object (b);
-  root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  return json_generator_to_data (gen, NULL);
+  ffm_json_writer_end_array (b);
+  ffm_json_writer_end_object (b);
+  return ffm_json_writer_finish (b);
 }
 
 /* ---- Running ---- */
@@ -376,106 +276,59 @@ run (GOptionContext *context, MapOptions *o)
 {
   g_autoptr (FfmPluginRegistry) registry = NULL;
   g_autoptr (FfmProblem) problem = NULL;
-  g_autoptr (FfmSearchResult) result = NULL;
-  g_autoptr (GPtrArray) reports = g_ptr_array_new_with_free_func ((GDestroyNotify) ffm_cost_report_free);
   g_autoptr (GError) error = NULL;
-  g_autoptr (FfmParamValues) strategy_values = NULL;
-  const FfmPluginInfo *plugin;
-  FfmSearchContext ctx;
-  FfmObjective objective = FFM_OBJECTIVE_EDP;
-  Progress progress = { 0 };
-  GThread *progress_drawer = NULL;
+  g_auto (FfmCliSearch) search = { 0 };
+  g_auto (FfmCliSearchRun) sr = { 0 };
+  FfmSearchResult *result;
+  GPtrArray *reports;
+  FfmObjective objective;
   FfmWorkload *w;
   FfmArch *a;
-  guint best = 0;
-  double best_edp = G_MAXDOUBLE, seconds;
+  guint best;
+  double seconds;
   int status;
 
-  if (o->objective != NULL
-      && !ffm_objective_from_string (o->objective, &objective, &error))
-    return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
-  if (o->max_fused_loops < -1)
-    return ffm_cli_usage_error (context, COMMAND,
-                                "--max-fused-loops must be -1 (no limit) or more");
-  strategy_values = ffm_cli_parse_assignments (o->strategy_params,
-                                               "--strategy-param", &error);
-  if (strategy_values == NULL)
-    return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
   registry = ffm_cli_registry_new (&o->common);
   status = ffm_cli_load_problem (context, COMMAND, registry, &o->problem, &problem);
   if (status != FFM_EXIT_OK)
     return status;
-  plugin = ffm_plugin_registry_lookup (registry, FFM_PLUGIN_KIND_SEARCH,
-                                       o->strategy != NULL ? o->strategy : "ffm",
-                                       &error);
-  if (plugin == NULL)
-    {
-      ffm_cli_warn_plugin_failures (COMMAND, registry);
-      return ffm_cli_fail (COMMAND, error);
-    }
+  status = ffm_cli_search_prepare (context, COMMAND, &o->search, &o->common,
+                                   registry, problem, &search);
+  if (status != FFM_EXIT_OK)
+    return status;
   w = ffm_problem_get_workload (problem);
   a = ffm_problem_get_arch (problem);
+  objective = search.objective;
 
-  ffm_search_context_init (&ctx, problem);
-  ctx.objective = objective;
-  ctx.seed = (guint64) o->common.seed;
-  ctx.n_threads = ffm_cli_common_get_threads (&o->common);
-  ctx.max_fused_loops = o->max_fused_loops;
-  ctx.unfused = o->unfused;
-  g_mutex_init (&progress.lock);
-  g_cond_init (&progress.wake);
-  g_strlcpy (progress.phase, "searching", sizeof progress.phase);
-  progress.fraction = -1;
-  progress.start = g_get_monotonic_time ();
-  ctx.progress = progress_cb;
-  ctx.progress_data = &progress;
-  if (isatty (2))
-    progress_drawer = g_thread_new ("progress", progress_thread, &progress);
-  result = plugin->descriptor->vtable.search->run (&ctx, strategy_values, &error);
-  progress_stop (&progress, progress_drawer);
-  g_mutex_clear (&progress.lock);
-  g_cond_clear (&progress.wake);
-  seconds = (double) (g_get_monotonic_time () - progress.start) / G_USEC_PER_SEC;
-  if (result == NULL)
-    {
-      if (error == NULL)
-        g_set_error (&error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_FAILED,
-                     "strategy %s failed without saying why",
-                     plugin->descriptor->name);
-      return ffm_cli_fail (COMMAND, error);
-    }
-  if (ffm_search_result_get_n_solutions (result) == 0)
-    {
-      g_set_error (&error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_INFEASIBLE,
-                   "strategy %s found no mapping of %s that fits %s",
-                   plugin->descriptor->name, ffm_workload_get_name (w),
-                   ffm_arch_get_name (a));
-      return ffm_cli_fail (COMMAND, error);
-    }
-  /* The model's numbers for every solution, whatever the strategy says. */
-  for (guint i = 0; i < ffm_search_result_get_n_solutions (result); i++)
-    {
-      const FfmSolution *s = ffm_search_result_get_solution (result, i);
-      FfmCostReport *r = ffm_cost_evaluate_mapping (w, a, s->mapping, &error);
-      if (r == NULL)
-        {
-          g_prefix_error (&error, "strategy %s returned a mapping the cost "
-                          "model refuses: ", plugin->descriptor->name);
-          return ffm_cli_fail (COMMAND, error);
-        }
-      if (ffm_cost_report_get_edp (r) < best_edp)
-        {
-          best_edp = ffm_cost_report_get_edp (r);
-          best = i;
-        }
-      g_ptr_array_add (reports, r);
-    }
+  {
+    g_autoptr (FfmCliCancel) cancel = ffm_cli_cancel_begin (o->search.timeout);
+    g_autoptr (FfmCliProgress) progress = ffm_cli_progress_start (COMMAND);
+    gboolean ok;
+
+    search.context.progress = ffm_cli_progress_update;
+    search.context.progress_data = progress;
+    search.context.cancel = ffm_cli_cancel_get_flag (cancel);
+    ffm_cli_progress_update (-1, "searching", progress);
+    ok = ffm_cli_search_run (&search, &sr, &error);
+    g_clear_pointer (&progress, ffm_cli_progress_stop);
+    if (!ok)
+      {
+        if (ffm_cli_cancel_get_reason (cancel) != FFM_CLI_STOP_NONE)
+          g_prefix_error (&error, "%s with no mapping yet: ",
+                          ffm_cli_cancel_describe (cancel));
+        return ffm_cli_fail (COMMAND, error);
+      }
+  }
+  result = sr.result;
+  reports = sr.reports;
+  best = sr.best;
+  seconds = sr.seconds;
 
   if (g_strcmp0 (o->json, "-") != 0)
     {
       g_print ("Best mapping of %s on %s (strategy %s, objective %s, %.2f s)\n\n",
                ffm_workload_get_name (w), ffm_arch_get_name (a),
-               plugin->descriptor->name, ffm_objective_to_string (objective),
+               search.plugin->descriptor->name, ffm_objective_to_string (objective),
                seconds);
       if (objective == FFM_OBJECTIVE_PARETO)
         {
@@ -502,9 +355,7 @@ run (GOptionContext *context, MapOptions *o)
     {
       g_autofree char *text = result_json (o, w, a, result, reports, best,
                                            objective, seconds);
-      if (g_strcmp0 (o->json, "-") == 0)
-        g_print ("%s\n", text);
-      else if (!g_file_set_contents (o->json, text, -1, &error))
+      if (!ffm_cli_output_write (o->json, text, &error))
         return ffm_cli_fail (COMMAND, error);
     }
   return FFM_EXIT_OK;
@@ -514,19 +365,8 @@ int
 ffm_cmd_map (int argc, char **argv)
 {
   MapOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_PROBLEM_OPTIONS_INIT,
-                   NULL, NULL, NULL, 1, FALSE, NULL };
+                   FFM_CLI_SEARCH_OPTIONS_INIT, NULL };
   const GOptionEntry entries[] = {
-    { "strategy", 's', 0, G_OPTION_ARG_STRING, &o.strategy,
-      "Search strategy (a search plugin from `ffm list`; default ffm)", "NAME" },
-    { "strategy-param", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.strategy_params,
-      "Set a strategy parameter (repeatable)", "KEY=VALUE" },
-    { "objective", 'o', 0, G_OPTION_ARG_STRING, &o.objective,
-      "edp (default), energy, latency, or pareto (the energy-latency front)", "OBJ" },
-    { "max-fused-loops", 0, 0, G_OPTION_ARG_INT, &o.max_fused_loops,
-      "Fused loops (of more than one iteration) per pmapping, -1 = no limit "
-      "(default 1)", "N" },
-    { "unfused", 0, 0, G_OPTION_ARG_NONE, &o.unfused,
-      "Back every tensor in the outermost memory (no fusion)", NULL },
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &o.json,
       "Also write the result as JSON to OUT (- = stdout, instead of the text)",
       "OUT" },
@@ -537,6 +377,7 @@ ffm_cmd_map (int argc, char **argv)
   g_auto (GStrv) positional = NULL;
   int status;
 
+  ffm_cli_add_search_options (context, &o.search);
   g_option_context_add_main_entries (context, entries, NULL);
   ffm_cli_add_problem_options (context, &o.problem);
   ffm_cli_add_common_options (context, &o.common);
@@ -547,10 +388,8 @@ ffm_cmd_map (int argc, char **argv)
                                   positional[0]);
   else
     status = run (context, &o);
-  g_free (o.strategy);
-  g_strfreev (o.strategy_params);
-  g_free (o.objective);
   g_free (o.json);
+  ffm_cli_search_options_clear (&o.search);
   ffm_cli_problem_options_clear (&o.problem);
   ffm_cli_common_clear (&o.common);
   return status;

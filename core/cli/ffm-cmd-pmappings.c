@@ -9,8 +9,8 @@
  * does not load or an Einsum has no pmapping (the message names the Einsum
  * and the memory), 2 for usage errors. */
 #include "ffm-cli-common.h"
+#include "ffm-cli-cancel.h"
 
-#include <json-glib/json-glib.h>
 #include <string.h>
 
 #define COMMAND "pmappings"
@@ -33,6 +33,7 @@ typedef struct {
   gboolean groups;
   gboolean templates;
   gboolean no_reuse;
+  double timeout;               /* --timeout S, 0 = none */
 } PmappingsOptions;
 
 /* Each template of @pm as an indented tree. */
@@ -102,66 +103,47 @@ print_json (const FfmPmappingSet *set, guint n_threads)
 {
   FfmWorkload *w = ffm_pmapping_set_get_workload (set);
   FfmArch *a = ffm_pmapping_set_get_arch (set);
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  g_autoptr (JsonNode) root = NULL;
+  g_autoptr (FfmJsonWriter) b = ffm_json_writer_new ();
   g_autofree char *text = NULL;
   guint n_tracked;
   const guint *tracked = ffm_pmapping_set_get_tracked_levels (set, &n_tracked);
 
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "workload");
-  json_builder_add_string_value (b, ffm_workload_get_name (w));
-  json_builder_set_member_name (b, "architecture");
-  json_builder_add_string_value (b, ffm_arch_get_name (a));
-  json_builder_set_member_name (b, "threads");
-  json_builder_add_int_value (b, n_threads);
-  json_builder_set_member_name (b, "wall_s");
-  json_builder_add_double_value (b, ffm_pmapping_set_get_seconds (set));
-  json_builder_set_member_name (b, "tracked_memories");
-  json_builder_begin_array (b);
+  ffm_json_writer_begin_object (b);
+  ffm_json_writer_member_string (b, "workload", ffm_workload_get_name (w));
+  ffm_json_writer_member_string (b, "architecture", ffm_arch_get_name (a));
+  ffm_json_writer_member_uint (b, "threads", n_threads);
+  ffm_json_writer_member_double (b, "wall_s", ffm_pmapping_set_get_seconds (set));
+  ffm_json_writer_key (b, "tracked_memories");
+  ffm_json_writer_begin_array (b);
   for (guint i = 0; i < n_tracked; i++)
-    json_builder_add_string_value (b, ffm_arch_get_level (a, tracked[i])->name);
-  json_builder_end_array (b);
-  json_builder_set_member_name (b, "einsums");
-  json_builder_begin_array (b);
+    ffm_json_writer_string (b, ffm_arch_get_level (a, tracked[i])->name);
+  ffm_json_writer_end_array (b);
+  ffm_json_writer_key (b, "einsums");
+  ffm_json_writer_begin_array (b);
   for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (set); i++)
     {
       const FfmEinsumPmappings *pm = ffm_pmapping_set_get_einsum (set, i);
       const FfmPmappingStats *s = ffm_einsum_pmappings_get_stats (pm);
       const FfmEinsum *e = ffm_workload_get_einsum (w, ffm_einsum_pmappings_get_einsum (pm));
 
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "name");
-      json_builder_add_string_value (b, e->name);
-      json_builder_set_member_name (b, "templates");
-      json_builder_add_int_value (b, s->n_templates);
-      json_builder_set_member_name (b, "evaluated");
-      json_builder_add_int_value (b, (gint64) s->n_evaluated);
-      json_builder_set_member_name (b, "valid");
-      json_builder_add_int_value (b, (gint64) s->n_valid);
-      json_builder_set_member_name (b, "partial");
-      json_builder_add_int_value (b, (gint64) s->n_partial);
-      json_builder_set_member_name (b, "groups");
-      json_builder_add_int_value (b, s->n_groups);
-      json_builder_set_member_name (b, "pmappings");
-      json_builder_add_int_value (b, (gint64) s->n_rows);
-      json_builder_set_member_name (b, "seconds");
-      json_builder_add_double_value (b, s->seconds);
-      json_builder_set_member_name (b, "same_as");
-      if (s->reused_from >= 0)
-        json_builder_add_string_value (b, ffm_workload_get_einsum (w, (guint) s->reused_from)->name);
-      else
-        json_builder_add_null_value (b);
-      json_builder_end_object (b);
+      ffm_json_writer_begin_object (b);
+      ffm_json_writer_member_string (b, "name", e->name);
+      ffm_json_writer_member_uint (b, "templates", s->n_templates);
+      ffm_json_writer_member_uint (b, "evaluated", s->n_evaluated);
+      ffm_json_writer_member_uint (b, "valid", s->n_valid);
+      ffm_json_writer_member_uint (b, "partial", s->n_partial);
+      ffm_json_writer_member_uint (b, "groups", s->n_groups);
+      ffm_json_writer_member_uint (b, "pmappings", s->n_rows);
+      ffm_json_writer_member_double (b, "seconds", s->seconds);
+      ffm_json_writer_member_string (b, "same_as", s->reused_from >= 0
+                                     ? ffm_workload_get_einsum (w, (guint) s->reused_from)->name
+                                     : NULL);
+      ffm_json_writer_end_object (b);
     }
-  json_builder_end_array (b);
-  json_builder_end_object (b);
-  root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  text = json_generator_to_data (gen, NULL);
-  g_print ("%s\n", text);
+  ffm_json_writer_end_array (b);
+  ffm_json_writer_end_object (b);
+  text = ffm_json_writer_finish (b);
+  g_print ("%s", text);
 }
 
 static int
@@ -179,6 +161,10 @@ run (GOptionContext *context, PmappingsOptions *o)
   if (o->objective != NULL
       && !ffm_objective_from_string (o->objective, &objective, &error))
     return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
+  if (!ffm_cli_timeout_is_valid (o->timeout))
+    return ffm_cli_usage_error (context, COMMAND,
+                                "--timeout must be a number of seconds from 0 "
+                                "(none) to %.0f", FFM_CLI_MAX_TIMEOUT);
   registry = ffm_cli_registry_new (&o->common);
   ffm_cli_warn_plugin_failures (COMMAND, registry);
   status = ffm_cli_load_arch (context, COMMAND, registry, &o->problem, &arch);
@@ -203,9 +189,18 @@ run (GOptionContext *context, PmappingsOptions *o)
                                     "workload %s has no Einsum %s",
                                     ffm_workload_get_name (workload), o->einsum);
     }
-  set = ffm_pmappings_generate (workload, arch, &options, &error);
-  if (set == NULL)
-    return ffm_cli_fail (COMMAND, error);
+  {
+    g_autoptr (FfmCliCancel) cancel = ffm_cli_cancel_begin (o->timeout);
+    options.cancel = ffm_cli_cancel_get_flag (cancel);
+    set = ffm_pmappings_generate (workload, arch, &options, &error);
+    options.cancel = NULL;
+    if (set == NULL)
+      {
+        if (ffm_cli_cancel_get_reason (cancel) != FFM_CLI_STOP_NONE)
+          g_prefix_error (&error, "%s: ", ffm_cli_cancel_describe (cancel));
+        return ffm_cli_fail (COMMAND, error);
+      }
+  }
   if (o->json)
     print_json (set, options.n_threads);
   else
@@ -217,7 +212,7 @@ int
 ffm_cmd_pmappings (int argc, char **argv)
 {
   PmappingsOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_PROBLEM_OPTIONS_INIT,
-                         NULL, NULL, 1, 1, FALSE, FALSE, FALSE, FALSE, FALSE };
+                         NULL, NULL, 1, 1, FALSE, FALSE, FALSE, FALSE, FALSE, 0 };
   const GOptionEntry entries[] = {
     { "einsum", 'e', 0, G_OPTION_ARG_STRING, &o.einsum,
       "Only this Einsum", "NAME" },
@@ -237,6 +232,8 @@ ffm_cmd_pmappings (int argc, char **argv)
       "Enumerate every Einsum, also those equal to an earlier one", NULL },
     { "json", 0, 0, G_OPTION_ARG_NONE, &o.json,
       "Print JSON instead of a table", NULL },
+    { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o.timeout,
+      "Stop after SECONDS (as Ctrl-C does) with an error", "SECONDS" },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) context =

@@ -8,7 +8,7 @@
  * bits, classes, producer, readers) and the totals. The "footprint bits"
  * total counts every tensor of every non-copy Einsum once: the traffic of
  * an unfused run where each tensor crosses main memory exactly once (the
- * accelforge "snowcat" check value, workloads.md §0.9). --list prints the
+ * accelforge "snowcat" check value, accelforge's workload files). --list prints the
  * workloads found by name instead. Exit 0 when the workload loads, 1 with
  * the loader's message when it does not, 2 for usage errors. */
 #include "ffm-cli-common.h"

@@ -5,9 +5,10 @@
  *   ffm --help | -h            this overview
  *   ffm version | --version    the version of ffm and of its plugin ABI
  * Options belong to subcommands; there are no options before COMMAND.
- * Exit codes: 0 ok, 1 runtime or input error, 2 usage error (with the
- * usage on stderr). */
+ * Exit codes: 0 ok, 1 runtime or input error (a failed write to standard
+ * output included), 2 usage error (with the usage on stderr). */
 #include "ffm-cli-common.h"
+#include "ffm-cli-output.h"
 
 #include <locale.h>
 #include <stdarg.h>
@@ -155,8 +156,13 @@ dispatch (int argc, char **argv)
 int
 main (int argc, char **argv)
 {
+  int status;
+
   setlocale (LC_ALL, "");
   g_log_writer_default_set_use_stderr (TRUE);
   g_set_prgname ("ffm");
-  return dispatch (argc, argv);
+  ffm_cli_output_init ();
+  status = dispatch (argc, argv);
+  return ffm_cli_output_finish (argc > 1 && find_command (argv[1]) != NULL
+                                ? argv[1] : NULL, status);
 }

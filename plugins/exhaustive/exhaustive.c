@@ -39,6 +39,10 @@
  * many combinations (8-32 tried; 16 refuses in about the same time). */
 #define ATTEMPTS_PER_COMBINATION 16
 
+/* TUNING: the cancel flag is polled once per 4096 leaves or attempts: an
+ * atomic read kept out of the profile, answered within milliseconds. */
+#define CANCEL_POLL_MASK 4095
+
 static const FfmParamSpec exhaustive_params[] = {
   { "max_pmappings", FFM_PARAM_INTEGER, "20000",
     "largest number of valid pmappings of one Einsum it accepts", 1, 1e9, NULL },
@@ -68,7 +72,8 @@ typedef struct {
   GArray *combos;           /* of guint32, n_einsums per combination */
   GArray *energy;           /* of double per combination */
   GArray *latency;
-  gboolean too_large;
+  gboolean too_large;       /* a limit was hit: stop walking */
+  gboolean cancelled;       /* the context asked to stop */
   guint64 attempts;         /* pushes tried while enumerating */
   guint64 reordered;        /* pmappings added in another loop order */
   guint64 evaluations;      /* cost-model evaluations of whole mappings */
@@ -245,6 +250,12 @@ enumerate_tiles (Template *t, const FfmEinsum *e, guint j, GError **error)
           t->s->too_large = TRUE;
           return TRUE;
         }
+      if ((t->visited & CANCEL_POLL_MASK) == 0
+          && ffm_search_context_is_cancelled (t->s->ctx))
+        {
+          t->s->too_large = t->s->cancelled = TRUE;
+          return TRUE;
+        }
       return leaf (t, e, error);
     }
   l = ffm_pmapping_model_get_loop (t->m, j);
@@ -295,6 +306,15 @@ keep_template_choices (Template *t, GArray *out)
 }
 
 static gboolean
+cancelled_error (const Search *s, GError **error)
+{
+  g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_CANCELLED,
+               "exhaustive search cancelled before it had judged any mapping "
+               "(%" G_GUINT64_FORMAT " combinations tried)", s->attempts);
+  return FALSE;
+}
+
+static gboolean
 enumerate_einsum (Search *s, const FfmEinsumPmappings *pm, guint einsum,
                   GError **error)
 {
@@ -335,6 +355,8 @@ enumerate_einsum (Search *s, const FfmEinsumPmappings *pm, guint einsum,
       g_array_free (t.usage_ok, TRUE);
       if (!ok)
         return FALSE;
+      if (s->cancelled)
+        return cancelled_error (s, error);
       if (s->too_large || out->len > (guint64) s->max_pmappings)
         {
           g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_TOO_LARGE,
@@ -375,6 +397,9 @@ walk (Search *s, guint x, double energy, double latency)
       const Choice *c = &g_array_index (choices, Choice, i);
       if (++s->attempts > (guint64) s->max_combinations * ATTEMPTS_PER_COMBINATION)
         s->too_large = TRUE;
+      if ((s->attempts & CANCEL_POLL_MASK) == 0
+          && ffm_search_context_is_cancelled (s->ctx))
+        s->too_large = s->cancelled = TRUE;
       if (ffm_join_chain_push (s->chain, c->join) != FFM_JOIN_OK)
         continue;
       s->pick[x] = i;
@@ -633,6 +658,8 @@ generate_templates (const FfmSearchContext *ctx, GError **error)
   options.max_fused_loops = ctx->max_fused_loops;
   options.unfused = ctx->unfused;
   options.n_threads = ctx->n_threads;
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, cancel))
+    options.cancel = ctx->cancel;
   return ffm_pmappings_generate (ffm_problem_get_workload (problem),
                                  ffm_problem_get_arch (problem), &options, error);
 }
@@ -687,6 +714,12 @@ exhaustive_run (const FfmSearchContext *ctx, const FfmParamValues *values,
   s.energy = g_array_new (FALSE, FALSE, sizeof (double));
   s.latency = g_array_new (FALSE, FALSE, sizeof (double));
   walk (&s, 0, 0, 0);
+  if (s.cancelled)
+    {
+      cancelled_error (&s, error);
+      search_clear (&s);
+      return NULL;
+    }
   if (s.too_large)
     {
       g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_TOO_LARGE,

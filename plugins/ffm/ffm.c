@@ -303,6 +303,8 @@ ffm_run (const FfmSearchContext *ctx, const FfmParamValues *values,
   options.unfused = ctx->unfused;
   options.n_threads = ctx->n_threads;
   options.reuse_equal_einsums = reuse;
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, cancel))
+    options.cancel = ctx->cancel;
   set = ffm_pmappings_generate (w, a, &options, error);
   if (set == NULL)
     return NULL;
@@ -317,6 +319,7 @@ ffm_run (const FfmSearchContext *ctx, const FfmParamValues *values,
   pass.objective = ctx->objective;
   pass.progress = ctx->progress;
   pass.progress_data = ctx->progress_data;
+  pass.context = ctx;
 
   /* Dirty pass: a near-optimal bound. */
   if (epsilon > 0)

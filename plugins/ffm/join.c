@@ -17,7 +17,7 @@
  *     next Einsum must share; rows over capacity are dropped, then each
  *     group is Pareto-pruned on objectives and reservations (ffm-pareto.h).
  *
- * [1] shared/reference/ffm-spec.md §5.2-§5.6; the FFM paper §5-§6. */
+ * [1] the reference implementation (accelforge); the FFM paper §5-§6. */
 #include "join-private.h"
 
 #include <math.h>
@@ -344,7 +344,17 @@ join_run (JoinProblem *p, const JoinPassOptions *o, GError **error)
   r->survivors = g_new0 (guint64, MAX (p->n_einsums, 1));
   for (guint x = 0; x < p->n_einsums; x++)
     {
-      GPtrArray *next = join_step (p, x, left, o);
+      GPtrArray *next;
+
+      if (o->context != NULL && ffm_search_context_is_cancelled (o->context))
+        {
+          g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_CANCELLED,
+                       "the join was cancelled at Einsum %s",
+                       p->steps[x].e->name);
+          failed = TRUE;
+          break;
+        }
+      next = join_step (p, x, left, o);
       GArray *hist = g_array_new (FALSE, FALSE, sizeof (Prov));
 
       for (guint i = 0; i < next->len; i++)

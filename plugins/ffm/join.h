@@ -24,7 +24,7 @@
  * in order, right units in order, rows in order), pruning keeps the first
  * of equal rows, and threads only prune independent groups.
  *
- * [1] The FFM paper; shared/reference/ffm-spec.md §5. */
+ * [1] The FFM paper; the reference implementation (accelforge), its join of pmappings. */
 #pragma once
 
 #include <ffm.h>
@@ -58,12 +58,15 @@ typedef struct {
   FfmProgressFunc progress;
   gpointer progress_data;
   const char *phase;        /* progress phase name */
+  const FfmSearchContext *context; /* its cancel flag is polled between
+                                      Einsums (may be NULL) */
 } JoinPassOptions;
 
 typedef struct _JoinResult JoinResult;
 
 /* Joins every Einsum. Returns NULL with FFM_SEARCH_ERROR_INFEASIBLE when no
- * row survives a step (the message names the Einsum). */
+ * row survives a step (the message names the Einsum), or with
+ * FFM_SEARCH_ERROR_CANCELLED when the context's cancel flag is set. */
 JoinResult *join_run (JoinProblem *problem,
                       const JoinPassOptions *options,
                       GError **error);

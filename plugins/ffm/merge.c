@@ -10,7 +10,7 @@
  * x that x does not use is reserved again at depth s. Totals are kept less
  * their capacity, so a row fits iff none is above 0.
  *
- * [1] shared/reference/ffm-spec.md §5.2-§5.3; the FFM paper §5. */
+ * [1] the reference implementation (accelforge); the FFM paper §5. */
 #include "join-private.h"
 
 #include <math.h>

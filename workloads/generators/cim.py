@@ -1,6 +1,6 @@
 """The compute-in-memory (CiMLoop) workloads: every layer of a network as an
 independent Einsum with its own tensors, from the layer tables of
-cim_layers.py (shared/reference/workloads.md section 7)."""
+cim_layers.py (the layer shapes of accelforge examples/workloads/compute_in_memory)."""
 
 from cim_layers import LAYERS
 
@@ -134,8 +134,7 @@ def workload(name):
                        "T{k}, so no tensor is shared and nothing can be fused. 8 bits per "
                        "value, no persistent tensors. %s" % (model, KINDS),
         "source": "%s; layer shapes of accelforge examples/workloads/compute_in_memory "
-                  "(CiMLoop: Andrulis, Emer and Sze, ISPASS 2024), restated in "
-                  "shared/reference/workloads.md section 7.2" % paper,
+                  "(CiMLoop: Andrulis, Emer and Sze, ISPASS 2024)" % paper,
         "layer": "the whole network, %d Einsums T0 ... T%d, one per layer in network order "
                  "(the k-th record of the repeat is Einsum T{k}): %s"
                  % (len(layers), len(layers) - 1, what),

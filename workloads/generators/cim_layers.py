@@ -1,5 +1,5 @@
 """Layer tables of the compute-in-memory (CiMLoop) workloads: one record per
-Einsum, in order, as listed in shared/reference/workloads.md section 7.2.
+Einsum, in order, as in accelforge examples/workloads/compute_in_memory.
 
 Record kinds (P x Q output pixels or P rows, C input and M output channels,
 R x S kernel):
@@ -174,7 +174,7 @@ LAYERS = {
     "phi-1.5": PHI_1_5,
 }
 
-# name: (Einsums, sum of MACs, sum of tensor bits), batch 1 (workloads.md 7.2)
+# name: (Einsums, sum of MACs, sum of tensor bits), batch 1 (the reference's layer files)
 REFERENCE_TOTALS = {
     "alexnet": (8, 604384448, 490336856),
     "vgg16": (16, 15470264320, 1292396960),
@@ -192,7 +192,7 @@ REFERENCE_TOTALS = {
 
 def totals(records, batch=1):
     """Einsums, sum of MACs and sum of tensor bits (8 bits per value, every
-    tensor of every Einsum, footprints as workloads.md section 0.2)."""
+    tensor of every Einsum, footprints as the reference computes them)."""
     macs = bits = 0
     for l in records:
         k = l["kind"]

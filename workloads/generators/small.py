@@ -1,5 +1,5 @@
 """Hand-sized workloads: the FFM paper's matmul chain, mobilenet-28 and mamba
-(shared/reference/workloads.md sections 2.1 and 6, ffm-spec.md section 10)."""
+(accelforge examples/workloads/cnns/mobilenet and transformers/mamba; the FFM paper's scaling experiment, section 7)."""
 
 
 def matmul_chain():
@@ -14,9 +14,8 @@ def matmul_chain():
                        "(the columns of T{i}) is 16384 when i mod 4 is 0 or 1 and 4096 "
                        "otherwise. 8 bits per value (as basic matmuls); no persistent "
                        "tensors.",
-        "source": "FFM paper (shared/reference/ffm-paper.txt, section 7, scaling "
-                  "experiment; ffm-spec.md section 10); Einsums as accelforge "
-                  "examples/workloads/basic/matmuls.yaml (workloads.md section 1.1)",
+        "source": "FFM paper (section 7, scaling experiment); Einsums as accelforge "
+                  "examples/workloads/basic/matmuls.yaml",
         "layer": "the whole chain: Einsum Matmul{i}, i = 0 ... n_einsums-1, is "
                  "T{i+1}[m,n{i+1}] = T{i}[m,n{i}] * W{i}[n{i},n{i+1}]; T0 and the "
                  "W{i} are inputs, T{n_einsums} the output",
@@ -48,8 +47,8 @@ def mobilenet_28():
                        "feeds the next Einsum (residual additions, activations and padding "
                        "not modelled: the depthwise Einsums read their 28x28 inputs as "
                        "30x30, as in the reference). 8 bits per value; weights persistent.",
-        "source": "accelforge examples/workloads/cnns/mobilenet/mobilenet_28.yaml "
-                  "(shared/reference/workloads.md section 2.1), after Sandler et al., "
+        "source": "accelforge examples/workloads/cnns/mobilenet/mobilenet_28.yaml, "
+                  "after Sandler et al., "
                   "'MobileNetV2: Inverted Residuals and Linear Bottlenecks', "
                   "arXiv:1801.04381",
         "layer": "two blocks, 6 Einsums in this order: PiecewiseA0 (1x1 expansion), "
@@ -94,8 +93,8 @@ def mamba():
                        "intermediate, X is given the input role (upstream defines no "
                        "roles). The upstream N_TOKENS parameter is unused there and "
                        "omitted here.",
-        "source": "accelforge examples/workloads/transformers/mamba/mamba.yaml "
-                  "(shared/reference/workloads.md section 6), adapted upstream from "
+        "source": "accelforge examples/workloads/transformers/mamba/mamba.yaml, "
+                  "adapted upstream from "
                   "arXiv 2604.03829v1; Gu and Dao, 'Mamba: Linear-Time Sequence Modeling "
                   "with Selective State Spaces', arXiv:2312.00752. D = 128 x 32 = 4096 "
                   "channels, state size N = 128, bottleneck R = 128 ('to confirm' "

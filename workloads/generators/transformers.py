@@ -1,9 +1,8 @@
-"""Transformer decoder layers: the attention and feed-forward blocks of
-shared/reference/workloads.md sections 3 and 4, put together per model as in
-section 5. Each model file holds one decoder layer, for prefill or one decode
+"""Transformer decoder layers: the attention and feed-forward blocks of the
+reference implementation's workload files (accelforge
+examples/workloads/transformers/_attention_decode_types and
+_feedforward_types), put together per model as its model files do. Each model file holds one decoder layer, for prefill or one decode
 step, selected by parameters."""
-
-REFERENCE = "shared/reference/workloads.md"
 
 # ---- Parameters and checks shared by every model ----
 
@@ -69,7 +68,7 @@ def decode(text):
     return {"einsum": text, "when": "decode"}
 
 
-# ---- Attention blocks (workloads.md section 3) ----
+# ---- Attention blocks (accelforge _attention_decode_types) ----
 
 def multi_head():
     return [
@@ -105,7 +104,7 @@ def chunked_local():
     # In decode the new token joins the last chunk of the cache; when that
     # chunk is empty (the cache ends on a chunk boundary) the step is a
     # one-token prefill of a new chunk (chunk_decode = 0), as in the
-    # reference (section 3.3).
+    # reference (its chunked grouped-query attention).
     cached = {"einsum": None, "when": "chunk_decode"}
     fresh = {"einsum": None, "when": "!chunk_decode"}
     return [
@@ -155,7 +154,7 @@ def multi_head_latent(absorbed):
     ]
 
 
-# ---- Feed-forward blocks (workloads.md section 4) ----
+# ---- Feed-forward blocks (accelforge _feedforward_types) ----
 
 def dense_two_layer():
     return ["FFA[b,m,c] = Z[b,m,g] * WFFA[g,c]",
@@ -254,8 +253,8 @@ def gpt3(name, size, layers, d_model, heads, section):
         "Brown et al., 'Language Models are Few-Shot Learners', arXiv:2005.14165, "
         "Table 2.1 (GPT-3 %s: %d layers, d_model %d, %d heads of 128, d_ff = 4 d_model, "
         "n_ctx 2048); structure of accelforge examples/workloads/transformers/gpt/"
-        "gpt3_%s.yaml (%s sections 3.1, 4.1, %s); 16 bits per value"
-        % (size, layers, d_model, heads, size, REFERENCE, section),
+        "gpt3_%s.yaml; 16 bits per value"
+        % (size, layers, d_model, heads, size),
         "one of the model's %d identical decoder layers; 10 Einsums in this order: "
         "copy I = I_in; projections V, K, Q; attention scores QK; QK_softmax; AV; "
         "output projection Z; feed-forward FFA, FFB" % layers,
@@ -291,8 +290,7 @@ def llama3_8b():
         "Llama Team, 'The Llama 3 Herd of Models', arXiv:2407.21783, Table 3, and "
         "meta-llama/Meta-Llama-3-8B config.json (32 layers, hidden 4096, 32 heads, 8 KV "
         "heads, head dim 128, intermediate 14336, max positions 8192); structure of "
-        "accelforge examples/workloads/transformers/llama/llama3_8B.yaml (%s sections "
-        "3.2, 4.2, 5.3); 16 bits per value" % REFERENCE,
+        "accelforge examples/workloads/transformers/llama/llama3_8B.yaml; 16 bits per value",
         "one of the model's 32 identical decoder layers; 12 Einsums in this order: copy "
         "I = I_in; projections V, K, Q; QK; QK_softmax; AV; output projection Z; gate "
         "FFG, up FFU, their product FFH, down projection FFB",
@@ -310,8 +308,8 @@ def qwen3_8b():
         "Qwen Team, 'Qwen3 Technical Report', arXiv:2505.09388, and Qwen/Qwen3-8B "
         "config.json (36 layers, hidden 4096, 32 heads, 8 KV heads, head dim 128, "
         "intermediate 12288, max positions 40960); structure of accelforge examples/"
-        "workloads/transformers/qwen/qwen3_8B.yaml (%s sections 3.2, 4.2, 5.5); 16 bits "
-        "per value" % REFERENCE,
+        "workloads/transformers/qwen/qwen3_8B.yaml; 16 bits "
+        "per value",
         "one of the model's 36 identical decoder layers; 12 Einsums in this order: copy "
         "I = I_in; projections V, K, Q; QK; QK_softmax; AV; output projection Z; gate "
         "FFG, up FFU, their product FFH, down projection FFB",
@@ -336,8 +334,8 @@ def mixtral_8x22b():
         "48 heads, 8 KV heads, head dim 128, expert intermediate 16384, 8 experts, 2 per "
         "token, max positions 65536); Jiang et al., 'Mixtral of Experts', "
         "arXiv:2401.04088; structure of accelforge examples/workloads/transformers/"
-        "mixtral/mixtral8x22B.yaml (%s sections 3.2, 4.3, 5.4); 16 bits per value"
-        % REFERENCE,
+        "mixtral/mixtral8x22B.yaml; 16 bits per value"
+       ,
         "one of the model's 56 identical decoder layers; 14 Einsums in this order: "
         + MOE_LAYER,
         65536,
@@ -357,8 +355,7 @@ def qwen3_30b_a3b():
         "Qwen Team, 'Qwen3 Technical Report', arXiv:2505.09388, and Qwen/Qwen3-30B-A3B "
         "config.json (48 layers, hidden 2048, 32 heads, 4 KV heads, head dim 128, expert "
         "intermediate 768, 128 experts, 8 per token, max positions 40960); structure of "
-        "accelforge examples/workloads/transformers/qwen/qwen3_30B_A3B.yaml (%s "
-        "sections 3.2, 4.3, 5.6); 16 bits per value" % REFERENCE,
+        "accelforge examples/workloads/transformers/qwen/qwen3_30B_A3B.yaml; 16 bits per value",
         "one of the model's 48 identical decoder layers; 14 Einsums in this order: "
         + MOE_LAYER,
         40960,
@@ -402,7 +399,7 @@ def deepseek_v3():
                + with_when(multi_head_latent(False), "attention == 'mla'")
                + with_when(mixture_of_experts_shared(), moe)
                + with_when(gated_linear_unit(), "feedforward == 'dense'"))
-    # 8 bits by default, 16 for the tensors the reference lists (section 5.7);
+    # 8 bits by default, 16 for the tensors the reference lists (its DeepSeek-V3 model file);
     # per tensor, because a set expression may not name a tensor that the
     # chosen variant does not have.
     tensors = {name: {"bits": 16} for name in
@@ -429,8 +426,7 @@ def deepseek_v3():
         "hidden 7168, 128 heads, q_lora_rank 1536, kv_lora_rank 512, qk_nope_head_dim "
         "128, v_head_dim 128, intermediate 18432, moe_intermediate 2048, 1 shared and "
         "256 routed experts, 8 per token, max positions 163840); structure of accelforge "
-        "examples/workloads/transformers/deepseek/deepseek_v3_671B.yaml (%s sections "
-        "3.4, 4.2, 4.4, 5.7)" % REFERENCE,
+        "examples/workloads/transformers/deepseek/deepseek_v3_671B.yaml",
         "one decoder layer (61 in the model: 3 with feedforward=dense, 58 with moe); "
         "attention=mla-absorbed: copy I = I_in; CQ, CKV; Q, Q_latent; QK; QK_softmax; "
         "AV_latent; AV; Z (10 Einsums); attention=mla: copy I = I_in; CQ, CKV; Q; K; QK; "
@@ -500,8 +496,7 @@ def llama4(name, experts, dense_variant):
                   "intermediate 8192, dense intermediate 16384, 128 routed experts, 1 "
                   "per token, MoE every other layer, attention chunk 8192, every 4th "
                   "layer global, max positions 10485760); structure of accelforge "
-                  "examples/workloads/transformers/llama/llama4_maverick.yaml (%s "
-                  "sections 3.2, 3.3, 4.2, 4.4, 5.9); 16 bits per value" % REFERENCE)
+                  "examples/workloads/transformers/llama/llama4_maverick.yaml; 16 bits per value")
         what = ("One decoder layer of Llama 4 Maverick (17B active, 128 experts): "
                 "grouped-query attention (40 query heads sharing 8 key/value heads), "
                 "global or chunked-local, and either the mixture of 1 shared and 128 "
@@ -517,8 +512,8 @@ def llama4(name, experts, dense_variant):
                   "5120, 40 heads, 8 KV heads, head dim 128, expert and shared "
                   "intermediate 8192, 16 routed experts, 1 per token, attention chunk "
                   "8192, every 4th layer global, max positions 10485760); structure of "
-                  "accelforge examples/workloads/transformers/llama/llama4_scout.yaml "
-                  "(%s sections 3.2, 3.3, 4.4, 5.8); 16 bits per value" % REFERENCE)
+                  "accelforge examples/workloads/transformers/llama/llama4_scout.yaml; "
+                  "16 bits per value")
         what = ("One decoder layer of Llama 4 Scout (17B active, 16 experts): "
                 "grouped-query attention (40 query heads sharing 8 key/value heads), "
                 "global or chunked-local, and the mixture of 1 shared and 16 routed "

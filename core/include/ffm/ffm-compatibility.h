@@ -24,7 +24,7 @@
  * occupancy in bits. Determinism: plain data, equality is field by field.
  *
  * [1] The FFM paper, §4 (compatibility criteria).
- * [2] shared/reference/ffm-spec.md §5.1 (compatibility), §5.2
+ * [2] the reference implementation (accelforge), its join of pmappings
  *     (reservations per lifetime depth). */
 #pragma once
 

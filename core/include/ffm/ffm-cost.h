@@ -49,7 +49,8 @@
  * Determinism: pure functions of their inputs; evaluation does the same
  * floating-point operations in the same order every time.
  *
- * [1] ffm-spec.md §1-3 (LoopTree model of AccelForge), the FFM paper §4. */
+ * [1] the LoopTree model of the reference implementation (accelforge);
+ *     the FFM paper §4. */
 #pragma once
 
 #include <glib.h>

@@ -68,6 +68,8 @@ typedef enum {
   FFM_SEARCH_ERROR_INFEASIBLE,    /* no mapping fits the architecture */
   FFM_SEARCH_ERROR_TOO_LARGE,     /* problem above a strategy's size limit */
   FFM_SEARCH_ERROR_FAILED,
+  FFM_SEARCH_ERROR_CANCELLED,     /* stopped by its cancel flag (Ctrl-C,
+                                     --timeout) before it had a result */
 } FfmSearchError;
 
 FFM_API GQuark ffm_expr_error_quark (void);

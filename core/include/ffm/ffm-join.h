@@ -48,7 +48,8 @@
  * Determinism: pure functions of their inputs.
  *
  * [1] The FFM paper, §3.1, §4 (compatibility), §5.1 (reservation trees).
- * [2] shared/reference/ffm-spec.md §1.5 (mapping reconstruction), §5.1. */
+ * [2] the reference implementation (accelforge): mapping reconstruction
+ *     and compatibility in its join of pmappings. */
 #pragma once
 
 #include <glib.h>

@@ -35,6 +35,7 @@
 #include "ffm-version.h"
 #include "ffm-error.h"
 #include "ffm-workload.h"
+#include "ffm-json-writer.h"
 
 G_BEGIN_DECLS
 
@@ -187,6 +188,9 @@ FFM_API FfmMapping *ffm_mapping_load_from_data (const char *json_text,
                                                 GError **error);
 /* Serialises to the same format ffm_mapping_load_*() reads (transfer full). */
 FFM_API char *ffm_mapping_to_json (const FfmMapping *mapping);
+/* The same document as the next value of @writer (a member of a result). */
+FFM_API void ffm_mapping_write_json (const FfmMapping *mapping,
+                                     FfmJsonWriter *writer);
 FFM_API gboolean ffm_mapping_save_file (const FfmMapping *mapping,
                                         const char *path,
                                         GError **error);

@@ -58,8 +58,7 @@
  * same for every thread count and every run.
  *
  * [1] The FFM paper, §3-§6.
- * [2] The reference implementation, accelforge: its pmapping generation
- *     and reservations (docs/pmapping-generator.md). */
+ * [2] the reference implementation (accelforge). */
 #pragma once
 
 #include <glib.h>
@@ -95,7 +94,13 @@ typedef enum {
  * (latency), one of least latency (energy). */
 FFM_API guint ffm_pmapping_objectives_for (FfmObjective objective);
 
+/* The generator's options. Callers fill them with
+ * ffm_pmapping_options_init() (a macro that passes the caller's own
+ * sizeof), so that fields appended in later versions get their defaults
+ * when a plugin built before them calls the generator: the library reads
+ * only the first struct_size bytes. */
 typedef struct {
+  gsize struct_size;            /* set by ffm_pmapping_options_init() */
   guint objectives;             /* FfmPmappingObjectives; default both */
   int max_fused_loops;          /* fused loops of more than one iteration per
                                    pmapping; default 1 (the reference's
@@ -119,10 +124,23 @@ typedef struct {
                                    pmappings (tensors renamed) instead of a
                                    second enumeration; FALSE enumerates every
                                    Einsum (the result is the same) */
+  const gint *cancel;           /* NULL, or a flag another thread (a signal
+                                   handler, a timer) sets non-zero to stop the
+                                   generation: it then fails with
+                                   FFM_SEARCH_ERROR_CANCELLED (read with
+                                   g_atomic_int_get; default NULL) */
 } FfmPmappingOptions;
 
+/* Fills the first @struct_size bytes of @options with the defaults and
+ * records @struct_size; use the macro below. */
+FFM_API void ffm_pmapping_options_init_sized (FfmPmappingOptions *options,
+                                              gsize struct_size);
 /* Fills @options with the defaults. */
-FFM_API void ffm_pmapping_options_init (FfmPmappingOptions *options);
+#define ffm_pmapping_options_init(options) \
+  ffm_pmapping_options_init_sized ((options), sizeof *(options))
+
+/* TRUE if @options asks the generator to stop (its cancel flag is set). */
+FFM_API gboolean ffm_pmapping_options_is_cancelled (const FfmPmappingOptions *options);
 
 /* ---- Groups ---- */
 

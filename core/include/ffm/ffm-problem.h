@@ -58,13 +58,34 @@ typedef struct {
   gboolean unfused;             /* every tensor backed in the outermost memory */
   FfmProgressFunc progress;     /* may be NULL */
   gpointer progress_data;
+  /* Fields appended by a minor ABI version must be read only when
+   * FFM_SEARCH_CONTEXT_HAS() says the host's context has them (a host of an
+   * older minor version builds a shorter context). */
+  const gint *cancel;           /* NULL, or a flag the host sets non-zero (from
+                                   another thread: Ctrl-C, --timeout) to stop
+                                   the search: a strategy then returns its
+                                   best so far, or fails with
+                                   FFM_SEARCH_ERROR_CANCELLED when it has
+                                   none; test it with
+                                   ffm_search_context_is_cancelled() */
 } FfmSearchContext;
+
+/* TRUE if the context as built by the host has @field (it was appended
+ * after the host's version otherwise). */
+#define FFM_SEARCH_CONTEXT_HAS(context, field) \
+  ((context)->struct_size >= G_STRUCT_OFFSET (FfmSearchContext, field) \
+                             + sizeof ((context)->field))
 
 /* Fills @context with the defaults: struct_size, @problem (not referenced:
  * the caller keeps it alive during the search), objective EDP, no budget,
- * seed 1, one thread, max_fused_loops 1, fused, no progress callback. */
+ * seed 1, one thread, max_fused_loops 1, fused, no progress callback, no
+ * cancel flag. */
 FFM_API void ffm_search_context_init (FfmSearchContext *context,
                                       FfmProblem *problem);
+
+/* TRUE if the host asked the search to stop (cheap: an atomic read;
+ * FALSE for a context without a cancel flag). */
+FFM_API gboolean ffm_search_context_is_cancelled (const FfmSearchContext *context);
 
 /* One point of the convergence trace. */
 typedef struct {

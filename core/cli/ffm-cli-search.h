@@ -1,0 +1,79 @@
+/* ffm-cli-search.h: running a search strategy from a command.
+ *
+ * What `ffm map` does with a strategy, shared by every command that runs
+ * one (map, and commands that run several strategies or problems): the
+ * options that choose and tune the strategy, a search context filled from
+ * them, the run itself, and the cost model's verdict on every solution the
+ * strategy returns (one model for every strategy: the numbers printed are
+ * the model's, whatever the strategy says). Progress (ffm-cli-progress.h)
+ * and the cancel flag (ffm-cli-cancel.h) are the caller's: it sets them in
+ * the context, once for one run or for many. */
+#pragma once
+
+#include "ffm-cli-common.h"
+
+G_BEGIN_DECLS
+
+/* The options of a search, as the command line gives them. */
+typedef struct {
+  char *strategy;               /* --strategy NAME (owned); NULL = ffm */
+  char **strategy_params;       /* --strategy-param KEY=VALUE (owned) */
+  char *objective;              /* --objective (owned); NULL = edp */
+  int max_fused_loops;          /* --max-fused-loops; -1 = no limit */
+  gboolean unfused;             /* --unfused */
+  double timeout;               /* --timeout SECONDS; 0 = none */
+} FfmCliSearchOptions;
+
+#define FFM_CLI_SEARCH_OPTIONS_INIT { NULL, NULL, NULL, 1, FALSE, 0 }
+
+void ffm_cli_search_options_clear (FfmCliSearchOptions *options);
+/* Adds --strategy, --strategy-param, --objective, --max-fused-loops,
+ * --unfused and --timeout, writing into @options. */
+void ffm_cli_add_search_options (GOptionContext *context,
+                                 FfmCliSearchOptions *options);
+
+/* A strategy ready to run on a problem. */
+typedef struct {
+  const FfmPluginInfo *plugin;  /* the strategy (transfer none: the registry's) */
+  FfmParamValues *strategy_values; /* --strategy-param (owned) */
+  FfmObjective objective;
+  FfmSearchContext context;     /* problem borrowed; progress and cancel
+                                   unset: the caller's */
+} FfmCliSearch;
+
+/* Checks @options and fills @out for @problem (borrowed: it must outlive
+ * @out). Returns an exit status, having printed the error: FFM_EXIT_USAGE
+ * for malformed options (with the help), FFM_EXIT_FAILURE for an unknown
+ * strategy. */
+int ffm_cli_search_prepare (GOptionContext *context,
+                            const char *command,
+                            const FfmCliSearchOptions *options,
+                            const FfmCliCommon *common,
+                            FfmPluginRegistry *registry,
+                            FfmProblem *problem,
+                            FfmCliSearch *out);
+void ffm_cli_search_clear (FfmCliSearch *search);
+
+/* What one run gave. */
+typedef struct {
+  FfmSearchResult *result;      /* owned */
+  GPtrArray *reports;           /* of FfmCostReport*, one per solution: the
+                                   cost model's evaluation (owned) */
+  guint best;                   /* the solution of lowest EDP */
+  double seconds;               /* wall time of the run */
+} FfmCliSearchRun;
+
+/* Runs the strategy and evaluates every solution it returns with the cost
+ * model. Fails when the strategy fails (its error, or "failed without
+ * saying why"), returns no solution (FFM_SEARCH_ERROR_INFEASIBLE), or
+ * returns a mapping the model refuses. */
+gboolean ffm_cli_search_run (FfmCliSearch *search,
+                             FfmCliSearchRun *out,
+                             GError **error);
+void ffm_cli_search_run_clear (FfmCliSearchRun *run);
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FfmCliSearchOptions, ffm_cli_search_options_clear)
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FfmCliSearch, ffm_cli_search_clear)
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FfmCliSearchRun, ffm_cli_search_run_clear)
+
+G_END_DECLS

@@ -1,0 +1,42 @@
+/* ffm-run.h: running the built `ffm` (FFM_EXE) from a test, with what a
+ * hostile environment can do to it: extra environment variables, standard
+ * input and output from or to any path (/dev/full, /dev/zero), resource
+ * limits, and a deadline after which it is killed (a hang is a failure,
+ * not a stuck test). */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct {
+  int status;                   /* exit code; -1 if killed by a signal */
+  int signal;                   /* the signal that ended it, 0 if none */
+  gboolean timed_out;           /* killed at the deadline */
+  char *out;                    /* stdout (empty when sent to a path) */
+  char *err;                    /* stderr */
+} FfmTestRun;
+
+typedef struct {
+  const char *const *env;       /* KEY=VALUE to set, KEY= with nothing to unset (NULL: none) */
+  const char *stdin_path;       /* NULL: /dev/null */
+  const char *stdout_path;      /* NULL: captured into out */
+  const char *cwd;              /* NULL: the test's */
+  guint64 address_space;        /* RLIMIT_AS in bytes, 0: unchanged */
+  guint64 file_size;            /* RLIMIT_FSIZE in bytes, 0: unchanged */
+  guint64 open_files;           /* RLIMIT_NOFILE, 0: unchanged */
+  double deadline;              /* seconds, 0: 120 */
+} FfmTestRunOptions;
+
+/* Runs FFM_EXE with @args (NULL-terminated, without the program). */
+void ffm_test_run (FfmTestRun *run, const char *const *args);
+void ffm_test_run_full (FfmTestRun *run, const char *const *args,
+                        const FfmTestRunOptions *options);
+void ffm_test_run_clear (FfmTestRun *run);
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FfmTestRun, ffm_test_run_clear)
+
+#define FFM_TEST_RUN(run, ...) \
+  ffm_test_run ((run), (const char *const[]) { __VA_ARGS__, NULL })
+
+G_END_DECLS
