@@ -1111,22 +1111,13 @@ build_views (Compiler *c, GError **error)
  * fills of the output (the elements an instance ever receives) are
  * products of per-variable extents when its indices are single variables
  * (docs/cost-model.md, "Remainder tiles"). */
-static void
-prepare_imperfect (Compiler *c)
+gboolean
+ffm_cost_einsum_counts_remainders (const FfmWorkload *w, const FfmEinsum *e,
+                                   const char **why)
 {
-  FfmPmappingModel *m = c->m;
-  const FfmEinsum *e = c->einsum;
-
-  for (guint j = 0; j < m->n_loops; j++)
+  for (guint a = 0; a < e->n_accesses; a++)
     {
-      guint v = m->loops[j].rank_var;
-      m->var_loops[v][m->var_n_loops[v]++] = j;
-    }
-  m->imperfect_ok = TRUE;
-  for (guint a = 0; a < e->n_accesses && m->imperfect_ok; a++)
-    {
-      const FfmTensor *t = ffm_workload_get_tensor (m->workload,
-                                                    e->accesses[a].tensor);
+      const FfmTensor *t = ffm_workload_get_tensor (w, e->accesses[a].tensor);
       guint32 seen = 0;
       for (guint r = 0; r < t->n_ranks; r++)
         {
@@ -1135,21 +1126,36 @@ prepare_imperfect (Compiler *c)
             {
               if (seen & (1u << p->terms[k].var))
                 {
-                  m->imperfect_ok = FALSE;
-                  m->imperfect_refusal = "a rank variable appears twice in "
-                    "the indices of one tensor";
+                  *why = "a rank variable appears twice in the indices of one "
+                    "tensor";
+                  return FALSE;
                 }
               seen |= 1u << p->terms[k].var;
             }
-          if (a == e->output_access && !m->is_copy
+          if (a == e->output_access && !e->is_copy
               && (p->n_terms != 1 || p->terms[0].coefficient != 1))
             {
-              m->imperfect_ok = FALSE;
-              m->imperfect_refusal = "an index of the output is not a single "
-                "rank variable";
+              *why = "an index of the output is not a single rank variable";
+              return FALSE;
             }
         }
     }
+  *why = NULL;
+  return TRUE;
+}
+
+static void
+prepare_imperfect (Compiler *c)
+{
+  FfmPmappingModel *m = c->m;
+
+  for (guint j = 0; j < m->n_loops; j++)
+    {
+      guint v = m->loops[j].rank_var;
+      m->var_loops[v][m->var_n_loops[v]++] = j;
+    }
+  m->imperfect_ok = ffm_cost_einsum_counts_remainders (m->workload, c->einsum,
+                                                       &m->imperfect_refusal);
 }
 
 static void

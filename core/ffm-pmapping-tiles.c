@@ -31,6 +31,7 @@
  * [1] the reference implementation (accelforge): min_usage and its
  *     tile-shape enumeration with partial-mapping pruning. */
 #include "ffm-pmapping-private.h"
+#include "ffm-tile-chain-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -93,6 +94,8 @@ typedef struct {
   double capacity[MAX_BUFFETS];
 
   guint n_fused;
+  gboolean remainders;              /* tiles may leave remainders (options'
+                                       imperfect, and the model counts them) */
   gboolean relaxed;                 /* try best: keep the highest usage */
   gboolean probing;                 /* relaxed, first pass: find the highest
                                        usage of a valid vector, keep no row */
@@ -139,7 +142,7 @@ chain_ok (Enum *en, guint v, const guint64 *tiles)
   for (guint i = 0; i < en->var_n_loops[v]; i++)
     {
       guint j = en->var_loops[v][i];
-      guint64 n = enclosing / tiles[i];
+      guint64 n = ffm_chain_iterations (enclosing, tiles[i]);
       if (n > 1 && j < en->n_fused)
         fused++;
       if (en->loops[j].spatial)
@@ -209,6 +212,31 @@ make_chains (Enum *en, guint v, guint i, guint64 outer, guint64 *tiles)
   }
 }
 
+/* The chains of @v with remainder tiles (ffm-pmapping-imperfect.c), those
+ * chain_ok() accepts. */
+static void
+make_remainder_chains (Enum *en, guint v)
+{
+  g_autoptr(GArray) all = g_array_new (FALSE, FALSE, sizeof (guint64));
+  gboolean may[MAX_LOOPS];
+  guint k = en->var_n_loops[v];
+
+  for (guint i = 0; i < k; i++)
+    may[i] = (en->opt->imperfect & (en->loops[en->var_loops[v][i]].spatial
+                                    ? FFM_IMPERFECT_SPATIAL
+                                    : FFM_IMPERFECT_TEMPORAL)) != 0;
+  ffm_pmapping_remainder_chains (en->bounds[v], may, k, all);
+  for (guint c = 0; c < all->len / k; c++)
+    {
+      const guint64 *tiles = &g_array_index (all, guint64, (gsize) c * k);
+      if (chain_ok (en, v, tiles))
+        {
+          g_array_append_vals (en->chains[v], tiles, k);
+          en->n_chains[v]++;
+        }
+    }
+}
+
 /* What the search checks of one chain. */
 static void
 chain_signature (const Enum *en, guint v, const guint64 *tiles, Bucket *sig)
@@ -221,7 +249,7 @@ chain_signature (const Enum *en, guint v, const guint64 *tiles, Bucket *sig)
   for (guint i = 0; i < en->var_n_loops[v]; i++)
     {
       guint j = en->var_loops[v][i];
-      guint64 n = enclosing / tiles[i];
+      guint64 n = ffm_chain_iterations (enclosing, tiles[i]);
       if (n > 1 && j < en->n_fused)
         sig->fused++;
       if (en->loops[j].spatial)
@@ -332,6 +360,8 @@ setup (Enum *en, const FfmWorkload *w, const FfmArch *a)
   if (!ffm_describe_info_init (&en->info, w, a, m, en->opt->objectives))
     return FALSE;
   en->n_fused = en->info.n_fused;
+  en->remainders = en->opt->imperfect != FFM_IMPERFECT_NONE
+    && ffm_pmapping_model_counts_remainders (m);
 
   en->n_dims = ffm_pmapping_model_get_n_fanout_dims (m);
   g_return_val_if_fail (en->n_dims <= MAX_DIMS, FALSE);
@@ -390,7 +420,10 @@ setup (Enum *en, const FfmWorkload *w, const FfmArch *a)
           en->n_chains[v] = 1;
           continue;
         }
-      make_chains (en, v, 0, en->bounds[v], scratch);
+      if (en->remainders)
+        make_remainder_chains (en, v);
+      else
+        make_chains (en, v, 0, en->bounds[v], scratch);
     }
   for (guint v = 0; v < en->n_vars; v++)
     make_buckets (en, v);
@@ -940,18 +973,10 @@ setup_units (Enum *en)
             {
               guint64 mask = g_array_index (descs[v], guint64, 2 * d);
               int pos = (int) (gint64) g_array_index (descs[v], guint64, 2 * d + 1);
-              double f = 1;
-              guint64 enclosing = en->bounds[v];
-              for (guint i = 0; i < nl; i++)
-                {
-                  guint j = en->var_loops[v][i];
-                  if (mask & (G_GUINT64_CONSTANT (1) << j))
-                    f *= (double) (enclosing / chain[i]);
-                  if ((int) j == pos)
-                    f *= (double) chain[i];
-                  enclosing = chain[i];
-                }
-              en->phi[k][(gsize) c * en->n_desc[k] + d] = f;
+              /* exact with remainder tiles too */
+              en->phi[k][(gsize) c * en->n_desc[k] + d] =
+                nl > 0 ? ffm_terms_var_factor (en->bounds[v], chain, en->var_loops[v],
+                                               nl, mask, pos) : 1;
             }
         }
     }
@@ -1447,7 +1472,7 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
             const FfmLoopInfo *l = &en->loops[j];
             guint64 enclosing = l->enclosing >= 0 ? en->tiles[l->enclosing]
               : en->bounds[l->rank_var];
-            if (enclosing / en->tiles[j] > 1)
+            if (ffm_chain_iterations (enclosing, en->tiles[j]) > 1)
               en->fused[k]++;
           }
       /* Occupancy lower bounds without variable v's factor: a product of
@@ -1634,7 +1659,7 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
         en->used[0][d] = 1;
       if (options->prune_partial)
         en->terms = ffm_terms_build (workload, arch, en->m, options->objectives,
-                                     en->n_fused);
+                                     en->n_fused, en->remainders);
       en->check_terms = g_getenv ("FFM_PMAPPING_CHECK_TERMS") != NULL;
       if (en->terms != NULL && !setup_units (en))
         g_clear_pointer (&en->terms, ffm_terms_free);

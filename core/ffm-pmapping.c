@@ -28,6 +28,7 @@
  *
  * [1] the reference implementation (accelforge). */
 #include "ffm-pmapping-private.h"
+#include "ffm-tile-chain-private.h"
 #include "ffm-pareto.h"
 #include "ffm-cost-private.h"
 
@@ -182,7 +183,7 @@ ffm_describe_row (const FfmDescribeInfo *info, const FfmPmappingModel *model,
       const FfmLoopInfo *l = ffm_pmapping_model_get_loop (model, j);
       guint64 enclosing = l->enclosing >= 0 ? tiles[l->enclosing]
         : e->rank_var_bounds[l->rank_var];
-      guint64 count = enclosing / tiles[j];
+      guint64 count = ffm_chain_iterations (enclosing, tiles[j]);
       gboolean fused_nt = j < info->n_fused && count > 1;
 
       nt_prefix[j + 1] = nt_prefix[j] + (fused_nt ? 1 : 0);

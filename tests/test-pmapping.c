@@ -406,6 +406,7 @@ typedef struct {
   double best_energy, best_latency, best_edp;
   double energy_tie, latency_tie;   /* latency of the least energy, and back */
   int max_fused;
+  guint imperfect;          /* FfmImperfect: loop kinds that may leave remainders */
 } Brute;
 
 static void brute_loops (Brute *b, const BItem *nodes, guint n_nodes, guint n_g0);
@@ -562,6 +563,17 @@ brute_gap (Gaps *g, guint gap)
             guint c = stack[depth]++;
             if (used & (1u << c))
               continue;
+            /* With remainder tiles the mapspace puts a gap's spatial loops
+             * below its temporal loop over the same variable. */
+            if (b->imperfect && g->kinds[gap][c].kind == B_TEMPORAL)
+              {
+                gboolean after_spatial = FALSE;
+                for (guint q = 0; q < depth; q++)
+                  after_spatial |= g->seq[gap][q].kind == B_SPATIAL
+                    && g->seq[gap][q].var == g->kinds[gap][c].var;
+                if (after_spatial)
+                  continue;
+              }
             used |= 1u << c;
             g->seq[gap][depth] = (BItem) { g->kinds[gap][c].kind, 0,
                                            g->kinds[gap][c].kind == B_SPATIAL
@@ -647,6 +659,22 @@ typedef struct {
   guint n_fused;
 } Tiles;
 
+/* The mapspace with remainder tiles: the first loop of more than one
+ * iteration of a variable (every loop above it takes the whole bound), if
+ * its kind may, takes any tile that is the smallest giving its iteration
+ * count; the loops below divide. */
+static gboolean
+remainder_tile_ok (const Tiles *t, guint v, guint i, guint64 outer, guint64 d)
+{
+  const FfmLoopInfo *l = ffm_pmapping_model_get_loop (t->m, t->var_loops[v][i]);
+  guint64 count = (outer + d - 1) / d;
+
+  if (!(t->b->imperfect & (l->spatial ? FFM_IMPERFECT_SPATIAL : FFM_IMPERFECT_TEMPORAL))
+      || outer != t->b->e->rank_var_bounds[v])
+    return FALSE;
+  return (outer + count - 1) / count == d;
+}
+
 static void
 brute_assign (Tiles *t, guint v, guint i, guint64 outer)
 {
@@ -667,7 +695,7 @@ brute_assign (Tiles *t, guint v, guint i, guint64 outer)
           const FfmLoopInfo *l = ffm_pmapping_model_get_loop (t->m, j);
           guint64 enclosing = l->enclosing >= 0 ? t->tiles[l->enclosing]
             : b->e->rank_var_bounds[l->rank_var];
-          if (enclosing / t->tiles[j] > 1)
+          if (t->tiles[j] < enclosing)
             {
               fused++;
               per_var[l->rank_var]++;
@@ -731,7 +759,7 @@ brute_assign (Tiles *t, guint v, guint i, guint64 outer)
       return;
     }
   for (guint64 d = 1; d <= outer; d++)
-    if (outer % d == 0)
+    if (outer % d == 0 || remainder_tile_ok (t, v, i, outer, d))
       {
         t->tiles[t->var_loops[v][i]] = d;
         brute_assign (t, v, i + 1, d);
@@ -797,7 +825,8 @@ brute_tiles (Brute *b, const BItem *items, guint n)
 }
 
 static Brute *
-brute_force (FfmWorkload *w, FfmArch *a, guint einsum, int max_fused)
+brute_force (FfmWorkload *w, FfmArch *a, guint einsum, int max_fused,
+             guint imperfect)
 {
   Brute *bp = g_new0 (Brute, 1);
 #define b (*bp)
@@ -809,6 +838,7 @@ brute_force (FfmWorkload *w, FfmArch *a, guint einsum, int max_fused)
   b.einsum = einsum;
   b.e = e;
   b.max_fused = max_fused;
+  b.imperfect = imperfect;
   b.fronts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, front_free);
   b.best_energy = b.best_latency = b.best_edp = INFINITY;
   b.energy_tie = b.latency_tie = INFINITY;
@@ -849,9 +879,11 @@ relaxed_key (const FfmCompatibility *c, GString *key)
     {
       const FfmCompatTensor *ct = &c->tensors[t];
       guint64 loops[FFM_COMPAT_MAX_LOOPS];
+      /* rank, kind, count and (remainder tiles: the count does not fix
+       * the tile) tile */
       for (guint k = 0; k < ct->n_loops; k++)
-        loops[k] = ((guint64) ct->ranks[k] << 40) | ((guint64) c->loops[k].spatial << 39)
-          | c->loops[k].count;
+        loops[k] = ((guint64) ct->ranks[k] << 56) | ((guint64) c->loops[k].spatial << 55)
+          | (c->loops[k].count << 24) | c->loops[k].tile;
       for (guint x = 1; x < ct->n_loops; x++)
         for (guint y = x; y > 0 && loops[y - 1] > loops[y]; y--)
           {
@@ -869,7 +901,8 @@ relaxed_key (const FfmCompatibility *c, GString *key)
 
 /* Checks the generator against brute force on one Einsum. */
 static void
-check_against_brute_force (FfmWorkload *w, FfmArch *a, guint einsum)
+check_against_brute_force (FfmWorkload *w, FfmArch *a, guint einsum,
+                           guint imperfect)
 {
   FfmPmappingOptions options;
   g_autoptr(FfmPmappingSet) set = NULL;
@@ -887,6 +920,7 @@ check_against_brute_force (FfmWorkload *w, FfmArch *a, guint einsum)
   options.einsum = einsum;
   options.n_threads = 1;
   options.track_all_memories = TRUE;
+  options.imperfect = imperfect;
   set = generate (w, a, &options);
   options.prune_partial = FALSE;
   unpruned = generate (w, a, &options);
@@ -894,7 +928,7 @@ check_against_brute_force (FfmWorkload *w, FfmArch *a, guint einsum)
 
   pm = ffm_pmapping_set_get_einsum (set, 0);
   best_of_set (pm, &ge, &gl, &gedp);
-  brute = brute_force (w, a, einsum, options.max_fused_loops);
+  brute = brute_force (w, a, einsum, options.max_fused_loops, imperfect);
   g_assert_cmpuint (brute->valid, >, 0);
   g_assert_cmpfloat (ge, ==, brute->best_energy);
   g_assert_cmpfloat (gl, ==, brute->best_latency);
@@ -1034,54 +1068,97 @@ random_arch (GRand *rand, int variant)
 }
 
 static char *
-random_workload (GRand *rand)
+random_workload (GRand *rand, guint imperfect, gboolean small)
 {
-  const int sizes[] = { 1, 2, 3, 4, 4 };
+  /* with remainder tiles, sizes with few divisors (smaller with a fanout,
+   * whose brute force is much larger) */
+  const int sizes[] = { 1, 2, 3, 4, 4 }, odd[] = { 1, 3, 3, 5, 7 },
+    small_odd[] = { 1, 2, 3, 3, 3 };
+  const int *s = !imperfect ? sizes : small ? small_odd : odd;
   return g_strdup_printf ("{ \"ffm_workload\": 1, \"name\": \"random\", "
                           "\"ranks\": { \"M\": %d, \"K\": %d, \"J\": %d }, "
                           "\"bits_per_value\": { \"all\": 8 }, "
                           "\"einsums\": [ \"Y[m] = A[k] * B[k,m]\", "
                           "\"Z[j] = Y[m] * C[m,j]\" ] }",
-                          sizes[g_rand_int_range (rand, 1, 5)],
-                          sizes[g_rand_int_range (rand, 0, 5)],
-                          sizes[g_rand_int_range (rand, 1, 5)]);
+                          s[g_rand_int_range (rand, 1, 5)],
+                          s[g_rand_int_range (rand, 0, 5)],
+                          s[g_rand_int_range (rand, 1, 5)]);
 }
 
 static char *
-random_matmuls (GRand *rand)
+random_matmuls (GRand *rand, guint imperfect)
 {
   return g_strdup_printf ("{ \"ffm_workload\": 1, \"name\": \"random-mm\", "
                           "\"ranks\": { \"M\": %d, \"K\": 2, \"N\": 2, \"J\": %d }, "
                           "\"bits_per_value\": { \"all\": 8 }, "
                           "\"einsums\": [ \"T1[m,n] = T0[m,k] * W0[k,n]\", "
                           "\"T2[m,j] = T1[m,n] * W1[n,j]\" ] }",
-                          g_rand_int_range (rand, 1, 3) * 2,
+                          imperfect ? 2 * g_rand_int_range (rand, 1, 3) + 1
+                          : g_rand_int_range (rand, 1, 3) * 2,
                           g_rand_int_range (rand, 2, 4));
+}
+
+/* The random cases of test_brute_force_random() and
+ * test_brute_force_remainders(): @variant picks the architecture and
+ * workload kind, @seed the problems. */
+static void
+brute_force_cases (int variant, guint32 seed, guint cases, guint imperfect)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (seed);
+
+  for (guint i = 0; i < cases; i++)
+    {
+      g_autofree char *arch_text = random_arch (rand, variant);
+      g_autofree char *workload_text = variant == 2 ? random_matmuls (rand, imperfect)
+                                                    : random_workload (rand, imperfect,
+                                                                       variant == 1);
+      g_autoptr(FfmArch) a = arch_from_text (arch_text);
+      g_autoptr(FfmWorkload) w = workload_from_text (workload_text);
+
+      g_test_message ("case %u: %s\n%s", i, workload_text, arch_text);
+      for (guint e = 0; e < ffm_workload_get_n_einsums (w); e++)
+        check_against_brute_force (w, a, e, imperfect);
+    }
 }
 
 static void
 test_brute_force_random (gconstpointer data)
 {
   int variant = GPOINTER_TO_INT (data);
-  g_autoptr(GRand) rand = g_rand_new_with_seed (20240 + variant);
   /* TUNING: the fanout variant's brute force is ~20x larger per case. */
   guint cases = variant == 1 ? 2 : variant == 2 ? 2 : 6;
 
   g_test_summary ("On random small Einsums and architectures, the generator's "
                   "optimum equals brute force and every brute-force pmapping "
                   "is dominated by a generated one of the same compatibility");
-  for (guint i = 0; i < cases; i++)
-    {
-      g_autofree char *arch_text = random_arch (rand, variant);
-      g_autofree char *workload_text = variant == 2 ? random_matmuls (rand)
-                                                    : random_workload (rand);
-      g_autoptr(FfmArch) a = arch_from_text (arch_text);
-      g_autoptr(FfmWorkload) w = workload_from_text (workload_text);
+  brute_force_cases (variant, 20240 + variant, cases, FFM_IMPERFECT_NONE);
+}
 
-      g_test_message ("case %u: %s\n%s", i, workload_text, arch_text);
-      for (guint e = 0; e < ffm_workload_get_n_einsums (w); e++)
-        check_against_brute_force (w, a, e);
+/* The same with remainder tiles, on sizes with few divisors: temporal
+ * ones without a fanout (spatial ones need one), spatial ones and both
+ * with a fanout, both on the matmul chain. */
+static void
+test_brute_force_remainders (gconstpointer data)
+{
+  int variant = GPOINTER_TO_INT (data);
+  /* TUNING: remainder tiles make each case larger (the fanout variant's
+   * brute force evaluates up to 10^6 pmappings a case, 5-10 s): with a
+   * fanout one case and spatial remainders only (both with -m slow), two
+   * cases without; three times more with -m slow. */
+  guint cases = (variant == 1 ? 1 : 2) * (g_test_slow () ? 3 : 1);
+
+  g_test_summary ("With remainder tiles the generator's optimum equals brute "
+                  "force over the same space and every brute-force pmapping "
+                  "is dominated");
+  if (variant == 1)
+    {
+      brute_force_cases (variant, 31001, cases, FFM_IMPERFECT_SPATIAL);
+      if (g_test_slow ())
+        brute_force_cases (variant, 33001, cases, FFM_IMPERFECT_ALL);
     }
+  else
+    brute_force_cases (variant, 32000 + variant, cases,
+                       variant == 0 ? FFM_IMPERFECT_TEMPORAL : FFM_IMPERFECT_ALL);
 }
 
 /* ---- Fixed cases ---- */
@@ -1289,6 +1366,52 @@ test_partial_pruning (gconstpointer data)
   g_test_message ("evaluated %" G_GUINT64_FORMAT " pruned, %" G_GUINT64_FORMAT
                   " in full", n_pruned, n_full);
   g_assert_cmpuint (n_pruned * 2, <, n_full);
+}
+
+/* With remainder tiles a spatial loop's iterations no longer fix the
+ * busiest instance's steps (m = 10 over 4 instances: tiles of 3, 3 steps;
+ * in 2 steps of 5, then 2 instances: the same usage of 2, 3 steps too but
+ * other counts), so the cost terms have the compute unit's latency: the
+ * pruned and the full enumerations keep the same Pareto sets, and the terms
+ * equal the model at every evaluated vector. */
+static void
+test_remainder_partial_pruning (void)
+{
+  g_test_summary ("With remainder tiles, pruning partial tile vectors leaves "
+                  "every group's Pareto set unchanged and the cost terms "
+                  "equal the model");
+  g_setenv ("FFM_PMAPPING_CHECK_TERMS", "1", TRUE);
+  for (int m = 7; m <= 13; m += 3)
+    {
+      g_autofree char *wt = g_strdup_printf (
+        "{\"ffm_workload\": 1, \"name\": \"mm\", \"ranks\": {\"M\": %d, "
+        "\"N0\": 3, \"N1\": 2}, \"bits_per_value\": {\"all\": 8}, "
+        "\"einsums\": [\"T1[m,n1] = T0[m,n0] * W0[n0,n1]\"]}", m);
+      g_autoptr(FfmWorkload) w = workload_from_text (wt);
+      g_autoptr(FfmArch) a = arch_from_text (
+        "{\"ffm_architecture\": 1, \"name\": \"a\", \"levels\": ["
+        " {\"memory\": \"MainMemory\", \"size\": \"inf\", \"read_energy\": 1,"
+        "  \"write_energy\": 1, \"keep\": \"all\"},"
+        " {\"memory\": \"GlobalBuffer\", \"size\": 200, \"read_energy\": 0.5,"
+        "  \"write_energy\": 0.5, \"read_bandwidth\": 4, \"write_bandwidth\": 4,"
+        "  \"may_keep\": \"all\"},"
+        " {\"fanout\": \"X\", \"count\": 4},"
+        " {\"memory\": \"Reg\", \"size\": 32, \"read_energy\": 0.1,"
+        "  \"write_energy\": 0.1, \"may_keep\": \"all\"},"
+        " {\"compute\": \"MAC\", \"energy\": 1, \"throughput\": 1}]}");
+      FfmPmappingOptions options;
+      g_autoptr(FfmPmappingSet) pruned = NULL;
+      g_autoptr(FfmPmappingSet) full = NULL;
+
+      ffm_pmapping_options_init (&options);
+      options.n_threads = 1;
+      options.imperfect = FFM_IMPERFECT_ALL;
+      pruned = generate (w, a, &options);
+      options.prune_partial = FALSE;
+      full = generate (w, a, &options);
+      assert_pareto_sets_equal (pruned, full);
+    }
+  g_unsetenv ("FFM_PMAPPING_CHECK_TERMS");
 }
 
 static void
@@ -1577,6 +1700,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pmapping/pareto", test_pareto);
   g_test_add_func ("/pmapping/pareto-lexicographic", test_pareto_lexicographic);
+  g_test_add_func ("/pmapping/remainders/partial-pruning", test_remainder_partial_pruning);
   g_test_add_func ("/pmapping/simple-matmul", test_simple_matmul);
   g_test_add_func ("/pmapping/threads", test_threads);
   g_test_add_func ("/pmapping/cancel", test_cancel);
@@ -1595,6 +1719,12 @@ main (int argc, char **argv)
                         test_brute_force_random);
   g_test_add_data_func ("/pmapping/brute-force/fanout", GINT_TO_POINTER (1),
                         test_brute_force_random);
+  g_test_add_data_func ("/pmapping/brute-force-remainders/two-memories",
+                        GINT_TO_POINTER (0), test_brute_force_remainders);
+  g_test_add_data_func ("/pmapping/brute-force-remainders/fanout",
+                        GINT_TO_POINTER (1), test_brute_force_remainders);
+  g_test_add_data_func ("/pmapping/brute-force-remainders/matmuls",
+                        GINT_TO_POINTER (2), test_brute_force_remainders);
   g_test_add_data_func ("/pmapping/brute-force/matmuls", GINT_TO_POINTER (2),
                         test_brute_force_random);
   return g_test_run ();

@@ -4,7 +4,8 @@
  *   ffm map --arch A --workload W [--param K=V]... [--arch-param K=V]...
  *           [--strategy ffm] [--strategy-param K=V]...
  *           [--objective edp|energy|latency|pareto] [--max-fused-loops N]
- *           [--unfused] [--timeout S] [--threads N] [--json OUT]
+ *           [--unfused] [--imperfect spatial|temporal|all] [--timeout S]
+ *           [--threads N] [--json OUT]
  *
  * Runs the strategy (a search plugin, ffm-plugin.h) and re-evaluates what
  * it returns with the cost model, then prints on stdout: the totals, the
@@ -63,7 +64,7 @@ backing_on_path (const FfmWorkload *w, const FfmArch *a, const GPtrArray *path,
           int v = ffm_einsum_find_rank_var (e, ffm_mapping_node_get_rank_var_for (n, e->name));
           if (v >= 0 && n->tile > 0)
             {
-              if (tiles[v] / n->tile > 1)
+              if (n->tile < tiles[v])     /* more than one iteration */
                 loops++;
               tiles[v] = n->tile;
             }
@@ -211,7 +212,7 @@ add_solution_json (FfmJsonWriter *b, const FfmWorkload *w, const FfmArch *a,
 static char *
 result_json (const MapOptions *o, const FfmWorkload *w, const FfmArch *a,
              const FfmSearchResult *result, GPtrArray *reports, guint best,
-             FfmObjective objective, double seconds)
+             FfmObjective objective, guint imperfect, double seconds)
 {
   g_autoptr (FfmJsonWriter) b = ffm_json_writer_new ();
   const GArray *stats = ffm_search_result_get_stats (result);
@@ -222,6 +223,7 @@ result_json (const MapOptions *o, const FfmWorkload *w, const FfmArch *a,
   ffm_json_writer_member_string (b, "strategy",
                                  o->search.strategy != NULL ? o->search.strategy : "ffm");
   ffm_json_writer_member_string (b, "objective", ffm_objective_to_string (objective));
+  ffm_json_writer_member_string (b, "imperfect", ffm_imperfect_to_string (imperfect));
   add_solution_json (b, w, a, ffm_search_result_get_solution (result, best),
                      g_ptr_array_index (reports, best));
   if (objective == FFM_OBJECTIVE_PARETO)
@@ -326,9 +328,12 @@ run (GOptionContext *context, MapOptions *o)
 
   if (g_strcmp0 (o->json, "-") != 0)
     {
-      g_print ("Best mapping of %s on %s (strategy %s, objective %s, %.2f s)\n\n",
+      g_print ("Best mapping of %s on %s (strategy %s, objective %s%s%s, %.2f s)\n\n",
                ffm_workload_get_name (w), ffm_arch_get_name (a),
                search.plugin->descriptor->name, ffm_objective_to_string (objective),
+               search.context.imperfect ? ", remainder tiles " : "",
+               search.context.imperfect
+               ? ffm_imperfect_to_string (search.context.imperfect) : "",
                seconds);
       if (objective == FFM_OBJECTIVE_PARETO)
         {
@@ -354,7 +359,8 @@ run (GOptionContext *context, MapOptions *o)
   if (o->json != NULL)
     {
       g_autofree char *text = result_json (o, w, a, result, reports, best,
-                                           objective, seconds);
+                                           objective, search.context.imperfect,
+                                           seconds);
       if (!ffm_cli_output_write (o->json, text, &error))
         return ffm_cli_fail (COMMAND, error);
     }

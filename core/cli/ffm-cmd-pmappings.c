@@ -10,6 +10,7 @@
  * and the memory), 2 for usage errors. */
 #include "ffm-cli-common.h"
 #include "ffm-cli-cancel.h"
+#include "ffm-cli-search.h"
 
 #include <string.h>
 
@@ -34,6 +35,7 @@ typedef struct {
   gboolean templates;
   gboolean no_reuse;
   double timeout;               /* --timeout S, 0 = none */
+  char *imperfect;              /* --imperfect (owned) */
 } PmappingsOptions;
 
 /* Each template of @pm as an indented tree. */
@@ -156,11 +158,15 @@ run (GOptionContext *context, PmappingsOptions *o)
   g_autoptr (GError) error = NULL;
   FfmPmappingOptions options;
   FfmObjective objective = FFM_OBJECTIVE_EDP;
+  guint imperfect = FFM_IMPERFECT_NONE;
   int status;
 
   if (o->objective != NULL
       && !ffm_objective_from_string (o->objective, &objective, &error))
     return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
+  if (o->imperfect != NULL
+      && !ffm_imperfect_from_string (o->imperfect, &imperfect, &error))
+    return ffm_cli_usage_error (context, COMMAND, "--imperfect: %s", error->message);
   if (!ffm_cli_timeout_is_valid (o->timeout))
     return ffm_cli_usage_error (context, COMMAND,
                                 "--timeout must be a number of seconds from 0 "
@@ -180,6 +186,7 @@ run (GOptionContext *context, PmappingsOptions *o)
   options.max_fused_loops_per_rank_var = o->max_fused_per_var;
   options.unfused = o->unfused;
   options.reuse_equal_einsums = !o->no_reuse;
+  options.imperfect = imperfect;
   options.n_threads = ffm_cli_common_get_threads (&o->common);
   if (o->einsum != NULL)
     {
@@ -212,7 +219,8 @@ int
 ffm_cmd_pmappings (int argc, char **argv)
 {
   PmappingsOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_PROBLEM_OPTIONS_INIT,
-                         NULL, NULL, 1, 1, FALSE, FALSE, FALSE, FALSE, FALSE, 0 };
+                         NULL, NULL, 1, 1, FALSE, FALSE, FALSE, FALSE, FALSE, 0,
+                         NULL };
   const GOptionEntry entries[] = {
     { "einsum", 'e', 0, G_OPTION_ARG_STRING, &o.einsum,
       "Only this Einsum", "NAME" },
@@ -234,6 +242,8 @@ ffm_cmd_pmappings (int argc, char **argv)
       "Print JSON instead of a table", NULL },
     { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o.timeout,
       "Stop after SECONDS (as Ctrl-C does) with an error", "SECONDS" },
+    { "imperfect", 0, 0, G_OPTION_ARG_STRING, &o.imperfect,
+      ffm_cli_imperfect_help, "LOOPS" },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) context =
@@ -257,5 +267,6 @@ ffm_cmd_pmappings (int argc, char **argv)
   ffm_cli_problem_options_clear (&o.problem);
   g_free (o.einsum);
   g_free (o.objective);
+  g_free (o.imperfect);
   return status;
 }

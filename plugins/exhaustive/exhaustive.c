@@ -115,6 +115,8 @@ typedef struct {
   guint n_fused;            /* template loops above the deepest shared backing */
   guint64 tiles[FFM_COST_MAX_LOOPS];
   gboolean constrained;     /* a fanout dimension has a minimum usage */
+  guint remainders;         /* FfmImperfect kinds that may have remainders
+                               (none when the model cannot count them) */
   GArray *valid;            /* of Choice: valid vectors of this template */
   GArray *scores;           /* of double: their usage scores */
   GArray *usage_ok;         /* of gboolean */
@@ -162,7 +164,7 @@ within_fused_limits (Template *t, const FfmEinsum *e)
       const FfmLoopInfo *l = ffm_pmapping_model_get_loop (t->m, j);
       guint64 enclosing = l->enclosing >= 0 ? t->tiles[l->enclosing]
         : e->rank_var_bounds[l->rank_var];
-      if (enclosing / t->tiles[j] <= 1)
+      if (t->tiles[j] >= enclosing)     /* one iteration */
         continue;
       total++;
       per_var[l->rank_var]++;
@@ -235,8 +237,12 @@ leaf (Template *t, const FfmEinsum *e, GError **error)
   return TRUE;
 }
 
-/* Every perfect factorization of loops j.. (loop by loop, each loop's tile
- * a divisor of its enclosing tile; innermost loops of a variable at 1). */
+/* Every tile vector of loops j.. (loop by loop; innermost loops of a
+ * variable at 1): each loop's tile a divisor of its enclosing tile, or,
+ * with remainder tiles (ctx->imperfect), for the first loop of more than
+ * one iteration of a variable whose kind may have one, any tile of
+ * ffm_pmapping_remainder_tile_sizes(): while every loop above has one
+ * iteration, its enclosing tile is the variable's bound. */
 static gboolean
 enumerate_tiles (Template *t, const FfmEinsum *e, guint j, GError **error)
 {
@@ -265,6 +271,21 @@ enumerate_tiles (Template *t, const FfmEinsum *e, guint j, GError **error)
     {
       t->tiles[j] = 1;
       return enumerate_tiles (t, e, j + 1, error);
+    }
+  if (t->remainders & (l->spatial ? FFM_IMPERFECT_SPATIAL : FFM_IMPERFECT_TEMPORAL)
+      && enclosing == e->rank_var_bounds[l->rank_var])
+    {
+      g_autoptr (GArray) sizes = g_array_new (FALSE, FALSE, sizeof (guint64));
+      ffm_pmapping_remainder_tile_sizes (enclosing, sizes);
+      for (guint k = 0; k < sizes->len; k++)
+        {
+          t->tiles[j] = g_array_index (sizes, guint64, k);
+          if (!enumerate_tiles (t, e, j + 1, error))
+            return FALSE;
+          if (t->s->too_large)
+            return TRUE;
+        }
+      return TRUE;
     }
   for (guint64 d = 1; d <= enclosing; d++)
     {
@@ -341,6 +362,9 @@ enumerate_einsum (Search *s, const FfmEinsumPmappings *pm, guint einsum,
               t.innermost[j] = FALSE;
         }
       t.n_fused = template_fused_loops (s->w, e, t.nodes);
+      if (FFM_SEARCH_CONTEXT_HAS (s->ctx, imperfect)
+          && ffm_pmapping_model_counts_remainders (t.m))
+        t.remainders = s->ctx->imperfect;
       for (guint d = 0; d < ffm_pmapping_model_get_n_fanout_dims (t.m); d++)
         t.constrained |= ffm_pmapping_model_get_fanout_dim (t.m, d)->min_usage > 0;
       t.cost = ffm_pmapping_cost_new (t.m);

@@ -303,6 +303,8 @@ ffm_run (const FfmSearchContext *ctx, const FfmParamValues *values,
   options.unfused = ctx->unfused;
   options.n_threads = ctx->n_threads;
   options.reuse_equal_einsums = reuse;
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, imperfect))
+    options.imperfect = ctx->imperfect;
   if (FFM_SEARCH_CONTEXT_HAS (ctx, cancel))
     options.cancel = ctx->cancel;
   set = ffm_pmappings_generate (w, a, &options, error);

@@ -129,6 +129,11 @@ typedef struct {
                                    generation: it then fails with
                                    FFM_SEARCH_ERROR_CANCELLED (read with
                                    g_atomic_int_get; default NULL) */
+  guint imperfect;              /* FfmImperfect: the loops whose tiles need
+                                   not divide their enclosing tile (default
+                                   none: perfect factorization). Its tile
+                                   sizes: docs/pmapping-generator.md,
+                                   "Remainder tiles" */
 } FfmPmappingOptions;
 
 /* Fills the first @struct_size bytes of @options with the defaults and
@@ -138,6 +143,15 @@ FFM_API void ffm_pmapping_options_init_sized (FfmPmappingOptions *options,
 /* Fills @options with the defaults. */
 #define ffm_pmapping_options_init(options) \
   ffm_pmapping_options_init_sized ((options), sizeof *(options))
+
+/* The tiles the mapspace allows a loop that may have a remainder, inside a
+ * block of @enclosing: for every iteration count n from 1 to @enclosing
+ * the smallest tile giving n iterations, ceil(@enclosing / n) (every
+ * divisor is one), largest first, appended to @out (of guint64). Which
+ * loops may: docs/pmapping-generator.md, "Remainder tiles" (the first loop
+ * of more than one iteration of each rank variable, if its kind is in
+ * FfmPmappingOptions.imperfect; the loops below it divide). */
+FFM_API void ffm_pmapping_remainder_tile_sizes (guint64 enclosing, GArray *out);
 
 /* TRUE if @options asks the generator to stop (its cancel flag is set). */
 FFM_API gboolean ffm_pmapping_options_is_cancelled (const FfmPmappingOptions *options);
