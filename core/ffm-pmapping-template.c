@@ -178,25 +178,23 @@ compute_relevancy (Builder *b)
  * it divide) the moves of (a), (c) and (d) still give equal or smaller
  * counts: merging two adjacent loops of one variable, the inner one
  * dividing the outer one or the outer one of one iteration, leaves the
- * same blocks below; but only where the loops they move stay in the same
- * order among the variable's loops. They do not across a gap's spatial
- * loops, which sit at its bottom (the mapspace's order with remainders):
- * a temporal loop over v below the gap of a spatial loop over v (rule (c)
- * would move it up, after the spatial loop, where the gap's order puts
- * temporal loops before it), or one above it in that gap (rule (d) would
- * move it down, after the spatial loop). With a remainder, spatial then
- * temporal and temporal then spatial are different mappings (7 points over
- * 4 instances in tiles of 2, then 2 steps each: 2 steps in all; in 2 steps
- * of 4, then 4 instances: 2 steps too, but other blocks below), so (c) and
- * (d) leave the rank variables of the gap's spatial loops alone there
- * (@spatial_above: those of the gap above the group's node, @spatial_here:
- * those of this gap).
- */
+ * same blocks below; but only where the loops they move keep their order
+ * among the variable's loops. With a remainder, spatial then temporal and
+ * temporal then spatial are different mappings (7 points over 4 instances
+ * in tiles of 2, then 2 steps each; or in 2 steps of 4, then 4 instances:
+ * 2 steps either way but other blocks below), and the mapspace with
+ * remainders has both in a fanout's gap: its temporal loops, its spatial
+ * loops, then a temporal loop over each variable of a spatial loop
+ * (place_spatial_loops()). Rule (c) then moves a loop from the gap below a
+ * node to that last place, in the same order; but rule (d) would move a
+ * temporal loop of the fanout's gap from before the spatial loops to below
+ * the next node, after them: it leaves the variables of the gap's spatial
+ * loops alone there (@spatial_here). */
 
 static guint64
 loop_set_after (const Builder *b, const Item *items, const guint *group_start,
                 guint n_groups, guint g, guint64 seen, gboolean fused_region,
-                guint64 spatial_above, guint64 spatial_here)
+                guint64 spatial_here)
 {
   guint64 r = b->vars, partial_here = 0;
 
@@ -209,7 +207,7 @@ loop_set_after (const Builder *b, const Item *items, const guint *group_start,
     {
       partial_here |= b->partial[items[i].access];
       if (!items[i].backing)
-        r &= ~(b->direct[items[i].access] & ~spatial_above);  /* (c) */
+        r &= ~b->direct[items[i].access];                     /* (c) */
     }
   if (!fused_region && g + 1 < n_groups)
     for (guint i = group_start[g + 1]; i < group_start[g + 2]; i++)
@@ -298,23 +296,10 @@ place_temporal_loops (const Builder *b, const Item *nodes, guint n_nodes,
       fused_region = fused_region && (b->shared & ~seen) != 0;
       r = loop_set_after (b, nodes, group_start, n_groups, g, seen,
                           fused_region,
-                          g > 0 ? spatial_vars_after (b, nodes, n_nodes,
-                                                      group_start, g - 1) : 0,
                           spatial_vars_after (b, nodes, n_nodes, group_start, g));
-      /* Loops relevant to a non-backing node's tensor come first: only
-       * those the remainder-tile exception of (c) keeps are in the gap,
-       * and the node's reservation sinks past them (rule (a): the order of
-       * a gap's loops matters only through it). */
-      {
-        guint64 first = 0;
-        for (guint i = group_start[g]; i < group_start[g + 1]; i++)
-          if (!nodes[i].backing)
-            first |= r & b->direct[nodes[i].access];
-        for (guint pass = 0; pass < 2; pass++)
-          for (guint v = 0; v < b->e->n_rank_vars; v++)
-            if ((r & BIT (v)) && ((first & BIT (v)) != 0) == (pass == 0))
-              out[n++] = (Item) { .kind = ITEM_TEMPORAL, .var = v };
-      }
+      for (guint v = 0; v < b->e->n_rank_vars; v++)
+        if (r & BIT (v))
+          out[n++] = (Item) { .kind = ITEM_TEMPORAL, .var = v };
     }
   return n;
 }
@@ -345,7 +330,7 @@ place_spatial_loops (const Builder *b, Item *items, guint *n_items,
       guint level = b->path[p];
       const FfmLevel *l = ffm_arch_get_level (b->a, level);
       guint pos = 0;
-      guint64 stored = 0;
+      guint64 stored = 0, spatial = 0;
 
       if (l->kind != FFM_LEVEL_FANOUT)
         continue;
@@ -377,6 +362,33 @@ place_spatial_loops (const Builder *b, Item *items, guint *n_items,
                          sizeof (Item) * (*n_items - pos));
                 items[pos] = (Item) { .kind = ITEM_SPATIAL, .var = v,
                                       .level = level, .dim = d };
+                (*n_items)++;
+                pos++;
+                spatial |= BIT (v);
+              }
+        }
+      /* With remainder tiles, a temporal loop after the spatial loops over
+       * each of their variables (allowed by rules (b) and (e)): a fanout
+       * spread first, then each instance's steps over its block, which
+       * the loops above the spatial ones cannot give (see the rules). With
+       * one iteration it changes nothing: no count, and no reservation,
+       * since the reservation of a node above the fanout stops above the
+       * spatial loops. */
+      if (b->remainders)
+        {
+          guint64 after = spatial;
+          for (guint a = 0; a < b->e->n_accesses; a++)
+            if (!(stored & BIT (a)))
+              after &= b->direct[a];
+          if (b->opt->max_fused_loops == 0 && (b->shared & ~stored))
+            after = 0;
+          for (guint v = 0; v < b->e->n_rank_vars; v++)
+            if (after & BIT (v))
+              {
+                g_assert (*n_items < MAX_ITEMS);
+                memmove (&items[pos + 1], &items[pos],
+                         sizeof (Item) * (*n_items - pos));
+                items[pos] = (Item) { .kind = ITEM_TEMPORAL, .var = v };
                 (*n_items)++;
                 pos++;
               }

@@ -501,6 +501,8 @@ brute_choose (Brute *b, guint p)
 typedef struct {
   BKind kind;
   guint var;
+  gboolean after;           /* remainder tiles: a temporal loop after the
+                               spatial loop over the same variable */
 } LoopKind;
 
 typedef struct {
@@ -511,9 +513,9 @@ typedef struct {
   guint n_gaps;
   guint gap_node[16];       /* gap g follows node gap_node[g]-1 (0: before any) */
   int fanout_gap;
-  LoopKind kinds[16][8];
+  LoopKind kinds[16][12];
   guint n_kinds[16];
-  BItem seq[16][8];         /* chosen loops per gap */
+  BItem seq[16][12];        /* chosen loops per gap */
   guint n_seq[16];
 } Gaps;
 
@@ -552,7 +554,7 @@ brute_gap (Gaps *g, guint gap)
     guint k = g->n_kinds[gap];
     guint used = 0;
     /* iterative DFS over sequences */
-    guint stack[8], depth = 0;
+    guint stack[12], depth = 0;
     stack[0] = 0;
     g->n_seq[gap] = 0;
     brute_gap (g, gap + 1);
@@ -563,15 +565,16 @@ brute_gap (Gaps *g, guint gap)
             guint c = stack[depth]++;
             if (used & (1u << c))
               continue;
-            /* With remainder tiles the mapspace puts a gap's spatial loops
-             * below its temporal loop over the same variable. */
+            /* With remainder tiles the mapspace puts a gap's spatial loop
+             * below its temporal loop over the same variable, and may have
+             * a second temporal loop over it below the spatial one. */
             if (b->imperfect && g->kinds[gap][c].kind == B_TEMPORAL)
               {
                 gboolean after_spatial = FALSE;
                 for (guint q = 0; q < depth; q++)
                   after_spatial |= g->seq[gap][q].kind == B_SPATIAL
                     && g->seq[gap][q].var == g->kinds[gap][c].var;
-                if (after_spatial)
+                if (after_spatial != g->kinds[gap][c].after)
                   continue;
               }
             used |= 1u << c;
@@ -620,7 +623,7 @@ brute_loops (Brute *b, const BItem *nodes, guint n_nodes, guint n_g0)
             if (!(stored & BIT (a)) && !(b->direct[a] & BIT (v)))
               ok = FALSE;   /* no recomputation */
           if (ok)
-            g.kinds[gap][g.n_kinds[gap]++] = (LoopKind) { B_TEMPORAL, v };
+            g.kinds[gap][g.n_kinds[gap]++] = (LoopKind) { B_TEMPORAL, v, FALSE };
         }
       if (b->fanout >= 0)
         {
@@ -640,8 +643,16 @@ brute_loops (Brute *b, const BItem *nodes, guint n_nodes, guint n_g0)
                         && !(b->direct[a] & BIT (v)))
                       ok = FALSE;
                   if (ok)
-                    g.kinds[gap][g.n_kinds[gap]++] = (LoopKind) { B_SPATIAL, v };
+                    g.kinds[gap][g.n_kinds[gap]++] = (LoopKind) { B_SPATIAL, v, FALSE };
                 }
+              /* the temporal loops that may follow the spatial ones */
+              for (guint k = 0, n0 = g.n_kinds[gap]; b->imperfect && k < n0; k++)
+                if (g.kinds[gap][k].kind == B_SPATIAL)
+                  for (guint q = 0; q < n0; q++)
+                    if (g.kinds[gap][q].kind == B_TEMPORAL
+                        && g.kinds[gap][q].var == g.kinds[gap][k].var)
+                      g.kinds[gap][g.n_kinds[gap]++] =
+                        (LoopKind) { B_TEMPORAL, g.kinds[gap][k].var, TRUE };
             }
         }
     }
@@ -1578,6 +1589,51 @@ fanout_usage_range (FfmWorkload *w, FfmArch *a, const FfmPmappingSet *set,
   return rows;
 }
 
+/* Prime rank sizes fill more of a fanout with remainder tiles: 7 points
+ * (a 7 x 7 feature map's rows) on 4 PEs, 197 tokens (ViT-B/16) on 16 and
+ * on 128 take one PE with tiles that divide (1 or the whole size), and
+ * with remainder tiles 4 (tiles of 2), 16 (of 13) and 99 (of 2; 128
+ * would take tiles of 197/128, which leave 69 PEs idle anyway). */
+static void
+test_remainder_fill_fanout (void)
+{
+  static const struct { guint size, pes; guint64 perfect, remainder; } cases[] = {
+    { 7, 4, 1, 4 }, { 197, 16, 1, 16 }, { 197, 128, 1, 99 },
+  };
+
+  g_test_summary ("Rank sizes 7 and 197 use more of a fanout with spatial "
+                  "remainder tiles than with tiles that divide");
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      /* compute-bound: the latency is the busiest PE's steps */
+      g_autofree char *arch_text = g_strdup_printf (
+        "{ \"ffm_architecture\": 1, \"name\": \"fill\", \"levels\": ["
+        "{ \"memory\": \"MainMemory\", \"size\": \"inf\", \"read_energy\": 1,"
+        "  \"write_energy\": 1 },"
+        "{ \"fanout\": \"PE\", \"count\": %u },"
+        "{ \"compute\": \"MAC\", \"energy\": 1, \"throughput\": 1 } ] }",
+        cases[i].pes);
+      g_autofree char *wt = g_strdup_printf (
+        "{\"ffm_workload\": 1, \"name\": \"rows\", \"ranks\": {\"M\": %u},"
+        " \"bits_per_value\": {\"all\": 8}, \"einsums\": [\"B[m] = A[m]\"]}",
+        cases[i].size);
+      g_autoptr(FfmArch) a = arch_from_text (arch_text);
+      g_autoptr(FfmWorkload) w = workload_from_text (wt);
+      for (guint imperfect = 0; imperfect < 2; imperfect++)
+        {
+          FfmPmappingOptions options;
+          g_autoptr(FfmPmappingSet) set = NULL;
+          guint64 lo, hi;
+          ffm_pmapping_options_init (&options);
+          options.n_threads = 1;
+          options.imperfect = imperfect ? FFM_IMPERFECT_SPATIAL : FFM_IMPERFECT_NONE;
+          set = generate (w, a, &options);
+          g_assert_cmpuint (fanout_usage_range (w, a, set, &lo, &hi), >, 0);
+          g_assert_cmpuint (hi, ==, imperfect ? cases[i].remainder : cases[i].perfect);
+        }
+    }
+}
+
 /* MainMemory, a 4-way fanout PE that may multicast nothing but reduce
  * outputs, a LocalBuffer per instance and the MAC. */
 static char *
@@ -1701,6 +1757,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pmapping/pareto", test_pareto);
   g_test_add_func ("/pmapping/pareto-lexicographic", test_pareto_lexicographic);
   g_test_add_func ("/pmapping/remainders/partial-pruning", test_remainder_partial_pruning);
+  g_test_add_func ("/pmapping/remainders/fill-fanout", test_remainder_fill_fanout);
   g_test_add_func ("/pmapping/simple-matmul", test_simple_matmul);
   g_test_add_func ("/pmapping/threads", test_threads);
   g_test_add_func ("/pmapping/cancel", test_cancel);

@@ -684,6 +684,10 @@ generate_templates (const FfmSearchContext *ctx, GError **error)
   options.n_threads = ctx->n_threads;
   if (FFM_SEARCH_CONTEXT_HAS (ctx, cancel))
     options.cancel = ctx->cancel;
+  /* the templates of the space with remainder tiles (a temporal loop
+   * after a fanout's spatial loops) */
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, imperfect))
+    options.imperfect = ctx->imperfect;
   return ffm_pmappings_generate (ffm_problem_get_workload (problem),
                                  ffm_problem_get_arch (problem), &options, error);
 }
