@@ -29,7 +29,12 @@ static const char *const memory_members[] = {
   "memory", "description", "leak_power", "area", "size", "read_energy",
   "write_energy", "read_bandwidth", "write_bandwidth", "ports",
   "bits_per_action", "skip_initial_output_write", "keep", "may_keep",
-  "bits_per_value", NULL
+  "bits_per_value", "fill_energy", "update_energy", "drain_energy",
+  "drains_read", "energy_by_tensor", NULL
+};
+/* Members of one energy_by_tensor entry. */
+static const char *const energy_override_members[] = {
+  "read_energy", "fill_energy", "update_energy", "drain_energy", NULL
 };
 static const char *const fanout_members[] = {
   "fanout", "description", "leak_power", "area", "dims", "count", "reuse",
@@ -595,12 +600,18 @@ read_memory_size (Loader *l, JsonNode *level_node, const char *base,
   return read_number (l, node, path, &m->size);
 }
 
+/* A member that maps tensor sets to values ("bits_per_value",
+ * "energy_by_tensor"): @entry reads each, in file order. */
+typedef gboolean (*TensorSetEntry) (Loader *l, FfmLevel *level,
+                                    const char *tensors, JsonNode *value,
+                                    const char *path);
+
 static gboolean
-read_bits_overrides (Loader *l, JsonNode *level_node, const char *base,
-                     FfmLevel *level)
+read_tensor_set_map (Loader *l, JsonNode *level_node, const char *base,
+                     const char *member, FfmLevel *level, TensorSetEntry entry)
 {
-  JsonNode *node = ffm_json_get_member (level_node, "bits_per_value");
-  g_autofree char *path = g_strdup_printf ("%s.bits_per_value", base);
+  JsonNode *node = ffm_json_get_member (level_node, member);
+  g_autofree char *path = g_strdup_printf ("%s.%s", base, member);
   JsonObjectIter iter;
   const char *tensors;
   JsonNode *value;
@@ -614,20 +625,65 @@ read_bits_overrides (Loader *l, JsonNode *level_node, const char *base,
   while (json_object_iter_next_ordered (&iter, &tensors, &value))
     {
       g_autofree char *sub = g_strdup_printf ("%s[\"%s\"]", path, tensors);
-      double bits;
-
-      if (node_is_string (value)
-          && text_uses (json_node_get_string (value), "bits", FALSE))
-        {
-          ffm_level_add_bits_override_expr (level, tensors,
-                                            json_node_get_string (value));
-          continue;
-        }
-      if (!read_number (l, value, sub, &bits))
+      if (!entry (l, level, tensors, value, sub))
         return FALSE;
-      ffm_level_add_bits_override (level, tensors, bits);
     }
   return TRUE;
+}
+
+/* "bits_per_value": { SET: bits or "expression over bits" } */
+static gboolean
+read_bits_override (Loader *l, FfmLevel *level, const char *tensors,
+                    JsonNode *value, const char *path)
+{
+  double bits;
+
+  if (node_is_string (value)
+      && text_uses (json_node_get_string (value), "bits", FALSE))
+    {
+      ffm_level_add_bits_override_expr (level, tensors, json_node_get_string (value));
+      return TRUE;
+    }
+  if (!read_number (l, value, path, &bits))
+    return FALSE;
+  ffm_level_add_bits_override (level, tensors, bits);
+  return TRUE;
+}
+
+/* "energy_by_tensor": { SET: { read_energy, fill_energy, ... } } */
+static gboolean
+read_energy_override (Loader *l, FfmLevel *level, const char *tensors,
+                      JsonNode *value, const char *path)
+{
+  FfmEnergyOverride *o;
+
+  if (!ffm_json_require_object (l->doc, value, path, FFM_ARCH_ERROR,
+                                FFM_ARCH_ERROR_INVALID, l->error)
+      || !ffm_json_check_members (l->doc, value, path, energy_override_members,
+                                  FFM_ARCH_ERROR, FFM_ARCH_ERROR_INVALID,
+                                  l->error))
+    return FALSE;
+  o = ffm_level_add_energy_override (level, tensors);
+  return read_optional_number (l, value, path, "read_energy", &o->energies.read)
+         && read_optional_number (l, value, path, "fill_energy", &o->energies.fill)
+         && read_optional_number (l, value, path, "update_energy",
+                                  &o->energies.update)
+         && read_optional_number (l, value, path, "drain_energy",
+                                  &o->energies.drain);
+}
+
+static gboolean
+read_optional_bool (Loader *l, JsonNode *object, const char *base,
+                    const char *member, gboolean *out)
+{
+  JsonNode *node = ffm_json_get_member (object, member);
+  g_autofree char *path = NULL;
+
+  if (node == NULL)
+    return TRUE;
+  path = g_strdup_printf ("%s.%s", base, member);
+  return ffm_json_require_bool (l->doc, node, path, FFM_ARCH_ERROR,
+                                FFM_ARCH_ERROR_INVALID, out, l->error);
 }
 
 static gboolean
@@ -654,26 +710,26 @@ static gboolean
 read_memory (Loader *l, JsonNode *node, const char *base, FfmLevel *level)
 {
   FfmMemorySpec *m = &level->u.memory;
-  JsonNode *skip = ffm_json_get_member (node, "skip_initial_output_write");
 
-  if (skip != NULL)
-    {
-      g_autofree char *path = g_strdup_printf ("%s.skip_initial_output_write", base);
-      if (!ffm_json_require_bool (l->doc, skip, path, FFM_ARCH_ERROR,
-                                  FFM_ARCH_ERROR_INVALID,
-                                  &m->skip_initial_output_write, l->error))
-        return FALSE;
-    }
-  return read_memory_size (l, node, base, m)
+  return read_optional_bool (l, node, base, "skip_initial_output_write",
+                             &m->skip_initial_output_write)
+         && read_optional_bool (l, node, base, "drains_read", &m->drains_read)
+         && read_memory_size (l, node, base, m)
          && read_optional_number (l, node, base, "read_energy", &m->read_energy)
          && read_optional_number (l, node, base, "write_energy", &m->write_energy)
+         && read_optional_number (l, node, base, "fill_energy", &m->fill_energy)
+         && read_optional_number (l, node, base, "update_energy", &m->update_energy)
+         && read_optional_number (l, node, base, "drain_energy", &m->drain_energy)
          && read_optional_number (l, node, base, "read_bandwidth", &m->read_bandwidth)
          && read_optional_number (l, node, base, "write_bandwidth", &m->write_bandwidth)
          && read_optional_number (l, node, base, "bits_per_action", &m->bits_per_action)
          && read_ports (l, node, base, &m->ports)
          && read_optional_string (l, node, base, "keep", &m->keep)
          && read_optional_string (l, node, base, "may_keep", &m->may_keep)
-         && read_bits_overrides (l, node, base, level);
+         && read_tensor_set_map (l, node, base, "energy_by_tensor", level,
+                                 read_energy_override)
+         && read_tensor_set_map (l, node, base, "bits_per_value", level,
+                                 read_bits_override);
 }
 
 /* One fanout dimension from @node (a dims[] entry, or the level itself). */
@@ -1074,6 +1130,35 @@ add_string (FfmJsonWriter *w, const char *member, const char *value)
     ffm_json_writer_member_string (w, member, value);
 }
 
+/* A number member only when it is set (not NAN). */
+static void
+add_optional_number (FfmJsonWriter *w, const char *member, double value)
+{
+  if (!isnan (value))
+    ffm_json_writer_member_double (w, member, value);
+}
+
+static void
+write_energy_overrides (FfmJsonWriter *w, const GArray *overrides)
+{
+  if (overrides == NULL || overrides->len == 0)
+    return;
+  ffm_json_writer_key (w, "energy_by_tensor");
+  ffm_json_writer_begin_object (w);
+  for (guint i = 0; i < overrides->len; i++)
+    {
+      const FfmEnergyOverride *o = &g_array_index (overrides, FfmEnergyOverride, i);
+      ffm_json_writer_key (w, o->tensors);
+      ffm_json_writer_begin_object (w);
+      add_optional_number (w, "read_energy", o->energies.read);
+      add_optional_number (w, "fill_energy", o->energies.fill);
+      add_optional_number (w, "update_energy", o->energies.update);
+      add_optional_number (w, "drain_energy", o->energies.drain);
+      ffm_json_writer_end_object (w);
+    }
+  ffm_json_writer_end_object (w);
+}
+
 static void
 write_memory (FfmJsonWriter *w, const FfmMemorySpec *m)
 {
@@ -1083,6 +1168,11 @@ write_memory (FfmJsonWriter *w, const FfmMemorySpec *m)
     ffm_json_writer_member_double (w, "size", m->size);
   ffm_json_writer_member_double (w, "read_energy", m->read_energy);
   ffm_json_writer_member_double (w, "write_energy", m->write_energy);
+  add_optional_number (w, "fill_energy", m->fill_energy);
+  add_optional_number (w, "update_energy", m->update_energy);
+  add_optional_number (w, "drain_energy", m->drain_energy);
+  if (!m->drains_read)
+    ffm_json_writer_member_boolean (w, "drains_read", FALSE);
   ffm_json_writer_member_double (w, "read_bandwidth", m->read_bandwidth);
   ffm_json_writer_member_double (w, "write_bandwidth", m->write_bandwidth);
   add_string (w, "ports", m->ports == FFM_PORTS_SEPARATE ? "separate" : "shared");
@@ -1091,6 +1181,7 @@ write_memory (FfmJsonWriter *w, const FfmMemorySpec *m)
                                   m->skip_initial_output_write);
   add_string (w, "keep", m->keep);
   add_string (w, "may_keep", m->may_keep);
+  write_energy_overrides (w, m->energy_overrides);
   if (m->bits_overrides == NULL || m->bits_overrides->len == 0)
     return;
   ffm_json_writer_key (w, "bits_per_value");

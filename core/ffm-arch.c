@@ -78,6 +78,17 @@ level_free (gpointer data)
               }
             g_array_unref (m->bits_overrides);
           }
+        if (m->energy_overrides != NULL)
+          {
+            for (guint i = 0; i < m->energy_overrides->len; i++)
+              {
+                FfmEnergyOverride *o = &g_array_index (m->energy_overrides,
+                                                       FfmEnergyOverride, i);
+                g_free (o->tensors);
+                g_clear_pointer (&o->tensors_expr, ffm_expr_free);
+              }
+            g_array_unref (m->energy_overrides);
+          }
         break;
       }
     case FFM_LEVEL_FANOUT:
@@ -172,6 +183,8 @@ ffm_arch_add_memory (FfmArch *arch, const char *name)
   m->ports = FFM_PORTS_SHARED;
   m->bits_per_action = 1;
   m->skip_initial_output_write = TRUE;
+  m->fill_energy = m->update_energy = m->drain_energy = NAN;
+  m->drains_read = TRUE;
   return level;
 }
 
@@ -284,6 +297,33 @@ ffm_level_add_bits_override_expr (FfmLevel *memory, const char *tensors,
   o = add_override (memory, tensors);
   o->bits = NAN;
   o->bits_text = g_strdup (bits_expr);
+}
+
+FfmEnergyOverride *
+ffm_level_add_energy_override (FfmLevel *memory, const char *tensors)
+{
+  FfmMemorySpec *m;
+  FfmEnergyOverride o = { 0 };
+
+  g_return_val_if_fail (memory != NULL && memory->kind == FFM_LEVEL_MEMORY, NULL);
+  g_return_val_if_fail (tensors != NULL, NULL);
+  m = &memory->u.memory;
+  if (m->energy_overrides == NULL)
+    m->energy_overrides = g_array_new (FALSE, TRUE, sizeof (FfmEnergyOverride));
+  o.tensors = g_strdup (tensors);
+  o.energies.read = o.energies.fill = o.energies.update = o.energies.drain = NAN;
+  g_array_append_val (m->energy_overrides, o);
+  return &g_array_index (m->energy_overrides, FfmEnergyOverride,
+                         m->energy_overrides->len - 1);
+}
+
+gboolean
+ffm_memory_spec_has_two_energies (const FfmMemorySpec *m)
+{
+  g_return_val_if_fail (m != NULL, TRUE);
+  return isnan (m->fill_energy) && isnan (m->update_energy)
+         && isnan (m->drain_energy) && m->drains_read
+         && (m->energy_overrides == NULL || m->energy_overrides->len == 0);
 }
 
 /* ---- Checking (ffm_arch_finish) ---- */
@@ -431,6 +471,31 @@ check_positive (Check *c, int level, const char *member, double value,
                      member, infinity_allowed ? "" : "finite ", value);
 }
 
+/* Fill, update and drain energies: NAN (unset) or finite and >= 0. In an
+ * energy override (@tensors its set) the member is energy_by_tensor. */
+static gboolean
+check_action_energies (Check *c, int level, const char *tensors, double fill,
+                       double update, double drain)
+{
+  static const char *const names[] = { "fill_energy", "update_energy",
+                                       "drain_energy" };
+  const double values[] = { fill, update, drain };
+
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    {
+      if (isnan (values[i]) || (values[i] >= 0 && isfinite (values[i])))
+        continue;
+      if (tensors != NULL)
+        return check_fail (c, level, -1, "energy_by_tensor",
+                           "energy_by_tensor \"%s\": %s must be a finite "
+                           "number >= 0, got %g", tensors, names[i], values[i]);
+      return check_fail (c, level, -1, names[i],
+                         "%s must be a finite number >= 0, got %g", names[i],
+                         values[i]);
+    }
+  return TRUE;
+}
+
 typedef struct {
   Check *c;
   int level;
@@ -501,6 +566,32 @@ check_memory (Check *c, int index, FfmLevel *level)
     return FALSE;
   if (m->ports != FFM_PORTS_SHARED && m->ports != FFM_PORTS_SEPARATE)
     return check_fail (c, index, -1, "ports", "ports must be shared or separate");
+  if (!check_action_energies (c, index, NULL, m->fill_energy, m->update_energy,
+                              m->drain_energy)
+      || (!m->drains_read && !isnan (m->drain_energy)
+          && !check_fail (c, index, -1, "drain_energy",
+                          "drain_energy is set but drains_read is false "
+                          "(drains that read nothing cost nothing)")))
+    return FALSE;
+  for (guint i = 0; m->energy_overrides != NULL && i < m->energy_overrides->len; i++)
+    {
+      FfmEnergyOverride *o = &g_array_index (m->energy_overrides,
+                                             FfmEnergyOverride, i);
+      c->problem->override_index = (int) i;
+      if (!check_expr (c, index, -1, "energy_by_tensor", o->tensors, TRIAL_SET,
+                       &o->tensors_expr)
+          || !check_action_energies (c, index, o->tensors, o->energies.fill,
+                                     o->energies.update, o->energies.drain)
+          || (!isnan (o->energies.read)
+              && !check_nonnegative (c, index, "energy_by_tensor",
+                                     o->energies.read)))
+        return FALSE;
+      if (!m->drains_read && !isnan (o->energies.drain))
+        return check_fail (c, index, -1, "energy_by_tensor",
+                           "energy_by_tensor \"%s\" sets a drain energy but "
+                           "drains_read is false", o->tensors);
+    }
+  c->problem->override_index = -1;
   if (!check_keep_expr (c, index, "keep", m->keep, &m->keep_expr)
       || !check_keep_expr (c, index, "may_keep", m->may_keep, &m->may_keep_expr))
     return FALSE;
@@ -1178,6 +1269,62 @@ ffm_arch_bits_per_value (const FfmArch *arch, guint level,
         }
       return TRUE;
     }
+  return TRUE;
+}
+
+/* @value unless it is NAN (unset), else @fallback. */
+static double
+energy_or (double value, double fallback)
+{
+  return isnan (value) ? fallback : value;
+}
+
+gboolean
+ffm_arch_action_energies (const FfmArch *arch, guint level,
+                          const FfmWorkload *workload, guint einsum,
+                          guint access, FfmActionEnergies *out, GError **error)
+{
+  const FfmMemorySpec *m;
+  const FfmEnergyOverride *chosen = NULL;
+
+  if (!check_level_args (arch, level, FFM_LEVEL_MEMORY, workload, einsum))
+    return FALSE;
+  g_return_val_if_fail (out != NULL, FALSE);
+  g_return_val_if_fail (access < ffm_workload_get_einsum (workload, einsum)->n_accesses,
+                        FALSE);
+  m = &((FfmLevel *) arch->levels->pdata[level])->u.memory;
+  if (m->energy_overrides != NULL && m->energy_overrides->len > 0)
+    {
+      EvalContext ctx;
+      FfmExprScope extra;
+      FfmEinsumSetScope set_scope;
+
+      eval_context_init (&ctx, &extra, &set_scope, arch, level, workload, einsum);
+      for (guint i = 0; i < m->energy_overrides->len && chosen == NULL; i++)
+        {
+          const FfmEnergyOverride *o = &g_array_index (m->energy_overrides,
+                                                       FfmEnergyOverride, i);
+          GError *local = NULL;
+          guint64 set;
+
+          if (!ffm_expr_evaluate_set (o->tensors_expr, &set_scope.scope, &set,
+                                      &local))
+            return eval_failed (&ctx, "energy_by_tensor", local, error);
+          if (set & (G_GUINT64_CONSTANT (1) << access))
+            chosen = o;
+        }
+    }
+  /* The override first, then the memory's action energy, then its read or
+   * write energy; a drain defaults to what a read costs. */
+  out->read = energy_or (chosen != NULL ? chosen->energies.read : NAN,
+                         m->read_energy);
+  out->fill = energy_or (chosen != NULL ? chosen->energies.fill : NAN,
+                         energy_or (m->fill_energy, m->write_energy));
+  out->update = energy_or (chosen != NULL ? chosen->energies.update : NAN,
+                           energy_or (m->update_energy, m->write_energy));
+  out->drain = !m->drains_read ? 0
+    : energy_or (chosen != NULL ? chosen->energies.drain : NAN,
+                 energy_or (m->drain_energy, out->read));
   return TRUE;
 }
 

@@ -710,14 +710,38 @@ level_size (const FfmCostReport *r, guint level)
 }
 
 static double
-buffet_energy (const FfmCostReport *r, const Leaf *leaf, guint b)
+buffet_energy (const Leaf *leaf, guint b)
 {
-  const FfmBuffetInfo *info = ffm_pmapping_model_get_buffet (leaf->model, b);
-  const FfmActionCounts *c = &leaf->cost->counts[b];
-  const FfmMemorySpec *m = &ffm_arch_get_level (r->arch, info->level)->u.memory;
+  return ffm_buffet_energy (ffm_pmapping_model_get_buffet (leaf->model, b),
+                            &leaf->cost->counts[b], NULL, NULL);
+}
 
-  return (double) (c->reads + c->drains) * info->action_scale * m->read_energy
-    + (double) (c->fills + c->updates) * info->action_scale * m->write_energy;
+/* The energy of memory @l's read actions and of its write actions in one
+ * Einsum. */
+static void
+level_action_energy (const FfmCostReport *r, const Leaf *leaf, guint l,
+                     double *read_j, double *write_j)
+{
+  const FfmPmappingCost *c = leaf->cost;
+  const FfmMemorySpec *m = &ffm_arch_get_level (r->arch, l)->u.memory;
+
+  if (ffm_memory_spec_has_two_energies (m))
+    {
+      *read_j = c->level_read_actions[l] * m->read_energy;
+      *write_j = c->level_write_actions[l] * m->write_energy;
+      return;
+    }
+  *read_j = *write_j = 0;
+  for (guint b = 0; b < c->n_buffets; b++)
+    {
+      const FfmBuffetInfo *info = ffm_pmapping_model_get_buffet (leaf->model, b);
+      double rj, wj;
+      if (info->level != l)
+        continue;
+      ffm_buffet_energy (info, &c->counts[b], &rj, &wj);
+      *read_j += rj;
+      *write_j += wj;
+    }
 }
 
 static void
@@ -882,9 +906,9 @@ ffm_cost_report_to_table (const FfmCostReport *r)
           {
             const FfmBuffetInfo *info = ffm_pmapping_model_get_buffet (leaf->model, b);
             const FfmActionCounts *c = &leaf->cost->counts[b];
-            energy_t[info->tensor] += buffet_energy (r, leaf, b);
-            reads_t[info->tensor] += (double) (c->reads + c->drains) * info->action_scale;
-            writes_t[info->tensor] += (double) (c->fills + c->updates) * info->action_scale;
+            energy_t[info->tensor] += buffet_energy (leaf, b);
+            reads_t[info->tensor] += ffm_buffet_read_actions (info, c);
+            writes_t[info->tensor] += ffm_buffet_write_actions (info, c);
           }
       }
     for (guint t = 0; t < n_tensors; t++)
@@ -920,11 +944,11 @@ ffm_cost_report_to_table (const FfmCostReport *r)
             g_ptr_array_add (cells, g_strdup_printf ("%" G_GUINT64_FORMAT, c->fills));
             g_ptr_array_add (cells, g_strdup_printf ("%" G_GUINT64_FORMAT, c->drains));
             g_ptr_array_add (cells, g_strdup_printf ("%" G_GUINT64_FORMAT, c->updates));
-            g_ptr_array_add (cells, g_strdup_printf ("%.10g", (double) (c->reads + c->drains)
-                                                     * info->action_scale));
-            g_ptr_array_add (cells, g_strdup_printf ("%.10g", (double) (c->fills + c->updates)
-                                                     * info->action_scale));
-            g_ptr_array_add (cells, format_si (buffet_energy (r, leaf, b), "J"));
+            g_ptr_array_add (cells, g_strdup_printf ("%.10g",
+                                                     ffm_buffet_read_actions (info, c)));
+            g_ptr_array_add (cells, g_strdup_printf ("%.10g",
+                                                     ffm_buffet_write_actions (info, c)));
+            g_ptr_array_add (cells, format_si (buffet_energy (leaf, b), "J"));
             g_ptr_array_add (cells, g_strdup_printf ("%.10g b",
                                                      leaf->cost->buffet_occupancy[b]));
           }
@@ -965,12 +989,12 @@ add_einsum_json (const FfmCostReport *r, FfmJsonWriter *b, const Leaf *leaf)
       ffm_json_writer_member_double (b, "latency_s", c->level_latency[l]);
       if (level->kind == FFM_LEVEL_MEMORY)
         {
+          double read_j, write_j;
+          level_action_energy (r, leaf, l, &read_j, &write_j);
           ffm_json_writer_member_double (b, "read_actions", c->level_read_actions[l]);
           ffm_json_writer_member_double (b, "write_actions", c->level_write_actions[l]);
-          ffm_json_writer_member_double (b, "read_energy_j",
-                      c->level_read_actions[l] * level->u.memory.read_energy);
-          ffm_json_writer_member_double (b, "write_energy_j",
-                      c->level_write_actions[l] * level->u.memory.write_energy);
+          ffm_json_writer_member_double (b, "read_energy_j", read_j);
+          ffm_json_writer_member_double (b, "write_energy_j", write_j);
           ffm_json_writer_member_double (b, "occupancy_bits", c->level_occupancy[l]);
         }
       else
@@ -991,9 +1015,9 @@ add_einsum_json (const FfmCostReport *r, FfmJsonWriter *b, const Leaf *leaf)
       ffm_json_writer_member_uint (b, "fills", n->fills);
       ffm_json_writer_member_uint (b, "drains", n->drains);
       ffm_json_writer_member_uint (b, "updates", n->updates);
-      ffm_json_writer_member_double (b, "read_actions", (double) (n->reads + n->drains) * info->action_scale);
-      ffm_json_writer_member_double (b, "write_actions", (double) (n->fills + n->updates) * info->action_scale);
-      ffm_json_writer_member_double (b, "energy_j", buffet_energy (r, leaf, k));
+      ffm_json_writer_member_double (b, "read_actions", ffm_buffet_read_actions (info, n));
+      ffm_json_writer_member_double (b, "write_actions", ffm_buffet_write_actions (info, n));
+      ffm_json_writer_member_double (b, "energy_j", buffet_energy (leaf, k));
       ffm_json_writer_member_double (b, "occupancy_bits", c->buffet_occupancy[k]);
       ffm_json_writer_key (b, "lifetime_depth");
       ffm_json_writer_int (b, info->n_loops_above);
@@ -1050,7 +1074,7 @@ ffm_cost_report_to_json (const FfmCostReport *r)
       add_einsum_json (r, b, leaf);
       for (guint k = 0; k < leaf->cost->n_buffets; k++)
         tensor_energy[ffm_pmapping_model_get_buffet (leaf->model, k)->tensor]
-          += buffet_energy (r, leaf, k);
+          += buffet_energy (leaf, k);
     }
   ffm_json_writer_end_array (b);
 

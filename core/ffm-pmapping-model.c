@@ -94,6 +94,7 @@ typedef struct {
   FfmBuffetInfo info;
   TileExpr reservation;     /* tile at the reservation (occupancy) */
   gboolean level_skip;      /* the memory skips initial output writes */
+  guint64 drain_mask;       /* all ones when drains are read actions, else 0 */
 } Buffet;
 
 /* The numbers of one architecture level that evaluation reads. */
@@ -105,6 +106,8 @@ typedef struct {
   double read_bandwidth;    /* actions per s per instance (compute: ops per s) */
   double write_bandwidth;
   gboolean separate_ports;
+  gboolean two_energies;    /* no per-action energies: read x read_energy +
+                               write x write_energy, as before they existed */
   double size;              /* bits, memories */
 } LevelParams;
 
@@ -155,6 +158,7 @@ struct _FfmPmappingModel {
   guint *path;
   guint n_path;
   double total_leak_power;  /* W: every level, every instance */
+  gboolean per_action;      /* some memory on the path has per-action energies */
   gboolean no_overflow;     /* largest footprint x operations fits in 64 bits */
 };
 
@@ -776,6 +780,14 @@ buffet_numbers (Compiler *c, GError **error)
       bf->info.bits_per_value = bits;
       bf->info.action_scale =
         bits / ffm_arch_get_level (m->arch, bf->info.level)->u.memory.bits_per_action;
+      bf->info.drains_read =
+        ffm_arch_get_level (m->arch, bf->info.level)->u.memory.drains_read;
+      bf->drain_mask = bf->info.drains_read ? G_MAXUINT64 : 0;
+      m->per_action |= !m->levels[bf->info.level].two_energies;
+      if (!ffm_arch_action_energies (m->arch, bf->info.level, m->workload,
+                                     m->einsum, bf->info.access,
+                                     &bf->info.energies, &local))
+        return fail_from (c, bf->info.node, local, error);
     }
   for (guint p = 0; p < m->n_path; p++)
     {
@@ -1176,6 +1188,7 @@ cache_levels (FfmPmappingModel *m)
           p->read_bandwidth = l->u.memory.read_bandwidth;
           p->write_bandwidth = l->u.memory.write_bandwidth;
           p->separate_ports = l->u.memory.ports == FFM_PORTS_SEPARATE;
+          p->two_energies = ffm_memory_spec_has_two_energies (&l->u.memory);
           p->size = l->u.memory.size;
         }
       else if (l->kind == FFM_LEVEL_COMPUTE)
@@ -1912,24 +1925,105 @@ time_for (double actions, double bandwidth)
   return actions / bandwidth;   /* bandwidth 0: infinite time */
 }
 
-/* Per-level actions, energy, latency, occupancy; then leak and capacity. */
-static void
-sum_levels (const FfmPmappingModel *m, FfmPmappingCost *out)
+static inline double
+read_actions_of (const FfmBuffetInfo *info, const FfmActionCounts *c)
 {
-  double latency = 0, dynamic = 0;
+  return (double) (c->reads + (info->drains_read ? c->drains : 0))
+    * info->action_scale;
+}
 
+static inline double
+write_actions_of (const FfmBuffetInfo *info, const FfmActionCounts *c)
+{
+  return (double) (c->fills + c->updates) * info->action_scale;
+}
+
+/* With one energy for reads and drains and one for fills and updates, the
+ * energy is computed as it was before per-action energies existed (same
+ * operations, same bits). */
+static inline double
+energy_of (const FfmBuffetInfo *info, const FfmActionCounts *c,
+           double *read_j, double *write_j)
+{
+  const FfmActionEnergies *e = &info->energies;
+  double s = info->action_scale, r, w;
+
+  if ((e->drain == e->read || !info->drains_read) && e->fill == e->update)
+    {
+      r = read_actions_of (info, c) * e->read;
+      w = write_actions_of (info, c) * e->fill;
+    }
+  else
+    {
+      r = ((double) c->reads * e->read + (double) c->drains * e->drain) * s;
+      w = ((double) c->fills * e->fill + (double) c->updates * e->update) * s;
+    }
+  if (read_j != NULL)
+    *read_j = r;
+  if (write_j != NULL)
+    *write_j = w;
+  return r + w;
+}
+
+double
+ffm_buffet_read_actions (const FfmBuffetInfo *info, const FfmActionCounts *counts)
+{
+  return read_actions_of (info, counts);
+}
+
+double
+ffm_buffet_write_actions (const FfmBuffetInfo *info, const FfmActionCounts *counts)
+{
+  return write_actions_of (info, counts);
+}
+
+double
+ffm_buffet_energy (const FfmBuffetInfo *info, const FfmActionCounts *counts,
+                   double *read_j, double *write_j)
+{
+  return energy_of (info, counts, read_j, write_j);
+}
+
+/* Per-buffet actions and occupancy summed per level. Inlined into its two
+ * callers so that the common case (no memory with per-action energies:
+ * every drain is a read, energy per level from its actions) has no test
+ * in the loop. */
+static inline void
+sum_buffets (const FfmPmappingModel *m, FfmPmappingCost *out,
+             gboolean per_action) __attribute__ ((always_inline));
+
+static inline void
+sum_buffets (const FfmPmappingModel *m, FfmPmappingCost *out,
+             gboolean per_action)
+{
   for (guint b = 0; b < m->n_buffets; b++)
     {
       const Buffet *bf = &m->buffets[b];
       const FfmActionCounts *c = &out->counts[b], *u = &out->unit_counts[b];
       guint l = bf->info.level;
       double s = bf->info.action_scale;
-      out->level_read_actions[l] += (double) (c->reads + c->drains) * s;
+      guint64 dm = per_action ? bf->drain_mask : G_MAXUINT64;
+      /* read_actions_of() and write_actions_of() */
+      out->level_read_actions[l] += (double) (c->reads + (c->drains & dm)) * s;
       out->level_write_actions[l] += (double) (c->fills + c->updates) * s;
-      out->level_unit_read_actions[l] += (double) (u->reads + u->drains) * s;
+      out->level_unit_read_actions[l] += (double) (u->reads + (u->drains & dm)) * s;
       out->level_unit_write_actions[l] += (double) (u->fills + u->updates) * s;
       out->level_occupancy[l] += out->buffet_occupancy[b];
+      if (per_action && !m->levels[l].two_energies)
+        out->level_energy[l] += energy_of (&bf->info, c, NULL, NULL);
     }
+}
+
+/* Per-level actions, energy, latency, occupancy; then leak and capacity. */
+static void
+sum_levels (const FfmPmappingModel *m, FfmPmappingCost *out)
+{
+  double latency = 0, dynamic = 0;
+
+  if (G_UNLIKELY (m->per_action))
+    sum_buffets (m, out, TRUE);
+  else
+    sum_buffets (m, out, FALSE);
   for (guint i = 0; i < m->n_path; i++)
     {
       guint l = m->path[i];
@@ -1938,8 +2032,9 @@ sum_levels (const FfmPmappingModel *m, FfmPmappingCost *out)
         {
           double r = time_for (out->level_unit_read_actions[l], p->read_bandwidth);
           double w = time_for (out->level_unit_write_actions[l], p->write_bandwidth);
-          out->level_energy[l] = out->level_read_actions[l] * p->read_energy
-            + out->level_write_actions[l] * p->write_energy;
+          if (p->two_energies)
+            out->level_energy[l] = out->level_read_actions[l] * p->read_energy
+              + out->level_write_actions[l] * p->write_energy;
           out->level_latency[l] = p->separate_ports ? MAX (r, w) : r + w;
         }
       else if (p->kind == FFM_LEVEL_COMPUTE)

@@ -30,7 +30,9 @@
  *     at h, and x * first / mc at p when p skips them too;
  *   - compute: operations = all loops, steps = temporal loops;
  *   - actions = counts x bits per value / bits per action; energy = actions
- *     x energy per action; latency per port = unit actions / bandwidth.
+ *     x the energy of the action (a buffet's read, fill, update, drain
+ *     energies); latency per port = unit actions / bandwidth, drains left
+ *     out of a memory whose drains do not read.
  * A template is not eligible (no pruning) when it is a copy, when an index
  * is not one rank variable with coefficient 1, or when a bandwidth is 0.
  * tests/test-pmapping.c checks the sums against the model at every leaf
@@ -120,12 +122,9 @@ loops_before (const Builder *b, guint node)
 }
 
 static gboolean
-level_numbers (const Builder *b, guint level, double *er, double *ew,
-               double *rbw, double *wbw)
+level_bandwidths (const Builder *b, guint level, double *rbw, double *wbw)
 {
   const FfmLevel *l = ffm_arch_get_level (b->a, level);
-  *er = l->u.memory.read_energy;
-  *ew = l->u.memory.write_energy;
   *rbw = l->u.memory.read_bandwidth;
   *wbw = l->u.memory.write_bandwidth;
   return *rbw > 0 && *wbw > 0;
@@ -142,7 +141,8 @@ add_transfer (Builder *b, guint access, gboolean output, int hb, guint hnode,
   guint above = loops_before (b, hnode), parent_above = loops_before (b, p->node);
   guint64 all = 0, temporal = 0, first = 0, first_t = 0, mc = 0, seg = 0;
   int pos[FFM_MAX_EINSUM_RANK_VARS];
-  double per, pew, prbw, pwbw, her = 0, hew = 0, hrbw = 0, hwbw = 0;
+  double prbw, pwbw, hrbw = 0, hwbw = 0;
+  const FfmActionEnergies *pe = &p->energies, *he = h != NULL ? &h->energies : NULL;
   double ps = p->action_scale, hs = h != NULL ? h->action_scale : 0;
   gboolean h_skip, p_skip;
 
@@ -180,20 +180,20 @@ add_transfer (Builder *b, guint access, gboolean output, int hb, guint hnode,
         }
     }
   tile_positions (b, access, above, pos);
-  level_numbers (b, p->level, &per, &pew, &prbw, &pwbw);
+  level_bandwidths (b, p->level, &prbw, &pwbw);
   if (h != NULL)
-    level_numbers (b, h->level, &her, &hew, &hrbw, &hwbw);
+    level_bandwidths (b, h->level, &hrbw, &hwbw);
   p_skip = ffm_arch_get_level (b->a, p->level)->u.memory.skip_initial_output_write;
   h_skip = h != NULL
     ? ffm_arch_get_level (b->a, h->level)->u.memory.skip_initial_output_write : TRUE;
 
   /* parent reads (serving h), unit reads */
-  add_term (b, b->class_energy, ps * per, all & ~mc, pos);
+  add_term (b, b->class_energy, ps * pe->read, all & ~mc, pos);
   if (!isinf (prbw))
     add_term (b, b->class_read[p->level], ps / prbw, temporal | seg, pos);
   if (h != NULL)
     {
-      add_term (b, b->class_energy, hs * hew, all, pos);
+      add_term (b, b->class_energy, hs * he->fill, all, pos);
       if (!isinf (hwbw))
         add_term (b, b->class_write[h->level], hs / hwbw, temporal, pos);
     }
@@ -201,24 +201,24 @@ add_transfer (Builder *b, guint access, gboolean output, int hb, guint hnode,
     return;
   if (h != NULL)
     {
-      add_term (b, b->class_energy, hs * her, all, pos);
-      if (!isinf (hrbw))
+      add_term (b, b->class_energy, hs * he->drain, all, pos);
+      if (!isinf (hrbw) && h->drains_read)
         add_term (b, b->class_read[h->level], hs / hrbw, temporal, pos);
     }
-  add_term (b, b->class_energy, ps * pew, all & ~mc, pos);
+  add_term (b, b->class_energy, ps * pe->update, all & ~mc, pos);
   if (!isinf (pwbw))
     add_term (b, b->class_write[p->level], ps / pwbw, temporal | seg, pos);
   if (h_skip)
     {
       if (h != NULL)
         {
-          add_term (b, b->class_energy, -hs * hew, first, pos);
+          add_term (b, b->class_energy, -hs * he->fill, first, pos);
           if (!isinf (hwbw))
             add_term (b, b->class_write[h->level], -hs / hwbw, first_t, pos);
         }
       if (p_skip)
         {
-          add_term (b, b->class_energy, -ps * per, first & ~mc, pos);
+          add_term (b, b->class_energy, -ps * pe->read, first & ~mc, pos);
           if (!isinf (prbw))
             add_term (b, b->class_read[p->level], -ps / prbw, first_t | seg, pos);
         }

@@ -84,6 +84,24 @@ assert_memory_equal (const FfmMemorySpec *a, const FfmMemorySpec *b)
   g_assert_cmpint (a->skip_initial_output_write, ==, b->skip_initial_output_write);
   g_assert_cmpstr (a->keep, ==, b->keep);
   g_assert_cmpstr (a->may_keep, ==, b->may_keep);
+  assert_same_number (a->fill_energy, b->fill_energy);
+  assert_same_number (a->update_energy, b->update_energy);
+  assert_same_number (a->drain_energy, b->drain_energy);
+  g_assert_cmpint (a->drains_read, ==, b->drains_read);
+  g_assert_cmpuint (a->energy_overrides ? a->energy_overrides->len : 0, ==,
+                    b->energy_overrides ? b->energy_overrides->len : 0);
+  for (guint i = 0; a->energy_overrides && i < a->energy_overrides->len; i++)
+    {
+      const FfmEnergyOverride *x = &g_array_index (a->energy_overrides,
+                                                   FfmEnergyOverride, i);
+      const FfmEnergyOverride *y = &g_array_index (b->energy_overrides,
+                                                   FfmEnergyOverride, i);
+      g_assert_cmpstr (x->tensors, ==, y->tensors);
+      assert_same_number (x->energies.read, y->energies.read);
+      assert_same_number (x->energies.fill, y->energies.fill);
+      assert_same_number (x->energies.update, y->energies.update);
+      assert_same_number (x->energies.drain, y->energies.drain);
+    }
   g_assert_cmpuint (a->bits_overrides ? a->bits_overrides->len : 0, ==,
                     b->bits_overrides ? b->bits_overrides->len : 0);
   for (guint i = 0; a->bits_overrides && i < a->bits_overrides->len; i++)
@@ -513,6 +531,22 @@ static const InvalidCase invalid_cases[] = {
       "is outside [1, inf]" } },
   { "bad-param-type", FFM_ARCH_ERROR_INVALID,
     { "bad-param-type.json:4: $.parameters.mode.type: unknown type \"enum\"" } },
+  { "negative-fill-energy", FFM_ARCH_ERROR_INVALID,
+    { "negative-fill-energy.json:5: $.levels[0].fill_energy: memory MainMemory: "
+      "fill_energy must be a finite number >= 0, got -2e-12" } },
+  { "drain-energy-without-drain-read", FFM_ARCH_ERROR_INVALID,
+    { "drain-energy-without-drain-read.json:6: $.levels[1].drain_energy: "
+      "memory Buffer: drain_energy is set but drains_read is false" } },
+  { "energy-override-unknown-member", FFM_ARCH_ERROR_INVALID,
+    { "energy-override-unknown-member.json:6: "
+      "$.levels[1].energy_by_tensor[\"output\"]: unknown member \"update\"" } },
+  { "energy-override-negative", FFM_ARCH_ERROR_INVALID,
+    { "energy-override-negative.json:7: $.levels[1].energy_by_tensor: memory "
+      "Buffer: energy_by_tensor \"weight\": drain_energy must be a finite "
+      "number >= 0, got -1" } },
+  { "energy-override-bad-set", FFM_ARCH_ERROR_INVALID,
+    { "energy-override-bad-set.json:6: $.levels[1].energy_by_tensor: memory "
+      "Buffer: energy_by_tensor:", "(outputs" } },
 };
 
 static void
@@ -641,6 +675,12 @@ test_valid_every_field (void)
   g_assert_cmpstr (m->may_keep, ==, "all");
   g_assert_cmpfloat (l->leak_power, ==, 0);
   g_assert_null (m->bits_overrides);
+  /* No per-action energy: the two energies of the format before them. */
+  g_assert_true (isnan (m->fill_energy) && isnan (m->update_energy)
+                 && isnan (m->drain_energy));
+  g_assert_true (m->drains_read);
+  g_assert_null (m->energy_overrides);
+  g_assert_true (ffm_memory_spec_has_two_energies (m));
 
   l = ffm_arch_get_level (arch, 1);
   m = &l->u.memory;
@@ -688,6 +728,23 @@ test_valid_every_field (void)
   g_assert_null (o->bits_text);
   g_assert_cmpfloat (o->bits, ==, 4);
   g_assert_cmpuint (ffm_arch_get_instances_above (arch, 3), ==, 4);
+  g_assert_cmpfloat (m->fill_energy, ==, 0.3e-12);
+  g_assert_cmpfloat (m->update_energy, ==, 0.25e-12 + 0.06e-12);
+  g_assert_cmpfloat (m->drain_energy, ==, 0.2e-12);
+  g_assert_true (m->drains_read);
+  g_assert_false (ffm_memory_spec_has_two_energies (m));
+  g_assert_cmpuint (m->energy_overrides->len, ==, 2);
+  {
+    const FfmEnergyOverride *e = &g_array_index (m->energy_overrides,
+                                                 FfmEnergyOverride, 0);
+    g_assert_cmpstr (e->tensors, ==, "output");
+    g_assert_cmpfloat (e->energies.update, ==, 0.5e-12);
+    g_assert_cmpfloat (e->energies.read, ==, 0.26e-12);
+    g_assert_true (isnan (e->energies.fill) && isnan (e->energies.drain));
+    e = &g_array_index (m->energy_overrides, FfmEnergyOverride, 1);
+    g_assert_cmpstr (e->tensors, ==, "weight");
+    g_assert_cmpfloat (e->energies.fill, ==, 0.1e-12);
+  }
 
   l = ffm_arch_get_level (arch, 4);
   g_assert_cmpint (l->kind, ==, FFM_LEVEL_COMPUTE);
@@ -711,6 +768,7 @@ test_valid_every_field (void)
   l = ffm_arch_get_level (arch, 6);
   g_assert_cmpstr (l->u.memory.size_per_einsum, ==, "weight.bits_per_value");
   g_assert_true (isnan (l->u.memory.size));
+  g_assert_false (l->u.memory.drains_read);
   g_assert_cmpuint (ffm_arch_get_instances_above (arch, 6), ==, 4 * 16384);
 
   l = ffm_arch_get_level (arch, 7);

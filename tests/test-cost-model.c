@@ -154,7 +154,8 @@ assert_counts (const FfmActionCounts *c, guint64 reads, guint64 fills,
   g_assert_cmpuint (c->updates, ==, updates);
 }
 
-/* Energy of one (level, tensor) of the report's Einsum @e, J. */
+/* Energy of one (level, tensor) of the report's Einsum @e, J (the memory's
+ * read and write energies: for architectures without per-action ones). */
 static double
 tensor_energy (const FfmCostReport *r, guint e, const FfmArch *a,
                const FfmWorkload *w, const char *level, const char *tensor)
@@ -169,6 +170,7 @@ tensor_energy (const FfmCostReport *r, guint e, const FfmArch *a,
   g_assert_cmpint (b, >=, 0);
   info = ffm_pmapping_model_get_buffet (model, b);
   mem = &ffm_arch_get_level (a, info->level)->u.memory;
+  g_assert_true (ffm_memory_spec_has_two_energies (mem));
   c = &cost->counts[b];
   return (double) (c->reads + c->drains) * info->action_scale * mem->read_energy
     + (double) (c->fills + c->updates) * info->action_scale * mem->write_energy;
@@ -258,6 +260,98 @@ test_unfused_simple (void)
   check_test_model_variant (", \"bits_per_value\": { \"T0\": 4 }", 8192, 16384, 8192);
   check_test_model_variant (", \"bits_per_value\": { \"all\": 16 }", 32768, 32768, 16384);
   check_test_model_variant (", \"skip_initial_output_write\": false", 16384, 32768, 8192);
+}
+
+/* ---- Per-action energies ----
+ *
+ * The same mapping and counts as test_unfused_simple, with an energy per
+ * action (J per bit): MainMemory read 1, update 5; GlobalBuffer read 2,
+ * fill 3, update 7, drain 11. 8 bits per value.
+ *   MainMemory: T0 2048 reads, W0 1024 reads: 8 x 3072 = 24,576; T1 2048
+ *     updates x 5 = 81,920; total 106,496.
+ *   GlobalBuffer: reads 65,536 + 65,536 + 63,488 = 194,560 x 2; fills
+ *     2048 + 1024 = 3072 x 3; T1 drains 2048 x 11; updates 65,536 x 7:
+ *     8 x (389,120 + 9,216 + 22,528 + 458,752) = 7,036,928 (read actions
+ *     8 x (389,120 + 22,528) = 3,293,184 J, write actions 3,743,744 J).
+ *   MAC 65,536; total 7,208,960 J.
+ * Drains that read nothing ("drains_read": false on the GlobalBuffer):
+ *   minus 22,528 x 8 = 180,224: 7,028,736 J; the GlobalBuffer's read
+ *   actions are then 8 x 194,560 = 1,556,480 (not 1,572,864), which at one
+ *   read action per second is its latency.
+ * T1 updated at 13 J ("energy_by_tensor": {"T1": {"update_energy": 13}}):
+ *   plus 65,536 x 8 x 6 = 3,145,728: 10,354,688 J. */
+
+#define PER_ACTION_TEMPLATE \
+  "{ \"ffm_architecture\": 1, \"name\": \"per-action\", \"levels\": [" \
+  "  { \"memory\": \"MainMemory\", \"size\": \"inf\", \"read_energy\": 1," \
+  "    \"write_energy\": 1, \"update_energy\": 5, \"keep\": \"~intermediates\"," \
+  "    \"may_keep\": \"all\" }," \
+  "  { \"memory\": \"GlobalBuffer\", \"size\": \"inf\", \"read_energy\": 2," \
+  "    \"write_energy\": 100, \"fill_energy\": 3, \"update_energy\": 7, %s," \
+  "    \"read_bandwidth\": 1, \"keep\": \"~MainMemory\", \"may_keep\": \"all\" }," \
+  "  { \"compute\": \"MAC\", \"energy\": 1, \"throughput\": 1 } ] }"
+
+static FfmCostReport *
+evaluate_per_action (const char *glb_members, FfmArch **arch)
+{
+  g_autofree char *text = g_strdup_printf (PER_ACTION_TEMPLATE, glb_members);
+  g_autoptr(FfmWorkload) w = load_matmuls (1, 64, 32);
+  g_autoptr(FfmMapping) m = load_mapping ("unfused-matmul-simple.json");
+
+  *arch = load_arch_text (text);
+  return evaluate (w, *arch, m);
+}
+
+static void
+test_per_action_energies (void)
+{
+  g_autoptr(FfmArch) a = NULL, b = NULL, c = NULL;
+  g_autoptr(FfmCostReport) r = evaluate_per_action ("\"drain_energy\": 11", &a);
+  g_autoptr(FfmCostReport) no_drain = evaluate_per_action ("\"drains_read\": false", &b);
+  g_autoptr(FfmCostReport) by_tensor =
+    evaluate_per_action ("\"drain_energy\": 11, \"energy_by_tensor\": "
+                         "{ \"T1\": { \"update_energy\": 13 } }", &c);
+  g_autofree char *json = ffm_cost_report_to_json (r);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) error = NULL;
+  int glb = level_index (a, "GlobalBuffer"), mm = level_index (a, "MainMemory");
+  const FfmPmappingCost *cost = ffm_cost_report_get_cost (r, 0);
+  const FfmPmappingCost *cost_nd = ffm_cost_report_get_cost (no_drain, 0);
+  JsonArray *components;
+  gboolean seen = FALSE;
+
+  g_test_summary ("Read, fill, update and drain energies, drains that read "
+                  "nothing and per-tensor overrides, by hand");
+  g_assert_cmpfloat (cost->level_energy[mm], ==, 106496);
+  g_assert_cmpfloat (cost->level_energy[glb], ==, 7036928);
+  g_assert_cmpfloat (ffm_cost_report_get_energy (r), ==, 7208960);
+  g_assert_cmpfloat (cost->level_read_actions[glb], ==, 1572864);
+  g_assert_cmpfloat (cost->level_latency[glb], ==, 1572864);
+
+  g_assert_cmpfloat (ffm_cost_report_get_energy (no_drain), ==, 7028736);
+  g_assert_cmpfloat (cost_nd->level_read_actions[glb], ==, 1556480);
+  g_assert_cmpfloat (cost_nd->level_latency[glb], ==, 1556480);
+  g_assert_cmpfloat (ffm_cost_report_get_latency (no_drain), ==, 1556480);
+
+  g_assert_cmpfloat (ffm_cost_report_get_energy (by_tensor), ==, 10354688);
+
+  /* The report's per-component read and write energies. */
+  g_assert_true (json_parser_load_from_data (parser, json, -1, &error));
+  g_assert_no_error (error);
+  components = json_object_get_array_member (
+    json_array_get_object_element (json_object_get_array_member (
+      json_node_get_object (json_parser_get_root (parser)), "per_einsum"), 0),
+    "per_component");
+  for (guint i = 0; i < json_array_get_length (components); i++)
+    {
+      JsonObject *o = json_array_get_object_element (components, i);
+      if (strcmp (json_object_get_string_member (o, "name"), "GlobalBuffer") != 0)
+        continue;
+      g_assert_cmpfloat (json_object_get_double_member (o, "read_energy_j"), ==, 3293184);
+      g_assert_cmpfloat (json_object_get_double_member (o, "write_energy_j"), ==, 3743744);
+      seen = TRUE;
+    }
+  g_assert_true (seen);
 }
 
 /* ---- the reference's first worked check: matmuls(2, 64, 64) straight from
@@ -1080,6 +1174,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/cost/simple/unfused", test_unfused_simple);
   g_test_add_func ("/cost/simple/matmuls-from-main-memory", test_matmuls_from_main_memory);
+  g_test_add_func ("/cost/simple/per-action-energies", test_per_action_energies);
   g_test_add_func ("/cost/simple/fused", test_fused_simple);
   g_test_add_func ("/cost/simple/fused-renamed-rank-var", test_fused_renamed_rank_var);
   g_test_add_func ("/cost/simple/does-not-fit", test_does_not_fit);

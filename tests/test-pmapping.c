@@ -18,6 +18,7 @@
  * architectures of one to three memories with random capacities, energies
  * and bandwidths and an optional fanout. */
 #include <ffm.h>
+#include "ffm-pmapping-diagnostics.h"
 #include <math.h>
 #include <string.h>
 
@@ -930,10 +931,10 @@ check_against_brute_force (FfmWorkload *w, FfmArch *a, guint einsum,
   ffm_pmapping_options_init (&options);
   options.einsum = einsum;
   options.n_threads = 1;
-  options.track_all_memories = TRUE;
+  ffm_pmapping_options_set_diagnostics (&options, TRUE, TRUE);
   options.imperfect = imperfect;
   set = generate (w, a, &options);
-  options.prune_partial = FALSE;
+  ffm_pmapping_options_set_diagnostics (&options, FALSE, TRUE);
   unpruned = generate (w, a, &options);
   assert_pareto_sets_equal (set, unpruned);
 
@@ -951,7 +952,7 @@ check_against_brute_force (FfmWorkload *w, FfmArch *a, guint einsum,
       g_autoptr(FfmPmappingSet) lex = NULL;
       double best, tie;
       FfmPmappingOptions lo = options;
-      lo.prune_partial = TRUE;
+      ffm_pmapping_options_set_diagnostics (&lo, TRUE, TRUE);
       lo.objectives = ffm_pmapping_objectives_for (first == 0 ? FFM_OBJECTIVE_ENERGY
                                                    : FFM_OBJECTIVE_LATENCY);
       lex = generate (w, a, &lo);
@@ -1043,8 +1044,8 @@ check_against_brute_force (FfmWorkload *w, FfmArch *a, guint einsum,
   g_free (brute);
 }
 
-/* A random architecture: DRAM; optionally a fanout; a global buffer of
- * random capacity; optionally a fanout and a local buffer. */
+/* A random architecture: DRAM; optionally a fanout (variant 1); a global
+ * buffer of random capacity (in variant 3 with per-action energies). */
 static char *
 random_arch (GRand *rand, int variant)
 {
@@ -1052,13 +1053,22 @@ random_arch (GRand *rand, int variant)
   int e1 = g_rand_int_range (rand, 1, 6), e2 = g_rand_int_range (rand, 1, 4);
   int glb_values = g_rand_int_range (rand, 2, 10);
   const char *bw[] = { "\"inf\"", "8", "16" };
+  /* Per-action energies of the global buffer (variant 3), Timeloop's
+   * convention among them. */
+  const char *per_action[] = {
+    "\"fill_energy\": 3, \"update_energy\": 5, \"drain_energy\": 0.5, ",
+    "\"fill_energy\": 2, \"update_energy\": 4, \"drains_read\": false, ",
+    "\"drain_energy\": 6, \"energy_by_tensor\": { \"output\": "
+    "{ \"read_energy\": 9, \"update_energy\": 0.25 } }, "
+  };
 
   g_string_append_printf (s, "{ \"memory\": \"MainMemory\", \"size\": \"inf\", "
                           "\"read_energy\": %d, \"write_energy\": %d, "
-                          "\"read_bandwidth\": %s, \"write_bandwidth\": %s, "
+                          "\"read_bandwidth\": %s, \"write_bandwidth\": %s, %s"
                           "\"keep\": \"~intermediates\", \"may_keep\": \"all\" },",
                           e1, e1, bw[g_rand_int_range (rand, 0, 3)],
-                          bw[g_rand_int_range (rand, 0, 3)]);
+                          bw[g_rand_int_range (rand, 0, 3)],
+                          variant == 3 ? "\"update_energy\": 7, " : "");
   if (variant == 1)
     g_string_append_printf (s, "{ \"fanout\": \"X\", \"count\": %d%s },",
                             g_rand_int_range (rand, 2, 4),
@@ -1067,11 +1077,12 @@ random_arch (GRand *rand, int variant)
    * (keeps its brute force small). */
   g_string_append_printf (s, "{ \"memory\": \"GlobalBuffer\", \"size\": %d, "
                           "\"read_energy\": %d, \"write_energy\": %d, "
-                          "\"read_bandwidth\": %s, \"write_bandwidth\": %s, "
+                          "\"read_bandwidth\": %s, \"write_bandwidth\": %s, %s"
                           "\"keep\": \"~MainMemory\", \"may_keep\": \"%s\" },",
                           glb_values * 8, e2, e2 + g_rand_int_range (rand, 0, 2),
                           bw[g_rand_int_range (rand, 0, 3)],
                           bw[g_rand_int_range (rand, 0, 3)],
+                          variant == 3 ? per_action[g_rand_int_range (rand, 0, 3)] : "",
                           variant == 2 ? "weight" : "all");
   g_string_append_printf (s, "{ \"compute\": \"MAC\", \"energy\": 1, \"throughput\": %d } ] }",
                           g_rand_int_range (rand, 1, 3));
@@ -1137,7 +1148,7 @@ test_brute_force_random (gconstpointer data)
 {
   int variant = GPOINTER_TO_INT (data);
   /* TUNING: the fanout variant's brute force is ~20x larger per case. */
-  guint cases = variant == 1 ? 2 : variant == 2 ? 2 : 6;
+  guint cases = variant == 1 ? 2 : variant == 2 ? 2 : variant == 3 ? 10 : 6;
 
   g_test_summary ("On random small Einsums and architectures, the generator's "
                   "optimum equals brute force and every brute-force pmapping "
@@ -1366,7 +1377,7 @@ test_partial_pruning (gconstpointer data)
   ffm_pmapping_options_init (&options);
   options.n_threads = 2;
   pruned = generate (w, a, &options);
-  options.prune_partial = FALSE;
+  ffm_pmapping_options_set_diagnostics (&options, FALSE, FALSE);
   full = generate (w, a, &options);
   assert_pareto_sets_equal (pruned, full);
   for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (pruned); i++)
@@ -1418,7 +1429,7 @@ test_remainder_partial_pruning (void)
       options.n_threads = 1;
       options.imperfect = FFM_IMPERFECT_ALL;
       pruned = generate (w, a, &options);
-      options.prune_partial = FALSE;
+      ffm_pmapping_options_set_diagnostics (&options, FALSE, FALSE);
       full = generate (w, a, &options);
       assert_pareto_sets_equal (pruned, full);
     }
@@ -1673,7 +1684,7 @@ test_min_usage_size_one (void)
       FfmPmappingOptions options;
       g_autoptr(FfmPmappingSet) set = NULL;
       ffm_pmapping_options_init (&options);
-      options.prune_partial = prune;
+      ffm_pmapping_options_set_diagnostics (&options, prune, FALSE);
       set = generate (w, a, &options);
       /* T0 cannot be multicast: across n1 every instance fetches its own
        * copy, so the lowest energy puts only n0 across PE (2 of 4
@@ -1717,7 +1728,7 @@ test_min_usage_try_best (void)
       g_autoptr(FfmPmappingSet) set = NULL;
       guint64 lo, hi;
       ffm_pmapping_options_init (&options);
-      options.prune_partial = prune;
+      ffm_pmapping_options_set_diagnostics (&options, prune, FALSE);
       set = generate (w, a, &options);
       g_assert_cmpuint (fanout_usage_range (w, a, set, &lo, &hi), >, 0);
       g_assert_cmpuint (lo, ==, 2);
@@ -1754,6 +1765,9 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  /* The generator's pruning terms must equal the model at every leaf
+   * (a difference is a g_warning, fatal here). */
+  g_setenv ("FFM_PMAPPING_CHECK_TERMS", "1", FALSE);
   g_test_add_func ("/pmapping/pareto", test_pareto);
   g_test_add_func ("/pmapping/pareto-lexicographic", test_pareto_lexicographic);
   g_test_add_func ("/pmapping/remainders/partial-pruning", test_remainder_partial_pruning);
@@ -1784,5 +1798,7 @@ main (int argc, char **argv)
                         GINT_TO_POINTER (2), test_brute_force_remainders);
   g_test_add_data_func ("/pmapping/brute-force/matmuls", GINT_TO_POINTER (2),
                         test_brute_force_random);
+  g_test_add_data_func ("/pmapping/brute-force/per-action-energies",
+                        GINT_TO_POINTER (3), test_brute_force_random);
   return g_test_run ();
 }

@@ -107,12 +107,13 @@ ffm_cli_add_problem_options (GOptionContext *context,
   const GOptionEntry entries[] = {
     /* FILENAME, not STRING: the value may be a path, kept byte for byte. */
     { "arch", 'a', 0, G_OPTION_ARG_FILENAME, &options->arch,
-      "Architecture: a name from `ffm list`, MODEL:NAME, or a JSON file",
-      "ARCH" },
+      "Architecture: a name from `ffm list`, MODEL:NAME, a JSON file, or "
+      "Timeloop YAML files timeloop:ARCH.yaml,ERT.yaml", "ARCH" },
     { "arch-param", 0, 0, G_OPTION_ARG_STRING_ARRAY, &options->arch_params,
       "Set an architecture parameter (repeatable)", "KEY=VALUE" },
     { "workload", 'w', 0, G_OPTION_ARG_FILENAME, &options->workload,
-      "Workload: a name from the workload folders, or a JSON file", "WORKLOAD" },
+      "Workload: a name from the workload folders, a JSON file, or a "
+      "Timeloop problem timeloop:PROBLEM.yaml", "WORKLOAD" },
     { "param", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &options->params,
       "Set a workload parameter (repeatable)", "KEY=VALUE" },
     G_OPTION_ENTRY_NULL
@@ -253,6 +254,69 @@ ffm_cli_parse_assignments (char **assignments, const char *option, GError **erro
   return g_steal_pointer (&values);
 }
 
+void
+ffm_cli_warn_timeloop (const char *command, FfmTimeloopSpec *spec)
+{
+  g_auto (GStrv) warnings = ffm_timeloop_spec_steal_warnings (spec);
+
+  for (guint i = 0; warnings[i] != NULL; i++)
+    ffm_cli_warn (command, "%s", warnings[i]);
+}
+
+/* --arch timeloop:FILE,FILE... and --workload timeloop:FILE,...: Timeloop
+ * YAML translated by core (ffm-timeloop.h). After the translation (@ok
+ * whether it worked): the warnings, then the error. */
+static int
+timeloop_done (const char *command, FfmTimeloopSpec *spec, gboolean ok,
+               const GError *error)
+{
+  if (spec != NULL)
+    ffm_cli_warn_timeloop (command, spec);
+  return ok ? FFM_EXIT_OK : ffm_cli_fail (command, error);
+}
+
+static int
+load_timeloop_arch (GOptionContext *context, const char *command,
+                    const FfmCliProblemOptions *options, FfmArch **out)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FfmTimeloopSpec) spec = NULL;
+
+  if (options->arch_params != NULL && options->arch_params[0] != NULL)
+    return ffm_cli_usage_error (context, command,
+                                "--arch-param: a Timeloop architecture has no "
+                                "parameters (edit its YAML)");
+  spec = ffm_timeloop_spec_load_list (options->arch + strlen (FFM_CLI_TIMELOOP_PREFIX),
+                                      &error);
+  if (spec != NULL)
+    *out = ffm_timeloop_spec_to_arch (spec, &error);
+  return timeloop_done (command, spec, spec != NULL && *out != NULL, error);
+}
+
+static int
+load_timeloop_workload (GOptionContext *context, const char *command,
+                        const FfmCliProblemOptions *options, FfmWorkload **out)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FfmTimeloopSpec) spec = NULL;
+  guint64 bits = FFM_CLI_TIMELOOP_DEFAULT_BITS;
+
+  for (guint i = 0; options->params != NULL && options->params[i] != NULL; i++)
+    {
+      const char *p = options->params[i];
+      if (!g_str_has_prefix (p, "bits=")
+          || !g_ascii_string_to_unsigned (p + 5, 10, 1, 1024, &bits, NULL))
+        return ffm_cli_usage_error (context, command,
+                                    "--param %s: a Timeloop problem takes only "
+                                    "bits=N (bits per value, 1 to 1024)", p);
+    }
+  spec = ffm_timeloop_spec_load_list (options->workload
+                                      + strlen (FFM_CLI_TIMELOOP_PREFIX), &error);
+  if (spec != NULL)
+    *out = ffm_timeloop_spec_to_workload (spec, (guint) bits, &error);
+  return timeloop_done (command, spec, spec != NULL && *out != NULL, error);
+}
+
 int
 ffm_cli_load_arch (GOptionContext *context,
                    const char *command,
@@ -266,7 +330,9 @@ ffm_cli_load_arch (GOptionContext *context,
   if (options->arch == NULL)
     return ffm_cli_usage_error (context, command,
                                 "--arch is required (a name from `ffm list`, "
-                                "MODEL:NAME or a JSON file)");
+                                "MODEL:NAME, a JSON file or timeloop:FILE.yaml,...)");
+  if (g_str_has_prefix (options->arch, FFM_CLI_TIMELOOP_PREFIX))
+    return load_timeloop_arch (context, command, options, out);
   values = ffm_cli_parse_assignments (options->arch_params, "--arch-param", &error);
   if (values == NULL)
     return ffm_cli_usage_error (context, command, "%s", error->message);
@@ -288,7 +354,10 @@ ffm_cli_load_workload (GOptionContext *context,
   if (options->workload == NULL)
     return ffm_cli_usage_error (context, command,
                                 "--workload is required (a name from the "
-                                "workload folders or a JSON file)");
+                                "workload folders, a JSON file or "
+                                "timeloop:FILE.yaml)");
+  if (g_str_has_prefix (options->workload, FFM_CLI_TIMELOOP_PREFIX))
+    return load_timeloop_workload (context, command, options, out);
   values = ffm_cli_parse_assignments (options->params, "--param", &error);
   if (values == NULL)
     return ffm_cli_usage_error (context, command, "%s", error->message);

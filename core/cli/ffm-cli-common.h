@@ -46,9 +46,9 @@ typedef struct {
 
 /* Options of subcommands that work on a problem (workload + architecture). */
 typedef struct {
-  char *arch;                   /* --arch NAME|MODEL:NAME|FILE.json (owned) */
+  char *arch;                   /* --arch NAME|MODEL:NAME|FILE.json|timeloop:FILE,... (owned) */
   char **arch_params;           /* --arch-param KEY=VALUE, repeatable (owned) */
-  char *workload;               /* --workload NAME|FILE.json (owned) */
+  char *workload;               /* --workload NAME|FILE.json|timeloop:FILE,... (owned) */
   char **params;                /* --param KEY=VALUE for the workload (owned) */
 } FfmCliProblemOptions;
 
@@ -126,13 +126,24 @@ FfmParamValues *ffm_cli_parse_assignments (char **assignments,
  * with *@out set, FFM_EXIT_USAGE when an option is missing or malformed
  * (with the help), FFM_EXIT_FAILURE when loading fails. */
 
-/* Builds the architecture --arch names, with --arch-param. */
+/* The prefix of --arch, --workload and --mapping values that name Timeloop
+ * YAML files ("timeloop:arch.yaml,ERT.yaml"), and the bits per value of a
+ * Timeloop problem without --param bits=N. */
+#define FFM_CLI_TIMELOOP_PREFIX "timeloop:"
+#define FFM_CLI_TIMELOOP_DEFAULT_BITS 8
+
+/* Prints the warnings @spec collected, one ffm_cli_warn() each. */
+void ffm_cli_warn_timeloop (const char *command, FfmTimeloopSpec *spec);
+
+/* Builds the architecture --arch names, with --arch-param (or from
+ * Timeloop files: timeloop:FILE,FILE). */
 int ffm_cli_load_arch (GOptionContext *context,
                        const char *command,
                        FfmPluginRegistry *registry,
                        const FfmCliProblemOptions *options,
                        FfmArch **out);
-/* Loads the workload --workload names, with --param. */
+/* Loads the workload --workload names, with --param (or a Timeloop
+ * problem: timeloop:FILE, with --param bits=N only). */
 int ffm_cli_load_workload (GOptionContext *context,
                            const char *command,
                            const FfmCliProblemOptions *options,

@@ -2,6 +2,8 @@
  *
  *   ffm eval --arch A --workload W --mapping M.json [--json OUT]
  *
+ * The mapping may also be a Timeloop map.yaml, --mapping timeloop:map.yaml,
+ * translated for the workload and the architecture (docs/timeloop.md).
  * Loads the architecture, the workload and the mapping, evaluates the
  * mapping with the cost model (ffm-cost.h) and prints a table on stdout:
  * totals, per Einsum, per component, per (Einsum, component, tensor). With
@@ -12,6 +14,8 @@
  * the mapping file and the node (exit code 1). */
 #include "ffm-cli-common.h"
 #include "ffm-cli-output.h"
+
+#include <string.h>
 
 #define COMMAND "eval"
 
@@ -62,7 +66,21 @@ run_eval (GOptionContext *context, EvalOptions *options)
   status = ffm_cli_load_arch (context, COMMAND, registry, &options->problem, &arch);
   if (status != FFM_EXIT_OK)
     return status;
-  mapping = ffm_mapping_load_file (options->mapping, &error);
+  if (g_str_has_prefix (options->mapping, FFM_CLI_TIMELOOP_PREFIX))
+    {
+      g_autoptr (FfmTimeloopSpec) spec =
+        ffm_timeloop_spec_load_list (options->mapping
+                                     + strlen (FFM_CLI_TIMELOOP_PREFIX), &error);
+      if (spec != NULL)
+        {
+          mapping = ffm_timeloop_spec_to_mapping (spec, workload, arch,
+                                                  FFM_TIMELOOP_MAPPING_DEFAULT,
+                                                  &error);
+          ffm_cli_warn_timeloop (COMMAND, spec);
+        }
+    }
+  else
+    mapping = ffm_mapping_load_file (options->mapping, &error);
   if (mapping == NULL)
     return ffm_cli_fail (COMMAND, error);
   report = ffm_cost_evaluate_mapping (workload, arch, mapping, &error);
@@ -86,7 +104,8 @@ ffm_cmd_eval (int argc, char **argv)
                           NULL, NULL };
   const GOptionEntry entries[] = {
     { "mapping", 'm', 0, G_OPTION_ARG_FILENAME, &options.mapping,
-      "The mapping to evaluate (JSON)", "FILE" },
+      "The mapping to evaluate (JSON, or a Timeloop mapping "
+      "timeloop:map.yaml)", "FILE" },
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &options.json,
       "Also write the report as JSON to OUT (- = stdout, instead of the table)",
       "OUT" },

@@ -2,10 +2,12 @@
  *
  * An architecture is an ordered list of levels from the outermost memory
  * (off-chip DRAM) down to compute:
- *   - a MEMORY holds tiles of tensors: capacity, energy per read and write
- *     action, bandwidth, leak, area, and which tensors it must keep and may
- *     keep (tensor-set expressions such as "all - intermediates", evaluated
- *     per Einsum, see ffm-workload.h);
+ *   - a MEMORY holds tiles of tensors: capacity, energy per action (read
+ *     and write, refined per action: read to the level below, fill from the
+ *     level above, update from below, drain to the level above; and per
+ *     tensor set), bandwidth, leak, area, and which tensors it must keep
+ *     and may keep (tensor-set expressions such as "all - intermediates",
+ *     evaluated per Einsum, see ffm-workload.h);
  *   - a FANOUT replicates everything below it: one or more spatial
  *     dimensions, each with a count, the tensors that must be shared across
  *     it (`reuse`: loops over their rank variables are not allowed), the
@@ -78,6 +80,25 @@ typedef struct {
   FfmExpr *bits_expr;     /* parsed by ffm_arch_finish() */
 } FfmBitsOverride;
 
+/* Energies of one memory's four actions for some tensors, J per action:
+ * read (to the level below or the compute unit), fill (written from the
+ * level above), update (written by the level below: partial sums), drain
+ * (read to write an output tile back to the level above). */
+typedef struct {
+  double read;
+  double fill;
+  double update;
+  double drain;
+} FfmActionEnergies;
+
+/* Per-action energies for the tensors of a set inside one memory (e.g.
+ * partial sums updated at a higher cost). NAN fields keep the memory's. */
+typedef struct {
+  char *tensors;          /* tensor-set expression */
+  FfmActionEnergies energies;
+  FfmExpr *tensors_expr;  /* parsed by ffm_arch_finish() */
+} FfmEnergyOverride;
+
 typedef struct {
   double size;                  /* capacity, bits (INFINITY allowed) */
   double read_energy;           /* J per read action */
@@ -97,6 +118,16 @@ typedef struct {
    * is NAN: read capacities through ffm_arch_memory_size(). */
   char *size_per_einsum;
   FfmExpr *size_per_einsum_expr;
+  /* Per-action energies, J per action; NAN = the default, which keeps the
+   * two-energy meaning: fills and updates cost write_energy, drains
+   * read_energy (resolve with ffm_arch_action_energies()). */
+  double fill_energy;
+  double update_energy;
+  double drain_energy;
+  /* FALSE: draining an output tile to the level above reads nothing here
+   * (no energy, no read bandwidth), Timeloop's convention; default TRUE. */
+  gboolean drains_read;
+  GArray *energy_overrides;     /* of FfmEnergyOverride; may be NULL */
 } FfmMemorySpec;
 
 /* One spatial dimension of a fanout. */
@@ -170,6 +201,13 @@ FFM_API void ffm_level_add_bits_override (FfmLevel *memory,
 FFM_API void ffm_level_add_bits_override_expr (FfmLevel *memory,
                                                const char *tensors,
                                                const char *bits_expr);
+
+/* Adds per-action energies for tensor set @tensors to a memory; returns
+ * the override with every energy NAN (the memory's) for the caller to set
+ * (transfer none; valid until ffm_arch_finish()). The first override whose
+ * set holds a tensor applies to it. */
+FFM_API FfmEnergyOverride *ffm_level_add_energy_override (FfmLevel *memory,
+                                                          const char *tensors);
 
 /* Parses the expressions and checks the hierarchy: the first level is a
  * memory, names are unique, sizes and counts positive, at least one compute
@@ -280,6 +318,24 @@ FFM_API gboolean ffm_arch_bits_per_value (const FfmArch *arch,
                                           guint access,
                                           double *bits,
                                           GError **error);
+
+/* Energy per action of access @access of @einsum inside memory @level,
+ * J: the first energy override whose set holds the tensor, then the
+ * memory's fill/update/drain energies, then its read and write energies
+ * (read for reads and drains, write for fills and updates). The drain
+ * energy is 0 when the memory's drains do not read (drains_read FALSE). */
+FFM_API gboolean ffm_arch_action_energies (const FfmArch *arch,
+                                           guint level,
+                                           const FfmWorkload *workload,
+                                           guint einsum,
+                                           guint access,
+                                           FfmActionEnergies *energies,
+                                           GError **error);
+
+/* TRUE when memory @level states no per-action energy (no fill, update or
+ * drain energy, drains read, no override): its energy is read actions x
+ * read_energy + write actions x write_energy. */
+FFM_API gboolean ffm_memory_spec_has_two_energies (const FfmMemorySpec *memory);
 
 /* Capacity of memory @level in bits when running @einsum: `size`, or
  * size_per_einsum evaluated for @einsum (must be >= 0). */

@@ -16,8 +16,9 @@
  *     the fanout dimension may reuse, the parent serves all instances with one
  *     transfer (multicast of inputs, reduction of outputs);
  *   - the first read of each output value (its initial zero) is skipped;
- *   - energy = actions x energy per action + leak power x instances x
- *     latency; an Einsum's latency is the maximum over its components (each
+ *   - energy = actions x energy per action (each of read, fill, update and
+ *     drain has its own, defaulting to the memory's read and write energy)
+ *     + leak power x instances x latency; an Einsum's latency is the maximum over its components (each
  *     memory at its bandwidth, compute at its rate), the workload's latency
  *     the sum over Einsums.
  *
@@ -78,7 +79,8 @@ typedef enum {
 FFM_API const char *ffm_cost_status_to_string (FfmCostStatus status);
 
 /* Data movement of one tensor at one memory level, in values. Read actions
- * are reads + drains, write actions fills + updates. */
+ * are reads + drains (reads alone when the memory's drains do not read),
+ * write actions fills + updates. */
 typedef struct {
   guint64 reads;    /* read to fill the level below (first reads of outputs skipped) */
   guint64 fills;    /* written here from the level above (first fills of outputs skipped) */
@@ -104,7 +106,25 @@ typedef struct {
   guint node;               /* index of the storage node in the path */
   double bits_per_value;    /* bits of one value inside this memory */
   double action_scale;      /* actions per value moved: bits_per_value / bits_per_action */
+  FfmActionEnergies energies; /* J per action of this tensor in this memory
+                               (ffm_arch_action_energies()) */
+  gboolean drains_read;     /* drains are read actions of this memory */
 } FfmBuffetInfo;
+
+/* Read actions of a buffet's counts: (reads + drains) x action_scale, or
+ * reads x action_scale when its drains do not read. */
+FFM_API double ffm_buffet_read_actions (const FfmBuffetInfo *info,
+                                        const FfmActionCounts *counts);
+/* Write actions: (fills + updates) x action_scale. */
+FFM_API double ffm_buffet_write_actions (const FfmBuffetInfo *info,
+                                         const FfmActionCounts *counts);
+/* Energy of a buffet's counts, J: each action count x action_scale x its
+ * energy. @read_j and @write_j (may be NULL) receive the parts of read
+ * actions (reads, drains) and write actions (fills, updates). */
+FFM_API double ffm_buffet_energy (const FfmBuffetInfo *info,
+                                  const FfmActionCounts *counts,
+                                  double *read_j,
+                                  double *write_j);
 
 /* One fanout dimension on the path. */
 typedef struct {

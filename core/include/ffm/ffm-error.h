@@ -19,6 +19,7 @@ G_BEGIN_DECLS
 #define FFM_MAPPING_ERROR (ffm_mapping_error_quark ())
 #define FFM_PLUGIN_ERROR (ffm_plugin_error_quark ())
 #define FFM_SEARCH_ERROR (ffm_search_error_quark ())
+#define FFM_TIMELOOP_ERROR (ffm_timeloop_error_quark ())
 
 /* Expressions (numbers, strings, tensor sets) */
 typedef enum {
@@ -72,6 +73,14 @@ typedef enum {
                                      --timeout) before it had a result */
 } FfmSearchError;
 
+/* Timeloop specifications (ffm-timeloop.h) */
+typedef enum {
+  FFM_TIMELOOP_ERROR_PARSE,       /* unreadable file, YAML syntax */
+  FFM_TIMELOOP_ERROR_INVALID,     /* not what Timeloop accepts: unknown key, missing value */
+  FFM_TIMELOOP_ERROR_UNSUPPORTED, /* valid Timeloop that ffm cannot translate */
+  FFM_TIMELOOP_ERROR_MISSING,     /* no architecture, problem or mapping in the files */
+} FfmTimeloopError;
+
 FFM_API GQuark ffm_expr_error_quark (void);
 FFM_API GQuark ffm_param_error_quark (void);
 FFM_API GQuark ffm_workload_error_quark (void);
@@ -79,5 +88,6 @@ FFM_API GQuark ffm_arch_error_quark (void);
 FFM_API GQuark ffm_mapping_error_quark (void);
 FFM_API GQuark ffm_plugin_error_quark (void);
 FFM_API GQuark ffm_search_error_quark (void);
+FFM_API GQuark ffm_timeloop_error_quark (void);
 
 G_END_DECLS

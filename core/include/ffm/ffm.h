@@ -23,3 +23,6 @@
 #include "ffm-pareto.h"
 #include "ffm-pmapping.h"
 #include "ffm-join.h"
+#include "ffm-mapspace.h"
+#include "ffm-search-meter.h"
+#include "ffm-timeloop.h"
