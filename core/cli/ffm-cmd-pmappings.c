@@ -167,6 +167,13 @@ run (GOptionContext *context, PmappingsOptions *o)
   if (o->imperfect != NULL
       && !ffm_imperfect_from_string (o->imperfect, &imperfect, &error))
     return ffm_cli_usage_error (context, COMMAND, "--imperfect: %s", error->message);
+  if (o->max_fused_loops < -1)
+    return ffm_cli_usage_error (context, COMMAND,
+                                "--max-fused-loops must be -1 (no limit) or more");
+  if (o->max_fused_per_var < -1)
+    return ffm_cli_usage_error (context, COMMAND,
+                                "--max-fused-loops-per-rank-var must be -1 (no "
+                                "limit) or more");
   if (!ffm_cli_timeout_is_valid (o->timeout))
     return ffm_cli_usage_error (context, COMMAND,
                                 "--timeout must be a number of seconds from 0 "
