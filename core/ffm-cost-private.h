@@ -14,6 +14,13 @@ void ffm_cost_node_error (GError **error,
                           const char *format,
                           ...) G_GNUC_PRINTF (4, 5);
 
+/* TRUE when the cost model counts remainder tiles for Einsum @e: no rank
+ * variable appears twice in one tensor's indices and the output's indices
+ * are single rank variables; else FALSE with @why (static text). */
+gboolean ffm_cost_einsum_counts_remainders (const FfmWorkload *workload,
+                                            const FfmEinsum *e,
+                                            const char **why);
+
 /* The path nodes the model was compiled from (transfer none; valid while
  * the mapping they belong to lives). */
 const FfmMappingNode *ffm_pmapping_model_get_node (const FfmPmappingModel *model,

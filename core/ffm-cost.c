@@ -183,8 +183,9 @@ plain_rank (const FfmWorkload *w, const FfmEinsum *e, guint a, int var)
   return -1;
 }
 
-/* Iterations of loop node @k of @leaf (perfect factorization assumed; 0 if
- * its rank variable is not the Einsum's, which compiling reports). */
+/* Iterations of loop node @k of @leaf, those of its first (largest) block
+ * when its tile leaves a remainder; 0 if its rank variable is not the
+ * Einsum's, which compiling reports. */
 static guint64
 loop_iterations (const FfmWorkload *w, const Leaf *leaf, guint k)
 {
@@ -204,7 +205,7 @@ loop_iterations (const FfmWorkload *w, const Leaf *leaf, guint k)
           && g_strcmp0 (ffm_mapping_node_get_rank_var_for (above, e->name), name) == 0)
         enclosing = above->tile;
     }
-  return enclosing / node->tile;
+  return enclosing / node->tile + (enclosing % node->tile != 0);
 }
 
 /* The memory of the first storage node of @tensor on the path, or -1. */
@@ -803,6 +804,56 @@ append_table (GString *s, const char *title, guint n_cols,
     append_row (s, widths, n_cols, (const char *const *) &cells->pdata[i]);
 }
 
+/* Loop @j of @leaf's path: its tile, its enclosing tile, its iterations
+ * (of a full enclosing tile) and its remainder (0 when the tile divides). */
+static void
+leaf_loop (const FfmCostReport *r, const Leaf *leaf, guint j, guint64 *tile,
+           guint64 *iterations, guint64 *remainder)
+{
+  const FfmLoopInfo *l = ffm_pmapping_model_get_loop (leaf->model, j);
+  const guint64 *tiles = ffm_pmapping_model_get_tiles (leaf->model);
+  guint64 enclosing = l->enclosing >= 0 ? tiles[l->enclosing]
+    : ffm_workload_get_einsum (r->workload, leaf->einsum)->rank_var_bounds[l->rank_var];
+
+  *tile = tiles[j];
+  *iterations = enclosing / tiles[j] + (enclosing % tiles[j] != 0);
+  *remainder = enclosing % tiles[j];
+}
+
+/* The table of loops whose tile leaves a remainder, if any. */
+static void
+append_remainder_table (const FfmCostReport *r, GString *s)
+{
+  static const char *const header[] = { "Einsum", "loop", "tile",
+                                        "iterations", "remainder" };
+  g_autoptr(GPtrArray) cells = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < r->leaves->len; i++)
+    {
+      const Leaf *leaf = g_ptr_array_index (r->leaves, i);
+      const FfmEinsum *e = ffm_workload_get_einsum (r->workload, leaf->einsum);
+      for (guint j = 0; j < ffm_pmapping_model_get_n_loops (leaf->model); j++)
+        {
+          const FfmLoopInfo *l = ffm_pmapping_model_get_loop (leaf->model, j);
+          guint64 tile, iterations, remainder;
+          leaf_loop (r, leaf, j, &tile, &iterations, &remainder);
+          if (remainder == 0)
+            continue;
+          g_ptr_array_add (cells, g_strdup (e->name));
+          g_ptr_array_add (cells, g_strdup_printf ("%s %s", l->spatial
+                                                   ? "parallel-for" : "for",
+                                                   e->rank_var_names[l->rank_var]));
+          g_ptr_array_add (cells, g_strdup_printf ("%" G_GUINT64_FORMAT, tile));
+          g_ptr_array_add (cells, g_strdup_printf ("%" G_GUINT64_FORMAT, iterations));
+          g_ptr_array_add (cells, g_strdup_printf ("%" G_GUINT64_FORMAT, remainder));
+        }
+    }
+  if (cells->len > 0)
+    append_table (s, "Loops whose last iteration is a remainder tile "
+                  "(iterations and remainder inside a full enclosing tile)",
+                  G_N_ELEMENTS (header), header, cells);
+}
+
 char *
 ffm_cost_report_to_table (const FfmCostReport *r)
 {
@@ -934,6 +985,7 @@ ffm_cost_report_to_table (const FfmCostReport *r)
                   "actions = values x bits per value / bits per action)",
                   G_N_ELEMENTS (header), header, cells);
   }
+  append_remainder_table (r, s);
   return g_string_free (s, FALSE);
 }
 
@@ -1114,6 +1166,23 @@ add_einsum_json (const FfmCostReport *r, FfmJsonWriter *b, guint index)
       ffm_json_writer_member_double (b, "occupancy_bits", c->buffet_occupancy[k]);
       ffm_json_writer_member_int (b, "lifetime_depth", info->n_loops_above);
       ffm_json_writer_member_boolean (b, "backing", info->backing);
+      ffm_json_writer_end_object (b);
+    }
+  ffm_json_writer_end_array (b);
+  ffm_json_writer_key (b, "loops");
+  ffm_json_writer_begin_array (b);
+  for (guint j = 0; j < ffm_pmapping_model_get_n_loops (leaf->model); j++)
+    {
+      const FfmLoopInfo *l = ffm_pmapping_model_get_loop (leaf->model, j);
+      guint64 tile, iterations, remainder;
+      leaf_loop (r, leaf, j, &tile, &iterations, &remainder);
+      ffm_json_writer_begin_object (b);
+      ffm_json_writer_member_string (b, "rank_var", ffm_workload_get_einsum (r->workload,
+                                                                            leaf->einsum)->rank_var_names[l->rank_var]);
+      ffm_json_writer_member_boolean (b, "spatial", l->spatial);
+      ffm_json_writer_member_uint (b, "tile", tile);
+      ffm_json_writer_member_uint (b, "iterations", iterations);
+      ffm_json_writer_member_uint (b, "remainder", remainder);
       ffm_json_writer_end_object (b);
     }
   ffm_json_writer_end_array (b);

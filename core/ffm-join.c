@@ -218,7 +218,7 @@ read_loop (FfmJoinPmapping *p, const FfmWorkload *w, const FfmArch *a,
                    name != NULL ? name : "(none)");
       return FALSE;
     }
-  l.count = var_tile[var] / node->tile;
+  l.count = var_tile[var] / node->tile + (var_tile[var] % node->tile != 0);
   l.tile = node->tile;
   var_tile[var] = node->tile;
   if (l.count <= 1)

@@ -29,13 +29,15 @@ static const FfmNodeKind kind_values[] = {
 };
 /* Members other than the kind, over all kinds. */
 static const char *const field_members[] = {
-  "level", "tile", "dimension", "persistent", "rank_vars", NULL
+  "level", "tile", "dimension", "persistent", "rank_vars", "remainder", NULL
 };
 
 static const char *const storage_members[] = { "storage", "level", "persistent", NULL };
-static const char *const temporal_members[] = { "temporal", "tile", "rank_vars", NULL };
+static const char *const temporal_members[] = {
+  "temporal", "tile", "rank_vars", "remainder", NULL
+};
 static const char *const spatial_members[] = {
-  "spatial", "tile", "level", "dimension", "rank_vars", NULL
+  "spatial", "tile", "level", "dimension", "rank_vars", "remainder", NULL
 };
 static const char *const compute_members[] = { "compute", "level", NULL };
 static const char *const sequential_members[] = { "sequential", NULL };
@@ -97,16 +99,14 @@ member_name (const FfmJsonDoc *doc, JsonNode *object_node, JsonNode *anchor,
   return value ? require_name (doc, value, member_path, error) : NULL;
 }
 
+/* A positive integer member (@member of the node at @path). */
 static gboolean
-parse_tile (const FfmJsonDoc *doc, JsonNode *object_node, JsonNode *anchor,
-            const char *path, const char *kind, guint64 *out, GError **error)
+parse_positive (const FfmJsonDoc *doc, JsonNode *value, const char *path,
+                const char *member, guint64 *out, GError **error)
 {
-  g_autofree char *tile_path = g_strdup_printf ("%s.tile", path);
-  JsonNode *value = require_member (doc, object_node, anchor, path, "tile", kind, error);
+  g_autofree char *member_path = g_strdup_printf ("%s.%s", path, member);
   GType type;
 
-  if (value == NULL)
-    return FALSE;
   type = JSON_NODE_HOLDS_VALUE (value) ? json_node_get_value_type (value) : G_TYPE_INVALID;
   if (type == G_TYPE_INT64 && json_node_get_int (value) > 0)
     {
@@ -114,20 +114,40 @@ parse_tile (const FfmJsonDoc *doc, JsonNode *object_node, JsonNode *anchor,
       return TRUE;
     }
   if (type == G_TYPE_INT64)
-    ffm_json_set_error (error, INVALID, doc, value, tile_path,
+    ffm_json_set_error (error, INVALID, doc, value, member_path,
                         "expected a positive integer, got %" G_GINT64_FORMAT,
                         json_node_get_int (value));
   else if (type == G_TYPE_DOUBLE)
-    ffm_json_set_error (error, INVALID, doc, value, tile_path,
+    ffm_json_set_error (error, INVALID, doc, value, member_path,
                         "expected a positive integer, got %g", json_node_get_double (value));
   else
-    ffm_json_set_error (error, INVALID, doc, value, tile_path,
+    ffm_json_set_error (error, INVALID, doc, value, member_path,
                         "expected a positive integer, got %s",
                         JSON_NODE_HOLDS_OBJECT (value) ? "an object"
                         : JSON_NODE_HOLDS_ARRAY (value) ? "an array"
                         : JSON_NODE_HOLDS_NULL (value) ? "null"
                         : type == G_TYPE_STRING ? "a string" : "a boolean");
   return FALSE;
+}
+
+static gboolean
+parse_tile (const FfmJsonDoc *doc, JsonNode *object_node, JsonNode *anchor,
+            const char *path, const char *kind, guint64 *out, GError **error)
+{
+  JsonNode *value = require_member (doc, object_node, anchor, path, "tile", kind, error);
+
+  return value != NULL && parse_positive (doc, value, path, "tile", out, error);
+}
+
+/* The optional "remainder": the last iteration's tile (checked against the
+ * tiles by the cost model). */
+static gboolean
+parse_remainder (const FfmJsonDoc *doc, JsonNode *object_node,
+                 const char *path, guint64 *out, GError **error)
+{
+  JsonNode *value = ffm_json_get_member (object_node, "remainder");
+
+  return value == NULL || parse_positive (doc, value, path, "remainder", out, error);
 }
 
 static char **
@@ -273,6 +293,7 @@ parse_fields (const FfmJsonDoc *doc, JsonNode *object_node, JsonNode *kind_value
         return FALSE;
       node->rank_var = g_strdup (name);
       if (!parse_tile (doc, object_node, kind_value, path, kind, &node->tile, error)
+          || !parse_remainder (doc, object_node, path, &node->remainder, error)
           || !parse_rank_vars (doc, object_node, path, node, error))
         return FALSE;
       if (node->kind == FFM_NODE_TEMPORAL)
@@ -504,6 +525,8 @@ write_node (FfmJsonWriter *w, const FfmMappingNode *node)
     case FFM_NODE_SPATIAL:
       ffm_json_writer_string (w, node->rank_var ? node->rank_var : "");
       ffm_json_writer_member_uint (w, "tile", node->tile);
+      if (node->remainder != 0)
+        ffm_json_writer_member_uint (w, "remainder", node->remainder);
       if (node->rank_var_einsums != NULL && node->rank_var_einsums[0] != NULL)
         {
           ffm_json_writer_key (w, "rank_vars");

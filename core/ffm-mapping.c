@@ -172,6 +172,7 @@ ffm_mapping_node_copy (const FfmMappingNode *node)
   copy->line = node->line;
   copy->rank_var_einsums = g_strdupv (node->rank_var_einsums);
   copy->rank_var_names = g_strdupv (node->rank_var_names);
+  copy->remainder = node->remainder;
   return copy;
 }
 
@@ -484,6 +485,14 @@ check_node_fields (const FfmMapping *mapping, const FfmMappingNode *node,
                                "the tile of a loop must be at least 1, got 0");
           return FALSE;
         }
+      if (node->remainder >= node->tile)
+        {
+          set_structure_error (error, mapping, node->line, path,
+                               "the remainder %" G_GUINT64_FORMAT " of a loop "
+                               "must be smaller than its tile %" G_GUINT64_FORMAT,
+                               node->remainder, node->tile);
+          return FALSE;
+        }
       if (node->kind == FFM_NODE_SPATIAL && !is_name (node->dimension))
         {
           set_structure_error (error, mapping, node->line, path,
@@ -631,6 +640,44 @@ ffm_mapping_dup_paths (const FfmMapping *mapping)
   return paths;
 }
 
+/* ---- Remainders ---- */
+
+void
+ffm_mapping_set_remainders (FfmMapping *mapping, const FfmWorkload *workload)
+{
+  g_autoptr(GPtrArray) paths = NULL;
+
+  g_return_if_fail (mapping != NULL && workload != NULL);
+
+  paths = ffm_mapping_dup_paths (mapping);
+  for (guint p = 0; p < paths->len; p++)
+    {
+      GPtrArray *path = g_ptr_array_index (paths, p);
+      const FfmMappingNode *leaf = g_ptr_array_index (path, path->len - 1);
+      int einsum = ffm_workload_find_einsum (workload, leaf->einsum);
+      const FfmEinsum *e;
+      guint64 tile[FFM_MAX_EINSUM_RANK_VARS];
+
+      if (einsum < 0)
+        continue;
+      e = ffm_workload_get_einsum (workload, einsum);
+      memcpy (tile, e->rank_var_bounds, sizeof tile);
+      for (guint k = 0; k + 1 < path->len; k++)
+        {
+          FfmMappingNode *node = g_ptr_array_index (path, k);
+          int v;
+          if ((node->kind != FFM_NODE_TEMPORAL && node->kind != FFM_NODE_SPATIAL)
+              || node->tile == 0)
+            continue;
+          v = ffm_einsum_find_rank_var (e, ffm_mapping_node_get_rank_var_for (node, e->name));
+          if (v < 0 || node->tile > tile[v])
+            continue;
+          node->remainder = tile[v] % node->tile;
+          tile[v] = node->tile;
+        }
+    }
+}
+
 /* ---- Printing as a tree ---- */
 
 static void
@@ -692,13 +739,19 @@ append_node_text (GString *out, const FfmMappingNode *node, GHashTable *iteratio
       g_string_append_printf (out, "for %s", node->rank_var);
       append_rank_var_renames (out, node);
       g_string_append_printf (out, " tile %" G_GUINT64_FORMAT, node->tile);
+      if (node->remainder != 0)
+        g_string_append_printf (out, " (remainder %" G_GUINT64_FORMAT ")",
+                                node->remainder);
       append_iterations (out, iterations, node);
       break;
     case FFM_NODE_SPATIAL:
       g_string_append_printf (out, "parallel-for %s", node->rank_var);
       append_rank_var_renames (out, node);
-      g_string_append_printf (out, " tile %" G_GUINT64_FORMAT " across %s.%s",
-                              node->tile, node->level, node->dimension);
+      g_string_append_printf (out, " tile %" G_GUINT64_FORMAT, node->tile);
+      if (node->remainder != 0)
+        g_string_append_printf (out, " (remainder %" G_GUINT64_FORMAT ")",
+                                node->remainder);
+      g_string_append_printf (out, " across %s.%s", node->level, node->dimension);
       append_iterations (out, iterations, node);
       break;
     case FFM_NODE_COMPUTE:
@@ -873,12 +926,14 @@ append_loop_range (GString *out, LoopNestPrinter *p, const FfmMappingNode *node)
   LoopState *s = find_state (p, var);
   guint count = s ? s->count + 1 : 1;
 
-  g_string_append_printf (out, "%s_%u in [0, ", var, count);
+  g_string_append_printf (out, "%s_%u in [0, %s", var, count,
+                          node->remainder != 0 ? "ceil(" : "");
   if (s != NULL)
     g_string_append_printf (out, "%" G_GUINT64_FORMAT, s->tile);
   else
     append_bound (out, p, var);
-  g_string_append_printf (out, "/%" G_GUINT64_FORMAT ")", node->tile);
+  g_string_append_printf (out, "/%" G_GUINT64_FORMAT ")%s", node->tile,
+                          node->remainder != 0 ? ")" : "");
   if (s != NULL)
     {
       s->count = count;
@@ -889,6 +944,14 @@ append_loop_range (GString *out, LoopNestPrinter *p, const FfmMappingNode *node)
       LoopState fresh = { var, count, node->tile };
       g_array_append_val (p->state, fresh);
     }
+}
+
+static void
+append_last_tile (GString *out, const FfmMappingNode *node)
+{
+  if (node->remainder != 0)
+    g_string_append_printf (out, "  // last tile %" G_GUINT64_FORMAT,
+                            node->remainder);
 }
 
 /* @label numbers the branch holding @list ("2.1": first branch of a split
@@ -930,12 +993,14 @@ print_loop_nest_list (GString *out, LoopNestPrinter *p, const GPtrArray *list,
           g_string_append (out, "for ");
           append_loop_range (out, p, node);
           g_string_append_c (out, ':');
+          append_last_tile (out, node);
           indent += 2;
           break;
         case FFM_NODE_SPATIAL:
           g_string_append (out, "parallel-for ");
           append_loop_range (out, p, node);
           g_string_append_printf (out, " across %s.%s:", node->level, node->dimension);
+          append_last_tile (out, node);
           indent += 2;
           break;
         case FFM_NODE_COMPUTE:

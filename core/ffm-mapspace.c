@@ -430,6 +430,8 @@ ffm_mapspace_new_for_context (const FfmSearchContext *ctx, GError **error)
   options.n_threads = ctx->n_threads;
   if (FFM_SEARCH_CONTEXT_HAS (ctx, cancel))
     options.cancel = ctx->cancel;
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, imperfect))
+    options.imperfect = ctx->imperfect;   /* the same space as ffm's */
   if (ctx->progress != NULL)
     ctx->progress (-1, "generating pmappings", ctx->progress_data);
   set = ffm_pmappings_generate (ffm_problem_get_workload (ctx->problem),

@@ -5,7 +5,10 @@
  * column, so A sorts before B (or equals B and has a lower index). If A is
  * itself dominated, whatever dominates A sorts before A and dominates B too
  * (dominance is transitive). So a row is dominated iff some earlier
- * *survivor* dominates it. */
+ * *survivor* dominates it. With a lexicographic pair the rows sort by the
+ * pair first (primary, then secondary), then by the other columns: a
+ * dominator still sorts first, and the relation is still transitive (a
+ * primary below, or equal with a secondary no larger, composes). */
 #include "ffm-pareto.h"
 
 #include <stdlib.h>
@@ -14,6 +17,9 @@
 typedef struct {
   const double *values;
   guint n_columns;
+  const guint *order;       /* columns in sort order */
+  int primary;              /* lexicographic pair, -1 for none */
+  int secondary;
 } SortContext;
 
 static int
@@ -24,8 +30,9 @@ compare_rows (gconstpointer pa, gconstpointer pb, gpointer data)
   const double *ra = ctx->values + (gsize) a * ctx->n_columns;
   const double *rb = ctx->values + (gsize) b * ctx->n_columns;
 
-  for (guint c = 0; c < ctx->n_columns; c++)
+  for (guint k = 0; k < ctx->n_columns; k++)
     {
+      guint c = ctx->order[k];
       if (ra[c] < rb[c])
         return -1;
       if (ra[c] > rb[c])
@@ -43,6 +50,24 @@ ffm_pareto_dominates (const double *a, const double *b, guint n_columns)
   return TRUE;
 }
 
+/* Dominance with the context's lexicographic pair. */
+static gboolean
+dominates (const SortContext *ctx, const double *a, const double *b)
+{
+  guint p, q;
+
+  if (ctx->primary < 0)
+    return ffm_pareto_dominates (a, b, ctx->n_columns);
+  p = (guint) ctx->primary;
+  q = (guint) ctx->secondary;
+  if (a[p] > b[p] || (a[p] == b[p] && a[q] > b[q]))
+    return FALSE;
+  for (guint c = 0; c < ctx->n_columns; c++)
+    if (c != p && c != q && a[c] > b[c])
+      return FALSE;
+  return TRUE;
+}
+
 static int
 compare_guint (gconstpointer pa, gconstpointer pb)
 {
@@ -52,18 +77,15 @@ compare_guint (gconstpointer pa, gconstpointer pb)
 
 /* Collects the survivors of @order (sorted rows) into @survivors. */
 static guint
-scan_sorted (const double *values, guint n_columns, const guint *order,
-             guint n_rows, guint *survivors)
+scan_sorted (const SortContext *ctx, const guint *order, guint n_rows,
+             guint *survivors)
 {
-  guint n = 0;
+  const double *values = ctx->values;
+  guint n_columns = ctx->n_columns, n = 0;
 
-  if (n_columns == 0)
+  if (n_columns <= 1 || (ctx->primary >= 0 && n_columns == 2))
     {
-      survivors[0] = order[0];
-      return 1;
-    }
-  if (n_columns == 1)
-    {
+      /* the least row in sort order beats every other */
       survivors[0] = order[0];
       return 1;
     }
@@ -89,29 +111,41 @@ scan_sorted (const double *values, guint n_columns, const guint *order,
       gboolean dominated = FALSE;
       /* Recent survivors are the likeliest to dominate: scan backwards. */
       for (guint k = n; k-- > 0 && !dominated; )
-        dominated = ffm_pareto_dominates (values + (gsize) survivors[k] * n_columns,
-                                          row, n_columns);
+        dominated = dominates (ctx, values + (gsize) survivors[k] * n_columns, row);
       if (!dominated)
         survivors[n++] = order[i];
     }
   return n;
 }
 
-guint
-ffm_pareto_prune (double *values, guint n_rows, guint n_columns, guint *kept)
+static guint
+prune (double *values, guint n_rows, guint n_columns, int primary,
+       int secondary, guint *kept)
 {
-  SortContext ctx = { values, n_columns };
-  guint *order, *survivors, n;
+  g_autofree guint *columns = g_new (guint, MAX (n_columns, 1));
+  SortContext ctx = { values, n_columns, columns, primary, secondary };
+  guint *order, *survivors, n, k = 0;
 
   g_return_val_if_fail (values != NULL || n_rows == 0, 0);
   if (n_rows == 0)
     return 0;
+  /* Sort order: the lexicographic pair first (a dominator sorts before
+   * what it dominates: its primary is below, or equal with its secondary
+   * no larger, and then it is no larger in every other column). */
+  if (primary >= 0)
+    {
+      columns[k++] = (guint) primary;
+      columns[k++] = (guint) secondary;
+    }
+  for (guint c = 0; c < n_columns; c++)
+    if ((int) c != primary && (int) c != secondary)
+      columns[k++] = c;
   order = g_new (guint, n_rows);
   survivors = g_new (guint, n_rows);
   for (guint i = 0; i < n_rows; i++)
     order[i] = i;
   g_qsort_with_data (order, (gint) n_rows, sizeof (guint), compare_rows, &ctx);
-  n = scan_sorted (values, n_columns, order, n_rows, survivors);
+  n = scan_sorted (&ctx, order, n_rows, survivors);
   qsort (survivors, n, sizeof (guint), compare_guint);
   for (guint i = 0; i < n; i++)
     {
@@ -125,4 +159,19 @@ ffm_pareto_prune (double *values, guint n_rows, guint n_columns, guint *kept)
   g_free (order);
   g_free (survivors);
   return n;
+}
+
+guint
+ffm_pareto_prune (double *values, guint n_rows, guint n_columns, guint *kept)
+{
+  return prune (values, n_rows, n_columns, -1, -1, kept);
+}
+
+guint
+ffm_pareto_prune_lexicographic (double *values, guint n_rows, guint n_columns,
+                                guint primary, guint secondary, guint *kept)
+{
+  g_return_val_if_fail (primary < n_columns && secondary < n_columns
+                        && primary != secondary, 0);
+  return prune (values, n_rows, n_columns, (int) primary, (int) secondary, kept);
 }

@@ -20,6 +20,7 @@
  * Units: counts in values, actions = values x action_scale, bits, J, s. */
 #include "ffm-cost.h"
 #include "ffm-cost-private.h"
+#include "ffm-tile-chain-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -75,7 +76,19 @@ typedef struct {
   gboolean output;          /* written by the Einsum (never for a copy) */
   guint first_step;
   guint n_steps;
+  guint32 uses;             /* rank variables in some index of the tensor */
 } View;
+
+/* Where a loop sits for one holder of a view, relative to the holder and
+ * its parent (the counting of remainder tiles, count_imperfect()). */
+enum {
+  CAT_NONE = 0,             /* not above the holder */
+  CAT_A = 1 << 0,           /* spatial, above the parent: fixes the parent's instance */
+  CAT_B = 1 << 1,           /* temporal */
+  CAT_C = 1 << 2,           /* spatial between parent and holder, not multicast */
+  CAT_D = 1 << 3,           /* spatial between them, multicast */
+  CAT_ALL = CAT_A | CAT_B | CAT_C | CAT_D,
+};
 
 typedef struct {
   FfmBuffetInfo info;
@@ -124,11 +137,21 @@ struct _FfmPmappingModel {
   View views[FFM_MAX_EINSUM_TENSORS];
   Step *steps;
   Holder *holders;
+  guint8 *holder_cats;      /* [holders x n_loops]: CAT_* of each loop for
+                               each holder */
 
   guint16 *rank_first_term; /* rank table */
   guint16 *rank_n_terms;
   guint16 *term_src;        /* index into the evaluation's values */
   guint64 *term_coef;
+  guint8 *term_var;         /* the term's rank variable */
+
+  /* Remainder tiles: each variable's loops in path order, and whether the
+   * model can count tiles that do not divide (else why not). */
+  guint8 var_n_loops[FFM_MAX_EINSUM_RANK_VARS];
+  guint8 var_loops[FFM_MAX_EINSUM_RANK_VARS][FFM_COST_MAX_LOOPS];
+  gboolean imperfect_ok;
+  const char *imperfect_refusal;
 
   guint n_levels;
   LevelParams *levels;
@@ -221,6 +244,8 @@ typedef struct {
   GArray *rank_n_terms;
   GArray *term_src;
   GArray *term_coef;        /* of guint64 */
+  GArray *term_var;         /* of guint8 */
+  GArray *holder_cats;      /* of guint8 */
 } Compiler;
 
 static const FfmMappingNode *
@@ -892,8 +917,10 @@ add_tile_expr (Compiler *c, guint access, const guint16 *cur_src)
         {
           guint16 src = cur_src[p->terms[k].var];
           guint64 coef = (guint64) p->terms[k].coefficient;
+          guint8 var = p->terms[k].var;
           g_array_append_val (c->term_src, src);
           g_array_append_val (c->term_coef, coef);
+          g_array_append_val (c->term_var, var);
         }
     }
   return expr;
@@ -1004,12 +1031,19 @@ emit_view (Compiler *c, guint access, const Item *view, guint n)
   View *v = &m->views[m->n_views++];
   guint16 cur_src[FFM_MAX_EINSUM_RANK_VARS];
   int loops_above = 0;
+  /* per loop seen so far: its category for a holder below the next one */
+  guint8 cats[FFM_COST_MAX_LOOPS] = { CAT_NONE };
 
   v->access = access;
   v->output = access == c->einsum->output_access && !m->is_copy;
   v->first_step = c->steps->len;
+  v->uses = 0;
   for (guint var = 0; var < m->n_vars; var++)
-    cur_src[var] = m->n_loops + var;
+    {
+      cur_src[var] = m->n_loops + var;
+      if (c->rel[access][var] != REL_IRRELEVANT)
+        v->uses |= 1u << var;
+    }
 
   for (guint i = 0; i < n; i++)
     {
@@ -1029,6 +1063,8 @@ emit_view (Compiler *c, guint access, const Item *view, guint n)
             }
           else if (rel == REL_RELEVANT)
             step.flags |= LOOP_RELEVANT;
+          cats[view[i].index] = !loop->spatial ? CAT_B
+            : (step.flags & LOOP_MULTICAST) ? CAT_D : CAT_C;
           cur_src[loop->rank_var] = view[i].index;
           loops_above++;
         }
@@ -1041,6 +1077,11 @@ emit_view (Compiler *c, guint access, const Item *view, guint n)
           step.kind = STEP_HOLDER;
           step.index = c->holders->len;
           g_array_append_val (c->holders, h);
+          g_array_append_vals (c->holder_cats, cats, m->n_loops);
+          /* spatial loops above this holder are above the next one's parent */
+          for (guint j = 0; j < m->n_loops; j++)
+            if (cats[j] == CAT_C || cats[j] == CAT_D)
+              cats[j] = CAT_A;
         }
       else
         {
@@ -1069,6 +1110,8 @@ build_views (Compiler *c, GError **error)
   c->rank_n_terms = g_array_new (FALSE, FALSE, sizeof (guint16));
   c->term_src = g_array_new (FALSE, FALSE, sizeof (guint16));
   c->term_coef = g_array_new (FALSE, FALSE, sizeof (guint64));
+  c->term_var = g_array_new (FALSE, FALSE, sizeof (guint8));
+  c->holder_cats = g_array_new (FALSE, FALSE, sizeof (guint8));
 
   for (guint a = 0; a < c->einsum->n_accesses; a++)
     {
@@ -1087,7 +1130,62 @@ build_views (Compiler *c, GError **error)
   m->rank_n_terms = (guint16 *) g_array_free (g_steal_pointer (&c->rank_n_terms), FALSE);
   m->term_src = (guint16 *) g_array_free (g_steal_pointer (&c->term_src), FALSE);
   m->term_coef = (guint64 *) g_array_free (g_steal_pointer (&c->term_coef), FALSE);
+  m->term_var = (guint8 *) g_array_free (g_steal_pointer (&c->term_var), FALSE);
+  m->holder_cats = (guint8 *) g_array_free (g_steal_pointer (&c->holder_cats), FALSE);
   return TRUE;
+}
+
+/* The chains of remainder-tile counting, and whether the model can count
+ * them: each count factors into one walk per rank variable when no
+ * variable appears twice in one tensor's indices, and the skipped first
+ * fills of the output (the elements an instance ever receives) are
+ * products of per-variable extents when its indices are single variables
+ * (docs/cost-model.md, "Remainder tiles"). */
+gboolean
+ffm_cost_einsum_counts_remainders (const FfmWorkload *w, const FfmEinsum *e,
+                                   const char **why)
+{
+  for (guint a = 0; a < e->n_accesses; a++)
+    {
+      const FfmTensor *t = ffm_workload_get_tensor (w, e->accesses[a].tensor);
+      guint32 seen = 0;
+      for (guint r = 0; r < t->n_ranks; r++)
+        {
+          const FfmProjection *p = &e->accesses[a].projections[r];
+          for (guint k = 0; k < p->n_terms; k++)
+            {
+              if (seen & (1u << p->terms[k].var))
+                {
+                  *why = "a rank variable appears twice in the indices of one "
+                    "tensor";
+                  return FALSE;
+                }
+              seen |= 1u << p->terms[k].var;
+            }
+          if (a == e->output_access && !e->is_copy
+              && (p->n_terms != 1 || p->terms[0].coefficient != 1))
+            {
+              *why = "an index of the output is not a single rank variable";
+              return FALSE;
+            }
+        }
+    }
+  *why = NULL;
+  return TRUE;
+}
+
+static void
+prepare_imperfect (Compiler *c)
+{
+  FfmPmappingModel *m = c->m;
+
+  for (guint j = 0; j < m->n_loops; j++)
+    {
+      guint v = m->loops[j].rank_var;
+      m->var_loops[v][m->var_n_loops[v]++] = j;
+    }
+  m->imperfect_ok = ffm_cost_einsum_counts_remainders (m->workload, c->einsum,
+                                                       &m->imperfect_refusal);
 }
 
 static void
@@ -1142,6 +1240,10 @@ compiler_clear (Compiler *c)
     g_array_free (c->term_src, TRUE);
   if (c->term_coef != NULL)
     g_array_free (c->term_coef, TRUE);
+  if (c->term_var != NULL)
+    g_array_free (c->term_var, TRUE);
+  if (c->holder_cats != NULL)
+    g_array_free (c->holder_cats, TRUE);
 }
 
 FfmPmappingModel *
@@ -1189,6 +1291,8 @@ ffm_pmapping_model_new (const FfmWorkload *workload, const FfmArch *arch,
       ok = build_views (&c, error);
     }
   if (ok)
+    prepare_imperfect (&c);
+  if (ok)
     {
       guint64 ops = 1, largest = 1, product;
       m->no_overflow = TRUE;
@@ -1225,6 +1329,8 @@ ffm_pmapping_model_free (FfmPmappingModel *m)
   g_free (m->rank_n_terms);
   g_free (m->term_src);
   g_free (m->term_coef);
+  g_free (m->term_var);
+  g_free (m->holder_cats);
   g_free (m->levels);
   g_free (m->path);
   g_free (m);
@@ -1296,6 +1402,12 @@ ffm_pmapping_model_get_level_size (const FfmPmappingModel *m, guint level)
   return m->levels[level].size;
 }
 
+gboolean
+ffm_pmapping_model_counts_remainders (const FfmPmappingModel *m)
+{
+  return m->imperfect_ok;
+}
+
 const FfmMappingNode *
 ffm_pmapping_model_get_node (const FfmPmappingModel *m, guint node)
 {
@@ -1331,16 +1443,38 @@ ffm_pmapping_model_check_tiles (const FfmPmappingModel *m,
                                var);
           return FALSE;
         }
-      if (tiles[j] > enclosing || enclosing % tiles[j] != 0)
+      if (tiles[j] > enclosing)
+        {
+          ffm_cost_node_error (error, m->source, path_node (m, loop->node),
+                               "tile %" G_GUINT64_FORMAT " of the loop over %s "
+                               "is larger than its enclosing tile %"
+                               G_GUINT64_FORMAT " (%s)", tiles[j], var,
+                               enclosing, loop->enclosing >= 0
+                               ? "the tile of the loop above"
+                               : "the bound of the rank variable");
+          return FALSE;
+        }
+      if (enclosing % tiles[j] != 0 && !m->imperfect_ok)
         {
           ffm_cost_node_error (error, m->source, path_node (m, loop->node),
                                "tile %" G_GUINT64_FORMAT " of the loop over %s "
                                "does not divide its enclosing tile %"
-                               G_GUINT64_FORMAT " (%s; only perfect "
-                               "factorizations are supported)",
-                               tiles[j], var, enclosing,
-                               loop->enclosing >= 0 ? "the tile of the loop "
-                               "above" : "the bound of the rank variable");
+                               G_GUINT64_FORMAT ", and Einsum %s cannot have "
+                               "remainder tiles: %s",
+                               tiles[j], var, enclosing, e->name,
+                               m->imperfect_refusal);
+          return FALSE;
+        }
+      if (tiles == m->tiles && path_node (m, loop->node)->remainder != 0
+          && path_node (m, loop->node)->remainder != enclosing % tiles[j])
+        {
+          ffm_cost_node_error (error, m->source, path_node (m, loop->node),
+                               "remainder %" G_GUINT64_FORMAT " of the loop "
+                               "over %s does not match its tiles: %"
+                               G_GUINT64_FORMAT " mod %" G_GUINT64_FORMAT
+                               " is %" G_GUINT64_FORMAT,
+                               path_node (m, loop->node)->remainder, var,
+                               enclosing, tiles[j], enclosing % tiles[j]);
           return FALSE;
         }
     }
@@ -1481,8 +1615,68 @@ typedef struct {
   guint64 seg_spatial;      /* other spatial loops since the last holder */
 } Products;
 
-/* Transfers between holder @h (tile @x) and its parent buffet @parent, added
+/* What moves between a holder and its parent, in values: fills (and
+ * drains) at the holder, reads (and updates) at the parent, each over all
+ * instances and for the busiest instance, and for an output the first
+ * fills that carry no data, at the holder and at the parent. */
+typedef struct {
+  guint64 fills, unit_fills;
+  guint64 reads, unit_reads;
+  guint64 first, unit_first;
+  guint64 first_parent, unit_first_parent;
+} Transfer;
+
+/* Adds @t, the transfers between holder @h and its parent buffet @parent,
  * to the counts (the closed form of the LoopTree model's recursion). */
+static inline void
+add_transfer (const FfmPmappingModel *m, const View *v, const Holder *h,
+              int parent, const Transfer *t, FfmPmappingCost *out,
+              gboolean *ovf) __attribute__ ((always_inline));
+
+static inline void
+add_transfer (const FfmPmappingModel *m, const View *v, const Holder *h,
+              int parent, const Transfer *t, FfmPmappingCost *out,
+              gboolean *ovf)
+{
+  FfmActionCounts *pc = &out->counts[parent], *pu = &out->unit_counts[parent];
+  FfmActionCounts *yc = h->buffet >= 0 ? &out->counts[h->buffet] : NULL;
+  FfmActionCounts *yu = h->buffet >= 0 ? &out->unit_counts[h->buffet] : NULL;
+
+  add (&pc->reads, t->reads, ovf);
+  add (&pu->reads, t->unit_reads, ovf);
+  if (yc != NULL)
+    {
+      add (&yc->fills, t->fills, ovf);
+      add (&yu->fills, t->unit_fills, ovf);
+    }
+  if (!v->output)
+    return;
+  if (yc != NULL)
+    {
+      add (&yc->drains, t->fills, ovf);
+      add (&yu->drains, t->unit_fills, ovf);
+    }
+  add (&pc->updates, t->reads, ovf);
+  add (&pu->updates, t->unit_reads, ovf);
+  if (h->skip)
+    {
+      /* The first fill of each output value carries no data: skipped at the
+       * holder, and at the parent if the parent skips too. */
+      if (yc != NULL)
+        {
+          yc->fills -= t->first;
+          yu->fills -= t->unit_first;
+        }
+      if (m->buffets[parent].level_skip)
+        {
+          pc->reads -= t->first_parent;
+          pu->reads -= t->unit_first_parent;
+        }
+    }
+}
+
+/* The transfers between a holder of tile @x and its parent with tiles
+ * that divide: closed forms in the running products. */
 static inline void
 count_transfer (const FfmPmappingModel *m, const View *v, const Holder *h,
                 int parent, guint64 x, const Products *p, FfmPmappingCost *out,
@@ -1493,48 +1687,22 @@ count_transfer (const FfmPmappingModel *m, const View *v, const Holder *h,
                 int parent, guint64 x, const Products *p, FfmPmappingCost *out,
                 gboolean *ovf)
 {
-  FfmActionCounts *pc = &out->counts[parent], *pu = &out->unit_counts[parent];
-  FfmActionCounts *yc = h->buffet >= 0 ? &out->counts[h->buffet] : NULL;
-  FfmActionCounts *yu = h->buffet >= 0 ? &out->unit_counts[h->buffet] : NULL;
-  guint64 all_mc = p->all / p->seg_multicast;       /* parent-side transfers */
-  guint64 x_all = mul (x, p->all, ovf);
-  guint64 x_mc = mul (x, all_mc, ovf);
-  guint64 x_unit = mul (x, p->temporal, ovf);
-  guint64 x_unit_parent = mul (x_unit, p->seg_spatial, ovf);
+  Transfer t;
 
-  add (&pc->reads, x_mc, ovf);
-  add (&pu->reads, x_unit_parent, ovf);
-  if (yc != NULL)
+  t.fills = mul (x, p->all, ovf);
+  t.reads = mul (x, p->all / p->seg_multicast, ovf);
+  t.unit_fills = mul (x, p->temporal, ovf);
+  t.unit_reads = mul (t.unit_fills, p->seg_spatial, ovf);
+  if (v->output && h->skip)
     {
-      add (&yc->fills, x_all, ovf);
-      add (&yu->fills, x_unit, ovf);
+      t.first = mul (x, p->first, ovf);
+      t.unit_first = mul (x, p->first_temporal, ovf);
+      t.first_parent = t.first / p->seg_multicast;
+      t.unit_first_parent = mul (t.unit_first, p->seg_spatial, ovf);
     }
-  if (!v->output)
-    return;
-  if (yc != NULL)
-    {
-      add (&yc->drains, x_all, ovf);
-      add (&yu->drains, x_unit, ovf);
-    }
-  add (&pc->updates, x_mc, ovf);
-  add (&pu->updates, x_unit_parent, ovf);
-  if (h->skip)
-    {
-      /* The first fill of each output value carries no data: skipped at the
-       * holder, and at the parent if the parent skips too. */
-      guint64 first = mul (x, p->first, ovf);
-      guint64 first_unit = mul (x, p->first_temporal, ovf);
-      if (yc != NULL)
-        {
-          yc->fills -= first;
-          yu->fills -= first_unit;
-        }
-      if (m->buffets[parent].level_skip)
-        {
-          pc->reads -= first / p->seg_multicast;
-          pu->reads -= mul (first_unit, p->seg_spatial, ovf);
-        }
-    }
+  else
+    t.first = t.unit_first = t.first_parent = t.unit_first_parent = 0;
+  add_transfer (m, v, h, parent, &t, out, ovf);
 }
 
 /* Inlined into its two callers so that the overflow checks compile out of
@@ -1590,6 +1758,180 @@ walk_view (const FfmPmappingModel *m, const View *v, const guint64 *vals,
             break;
           }
         }
+    }
+}
+
+/* ---- Remainder tiles ----
+ *
+ * With tiles that do not divide, a count is no longer a product of loop
+ * counts, but it still factors per rank variable, each factor a walk of
+ * that variable's loops (ffm-tile-chain-private.h) in modes set by where
+ * each loop sits for the holder (CAT_*): a sum over the loops that
+ * multiply the count, the first block of a fixed spatial instance or of a
+ * loop projected away. The tensor's tile enters through the variables that
+ * index it: per rank, the sum over blocks of its extent
+ * 1 + sum(coef x (tile - 1)) is linear in each variable's block count and
+ * extent sum (no variable appears in two ranks, prepare_imperfect()).
+ *
+ *   count              rank variables       others (count of blocks)
+ *                      indexing the tensor
+ *   fills              SUM A B C D          SUM A B C D
+ *   unit fills         SUM B                SUM B
+ *   reads              SUM A B C D          SUM A B C
+ *   unit reads         SUM B C              SUM B C
+ *   first fills        SUM A B C D          SUM A C D
+ *   unit first fills   SUM B                (none)
+ *   first, parent      SUM A B C D          SUM A C
+ *   unit first, parent SUM B C              SUM C
+ *
+ * (A: spatial above the parent; B: temporal; C, D: spatial between parent
+ * and holder, D multicast; the other loops FIX, and loops below the holder
+ * SKIP for the variables that index the tensor.) The unit counts are those
+ * of instance 0, which every count's walk shows is the busiest: a block is
+ * never smaller than a later one of the same loop. With tiles that divide,
+ * every row is the perfect closed form. */
+
+/* Masks of the walks: for the variables indexing the tensor, then for the
+ * others. */
+static const guint8 rel_masks[3] = { CAT_ALL, CAT_B, CAT_B | CAT_C };
+static const guint8 irr_masks[7] = {
+  CAT_ALL, CAT_B, CAT_A | CAT_B | CAT_C, CAT_B | CAT_C,
+  CAT_A | CAT_C | CAT_D, CAT_A | CAT_C, CAT_C,
+};
+
+static void
+walk_var (const FfmPmappingModel *m, guint var, const guint64 *tiles,
+          const guint8 *cats, gboolean indexes, guint8 mask, guint64 *count,
+          guint64 *extent, gboolean *ovf)
+{
+  guint64 chain[FFM_COST_MAX_LOOPS];
+  guint8 modes[FFM_COST_MAX_LOOPS];
+  guint n = m->var_n_loops[var];
+
+  for (guint i = 0; i < n; i++)
+    {
+      guint j = m->var_loops[var][i];
+      chain[i] = tiles[j];
+      if (cats[j] == CAT_NONE)
+        modes[i] = indexes ? FFM_CHAIN_SKIP : FFM_CHAIN_FIX;
+      else
+        modes[i] = (cats[j] & mask) ? FFM_CHAIN_SUM : FFM_CHAIN_FIX;
+    }
+  ffm_chain_walk (m->bounds[var], chain, modes, n, count, extent, ovf);
+}
+
+static void
+count_imperfect (const FfmPmappingModel *m, const View *v, const Holder *h,
+                 guint holder, int parent, const guint64 *tiles,
+                 FfmPmappingCost *out, gboolean *ovf)
+{
+  const guint8 *cats = m->holder_cats + (gsize) holder * m->n_loops;
+  guint64 cnt[FFM_MAX_EINSUM_RANK_VARS][3], ext[FFM_MAX_EINSUM_RANK_VARS][3];
+  guint64 rel[3] = { 1, 1, 1 }, irr[7] = { 1, 1, 1, 1, 1, 1, 1 };
+  guint n_irr = v->output && h->skip ? 7 : 4;
+  Transfer t;
+
+  for (guint var = 0; var < m->n_vars; var++)
+    {
+      if (v->uses & (1u << var))
+        for (guint k = 0; k < 3; k++)
+          walk_var (m, var, tiles, cats, TRUE, rel_masks[k], &cnt[var][k],
+                    &ext[var][k], ovf);
+      else
+        for (guint k = 0; k < n_irr; k++)
+          {
+            guint64 c, e;
+            walk_var (m, var, tiles, cats, FALSE, irr_masks[k], &c, &e, ovf);
+            irr[k] = mul (irr[k], c, ovf);
+          }
+    }
+  /* The tile: per rank, the sum over blocks of its extent. */
+  for (guint r = h->tile.first_rank; r < (guint) h->tile.first_rank + h->tile.n_ranks; r++)
+    {
+      guint t0 = m->rank_first_term[r], t1 = t0 + m->rank_n_terms[r];
+      for (guint k = 0; k < 3; k++)
+        {
+          guint64 sum = 1;
+          for (guint a = t0; a < t1; a++)
+            sum = mul (sum, cnt[m->term_var[a]][k], ovf);
+          for (guint a = t0; a < t1; a++)
+            {
+              guint var = m->term_var[a];
+              guint64 term = mul (m->term_coef[a], ext[var][k] - cnt[var][k], ovf);
+              for (guint b = t0; b < t1; b++)
+                if (b != a)
+                  term = mul (term, cnt[m->term_var[b]][k], ovf);
+              add (&sum, term, ovf);
+            }
+          rel[k] = mul (rel[k], sum, ovf);
+        }
+    }
+  t.fills = mul (rel[0], irr[0], ovf);
+  t.unit_fills = mul (rel[1], irr[1], ovf);
+  t.reads = mul (rel[0], irr[2], ovf);
+  t.unit_reads = mul (rel[2], irr[3], ovf);
+  if (v->output && h->skip)
+    {
+      t.first = mul (rel[0], irr[4], ovf);
+      t.unit_first = rel[1];
+      t.first_parent = mul (rel[0], irr[5], ovf);
+      t.unit_first_parent = mul (rel[2], irr[6], ovf);
+    }
+  else
+    t.first = t.unit_first = t.first_parent = t.unit_first_parent = 0;
+  add_transfer (m, v, h, parent, &t, out, ovf);
+}
+
+static void
+walk_view_imperfect (const FfmPmappingModel *m, const View *v,
+                     const guint64 *vals, const guint64 *tiles,
+                     FfmPmappingCost *out, gboolean *ovf)
+{
+  int parent = -1;
+
+  for (guint s = v->first_step; s < v->first_step + v->n_steps; s++)
+    {
+      const Step *step = &m->steps[s];
+      if (step->kind == STEP_RESERVATION)
+        {
+          /* a reservation holds the largest tile, that of the first blocks */
+          const Buffet *b = &m->buffets[step->index];
+          out->buffet_occupancy[step->index] =
+            (double) tile_of (m, b->reservation, vals) * b->info.bits_per_value;
+        }
+      else if (step->kind == STEP_HOLDER)
+        {
+          const Holder *h = &m->holders[step->index];
+          if (parent >= 0)
+            count_imperfect (m, v, h, step->index, parent, tiles, out, ovf);
+          parent = h->buffet;
+        }
+    }
+}
+
+/* Operations (every loop summed) and steps (temporal loops summed, the
+ * busiest compute instance) with remainder tiles. */
+static void
+count_compute_imperfect (const FfmPmappingModel *m, const guint64 *tiles,
+                         guint64 *ops, guint64 *steps, gboolean *ovf)
+{
+  *ops = *steps = 1;
+  for (guint var = 0; var < m->n_vars; var++)
+    {
+      guint64 chain[FFM_COST_MAX_LOOPS], c, e;
+      guint8 all[FFM_COST_MAX_LOOPS], temporal[FFM_COST_MAX_LOOPS];
+      guint n = m->var_n_loops[var];
+      for (guint i = 0; i < n; i++)
+        {
+          guint j = m->var_loops[var][i];
+          chain[i] = tiles[j];
+          all[i] = FFM_CHAIN_SUM;
+          temporal[i] = m->loops[j].spatial ? FFM_CHAIN_FIX : FFM_CHAIN_SUM;
+        }
+      ffm_chain_walk (m->bounds[var], chain, all, n, &c, &e, ovf);
+      *ops = mul (*ops, c, ovf);
+      ffm_chain_walk (m->bounds[var], chain, temporal, n, &c, &e, ovf);
+      *steps = mul (*steps, c, ovf);
     }
 }
 
@@ -1754,7 +2096,7 @@ ffm_pmapping_model_evaluate (const FfmPmappingModel *m, const guint64 *tiles,
   guint64 vals[FFM_COST_MAX_LOOPS + FFM_MAX_EINSUM_RANK_VARS];
   guint64 n[FFM_COST_MAX_LOOPS];
   guint64 ops = 1, steps = 1;
-  gboolean ovf = FALSE;
+  gboolean ovf = FALSE, imperfect = FALSE;
 
   reset_cost (m, out);
   if (tiles == NULL)
@@ -1766,24 +2108,36 @@ ffm_pmapping_model_evaluate (const FfmPmappingModel *m, const guint64 *tiles,
   for (guint j = 0; j < m->n_loops; j++)
     {
       guint64 t = tiles[j], enclosing = vals[m->enclosing_src[j]];
-      if (G_UNLIKELY (t == 0 || enclosing % t != 0))
+      if (G_UNLIKELY (t == 0 || t > enclosing
+                      || (enclosing % t != 0 && !m->imperfect_ok)))
         {
           out->status = FFM_COST_BAD_TILES;
           out->bad_level = j;
           return;
         }
+      imperfect |= enclosing % t != 0;
       vals[j] = t;
-      n[j] = enclosing / t;
+      /* with a remainder, the iterations of the first (largest) block:
+       * the instances a spatial loop uses */
+      n[j] = ffm_chain_iterations (enclosing, t);
       ops = mul (ops, n[j], &ovf);
       if (m->loops[j].spatial)
         out->fanout_used[m->loops[j].fanout_dim] *= n[j];
       else
         steps = mul (steps, n[j], &ovf);
     }
+  if (G_UNLIKELY (imperfect))
+    {
+      ovf = FALSE;
+      count_compute_imperfect (m, tiles, &ops, &steps, &ovf);
+    }
   out->operations = m->is_copy ? 0 : ops;
   out->steps = m->is_copy ? 0 : steps;
 
-  if (m->no_overflow)
+  if (G_UNLIKELY (imperfect))
+    for (guint i = 0; i < m->n_views; i++)
+      walk_view_imperfect (m, &m->views[i], vals, tiles, out, &ovf);
+  else if (m->no_overflow)
     for (guint i = 0; i < m->n_views; i++)
       walk_view (m, &m->views[i], vals, n, out, NULL);
   else

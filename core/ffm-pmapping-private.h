@@ -52,7 +52,17 @@ typedef struct {
   GArray *tiles;            /* of guint64, n_loops per row */
   guint n_rows;
   guint pruned_rows;        /* n_rows at the last Pareto pass */
+  guint objectives;         /* FfmPmappingObjectives: how rows are pruned */
 } FfmTemplateGroup;
+
+/* Pareto-prunes rows whose first columns are the objectives of
+ * @objectives (energy before latency), lexicographically for the pair when
+ * ENERGY_FIRST or LATENCY_FIRST is set (ffm_pareto_prune()'s contract). */
+guint ffm_pmapping_prune_rows (double *values,
+                               guint n_rows,
+                               guint n_columns,
+                               guint objectives,
+                               guint *kept);
 
 /* What enumerating one template produced. */
 typedef struct {
@@ -74,6 +84,16 @@ FfmTemplateResult *ffm_template_result_new (guint n_levels);
 void ffm_template_result_free (FfmTemplateResult *r);
 /* Pareto-prunes every group of @r. */
 void ffm_template_result_prune (FfmTemplateResult *r);
+
+/* Appends to @out (of guint64, @n_loops per chain) every chain of tiles of
+ * one rank variable of bound @bound over its @n_loops loops (outermost
+ * first) that the mapspace with remainder tiles allows, where
+ * @may_remainder[i] says whether loop i's kind may have one
+ * (ffm-pmapping-imperfect.c). */
+void ffm_pmapping_remainder_chains (guint64 bound,
+                                    const gboolean *may_remainder,
+                                    guint n_loops,
+                                    GArray *out);
 
 /* Scratch memory of the tile search, for one thread at a time. */
 typedef struct _FfmTileWorkspace FfmTileWorkspace;
@@ -155,18 +175,34 @@ typedef struct {
 typedef struct {
   GArray *classes;          /* of FfmTermClass */
   GArray *terms;            /* of FfmTerm */
+  gboolean leak;            /* some component leaks: energy grows with latency */
 } FfmTerms;
 
 /* The monomials of @model's objective quantities, or NULL when the
  * template is not eligible (copy, affine indices, zero bandwidth).
  * Occupancy classes are by min(nla, @n_fused): the fused loops are the
- * first @n_fused loops. */
+ * first @n_fused loops. With @remainders (tiles may leave remainders) the
+ * compute unit's latency gets a class too. A monomial's factors are exact
+ * for remainder tiles (ffm_terms_var_factor()). */
 FfmTerms *ffm_terms_build (const FfmWorkload *workload,
                            const FfmArch *arch,
                            const FfmPmappingModel *model,
                            guint objectives,
-                           guint n_fused);
+                           guint n_fused,
+                           gboolean remainders);
 void ffm_terms_free (FfmTerms *terms);
+/* A term's factor for one rank variable of bound @bound: its @n loops
+ * (path indices @loops, outermost first) with tiles @chain, those in the
+ * term's @mask summed, the others fixed at their first block, down to loop
+ * @pos; the sum of the blocks' extents when @pos >= 0 (the tile times the
+ * iterations with tiles that divide), their number when @pos < 0. Exact
+ * with remainder tiles (ffm-tile-chain-private.h). */
+double ffm_terms_var_factor (guint64 bound,
+                             const guint64 *chain,
+                             const guint *loops,
+                             guint n,
+                             guint64 mask,
+                             int pos);
 /* Every class's value at complete @tiles; @bounds the rank variables'. */
 void ffm_terms_evaluate (const FfmTerms *terms,
                          const FfmPmappingModel *model,

@@ -37,6 +37,7 @@
  *     (mapper/FFM/_make_pmappings), reservations and the closed form of
  *     the counts. */
 #include "ffm-pmapping-private.h"
+#include "ffm-cost-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -84,6 +85,8 @@ typedef struct {
   GPtrArray *out;
   GHashTable *keys;         /* dedup keys of this Einsum's templates */
   guint n_complete;         /* complete storage choices seen */
+  gboolean remainders;      /* the mapspace has remainder tiles (options'
+                               imperfect, and the model counts them) */
 } Builder;
 
 /* ---- Relevancy ---- */
@@ -169,11 +172,29 @@ compute_relevancy (Builder *b)
  *     every fused loop either way, its lifetime depth; a reservation
  *     sinking from the node above can only go deeper.
  * (e) A gap that the fused-loop limit allows no loop in is empty.
- */
+ *
+ * With remainder tiles (ffm-pmapping-imperfect.c: the first loop of more
+ * than one iteration of a variable may leave a remainder, the loops below
+ * it divide) the moves of (a), (c) and (d) still give equal or smaller
+ * counts: merging two adjacent loops of one variable, the inner one
+ * dividing the outer one or the outer one of one iteration, leaves the
+ * same blocks below; but only where the loops they move keep their order
+ * among the variable's loops. With a remainder, spatial then temporal and
+ * temporal then spatial are different mappings (7 points over 4 instances
+ * in tiles of 2, then 2 steps each; or in 2 steps of 4, then 4 instances:
+ * 2 steps either way but other blocks below), and the mapspace with
+ * remainders has both in a fanout's gap: its temporal loops, its spatial
+ * loops, then a temporal loop over each variable of a spatial loop
+ * (place_spatial_loops()). Rule (c) then moves a loop from the gap below a
+ * node to that last place, in the same order; but rule (d) would move a
+ * temporal loop of the fanout's gap from before the spatial loops to below
+ * the next node, after them: it leaves the variables of the gap's spatial
+ * loops alone there (@spatial_here). */
 
 static guint64
 loop_set_after (const Builder *b, const Item *items, const guint *group_start,
-                guint n_groups, guint g, guint64 seen, gboolean fused_region)
+                guint n_groups, guint g, guint64 seen, gboolean fused_region,
+                guint64 spatial_here)
 {
   guint64 r = b->vars, partial_here = 0;
 
@@ -190,8 +211,55 @@ loop_set_after (const Builder *b, const Item *items, const guint *group_start,
     }
   if (!fused_region && g + 1 < n_groups)
     for (guint i = group_start[g + 1]; i < group_start[g + 2]; i++)
-      r &= ~(b->irrelevant[items[i].access] & ~partial_here); /* (d) */
+      r &= ~(b->irrelevant[items[i].access] & ~partial_here
+             & ~spatial_here);                                /* (d) */
   return r;
+}
+
+/* With remainder tiles, the rank variables spatial loops will iterate in
+ * the gap after group @g (as place_spatial_loops() places them: after the
+ * last storage node above their fanout); 0 without remainder tiles. An
+ * architecture expression that fails here fails again, with its error,
+ * when the spatial loops are placed. */
+static guint64
+spatial_vars_after (const Builder *b, const Item *nodes, guint n_nodes,
+                    const guint *group_start, guint g)
+{
+  guint64 vars = 0;
+
+  if (!b->remainders)
+    return 0;
+  for (guint p = 0; p < b->n_path; p++)
+    {
+      guint level = b->path[p];
+      const FfmLevel *l = ffm_arch_get_level (b->a, level);
+      int last = -1;
+      guint64 stored = 0;
+
+      if (l->kind != FFM_LEVEL_FANOUT)
+        continue;
+      for (guint i = 0; i < n_nodes; i++)
+        if (nodes[i].level < level)
+          last = i;
+      if (last < (int) group_start[g] || last >= (int) group_start[g + 1])
+        continue;
+      for (int i = 0; i <= last; i++)
+        stored |= BIT (nodes[i].access);
+      for (guint d = 0; d < l->u.fanout.n_dims; d++)
+        {
+          guint64 allowed, r;
+          if (l->u.fanout.dims[d].count <= 1
+              || !ffm_arch_fanout_spatial_vars (b->a, level, d, b->w, b->einsum,
+                                                &allowed, NULL))
+            continue;
+          r = b->vars & allowed;
+          for (guint a = 0; a < b->e->n_accesses; a++)
+            if ((b->fusable_or_inter & BIT (a)) && !(stored & BIT (a)))
+              r &= b->direct[a];
+          vars |= r;
+        }
+    }
+  return vars;
 }
 
 /* Appends the temporal loops of each gap. @nodes are the ordered storage
@@ -227,7 +295,8 @@ place_temporal_loops (const Builder *b, const Item *nodes, guint n_nodes,
         }
       fused_region = fused_region && (b->shared & ~seen) != 0;
       r = loop_set_after (b, nodes, group_start, n_groups, g, seen,
-                          fused_region);
+                          fused_region,
+                          spatial_vars_after (b, nodes, n_nodes, group_start, g));
       for (guint v = 0; v < b->e->n_rank_vars; v++)
         if (r & BIT (v))
           out[n++] = (Item) { .kind = ITEM_TEMPORAL, .var = v };
@@ -261,7 +330,7 @@ place_spatial_loops (const Builder *b, Item *items, guint *n_items,
       guint level = b->path[p];
       const FfmLevel *l = ffm_arch_get_level (b->a, level);
       guint pos = 0;
-      guint64 stored = 0;
+      guint64 stored = 0, spatial = 0;
 
       if (l->kind != FFM_LEVEL_FANOUT)
         continue;
@@ -293,6 +362,33 @@ place_spatial_loops (const Builder *b, Item *items, guint *n_items,
                          sizeof (Item) * (*n_items - pos));
                 items[pos] = (Item) { .kind = ITEM_SPATIAL, .var = v,
                                       .level = level, .dim = d };
+                (*n_items)++;
+                pos++;
+                spatial |= BIT (v);
+              }
+        }
+      /* With remainder tiles, a temporal loop after the spatial loops over
+       * each of their variables (allowed by rules (b) and (e)): a fanout
+       * spread first, then each instance's steps over its block, which
+       * the loops above the spatial ones cannot give (see the rules). With
+       * one iteration it changes nothing: no count, and no reservation,
+       * since the reservation of a node above the fanout stops above the
+       * spatial loops. */
+      if (b->remainders)
+        {
+          guint64 after = spatial;
+          for (guint a = 0; a < b->e->n_accesses; a++)
+            if (!(stored & BIT (a)))
+              after &= b->direct[a];
+          if (b->opt->max_fused_loops == 0 && (b->shared & ~stored))
+            after = 0;
+          for (guint v = 0; v < b->e->n_rank_vars; v++)
+            if (after & BIT (v))
+              {
+                g_assert (*n_items < MAX_ITEMS);
+                memmove (&items[pos + 1], &items[pos],
+                         sizeof (Item) * (*n_items - pos));
+                items[pos] = (Item) { .kind = ITEM_TEMPORAL, .var = v };
                 (*n_items)++;
                 pos++;
               }
@@ -642,6 +738,11 @@ ffm_pmapping_templates_build (const FfmWorkload *workload, const FfmArch *arch,
       b.e = e;
       b.einsum = einsum;
       b.opt = options;
+      {
+        const char *why;
+        b.remainders = options->imperfect != FFM_IMPERFECT_NONE
+          && ffm_cost_einsum_counts_remainders (workload, e, &why);
+      }
       b.compute = level;
       b.out = out;
       b.keys = keys;

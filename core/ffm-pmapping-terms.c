@@ -39,6 +39,7 @@
  * (FFM_PMAPPING_CHECK_TERMS=1). */
 #include "ffm-pmapping-private.h"
 #include "ffm-cost-private.h"
+#include "ffm-tile-chain-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -226,7 +227,8 @@ add_transfer (Builder *b, guint access, gboolean output, int hb, guint hnode,
 
 FfmTerms *
 ffm_terms_build (const FfmWorkload *w, const FfmArch *a,
-                 const FfmPmappingModel *m, guint objectives, guint n_fused)
+                 const FfmPmappingModel *m, guint objectives, guint n_fused,
+                 gboolean remainders)
 {
   Builder b = { 0 };
   FfmTerms *t;
@@ -236,7 +238,7 @@ ffm_terms_build (const FfmWorkload *w, const FfmArch *a,
   double leak = 0;
   const FfmLevel *compute;
   int pos[FFM_MAX_EINSUM_RANK_VARS];
-  guint64 all = 0;
+  guint64 all = 0, temporal = 0;
 
   b.w = w;
   b.a = a;
@@ -275,6 +277,7 @@ ffm_terms_build (const FfmWorkload *w, const FfmArch *a,
   t = g_new0 (FfmTerms, 1);
   t->classes = g_array_new (FALSE, FALSE, sizeof (FfmTermClass));
   t->terms = g_array_new (FALSE, FALSE, sizeof (FfmTerm));
+  t->leak = leak > 0;
   b.terms = t;
   b.need_latency = (objectives & FFM_PMAPPING_LATENCY) || leak > 0;
   b.class_energy = (objectives & FFM_PMAPPING_ENERGY)
@@ -324,20 +327,31 @@ ffm_terms_build (const FfmWorkload *w, const FfmArch *a,
   /* Compute: operations and steps. */
   compute = ffm_arch_get_level (a, ffm_pmapping_model_get_compute_level (m));
   for (guint j = 0; j < b.n_loops; j++)
-    all |= BIT (j);
+    {
+      all |= BIT (j);
+      if (!b.loops[j].spatial)
+        temporal |= BIT (j);
+    }
   for (guint v = 0; v < b.e->n_rank_vars; v++)
     pos[v] = -2;
   add_term (&b, b.class_energy, compute->u.compute.energy, all, pos);
-  /* No term for the compute unit's latency: its steps are the operations
-   * divided by the product of all spatial iteration counts, i.e. by the
-   * fanout usages, which the tile search only compares between partial
-   * vectors that end with equal usages: it is the same for every vector
-   * compared. */
+  /* No term for the compute unit's latency with tiles that divide: its
+   * steps are the operations divided by the product of all spatial
+   * iteration counts, i.e. by the fanout usages, which the tile search
+   * only compares between partial vectors that end with equal usages: it
+   * is the same for every vector compared. With remainder tiles the
+   * busiest instance's steps are not that quotient (7 points over 4
+   * instances in tiles of 2: 2 steps, not 7 / 4), so they get their term:
+   * the temporal loops summed, the spatial ones at instance 0. */
   if (b.need_latency && compute->u.compute.throughput <= 0)
     {
       ffm_terms_free (t);
       return NULL;
     }
+  if (b.need_latency && remainders)
+    add_term (&b, add_class (t, FFM_TERM_LATENCY,
+                             ffm_pmapping_model_get_compute_level (m), 0),
+              1 / compute->u.compute.throughput, temporal, pos);
 
   /* Occupancy of every buffet of a memory of finite size, by lifetime:
    * reservations below every fused loop all have the deepest lifetime
@@ -366,19 +380,36 @@ ffm_terms_free (FfmTerms *t)
   g_free (t);
 }
 
+double
+ffm_terms_var_factor (guint64 bound, const guint64 *chain, const guint *loops,
+                      guint n, guint64 mask, int pos)
+{
+  guint8 modes[FFM_COST_MAX_LOOPS];
+  guint64 count, extent;
+  gboolean ovf = FALSE;
+
+  for (guint i = 0; i < n; i++)
+    modes[i] = pos >= 0 && (int) loops[i] > pos ? FFM_CHAIN_SKIP
+      : (mask & BIT (loops[i])) ? FFM_CHAIN_SUM : FFM_CHAIN_FIX;
+  ffm_chain_walk (bound, chain, modes, n, &count, &extent, &ovf);
+  return pos >= 0 ? (double) extent : (double) count;
+}
+
 /* Value of every class at complete tiles @tiles (for checks). */
 void
 ffm_terms_evaluate (const FfmTerms *t, const FfmPmappingModel *m,
                     const guint64 *bounds, const guint64 *tiles, double *out)
 {
   guint n_loops = ffm_pmapping_model_get_n_loops (m);
-  guint64 counts[FFM_COST_MAX_LOOPS];
+  guint var_loops[FFM_MAX_EINSUM_RANK_VARS][FFM_COST_MAX_LOOPS];
+  guint64 chains[FFM_MAX_EINSUM_RANK_VARS][FFM_COST_MAX_LOOPS];
+  guint var_n[FFM_MAX_EINSUM_RANK_VARS] = { 0 };
 
   for (guint j = 0; j < n_loops; j++)
     {
-      const FfmLoopInfo *l = ffm_pmapping_model_get_loop (m, j);
-      counts[j] = (l->enclosing >= 0 ? tiles[l->enclosing] : bounds[l->rank_var])
-        / tiles[j];
+      guint v = ffm_pmapping_model_get_loop (m, j)->rank_var;
+      chains[v][var_n[v]] = tiles[j];
+      var_loops[v][var_n[v]++] = j;
     }
   for (guint c = 0; c < t->classes->len; c++)
     out[c] = 0;
@@ -386,12 +417,10 @@ ffm_terms_evaluate (const FfmTerms *t, const FfmPmappingModel *m,
     {
       const FfmTerm *term = &g_array_index (t->terms, FfmTerm, i);
       double v = term->coef;
-      for (guint j = 0; j < n_loops; j++)
-        if (term->mask & BIT (j))
-          v *= (double) counts[j];
       for (guint r = 0; r < FFM_MAX_EINSUM_RANK_VARS; r++)
-        if (term->pos[r] >= 0)
-          v *= (double) tiles[term->pos[r]];
+        if (var_n[r] > 0)
+          v *= ffm_terms_var_factor (bounds[r], chains[r], var_loops[r], var_n[r],
+                                     term->mask, term->pos[r]);
       out[term->cls] += v;
     }
 }

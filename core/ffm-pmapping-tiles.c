@@ -31,6 +31,7 @@
  * [1] the reference implementation (accelforge): min_usage and its
  *     tile-shape enumeration with partial-mapping pruning. */
 #include "ffm-pmapping-private.h"
+#include "ffm-tile-chain-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -93,6 +94,8 @@ typedef struct {
   double capacity[MAX_BUFFETS];
 
   guint n_fused;
+  gboolean remainders;              /* tiles may leave remainders (options'
+                                       imperfect, and the model counts them) */
   gboolean relaxed;                 /* try best: keep the highest usage */
   gboolean probing;                 /* relaxed, first pass: find the highest
                                        usage of a valid vector, keep no row */
@@ -110,6 +113,9 @@ typedef struct {
   guint n_desc[MAX_VARS];             /* per depth k: descriptors of order[k] */
   double *phi[MAX_VARS];              /* per depth: [n_chains x n_desc] factors */
   guint n_diff;                       /* diff entries: fused loops + dims */
+  guint8 *unit_lex[MAX_VARS + 1];     /* per depth: each unit's LEX_* kind
+                                         for energy first (its ties broken by
+                                         latency, no leak); NULL otherwise */
   guint var_exp[MAX_BUFFETS][MAX_VARS];  /* ranks of a buffet's tensor a var indexes */
   int buffet_memory[MAX_BUFFETS];     /* index into memories, -1 infinite */
 
@@ -136,7 +142,7 @@ chain_ok (Enum *en, guint v, const guint64 *tiles)
   for (guint i = 0; i < en->var_n_loops[v]; i++)
     {
       guint j = en->var_loops[v][i];
-      guint64 n = enclosing / tiles[i];
+      guint64 n = ffm_chain_iterations (enclosing, tiles[i]);
       if (n > 1 && j < en->n_fused)
         fused++;
       if (en->loops[j].spatial)
@@ -206,6 +212,31 @@ make_chains (Enum *en, guint v, guint i, guint64 outer, guint64 *tiles)
   }
 }
 
+/* The chains of @v with remainder tiles (ffm-pmapping-imperfect.c), those
+ * chain_ok() accepts. */
+static void
+make_remainder_chains (Enum *en, guint v)
+{
+  g_autoptr(GArray) all = g_array_new (FALSE, FALSE, sizeof (guint64));
+  gboolean may[MAX_LOOPS];
+  guint k = en->var_n_loops[v];
+
+  for (guint i = 0; i < k; i++)
+    may[i] = (en->opt->imperfect & (en->loops[en->var_loops[v][i]].spatial
+                                    ? FFM_IMPERFECT_SPATIAL
+                                    : FFM_IMPERFECT_TEMPORAL)) != 0;
+  ffm_pmapping_remainder_chains (en->bounds[v], may, k, all);
+  for (guint c = 0; c < all->len / k; c++)
+    {
+      const guint64 *tiles = &g_array_index (all, guint64, (gsize) c * k);
+      if (chain_ok (en, v, tiles))
+        {
+          g_array_append_vals (en->chains[v], tiles, k);
+          en->n_chains[v]++;
+        }
+    }
+}
+
 /* What the search checks of one chain. */
 static void
 chain_signature (const Enum *en, guint v, const guint64 *tiles, Bucket *sig)
@@ -218,7 +249,7 @@ chain_signature (const Enum *en, guint v, const guint64 *tiles, Bucket *sig)
   for (guint i = 0; i < en->var_n_loops[v]; i++)
     {
       guint j = en->var_loops[v][i];
-      guint64 n = enclosing / tiles[i];
+      guint64 n = ffm_chain_iterations (enclosing, tiles[i]);
       if (n > 1 && j < en->n_fused)
         sig->fused++;
       if (en->loops[j].spatial)
@@ -329,6 +360,8 @@ setup (Enum *en, const FfmWorkload *w, const FfmArch *a)
   if (!ffm_describe_info_init (&en->info, w, a, m, en->opt->objectives))
     return FALSE;
   en->n_fused = en->info.n_fused;
+  en->remainders = en->opt->imperfect != FFM_IMPERFECT_NONE
+    && ffm_pmapping_model_counts_remainders (m);
 
   en->n_dims = ffm_pmapping_model_get_n_fanout_dims (m);
   g_return_val_if_fail (en->n_dims <= MAX_DIMS, FALSE);
@@ -387,7 +420,10 @@ setup (Enum *en, const FfmWorkload *w, const FfmArch *a)
           en->n_chains[v] = 1;
           continue;
         }
-      make_chains (en, v, 0, en->bounds[v], scratch);
+      if (en->remainders)
+        make_remainder_chains (en, v);
+      else
+        make_chains (en, v, 0, en->bounds[v], scratch);
     }
   for (guint v = 0; v < en->n_vars; v++)
     make_buckets (en, v);
@@ -599,6 +635,7 @@ find_group (Enum *en, guint n_columns)
   g = g_new0 (FfmTemplateGroup, 1);
   g->compat = en->compat;
   g->n_columns = n_columns;
+  g->objectives = en->opt->objectives;
   g->columns = g_array_new (FALSE, FALSE, sizeof (FfmPmappingColumn));
   g_array_append_vals (g->columns, en->columns, n_columns);
   g->values = g_array_new (FALSE, FALSE, sizeof (double));
@@ -788,6 +825,13 @@ search (Enum *en, guint depth)
 /* Relative margin that covers the rounding of the unit sums. */
 #define DOMINANCE_MARGIN 1e-12
 
+/* What a unit is made of, for energy-first dominance (unit_dominates()). */
+enum {
+  LEX_OTHER = 0,            /* occupancy: never worse */
+  LEX_ENERGY,               /* never worse; below breaks the tie */
+  LEX_LATENCY,              /* never worse unless energy is below */
+};
+
 typedef struct {
   int cls;
   guint desc[MAX_VARS];     /* descriptor per depth's variable */
@@ -878,6 +922,11 @@ setup_units (Enum *en)
   g_autofree guint *unit = g_new0 (guint, MAX (n_terms, 1));
   g_autofree guint *next_unit = g_new0 (guint, MAX (n_terms, 1));
   GArray *descs[MAX_VARS];
+  /* Energy first, without leak (which makes energy depend on latency):
+   * lexicographic dominance (unit_dominates()); otherwise plain dominance,
+   * which keeps any tie-break too. */
+  gboolean lex_energy = (en->opt->objectives & FFM_PMAPPING_ENERGY_FIRST)
+    && !t->leak;
 
   /* Descriptors per variable, then the order, then factors per depth. */
   for (guint v = 0; v < n; v++)
@@ -924,18 +973,10 @@ setup_units (Enum *en)
             {
               guint64 mask = g_array_index (descs[v], guint64, 2 * d);
               int pos = (int) (gint64) g_array_index (descs[v], guint64, 2 * d + 1);
-              double f = 1;
-              guint64 enclosing = en->bounds[v];
-              for (guint i = 0; i < nl; i++)
-                {
-                  guint j = en->var_loops[v][i];
-                  if (mask & (G_GUINT64_CONSTANT (1) << j))
-                    f *= (double) (enclosing / chain[i]);
-                  if ((int) j == pos)
-                    f *= (double) chain[i];
-                  enclosing = chain[i];
-                }
-              en->phi[k][(gsize) c * en->n_desc[k] + d] = f;
+              /* exact with remainder tiles too */
+              en->phi[k][(gsize) c * en->n_desc[k] + d] =
+                nl > 0 ? ffm_terms_var_factor (en->bounds[v], chain, en->var_loops[v],
+                                               nl, mask, pos) : 1;
             }
         }
     }
@@ -972,6 +1013,18 @@ setup_units (Enum *en)
         }
       en->n_units[k] = g_hash_table_size (index);
       g_hash_table_destroy (index);
+      if (lex_energy)
+        {
+          en->unit_lex[k] = g_new0 (guint8, MAX (en->n_units[k], 1));
+          for (guint i = 0; i < n_terms; i++)
+            {
+              const FfmTerm *term = &g_array_index (t->terms, FfmTerm, i);
+              FfmTermClassKind kind = g_array_index (t->classes, FfmTermClass,
+                                                     term->cls).kind;
+              en->unit_lex[k][next_unit[i]] = kind == FFM_TERM_ENERGY ? LEX_ENERGY
+                : kind == FFM_TERM_LATENCY ? LEX_LATENCY : LEX_OTHER;
+            }
+        }
       if (k == 0)
         {
           en->unit_init = g_new0 (double, 2 * (gsize) MAX (en->n_units[0], 1));
@@ -1069,23 +1122,35 @@ restore_row (Enum *en, const Table *t, guint r, guint k)
 
 /* A <= B in every unit, by the rounding margin where the two differ; @a
  * and @b interleave each unit's value and magnitude. Equal values pass; a
- * larger one fails at once (the margin only ever asks more of A). */
+ * larger one fails at once (the margin only ever asks more of A).
+ *
+ * With @lex (energy first, ties broken by latency): A <= B in every energy
+ * and occupancy unit, and A below B (by the margin) in some energy unit
+ * or A <= B in every latency unit. Below in an energy unit, every
+ * completion of A has less energy than the same completion of B (each
+ * unit's completion factor is positive; without leak energy is a sum of
+ * units), so B is never the cheapest and its latency never matters;
+ * otherwise A's energy is never above B's and its latency, every port's,
+ * never either. */
 static inline gboolean
-unit_dominates (const double *a, const double *b, guint n_units)
+unit_dominates (const double *a, const double *b, guint n_units,
+                const guint8 *lex)
 {
+  gboolean below = FALSE, latency_ok = TRUE;
+
   for (guint u = 0; u < n_units; u++)
     {
       double av = a[2 * u], bv = b[2 * u];
-      if (av >= bv)
-        {
-          if (av > bv)
-            return FALSE;
-          continue;
-        }
-      if (av > bv - DOMINANCE_MARGIN * (a[2 * u + 1] + b[2 * u + 1]))
+      gboolean worse = av > bv
+        || (av < bv && av > bv - DOMINANCE_MARGIN * (a[2 * u + 1] + b[2 * u + 1]));
+      if (lex != NULL && lex[u] == LEX_LATENCY)
+        latency_ok &= !worse;
+      else if (worse)
         return FALSE;
+      else if (lex != NULL && lex[u] == LEX_ENERGY && av < bv)
+        below = TRUE;
     }
-  return TRUE;
+  return below || latency_ok;
 }
 
 /* Sort key of a table row: its diff (hashed), then its units
@@ -1265,7 +1330,8 @@ ffm_tile_workspace_free (FfmTileWorkspace *ws)
 /* Drops the rows from @first on of @t that another row from @first on with
  * the same diff dominates; survivors keep their order. */
 static void
-table_prune (Enum *en, Table *t, guint first, guint n_units, PruneScratch *s)
+table_prune (Enum *en, Table *t, guint first, guint n_units,
+             const guint8 *lex, PruneScratch *s)
 {
   guint n_rows = t->n_rows - first, n = 0, n_kept = 0, start = 0, nd = en->n_diff;
   guint64 *diffs = (guint64 *) t->diff->data + (gsize) first * nd;
@@ -1281,25 +1347,30 @@ table_prune (Enum *en, Table *t, guint first, guint n_units, PruneScratch *s)
    * (rounding is monotone), so a row's dominators come before it; weights
    * scale every unit to at most 1, so that no magnitude decides alone. The
    * key needs no look-up of the rows while sorting, and a row whose key is
-   * larger is no candidate dominator. */
+   * larger is no candidate dominator. With @lex, a dominator may have the
+   * larger latency units: the key leaves them out. */
   {
     double weight[MAX_VARS * 64];
-    guint nw = MIN (n_units, G_N_ELEMENTS (weight));
+    guint nw = MIN (n_units, G_N_ELEMENTS (weight)), k0 = 0;
+    while (lex != NULL && k0 + 1 < n_units && lex[k0] == LEX_LATENCY)
+      k0++;
     for (guint u = 0; u < nw; u++)
       weight[u] = 0;
     for (guint i = 0; i < n_rows; i++)
       for (guint u = 0; u < nw; u++)
         weight[u] = MAX (weight[u], fabs (vals[(gsize) i * n_units + u]));
     for (guint u = 0; u < nw; u++)
-      weight[u] = weight[u] > 0 ? 1 / weight[u] : 0;
+      weight[u] = weight[u] > 0 && (lex == NULL || lex[u] != LEX_LATENCY)
+        ? 1 / weight[u] : 0;
     for (guint i = 0; i < n_rows; i++)
       {
         const double *v = vals + (gsize) i * n_units;
         double rest = 0;
-        for (guint u = 1; u < nw; u++)
-          rest += v[u] * weight[u];
+        for (guint u = 0; u < nw; u++)
+          if (u != k0)
+            rest += v[u] * weight[u];
         s->keys[i].hash = hash_diff (diffs + (gsize) i * nd, nd);
-        s->keys[i].first = n_units > 0 ? v[0] : 0;
+        s->keys[i].first = n_units > 0 ? v[k0] : 0;
         s->keys[i].rest = rest;
         s->keys[i].index = i;
         s->alive[i] = FALSE;
@@ -1334,7 +1405,8 @@ table_prune (Enum *en, Table *t, guint first, guint n_units, PruneScratch *s)
             continue;
           /* Equal hashes; the diffs are compared only when the units say
            * dominated (a collision merely interleaves two diffs). */
-          dominated = unit_dominates (s->vals + (gsize) q * 2 * n_units, ub, n_units)
+          dominated = unit_dominates (s->vals + (gsize) q * 2 * n_units, ub,
+                                      n_units, lex)
             && diff_equal (diffs + (gsize) qr * nd, diffs + (gsize) r * nd, nd);
         }
       if (!dominated)
@@ -1400,7 +1472,7 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
             const FfmLoopInfo *l = &en->loops[j];
             guint64 enclosing = l->enclosing >= 0 ? en->tiles[l->enclosing]
               : en->bounds[l->rank_var];
-            if (enclosing / en->tiles[j] > 1)
+            if (ffm_chain_iterations (enclosing, en->tiles[j]) > 1)
               en->fused[k]++;
           }
       /* Occupancy lower bounds without variable v's factor: a product of
@@ -1510,7 +1582,7 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
         }
       /* The children of one row first compete among themselves: a
        * subset's dominated rows are dominated in the whole table too. */
-      table_prune (en, out, kids, nu2, &ws->scratch);
+      table_prune (en, out, kids, nu2, en->unit_lex[k + 1], &ws->scratch);
     }
 }
 
@@ -1545,7 +1617,8 @@ search_pruned (Enum *en, FfmTileWorkspace *ws)
       {
         guint before = table->n_rows;
         gint64 t0 = g_get_monotonic_time ();
-        table_prune (en, table, 0, en->n_units[k + 1], &ws->scratch);
+        table_prune (en, table, 0, en->n_units[k + 1], en->unit_lex[k + 1],
+                     &ws->scratch);
         g_debug ("template %u depth %u (%s, %u chains, %u units): %u rows, "
                  "%u after pruning (%.3f s)", en->t->id, k,
                  en->e->rank_var_names[en->order[k]], en->n_chains[en->order[k]],
@@ -1586,7 +1659,7 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
         en->used[0][d] = 1;
       if (!FFM_PMAPPING_NO_PARTIAL_PRUNING (options))
         en->terms = ffm_terms_build (workload, arch, en->m, options->objectives,
-                                     en->n_fused);
+                                     en->n_fused, en->remainders);
       en->check_terms = g_getenv ("FFM_PMAPPING_CHECK_TERMS") != NULL;
       if (en->terms != NULL && !setup_units (en))
         g_clear_pointer (&en->terms, ffm_terms_free);
@@ -1629,6 +1702,8 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
       g_free (en->unit_desc[v]);
       g_free (en->phi[v]);
     }
+  for (guint k = 0; k <= MAX_VARS; k++)
+    g_free (en->unit_lex[k]);
   g_free (en->unit_init);
   ffm_terms_free (en->terms);
   ffm_tile_workspace_free (own);

@@ -28,6 +28,7 @@
  *
  * [1] the reference implementation (accelforge). */
 #include "ffm-pmapping-private.h"
+#include "ffm-tile-chain-private.h"
 #include "ffm-pmapping-diagnostics.h"
 #include "ffm-limits.h"
 #include "ffm-tsan.h"
@@ -89,22 +90,6 @@ ffm_pmapping_options_set_diagnostics (FfmPmappingOptions *options,
   g_return_if_fail (options != NULL);
   FFM_PMAPPING_NO_PARTIAL_PRUNING (options) = !prune_partial;
   FFM_PMAPPING_TRACK_ALL_MEMORIES (options) = track_all_memories;
-}
-
-guint
-ffm_pmapping_objectives_for (FfmObjective objective)
-{
-  switch (objective)
-    {
-    case FFM_OBJECTIVE_ENERGY:
-      return FFM_PMAPPING_ENERGY;
-    case FFM_OBJECTIVE_LATENCY:
-      return FFM_PMAPPING_LATENCY;
-    case FFM_OBJECTIVE_EDP:
-    case FFM_OBJECTIVE_PARETO:
-    default:
-      return FFM_PMAPPING_ENERGY | FFM_PMAPPING_LATENCY;
-    }
 }
 
 int
@@ -235,7 +220,7 @@ ffm_describe_row (const FfmDescribeInfo *info, const FfmPmappingModel *model,
       const FfmLoopInfo *l = ffm_pmapping_model_get_loop (model, j);
       guint64 enclosing = l->enclosing >= 0 ? tiles[l->enclosing]
         : e->rank_var_bounds[l->rank_var];
-      guint64 count = enclosing / tiles[j];
+      guint64 count = ffm_chain_iterations (enclosing, tiles[j]);
       gboolean fused_nt = j < info->n_fused && count > 1;
 
       nt_prefix[j + 1] = nt_prefix[j] + (fused_nt ? 1 : 0);
@@ -393,14 +378,49 @@ ffm_template_result_free (FfmTemplateResult *r)
   g_free (r);
 }
 
+guint
+ffm_pmapping_objectives_for (FfmObjective objective)
+{
+  guint both = FFM_PMAPPING_ENERGY | FFM_PMAPPING_LATENCY;
+
+  switch (objective)
+    {
+    case FFM_OBJECTIVE_ENERGY:
+      return both | FFM_PMAPPING_ENERGY_FIRST;
+    case FFM_OBJECTIVE_LATENCY:
+      return both | FFM_PMAPPING_LATENCY_FIRST;
+    case FFM_OBJECTIVE_EDP:
+    case FFM_OBJECTIVE_PARETO:
+    default:
+      return both;
+    }
+}
+
+guint
+ffm_pmapping_prune_rows (double *values, guint n_rows, guint n_columns,
+                         guint objectives, guint *kept)
+{
+  guint both = FFM_PMAPPING_ENERGY | FFM_PMAPPING_LATENCY;
+
+  /* the objectives are the first columns, energy before latency */
+  if ((objectives & both) == both && n_columns >= 2
+      && (objectives & (FFM_PMAPPING_ENERGY_FIRST | FFM_PMAPPING_LATENCY_FIRST)))
+    {
+      guint first = (objectives & FFM_PMAPPING_ENERGY_FIRST) ? 0 : 1;
+      return ffm_pareto_prune_lexicographic (values, n_rows, n_columns, first,
+                                             1 - first, kept);
+    }
+  return ffm_pareto_prune (values, n_rows, n_columns, kept);
+}
+
 void ffm_template_group_prune (FfmTemplateGroup *g, guint n_loops);
 
 void
 ffm_template_group_prune (FfmTemplateGroup *g, guint n_loops)
 {
   guint *kept = g_new (guint, MAX (g->n_rows, 1));
-  guint n = ffm_pareto_prune ((double *) g->values->data, g->n_rows,
-                              g->n_columns, kept);
+  guint n = ffm_pmapping_prune_rows ((double *) g->values->data, g->n_rows,
+                                     g->n_columns, g->objectives, kept);
   guint64 *tiles = (guint64 *) g->tiles->data;
 
   for (guint i = 0; i < n; i++)
@@ -447,6 +467,7 @@ struct _FfmEinsumPmappings {
   GPtrArray *groups;        /* of Group* */
   FfmPmappingStats stats;
   double *capacity;         /* [n_levels] bits */
+  guint objectives;         /* the options' FfmPmappingObjectives */
 };
 
 struct _FfmPmappingSet {
@@ -486,12 +507,13 @@ group_sync (Group *g)
 }
 
 static void
-group_prune (Group *g)
+group_prune (Group *g, guint objectives)
 {
   guint n_rows = g->refs->len, n_columns = g->columns->len;
   guint *kept = g_new (guint, MAX (n_rows, 1));
   FfmPmappingRef *refs = (FfmPmappingRef *) g->refs->data;
-  guint n = ffm_pareto_prune ((double *) g->values->data, n_rows, n_columns, kept);
+  guint n = ffm_pmapping_prune_rows ((double *) g->values->data, n_rows,
+                                     n_columns, objectives, kept);
 
   for (guint i = 0; i < n; i++)
     refs[i] = refs[kept[i]];
@@ -559,7 +581,7 @@ merge_einsum (FfmEinsumPmappings *pm)
         }
     }
   for (guint i = 0; i < pm->groups->len; i++)
-    group_prune (g_ptr_array_index (pm->groups, i));
+    group_prune (g_ptr_array_index (pm->groups, i), pm->objectives);
   /* The rows now live in the groups; only the rejection records of the
    * results are read later (for the no-pmapping error). */
   for (guint t = 0; t < pm->results->len; t++)
@@ -783,7 +805,7 @@ drop_untracked (FfmPmappingSet *set, FfmEinsumPmappings *pm)
       g->columns = columns;
       g->values = values;
       if (n_new != n_old)
-        group_prune (g);
+        group_prune (g, set->options.objectives);
       else
         group_sync (g);
     }
@@ -944,6 +966,7 @@ ffm_pmappings_generate (FfmWorkload *workload, FfmArch *arch,
       pm->tile_pool = g_array_new (FALSE, FALSE, sizeof (guint64));
       pm->groups = g_ptr_array_new ();
       pm->capacity = g_new0 (double, MAX (n_levels, 1));
+      pm->objectives = set->options.objectives;
       g_ptr_array_add (set->einsums, pm);
       set->by_einsum[e] = pm;
       for (guint l = 0; l < n_levels; l++)

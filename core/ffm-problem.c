@@ -128,6 +128,32 @@ ffm_objective_from_string (const char *text, FfmObjective *out, GError **error)
   return FALSE;
 }
 
+static const char *const imperfect_names[] = { "none", "spatial", "temporal", "all" };
+
+const char *
+ffm_imperfect_to_string (guint imperfect)
+{
+  return imperfect_names[imperfect & FFM_IMPERFECT_ALL];
+}
+
+gboolean
+ffm_imperfect_from_string (const char *text, guint *out, GError **error)
+{
+  g_return_val_if_fail (text != NULL, FALSE);
+  g_return_val_if_fail (out != NULL, FALSE);
+
+  for (guint i = 0; i < G_N_ELEMENTS (imperfect_names); i++)
+    if (g_ascii_strcasecmp (text, imperfect_names[i]) == 0)
+      {
+        *out = i;
+        return TRUE;
+      }
+  g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
+               "unknown remainder-tile setting '%s' (expected none, spatial, "
+               "temporal or all)", text);
+  return FALSE;
+}
+
 /* ---- Search contexts ---- */
 
 /* The defaults of a search, as `ffm map` uses them when no option says

@@ -12,11 +12,22 @@
  *    spatial loops, each placed just above the first holder of t whose
  *    level its fanout replicates (the fanout is above that level in the
  *    architecture). Loops between two holders keep their path order.
- *    A loop iterates (enclosing tile / tile) times, the enclosing tile being
- *    the tile of the previous loop over the same rank variable on the path
- *    (or the bound); iteration i covers [lo + i*tile, lo + (i+1)*tile).
+ *    A loop's iteration i covers [lo + i*tile, lo + (i+1)*tile) cut to the
+ *    block of the enclosing loop, the previous loop over the same rank
+ *    variable on the path (or [0, bound)): a tile that does not divide its
+ *    enclosing block leaves a last, smaller iteration (a remainder tile),
+ *    and blocks that are remainders have fewer iterations. The path
+ *    defines which combinations of iteration indices exist; the view only
+ *    orders them. Each loop runs over the indices of the largest block
+ *    (ceil(enclosing tile / tile)), and a combination of the indices of the
+ *    loops entered so far is run when some existing combination of all
+ *    loops extends it (loops not entered taken at index 0, whose blocks
+ *    are the largest): a holder receives one tile per distinct existing
+ *    combination of the loops above it in its view.
  *    A spatial iteration runs on its own instance: the instance of a holder
- *    is the list of iteration indices of the spatial loops above it.
+ *    is the list of iteration indices of the spatial loops above it; a
+ *    fanout dimension uses the product of its loops' largest iteration
+ *    counts.
  *
  * 2. Tiles. When execution reaches a holder, the holder (that instance of
  *    it) receives the tile of t for the current ranges: for each rank of t,
@@ -73,6 +84,8 @@ typedef struct {
   guint64 may_reuse;        /* tensors the fanout dimension may reuse */
   guint64 indexes;          /* accesses whose indices use the loop's variable */
   guint order;              /* position on the path */
+  guint loop;               /* index among the path's loops */
+  int enclosing;            /* path loop enclosing it (same variable), -1 = bound */
   /* holder */
   int level;                /* arch level; the compute level for the compute unit */
   gboolean is_compute;
@@ -99,6 +112,10 @@ typedef struct {
   guint64 lo[FFM_MAX_EINSUM_RANK_VARS];
   guint64 cur[FFM_MAX_EINSUM_RANK_VARS];
   guint64 index[SIM_MAX_VIEW];
+  gboolean entered[SIM_MAX_VIEW];   /* per path loop: its index is set */
+  guint64 loop_index[SIM_MAX_VIEW]; /* per path loop */
+  gboolean reordered;       /* a view entered a loop before one enclosing
+                               it over a variable of the tensor */
   guint64 extent[FFM_MAX_TENSOR_RANKS];  /* global extents of the tensor */
   GHashTable *touched;      /* "holder|instance|element" */
   GHashTable *read_groups;  /* group key -> initial count + 1 */
@@ -218,15 +235,23 @@ read_path (Sim *s, const FfmMappingNode *const *nodes, guint n_nodes,
         }
       g_array_append_val (s->loops, x);
     }
-  /* iteration counts, from the path order */
+  /* enclosing loops and largest iteration counts, from the path order */
   for (guint j = 0; j < s->loops->len; j++)
     {
       SimNode *x = &g_array_index (s->loops, SimNode, j);
       guint64 enclosing = s->e->rank_var_bounds[x->var];
+      x->loop = j;
+      x->enclosing = -1;
       for (guint i = 0; i < j; i++)
         if (g_array_index (s->loops, SimNode, i).var == x->var)
-          enclosing = g_array_index (s->loops, SimNode, i).tile;
-      x->n = enclosing / x->tile;
+          {
+            enclosing = g_array_index (s->loops, SimNode, i).tile;
+            x->enclosing = i;
+          }
+      if (x->tile == 0 || x->tile > enclosing)
+        return sim_fail (error, "tile %" G_GUINT64_FORMAT " out of range",
+                         x->tile);
+      x->n = (enclosing + x->tile - 1) / x->tile;
     }
   return TRUE;
 }
@@ -519,28 +544,78 @@ arrive (Sim *s, guint pos)
     }
 }
 
+static gboolean
+var_indexes (const Sim *s, guint var)
+{
+  const FfmTensorAccess *acc = &s->e->accesses[s->access];
+  const FfmTensor *t = ffm_workload_get_tensor (s->w, acc->tensor);
+
+  for (guint r = 0; r < t->n_ranks; r++)
+    for (guint k = 0; k < acc->projections[r].n_terms; k++)
+      if (acc->projections[r].terms[k].var == var)
+        return TRUE;
+  return FALSE;
+}
+
+/* Walks the path loops over @var in path order with the indices entered
+ * (those not entered at 0 where an entered loop lies below them, else the
+ * walk stops there), setting s->lo[var] and s->cur[var] to the current
+ * block. FALSE when an entered index lies beyond its block: no existing
+ * combination extends the indices entered. */
+static gboolean
+place_var (Sim *s, guint var)
+{
+  guint64 lo = 0, cur = s->e->rank_var_bounds[var];
+  int last_entered = -1;
+
+  for (guint j = 0; j < s->loops->len; j++)
+    {
+      const SimNode *x = &g_array_index (s->loops, SimNode, j);
+      if (x->var == var && s->entered[j])
+        last_entered = j;
+    }
+  for (int j = 0; j <= last_entered; j++)
+    {
+      const SimNode *x = &g_array_index (s->loops, SimNode, j);
+      guint64 i;
+      if (x->var != var)
+        continue;
+      i = s->entered[j] ? s->loop_index[j] : 0;
+      if (i * x->tile >= cur)
+        return FALSE;
+      lo += i * x->tile;
+      cur = MIN (x->tile, cur - i * x->tile);
+    }
+  s->lo[var] = lo;
+  s->cur[var] = cur;
+  return TRUE;
+}
+
 static void
 run_from (Sim *s, guint pos)
 {
   const SimNode *x = &s->view[pos];
-  guint64 saved_lo, saved_cur;
 
   if (!x->is_loop)
     {
       arrive (s, pos);
       return;
     }
-  saved_lo = s->lo[x->var];
-  saved_cur = s->cur[x->var];
+  /* A loop over a variable of the tensor entered while the loop enclosing
+   * it is not: the view moved a spatial loop across it (the model refuses
+   * such mappings). */
+  if (x->enclosing >= 0 && !s->entered[x->enclosing] && var_indexes (s, x->var))
+    s->reordered = TRUE;
+  s->entered[x->loop] = TRUE;
   for (guint64 i = 0; i < x->n; i++)
     {
       s->index[pos] = i;
-      s->lo[x->var] = saved_lo + i * x->tile;
-      s->cur[x->var] = x->tile;
-      run_from (s, pos + 1);
+      s->loop_index[x->loop] = i;
+      if (place_var (s, x->var))
+        run_from (s, pos + 1);
     }
-  s->lo[x->var] = saved_lo;
-  s->cur[x->var] = saved_cur;
+  s->entered[x->loop] = FALSE;
+  place_var (s, x->var);
 }
 
 static void
@@ -564,6 +639,7 @@ simulate_tensor (Sim *s, guint access)
       s->lo[v] = 0;
       s->cur[v] = s->e->rank_var_bounds[v];
     }
+  memset (s->entered, 0, sizeof s->entered);
   build_view (s, access);
   for (guint i = 0; i < s->n_view; i++)
     if (!s->view[i].is_loop && !s->view[i].is_compute)
@@ -654,9 +730,12 @@ sim_run (const FfmWorkload *workload, const FfmArch *arch,
           used = &result->fanout_used[x->fanout * FFM_MAX_FANOUT_DIMS + x->dim];
           *used = (*used == 0 ? 1 : *used) * x->n;
         }
-      if (s.asymmetric)
+      if (s.asymmetric || s.reordered)
         {
-          ok = sim_fail (error, "a multicast group disagrees about initial values");
+          ok = sim_fail (error, s.asymmetric
+                         ? "a multicast group disagrees about initial values"
+                         : "a view enters a loop over a variable of the tensor "
+                         "before the loop that encloses it");
           sim_result_free (g_steal_pointer (&result));
         }
       g_hash_table_unref (s.touched);

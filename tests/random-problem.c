@@ -19,13 +19,18 @@ pickd (GRand *r, const double *values, guint n)
 /* Sizes shrink as Einsums and levels are added, so that exhaustive
  * search stays within its limits for most problems. */
 static char *
-random_workload_text (GRand *r, int kind, int n_einsums, guint extra_levels)
+random_workload_text (GRand *r, int kind, int n_einsums, guint extra_levels,
+                      guint imperfect)
 {
+  /* with remainder tiles, sizes with a remainder over 2 (or 3) */
   static const int sizes2[] = { 1, 2, 2, 3, 4 }, sizes3[] = { 1, 2, 2, 3 },
-    sizes4[] = { 1, 2, 2 };
+    sizes4[] = { 1, 2, 2 }, odd2[] = { 1, 2, 3, 3, 5 }, odd3[] = { 1, 2, 3, 3 },
+    odd4[] = { 1, 2, 3 };
   GString *s = g_string_new ("{\"ffm_workload\": 1, \"name\": \"random\", ");
   int size_class = MIN (3, n_einsums + (int) extra_levels - 1);
-  const int *small = size_class <= 1 ? sizes2 : size_class == 2 ? sizes3 : sizes4;
+  const int *small = imperfect
+    ? (size_class <= 1 ? odd2 : size_class == 2 ? odd3 : odd4)
+    : (size_class <= 1 ? sizes2 : size_class == 2 ? sizes3 : sizes4);
   guint n_small = size_class <= 1 ? G_N_ELEMENTS (sizes2)
     : size_class == 2 ? G_N_ELEMENTS (sizes3) : G_N_ELEMENTS (sizes4);
   int m = pick (r, small, n_small);
@@ -126,11 +131,12 @@ random_fanout (GRand *r, FfmArch *a, const char *name)
     dim->min_usage = 0.5;
 }
 
-/* MainMemory (unbounded), then some of: a GlobalBuffer, a fanout, a
- * LocalBuffer, a fanout (at most @max_extra levels besides the GlobalBuffer);
- * then the MAC. Capacities tight or loose. */
+/* MainMemory (unbounded), then some of: a GlobalBuffer, a fanout (always
+ * with @fanout, if @max_extra allows), a LocalBuffer, a fanout (at most
+ * @max_extra levels besides the GlobalBuffer); then the MAC. Capacities
+ * tight or loose. */
 static FfmArch *
-random_arch (GRand *r, guint max_extra, guint *extra)
+random_arch (GRand *r, guint max_extra, gboolean fanout, guint *extra)
 {
   static const double sizes[] = { 24, 48, 96, 160, 256, 512, 4096 };
   FfmArch *a = ffm_arch_new ("random");
@@ -149,7 +155,7 @@ random_arch (GRand *r, guint max_extra, guint *extra)
   }
   if (glb)
     random_memory (r, a, "GlobalBuffer", pickd (r, sizes, G_N_ELEMENTS (sizes)));
-  if (*extra < max_extra && g_rand_double (r) < 0.45)
+  if (*extra < max_extra && (fanout || g_rand_double (r) < 0.45))
     {
       random_fanout (r, a, "PE");
       (*extra)++;
@@ -173,10 +179,18 @@ random_arch (GRand *r, guint max_extra, guint *extra)
   return a;
 }
 
-
 void
 random_problem_make (guint64 seed, FfmWorkload **workload, FfmArch **arch,
                      int *max_fused_loops)
+{
+  random_problem_make_imperfect (seed, FFM_IMPERFECT_NONE, workload, arch,
+                                 max_fused_loops);
+}
+
+void
+random_problem_make_imperfect (guint64 seed, guint imperfect,
+                               FfmWorkload **workload, FfmArch **arch,
+                               int *max_fused_loops)
 {
   g_autoptr (GRand) r = g_rand_new_with_seed ((guint32) seed);
   int kind = g_rand_int_range (r, 0, 9);
@@ -185,8 +199,12 @@ random_problem_make (guint64 seed, FfmWorkload **workload, FfmArch **arch,
   g_autoptr (GError) error = NULL;
   g_autofree char *text = NULL;
 
-  *arch = random_arch (r, (guint) MAX (0, 4 - n_einsums), &extra);
-  text = random_workload_text (r, kind, n_einsums, extra);
+  /* with remainder tiles mostly a fanout: where they fill it (no draw
+   * without them: the same problems as before for the same seeds) */
+  *arch = random_arch (r, (guint) MAX (0, 4 - n_einsums),
+                       imperfect != FFM_IMPERFECT_NONE && g_rand_double (r) < 0.8,
+                       &extra);
+  text = random_workload_text (r, kind, n_einsums, extra, imperfect);
   *workload = ffm_workload_load_from_data (text, "random", NULL, &error);
   g_assert_no_error (error);
   *max_fused_loops = seed % 3 == 0 ? 2 : 1;

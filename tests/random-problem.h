@@ -16,3 +16,10 @@
  * the fused-loop limit to search it with. */
 void random_problem_make (guint64 seed, FfmWorkload **workload, FfmArch **arch,
                           int *max_fused_loops);
+
+/* The same with remainder tiles (FfmImperfect @imperfect): sizes with
+ * few divisors, and mostly a fanout. FFM_IMPERFECT_NONE gives
+ * random_problem_make()'s problem. */
+void random_problem_make_imperfect (guint64 seed, guint imperfect,
+                                    FfmWorkload **workload, FfmArch **arch,
+                                    int *max_fused_loops);

@@ -48,7 +48,7 @@ test_pmapping_options (void)
       g_test_skip ("pins are for x86_64");
       return;
     }
-  PIN_SIZE (FfmPmappingOptions, 72);
+  PIN_SIZE (FfmPmappingOptions, 80);
   PIN_OFFSET (FfmPmappingOptions, struct_size, 0);
   PIN_OFFSET (FfmPmappingOptions, objectives, 8);
   PIN_OFFSET (FfmPmappingOptions, max_fused_loops, 12);
@@ -66,6 +66,7 @@ test_pmapping_options (void)
   PIN_OFFSET (FfmPmappingProgress, templates_done, 8);
   PIN_OFFSET (FfmPmappingProgress, einsum, 16);
   PIN_OFFSET (FfmPmappingProgress, einsum_name, 24);
+  PIN_OFFSET (FfmPmappingOptions, imperfect, 72);
   PIN_SIZE (FfmPmappingStats, 64);
   PIN_OFFSET (FfmPmappingStats, n_evaluated, 8);
   PIN_OFFSET (FfmPmappingStats, seconds, 48);
@@ -89,6 +90,14 @@ test_enums (void)
   g_assert_cmpint (FFM_OBJECTIVE_ENERGY, ==, 1);
   g_assert_cmpint (FFM_OBJECTIVE_LATENCY, ==, 2);
   g_assert_cmpint (FFM_OBJECTIVE_PARETO, ==, 3);
+  g_assert_cmpint (FFM_IMPERFECT_NONE, ==, 0);
+  g_assert_cmpint (FFM_IMPERFECT_SPATIAL, ==, 1);
+  g_assert_cmpint (FFM_IMPERFECT_TEMPORAL, ==, 2);
+  g_assert_cmpint (FFM_IMPERFECT_ALL, ==, 3);
+  g_assert_cmpint (FFM_PMAPPING_ENERGY, ==, 1);
+  g_assert_cmpint (FFM_PMAPPING_LATENCY, ==, 2);
+  g_assert_cmpint (FFM_PMAPPING_ENERGY_FIRST, ==, 4);
+  g_assert_cmpint (FFM_PMAPPING_LATENCY_FIRST, ==, 8);
 }
 
 static void
@@ -177,7 +186,8 @@ test_search_context (void)
   PIN_OFFSET (FfmSearchContext, cancel, 80);
   PIN_OFFSET (FfmSearchContext, max_modelled_seconds, 88);
   PIN_OFFSET (FfmSearchContext, mapspace, 96);
-  PIN_SIZE (FfmSearchContext, 104);
+  PIN_OFFSET (FfmSearchContext, imperfect, 104);
+  PIN_SIZE (FfmSearchContext, 112);
 
   PIN_OFFSET (FfmTracePoint, evaluations, 0);
   PIN_OFFSET (FfmTracePoint, seconds, 8);

@@ -37,6 +37,15 @@ load_workload (const char *file, const char *const *params)
 }
 
 static FfmWorkload *
+load_workload_text (const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  FfmWorkload *w = ffm_workload_load_from_data (text, "test-workload", NULL, &error);
+  g_assert_no_error (error);
+  return w;
+}
+
+static FfmWorkload *
 load_matmuls (int n_einsums, int m, int kn)
 {
   g_autofree char *a = g_strdup_printf ("n_einsums=%d", n_einsums);
@@ -962,8 +971,9 @@ test_retile (void)
   g_autoptr(FfmPmappingModel) model = compile_path (w, a, m);
   g_autoptr(FfmPmappingCost) cost = ffm_pmapping_cost_new (model);
   guint64 tiles[3] = { 1, 1, 1 };
-  guint64 bad[3] = { 3, 1, 1 };
+  guint64 bad[3] = { 65, 1, 1 };
   guint64 zero[3] = { 0, 1, 1 };
+  guint64 remainder[3] = { 3, 1, 1 };
 
   g_test_summary ("A compiled model evaluates other tiles without recompiling");
   ffm_pmapping_model_evaluate (model, tiles, cost);
@@ -972,12 +982,85 @@ test_retile (void)
   ffm_pmapping_model_evaluate (model, bad, cost);
   g_assert_cmpint (cost->status, ==, FFM_COST_BAD_TILES);
   g_assert_cmpint (cost->bad_level, ==, 0);
+  /* 64 rows in tiles of 3: 21 of 3 and a last one of 1 (22 blocks) */
+  ffm_pmapping_model_evaluate (model, remainder, cost);
+  g_assert_cmpint (cost->status, ==, FFM_COST_VALID);
+  g_assert_cmpuint (cost->operations, ==, 22 * 32 * 32);
   ffm_pmapping_model_evaluate (model, zero, cost);
   g_assert_cmpint (cost->status, ==, FFM_COST_BAD_TILES);
   tiles[0] = 2;                 /* m in two iterations of 2... of 32 rows */
   ffm_pmapping_model_evaluate (model, tiles, cost);
   g_assert_cmpint (cost->status, ==, FFM_COST_VALID);
   g_assert_cmpuint (cost->operations, ==, 32768);
+}
+
+/* ---- Remainder tiles ----
+ * docs/cost-model.md "Remainder tiles", by hand: matmuls(1, m 7, kn 3) on
+ * simple, m tiled 3 above the GLB (blocks 3, 3, 1), n0 tiled 2 below it
+ * (blocks 2, 1). T0[m,n0] reaches the GLB once per m block: 7 x 3 = 21
+ * values (MainMemory reads 21); W0, which m does not index, once per m
+ * iteration: 3 x 9 = 27. The MAC does 7 x 3 x 3 = 63 operations and reads
+ * T1 63 times less its 7 x 3 = 21 initial zeros; the GLB's T1 tile is
+ * only ever initial zeros (fills 0) and drains 21. Energy: MainMemory 8 x
+ * (21 + 27 + 21) = 552 J, GLB 8 x (21 + 63 + 27 + 63 + 0 + 21 + 42 + 63)
+ * = 2,400 J, MAC 63 J: 3,015 J in 63 s. Reservations hold the largest
+ * tile: T0 in the GLB 3 x 3 values. */
+static void
+test_remainder_tiles (void)
+{
+  g_autoptr(FfmArch) a = load_arch ("../arch-models/json/architectures/simple.json");
+  g_autoptr(FfmWorkload) w = load_matmuls (1, 7, 3);
+  g_autoptr(FfmMapping) m = load_mapping ("remainder-matmul-simple.json");
+  g_autoptr(FfmCostReport) r = evaluate (w, a, m);
+  const FfmPmappingModel *model = ffm_cost_report_get_model (r, 0);
+  const FfmPmappingCost *cost = ffm_cost_report_get_cost (r, 0);
+  int mm_t0 = find_buffet (model, a, w, "MainMemory", "T0");
+  int glb_t0 = find_buffet (model, a, w, "GlobalBuffer", "T0");
+  int glb_w0 = find_buffet (model, a, w, "GlobalBuffer", "W0");
+  int glb_t1 = find_buffet (model, a, w, "GlobalBuffer", "T1");
+  g_autofree char *table = ffm_cost_report_to_table (r);
+  g_autofree char *json = ffm_cost_report_to_json (r);
+
+  g_test_summary ("Remainder tiles are counted exactly (hand-derived counts) "
+                  "and reported; a wrong written remainder and an Einsum the "
+                  "model cannot count remainders for are errors");
+  g_assert_true (ffm_pmapping_model_counts_remainders (model));
+  g_assert_cmpfloat (ffm_cost_report_get_energy (r), ==, 3015);
+  g_assert_cmpfloat (ffm_cost_report_get_latency (r), ==, 63);
+  g_assert_cmpuint (cost->operations, ==, 63);
+  g_assert_cmpuint (cost->counts[mm_t0].reads, ==, 21);
+  g_assert_cmpuint (cost->counts[glb_t0].fills, ==, 21);
+  g_assert_cmpuint (cost->counts[glb_w0].fills, ==, 27);
+  g_assert_cmpuint (cost->counts[glb_t1].reads, ==, 42);
+  g_assert_cmpuint (cost->counts[glb_t1].fills, ==, 0);
+  g_assert_cmpuint (cost->counts[glb_t1].drains, ==, 21);
+  g_assert_cmpfloat (cost->buffet_occupancy[glb_t0], ==, 3 * 3 * 8);
+  g_assert_nonnull (strstr (table, "remainder tile"));
+  g_assert_nonnull (strstr (table, "for n0     2           2          1"));
+  g_assert_nonnull (strstr (json, "\"remainder\": 1"));
+
+  check_bad ("bad-remainder.json", w, a, ":5: $.nodes[1]",
+             "remainder 2 of the loop over m does not match its tiles: 7 mod "
+             "3 is 1");
+  {
+    /* D[m] = A[M:m, N:m]: m appears twice in A's indices */
+    g_autoptr(FfmWorkload) diag = load_workload_text (
+      "{\"ffm_workload\": 1, \"name\": \"diag\", \"ranks\": {\"M\": 5, \"N\": 5},"
+      " \"bits_per_value\": {\"all\": 8}, \"einsums\": [\"D[m] = A[M:m,N:m]\"]}");
+    g_autoptr(FfmMapping) dm = load_mapping_text (
+      "{\"ffm_mapping\": 1, \"nodes\": ["
+      " {\"storage\": [\"A\", \"D\"], \"level\": \"MainMemory\"},"
+      " {\"temporal\": \"m\", \"tile\": 2}, {\"temporal\": \"m\", \"tile\": 1},"
+      " {\"compute\": \"D\", \"level\": \"MAC\"}]}");
+    g_autoptr(GError) error = NULL;
+    g_autoptr(FfmCostReport) dr = ffm_cost_evaluate_mapping (diag, a, dm, &error);
+    g_assert_null (dr);
+    g_assert_error (error, FFM_MAPPING_ERROR, FFM_MAPPING_ERROR_INVALID);
+    g_assert_nonnull (strstr (error->message, "tile 2 of the loop over m does "
+                              "not divide its enclosing tile 5, and Einsum D "
+                              "cannot have remainder tiles: a rank variable "
+                              "appears twice in the indices of one tensor"));
+  }
 }
 
 /* ---- Reports as text and JSON ---- */
@@ -1057,6 +1140,24 @@ test_eval_command (void)
     g_assert_cmpint (g_rmdir (dir), ==, 0);
   }
   {
+    /* remainder tiles: the table lists them, the JSON has each loop's */
+    g_autofree char *remainder = g_test_build_filename (G_TEST_DIST, "data", "cost",
+                                                        "remainder-matmul-simple.json",
+                                                        NULL);
+    const char *argv[] = { exe, "eval", "--arch", arch, "--workload", workload,
+                           "--param", "n_einsums=1", "--param", "m=7",
+                           "--param", "kn=3", "--mapping", remainder,
+                           "--json", "-", NULL };
+    g_autofree char *out3 = NULL, *err3 = NULL;
+    g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL,
+                                 NULL, &out3, &err3, &status, &error));
+    g_assert_no_error (error);
+    g_assert_true (g_spawn_check_wait_status (status, NULL));
+    g_assert_nonnull (strstr (out3, "\"energy_j\": 3015"));
+    g_assert_nonnull (strstr (out3, "\"rank_var\": \"n0\",\n"));
+    g_assert_nonnull (strstr (out3, "\"remainder\": 1"));
+  }
+  {
     const char *argv[] = { exe, "eval", "--arch", arch, "--workload", workload,
                            "--mapping", bad, NULL };
     g_autofree char *out2 = NULL, *err2 = NULL;
@@ -1087,6 +1188,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cost/bad-mappings", test_bad_mappings);
   g_test_add_func ("/cost/reservations", test_reservations);
   g_test_add_func ("/cost/retile", test_retile);
+  g_test_add_func ("/cost/remainder-tiles", test_remainder_tiles);
   g_test_add_func ("/cost/report-output", test_report_output);
   g_test_add_func ("/cost/eval-command", test_eval_command);
   return g_test_run ();

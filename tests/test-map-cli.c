@@ -250,6 +250,83 @@ test_reuse (void)
                                                     "einsums_reused"), ==, 0);
 }
 
+/* The (energy, latency) of `ffm map --objective @objective` on the 64 x 64
+ * x 64 matmul on 16 PEs (tests/data/arch/valid/pe16.json); for pareto,
+ * the front's points. */
+static JsonObject *
+map_pe16 (JsonParser *parser, const char *objective, const char *strategy,
+          double *energy, double *latency)
+{
+  g_auto (FfmTestRun) run = { 0 };
+  g_autofree char *arch = g_test_build_filename (G_TEST_DIST, "data", "arch",
+                                                 "valid", "pe16.json", NULL);
+  JsonObject *o;
+
+  FFM_TEST_RUN (&run, "map", "--arch", arch, "--workload", "matmuls",
+           "--param", "n_einsums=1", "--param", "m=64", "--param", "kn=64",
+           "--objective", objective, "--strategy", strategy, "--json", "-");
+  g_assert_cmpint (run.status, ==, 0);
+  o = parse_object (parser, run.out);
+  *energy = json_object_get_double_member (o, "energy_j");
+  *latency = json_object_get_double_member (o, "latency_s");
+  return o;
+}
+
+/* Energy breaks the ties of latency and latency those of energy: the
+ * issue's case, a 64 x 64 x 64 matmul on 16 PEs, where many mappings take
+ * the least time, 16,384 cycles, one of them 19 times the energy of
+ * another; the ends of the Pareto front are the two optima. */
+static void
+test_tie_breaks (void)
+{
+  g_autoptr (JsonParser) pl = json_parser_new ();
+  g_autoptr (JsonParser) pe = json_parser_new ();
+  g_autoptr (JsonParser) pd = json_parser_new ();
+  g_autoptr (JsonParser) pp = json_parser_new ();
+  double le, ll, ee, el, de, dl, pe_, pl_;
+  JsonObject *front;
+  JsonArray *points;
+  JsonObject *first, *last;
+
+  g_test_summary ("--objective latency returns the least energy among the "
+                  "fastest mappings, energy the least latency among the "
+                  "cheapest, and the Pareto front ends at both");
+  map_pe16 (pl, "latency", "ffm", &le, &ll);
+  map_pe16 (pe, "energy", "ffm", &ee, &el);
+  map_pe16 (pd, "edp", "ffm", &de, &dl);
+  g_assert_cmpfloat (ll, ==, 16384);
+  /* the EDP optimum is as fast: among the fastest it has the least energy */
+  g_assert_cmpfloat (dl, ==, ll);
+  g_assert_cmpfloat (le, ==, de);
+  g_assert_cmpfloat (le, <, 4e6 / 10);   /* an arbitrary fastest one: 4.4 MJ */
+  g_assert_cmpfloat (ee, <=, le);
+  g_assert_cmpfloat (el, >=, ll);
+  front = map_pe16 (pp, "pareto", "ffm", &pe_, &pl_);
+  points = json_object_get_array_member (front, "pareto");
+  first = json_array_get_object_element (points, 0);
+  last = json_array_get_object_element (points, json_array_get_length (points) - 1);
+  g_assert_cmpfloat (json_object_get_double_member (first, "energy_j"), ==, ee);
+  g_assert_cmpfloat (json_object_get_double_member (first, "latency_s"), ==, el);
+  g_assert_cmpfloat (json_object_get_double_member (last, "energy_j"), ==, le);
+  g_assert_cmpfloat (json_object_get_double_member (last, "latency_s"), ==, ll);
+
+  /* Energy ties: with a free buffer and a free MAC every mapping that
+   * reads each operand once costs the same 98,304 J; the fastest of them
+   * spreads the matmul over the 16 MACs (16,384 s, not 262,144). */
+  {
+    g_auto (FfmTestRun) run = { 0 };
+    g_autoptr (JsonParser) parser = json_parser_new ();
+    JsonObject *o;
+    FFM_TEST_RUN (&run, "map", "--arch", "fanout-at-mac", "--arch-param", "fanout=16",
+             "--workload", "matmuls", "--param", "n_einsums=1", "--param", "m=64",
+             "--param", "kn=64", "--objective", "energy", "--json", "-");
+    g_assert_cmpint (run.status, ==, 0);
+    o = parse_object (parser, run.out);
+    g_assert_cmpfloat (json_object_get_double_member (o, "energy_j"), ==, 98304);
+    g_assert_cmpfloat (json_object_get_double_member (o, "latency_s"), ==, 16384);
+  }
+}
+
 /* A command that would run for minutes: exhaustive search of four
  * matmuls on TPUv4i with its limits lifted. */
 #define LONG_SEARCH "map", "--arch", "tpuv4i", "--workload", "matmuls", \
@@ -341,6 +418,7 @@ main (int argc, char **argv)
   g_test_add_func ("/map-cli/usage-errors", test_usage_errors);
   g_test_add_func ("/map-cli/unfused", test_unfused);
   g_test_add_func ("/map-cli/reuse", test_reuse);
+  g_test_add_func ("/map-cli/tie-breaks", test_tie_breaks);
   g_test_add_func ("/map-cli/timeout", test_timeout);
   g_test_add_func ("/map-cli/interrupt", test_interrupt);
   return g_test_run ();

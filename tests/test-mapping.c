@@ -358,6 +358,7 @@ static const RoundTripCase round_trip_cases[] = {
   { NULL, "fused_matmuls_to_simple.json" },
   { NULL, "matmul_to_tpuv4i_spatial.json" },
   { "valid", "nested-splits.json" },
+  { "valid", "remainders.json" },
 };
 
 static void
@@ -609,9 +610,12 @@ static const InvalidCase invalid_cases[] = {
     "\"temporal\" and \"spatial\"" },
   { "unknown-member.json", FFM_MAPPING_ERROR_INVALID,
     "unknown-member.json:6: $.nodes[1]: unknown member \"level\" (expected one of: "
-    "temporal, tile, rank_vars)" },
+    "temporal, tile, rank_vars, remainder)" },
   { "missing-tile.json", FFM_MAPPING_ERROR_INVALID,
     "missing-tile.json:5: $.nodes[1]: missing member \"tile\" (a temporal node needs it)" },
+  { "remainder-too-large.json", FFM_MAPPING_ERROR_INVALID,
+    "remainder-too-large.json:5: $.nodes[1]: the remainder 3 of a loop must be "
+    "smaller than its tile 3" },
   { "tile-zero.json", FFM_MAPPING_ERROR_INVALID,
     "tile-zero.json:6: $.nodes[1].tile: expected a positive integer, got 0" },
   { "tile-negative.json", FFM_MAPPING_ERROR_INVALID,
@@ -759,6 +763,44 @@ test_rank_vars (void)
   g_assert_nonnull (strstr (error->message, "$.nodes[1].rank_vars.QK"));
 }
 
+/* Remainder tiles: printed in the tree and the loop nest; set from the
+ * workload's bounds; not part of equality. */
+static void
+test_remainders (void)
+{
+  g_autofree char *path = data_path ("valid", "remainders.json");
+  g_autoptr(FfmMapping) m = load_or_fail (path);
+  g_autoptr(FfmMapping) bare = ffm_mapping_copy (m);
+  g_autofree char *tree = ffm_mapping_to_tree_string (m);
+  g_autofree char *nest = ffm_mapping_to_loop_nest_string (m);
+  g_autofree char *json = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FfmWorkload) w = ffm_workload_load_from_data (
+    "{\"ffm_workload\": 1, \"name\": \"mm\", \"ranks\": {\"M\": 7, \"N0\": 3, \"N1\": 3},"
+    " \"bits_per_value\": {\"all\": 8},"
+    " \"einsums\": [{\"name\": \"Matmul0\", \"einsum\": \"T1[m,n1] = T0[m,n0] * W0[n0,n1]\"}]}",
+    "mm", NULL, &error);
+
+  g_test_summary ("Loops with a remainder tile print it in the tree and the "
+                  "loop nest; ffm_mapping_set_remainders() computes them");
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (tree, "for m tile 3 (remainder 1)\n"));
+  g_assert_nonnull (strstr (tree, "parallel-for n1 tile 2 (remainder 1) across PE.x\n"));
+  g_assert_nonnull (strstr (nest, "for m_1 in [0, ceil(|m|/3)):  // last tile 1\n"));
+  g_assert_nonnull (strstr (nest, "for m_2 in [0, 3/1):\n"));
+  for (guint i = 0; i < ffm_mapping_get_root (bare)->len; i++)
+    ((FfmMappingNode *) g_ptr_array_index (ffm_mapping_get_root (bare), i))->remainder = 0;
+  g_assert_true (ffm_mapping_equal (m, bare));
+  g_assert_null (strstr (json = ffm_mapping_to_json (bare), "remainder"));
+  g_clear_pointer (&json, g_free);
+  ffm_mapping_set_remainders (bare, w);
+  json = ffm_mapping_to_json (bare);
+  {
+    g_autofree char *expected = ffm_mapping_to_json (m);
+    g_assert_cmpstr (json, ==, expected);
+  }
+}
+
 int
 main (int argc, char *argv[])
 {
@@ -788,6 +830,7 @@ main (int argc, char *argv[])
     }
   g_test_add_func ("/mapping/load-errors-from-data", test_load_errors_from_data);
   g_test_add_func ("/mapping/rank-vars", test_rank_vars);
+  g_test_add_func ("/mapping/remainders", test_remainders);
 
   return g_test_run ();
 }

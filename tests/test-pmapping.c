@@ -144,6 +144,32 @@ best_of_set (const FfmEinsumPmappings *pm, double *energy, double *latency,
     }
 }
 
+/* The least (energy, latency) over every row, lexicographically, energy
+ * first or latency first: the objective and its tie-break. */
+static void
+lex_best_of_set (const FfmEinsumPmappings *pm, gboolean energy_first,
+                 double *best, double *tie)
+{
+  *best = *tie = INFINITY;
+  for (guint k = 0; k < ffm_einsum_pmappings_get_n_groups (pm); k++)
+    {
+      const FfmPmappingGroup *g = ffm_einsum_pmappings_get_group (pm, k);
+      int ce = column_of (g, FFM_PMAPPING_COLUMN_ENERGY);
+      int cl = column_of (g, FFM_PMAPPING_COLUMN_LATENCY);
+      for (guint r = 0; r < g->n_rows; r++)
+        {
+          double e = g->values[(gsize) r * g->n_columns + ce];
+          double l = g->values[(gsize) r * g->n_columns + cl];
+          double v = energy_first ? e : l, t = energy_first ? l : e;
+          if (v < *best || (v == *best && t < *tie))
+            {
+              *best = v;
+              *tie = t;
+            }
+        }
+    }
+}
+
 /* Two sets are equal: same Einsums, groups in the same order with equal
  * compatibilities, equal tables (bit for bit), equal references and tiles. */
 static void
@@ -246,6 +272,71 @@ test_pareto (void)
   g_assert_cmpuint (kept[2], ==, 3);
 }
 
+/* Lexicographic dominance on (column 0, then column 1), the other columns
+ * Pareto, against its definition on random tables. */
+static gboolean
+lex_dominates (const double *a, const double *b, guint n)
+{
+  if (a[0] > b[0] || (a[0] == b[0] && a[1] > b[1]))
+    return FALSE;
+  for (guint c = 2; c < n; c++)
+    if (a[c] > b[c])
+      return FALSE;
+  return TRUE;
+}
+
+static void
+test_pareto_lexicographic (void)
+{
+  /* (E, L, R): 1 beats 0 (same E, lower L); 2 loses to 1 (higher E);
+   * 3 keeps its lower R; 4 its lower E; 5 duplicates 1 */
+  double rows[] = { 1, 5, 2, 1, 3, 2, 2, 1, 2, 2, 1, 1, 0, 9, 3, 1, 3, 2 };
+  g_autoptr(GRand) r = g_rand_new_with_seed (7);
+  guint kept[64];
+  guint n;
+
+  g_test_summary ("Pruning with a lexicographic pair keeps exactly the rows "
+                  "no other row beats in the pair (primary, then secondary) "
+                  "and in every other column");
+  n = ffm_pareto_prune_lexicographic (rows, 6, 3, 0, 1, kept);
+  g_assert_cmpuint (n, ==, 3);
+  g_assert_cmpuint (kept[0], ==, 1);
+  g_assert_cmpuint (kept[1], ==, 3);
+  g_assert_cmpuint (kept[2], ==, 4);
+  for (guint trial = 0; trial < 200; trial++)
+    {
+      guint n_rows = g_rand_int_range (r, 1, 64), n_cols = g_rand_int_range (r, 2, 5);
+      double table[64 * 4], copy[64 * 4];
+      guint expect = 0, primary = g_rand_int_range (r, 0, 2);
+      for (guint i = 0; i < n_rows * n_cols; i++)
+        table[i] = copy[i] = g_rand_int_range (r, 0, 4);
+      /* the pair as columns 1, 0 half of the time: swap them in the copy */
+      if (primary == 1)
+        for (guint i = 0; i < n_rows; i++)
+          {
+            double t = copy[i * n_cols];
+            copy[i * n_cols] = copy[i * n_cols + 1];
+            copy[i * n_cols + 1] = t;
+          }
+      n = ffm_pareto_prune_lexicographic (table, n_rows, n_cols, primary,
+                                          1 - primary, kept);
+      for (guint i = 0; i < n_rows; i++)
+        {
+          gboolean beaten = FALSE;
+          for (guint j = 0; j < n_rows && !beaten; j++)
+            beaten = j != i && lex_dominates (copy + j * n_cols, copy + i * n_cols, n_cols)
+              && (j < i || !lex_dominates (copy + i * n_cols, copy + j * n_cols, n_cols));
+          if (!beaten)
+            {
+              g_assert_cmpuint (expect, <, n);
+              g_assert_cmpuint (kept[expect], ==, i);
+              expect++;
+            }
+        }
+      g_assert_cmpuint (n, ==, expect);
+    }
+}
+
 /* ---- Brute force ---- */
 
 typedef enum {
@@ -314,7 +405,9 @@ typedef struct {
   guint64 evaluated;
   guint64 valid;
   double best_energy, best_latency, best_edp;
+  double energy_tie, latency_tie;   /* latency of the least energy, and back */
   int max_fused;
+  guint imperfect;          /* FfmImperfect: loop kinds that may leave remainders */
 } Brute;
 
 static void brute_loops (Brute *b, const BItem *nodes, guint n_nodes, guint n_g0);
@@ -409,6 +502,8 @@ brute_choose (Brute *b, guint p)
 typedef struct {
   BKind kind;
   guint var;
+  gboolean after;           /* remainder tiles: a temporal loop after the
+                               spatial loop over the same variable */
 } LoopKind;
 
 typedef struct {
@@ -419,9 +514,9 @@ typedef struct {
   guint n_gaps;
   guint gap_node[16];       /* gap g follows node gap_node[g]-1 (0: before any) */
   int fanout_gap;
-  LoopKind kinds[16][8];
+  LoopKind kinds[16][12];
   guint n_kinds[16];
-  BItem seq[16][8];         /* chosen loops per gap */
+  BItem seq[16][12];        /* chosen loops per gap */
   guint n_seq[16];
 } Gaps;
 
@@ -460,7 +555,7 @@ brute_gap (Gaps *g, guint gap)
     guint k = g->n_kinds[gap];
     guint used = 0;
     /* iterative DFS over sequences */
-    guint stack[8], depth = 0;
+    guint stack[12], depth = 0;
     stack[0] = 0;
     g->n_seq[gap] = 0;
     brute_gap (g, gap + 1);
@@ -471,6 +566,18 @@ brute_gap (Gaps *g, guint gap)
             guint c = stack[depth]++;
             if (used & (1u << c))
               continue;
+            /* With remainder tiles the mapspace puts a gap's spatial loop
+             * below its temporal loop over the same variable, and may have
+             * a second temporal loop over it below the spatial one. */
+            if (b->imperfect && g->kinds[gap][c].kind == B_TEMPORAL)
+              {
+                gboolean after_spatial = FALSE;
+                for (guint q = 0; q < depth; q++)
+                  after_spatial |= g->seq[gap][q].kind == B_SPATIAL
+                    && g->seq[gap][q].var == g->kinds[gap][c].var;
+                if (after_spatial != g->kinds[gap][c].after)
+                  continue;
+              }
             used |= 1u << c;
             g->seq[gap][depth] = (BItem) { g->kinds[gap][c].kind, 0,
                                            g->kinds[gap][c].kind == B_SPATIAL
@@ -517,7 +624,7 @@ brute_loops (Brute *b, const BItem *nodes, guint n_nodes, guint n_g0)
             if (!(stored & BIT (a)) && !(b->direct[a] & BIT (v)))
               ok = FALSE;   /* no recomputation */
           if (ok)
-            g.kinds[gap][g.n_kinds[gap]++] = (LoopKind) { B_TEMPORAL, v };
+            g.kinds[gap][g.n_kinds[gap]++] = (LoopKind) { B_TEMPORAL, v, FALSE };
         }
       if (b->fanout >= 0)
         {
@@ -537,8 +644,16 @@ brute_loops (Brute *b, const BItem *nodes, guint n_nodes, guint n_g0)
                         && !(b->direct[a] & BIT (v)))
                       ok = FALSE;
                   if (ok)
-                    g.kinds[gap][g.n_kinds[gap]++] = (LoopKind) { B_SPATIAL, v };
+                    g.kinds[gap][g.n_kinds[gap]++] = (LoopKind) { B_SPATIAL, v, FALSE };
                 }
+              /* the temporal loops that may follow the spatial ones */
+              for (guint k = 0, n0 = g.n_kinds[gap]; b->imperfect && k < n0; k++)
+                if (g.kinds[gap][k].kind == B_SPATIAL)
+                  for (guint q = 0; q < n0; q++)
+                    if (g.kinds[gap][q].kind == B_TEMPORAL
+                        && g.kinds[gap][q].var == g.kinds[gap][k].var)
+                      g.kinds[gap][g.n_kinds[gap]++] =
+                        (LoopKind) { B_TEMPORAL, g.kinds[gap][k].var, TRUE };
             }
         }
     }
@@ -555,6 +670,22 @@ typedef struct {
   guint var_n[8];
   guint n_fused;
 } Tiles;
+
+/* The mapspace with remainder tiles: the first loop of more than one
+ * iteration of a variable (every loop above it takes the whole bound), if
+ * its kind may, takes any tile that is the smallest giving its iteration
+ * count; the loops below divide. */
+static gboolean
+remainder_tile_ok (const Tiles *t, guint v, guint i, guint64 outer, guint64 d)
+{
+  const FfmLoopInfo *l = ffm_pmapping_model_get_loop (t->m, t->var_loops[v][i]);
+  guint64 count = (outer + d - 1) / d;
+
+  if (!(t->b->imperfect & (l->spatial ? FFM_IMPERFECT_SPATIAL : FFM_IMPERFECT_TEMPORAL))
+      || outer != t->b->e->rank_var_bounds[v])
+    return FALSE;
+  return (outer + count - 1) / count == d;
+}
 
 static void
 brute_assign (Tiles *t, guint v, guint i, guint64 outer)
@@ -576,7 +707,7 @@ brute_assign (Tiles *t, guint v, guint i, guint64 outer)
           const FfmLoopInfo *l = ffm_pmapping_model_get_loop (t->m, j);
           guint64 enclosing = l->enclosing >= 0 ? t->tiles[l->enclosing]
             : b->e->rank_var_bounds[l->rank_var];
-          if (enclosing / t->tiles[j] > 1)
+          if (t->tiles[j] < enclosing)
             {
               fused++;
               per_var[l->rank_var]++;
@@ -606,6 +737,10 @@ brute_assign (Tiles *t, guint v, guint i, guint64 outer)
             row[2 + cd->level * BROW_DEPTHS + (d + 1)] = g_array_index (vals, double, c);
         }
       b->valid++;
+      if (row[0] < b->best_energy || (row[0] == b->best_energy && row[1] < b->energy_tie))
+        b->energy_tie = row[1];
+      if (row[1] < b->best_latency || (row[1] == b->best_latency && row[0] < b->latency_tie))
+        b->latency_tie = row[0];
       b->best_energy = MIN (b->best_energy, row[0]);
       b->best_latency = MIN (b->best_latency, row[1]);
       b->best_edp = MIN (b->best_edp, row[0] * row[1]);
@@ -636,7 +771,7 @@ brute_assign (Tiles *t, guint v, guint i, guint64 outer)
       return;
     }
   for (guint64 d = 1; d <= outer; d++)
-    if (outer % d == 0)
+    if (outer % d == 0 || remainder_tile_ok (t, v, i, outer, d))
       {
         t->tiles[t->var_loops[v][i]] = d;
         brute_assign (t, v, i + 1, d);
@@ -702,7 +837,8 @@ brute_tiles (Brute *b, const BItem *items, guint n)
 }
 
 static Brute *
-brute_force (FfmWorkload *w, FfmArch *a, guint einsum, int max_fused)
+brute_force (FfmWorkload *w, FfmArch *a, guint einsum, int max_fused,
+             guint imperfect)
 {
   Brute *bp = g_new0 (Brute, 1);
 #define b (*bp)
@@ -714,8 +850,10 @@ brute_force (FfmWorkload *w, FfmArch *a, guint einsum, int max_fused)
   b.einsum = einsum;
   b.e = e;
   b.max_fused = max_fused;
+  b.imperfect = imperfect;
   b.fronts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, front_free);
   b.best_energy = b.best_latency = b.best_edp = INFINITY;
+  b.energy_tie = b.latency_tie = INFINITY;
   b.fanout = -1;
   for (guint l = 0; l < n_levels; l++)
     if (ffm_arch_get_level (a, l)->kind == FFM_LEVEL_COMPUTE)
@@ -753,9 +891,11 @@ relaxed_key (const FfmCompatibility *c, GString *key)
     {
       const FfmCompatTensor *ct = &c->tensors[t];
       guint64 loops[FFM_COMPAT_MAX_LOOPS];
+      /* rank, kind, count and (remainder tiles: the count does not fix
+       * the tile) tile */
       for (guint k = 0; k < ct->n_loops; k++)
-        loops[k] = ((guint64) ct->ranks[k] << 40) | ((guint64) c->loops[k].spatial << 39)
-          | c->loops[k].count;
+        loops[k] = ((guint64) ct->ranks[k] << 56) | ((guint64) c->loops[k].spatial << 55)
+          | (c->loops[k].count << 24) | c->loops[k].tile;
       for (guint x = 1; x < ct->n_loops; x++)
         for (guint y = x; y > 0 && loops[y - 1] > loops[y]; y--)
           {
@@ -773,7 +913,8 @@ relaxed_key (const FfmCompatibility *c, GString *key)
 
 /* Checks the generator against brute force on one Einsum. */
 static void
-check_against_brute_force (FfmWorkload *w, FfmArch *a, guint einsum)
+check_against_brute_force (FfmWorkload *w, FfmArch *a, guint einsum,
+                           guint imperfect)
 {
   FfmPmappingOptions options;
   g_autoptr(FfmPmappingSet) set = NULL;
@@ -791,6 +932,7 @@ check_against_brute_force (FfmWorkload *w, FfmArch *a, guint einsum)
   options.einsum = einsum;
   options.n_threads = 1;
   ffm_pmapping_options_set_diagnostics (&options, TRUE, TRUE);
+  options.imperfect = imperfect;
   set = generate (w, a, &options);
   ffm_pmapping_options_set_diagnostics (&options, FALSE, TRUE);
   unpruned = generate (w, a, &options);
@@ -798,11 +940,26 @@ check_against_brute_force (FfmWorkload *w, FfmArch *a, guint einsum)
 
   pm = ffm_pmapping_set_get_einsum (set, 0);
   best_of_set (pm, &ge, &gl, &gedp);
-  brute = brute_force (w, a, einsum, options.max_fused_loops);
+  brute = brute_force (w, a, einsum, options.max_fused_loops, imperfect);
   g_assert_cmpuint (brute->valid, >, 0);
   g_assert_cmpfloat (ge, ==, brute->best_energy);
   g_assert_cmpfloat (gl, ==, brute->best_latency);
   g_assert_cmpfloat (gedp, ==, brute->best_edp);
+  /* The objectives with their tie-breaks (lexicographic pruning) keep the
+   * least energy of least latency and the least latency of least energy. */
+  for (int first = 0; first < 2; first++)
+    {
+      g_autoptr(FfmPmappingSet) lex = NULL;
+      double best, tie;
+      FfmPmappingOptions lo = options;
+      ffm_pmapping_options_set_diagnostics (&lo, TRUE, TRUE);
+      lo.objectives = ffm_pmapping_objectives_for (first == 0 ? FFM_OBJECTIVE_ENERGY
+                                                   : FFM_OBJECTIVE_LATENCY);
+      lex = generate (w, a, &lo);
+      lex_best_of_set (ffm_pmapping_set_get_einsum (lex, 0), first == 0, &best, &tie);
+      g_assert_cmpfloat (best, ==, first == 0 ? brute->best_energy : brute->best_latency);
+      g_assert_cmpfloat (tie, ==, first == 0 ? brute->energy_tie : brute->latency_tie);
+    }
 
   /* Dominance witness: every brute-force pmapping has a generated one with
    * the same backing memories and fused loops that is no worse in energy,
@@ -933,54 +1090,97 @@ random_arch (GRand *rand, int variant)
 }
 
 static char *
-random_workload (GRand *rand)
+random_workload (GRand *rand, guint imperfect, gboolean small)
 {
-  const int sizes[] = { 1, 2, 3, 4, 4 };
+  /* with remainder tiles, sizes with few divisors (smaller with a fanout,
+   * whose brute force is much larger) */
+  const int sizes[] = { 1, 2, 3, 4, 4 }, odd[] = { 1, 3, 3, 5, 7 },
+    small_odd[] = { 1, 2, 3, 3, 3 };
+  const int *s = !imperfect ? sizes : small ? small_odd : odd;
   return g_strdup_printf ("{ \"ffm_workload\": 1, \"name\": \"random\", "
                           "\"ranks\": { \"M\": %d, \"K\": %d, \"J\": %d }, "
                           "\"bits_per_value\": { \"all\": 8 }, "
                           "\"einsums\": [ \"Y[m] = A[k] * B[k,m]\", "
                           "\"Z[j] = Y[m] * C[m,j]\" ] }",
-                          sizes[g_rand_int_range (rand, 1, 5)],
-                          sizes[g_rand_int_range (rand, 0, 5)],
-                          sizes[g_rand_int_range (rand, 1, 5)]);
+                          s[g_rand_int_range (rand, 1, 5)],
+                          s[g_rand_int_range (rand, 0, 5)],
+                          s[g_rand_int_range (rand, 1, 5)]);
 }
 
 static char *
-random_matmuls (GRand *rand)
+random_matmuls (GRand *rand, guint imperfect)
 {
   return g_strdup_printf ("{ \"ffm_workload\": 1, \"name\": \"random-mm\", "
                           "\"ranks\": { \"M\": %d, \"K\": 2, \"N\": 2, \"J\": %d }, "
                           "\"bits_per_value\": { \"all\": 8 }, "
                           "\"einsums\": [ \"T1[m,n] = T0[m,k] * W0[k,n]\", "
                           "\"T2[m,j] = T1[m,n] * W1[n,j]\" ] }",
-                          g_rand_int_range (rand, 1, 3) * 2,
+                          imperfect ? 2 * g_rand_int_range (rand, 1, 3) + 1
+                          : g_rand_int_range (rand, 1, 3) * 2,
                           g_rand_int_range (rand, 2, 4));
+}
+
+/* The random cases of test_brute_force_random() and
+ * test_brute_force_remainders(): @variant picks the architecture and
+ * workload kind, @seed the problems. */
+static void
+brute_force_cases (int variant, guint32 seed, guint cases, guint imperfect)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (seed);
+
+  for (guint i = 0; i < cases; i++)
+    {
+      g_autofree char *arch_text = random_arch (rand, variant);
+      g_autofree char *workload_text = variant == 2 ? random_matmuls (rand, imperfect)
+                                                    : random_workload (rand, imperfect,
+                                                                       variant == 1);
+      g_autoptr(FfmArch) a = arch_from_text (arch_text);
+      g_autoptr(FfmWorkload) w = workload_from_text (workload_text);
+
+      g_test_message ("case %u: %s\n%s", i, workload_text, arch_text);
+      for (guint e = 0; e < ffm_workload_get_n_einsums (w); e++)
+        check_against_brute_force (w, a, e, imperfect);
+    }
 }
 
 static void
 test_brute_force_random (gconstpointer data)
 {
   int variant = GPOINTER_TO_INT (data);
-  g_autoptr(GRand) rand = g_rand_new_with_seed (20240 + variant);
   /* TUNING: the fanout variant's brute force is ~20x larger per case. */
   guint cases = variant == 1 ? 2 : variant == 2 ? 2 : variant == 3 ? 10 : 6;
 
   g_test_summary ("On random small Einsums and architectures, the generator's "
                   "optimum equals brute force and every brute-force pmapping "
                   "is dominated by a generated one of the same compatibility");
-  for (guint i = 0; i < cases; i++)
-    {
-      g_autofree char *arch_text = random_arch (rand, variant);
-      g_autofree char *workload_text = variant == 2 ? random_matmuls (rand)
-                                                    : random_workload (rand);
-      g_autoptr(FfmArch) a = arch_from_text (arch_text);
-      g_autoptr(FfmWorkload) w = workload_from_text (workload_text);
+  brute_force_cases (variant, 20240 + variant, cases, FFM_IMPERFECT_NONE);
+}
 
-      g_test_message ("case %u: %s\n%s", i, workload_text, arch_text);
-      for (guint e = 0; e < ffm_workload_get_n_einsums (w); e++)
-        check_against_brute_force (w, a, e);
+/* The same with remainder tiles, on sizes with few divisors: temporal
+ * ones without a fanout (spatial ones need one), spatial ones and both
+ * with a fanout, both on the matmul chain. */
+static void
+test_brute_force_remainders (gconstpointer data)
+{
+  int variant = GPOINTER_TO_INT (data);
+  /* TUNING: remainder tiles make each case larger (the fanout variant's
+   * brute force evaluates up to 10^6 pmappings a case, 5-10 s): with a
+   * fanout one case and spatial remainders only (both with -m slow), two
+   * cases without; three times more with -m slow. */
+  guint cases = (variant == 1 ? 1 : 2) * (g_test_slow () ? 3 : 1);
+
+  g_test_summary ("With remainder tiles the generator's optimum equals brute "
+                  "force over the same space and every brute-force pmapping "
+                  "is dominated");
+  if (variant == 1)
+    {
+      brute_force_cases (variant, 31001, cases, FFM_IMPERFECT_SPATIAL);
+      if (g_test_slow ())
+        brute_force_cases (variant, 33001, cases, FFM_IMPERFECT_ALL);
     }
+  else
+    brute_force_cases (variant, 32000 + variant, cases,
+                       variant == 0 ? FFM_IMPERFECT_TEMPORAL : FFM_IMPERFECT_ALL);
 }
 
 /* ---- Fixed cases ---- */
@@ -1195,6 +1395,52 @@ test_partial_pruning (gconstpointer data)
   g_assert_cmpuint (n_pruned * 2, <, n_full);
 }
 
+/* With remainder tiles a spatial loop's iterations no longer fix the
+ * busiest instance's steps (m = 10 over 4 instances: tiles of 3, 3 steps;
+ * in 2 steps of 5, then 2 instances: the same usage of 2, 3 steps too but
+ * other counts), so the cost terms have the compute unit's latency: the
+ * pruned and the full enumerations keep the same Pareto sets, and the terms
+ * equal the model at every evaluated vector. */
+static void
+test_remainder_partial_pruning (void)
+{
+  g_test_summary ("With remainder tiles, pruning partial tile vectors leaves "
+                  "every group's Pareto set unchanged and the cost terms "
+                  "equal the model");
+  g_setenv ("FFM_PMAPPING_CHECK_TERMS", "1", TRUE);
+  for (int m = 7; m <= 13; m += 3)
+    {
+      g_autofree char *wt = g_strdup_printf (
+        "{\"ffm_workload\": 1, \"name\": \"mm\", \"ranks\": {\"M\": %d, "
+        "\"N0\": 3, \"N1\": 2}, \"bits_per_value\": {\"all\": 8}, "
+        "\"einsums\": [\"T1[m,n1] = T0[m,n0] * W0[n0,n1]\"]}", m);
+      g_autoptr(FfmWorkload) w = workload_from_text (wt);
+      g_autoptr(FfmArch) a = arch_from_text (
+        "{\"ffm_architecture\": 1, \"name\": \"a\", \"levels\": ["
+        " {\"memory\": \"MainMemory\", \"size\": \"inf\", \"read_energy\": 1,"
+        "  \"write_energy\": 1, \"keep\": \"all\"},"
+        " {\"memory\": \"GlobalBuffer\", \"size\": 200, \"read_energy\": 0.5,"
+        "  \"write_energy\": 0.5, \"read_bandwidth\": 4, \"write_bandwidth\": 4,"
+        "  \"may_keep\": \"all\"},"
+        " {\"fanout\": \"X\", \"count\": 4},"
+        " {\"memory\": \"Reg\", \"size\": 32, \"read_energy\": 0.1,"
+        "  \"write_energy\": 0.1, \"may_keep\": \"all\"},"
+        " {\"compute\": \"MAC\", \"energy\": 1, \"throughput\": 1}]}");
+      FfmPmappingOptions options;
+      g_autoptr(FfmPmappingSet) pruned = NULL;
+      g_autoptr(FfmPmappingSet) full = NULL;
+
+      ffm_pmapping_options_init (&options);
+      options.n_threads = 1;
+      options.imperfect = FFM_IMPERFECT_ALL;
+      pruned = generate (w, a, &options);
+      ffm_pmapping_options_set_diagnostics (&options, FALSE, FALSE);
+      full = generate (w, a, &options);
+      assert_pareto_sets_equal (pruned, full);
+    }
+  g_unsetenv ("FFM_PMAPPING_CHECK_TERMS");
+}
+
 static void
 test_tracked_and_columns (void)
 {
@@ -1357,6 +1603,51 @@ fanout_usage_range (FfmWorkload *w, FfmArch *a, const FfmPmappingSet *set,
         }
     }
   return rows;
+}
+
+/* Prime rank sizes fill more of a fanout with remainder tiles: 7 points
+ * (a 7 x 7 feature map's rows) on 4 PEs, 197 tokens (ViT-B/16) on 16 and
+ * on 128 take one PE with tiles that divide (1 or the whole size), and
+ * with remainder tiles 4 (tiles of 2), 16 (of 13) and 99 (of 2; 128
+ * would take tiles of 197/128, which leave 69 PEs idle anyway). */
+static void
+test_remainder_fill_fanout (void)
+{
+  static const struct { guint size, pes; guint64 perfect, remainder; } cases[] = {
+    { 7, 4, 1, 4 }, { 197, 16, 1, 16 }, { 197, 128, 1, 99 },
+  };
+
+  g_test_summary ("Rank sizes 7 and 197 use more of a fanout with spatial "
+                  "remainder tiles than with tiles that divide");
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      /* compute-bound: the latency is the busiest PE's steps */
+      g_autofree char *arch_text = g_strdup_printf (
+        "{ \"ffm_architecture\": 1, \"name\": \"fill\", \"levels\": ["
+        "{ \"memory\": \"MainMemory\", \"size\": \"inf\", \"read_energy\": 1,"
+        "  \"write_energy\": 1 },"
+        "{ \"fanout\": \"PE\", \"count\": %u },"
+        "{ \"compute\": \"MAC\", \"energy\": 1, \"throughput\": 1 } ] }",
+        cases[i].pes);
+      g_autofree char *wt = g_strdup_printf (
+        "{\"ffm_workload\": 1, \"name\": \"rows\", \"ranks\": {\"M\": %u},"
+        " \"bits_per_value\": {\"all\": 8}, \"einsums\": [\"B[m] = A[m]\"]}",
+        cases[i].size);
+      g_autoptr(FfmArch) a = arch_from_text (arch_text);
+      g_autoptr(FfmWorkload) w = workload_from_text (wt);
+      for (guint imperfect = 0; imperfect < 2; imperfect++)
+        {
+          FfmPmappingOptions options;
+          g_autoptr(FfmPmappingSet) set = NULL;
+          guint64 lo, hi;
+          ffm_pmapping_options_init (&options);
+          options.n_threads = 1;
+          options.imperfect = imperfect ? FFM_IMPERFECT_SPATIAL : FFM_IMPERFECT_NONE;
+          set = generate (w, a, &options);
+          g_assert_cmpuint (fanout_usage_range (w, a, set, &lo, &hi), >, 0);
+          g_assert_cmpuint (hi, ==, imperfect ? cases[i].remainder : cases[i].perfect);
+        }
+    }
 }
 
 /* MainMemory, a 4-way fanout PE that may multicast nothing but reduce
@@ -1551,6 +1842,9 @@ main (int argc, char **argv)
    * (a difference is a g_warning, fatal here). */
   g_setenv ("FFM_PMAPPING_CHECK_TERMS", "1", FALSE);
   g_test_add_func ("/pmapping/pareto", test_pareto);
+  g_test_add_func ("/pmapping/pareto-lexicographic", test_pareto_lexicographic);
+  g_test_add_func ("/pmapping/remainders/partial-pruning", test_remainder_partial_pruning);
+  g_test_add_func ("/pmapping/remainders/fill-fanout", test_remainder_fill_fanout);
   g_test_add_func ("/pmapping/simple-matmul", test_simple_matmul);
   g_test_add_func ("/pmapping/threads", test_threads);
   g_test_add_func ("/pmapping/cancel", test_cancel);
@@ -1570,6 +1864,12 @@ main (int argc, char **argv)
                         test_brute_force_random);
   g_test_add_data_func ("/pmapping/brute-force/fanout", GINT_TO_POINTER (1),
                         test_brute_force_random);
+  g_test_add_data_func ("/pmapping/brute-force-remainders/two-memories",
+                        GINT_TO_POINTER (0), test_brute_force_remainders);
+  g_test_add_data_func ("/pmapping/brute-force-remainders/fanout",
+                        GINT_TO_POINTER (1), test_brute_force_remainders);
+  g_test_add_data_func ("/pmapping/brute-force-remainders/matmuls",
+                        GINT_TO_POINTER (2), test_brute_force_remainders);
   g_test_add_data_func ("/pmapping/brute-force/matmuls", GINT_TO_POINTER (2),
                         test_brute_force_random);
   g_test_add_data_func ("/pmapping/brute-force/per-action-energies",

@@ -69,7 +69,7 @@ backing_on_path (const FfmArch *a, const GPtrArray *path, const FfmEinsum *e,
           int v = ffm_einsum_find_rank_var (e, ffm_mapping_node_get_rank_var_for (n, e->name));
           if (v >= 0 && n->tile > 0)
             {
-              if (tiles[v] / n->tile > 1)
+              if (n->tile < tiles[v])     /* more than one iteration */
                 loops++;
               tiles[v] = n->tile;
             }

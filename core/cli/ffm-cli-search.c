@@ -12,7 +12,13 @@ ffm_cli_search_options_clear (FfmCliSearchOptions *o)
   g_clear_pointer (&o->strategy_params, g_strfreev);
   g_clear_pointer (&o->objective, g_free);
   g_clear_pointer (&o->budget, g_free);
+  g_clear_pointer (&o->imperfect, g_free);
 }
+
+/* The help text of --imperfect (also `ffm pmappings`'s). */
+const char ffm_cli_imperfect_help[] =
+  "Loops whose tile need not divide the enclosing tile, the last iteration "
+  "working on the remainder: none (default), spatial, temporal or all";
 
 void
 ffm_cli_add_search_options (GOptionContext *context, FfmCliSearchOptions *o)
@@ -41,6 +47,8 @@ ffm_cli_add_search_options (GOptionContext *context, FfmCliSearchOptions *o)
     { "budget", 0, 0, G_OPTION_ARG_STRING, &o->budget,
       "Budget in the FFM paper's modelled time: Nx = N times ffm's own run "
       "time on the same problem (measured first), Ns = N seconds", "Nx|Ns" },
+    { "imperfect", 0, 0, G_OPTION_ARG_STRING, &o->imperfect,
+      ffm_cli_imperfect_help, "LOOPS" },
     G_OPTION_ENTRY_NULL
   };
 
@@ -54,12 +62,16 @@ ffm_cli_search_prepare (GOptionContext *context, const char *command,
                         FfmCliSearch *out)
 {
   g_autoptr (GError) error = NULL;
+  guint imperfect = FFM_IMPERFECT_NONE;
 
   memset (out, 0, sizeof *out);
   out->objective = FFM_OBJECTIVE_EDP;
   if (o->objective != NULL
       && !ffm_objective_from_string (o->objective, &out->objective, &error))
     return ffm_cli_usage_error (context, command, "%s", error->message);
+  if (o->imperfect != NULL
+      && !ffm_imperfect_from_string (o->imperfect, &imperfect, &error))
+    return ffm_cli_usage_error (context, command, "--imperfect: %s", error->message);
   if (o->max_fused_loops < -1)
     return ffm_cli_usage_error (context, command,
                                 "--max-fused-loops must be -1 (no limit) or more");
@@ -102,6 +114,7 @@ ffm_cli_search_prepare (GOptionContext *context, const char *command,
   out->context.n_threads = ffm_cli_run_options_get_threads (run);
   out->context.max_fused_loops = o->max_fused_loops;
   out->context.unfused = o->unfused;
+  out->context.imperfect = imperfect;
   return FFM_EXIT_OK;
 }
 
@@ -161,6 +174,7 @@ ffm_cli_search_run (FfmCliSearch *s, FfmCliSearchRun *out, GError **error)
     {
       const FfmSolution *sol = ffm_search_result_get_solution (out->result, i);
       FfmCostReport *r = ffm_cost_evaluate_mapping (w, a, sol->mapping, error);
+      ffm_mapping_set_remainders (sol->mapping, w);
       if (r == NULL)
         {
           g_prefix_error (error, "strategy %s returned a mapping the cost "

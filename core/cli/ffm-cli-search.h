@@ -25,14 +25,17 @@ typedef struct {
   gint64 max_evaluations;       /* --max-evaluations N; 0 = none */
   double max_seconds;           /* --max-seconds S; 0 = none */
   char *budget;                 /* --budget Nx | Ns (owned); NULL = none */
+  char *imperfect;              /* --imperfect (owned); NULL = none */
 } FfmCliSearchOptions;
 
-#define FFM_CLI_SEARCH_OPTIONS_INIT { NULL, NULL, NULL, 1, FALSE, 0, 0, 0, NULL }
+#define FFM_CLI_SEARCH_OPTIONS_INIT { NULL, NULL, NULL, 1, FALSE, 0, 0, 0, NULL, NULL }
 
 void ffm_cli_search_options_clear (FfmCliSearchOptions *options);
+/* The help of --imperfect, for every command that has it. */
+extern const char ffm_cli_imperfect_help[];
 /* Adds --strategy, --strategy-param, --objective, --max-fused-loops,
- * --unfused, --timeout and the budgets (--max-evaluations, --max-seconds,
- * --budget), writing into @options. */
+ * --unfused, --timeout, the budgets (--max-evaluations, --max-seconds,
+ * --budget) and --imperfect, writing into @options. */
 void ffm_cli_add_search_options (GOptionContext *context,
                                  FfmCliSearchOptions *options);
 
@@ -116,7 +119,9 @@ typedef struct {
 } FfmCliSearchRun;
 
 /* Runs the strategy and evaluates every solution it returns with the cost
- * model. Fails when the strategy fails (its error, or "failed without
+ * model; the solutions' loops get their remainders
+ * (ffm_mapping_set_remainders()), so that printed and saved mappings show
+ * them. Fails when the strategy fails (its error, or "failed without
  * saying why"), returns no solution (FFM_SEARCH_ERROR_INFEASIBLE), or
  * returns a mapping the model refuses. */
 gboolean ffm_cli_search_run (FfmCliSearch *search,

@@ -4,7 +4,8 @@
  *   ffm map --arch A --workload W [--param K=V]... [--arch-param K=V]...
  *           [--strategy ffm] [--strategy-param K=V]...
  *           [--objective edp|energy|latency|pareto] [--max-fused-loops N]
- *           [--unfused] [--timeout S] [--threads N] [--seed N]
+ *           [--unfused] [--imperfect spatial|temporal|all] [--timeout S]
+ *           [--threads N] [--seed N]
  *           [--json OUT] [--csv OUT] [--loop-nest] [--stats] [--quiet]
  *           [--max-evaluations N] [--max-seconds S] [--budget Nx|Ns]
  *           [--trace-csv OUT]
@@ -146,6 +147,8 @@ result_json (const FfmResultInfo *info, const FfmCliSearch *search,
   ffm_json_writer_member_string (b, "architecture", ffm_arch_get_name (ffm_cost_report_get_arch (best)));
   ffm_json_writer_member_string (b, "strategy", search->plugin->descriptor->name);
   ffm_json_writer_member_string (b, "objective", ffm_objective_to_string (search->objective));
+  ffm_json_writer_member_string (b, "imperfect",
+                                 ffm_imperfect_to_string (search->context.imperfect));
   ffm_json_writer_member_double (b, "wall_s", sr->seconds);
   ffm_json_writer_member_boolean (b, "interrupted", stopped != NULL);
   ffm_json_writer_member_string (b, "stopped_by", stopped);
@@ -219,11 +222,15 @@ print_text (const MapOptions *o, const FfmCliSearch *search, const FfmCliSearchR
   g_autoptr (GString) out = g_string_new (NULL);
   g_autofree char *seconds = ffm_format_si (sr->seconds, "s");
 
-  g_string_append_printf (out, "Best mapping of %s on %s (strategy %s, objective %s, %s)\n\n",
+  g_string_append_printf (out, "Best mapping of %s on %s (strategy %s, objective %s%s%s, %s)\n\n",
                           ffm_workload_get_name (ffm_cost_report_get_workload (best)),
                           ffm_arch_get_name (ffm_cost_report_get_arch (best)),
                           search->plugin->descriptor->name,
-                          ffm_objective_to_string (search->objective), seconds);
+                          ffm_objective_to_string (search->objective),
+                          search->context.imperfect ? ", remainder tiles " : "",
+                          search->context.imperfect
+                          ? ffm_imperfect_to_string (search->context.imperfect) : "",
+                          seconds);
   if (pareto != NULL)
     {
       g_string_append_printf (out, "Energy-latency Pareto front (%u point%s):\n",

@@ -14,6 +14,7 @@
  * message names the Einsum and the memory), 2 for usage errors. */
 #include "ffm-cli-common.h"
 #include "ffm-cli-cancel.h"
+#include "ffm-cli-search.h"
 #include "ffm-cli-output.h"
 #include "ffm-cli-progress.h"
 #include "ffm-cli-table.h"
@@ -37,6 +38,7 @@ typedef struct {
   gboolean no_reuse;
   gboolean quiet;
   double timeout;               /* --timeout S, 0 = none */
+  char *imperfect;              /* --imperfect (owned) */
 } PmappingsOptions;
 
 /* Each template of @pm as an indented tree. */
@@ -224,6 +226,7 @@ run (GOptionContext *context, PmappingsOptions *o)
   g_autofree char *json = NULL;
   FfmPmappingOptions options;
   FfmObjective objective = FFM_OBJECTIVE_EDP;
+  guint imperfect = FFM_IMPERFECT_NONE;
   int status;
 
   if (ffm_cli_output_options_conflict (&o->output) != NULL)
@@ -232,6 +235,9 @@ run (GOptionContext *context, PmappingsOptions *o)
   if (o->objective != NULL
       && !ffm_objective_from_string (o->objective, &objective, &error))
     return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
+  if (o->imperfect != NULL
+      && !ffm_imperfect_from_string (o->imperfect, &imperfect, &error))
+    return ffm_cli_usage_error (context, COMMAND, "--imperfect: %s", error->message);
   if (o->max_fused_loops < -1)
     return ffm_cli_usage_error (context, COMMAND,
                                 "--max-fused-loops must be -1 (no limit) or more");
@@ -258,6 +264,7 @@ run (GOptionContext *context, PmappingsOptions *o)
   options.max_fused_loops_per_rank_var = o->max_fused_per_var;
   options.unfused = o->unfused;
   options.reuse_equal_einsums = !o->no_reuse;
+  options.imperfect = imperfect;
   options.n_threads = ffm_cli_run_options_get_threads (&o->run);
   if (o->einsum != NULL)
     {
@@ -314,7 +321,8 @@ ffm_cmd_pmappings (int argc, char **argv)
 {
   PmappingsOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_RUN_OPTIONS_INIT,
                          FFM_CLI_PROBLEM_OPTIONS_INIT, FFM_CLI_OUTPUT_OPTIONS_INIT,
-                         NULL, NULL, 1, 1, FALSE, FALSE, FALSE, FALSE, FALSE, 0 };
+                         NULL, NULL, 1, 1, FALSE, FALSE, FALSE, FALSE, FALSE, 0,
+                         NULL };
   const GOptionEntry entries[] = {
     { "einsum", 'e', 0, G_OPTION_ARG_STRING, &o.einsum,
       "Only this Einsum", "NAME" },
@@ -336,12 +344,15 @@ ffm_cmd_pmappings (int argc, char **argv)
       "Stop after SECONDS (as Ctrl-C does) with an error", "SECONDS" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet,
       "Print nothing on standard output and no progress", NULL },
+    { "imperfect", 0, 0, G_OPTION_ARG_STRING, &o.imperfect,
+      ffm_cli_imperfect_help, "LOOPS" },
     G_OPTION_ENTRY_NULL
   };
   g_autofree char *description = ffm_cli_describe (
     "Generates every Pareto-optimal pmapping of each Einsum (the first phase\n"
     "of FFM) and reports what it took. --objective energy|latency|edp|pareto\n"
-    "chooses the objectives kept (edp and pareto keep energy and latency).\n"
+    "chooses the objectives kept, as `ffm map` does: energy and latency for\n"
+    "edp and pareto; for energy (latency) both, the other breaking ties.\n"
     "Example:\n"
     "  ffm pmappings --arch simple --workload matmuls --param n_einsums=2\n",
     "pmapping-generator.md");
@@ -366,5 +377,6 @@ ffm_cmd_pmappings (int argc, char **argv)
   ffm_cli_problem_options_clear (&o.problem);
   g_free (o.einsum);
   g_free (o.objective);
+  g_free (o.imperfect);
   return status;
 }

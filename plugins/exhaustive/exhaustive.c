@@ -13,8 +13,9 @@
  *      grouping;
  *   2. every combination, one pmapping per Einsum, walked depth first
  *      with ffm_join_chain_push() deciding which choices join;
- *   3. combinations sorted by the sum of their pmappings' objectives; each
- *      is built into a LoopTree (ffm_join_chain_build_mapping()) and judged
+ *   3. combinations sorted by the sum of their pmappings' objectives (for
+ *      energy, ties by latency; for latency, ties by energy); each is
+ *      built into a LoopTree (ffm_join_chain_build_mapping()) and judged
  *      by ffm_cost_evaluate_mapping(), best first, until no later one can
  *      beat (or, for the Pareto set, add to) what fits.
  * It refuses (FFM_SEARCH_ERROR_TOO_LARGE) problems with more than
@@ -114,6 +115,8 @@ typedef struct {
   guint n_fused;            /* template loops above the deepest shared backing */
   guint64 tiles[FFM_COST_MAX_LOOPS];
   gboolean constrained;     /* a fanout dimension has a minimum usage */
+  guint remainders;         /* FfmImperfect kinds that may have remainders
+                               (none when the model cannot count them) */
   GArray *valid;            /* of Choice: valid vectors of this template */
   GArray *scores;           /* of double: their usage scores */
   GArray *usage_ok;         /* of gboolean */
@@ -161,7 +164,7 @@ within_fused_limits (Template *t, const FfmEinsum *e)
       const FfmLoopInfo *l = ffm_pmapping_model_get_loop (t->m, j);
       guint64 enclosing = l->enclosing >= 0 ? t->tiles[l->enclosing]
         : e->rank_var_bounds[l->rank_var];
-      if (enclosing / t->tiles[j] <= 1)
+      if (t->tiles[j] >= enclosing)     /* one iteration */
         continue;
       total++;
       per_var[l->rank_var]++;
@@ -234,8 +237,12 @@ leaf (Template *t, const FfmEinsum *e, GError **error)
   return TRUE;
 }
 
-/* Every perfect factorization of loops j.. (loop by loop, each loop's tile
- * a divisor of its enclosing tile; innermost loops of a variable at 1). */
+/* Every tile vector of loops j.. (loop by loop; innermost loops of a
+ * variable at 1): each loop's tile a divisor of its enclosing tile, or,
+ * with remainder tiles (ctx->imperfect), for the first loop of more than
+ * one iteration of a variable whose kind may have one, any tile of
+ * ffm_pmapping_remainder_tile_sizes(): while every loop above has one
+ * iteration, its enclosing tile is the variable's bound. */
 static gboolean
 enumerate_tiles (Template *t, const FfmEinsum *e, guint j, GError **error)
 {
@@ -264,6 +271,21 @@ enumerate_tiles (Template *t, const FfmEinsum *e, guint j, GError **error)
     {
       t->tiles[j] = 1;
       return enumerate_tiles (t, e, j + 1, error);
+    }
+  if (t->remainders & (l->spatial ? FFM_IMPERFECT_SPATIAL : FFM_IMPERFECT_TEMPORAL)
+      && enclosing == e->rank_var_bounds[l->rank_var])
+    {
+      g_autoptr (GArray) sizes = g_array_new (FALSE, FALSE, sizeof (guint64));
+      ffm_pmapping_remainder_tile_sizes (enclosing, sizes);
+      for (guint k = 0; k < sizes->len; k++)
+        {
+          t->tiles[j] = g_array_index (sizes, guint64, k);
+          if (!enumerate_tiles (t, e, j + 1, error))
+            return FALSE;
+          if (t->s->too_large)
+            return TRUE;
+        }
+      return TRUE;
     }
   for (guint64 d = 1; d <= enclosing; d++)
     {
@@ -340,6 +362,9 @@ enumerate_einsum (Search *s, const FfmEinsumPmappings *pm, guint einsum,
               t.innermost[j] = FALSE;
         }
       t.n_fused = template_fused_loops (s->w, e, t.nodes);
+      if (FFM_SEARCH_CONTEXT_HAS (s->ctx, imperfect)
+          && ffm_pmapping_model_counts_remainders (t.m))
+        t.remainders = s->ctx->imperfect;
       for (guint d = 0; d < ffm_pmapping_model_get_n_fanout_dims (t.m); d++)
         t.constrained |= ffm_pmapping_model_get_fanout_dim (t.m, d)->min_usage > 0;
       t.cost = ffm_pmapping_cost_new (t.m);
@@ -434,6 +459,15 @@ combo_objective (const Search *s, FfmObjective objective, guint i)
     }
 }
 
+/* What breaks ties of @objective: latency for energy, energy for latency
+ * (none for EDP). */
+static double
+combo_tie (const Search *s, FfmObjective objective, guint i)
+{
+  return objective == FFM_OBJECTIVE_ENERGY ? g_array_index (s->latency, double, i)
+    : objective == FFM_OBJECTIVE_LATENCY ? g_array_index (s->energy, double, i) : 0;
+}
+
 static int
 compare_combos (gconstpointer pa, gconstpointer pb, gpointer data)
 {
@@ -455,6 +489,11 @@ compare_combos (gconstpointer pa, gconstpointer pb, gpointer data)
     {
       va = combo_objective (d->s, d->objective, a);
       vb = combo_objective (d->s, d->objective, b);
+      if (va == vb)
+        {
+          va = combo_tie (d->s, d->objective, a);
+          vb = combo_tie (d->s, d->objective, b);
+        }
     }
   if (va != vb)
     return va < vb ? -1 : 1;
@@ -504,7 +543,7 @@ best_single (Search *s, FfmObjective objective, const guint *order,
              guint n, FfmSearchResult *result, GError **error)
 {
   FfmMapping *best_mapping = NULL;
-  double best = INFINITY, best_e = 0, best_l = 0;
+  double best = INFINITY, best_tie = INFINITY, best_e = 0, best_l = 0;
 
   for (guint k = 0; k < n; k++)
     {
@@ -515,7 +554,9 @@ best_single (Search *s, FfmObjective objective, const guint *order,
       GError *local = NULL;
 
       double row = combo_objective (s, objective, i);
-      /* Sorted: nothing later beats what fits (equal sums tie). */
+      double tie;
+      /* Sorted by the objective, then by what breaks its ties: nothing
+       * later beats what fits. */
       if (row > best * (1 + TIE_SLACK) || (row >= best && s->mismatches == 0))
         break;
       r = judge (s, i, &m, &local);
@@ -530,9 +571,12 @@ best_single (Search *s, FfmObjective objective, const guint *order,
       v = objective == FFM_OBJECTIVE_ENERGY ? ffm_cost_report_get_energy (r)
         : objective == FFM_OBJECTIVE_LATENCY ? ffm_cost_report_get_latency (r)
         : ffm_cost_report_get_edp (r);
-      if (v < best)
+      tie = objective == FFM_OBJECTIVE_ENERGY ? ffm_cost_report_get_latency (r)
+        : objective == FFM_OBJECTIVE_LATENCY ? ffm_cost_report_get_energy (r) : 0;
+      if (v < best || (v == best && tie < best_tie))
         {
           best = v;
+          best_tie = tie;
           best_e = ffm_cost_report_get_energy (r);
           best_l = ffm_cost_report_get_latency (r);
           ffm_mapping_free (best_mapping);
@@ -640,6 +684,10 @@ generate_templates (const FfmSearchContext *ctx, GError **error)
   options.n_threads = ctx->n_threads;
   if (FFM_SEARCH_CONTEXT_HAS (ctx, cancel))
     options.cancel = ctx->cancel;
+  /* the templates of the space with remainder tiles (a temporal loop
+   * after a fanout's spatial loops) */
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, imperfect))
+    options.imperfect = ctx->imperfect;
   return ffm_pmappings_generate (ffm_problem_get_workload (problem),
                                  ffm_problem_get_arch (problem), &options, error);
 }

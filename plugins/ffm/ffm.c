@@ -158,6 +158,22 @@ candidate_value (const Candidate *c, FfmObjective objective)
     }
 }
 
+/* TRUE if @a beats @b: a lower objective value, or for energy (latency)
+ * an equal one and less latency (energy). */
+static gboolean
+candidate_better (const Candidate *a, const Candidate *b, FfmObjective objective)
+{
+  double va = candidate_value (a, objective), vb = candidate_value (b, objective);
+
+  if (va != vb)
+    return va < vb;
+  if (objective == FFM_OBJECTIVE_ENERGY)
+    return a->latency < b->latency;
+  if (objective == FFM_OBJECTIVE_LATENCY)
+    return a->energy < b->energy;
+  return FALSE;
+}
+
 static void
 add_candidates (GArray *out, const JoinResult *r, FfmObjective objective)
 {
@@ -185,8 +201,10 @@ add_candidates (GArray *out, const JoinResult *r, FfmObjective objective)
     }
 }
 
-/* The candidates to return: the best one, or the front of all of them
- * (energy ascending; the first of equal points). */
+/* The candidates to return: the best one (ties of energy or latency
+ * broken by the other), or the front of all of them (energy ascending;
+ * the first of equal points), whose ends are the energy and latency
+ * optima with their ties broken. */
 static GArray *
 choose (GArray *cands, FfmObjective objective)
 {
@@ -196,8 +214,9 @@ choose (GArray *cands, FfmObjective objective)
     {
       int best = -1;
       for (guint i = 0; i < cands->len; i++)
-        if (best < 0 || candidate_value (&g_array_index (cands, Candidate, i), objective)
-                        < candidate_value (&g_array_index (cands, Candidate, best), objective))
+        if (best < 0 || candidate_better (&g_array_index (cands, Candidate, i),
+                                          &g_array_index (cands, Candidate, best),
+                                          objective))
           best = (int) i;
       if (best >= 0)
         g_array_append_val (out, g_array_index (cands, Candidate, best));
@@ -298,6 +317,8 @@ ffm_run (const FfmSearchContext *ctx, const FfmParamValues *values,
   options.unfused = ctx->unfused;
   options.n_threads = ctx->n_threads;
   options.reuse_equal_einsums = reuse;
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, imperfect))
+    options.imperfect = ctx->imperfect;
   if (FFM_SEARCH_CONTEXT_HAS (ctx, cancel))
     options.cancel = ctx->cancel;
   if (ctx->progress != NULL)

@@ -86,8 +86,13 @@ struct _JoinProblem {
   FfmWorkload *w;
   FfmArch *a;
   guint n_einsums;
-  JoinObjectives objs;
-  guint n_obj;                  /* objective columns: 1 or 2 */
+  guint n_obj;                  /* objective columns: energy, latency (2):
+                                   energy and latency break their ties with
+                                   the other one */
+  int first;                    /* for energy or latency: the column
+                                   compared first (0 energy, 1 latency),
+                                   the other only breaks ties; -1 for EDP
+                                   and the Pareto set */
   guint n_mem;
   guint mem_level[MAX_MEM];
   guint n_threads;

@@ -67,14 +67,12 @@ static gboolean
 may_beat_bound (const JoinProblem *p, const JoinPassOptions *o, guint x,
                 const double *obj)
 {
-  double e = 0, l = 0;
+  double e, l;
 
   if (!o->bounded)
     return TRUE;
-  if (p->objs != JOIN_LATENCY)
-    e = obj[0] + p->rest_energy[x];
-  if (p->objs != JOIN_ENERGY)
-    l = obj[p->n_obj - 1] + p->rest_latency[x];
+  e = obj[0] + p->rest_energy[x];
+  l = obj[1] + p->rest_latency[x];
   switch (o->objective)
     {
     case FFM_OBJECTIVE_ENERGY:
@@ -133,6 +131,18 @@ group_new (const JoinKey *key, guint width)
   return g;
 }
 
+/* Pareto pruning of rows, objectives first: for energy or latency with a
+ * tie-break, the pair is lexicographic (a row of less energy beats one of
+ * more whatever their latencies; equal energies compare latencies). */
+static guint
+prune_rows (const JoinProblem *p, double *v, guint n, guint w, guint *kept)
+{
+  if (p->first >= 0)
+    return ffm_pareto_prune_lexicographic (v, n, w, (guint) p->first,
+                                           1 - (guint) p->first, kept);
+  return ffm_pareto_prune (v, n, w, kept);
+}
+
 /* Pareto-prunes @g (objectives in boxes of ratio 1 + @epsilon when
  * @epsilon > 0). */
 static void
@@ -154,10 +164,10 @@ prune_group (const JoinProblem *p, Group *g, double epsilon)
             double x = boxed[(gsize) r * w + k];
             boxed[(gsize) r * w + k] = x > 0 ? floor (log (x) * scale) : -INFINITY;
           }
-      kept_n = ffm_pareto_prune (boxed, n, w, kept);
+      kept_n = prune_rows (p, boxed, n, w, kept);
     }
   else
-    kept_n = ffm_pareto_prune (v, n, w, kept);   /* moves survivors itself */
+    kept_n = prune_rows (p, v, n, w, kept);   /* moves survivors itself */
   for (guint i = 0; i < kept_n; i++)
     if (kept[i] != i)
       {
@@ -439,8 +449,8 @@ join_result_get_final (const JoinResult *r, guint index, double *energy,
   const JoinProblem *p = r->problem;
   const double *v = (const double *) r->final->data + (gsize) index * p->n_obj;
 
-  *energy = p->objs != JOIN_LATENCY ? v[0] : 0;
-  *latency = p->objs != JOIN_ENERGY ? v[p->n_obj - 1] : 0;
+  *energy = v[0];
+  *latency = v[1];
 }
 
 static double
@@ -462,19 +472,32 @@ final_value (const JoinResult *r, FfmObjective objective, guint i)
     }
 }
 
+/* The other objective, which breaks ties of @objective (energy for
+ * latency, latency for energy; none for EDP). */
+static double
+tie_value (const JoinResult *r, FfmObjective objective, guint i)
+{
+  double e, l;
+
+  join_result_get_final (r, i, &e, &l);
+  return objective == FFM_OBJECTIVE_ENERGY ? l
+    : objective == FFM_OBJECTIVE_LATENCY ? e : 0;
+}
+
 int
 join_result_pick (const JoinResult *r, FfmObjective objective)
 {
   int best = -1;
-  double best_v = INFINITY;
+  double best_v = INFINITY, best_t = INFINITY;
 
   for (guint i = 0; i < join_result_get_n_final (r); i++)
     {
-      double v = final_value (r, objective, i);
-      if (best < 0 || v < best_v)
+      double v = final_value (r, objective, i), t = tie_value (r, objective, i);
+      if (best < 0 || v < best_v || (v == best_v && t < best_t))
         {
           best = (int) i;
           best_v = v;
+          best_t = t;
         }
     }
   return best;

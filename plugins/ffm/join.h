@@ -31,13 +31,6 @@
 
 G_BEGIN_DECLS
 
-/* What the join optimises. */
-typedef enum {
-  JOIN_ENERGY = 1,
-  JOIN_LATENCY,
-  JOIN_BOTH,                /* EDP and the Pareto set: energy and latency */
-} JoinObjectives;
-
 typedef struct _JoinProblem JoinProblem;
 
 /* The path of pmapping @ref: its template's nodes with its tiles (loops of
@@ -94,9 +87,10 @@ void join_result_get_final (const JoinResult *result,
                             double *energy,
                             double *latency);
 
-/* The best final row for @objective (first of equals), or -1 if none. For
- * PARETO: the indices of the front points, energy ascending (transfer
- * full: a GArray of guint). */
+/* The best final row for @objective, or -1 if none: for energy (latency)
+ * the least latency (energy) of the rows of least energy (latency); the
+ * first of equals. For PARETO: the indices of the front points, energy
+ * ascending (transfer full: a GArray of guint). */
 int join_result_pick (const JoinResult *result, FfmObjective objective);
 GArray *join_result_pick_front (const JoinResult *result);
 

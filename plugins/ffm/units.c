@@ -51,12 +51,6 @@ join_problem_free (JoinProblem *p)
   g_free (p);
 }
 
-static guint
-n_objectives (JoinObjectives objs)
-{
-  return objs == JOIN_BOTH ? 2 : 1;
-}
-
 /* The row of group @g, @row, as a unit row: objectives, then per memory
  * the cumulative reservations at depths -1..n_fused. */
 static void
@@ -66,10 +60,8 @@ unit_row (const JoinProblem *p, const FfmPmappingGroup *g, guint row,
   const double *v = g->values + (gsize) row * g->n_columns;
   guint k = 0;
 
-  if (p->objs != JOIN_LATENCY)
-    out[k++] = v[ffm_pmapping_group_find_column (g, FFM_PMAPPING_COLUMN_ENERGY, 0, 0)];
-  if (p->objs != JOIN_ENERGY)
-    out[k++] = v[ffm_pmapping_group_find_column (g, FFM_PMAPPING_COLUMN_LATENCY, 0, 0)];
+  out[k++] = v[ffm_pmapping_group_find_column (g, FFM_PMAPPING_COLUMN_ENERGY, 0, 0)];
+  out[k++] = v[ffm_pmapping_group_find_column (g, FFM_PMAPPING_COLUMN_LATENCY, 0, 0)];
   for (guint m = 0; m < p->n_mem; m++)
     {
       double last = 0;
@@ -221,7 +213,7 @@ read_units (JoinProblem *p, Step *st, GError **error)
       int je = ffm_pmapping_group_find_column (g, FFM_PMAPPING_COLUMN_ENERGY, 0, 0);
       int jl = ffm_pmapping_group_find_column (g, FFM_PMAPPING_COLUMN_LATENCY, 0, 0);
 
-      if ((p->objs != JOIN_LATENCY && je < 0) || (p->objs != JOIN_ENERGY && jl < 0)
+      if (je < 0 || jl < 0
           || g->compat.n_loops > MAX_LOOPS)
         {
           g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_FAILED,
@@ -325,9 +317,11 @@ join_problem_new (FfmPmappingSet *set, FfmObjective objective,
   p->w = ffm_pmapping_set_get_workload (set);
   p->a = ffm_pmapping_set_get_arch (set);
   p->n_einsums = ffm_workload_get_n_einsums (p->w);
-  p->objs = objective == FFM_OBJECTIVE_ENERGY ? JOIN_ENERGY
-    : objective == FFM_OBJECTIVE_LATENCY ? JOIN_LATENCY : JOIN_BOTH;
-  p->n_obj = n_objectives (p->objs);
+  /* Energy and latency break their ties with the other objective, so the
+   * rows carry both (ffm_pmapping_objectives_for()). */
+  p->n_obj = 2;
+  p->first = objective == FFM_OBJECTIVE_ENERGY ? 0
+    : objective == FFM_OBJECTIVE_LATENCY ? 1 : -1;
   p->n_threads = CLAMP (n_threads, 1, FFM_MAX_THREADS);
   tracked = ffm_pmapping_set_get_tracked_levels (set, &n_tracked);
   if (n_tracked > MAX_MEM || ffm_pmapping_set_get_n_einsums (set) != p->n_einsums)

@@ -73,7 +73,8 @@ typedef enum {
   FFM_COST_VALID = 0,
   FFM_COST_DOES_NOT_FIT,     /* tiles need more than a memory's capacity */
   FFM_COST_FANOUT_EXCEEDED,  /* spatial loops use more instances than a fanout dimension has */
-  FFM_COST_BAD_TILES,        /* a tile is 0, larger than its enclosing tile, or does not divide it */
+  FFM_COST_BAD_TILES,        /* a tile is 0 or larger than its enclosing tile, or does
+                                not divide it in a model that cannot count remainders */
   FFM_COST_OVERFLOW,         /* a count does not fit in 64 bits */
 } FfmCostStatus;
 
@@ -188,12 +189,20 @@ FFM_API double ffm_pmapping_model_get_level_size (const FfmPmappingModel *model,
                                                   guint level);
 
 /* Checks @tiles (one per loop, node order) as a user's mapping must have
- * them: every tile >= 1, at most its enclosing tile and dividing it (perfect
- * factorization), and for every rank variable with a bound above 1 the
- * innermost loop over it has tile 1. The error names the node. */
+ * them: every tile >= 1 and at most its enclosing tile; a tile that does
+ * not divide its enclosing tile (its loop's last iteration handles the
+ * remainder) only where the model counts remainders; and for every rank
+ * variable with a bound above 1 the innermost loop over it has tile 1. The
+ * error names the node. */
 FFM_API gboolean ffm_pmapping_model_check_tiles (const FfmPmappingModel *model,
                                                  const guint64 *tiles,
                                                  GError **error);
+
+/* TRUE when the model counts tiles that do not divide their enclosing tile
+ * (imperfect factorization, exactly: docs/cost-model.md, "Remainder
+ * tiles"). FALSE when a rank variable appears twice in one tensor's
+ * indices, or an index of the output is not a single rank variable. */
+FFM_API gboolean ffm_pmapping_model_counts_remainders (const FfmPmappingModel *model);
 
 /* The result of one evaluation. Allocate once per model (and thread) with
  * ffm_pmapping_cost_new() and reuse it: arrays are sized for the model. */
@@ -234,7 +243,10 @@ FFM_API void ffm_pmapping_cost_free (FfmPmappingCost *cost);
  * model's default tiles) into @out, which must come from
  * ffm_pmapping_cost_new() for this model. Never allocates, never fails:
  * bad tiles, an overflow or a capacity problem set out->status. Does about
- * (loops + storage nodes) x tensors multiplications. */
+ * (loops + storage nodes) x tensors multiplications when every tile
+ * divides its enclosing tile; with remainder tiles, every count is a walk
+ * over each rank variable's loops (about ten times more work). Spatial
+ * loops use ceil(enclosing / tile) instances (fanout_used). */
 FFM_API void ffm_pmapping_model_evaluate (const FfmPmappingModel *model,
                                           const guint64 *tiles,
                                           FfmPmappingCost *out);

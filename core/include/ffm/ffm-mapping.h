@@ -6,7 +6,10 @@
  *   STORAGE   tensors kept in a memory level; the tile kept is defined by
  *             the loops above the node;
  *   TEMPORAL  a for-loop over one rank variable; `tile` is the size of the
- *             range one iteration handles (iterations = enclosing tile / tile);
+ *             range one iteration handles (iterations = enclosing tile /
+ *             tile; when the tile does not divide the enclosing tile, the
+ *             loop runs ceil(enclosing / tile) iterations and the last one
+ *             handles the remainder: imperfect factorization);
  *   SPATIAL   the same spread over the instances of one fanout dimension;
  *   COMPUTE   the leaf: one operation of an Einsum on a compute unit;
  *   SEQUENTIAL a split: its branches run one after another, below the loops
@@ -21,7 +24,7 @@
  * (its JSON path and line) in errors.
  *
  * References: [1] docs/file-formats.md "Mappings" (the JSON format);
- * the reference implementation (accelforge).
+ * docs/cost-model.md "What a mapping means" (LoopTree semantics).
  * Representation: each list is a GPtrArray of FfmMappingNode*, owning its
  * nodes; a SEQUENTIAL node owns its branches. Units: tiles are counts of
  * values of a rank variable. Everything here is deterministic: printing and
@@ -31,6 +34,7 @@
 #include <glib.h>
 #include "ffm-version.h"
 #include "ffm-error.h"
+#include "ffm-workload.h"
 #include "ffm-json-writer.h"
 #include "ffm-workload.h"
 
@@ -76,6 +80,12 @@ struct _FfmMappingNode {
    * Set them with ffm_mapping_node_set_rank_var_for(). */
   GStrv rank_var_einsums;
   GStrv rank_var_names;
+  /* TEMPORAL, SPATIAL: the tile of the last iteration inside a full
+   * enclosing tile when `tile` does not divide it (enclosing mod tile), 0
+   * when it divides or is not known. Informative: the cost model derives
+   * remainders from the tiles and checks a remainder written in a mapping
+   * file. Set by ffm_mapping_set_remainders(); "remainder" in JSON. */
+  guint64 remainder;
 };
 
 typedef struct _FfmMapping FfmMapping;
@@ -105,7 +115,8 @@ FFM_API void ffm_mapping_set_architecture_name (FfmMapping *mapping,
 
 /* TRUE when both mappings have the same workload and architecture names
  * and the same tree (kinds, names, tiles, flags, in order). Where a
- * mapping came from (source file, json_path, line) is ignored. */
+ * mapping came from (source file, json_path, line) and the remainders
+ * (derived from the tiles) are ignored. */
 FFM_API gboolean ffm_mapping_equal (const FfmMapping *a,
                                     const FfmMapping *b);
 FFM_API gboolean ffm_mapping_node_equal (const FfmMappingNode *a,
@@ -125,6 +136,14 @@ FFM_API gboolean ffm_mapping_check_structure (const FfmMapping *mapping,
  * from the root to that COMPUTE, SEQUENTIAL nodes left out (transfer
  * container: free the outer array; it frees the inner ones). */
 FFM_API GPtrArray *ffm_mapping_dup_paths (const FfmMapping *mapping);
+
+/* Sets every loop node's remainder from its tile and its enclosing tile
+ * (the tile of the loop above it over the same rank variable on the path
+ * to each compute node, or the rank variable's bound in @workload). Loops
+ * whose names do not resolve are left as they are (the cost model reports
+ * them). */
+FFM_API void ffm_mapping_set_remainders (FfmMapping *mapping,
+                                         const FfmWorkload *workload);
 
 /* "storage", "temporal", "spatial", "compute" or "sequential" (the JSON
  * member naming the kind). */
@@ -192,7 +211,8 @@ FFM_API gboolean ffm_mapping_save_file (const FfmMapping *mapping,
  *     └── GlobalBuffer: W1, T2
  *         ...
  * Spatial loops read "parallel-for n1 tile 1 across PE.reuse_output";
- * persistent storage ends in " (persistent)". */
+ * a loop with a remainder ends in " (remainder 5)"; persistent storage
+ * ends in " (persistent)". */
 FFM_API char *ffm_mapping_to_tree_string (const FfmMapping *mapping);
 /* The same tree with each loop's iterations in @workload next to its tile
  * (iterations = enclosing tile / tile, rounded up; instances for a
@@ -212,6 +232,8 @@ FFM_API char *ffm_mapping_to_tree_string_for_workload (const FfmMapping *mapping
  *   for m_1 in [0, |m|/1):
  *     parallel-for n1_1 in [0, |n1|/1) across PE.reuse_output:
  *       Matmul0()  // on MAC
+ * A loop with a remainder runs over [0, ceil(E/t)) and says its last tile
+ * in a comment ("  // last tile 5").
  * Branches of a split follow one another at the split's indentation, each
  * opened by a "// branch 1 of 2" comment; branches of a split inside
  * branch 2 are numbered 2.1, 2.2, ... */

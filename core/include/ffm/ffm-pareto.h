@@ -38,4 +38,18 @@ FFM_API gboolean ffm_pareto_dominates (const double *a,
                                        const double *b,
                                        guint n_columns);
 
+/* ffm_pareto_prune() with one pair of columns compared lexicographically
+ * (an objective with a tie-break): row A dominates row B when A <= B in
+ * every column but @primary and @secondary, and A's @primary is below B's,
+ * or equal to it with A's @secondary <= B's. Among rows with the same
+ * other columns, only the rows of the least @primary survive, and of those
+ * the least @secondary. The relation is transitive, so the same
+ * survivor scan is exact (ffm-pareto.c). */
+FFM_API guint ffm_pareto_prune_lexicographic (double *values,
+                                              guint n_rows,
+                                              guint n_columns,
+                                              guint primary,
+                                              guint secondary,
+                                              guint *kept);
+
 G_END_DECLS

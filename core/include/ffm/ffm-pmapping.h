@@ -78,11 +78,23 @@ G_BEGIN_DECLS
 /* ---- Options ---- */
 
 /* Objectives kept Pareto-optimal (bit flags). EDP needs both: it is not
- * additive over Einsums, so it is computed from the totals after the join. */
+ * additive over Einsums, so it is computed from the totals after the join.
+ * With both, ENERGY_FIRST or LATENCY_FIRST makes the pair lexicographic
+ * (an objective with a tie-break): a row is then dropped when another row
+ * of its group is no worse in every reservation and better in the first
+ * objective, or equal in it and no worse in the second. */
 typedef enum {
   FFM_PMAPPING_ENERGY = 1 << 0,
   FFM_PMAPPING_LATENCY = 1 << 1,
+  FFM_PMAPPING_ENERGY_FIRST = 1 << 2,   /* energy, ties broken by latency */
+  FFM_PMAPPING_LATENCY_FIRST = 1 << 3,  /* latency, ties broken by energy */
 } FfmPmappingObjectives;
+
+/* The objectives a search for @objective keeps: energy and latency for
+ * EDP and the Pareto set; for energy (latency) both, energy (latency)
+ * first, so that the mapping returned is, among those of least energy
+ * (latency), one of least latency (energy). */
+FFM_API guint ffm_pmapping_objectives_for (FfmObjective objective);
 
 /* Where the generation is, for a progress line: counts so far and the
  * Einsum a template of which has just started or ended. */
@@ -143,19 +155,30 @@ typedef struct {
   FfmPmappingProgressFunc progress; /* NULL, or called as templates start
                                        and end (default NULL) */
   gpointer progress_data;       /* passed to progress */
+  guint imperfect;              /* FfmImperfect: the loops whose tiles need
+                                   not divide their enclosing tile (default
+                                   none: perfect factorization). Its tile
+                                   sizes: docs/pmapping-generator.md,
+                                   "Remainder tiles" */
 } FfmPmappingOptions;
 
 /* Fills the first @struct_size bytes of @options with the defaults and
  * records @struct_size; use the macro below. */
 FFM_API void ffm_pmapping_options_init_sized (FfmPmappingOptions *options,
                                               gsize struct_size);
-/* The objectives the pmappings of a search for @objective must keep:
- * energy, latency, or both (EDP and the Pareto set need both). */
-FFM_API guint ffm_pmapping_objectives_for (FfmObjective objective);
 
 /* Fills @options with the defaults. */
 #define ffm_pmapping_options_init(options) \
   ffm_pmapping_options_init_sized ((options), sizeof *(options))
+
+/* The tiles the mapspace allows a loop that may have a remainder, inside a
+ * block of @enclosing: for every iteration count n from 1 to @enclosing
+ * the smallest tile giving n iterations, ceil(@enclosing / n) (every
+ * divisor is one), largest first, appended to @out (of guint64). Which
+ * loops may: docs/pmapping-generator.md, "Remainder tiles" (the first loop
+ * of more than one iteration of each rank variable, if its kind is in
+ * FfmPmappingOptions.imperfect; the loops below it divide). */
+FFM_API void ffm_pmapping_remainder_tile_sizes (guint64 enclosing, GArray *out);
 
 /* TRUE if @options asks the generator to stop (its cancel flag is set). */
 FFM_API gboolean ffm_pmapping_options_is_cancelled (const FfmPmappingOptions *options);

@@ -44,6 +44,25 @@ FFM_API gboolean ffm_objective_from_string (const char *text,
                                             FfmObjective *out,
                                             GError **error);
 
+/* Which loops of the mapspace may have a tile that does not divide their
+ * enclosing tile, the last iteration handling the remainder (imperfect
+ * factorization; docs/pmapping-generator.md, "Remainder tiles"). Bit
+ * flags; 0, the default, is perfect factorization only. */
+typedef enum {
+  FFM_IMPERFECT_NONE = 0,
+  FFM_IMPERFECT_SPATIAL = 1 << 0,
+  FFM_IMPERFECT_TEMPORAL = 1 << 1,
+  FFM_IMPERFECT_ALL = FFM_IMPERFECT_SPATIAL | FFM_IMPERFECT_TEMPORAL,
+} FfmImperfect;
+
+/* "none", "spatial", "temporal" or "all". */
+FFM_API const char *ffm_imperfect_to_string (guint imperfect);
+/* Reads one of those words (any case); FALSE with FFM_PARAM_ERROR_INVALID_VALUE
+ * naming the word otherwise. */
+FFM_API gboolean ffm_imperfect_from_string (const char *text,
+                                            guint *out,
+                                            GError **error);
+
 /* Called by strategies from time to time; @fraction in [0,1] or negative
  * when unknown. Must be cheap. */
 typedef void (*FfmProgressFunc) (double fraction,
@@ -78,10 +97,13 @@ typedef struct {
                                    time of one, over the threads
                                    (ffm-search-meter.h); 0 = none */
   FfmMapspace *mapspace;        /* NULL, or the mapspace of this problem with
-                                   these objective, fused-loop and unfused
-                                   settings, built once by the host for several
-                                   runs (ffm compare); borrowed: use
-                                   ffm_mapspace_new_for_context() */
+                                   these objective, fused-loop, unfused and
+                                   imperfect settings, built once by the host
+                                   for several runs (ffm compare); borrowed:
+                                   use ffm_mapspace_new_for_context() */
+  guint imperfect;              /* FfmImperfect: the loops that may have
+                                   remainder tiles; default none (read it
+                                   with FFM_SEARCH_CONTEXT_HAS) */
 } FfmSearchContext;
 
 /* TRUE if the context as built by the host has @field (it was appended
