@@ -28,6 +28,7 @@
  * nothing fits or the search was stopped before it had a mapping, 2 for
  * usage errors. */
 #include "ffm-cli-cancel.h"
+#include "ffm-cli-mpi.h"
 #include "ffm-cli-output.h"
 #include "ffm-cli-progress.h"
 #include "ffm-cli-search.h"
@@ -51,6 +52,7 @@ typedef struct {
   FfmCliSearchOptions search;
   char *json;                   /* --json OUT (owned) */
   char *trace_csv;              /* --trace-csv OUT (owned) */
+  gboolean mpi_worker;          /* an MPI rank other than 0 (ffm-cli-mpi.h) */
 } MapOptions;
 
 /* ---- Fusion decisions ---- */
@@ -340,6 +342,10 @@ run (GOptionContext *context, MapOptions *o)
                                    registry, problem, &search);
   if (status != FFM_EXIT_OK)
     return status;
+  /* Under mpirun the other ranks only run rank 0's pmapping jobs. */
+  if (o->mpi_worker)
+    return ffm_cli_mpi_serve (COMMAND, problem, ffm_cli_common_get_threads (&o->common));
+  ffm_cli_mpi_lead ();
   w = ffm_problem_get_workload (problem);
   a = ffm_problem_get_arch (problem);
   objective = search.objective;
@@ -439,7 +445,7 @@ int
 ffm_cmd_map (int argc, char **argv)
 {
   MapOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_PROBLEM_OPTIONS_INIT,
-                   FFM_CLI_SEARCH_OPTIONS_INIT, NULL, NULL };
+                   FFM_CLI_SEARCH_OPTIONS_INIT, NULL, NULL, FALSE };
   const GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &o.json,
       "Also write the result as JSON to OUT (- = stdout, instead of the text)",
@@ -458,13 +464,18 @@ ffm_cmd_map (int argc, char **argv)
   g_option_context_add_main_entries (context, entries, NULL);
   ffm_cli_add_problem_options (context, &o.problem);
   ffm_cli_add_common_options (context, &o.common);
-  if (!ffm_cli_parse (context, COMMAND, &o.common, argc, argv, &positional))
-    status = FFM_EXIT_USAGE;
-  else if (positional[0] != NULL)
-    status = ffm_cli_usage_error (context, COMMAND, "unexpected argument '%s'",
-                                  positional[0]);
-  else
-    status = run (context, &o);
+  status = ffm_cli_mpi_begin (COMMAND, &o.mpi_worker);
+  if (status == FFM_EXIT_OK)
+    {
+      if (!ffm_cli_parse (context, COMMAND, &o.common, argc, argv, &positional))
+        status = FFM_EXIT_USAGE;
+      else if (positional[0] != NULL)
+        status = ffm_cli_usage_error (context, COMMAND, "unexpected argument '%s'",
+                                      positional[0]);
+      else
+        status = run (context, &o);
+      status = ffm_cli_mpi_end (COMMAND, status);
+    }
   g_free (o.json);
   g_free (o.trace_csv);
   ffm_cli_search_options_clear (&o.search);
