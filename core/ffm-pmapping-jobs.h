@@ -50,8 +50,9 @@ FFM_API guint ffm_pmapping_jobs_get_n_jobs (const FfmPmappingJobs *jobs);
 FFM_API guint ffm_pmapping_jobs_get_n_threads (const FfmPmappingJobs *jobs);
 /* The options the jobs were built with (transfer none). */
 FFM_API const FfmPmappingOptions *ffm_pmapping_jobs_get_options (const FfmPmappingJobs *jobs);
-/* A hash of the job list (Einsums and templates in order): processes with
- * equal fingerprints built the same jobs. */
+/* A hash of the job list (in order, each job's template and all the
+ * generator reads of its Einsum and the architecture): processes with
+ * equal fingerprints built the same jobs from the same inputs. */
 FFM_API guint64 ffm_pmapping_jobs_get_fingerprint (const FfmPmappingJobs *jobs);
 /* The name of job @job's Einsum (transfer none), and its template. */
 FFM_API const char *ffm_pmapping_jobs_describe (const FfmPmappingJobs *jobs,

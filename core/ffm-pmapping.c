@@ -970,12 +970,24 @@ ffm_pmapping_jobs_get_options (const FfmPmappingJobs *jobs)
   return &jobs->set->options;
 }
 
-/* FNV-1a over what identifies every job: its Einsum and its template's
+static guint64
+fnv1a (guint64 h, const void *data, gsize size)
+{
+  const guchar *p = data;
+
+  for (gsize k = 0; k < size; k++)
+    h = (h ^ p[k]) * G_GUINT64_CONSTANT (1099511628211);
+  return h;
+}
+
+/* FNV-1a over what identifies every job: its Einsum's signature (all the
+ * generator reads of the Einsum and the architecture) and its template's
  * canonical form. */
 guint64
 ffm_pmapping_jobs_get_fingerprint (const FfmPmappingJobs *jobs)
 {
   guint64 h = G_GUINT64_CONSTANT (14695981039346656037);
+  const FfmEinsumPmappings *last = NULL;
 
   for (guint i = 0; i < jobs->jobs->len; i++)
     {
@@ -983,11 +995,20 @@ ffm_pmapping_jobs_get_fingerprint (const FfmPmappingJobs *jobs)
       const FfmPmappingTemplate *t = g_ptr_array_index (job->pm->templates,
                                                         job->template_id);
       guint32 ids[2] = { job->pm->einsum, job->template_id };
-      const guchar *p = (const guchar *) ids;
-      for (gsize k = 0; k < sizeof ids; k++)
-        h = (h ^ p[k]) * G_GUINT64_CONSTANT (1099511628211);
-      for (const char *c = t->key; c != NULL && *c != '\0'; c++)
-        h = (h ^ (guchar) *c) * G_GUINT64_CONSTANT (1099511628211);
+
+      if (job->pm != last)
+        {
+          g_autofree char *signature
+            = ffm_pmapping_einsum_signature (jobs->set->workload, jobs->set->arch,
+                                             job->pm->einsum, job->pm->templates,
+                                             NULL);
+          if (signature != NULL)
+            h = fnv1a (h, signature, strlen (signature));
+          last = job->pm;
+        }
+      h = fnv1a (h, ids, sizeof ids);
+      if (t->key != NULL)
+        h = fnv1a (h, t->key, strlen (t->key));
     }
   return h;
 }
