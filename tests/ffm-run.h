@@ -26,6 +26,8 @@ typedef struct {
   guint64 file_size;            /* RLIMIT_FSIZE in bytes, 0: unchanged */
   guint64 open_files;           /* RLIMIT_NOFILE, 0: unchanged */
   double deadline;              /* seconds, 0: 120 */
+  const char *const *launcher;  /* a program and its arguments that run
+                                   FFM_EXE (mpirun -n 2), NULL: none */
 } FfmTestRunOptions;
 
 /* Runs FFM_EXE with @args (NULL-terminated, without the program). */

@@ -470,13 +470,20 @@ serve_generation (FfmProblem *problem, guint n_threads, const GenerateMessage *m
       *message = g_strdup (error->message);
       return FALSE;
     }
-  if (ffm_pmapping_jobs_get_n_jobs (jobs) != m->n_jobs
-      || ffm_pmapping_jobs_get_fingerprint (jobs) != m->fingerprint)
+  if (ffm_pmapping_jobs_get_n_jobs (jobs) != m->n_jobs)
     {
-      *message = g_strdup_printf ("it built %u pmapping jobs where rank 0 built %u, "
-                                  "or other templates: every rank must read the "
-                                  "same architecture, workload and options",
+      *message = g_strdup_printf ("it built %u pmapping jobs where rank 0 built %u: "
+                                  "every rank must read the same architecture, "
+                                  "workload and parameters",
                                   ffm_pmapping_jobs_get_n_jobs (jobs), m->n_jobs);
+      return FALSE;
+    }
+  if (ffm_pmapping_jobs_get_fingerprint (jobs) != m->fingerprint)
+    {
+      *message = g_strdup_printf ("its %u pmapping jobs differ from rank 0's (other "
+                                  "templates, sizes or architecture numbers): every "
+                                  "rank must read the same architecture, workload "
+                                  "and parameters", m->n_jobs);
       return FALSE;
     }
   w.jobs = jobs;
@@ -579,9 +586,8 @@ ffm_cli_mpi_serve (const char *command, FfmProblem *problem, guint n_threads)
               || !serve_generation (problem, n_threads,
                                     g_bytes_get_data (bytes, NULL), &message))
             {
-              /* Rank 0 stops the run (MPI_Abort) with this message. */
+              /* Rank 0 prints it and stops the run (MPI_Abort). */
               send_text (0, TAG_FAILED, message);
-              g_printerr ("ffm %s: MPI rank %d: %s\n", command, mpi_rank, message);
             }
         }
     }
