@@ -86,6 +86,9 @@ take (Cursor *c, void *out, gsize n_items, gsize item_size)
 {
   if (item_size != 0 && n_items > c->left / item_size)
     return FALSE;
+  /* An empty GArray's data may be NULL: memcpy must not see it. */
+  if (n_items == 0 || item_size == 0)
+    return TRUE;
   memcpy (out, c->p, n_items * item_size);
   c->p += n_items * item_size;
   c->left -= n_items * item_size;
