@@ -223,7 +223,10 @@ run_jobs_over_ranks (FfmPmappingJobs *jobs, gpointer user_data, GError **error)
   g_mutex_init (&d.lock);
   memset (&m, 0, sizeof m);
   m.options = *ffm_pmapping_jobs_get_options (jobs);
+  /* Pointers mean nothing in another process. */
   m.options.cancel = NULL;
+  m.options.progress = NULL;
+  m.options.progress_data = NULL;
   m.fingerprint = ffm_pmapping_jobs_get_fingerprint (jobs);
   m.n_jobs = ffm_pmapping_jobs_get_n_jobs (jobs);
   in_generation = TRUE;
@@ -463,6 +466,8 @@ serve_generation (FfmProblem *problem, guint n_threads, const GenerateMessage *m
 
   options.n_threads = n_threads;
   options.cancel = NULL;
+  options.progress = NULL;
+  options.progress_data = NULL;
   jobs = ffm_pmapping_jobs_new (ffm_problem_get_workload (problem),
                                 ffm_problem_get_arch (problem), &options, &error);
   if (jobs == NULL)

@@ -49,7 +49,7 @@ ffm_cli_add_search_options (GOptionContext *context, FfmCliSearchOptions *o)
 
 int
 ffm_cli_search_prepare (GOptionContext *context, const char *command,
-                        const FfmCliSearchOptions *o, const FfmCliCommon *common,
+                        const FfmCliSearchOptions *o, const FfmCliRunOptions *run,
                         FfmPluginRegistry *registry, FfmProblem *problem,
                         FfmCliSearch *out)
 {
@@ -98,8 +98,8 @@ ffm_cli_search_prepare (GOptionContext *context, const char *command,
   out->context.max_evaluations = (guint64) o->max_evaluations;
   out->context.max_seconds = o->max_seconds;
   out->context.objective = out->objective;
-  out->context.seed = (guint64) common->seed;
-  out->context.n_threads = ffm_cli_common_get_threads (common);
+  out->context.seed = (guint64) run->seed;
+  out->context.n_threads = ffm_cli_run_options_get_threads (run);
   out->context.max_fused_loops = o->max_fused_loops;
   out->context.unfused = o->unfused;
   return FFM_EXIT_OK;
@@ -110,6 +110,21 @@ ffm_cli_search_clear (FfmCliSearch *s)
 {
   g_clear_pointer (&s->strategy_values, ffm_param_values_free);
   s->plugin = NULL;
+}
+
+void
+ffm_cli_search_record (const FfmCliSearch *s, FfmResultInfo *info)
+{
+  g_autoptr (FfmParamValues) values =
+    ffm_cli_resolve_params (s->plugin->descriptor->vtable.search->params,
+                            s->strategy_values);
+
+  ffm_result_info_set_strategy (info, s->plugin->descriptor->name, values);
+  ffm_result_info_set_objective (info, ffm_objective_to_string (s->objective));
+  ffm_result_info_set_option_int (info, "max_fused_loops", s->context.max_fused_loops);
+  ffm_result_info_set_option_boolean (info, "unfused", s->context.unfused);
+  ffm_result_info_set_option_int (info, "seed", (gint64) s->context.seed);
+  ffm_result_info_set_option_int (info, "threads", s->context.n_threads);
 }
 
 gboolean

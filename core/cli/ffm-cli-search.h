@@ -56,11 +56,14 @@ typedef struct {
 int ffm_cli_search_prepare (GOptionContext *context,
                             const char *command,
                             const FfmCliSearchOptions *options,
-                            const FfmCliCommon *common,
+                            const FfmCliRunOptions *run,
                             FfmPluginRegistry *registry,
                             FfmProblem *problem,
                             FfmCliSearch *out);
 void ffm_cli_search_clear (FfmCliSearch *search);
+/* Records the strategy with every parameter value (the defaults
+ * included), the objective and the search options in @info. */
+void ffm_cli_search_record (const FfmCliSearch *search, FfmResultInfo *info);
 
 /* Parses --budget: "Nx" (N > 0 times ffm's wall time on the same problem)
  * into *@multiple, or "Ns" (N > 0 seconds of modelled time) into
