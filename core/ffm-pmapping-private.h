@@ -84,6 +84,19 @@ FfmTemplateResult *ffm_template_result_new (guint n_levels);
 void ffm_template_result_free (FfmTemplateResult *r);
 /* Pareto-prunes every group of @r. */
 void ffm_template_result_prune (FfmTemplateResult *r);
+/* @r as flat bytes (ffm-template-result-bytes.c), for another process of
+ * the same build: a header with the sizes of the structures copied, the
+ * counters and rejection records ([@n_levels] each), then per group its
+ * compatibility, columns, values and tiles. (transfer full) */
+GBytes *ffm_template_result_to_bytes (const FfmTemplateResult *r,
+                                      guint n_levels);
+/* Fills @r, as ffm_template_result_new (@n_levels) made it, from @bytes;
+ * fails (FFM_MAPPING_ERROR_INVALID) when they are truncated, from another
+ * build, or their counts disagree. */
+gboolean ffm_template_result_from_bytes (FfmTemplateResult *r,
+                                         guint n_levels,
+                                         GBytes *bytes,
+                                         GError **error);
 
 /* Appends to @out (of guint64, @n_loops per chain) every chain of tiles of
  * one rank variable of bound @bound over its @n_loops loops (outermost

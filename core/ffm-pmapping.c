@@ -30,6 +30,7 @@
 #include "ffm-pmapping-private.h"
 #include "ffm-tile-chain-private.h"
 #include "ffm-pmapping-diagnostics.h"
+#include "ffm-pmapping-jobs.h"
 #include "ffm-limits.h"
 #include "ffm-tsan.h"
 #include "ffm-pareto.h"
@@ -911,16 +912,46 @@ run_pool (GFunc func, gpointer user_data, guint n_threads, GPtrArray *jobs)
   FFM_TSAN_ACQUIRE (jobs_done_key (user_data));
 }
 
-FfmPmappingSet *
-ffm_pmappings_generate (FfmWorkload *workload, FfmArch *arch,
-                        const FfmPmappingOptions *options, GError **error)
+/* ---- Jobs (ffm-pmapping-jobs.h) ---- */
+
+struct _FfmPmappingJobs {
+  FfmPmappingSet *set;      /* owned until jobs_finish() */
+  GPtrArray *jobs;          /* of Job* */
+  guint n_threads;
+  gint64 start;
+};
+
+static FfmPmappingJobRunner job_runner;
+static gpointer job_runner_data;
+
+void
+ffm_pmapping_set_job_runner (FfmPmappingJobRunner runner, gpointer user_data)
 {
-  g_autoptr(FfmPmappingSet) set = NULL;
-  g_autoptr(GPtrArray) jobs = g_ptr_array_new_with_free_func (g_free);
+  job_runner = runner;
+  job_runner_data = user_data;
+}
+
+void
+ffm_pmapping_jobs_free (FfmPmappingJobs *jobs)
+{
+  if (jobs == NULL)
+    return;
+  g_clear_pointer (&jobs->set, ffm_pmapping_set_free);
+  g_ptr_array_unref (jobs->jobs);
+  g_free (jobs);
+}
+
+/* Phase 1: the templates of every Einsum and one job per template to
+ * enumerate. */
+FfmPmappingJobs *
+ffm_pmapping_jobs_new (FfmWorkload *workload, FfmArch *arch,
+                       const FfmPmappingOptions *options, GError **error)
+{
+  g_autoptr(FfmPmappingJobs) jobs = NULL;
   g_autoptr(GHashTable) signatures = g_hash_table_new_full (g_str_hash, g_str_equal,
                                                             g_free, NULL);
-  guint n_einsums, n_levels, n_threads;
-  gint64 start = g_get_monotonic_time ();
+  FfmPmappingSet *set;
+  guint n_einsums, n_levels;
 
   g_return_val_if_fail (workload != NULL && arch != NULL, NULL);
   g_return_val_if_fail (options == NULL
@@ -928,7 +959,10 @@ ffm_pmappings_generate (FfmWorkload *workload, FfmArch *arch,
                         NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  set = g_new0 (FfmPmappingSet, 1);
+  jobs = g_new0 (FfmPmappingJobs, 1);
+  jobs->start = g_get_monotonic_time ();
+  jobs->jobs = g_ptr_array_new_with_free_func (g_free);
+  jobs->set = set = g_new0 (FfmPmappingSet, 1);
   set->workload = ffm_workload_ref (workload);
   set->arch = ffm_arch_ref (arch);
   options_copy (&set->options, options);
@@ -939,10 +973,10 @@ ffm_pmappings_generate (FfmWorkload *workload, FfmArch *arch,
   n_einsums = ffm_workload_get_n_einsums (workload);
   n_levels = ffm_arch_get_n_levels (arch);
   set->by_einsum = g_new0 (FfmEinsumPmappings *, MAX (n_einsums, 1));
-  n_threads = set->options.n_threads > 0 ? set->options.n_threads
+  jobs->n_threads = set->options.n_threads > 0 ? set->options.n_threads
     : (guint) g_get_num_processors ();
   /* One workspace per thread is allocated up front. */
-  n_threads = MIN (n_threads, FFM_MAX_THREADS);
+  jobs->n_threads = MIN (jobs->n_threads, FFM_MAX_THREADS);
 
   if (set->options.einsum >= (int) n_einsums)
     {
@@ -952,7 +986,6 @@ ffm_pmappings_generate (FfmWorkload *workload, FfmArch *arch,
       return NULL;
     }
 
-  /* Phase 1: templates. */
   for (guint e = 0; e < n_einsums; e++)
     {
       FfmEinsumPmappings *pm;
@@ -1003,12 +1036,12 @@ ffm_pmappings_generate (FfmWorkload *workload, FfmArch *arch,
           job->pm = pm;
           job->template_id = t;
           g_ptr_array_add (pm->results, ffm_template_result_new (n_levels));
-          g_ptr_array_add (jobs, job);
+          g_ptr_array_add (jobs->jobs, job);
         }
     }
 
   /* Einsums that copy an earlier one, or have no template, are done. */
-  set->n_templates = jobs->len;
+  set->n_templates = jobs->jobs->len;
   for (guint i = 0; i < set->einsums->len; i++)
     {
       FfmEinsumPmappings *pm = g_ptr_array_index (set->einsums, i);
@@ -1016,17 +1049,165 @@ ffm_pmappings_generate (FfmWorkload *workload, FfmArch *arch,
         set->einsums_done++;
     }
 
-  /* Phase 2: tiles; phase 3: merges (by each Einsum's last template). */
   set->workspaces = g_async_queue_new_full ((GDestroyNotify) ffm_tile_workspace_free);
-  for (guint i = 0; i < MAX (n_threads, 1); i++)
+  for (guint i = 0; i < MAX (jobs->n_threads, 1); i++)
     g_async_queue_push (set->workspaces, ffm_tile_workspace_new ());
-  run_pool (run_template_job, set, n_threads, jobs);
+  return g_steal_pointer (&jobs);
+}
+
+guint
+ffm_pmapping_jobs_get_n_jobs (const FfmPmappingJobs *jobs)
+{
+  return jobs->jobs->len;
+}
+
+guint
+ffm_pmapping_jobs_get_n_threads (const FfmPmappingJobs *jobs)
+{
+  return jobs->n_threads;
+}
+
+const FfmPmappingOptions *
+ffm_pmapping_jobs_get_options (const FfmPmappingJobs *jobs)
+{
+  return &jobs->set->options;
+}
+
+static guint64
+fnv1a (guint64 h, const void *data, gsize size)
+{
+  const guchar *p = data;
+
+  for (gsize k = 0; k < size; k++)
+    h = (h ^ p[k]) * G_GUINT64_CONSTANT (1099511628211);
+  return h;
+}
+
+/* FNV-1a over what identifies every job: its Einsum's signature (all the
+ * generator reads of the Einsum and the architecture) and its template's
+ * canonical form. */
+guint64
+ffm_pmapping_jobs_get_fingerprint (const FfmPmappingJobs *jobs)
+{
+  guint64 h = G_GUINT64_CONSTANT (14695981039346656037);
+  const FfmEinsumPmappings *last = NULL;
+
+  for (guint i = 0; i < jobs->jobs->len; i++)
+    {
+      const Job *job = g_ptr_array_index (jobs->jobs, i);
+      const FfmPmappingTemplate *t = g_ptr_array_index (job->pm->templates,
+                                                        job->template_id);
+      guint32 ids[2] = { job->pm->einsum, job->template_id };
+
+      if (job->pm != last)
+        {
+          g_autofree char *signature
+            = ffm_pmapping_einsum_signature (jobs->set->workload, jobs->set->arch,
+                                             job->pm->einsum, job->pm->templates,
+                                             NULL);
+          if (signature != NULL)
+            h = fnv1a (h, signature, strlen (signature));
+          last = job->pm;
+        }
+      h = fnv1a (h, ids, sizeof ids);
+      if (t->key != NULL)
+        h = fnv1a (h, t->key, strlen (t->key));
+    }
+  return h;
+}
+
+const char *
+ffm_pmapping_jobs_describe (const FfmPmappingJobs *jobs, guint job,
+                            guint *template_id)
+{
+  const Job *j;
+
+  g_return_val_if_fail (job < jobs->jobs->len, NULL);
+  j = g_ptr_array_index (jobs->jobs, job);
+  if (template_id != NULL)
+    *template_id = j->template_id;
+  return j->pm->e->name;
+}
+
+void
+ffm_pmapping_jobs_run (FfmPmappingJobs *jobs, guint job)
+{
+  g_return_if_fail (job < jobs->jobs->len);
+  run_template_job (g_ptr_array_index (jobs->jobs, job), jobs->set);
+}
+
+GBytes *
+ffm_pmapping_jobs_run_to_bytes (FfmPmappingJobs *jobs, guint job,
+                                double *seconds)
+{
+  Job *j;
+  FfmTemplateResult *r;
+  GBytes *bytes;
+
+  g_return_val_if_fail (job < jobs->jobs->len, NULL);
+  j = g_ptr_array_index (jobs->jobs, job);
+  r = g_ptr_array_index (j->pm->results, j->template_id);
+  if (!ffm_pmapping_options_is_cancelled (&jobs->set->options))
+    {
+      const FfmPmappingTemplate *t = g_ptr_array_index (j->pm->templates,
+                                                        j->template_id);
+      FfmTileWorkspace *ws = g_async_queue_pop (jobs->set->workspaces);
+      FFM_TSAN_ACQUIRE (ws);
+      ffm_pmapping_template_enumerate (jobs->set->workload, jobs->set->arch, t,
+                                       &jobs->set->options, ws, r);
+      FFM_TSAN_RELEASE (ws);
+      g_async_queue_push (jobs->set->workspaces, ws);
+    }
+  if (seconds != NULL)
+    *seconds = r->seconds;
+  bytes = ffm_template_result_to_bytes (r, ffm_arch_get_n_levels (jobs->set->arch));
+  /* This process never merges: the rows live on in @bytes only. */
+  g_ptr_array_index (j->pm->results, j->template_id)
+    = ffm_template_result_new (ffm_arch_get_n_levels (jobs->set->arch));
+  ffm_template_result_free (r);
+  return bytes;
+}
+
+gboolean
+ffm_pmapping_jobs_complete_from_bytes (FfmPmappingJobs *jobs, guint job,
+                                       GBytes *bytes, GError **error)
+{
+  Job *j;
+  FfmTemplateResult *r;
+
+  g_return_val_if_fail (job < jobs->jobs->len, FALSE);
+  j = g_ptr_array_index (jobs->jobs, job);
+  r = g_ptr_array_index (j->pm->results, j->template_id);
+  if (!ffm_template_result_from_bytes (r, ffm_arch_get_n_levels (jobs->set->arch),
+                                       bytes, error))
+    {
+      g_prefix_error (error, "the result of template %u of Einsum %s: ",
+                      j->template_id, j->pm->e->name);
+      return FALSE;
+    }
+  if (g_atomic_int_dec_and_test (&j->pm->pending))
+    {
+      merge_einsum (j->pm);
+      report_progress (jobs->set, j->pm, TRUE, TRUE);
+    }
+  else
+    report_progress (jobs->set, j->pm, TRUE, FALSE);
+  return TRUE;
+}
+
+/* Phases 3 (the Einsums reused) and 4, once every job ran. */
+static FfmPmappingSet *
+jobs_finish (FfmPmappingJobs *jobs, GError **error)
+{
+  FfmPmappingSet *set = jobs->set;
+  guint n_levels = ffm_arch_get_n_levels (set->arch);
+
   g_clear_pointer (&set->workspaces, g_async_queue_unref);
   if (ffm_pmapping_options_is_cancelled (&set->options))
     {
       g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_CANCELLED,
                    "pmapping generation cancelled after %.1f s",
-                   (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC);
+                   (double) (g_get_monotonic_time () - jobs->start) / G_USEC_PER_SEC);
       return NULL;
     }
   for (guint i = 0; i < set->einsums->len; i++)
@@ -1060,8 +1241,30 @@ ffm_pmappings_generate (FfmWorkload *workload, FfmArch *arch,
       for (guint k = 0; k < pm->groups->len; k++)
         pm->stats.n_rows += ((Group *) g_ptr_array_index (pm->groups, k))->refs->len;
     }
-  set->seconds = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
-  return g_steal_pointer (&set);
+  set->seconds = (double) (g_get_monotonic_time () - jobs->start) / G_USEC_PER_SEC;
+  jobs->set = NULL;
+  return set;
+}
+
+FfmPmappingSet *
+ffm_pmappings_generate (FfmWorkload *workload, FfmArch *arch,
+                        const FfmPmappingOptions *options, GError **error)
+{
+  g_autoptr(FfmPmappingJobs) jobs = ffm_pmapping_jobs_new (workload, arch,
+                                                           options, error);
+
+  if (jobs == NULL)
+    return NULL;
+  /* Phase 2: tiles; phase 3: merges (by each Einsum's last template),
+   * here or, with a job runner, wherever it sends the jobs. */
+  if (job_runner != NULL && jobs->jobs->len > 0)
+    {
+      if (!job_runner (jobs, job_runner_data, error))
+        return NULL;
+    }
+  else
+    run_pool (run_template_job, jobs->set, jobs->n_threads, jobs->jobs);
+  return jobs_finish (jobs, error);
 }
 
 void

@@ -136,6 +136,8 @@ ffm_test_run_full (FfmTestRun *run, const char *const *args,
   memset (run, 0, sizeof *run);
   if (exe == NULL)
     g_error ("FFM_EXE is not set: run this test through meson test");
+  for (guint i = 0; options->launcher != NULL && options->launcher[i] != NULL; i++)
+    g_ptr_array_add (argv, (char *) options->launcher[i]);
   g_ptr_array_add (argv, (char *) exe);
   for (guint i = 0; args[i] != NULL; i++)
     g_ptr_array_add (argv, (char *) args[i]);

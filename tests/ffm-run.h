@@ -36,6 +36,8 @@ typedef struct {
   const char *interrupt_on;     /* NULL, or send SIGINT (Ctrl-C) once stderr
                                    holds this text */
   guint interrupts;             /* how many SIGINTs then (0: 1), 0.5 s apart */
+  const char *const *launcher;  /* a program and its arguments that run
+                                   FFM_EXE (mpirun -n 2), NULL: none */
 } FfmTestRunOptions;
 
 /* Runs FFM_EXE with @args (NULL-terminated, without the program). */

@@ -35,6 +35,7 @@
  * nothing fits or the search was stopped before it had a mapping, 2 for
  * usage errors. */
 #include "ffm-cli-cancel.h"
+#include "ffm-cli-mpi.h"
 #include "ffm-cli-output.h"
 #include "ffm-cli-progress.h"
 #include "ffm-cli-report.h"
@@ -55,6 +56,7 @@ typedef struct {
   gboolean stats;               /* --stats */
   gboolean quiet;               /* --quiet */
   char *trace_csv;              /* --trace-csv OUT (owned) */
+  gboolean mpi_worker;          /* an MPI rank other than 0 (ffm-cli-mpi.h) */
 } MapOptions;
 
 /* ---- Tables ---- */
@@ -277,6 +279,10 @@ run (GOptionContext *context, MapOptions *o)
                                    registry, problem, &search);
   if (status != FFM_EXIT_OK)
     return status;
+  /* Under mpirun the other ranks only run rank 0's pmapping jobs. */
+  if (o->mpi_worker)
+    return ffm_cli_mpi_serve (COMMAND, problem, ffm_cli_run_options_get_threads (&o->run));
+  ffm_cli_mpi_lead ();
 
   if (search.budget_multiple > 0
       && g_strcmp0 (search.plugin->descriptor->name, "ffm") == 0)
@@ -362,7 +368,7 @@ ffm_cmd_map (int argc, char **argv)
 {
   MapOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_RUN_OPTIONS_INIT,
                    FFM_CLI_PROBLEM_OPTIONS_INIT, FFM_CLI_SEARCH_OPTIONS_INIT,
-                   FFM_CLI_OUTPUT_OPTIONS_INIT, FALSE, FALSE, FALSE, NULL };
+                   FFM_CLI_OUTPUT_OPTIONS_INIT, FALSE, FALSE, FALSE, NULL, FALSE };
   const GOptionEntry entries[] = {
     { "loop-nest", 0, 0, G_OPTION_ARG_NONE, &o.loop_nest,
       "Also print the mapping as loop-nest pseudo-code", NULL },
@@ -396,13 +402,18 @@ ffm_cmd_map (int argc, char **argv)
   ffm_cli_add_problem_options (context, &o.problem);
   ffm_cli_add_run_options (context, &o.run, FFM_CLI_RUN_THREADS | FFM_CLI_RUN_SEED);
   ffm_cli_add_common_options (context, &o.common, TRUE);
-  if (!ffm_cli_parse (context, COMMAND, &o.common, &o.run, argc, argv, &positional))
-    status = FFM_EXIT_USAGE;
-  else if (positional[0] != NULL)
-    status = ffm_cli_usage_error (context, COMMAND, "unexpected argument '%s'",
-                                  positional[0]);
-  else
-    status = run (context, &o);
+  status = ffm_cli_mpi_begin (COMMAND, &o.mpi_worker);
+  if (status == FFM_EXIT_OK)
+    {
+      if (!ffm_cli_parse (context, COMMAND, &o.common, &o.run, argc, argv, &positional))
+        status = FFM_EXIT_USAGE;
+      else if (positional[0] != NULL)
+        status = ffm_cli_usage_error (context, COMMAND, "unexpected argument '%s'",
+                                      positional[0]);
+      else
+        status = run (context, &o);
+      status = ffm_cli_mpi_end (COMMAND, status);
+    }
   g_free (o.trace_csv);
   ffm_cli_output_options_clear (&o.output);
   ffm_cli_search_options_clear (&o.search);

@@ -1,0 +1,174 @@
+/* ffm-template-result-bytes.c: a template's enumeration result as flat
+ * bytes and back (ffm-pmapping-private.h), so that a job can run in
+ * another process (ffm-pmapping-jobs.h). The rows are the generator's own
+ * flat arrays, copied as they are: a double keeps its bits. */
+#include "ffm-pmapping-private.h"
+
+#include <string.h>
+
+#define RESULT_MAGIC 0x52464d46u   /* "FFMR" */
+#define RESULT_VERSION 1u
+
+typedef struct {
+  guint32 magic;
+  guint32 version;
+  guint32 compat_size;      /* sizeof (FfmCompatibility) of the writer */
+  guint32 column_size;      /* sizeof (FfmPmappingColumn) */
+  guint32 n_levels;
+  guint32 n_loops;
+  guint32 n_groups;
+  guint32 reserved;
+  guint64 n_evaluated;
+  guint64 n_valid;
+  guint64 n_partial;
+  double seconds;
+} ResultHeader;
+
+typedef struct {
+  FfmCompatibility compat;
+  guint32 n_columns;
+  guint32 n_rows;
+  guint32 pruned_rows;
+  guint32 reserved;
+} GroupHeader;
+
+GBytes *
+ffm_template_result_to_bytes (const FfmTemplateResult *r, guint n_levels)
+{
+  GByteArray *out = g_byte_array_new ();
+  ResultHeader h;
+
+  memset (&h, 0, sizeof h);
+  h.magic = RESULT_MAGIC;
+  h.version = RESULT_VERSION;
+  h.compat_size = sizeof (FfmCompatibility);
+  h.column_size = sizeof (FfmPmappingColumn);
+  h.n_levels = n_levels;
+  h.n_loops = r->n_loops;
+  h.n_groups = r->groups->len;
+  h.n_evaluated = r->n_evaluated;
+  h.n_valid = r->n_valid;
+  h.n_partial = r->n_partial;
+  h.seconds = r->seconds;
+  g_byte_array_append (out, (const guint8 *) &h, sizeof h);
+  g_byte_array_append (out, (const guint8 *) r->rejected, sizeof (guint64) * n_levels);
+  g_byte_array_append (out, (const guint8 *) r->min_excess, sizeof (double) * n_levels);
+  g_byte_array_append (out, (const guint8 *) r->min_need, sizeof (double) * n_levels);
+  for (guint k = 0; k < r->groups->len; k++)
+    {
+      const FfmTemplateGroup *g = g_ptr_array_index (r->groups, k);
+      GroupHeader gh;
+
+      memset (&gh, 0, sizeof gh);
+      gh.compat = g->compat;
+      gh.n_columns = g->n_columns;
+      gh.n_rows = g->n_rows;
+      gh.pruned_rows = g->pruned_rows;
+      g_byte_array_append (out, (const guint8 *) &gh, sizeof gh);
+      g_byte_array_append (out, (const guint8 *) g->columns->data,
+                           sizeof (FfmPmappingColumn) * g->n_columns);
+      g_byte_array_append (out, (const guint8 *) g->values->data,
+                           sizeof (double) * g->values->len);
+      g_byte_array_append (out, (const guint8 *) g->tiles->data,
+                           sizeof (guint64) * g->tiles->len);
+    }
+  return g_byte_array_free_to_bytes (out);
+}
+
+/* Reading: a cursor that refuses to pass the end. */
+typedef struct {
+  const guint8 *p;
+  gsize left;
+} Cursor;
+
+static gboolean
+take (Cursor *c, void *out, gsize n_items, gsize item_size)
+{
+  if (item_size != 0 && n_items > c->left / item_size)
+    return FALSE;
+  /* An empty GArray's data may be NULL: memcpy must not see it. */
+  if (n_items == 0 || item_size == 0)
+    return TRUE;
+  memcpy (out, c->p, n_items * item_size);
+  c->p += n_items * item_size;
+  c->left -= n_items * item_size;
+  return TRUE;
+}
+
+static gboolean
+take_array (Cursor *c, GArray *a, gsize n_items, gsize item_size)
+{
+  if (item_size != 0 && n_items > c->left / item_size)
+    return FALSE;
+  g_array_set_size (a, (guint) n_items);
+  return take (c, a->data, n_items, item_size);
+}
+
+gboolean
+ffm_template_result_from_bytes (FfmTemplateResult *r, guint n_levels,
+                                GBytes *bytes, GError **error)
+{
+  Cursor c;
+  ResultHeader h;
+  gsize size;
+
+  c.p = g_bytes_get_data (bytes, &size);
+  c.left = size;
+  if (!take (&c, &h, 1, sizeof h) || h.magic != RESULT_MAGIC)
+    goto bad;
+  if (h.version != RESULT_VERSION || h.compat_size != sizeof (FfmCompatibility)
+      || h.column_size != sizeof (FfmPmappingColumn))
+    {
+      g_set_error (error, FFM_MAPPING_ERROR, FFM_MAPPING_ERROR_INVALID,
+                   "it comes from another build of ffm (format %u, "
+                   "structures of %u and %u bytes; this one: %u, %zu, %zu): "
+                   "run the same ffm on every rank",
+                   h.version, h.compat_size, h.column_size, RESULT_VERSION,
+                   sizeof (FfmCompatibility), sizeof (FfmPmappingColumn));
+      return FALSE;
+    }
+  if (h.n_levels != n_levels)
+    goto bad;
+  if (!take (&c, r->rejected, n_levels, sizeof (guint64))
+      || !take (&c, r->min_excess, n_levels, sizeof (double))
+      || !take (&c, r->min_need, n_levels, sizeof (double)))
+    goto bad;
+  r->n_loops = h.n_loops;
+  r->n_evaluated = h.n_evaluated;
+  r->n_valid = h.n_valid;
+  r->n_partial = h.n_partial;
+  r->seconds = h.seconds;
+  for (guint32 k = 0; k < h.n_groups; k++)
+    {
+      FfmTemplateGroup *g;
+      GroupHeader gh;
+
+      if (!take (&c, &gh, 1, sizeof gh) || gh.n_columns > FFM_DESCRIBE_MAX_COLUMNS)
+        goto bad;
+      g = g_new0 (FfmTemplateGroup, 1);
+      g->compat = gh.compat;
+      g->n_columns = gh.n_columns;
+      g->n_rows = gh.n_rows;
+      g->pruned_rows = gh.pruned_rows;
+      g->columns = g_array_new (FALSE, FALSE, sizeof (FfmPmappingColumn));
+      g->values = g_array_new (FALSE, FALSE, sizeof (double));
+      g->tiles = g_array_new (FALSE, FALSE, sizeof (guint64));
+      g_ptr_array_add (r->groups, g);
+      g_hash_table_insert (r->index, &g->compat, g);
+      /* The sizes are checked against the bytes left before anything is
+       * allocated for them. */
+      if (!take_array (&c, g->columns, gh.n_columns, sizeof (FfmPmappingColumn))
+          || !take_array (&c, g->values, (gsize) gh.n_rows * gh.n_columns, sizeof (double))
+          || !take_array (&c, g->tiles, (gsize) gh.n_rows * h.n_loops, sizeof (guint64)))
+        goto bad;
+    }
+  if (c.left != 0)
+    goto bad;
+  return TRUE;
+
+bad:
+  g_set_error (error, FFM_MAPPING_ERROR, FFM_MAPPING_ERROR_INVALID,
+               "%zu bytes that are not a template result of this problem "
+               "(truncated, or from a rank with other input)", size);
+  return FALSE;
+}

@@ -1,0 +1,271 @@
+/* test-mpi-cli.c: `mpirun -n N ffm map` (ffm-cli-mpi.h, docs/cluster.md)
+ * end to end, on this machine with --oversubscribe: the same mapping and
+ * numbers, to the last bit of the JSON, as one process on several
+ * workloads with 2 and 3 ranks (equal-Einsum reuse included); every rank's
+ * memory on stderr; a rank killed in the middle of its first job, a rank
+ * that read other input and a rank with a bad argument fail the run with
+ * a message and no mapping. In a build without MPI (MPI_BUILT=0) these
+ * are skipped, and ffm started as one of several ranks refuses to run. */
+#include "ffm-run.h"
+
+#include <string.h>
+
+/* MPIRUN, with what running as root in a container needs. */
+static const char *
+mpirun (void)
+{
+  const char *path = g_getenv ("MPIRUN");
+  return path != NULL && path[0] != '\0' ? path : NULL;
+}
+
+static gboolean
+mpi_built (void)
+{
+  return g_strcmp0 (g_getenv ("MPI_BUILT"), "1") == 0;
+}
+
+static gboolean
+skip_without_mpi (void)
+{
+  if (!mpi_built ())
+    {
+      g_test_skip ("ffm was built without MPI (meson -Dmpi=enabled)");
+      return TRUE;
+    }
+  if (mpirun () == NULL)
+    {
+      g_test_skip ("no mpirun (Debian openmpi-bin)");
+      return TRUE;
+    }
+  return FALSE;
+}
+
+static const char *const root_env[] = {
+  "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+  /* One launch must not wait for another's network probes. */
+  "OMPI_MCA_btl=self,vader", "OMPI_MCA_btl_vader_single_copy_mechanism=none",
+  NULL };
+
+/* Runs `ffm ARGS` under `mpirun -n N` (N = 0: without mpirun). */
+static void
+run_ranks (FfmTestRun *run, guint n, const char *const *args,
+           const char *const *env)
+{
+  g_autofree char *count = g_strdup_printf ("%u", n);
+  const char *launcher[] = { mpirun (), "--oversubscribe", "-n", count, NULL };
+  g_autoptr (GPtrArray) all_env = g_ptr_array_new ();
+  FfmTestRunOptions options = { 0 };
+
+  for (guint i = 0; root_env[i] != NULL; i++)
+    g_ptr_array_add (all_env, (char *) root_env[i]);
+  for (guint i = 0; env != NULL && env[i] != NULL; i++)
+    g_ptr_array_add (all_env, (char *) env[i]);
+  g_ptr_array_add (all_env, NULL);
+  options.env = (const char *const *) all_env->pdata;
+  options.launcher = n > 0 ? launcher : NULL;
+  options.deadline = 240;
+  ffm_test_run_full (run, args, &options);
+}
+
+/* The JSON without the lines that hold times (they differ run to run). */
+static char *
+without_times (const char *json)
+{
+  g_auto (GStrv) lines = g_strsplit (json, "\n", -1);
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    if (strstr (lines[i], "seconds") == NULL && strstr (lines[i], "wall_s") == NULL)
+      g_string_append_printf (out, "%s\n", lines[i]);
+  return g_string_free (out, FALSE);
+}
+
+typedef struct {
+  const char *name;
+  const char *args[12];
+} Case;
+
+static const Case cases[] = {
+  { "matmuls-reuse", { "map", "--arch", "simple", "--workload", "matmuls",
+                       "--param", "n_einsums=4", NULL } },
+  { "gpt3-nvdla", { "map", "--arch", "nvdla", "--workload", "gpt3-6.7b",
+                    "--param", "new_tokens=64", NULL } },
+  { "three-matmuls-fused2", { "map", "--arch", "simple", "--workload", "three-matmuls",
+                              "--max-fused-loops", "2", NULL } },
+  { "matmul-chain-pareto", { "map", "--arch", "simple", "--workload", "matmul-chain",
+                             "--objective", "pareto", NULL } },
+};
+
+static void
+test_same_as_one_process (gconstpointer data)
+{
+  const Case *c = data;
+  g_autoptr (GPtrArray) args = g_ptr_array_new ();
+  g_auto (FfmTestRun) one = { 0 };
+  g_autofree char *expected = NULL;
+
+  if (skip_without_mpi ())
+    return;
+  for (guint i = 0; c->args[i] != NULL; i++)
+    g_ptr_array_add (args, (char *) c->args[i]);
+  g_ptr_array_add (args, "--threads");
+  g_ptr_array_add (args, "1");
+  g_ptr_array_add (args, "--json");
+  g_ptr_array_add (args, "-");
+  g_ptr_array_add (args, NULL);
+  /* The MPI build without mpirun: one process. */
+  run_ranks (&one, 0, (const char *const *) args->pdata, NULL);
+  g_assert_cmpint (one.status, ==, 0);
+  g_assert_null (strstr (one.err, "MPI"));
+  expected = without_times (one.out);
+  g_assert_nonnull (strstr (expected, "\"mapping\""));
+  if (strcmp (c->name, "matmuls-reuse") == 0)
+    g_assert_nonnull (strstr (expected, "\"einsums_reused\": 1"));
+  for (guint n = 2; n <= 3; n++)
+    {
+      g_auto (FfmTestRun) many = { 0 };
+      g_autofree char *got = NULL;
+      g_autofree char *ranks = g_strdup_printf ("MPI: %u ranks", n);
+      g_autofree char *last = g_strdup_printf ("rank %u ", n - 1);
+
+      run_ranks (&many, n, (const char *const *) args->pdata, NULL);
+      g_assert_cmpint (many.status, ==, 0);
+      got = without_times (many.out);
+      g_assert_cmpstr (got, ==, expected);
+      /* What each rank did and its peak memory. */
+      g_assert_nonnull (strstr (many.err, ranks));
+      g_assert_nonnull (strstr (many.err, last));
+      g_assert_nonnull (strstr (many.err, "MiB"));
+    }
+}
+
+/* One rank under mpirun is one process: no report, the same text. */
+static void
+test_one_rank (void)
+{
+  const char *const args[] = { "map", "--arch", "simple", "--workload", "matmuls", NULL };
+  g_auto (FfmTestRun) run = { 0 };
+
+  if (skip_without_mpi ())
+    return;
+  run_ranks (&run, 1, args, NULL);
+  g_assert_cmpint (run.status, ==, 0);
+  g_assert_nonnull (strstr (run.out, "Best mapping of matmuls"));
+  g_assert_null (strstr (run.err, "MPI:"));
+}
+
+/* Rank 1 dies (SIGKILL) on receiving its first job: the launcher stops
+ * the run, which fails without a mapping and says why. */
+static void
+test_rank_killed (void)
+{
+  /* Seconds of jobs: rank 0 alone cannot take them all before rank 1
+   * asks. */
+  const char *const args[] = { "map", "--arch", "eyeriss", "--workload", "gpt3-6.7b",
+                               "--param", "new_tokens=64", "--threads", "1", NULL };
+  const char *const env[] = { "FFM_MPI_TEST_DIE=1:1", NULL };
+  g_auto (FfmTestRun) run = { 0 };
+
+  if (skip_without_mpi ())
+    return;
+  run_ranks (&run, 2, args, env);
+  g_assert_false (run.timed_out);
+  g_assert_cmpint (run.status, !=, 0);
+  g_assert_null (strstr (run.out, "Best mapping"));
+  g_assert_nonnull (strstr (run.err, "rank died"));
+  g_assert_nonnull (strstr (run.err, "no mapping"));
+}
+
+/* mpirun -n 1 ffm ARGS : -n 1 ffm OTHER: rank 1 reads other input. */
+static void
+run_two_programs (FfmTestRun *run, const char *const *rank1_args)
+{
+  g_autoptr (GPtrArray) args = g_ptr_array_new ();
+  const char *const rank0[] = { "map", "--arch", "simple", "--workload", "matmuls",
+                                "--param", "n_einsums=3", NULL };
+
+  for (guint i = 0; rank0[i] != NULL; i++)
+    g_ptr_array_add (args, (char *) rank0[i]);
+  g_ptr_array_add (args, ":");
+  g_ptr_array_add (args, "-n");
+  g_ptr_array_add (args, "1");
+  g_ptr_array_add (args, (char *) g_getenv ("FFM_EXE"));
+  for (guint i = 0; rank1_args[i] != NULL; i++)
+    g_ptr_array_add (args, (char *) rank1_args[i]);
+  g_ptr_array_add (args, NULL);
+  run_ranks (run, 1, (const char *const *) args->pdata, NULL);
+}
+
+static void
+test_rank_other_input (void)
+{
+  const char *const rank1[] = { "map", "--arch", "simple", "--workload", "matmuls",
+                                "--param", "n_einsums=3", "--param", "m=256", NULL };
+  g_auto (FfmTestRun) run = { 0 };
+
+  if (skip_without_mpi ())
+    return;
+  run_two_programs (&run, rank1);
+  g_assert_false (run.timed_out);
+  g_assert_cmpint (run.status, !=, 0);
+  g_assert_null (strstr (run.out, "Best mapping"));
+  g_assert_nonnull (strstr (run.err, "MPI: rank 1 failed"));
+  g_assert_nonnull (strstr (run.err, "differ from rank 0's"));
+}
+
+static void
+test_rank_bad_argument (void)
+{
+  const char *const rank1[] = { "map", "--arch", "simple", "--workload", "no-such-workload", NULL };
+  g_auto (FfmTestRun) run = { 0 };
+
+  if (skip_without_mpi ())
+    return;
+  run_two_programs (&run, rank1);
+  g_assert_false (run.timed_out);
+  g_assert_cmpint (run.status, !=, 0);
+  g_assert_null (strstr (run.out, "Best mapping"));
+  g_assert_nonnull (strstr (run.err, "no-such-workload"));
+  g_assert_nonnull (strstr (run.err, "MPI: rank 1 failed: it stopped before running jobs"));
+}
+
+/* A build without MPI, started by a launcher as one of two: it refuses
+ * instead of running the whole search twice. */
+static void
+test_refused_without_mpi (void)
+{
+  const char *const args[] = { "map", "--arch", "simple", "--workload", "matmuls", NULL };
+  FfmTestRunOptions options = { 0 };
+  const char *const env[] = { "OMPI_COMM_WORLD_SIZE=2", "OMPI_COMM_WORLD_RANK=1", NULL };
+  g_auto (FfmTestRun) run = { 0 };
+
+  if (mpi_built ())
+    {
+      g_test_skip ("ffm was built with MPI: this is the build without it");
+      return;
+    }
+  options.env = env;
+  ffm_test_run_full (&run, args, &options);
+  g_assert_cmpint (run.status, ==, 1);
+  g_assert_cmpstr (run.out, ==, "");
+  g_assert_nonnull (strstr (run.err, "one of 2 MPI processes"));
+  g_assert_nonnull (strstr (run.err, "-Dmpi=enabled"));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/mpi/map/same-as-one-process/%s",
+                                               cases[i].name);
+      g_test_add_data_func (path, &cases[i], test_same_as_one_process);
+    }
+  g_test_add_func ("/mpi/map/one-rank", test_one_rank);
+  g_test_add_func ("/mpi/map/rank-killed", test_rank_killed);
+  g_test_add_func ("/mpi/map/rank-other-input", test_rank_other_input);
+  g_test_add_func ("/mpi/map/rank-bad-argument", test_rank_bad_argument);
+  g_test_add_func ("/mpi/refused-without-mpi", test_refused_without_mpi);
+  return g_test_run ();
+}
