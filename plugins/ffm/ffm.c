@@ -302,6 +302,8 @@ ffm_run (const FfmSearchContext *ctx, const FfmParamValues *values,
   options.reuse_equal_einsums = reuse;
   if (FFM_SEARCH_CONTEXT_HAS (ctx, cancel))
     options.cancel = ctx->cancel;
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, constraints))
+    options.constraints = ctx->constraints;
   set = ffm_pmappings_generate (w, a, &options, error);
   if (set == NULL)
     return NULL;

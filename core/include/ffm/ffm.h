@@ -21,6 +21,7 @@
 #include "ffm-paths.h"
 #include "ffm-compatibility.h"
 #include "ffm-pareto.h"
+#include "ffm-constraints.h"
 #include "ffm-pmapping.h"
 #include "ffm-join.h"
 #include "ffm-timeloop.h"
