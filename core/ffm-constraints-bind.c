@@ -313,6 +313,14 @@ bind_stationary (Binder *B, const FfmConstraintEntry *e, guint index,
     return FALSE;
   if ((l = find_level (B, e, e->levels[0], FFM_LEVEL_MEMORY)) < 0)
     return FALSE;
+  if (l == 0)
+    {
+      /* Its tiles are whole tensors above every loop: no dataflow to set. */
+      g_set_error (B->error, INVALID, "%s: stationary at %s: that is the outermost "
+                   "memory, which holds whole tensors; name a memory below it",
+                   e->origin, e->levels[0]);
+      return FALSE;
+    }
   for (guint i = 0; i < n_einsums; i++)
     {
       int *set_by = &B->stationary_entry[(gsize) i * FFM_CONSTRAINTS_MAX_LEVELS + l];
@@ -1011,23 +1019,18 @@ ffm_bound_constraints_admit_pmapping (const FfmBoundConstraints *b, guint einsum
         }
     }
 
-  /* Dataflow: no node outside S above a node of S with a loop between. */
+  /* Dataflow: no node outside S above a node of S at the level. */
   for (guint l = 0; l < FFM_CONSTRAINTS_MAX_LEVELS; l++)
     {
-      gboolean other_above = FALSE, loop_between = FALSE;
+      gboolean other_above = FALSE;
       if (ec->stationary[l] == 0)
         continue;
       for (guint i = 0; i < n; i++)
         {
           const PathNode *p = &path[i];
-          if (p->kind != FFM_NODE_STORAGE)
-            {
-              loop_between |= other_above && p->nontrivial;
-              continue;
-            }
-          if (p->level != (int) l || p->persistent)
+          if (p->kind != FFM_NODE_STORAGE || p->level != (int) l || p->persistent)
             continue;
-          if ((p->accesses & ec->stationary[l]) && loop_between)
+          if ((p->accesses & ec->stationary[l]) && other_above)
             {
               guint entry = 0;
               for (guint x = 0; x < ffm_constraints_get_n (b->constraints); x++)
@@ -1038,7 +1041,7 @@ ffm_bound_constraints_admit_pmapping (const FfmBoundConstraints *b, guint einsum
                     entry = x;
                 }
               return violated (why, b, entry, "a tile of another tensor lies above "
-                               "one of the stationary tensors at %s, with a loop between",
+                               "one of the stationary tensors at %s",
                                ffm_arch_get_level (b->arch, l)->name);
             }
           if (p->accesses & ~ec->stationary[l])

@@ -48,10 +48,11 @@
  *   backing T at L  every tensor of T is backed at one of the levels L;
  *   keep T at L     every tensor of T has a storage node at each level L;
  *   forbid T at L   no tensor of T has a storage node at any level L;
- *   stationary S at L (T-stationary dataflow): no storage node at L of a
+ *   stationary S at L (S-stationary dataflow): no storage node at L of a
  *                   tensor outside S lies above a node at L of a tensor of
- *                   S with a non-trivial loop between them (the tiles of S
- *                   stay in L while the others' are refetched below);
+ *                   S, persistent tiles aside (the tiles of S stay in L
+ *                   while the others' are refetched below them); L is not
+ *                   the outermost memory;
  *   loop_order V at L: the non-trivial temporal loops at L (below L's
  *                   first storage node and above the next memory's) that
  *                   lie below the fused loops iterate the listed rank
