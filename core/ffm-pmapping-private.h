@@ -182,4 +182,13 @@ void ffm_terms_evaluate (const FfmTerms *terms,
 
 #define FFM_DESCRIBE_MAX_COLUMNS (2 + 16 * (FFM_COMPAT_MAX_LOOPS + 2))
 
+/* The diagnostics kept out of the public header, in
+ * FfmPmappingOptions.reserved_ (ffm-pmapping-diagnostics.h sets them):
+ * every valid tile vector evaluated (no pruning of partial vectors by
+ * their cost terms: the result must not change), and the reservation
+ * columns of every memory of finite capacity kept, tracked or not. Both
+ * are 0 by default. */
+#define FFM_PMAPPING_NO_PARTIAL_PRUNING(options) ((options)->reserved_[0])
+#define FFM_PMAPPING_TRACK_ALL_MEMORIES(options) ((options)->reserved_[1])
+
 G_END_DECLS

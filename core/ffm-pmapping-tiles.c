@@ -1645,7 +1645,7 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
       en->cost = ffm_pmapping_cost_new (en->m);
       for (guint d = 0; d < en->n_dims; d++)
         en->used[0][d] = 1;
-      if (options->prune_partial)
+      if (!FFM_PMAPPING_NO_PARTIAL_PRUNING (options))
         en->terms = ffm_terms_build (workload, arch, en->m, options->objectives,
                                      en->n_fused);
       en->check_terms = g_getenv ("FFM_PMAPPING_CHECK_TERMS") != NULL;

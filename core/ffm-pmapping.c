@@ -28,6 +28,7 @@
  *
  * [1] the reference implementation (accelforge). */
 #include "ffm-pmapping-private.h"
+#include "ffm-pmapping-diagnostics.h"
 #include "ffm-pareto.h"
 #include "ffm-cost-private.h"
 
@@ -49,7 +50,6 @@ options_set_defaults (FfmPmappingOptions *options)
   options->n_threads = 0;
   options->einsum = -1;
   options->unfused = FALSE;
-  options->prune_partial = TRUE;
   options->reuse_equal_einsums = TRUE;
   options->cancel = NULL;
   options->constraints = NULL;
@@ -76,6 +76,45 @@ options_copy (FfmPmappingOptions *out, const FfmPmappingOptions *options)
   if (options != NULL)
     memcpy (out, options, MIN (options->struct_size, sizeof *out));
   out->struct_size = sizeof *out;
+}
+
+void
+ffm_pmapping_options_set_diagnostics (FfmPmappingOptions *options,
+                                      gboolean prune_partial,
+                                      gboolean track_all_memories)
+{
+  g_return_if_fail (options != NULL);
+  FFM_PMAPPING_NO_PARTIAL_PRUNING (options) = !prune_partial;
+  FFM_PMAPPING_TRACK_ALL_MEMORIES (options) = track_all_memories;
+}
+
+guint
+ffm_pmapping_objectives_for (FfmObjective objective)
+{
+  switch (objective)
+    {
+    case FFM_OBJECTIVE_ENERGY:
+      return FFM_PMAPPING_ENERGY;
+    case FFM_OBJECTIVE_LATENCY:
+      return FFM_PMAPPING_LATENCY;
+    case FFM_OBJECTIVE_EDP:
+    case FFM_OBJECTIVE_PARETO:
+    default:
+      return FFM_PMAPPING_ENERGY | FFM_PMAPPING_LATENCY;
+    }
+}
+
+int
+ffm_pmapping_group_find_column (const FfmPmappingGroup *g, FfmPmappingColumnKind kind,
+                                guint level, int depth)
+{
+  g_return_val_if_fail (g != NULL, -1);
+  for (guint j = 0; j < g->n_columns; j++)
+    if (g->columns[j].kind == kind
+        && (kind != FFM_PMAPPING_COLUMN_RESERVATION
+            || (g->columns[j].level == level && g->columns[j].depth == depth)))
+      return (int) j;
+  return -1;
 }
 
 gboolean
@@ -679,7 +718,7 @@ memory_is_tracked (FfmPmappingSet *set, guint level)
 
   if (l->kind != FFM_LEVEL_MEMORY)
     return FALSE;
-  if (set->options.track_all_memories)
+  if (FFM_PMAPPING_TRACK_ALL_MEMORIES (&set->options))
     return !isinf (ffm_arch_get_level (set->arch, level)->u.memory.size);
   /* Capacity against the whole workload's footprint. */
   {
@@ -1163,8 +1202,9 @@ ffm_einsum_pmappings_rebuild (const FfmEinsumPmappings *pm,
   g_return_val_if_fail (pm != NULL && ref != NULL, NULL);
   g_return_val_if_fail (ref->template_id < pm->templates->len, NULL);
   t = g_ptr_array_index (pm->templates, ref->template_id);
-  tiles = ffm_einsum_pmappings_get_tiles (pm, ref);
   n_loops = ffm_pmapping_model_get_n_loops (t->model);
+  /* A template without loops has no tiles (the pool may be empty). */
+  tiles = n_loops > 0 ? ffm_einsum_pmappings_get_tiles (pm, ref) : NULL;
   out = ffm_mapping_node_list_new ();
   for (guint i = 0, j = 0; i < t->nodes->len; i++)
     {

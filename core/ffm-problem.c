@@ -153,6 +153,21 @@ ffm_search_context_init (FfmSearchContext *context, FfmProblem *problem)
   context->progress = NULL;
   context->progress_data = NULL;
   context->cancel = NULL;
+  context->max_modelled_seconds = 0;
+  context->mapspace = NULL;
+}
+
+gboolean
+ffm_search_context_require_one_objective (const FfmSearchContext *context,
+                                          const char *owner, GError **error)
+{
+  g_return_val_if_fail (context != NULL, FALSE);
+  if (context->objective != FFM_OBJECTIVE_PARETO)
+    return TRUE;
+  g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_FAILED,
+               "%s optimises one objective (edp, energy or latency), not the "
+               "Pareto front", owner);
+  return FALSE;
 }
 
 gboolean
@@ -270,10 +285,21 @@ ffm_search_result_add_trace_point (FfmSearchResult *result,
                                    double seconds,
                                    double best_objective)
 {
-  FfmTracePoint point = { evaluations, seconds, best_objective };
+  FfmTracePoint point = { evaluations, seconds, best_objective, 0, seconds };
 
   g_return_if_fail (result != NULL);
   g_array_append_val (result->trace, point);
+}
+
+/**
+ * ffm_search_result_add_trace:
+ * @point: (transfer none): the point, copied
+ */
+void
+ffm_search_result_add_trace (FfmSearchResult *result, const FfmTracePoint *point)
+{
+  g_return_if_fail (result != NULL && point != NULL);
+  g_array_append_val (result->trace, *point);
 }
 
 /**

@@ -56,8 +56,8 @@ test_pmapping_options (void)
   PIN_OFFSET (FfmPmappingOptions, n_threads, 20);
   PIN_OFFSET (FfmPmappingOptions, einsum, 24);
   PIN_OFFSET (FfmPmappingOptions, unfused, 28);
-  PIN_OFFSET (FfmPmappingOptions, prune_partial, 32);
-  PIN_OFFSET (FfmPmappingOptions, track_all_memories, 36);
+  PIN_OFFSET (FfmPmappingOptions, reserved_, 32);
+  g_assert_cmpuint (sizeof (((FfmPmappingOptions *) NULL)->reserved_), ==, 8);
   PIN_OFFSET (FfmPmappingOptions, reuse_equal_einsums, 40);
   PIN_OFFSET (FfmPmappingOptions, cancel, 48);
   PIN_OFFSET (FfmPmappingOptions, constraints, 56);
@@ -170,13 +170,17 @@ test_search_context (void)
   PIN_OFFSET (FfmSearchContext, progress, 64);
   PIN_OFFSET (FfmSearchContext, progress_data, 72);
   PIN_OFFSET (FfmSearchContext, cancel, 80);
-  PIN_OFFSET (FfmSearchContext, constraints, 88);
-  PIN_SIZE (FfmSearchContext, 96);
+  PIN_OFFSET (FfmSearchContext, max_modelled_seconds, 88);
+  PIN_OFFSET (FfmSearchContext, mapspace, 96);
+  PIN_OFFSET (FfmSearchContext, constraints, 104);
+  PIN_SIZE (FfmSearchContext, 112);
 
   PIN_OFFSET (FfmTracePoint, evaluations, 0);
   PIN_OFFSET (FfmTracePoint, seconds, 8);
   PIN_OFFSET (FfmTracePoint, best_objective, 16);
-  PIN_SIZE (FfmTracePoint, 24);
+  PIN_OFFSET (FfmTracePoint, pmapping_queries, 24);
+  PIN_OFFSET (FfmTracePoint, modelled_seconds, 32);
+  PIN_SIZE (FfmTracePoint, 40);
 
   PIN_OFFSET (FfmSolution, mapping, 0);
   PIN_OFFSET (FfmSolution, energy, 8);

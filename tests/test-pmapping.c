@@ -18,6 +18,7 @@
  * architectures of one to three memories with random capacities, energies
  * and bandwidths and an optional fanout. */
 #include <ffm.h>
+#include "ffm-pmapping-diagnostics.h"
 #include <math.h>
 #include <string.h>
 
@@ -845,7 +846,7 @@ check_against_brute_force_constrained (FfmWorkload *w, FfmArch *a, guint einsum,
   ffm_pmapping_options_init (&options);
   options.einsum = einsum;
   options.n_threads = 1;
-  options.track_all_memories = TRUE;
+  ffm_pmapping_options_set_diagnostics (&options, TRUE, TRUE);
   options.constraints = constraints;
   if (constraints != NULL)
     {
@@ -869,7 +870,7 @@ check_against_brute_force_constrained (FfmWorkload *w, FfmArch *a, guint einsum,
     }
   else
     set = generate (w, a, &options);
-  options.prune_partial = FALSE;
+  ffm_pmapping_options_set_diagnostics (&options, FALSE, TRUE);
   unpruned = generate (w, a, &options);
   assert_pareto_sets_equal (set, unpruned);
 
@@ -1396,7 +1397,7 @@ test_partial_pruning (gconstpointer data)
   ffm_pmapping_options_init (&options);
   options.n_threads = 2;
   pruned = generate (w, a, &options);
-  options.prune_partial = FALSE;
+  ffm_pmapping_options_set_diagnostics (&options, FALSE, FALSE);
   full = generate (w, a, &options);
   assert_pareto_sets_equal (pruned, full);
   for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (pruned); i++)
@@ -1612,7 +1613,7 @@ test_min_usage_size_one (void)
       FfmPmappingOptions options;
       g_autoptr(FfmPmappingSet) set = NULL;
       ffm_pmapping_options_init (&options);
-      options.prune_partial = prune;
+      ffm_pmapping_options_set_diagnostics (&options, prune, FALSE);
       set = generate (w, a, &options);
       /* T0 cannot be multicast: across n1 every instance fetches its own
        * copy, so the lowest energy puts only n0 across PE (2 of 4
@@ -1656,7 +1657,7 @@ test_min_usage_try_best (void)
       g_autoptr(FfmPmappingSet) set = NULL;
       guint64 lo, hi;
       ffm_pmapping_options_init (&options);
-      options.prune_partial = prune;
+      ffm_pmapping_options_set_diagnostics (&options, prune, FALSE);
       set = generate (w, a, &options);
       g_assert_cmpuint (fanout_usage_range (w, a, set, &lo, &hi), >, 0);
       g_assert_cmpuint (lo, ==, 2);

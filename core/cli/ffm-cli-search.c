@@ -2,6 +2,7 @@
 #include "ffm-cli-search.h"
 #include "ffm-cli-cancel.h"
 
+#include <math.h>
 #include <string.h>
 
 void
@@ -10,6 +11,7 @@ ffm_cli_search_options_clear (FfmCliSearchOptions *o)
   g_clear_pointer (&o->strategy, g_free);
   g_clear_pointer (&o->strategy_params, g_strfreev);
   g_clear_pointer (&o->objective, g_free);
+  g_clear_pointer (&o->budget, g_free);
 }
 
 void
@@ -30,6 +32,15 @@ ffm_cli_add_search_options (GOptionContext *context, FfmCliSearchOptions *o)
     { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o->timeout,
       "Stop the search after SECONDS (as Ctrl-C does): the best mapping so far "
       "where the strategy has one, otherwise an error", "SECONDS" },
+    { "max-evaluations", 0, 0, G_OPTION_ARG_INT64, &o->max_evaluations,
+      "Budget of a strategy that evaluates mappings one by one (set, tileflow, "
+      "random, ...): at most N evaluations", "N" },
+    { "max-seconds", 0, 0, G_OPTION_ARG_DOUBLE, &o->max_seconds,
+      "Budget: at most S seconds of wall time (the strategy stops and returns "
+      "its best)", "S" },
+    { "budget", 0, 0, G_OPTION_ARG_STRING, &o->budget,
+      "Budget in the FFM paper's modelled time: Nx = N times ffm's own run "
+      "time on the same problem (measured first), Ns = N seconds", "Nx|Ns" },
     G_OPTION_ENTRY_NULL
   };
 
@@ -56,6 +67,17 @@ ffm_cli_search_prepare (GOptionContext *context, const char *command,
     return ffm_cli_usage_error (context, command,
                                 "--timeout must be a number of seconds from 0 "
                                 "(none) to %.0f", FFM_CLI_MAX_TIMEOUT);
+  if (o->max_evaluations < 0)
+    return ffm_cli_usage_error (context, command,
+                                "--max-evaluations must be 0 (none) or more");
+  if (!(o->max_seconds >= 0 && o->max_seconds <= FFM_CLI_MAX_TIMEOUT))
+    return ffm_cli_usage_error (context, command,
+                                "--max-seconds must be a number of seconds from 0 "
+                                "(none) to %.0f", FFM_CLI_MAX_TIMEOUT);
+  if (o->budget != NULL
+      && !ffm_cli_parse_budget (o->budget, &out->budget_multiple,
+                                &out->context.max_modelled_seconds, &error))
+    return ffm_cli_usage_error (context, command, "%s", error->message);
   out->strategy_values = ffm_cli_parse_assignments (o->strategy_params,
                                                     "--strategy-param", &error);
   if (out->strategy_values == NULL)
@@ -68,7 +90,13 @@ ffm_cli_search_prepare (GOptionContext *context, const char *command,
       ffm_cli_warn_plugin_failures (command, registry);
       return ffm_cli_fail (command, error);
     }
-  ffm_search_context_init (&out->context, problem);
+  {
+    double modelled = out->context.max_modelled_seconds;
+    ffm_search_context_init (&out->context, problem);
+    out->context.max_modelled_seconds = modelled;
+  }
+  out->context.max_evaluations = (guint64) o->max_evaluations;
+  out->context.max_seconds = o->max_seconds;
   out->context.objective = out->objective;
   out->context.seed = (guint64) common->seed;
   out->context.n_threads = ffm_cli_common_get_threads (common);
@@ -139,4 +167,120 @@ ffm_cli_search_run_clear (FfmCliSearchRun *run)
 {
   g_clear_pointer (&run->result, ffm_search_result_free);
   g_clear_pointer (&run->reports, g_ptr_array_unref);
+}
+
+/* ---- Budgets ---- */
+
+gboolean
+ffm_cli_parse_budget (const char *text, double *multiple, double *seconds,
+                      GError **error)
+{
+  char *end = NULL;
+  double v = g_ascii_strtod (text, &end);
+
+  *multiple = *seconds = 0;
+  if (end != text && end != NULL && (*end == 'x' || *end == 's') && end[1] == '\0'
+      && v > 0 && v <= FFM_CLI_MAX_TIMEOUT)
+    {
+      *(*end == 'x' ? multiple : seconds) = v;
+      return TRUE;
+    }
+  g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
+               "--budget must be Nx (N times ffm's time on the same problem, "
+               "e.g. 100x) or Ns (N seconds of modelled time), N > 0; got '%s'",
+               text);
+  return FALSE;
+}
+
+void
+ffm_cli_search_set_budget_multiple (FfmCliSearch *s, double ffm_seconds)
+{
+  s->ffm_seconds = ffm_seconds;
+  s->context.max_modelled_seconds = s->budget_multiple * ffm_seconds;
+}
+
+gboolean
+ffm_cli_search_time_ffm (const FfmCliSearch *s, FfmPluginRegistry *registry,
+                         double *seconds, GError **error)
+{
+  const FfmPluginInfo *ffm = ffm_plugin_registry_lookup (registry, FFM_PLUGIN_KIND_SEARCH,
+                                                         "ffm", error);
+  g_autoptr (FfmSearchResult) result = NULL;
+  FfmSearchContext ctx = s->context;
+  gint64 start = g_get_monotonic_time ();
+
+  if (ffm == NULL)
+    return FALSE;
+  ctx.max_evaluations = 0;
+  ctx.max_seconds = 0;
+  ctx.max_modelled_seconds = 0;
+  ctx.mapspace = NULL;
+  result = ffm->descriptor->vtable.search->run (&ctx, NULL, error);
+  *seconds = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
+  if (result == NULL)
+    {
+      g_prefix_error (error, "measuring ffm's time for --budget: ");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+char *
+ffm_cli_trace_to_csv (const FfmSearchResult *result, const char *strategy,
+                      guint run, gboolean header)
+{
+  const GArray *trace = ffm_search_result_get_trace (result);
+  GString *out = g_string_new (NULL);
+  char buf[4][G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (header)
+    g_string_append_printf (out, "%sevaluations,seconds,modelled_seconds,"
+                            "pmapping_queries,best_objective\n",
+                            strategy != NULL ? "strategy,run," : "");
+  for (guint i = 0; i < trace->len; i++)
+    {
+      const FfmTracePoint *p = &g_array_index (trace, FfmTracePoint, i);
+      if (strategy != NULL)
+        g_string_append_printf (out, "%s,%u,", strategy, run);
+      g_string_append_printf (out, "%" G_GUINT64_FORMAT ",%s,%s,%s,%s\n", p->evaluations,
+                              ffm_format_double (p->seconds, buf[0]),
+                              ffm_format_double (p->modelled_seconds, buf[1]),
+                              ffm_format_double (p->pmapping_queries, buf[2]),
+                              ffm_format_double (p->best_objective, buf[3]));
+    }
+  return g_string_free (out, FALSE);
+}
+
+void
+ffm_cli_write_trace_json (FfmJsonWriter *b, const FfmSearchResult *result)
+{
+  const GArray *trace = ffm_search_result_get_trace (result);
+
+  ffm_json_writer_key (b, "trace");
+  ffm_json_writer_begin_array (b);
+  for (guint i = 0; i < trace->len; i++)
+    {
+      const FfmTracePoint *p = &g_array_index (trace, FfmTracePoint, i);
+      ffm_json_writer_begin_object_inline (b);
+      ffm_json_writer_member_uint (b, "evaluations", p->evaluations);
+      ffm_json_writer_member_double (b, "seconds", p->seconds);
+      ffm_json_writer_member_double (b, "modelled_seconds", p->modelled_seconds);
+      ffm_json_writer_member_double (b, "pmapping_queries", p->pmapping_queries);
+      ffm_json_writer_member_double (b, "best_objective", p->best_objective);
+      ffm_json_writer_end_object (b);
+    }
+  ffm_json_writer_end_array (b);
+}
+
+void
+ffm_cli_search_write_budget_json (FfmJsonWriter *b, const FfmCliSearch *s)
+{
+  ffm_json_writer_key (b, "budget");
+  ffm_json_writer_begin_object (b);
+  ffm_json_writer_member_uint (b, "max_evaluations", s->context.max_evaluations);
+  ffm_json_writer_member_double (b, "max_seconds", s->context.max_seconds);
+  ffm_json_writer_member_double (b, "max_modelled_seconds", s->context.max_modelled_seconds);
+  ffm_json_writer_member_double (b, "ffm_multiple", s->budget_multiple);
+  ffm_json_writer_member_double (b, "ffm_seconds", s->ffm_seconds);
+  ffm_json_writer_end_object (b);
 }

@@ -22,13 +22,17 @@ typedef struct {
   int max_fused_loops;          /* --max-fused-loops; -1 = no limit */
   gboolean unfused;             /* --unfused */
   double timeout;               /* --timeout SECONDS; 0 = none */
+  gint64 max_evaluations;       /* --max-evaluations N; 0 = none */
+  double max_seconds;           /* --max-seconds S; 0 = none */
+  char *budget;                 /* --budget Nx | Ns (owned); NULL = none */
 } FfmCliSearchOptions;
 
-#define FFM_CLI_SEARCH_OPTIONS_INIT { NULL, NULL, NULL, 1, FALSE, 0 }
+#define FFM_CLI_SEARCH_OPTIONS_INIT { NULL, NULL, NULL, 1, FALSE, 0, 0, 0, NULL }
 
 void ffm_cli_search_options_clear (FfmCliSearchOptions *options);
 /* Adds --strategy, --strategy-param, --objective, --max-fused-loops,
- * --unfused and --timeout, writing into @options. */
+ * --unfused, --timeout and the budgets (--max-evaluations, --max-seconds,
+ * --budget), writing into @options. */
 void ffm_cli_add_search_options (GOptionContext *context,
                                  FfmCliSearchOptions *options);
 
@@ -39,6 +43,10 @@ typedef struct {
   FfmObjective objective;
   FfmSearchContext context;     /* problem borrowed; progress and cancel
                                    unset: the caller's */
+  double budget_multiple;       /* --budget Nx: N; 0 otherwise (the command
+                                   measures ffm's time and calls
+                                   ffm_cli_search_set_budget_multiple()) */
+  double ffm_seconds;           /* ffm's wall time the budget multiplies, 0 */
 } FfmCliSearch;
 
 /* Checks @options and fills @out for @problem (borrowed: it must outlive
@@ -53,6 +61,47 @@ int ffm_cli_search_prepare (GOptionContext *context,
                             FfmProblem *problem,
                             FfmCliSearch *out);
 void ffm_cli_search_clear (FfmCliSearch *search);
+
+/* Parses --budget: "Nx" (N > 0 times ffm's wall time on the same problem)
+ * into *@multiple, or "Ns" (N > 0 seconds of modelled time) into
+ * *@seconds; the other is set to 0. FALSE with a message naming the
+ * option for anything else. */
+gboolean ffm_cli_parse_budget (const char *text,
+                               double *multiple,
+                               double *seconds,
+                               GError **error);
+
+/* The modelled-time budget of --budget Nx once ffm's wall time
+ * @ffm_seconds on the problem is known: N x @ffm_seconds. */
+void ffm_cli_search_set_budget_multiple (FfmCliSearch *search,
+                                         double ffm_seconds);
+
+/* Runs the ffm strategy on @search's problem with its objective and
+ * mapspace settings and no budget, for the time --budget Nx multiplies
+ * (progress and cancel as in @search's context). The wall time in
+ * *@seconds. */
+gboolean ffm_cli_search_time_ffm (const FfmCliSearch *search,
+                                  FfmPluginRegistry *registry,
+                                  double *seconds,
+                                  GError **error);
+
+/* The convergence trace of @result as CSV: a header line, then one line
+ * per point: evaluations, seconds, modelled_seconds, pmapping_queries,
+ * best_objective (and, when @strategy is non-NULL, strategy and @run
+ * first). (transfer full) */
+/* Writes member "trace": an array of {evaluations, seconds,
+ * modelled_seconds, pmapping_queries, best_objective}. */
+void ffm_cli_write_trace_json (FfmJsonWriter *writer,
+                               const FfmSearchResult *result);
+/* Writes member "budget": {max_evaluations, max_seconds,
+ * max_modelled_seconds, ffm_multiple, ffm_seconds} of @search. */
+void ffm_cli_search_write_budget_json (FfmJsonWriter *writer,
+                                       const FfmCliSearch *search);
+
+char *ffm_cli_trace_to_csv (const FfmSearchResult *result,
+                            const char *strategy,
+                            guint run,
+                            gboolean header);
 
 /* What one run gave. */
 typedef struct {

@@ -5,6 +5,8 @@
  *           [--strategy ffm] [--strategy-param K=V]...
  *           [--objective edp|energy|latency|pareto] [--max-fused-loops N]
  *           [--unfused] [--timeout S] [--threads N] [--json OUT]
+ *           [--max-evaluations N] [--max-seconds S] [--budget Nx|Ns]
+ *           [--trace-csv OUT]
  *
  * Runs the strategy (a search plugin, ffm-plugin.h) and re-evaluates what
  * it returns with the cost model, then prints on stdout: the totals, the
@@ -14,7 +16,14 @@
  * the energy-latency front, then the lowest-EDP point in full. --json
  * writes the same as JSON to OUT ("-": stdout, instead of the text). On a
  * terminal, runs longer than a second draw a progress line on stderr.
- * Ctrl-C and --timeout stop the search (ffm-cli-cancel.h).
+ * Ctrl-C and --timeout stop the search (ffm-cli-cancel.h); a strategy
+ * that has a mapping by then returns its best so far, which is printed
+ * marked as interrupted. Strategies that evaluate mappings one by one
+ * (set, tileflow, random, third parties' on ffm-mapspace.h) take the
+ * budgets --max-evaluations, --max-seconds and --budget (the FFM paper's
+ * modelled time, §7.3; "100x" is 100 times ffm's own run, measured first);
+ * their convergence trace goes to --json and --trace-csv, with the wall
+ * time and the modelled time of each point.
  * Exit codes: 0 ok, 1 when the problem does not load, the strategy fails,
  * nothing fits or the search was stopped before it had a mapping, 2 for
  * usage errors. */
@@ -41,6 +50,7 @@ typedef struct {
   FfmCliProblemOptions problem;
   FfmCliSearchOptions search;
   char *json;                   /* --json OUT (owned) */
+  char *trace_csv;              /* --trace-csv OUT (owned) */
 } MapOptions;
 
 /* ---- Fusion decisions ---- */
@@ -152,6 +162,34 @@ print_solution (const FfmWorkload *w, const FfmArch *a, const FfmSolution *s,
   g_print ("\nMapping:\n%s", tree);
 }
 
+/* Evaluations, queries, wall and modelled time, for strategies that
+ * count them (ffm-search-meter.h). */
+static void
+print_search (const FfmSearchResult *result, const FfmCliSearch *search,
+              const char *stopped)
+{
+  double evaluations, queries = 0, modelled = 0, wall = 0;
+
+  if (stopped != NULL)
+    g_print ("INTERRUPTED: %s; the mapping above is the best found so far.\n",
+             stopped);
+  if (!ffm_search_result_lookup_stat (result, "evaluations", &evaluations))
+    return;
+  ffm_search_result_lookup_stat (result, "pmapping_queries", &queries);
+  ffm_search_result_lookup_stat (result, "modelled_seconds", &modelled);
+  ffm_search_result_lookup_stat (result, "search_seconds", &wall);
+  g_print ("\nSearch: %.0f evaluations standing for %.4g pmapping evaluations; "
+           "wall time %.3g s, modelled time %.4g s", evaluations, queries, wall,
+           modelled);
+  if (search->context.max_modelled_seconds > 0)
+    {
+      g_print (" of a budget of %.4g s", search->context.max_modelled_seconds);
+      if (search->budget_multiple > 0)
+        g_print (" (%gx ffm's %.3g s)", search->budget_multiple, search->ffm_seconds);
+    }
+  g_print ("\n");
+}
+
 static void
 print_stats (const FfmSearchResult *result)
 {
@@ -211,7 +249,8 @@ add_solution_json (FfmJsonWriter *b, const FfmWorkload *w, const FfmArch *a,
 static char *
 result_json (const MapOptions *o, const FfmWorkload *w, const FfmArch *a,
              const FfmSearchResult *result, GPtrArray *reports, guint best,
-             FfmObjective objective, double seconds)
+             FfmObjective objective, double seconds, const FfmCliSearch *search,
+             const char *stopped)
 {
   g_autoptr (FfmJsonWriter) b = ffm_json_writer_new ();
   const GArray *stats = ffm_search_result_get_stats (result);
@@ -222,6 +261,9 @@ result_json (const MapOptions *o, const FfmWorkload *w, const FfmArch *a,
   ffm_json_writer_member_string (b, "strategy",
                                  o->search.strategy != NULL ? o->search.strategy : "ffm");
   ffm_json_writer_member_string (b, "objective", ffm_objective_to_string (objective));
+  ffm_json_writer_member_boolean (b, "interrupted", stopped != NULL);
+  ffm_json_writer_member_string (b, "stopped_by", stopped);
+  ffm_cli_search_write_budget_json (b, search);
   add_solution_json (b, w, a, ffm_search_result_get_solution (result, best),
                      g_ptr_array_index (reports, best));
   if (objective == FFM_OBJECTIVE_PARETO)
@@ -246,6 +288,7 @@ result_json (const MapOptions *o, const FfmWorkload *w, const FfmArch *a,
     }
   ffm_json_writer_member_double (b, "wall_s", seconds);
   ffm_json_writer_end_object (b);
+  ffm_cli_write_trace_json (b, result);
   /* The survivors after each join step, as a list (ffm's statistics
    * join_survivors_NN_EINSUM). */
   ffm_json_writer_key (b, "join_steps");
@@ -287,6 +330,7 @@ run (GOptionContext *context, MapOptions *o)
   guint best;
   double seconds;
   int status;
+  g_autofree char *stopped = NULL;
 
   registry = ffm_cli_registry_new (&o->common);
   status = ffm_cli_load_problem (context, COMMAND, registry, &o->problem, &problem);
@@ -300,6 +344,25 @@ run (GOptionContext *context, MapOptions *o)
   a = ffm_problem_get_arch (problem);
   objective = search.objective;
 
+  if (search.budget_multiple > 0
+      && g_strcmp0 (search.plugin->descriptor->name, "ffm") == 0)
+    ffm_cli_warn (COMMAND, "--budget %s does not apply to ffm, which runs to "
+                  "the optimum", o->search.budget);
+  else if (search.budget_multiple > 0)
+    {
+      g_autoptr (FfmCliCancel) cancel = ffm_cli_cancel_begin (o->search.timeout);
+      g_autoptr (FfmCliProgress) progress = ffm_cli_progress_start (COMMAND);
+      double ffm_seconds = 0;
+
+      search.context.progress = ffm_cli_progress_update;
+      search.context.progress_data = progress;
+      search.context.cancel = ffm_cli_cancel_get_flag (cancel);
+      ffm_cli_progress_update (-1, "timing ffm for --budget", progress);
+      if (!ffm_cli_search_time_ffm (&search, registry, &ffm_seconds, &error))
+        return ffm_cli_fail (COMMAND, error);
+      ffm_cli_search_set_budget_multiple (&search, ffm_seconds);
+    }
+
   {
     g_autoptr (FfmCliCancel) cancel = ffm_cli_cancel_begin (o->search.timeout);
     g_autoptr (FfmCliProgress) progress = ffm_cli_progress_start (COMMAND);
@@ -311,6 +374,8 @@ run (GOptionContext *context, MapOptions *o)
     ffm_cli_progress_update (-1, "searching", progress);
     ok = ffm_cli_search_run (&search, &sr, &error);
     g_clear_pointer (&progress, ffm_cli_progress_stop);
+    if (ok && ffm_cli_cancel_get_reason (cancel) != FFM_CLI_STOP_NONE)
+      stopped = g_strdup (ffm_cli_cancel_describe (cancel));
     if (!ok)
       {
         if (ffm_cli_cancel_get_reason (cancel) != FFM_CLI_STOP_NONE)
@@ -349,13 +414,22 @@ run (GOptionContext *context, MapOptions *o)
       if (!ffm_cost_report_fits (g_ptr_array_index (reports, best)))
         ffm_cli_warn (COMMAND, "the mapping does not fit: %s",
                       ffm_cost_report_get_problem (g_ptr_array_index (reports, best)));
+      print_search (result, &search, stopped);
       print_stats (result);
     }
+  else if (stopped != NULL)
+    ffm_cli_warn (COMMAND, "%s: the mapping is the best found so far", stopped);
   if (o->json != NULL)
     {
       g_autofree char *text = result_json (o, w, a, result, reports, best,
-                                           objective, seconds);
+                                           objective, seconds, &search, stopped);
       if (!ffm_cli_output_write (o->json, text, &error))
+        return ffm_cli_fail (COMMAND, error);
+    }
+  if (o->trace_csv != NULL)
+    {
+      g_autofree char *csv = ffm_cli_trace_to_csv (result, NULL, 0, TRUE);
+      if (!ffm_cli_output_write (o->trace_csv, csv, &error))
         return ffm_cli_fail (COMMAND, error);
     }
   return FFM_EXIT_OK;
@@ -365,11 +439,14 @@ int
 ffm_cmd_map (int argc, char **argv)
 {
   MapOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_PROBLEM_OPTIONS_INIT,
-                   FFM_CLI_SEARCH_OPTIONS_INIT, NULL };
+                   FFM_CLI_SEARCH_OPTIONS_INIT, NULL, NULL };
   const GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &o.json,
       "Also write the result as JSON to OUT (- = stdout, instead of the text)",
       "OUT" },
+    { "trace-csv", 0, 0, G_OPTION_ARG_FILENAME, &o.trace_csv,
+      "Write the convergence trace (evaluations, wall and modelled seconds, "
+      "best objective) as CSV to OUT (- = stdout)", "OUT" },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) context = ffm_cli_context_new (COMMAND, NULL,
@@ -389,6 +466,7 @@ ffm_cmd_map (int argc, char **argv)
   else
     status = run (context, &o);
   g_free (o.json);
+  g_free (o.trace_csv);
   ffm_cli_search_options_clear (&o.search);
   ffm_cli_problem_options_clear (&o.problem);
   ffm_cli_common_clear (&o.common);

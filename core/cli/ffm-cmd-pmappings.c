@@ -52,22 +52,6 @@ print_templates (const FfmEinsumPmappings *pm)
     }
 }
 
-static guint
-objectives_of (FfmObjective objective)
-{
-  switch (objective)
-    {
-    case FFM_OBJECTIVE_ENERGY:
-      return FFM_PMAPPING_ENERGY;
-    case FFM_OBJECTIVE_LATENCY:
-      return FFM_PMAPPING_LATENCY;
-    case FFM_OBJECTIVE_EDP:
-    case FFM_OBJECTIVE_PARETO:
-    default:
-      return FFM_PMAPPING_ENERGY | FFM_PMAPPING_LATENCY;
-    }
-}
-
 static void
 print_table (const FfmPmappingSet *set, gboolean groups, gboolean show_templates)
 {
@@ -190,7 +174,7 @@ run (GOptionContext *context, PmappingsOptions *o)
     return status;
 
   ffm_pmapping_options_init (&options);
-  options.objectives = objectives_of (objective);
+  options.objectives = ffm_pmapping_objectives_for (objective);
   options.max_fused_loops = o->max_fused_loops;
   options.max_fused_loops_per_rank_var = o->max_fused_per_var;
   options.unfused = o->unfused;

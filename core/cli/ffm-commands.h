@@ -26,6 +26,8 @@
      "Find the best fused mapping of a workload with a search strategy") \
   X ("eval", ffm_cmd_eval, \
      "Print the energy, latency and data movement of a given mapping") \
+  X ("compare", ffm_cmd_compare, \
+     "Run several strategies head to head on one problem, model and budget") \
   X ("import", ffm_cmd_import, \
      "Translate Timeloop YAML (architecture, ERT, problem, mapping) to ffm JSON") \
   X ("export", ffm_cmd_export, \

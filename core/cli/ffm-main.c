@@ -64,6 +64,11 @@ print_usage (gboolean to_stderr)
                    "\n"
                    "Use \"ffm help COMMAND\" or \"ffm COMMAND --help\" for the "
                    "options of a command.\n");
+  {
+    /* The help texts cite docs/FILE.md: say where that folder is. */
+    g_autofree char *docs = ffm_paths_docs_dir ();
+    g_string_append_printf (text, "Documentation (docs/ in the help texts): %s\n", docs);
+  }
   if (to_stderr)
     g_printerr ("%s", text->str);
   else

@@ -40,22 +40,6 @@ static const FfmParamSpec ffm_params[] = {
   { NULL, 0, NULL, NULL, 0, 0, NULL }
 };
 
-static guint
-pmapping_objectives (FfmObjective objective)
-{
-  switch (objective)
-    {
-    case FFM_OBJECTIVE_ENERGY:
-      return FFM_PMAPPING_ENERGY;
-    case FFM_OBJECTIVE_LATENCY:
-      return FFM_PMAPPING_LATENCY;
-    case FFM_OBJECTIVE_EDP:
-    case FFM_OBJECTIVE_PARETO:
-    default:
-      return FFM_PMAPPING_ENERGY | FFM_PMAPPING_LATENCY;
-    }
-}
-
 static double
 seconds_since (gint64 start)
 {
@@ -295,7 +279,7 @@ ffm_run (const FfmSearchContext *ctx, const FfmParamValues *values,
   if (ctx->progress != NULL)
     ctx->progress (-1, "generating pmappings", ctx->progress_data);
   ffm_pmapping_options_init (&options);
-  options.objectives = pmapping_objectives (ctx->objective);
+  options.objectives = ffm_pmapping_objectives_for (ctx->objective);
   options.max_fused_loops = ctx->max_fused_loops;
   options.unfused = ctx->unfused;
   options.n_threads = ctx->n_threads;

@@ -57,19 +57,6 @@ n_objectives (JoinObjectives objs)
   return objs == JOIN_BOTH ? 2 : 1;
 }
 
-/* The column of @g holding (@kind, @level, @depth), or -1. */
-static int
-find_column (const FfmPmappingGroup *g, FfmPmappingColumnKind kind,
-             guint level, int depth)
-{
-  for (guint j = 0; j < g->n_columns; j++)
-    if (g->columns[j].kind == kind
-        && (kind != FFM_PMAPPING_COLUMN_RESERVATION
-            || (g->columns[j].level == level && g->columns[j].depth == depth)))
-      return (int) j;
-  return -1;
-}
-
 /* The row of group @g, @row, as a unit row: objectives, then per memory
  * the cumulative reservations at depths -1..n_fused. */
 static void
@@ -80,15 +67,15 @@ unit_row (const JoinProblem *p, const FfmPmappingGroup *g, guint row,
   guint k = 0;
 
   if (p->objs != JOIN_LATENCY)
-    out[k++] = v[find_column (g, FFM_PMAPPING_COLUMN_ENERGY, 0, 0)];
+    out[k++] = v[ffm_pmapping_group_find_column (g, FFM_PMAPPING_COLUMN_ENERGY, 0, 0)];
   if (p->objs != JOIN_ENERGY)
-    out[k++] = v[find_column (g, FFM_PMAPPING_COLUMN_LATENCY, 0, 0)];
+    out[k++] = v[ffm_pmapping_group_find_column (g, FFM_PMAPPING_COLUMN_LATENCY, 0, 0)];
   for (guint m = 0; m < p->n_mem; m++)
     {
       double last = 0;
       for (int d = -1; d <= (int) n_fused; d++)
         {
-          int j = find_column (g, FFM_PMAPPING_COLUMN_RESERVATION, p->mem_level[m], d);
+          int j = ffm_pmapping_group_find_column (g, FFM_PMAPPING_COLUMN_RESERVATION, p->mem_level[m], d);
           if (j >= 0)
             last = v[j];
           out[k++] = last;
@@ -231,8 +218,8 @@ read_units (JoinProblem *p, Step *st, GError **error)
     {
       const FfmPmappingGroup *g = ffm_einsum_pmappings_get_group (st->pm, gi);
       guint first = st->units->len;
-      int je = find_column (g, FFM_PMAPPING_COLUMN_ENERGY, 0, 0);
-      int jl = find_column (g, FFM_PMAPPING_COLUMN_LATENCY, 0, 0);
+      int je = ffm_pmapping_group_find_column (g, FFM_PMAPPING_COLUMN_ENERGY, 0, 0);
+      int jl = ffm_pmapping_group_find_column (g, FFM_PMAPPING_COLUMN_LATENCY, 0, 0);
 
       if ((p->objs != JOIN_LATENCY && je < 0) || (p->objs != JOIN_ENERGY && jl < 0)
           || g->compat.n_loops > MAX_LOOPS)

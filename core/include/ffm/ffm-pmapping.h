@@ -70,6 +70,7 @@
 #include "ffm-cost.h"
 #include "ffm-compatibility.h"
 #include "ffm-constraints.h"
+#include "ffm-problem.h"
 
 G_BEGIN_DECLS
 
@@ -99,13 +100,9 @@ typedef struct {
   int einsum;                   /* generate for this Einsum only; -1 = all */
   gboolean unfused;             /* every shared tensor backed in the
                                    outermost memory (no fusion) */
-  gboolean prune_partial;       /* default TRUE: prune partial tile vectors
-                                   by dominance of their cost terms; FALSE
-                                   evaluates every valid tile vector (for
-                                   tests: the result must not change) */
-  gboolean track_all_memories;  /* keep the reservation columns of every
-                                   memory of finite capacity, tracked or not
-                                   (for tests and analysis; default FALSE) */
+  gboolean reserved_[2];        /* the generator's own diagnostics: leave
+                                   them as ffm_pmapping_options_init() sets
+                                   them */
   gboolean reuse_equal_einsums; /* default TRUE: an Einsum whose shape, tensor
                                    classes and architecture answers equal an
                                    earlier Einsum's gets a copy of its
@@ -130,6 +127,10 @@ typedef struct {
  * records @struct_size; use the macro below. */
 FFM_API void ffm_pmapping_options_init_sized (FfmPmappingOptions *options,
                                               gsize struct_size);
+/* The objectives the pmappings of a search for @objective must keep:
+ * energy, latency, or both (EDP and the Pareto set need both). */
+FFM_API guint ffm_pmapping_objectives_for (FfmObjective objective);
+
 /* Fills @options with the defaults. */
 #define ffm_pmapping_options_init(options) \
   ffm_pmapping_options_init_sized ((options), sizeof *(options))
@@ -172,6 +173,13 @@ typedef struct {
   const FfmPmappingRef *refs;       /* [n_rows] */
 } FfmPmappingGroup;
 
+/* The index of @group's column holding (@kind, @level, @depth), or -1;
+ * @level and @depth are ignored for objective columns. */
+FFM_API int ffm_pmapping_group_find_column (const FfmPmappingGroup *group,
+                                            FfmPmappingColumnKind kind,
+                                            guint level,
+                                            int depth);
+
 /* What the generation of one Einsum did. */
 typedef struct {
   guint n_templates;        /* templates enumerated (all compute paths) */
@@ -210,6 +218,8 @@ FFM_API FfmPmappingSet *ffm_pmappings_generate (FfmWorkload *workload,
                                                 GError **error);
 FFM_API void ffm_pmapping_set_free (FfmPmappingSet *set);
 
+/* The workload and architecture the set was generated for (transfer
+ * none: the set holds references until it is freed). */
 FFM_API FfmWorkload *ffm_pmapping_set_get_workload (const FfmPmappingSet *set);
 FFM_API FfmArch *ffm_pmapping_set_get_arch (const FfmPmappingSet *set);
 FFM_API const FfmPmappingOptions *ffm_pmapping_set_get_options (const FfmPmappingSet *set);

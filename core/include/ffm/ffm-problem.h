@@ -20,11 +20,16 @@
 G_BEGIN_DECLS
 
 typedef struct _FfmProblem FfmProblem;
+/* The fused mapspace (ffm-mapspace.h). */
+typedef struct _FfmMapspace FfmMapspace;
 
 /* Takes a reference on both. */
 FFM_API FfmProblem *ffm_problem_new (FfmWorkload *workload, FfmArch *arch);
 FFM_API FfmProblem *ffm_problem_ref (FfmProblem *problem);
 FFM_API void ffm_problem_unref (FfmProblem *problem);
+/* The problem's workload and architecture (transfer none: the problem
+ * keeps its references; take your own with ffm_workload_ref() or
+ * ffm_arch_ref() to keep them longer). */
 FFM_API FfmWorkload *ffm_problem_get_workload (const FfmProblem *problem);
 FFM_API FfmArch *ffm_problem_get_arch (const FfmProblem *problem);
 
@@ -69,6 +74,15 @@ typedef struct {
                                    FFM_SEARCH_ERROR_CANCELLED when it has
                                    none; test it with
                                    ffm_search_context_is_cancelled() */
+  double max_modelled_seconds;  /* budget in the paper's modelled time (§7.3):
+                                   pmapping evaluations queried x the measured
+                                   time of one, over the threads
+                                   (ffm-search-meter.h); 0 = none */
+  FfmMapspace *mapspace;        /* NULL, or the mapspace of this problem with
+                                   these objective, fused-loop and unfused
+                                   settings, built once by the host for several
+                                   runs (ffm compare); borrowed: use
+                                   ffm_mapspace_new_for_context() */
   const FfmConstraints *constraints; /* NULL, or the mapping constraints
                                    (ffm-constraints.h) every mapping the
                                    strategy returns must satisfy: pass them
@@ -91,15 +105,27 @@ typedef struct {
 FFM_API void ffm_search_context_init (FfmSearchContext *context,
                                       FfmProblem *problem);
 
+/* TRUE unless @context asks for the Pareto front, which a strategy that
+ * optimises one objective (named @owner) cannot give: then FALSE with
+ * FFM_SEARCH_ERROR_FAILED saying so. */
+FFM_API gboolean ffm_search_context_require_one_objective (const FfmSearchContext *context,
+                                                          const char *owner,
+                                                          GError **error);
+
 /* TRUE if the host asked the search to stop (cheap: an atomic read;
  * FALSE for a context without a cancel flag). */
 FFM_API gboolean ffm_search_context_is_cancelled (const FfmSearchContext *context);
 
 /* One point of the convergence trace. */
 typedef struct {
-  guint64 evaluations;
-  double seconds;
-  double best_objective;
+  guint64 evaluations;          /* states (or mappings) evaluated so far */
+  double seconds;               /* wall time since the search began */
+  double best_objective;        /* best objective so far (INFINITY: none yet) */
+  double pmapping_queries;      /* pmapping evaluations the queries so far
+                                   stand for (ffm-mapspace.h); 0 if none */
+  double modelled_seconds;      /* the paper's modelled time so far (§7.3);
+                                   the wall time for a strategy that does
+                                   not model it */
 } FfmTracePoint;
 
 /* One solution: a full mapping and its totals. */
@@ -121,10 +147,15 @@ FFM_API void ffm_search_result_add_solution (FfmSearchResult *result,
 FFM_API guint ffm_search_result_get_n_solutions (const FfmSearchResult *result);
 FFM_API const FfmSolution *ffm_search_result_get_solution (const FfmSearchResult *result,
                                                            guint index);
+/* Appends (@evaluations, @seconds, @best_objective) with no queries and
+ * the wall time as modelled time. */
 FFM_API void ffm_search_result_add_trace_point (FfmSearchResult *result,
                                                 guint64 evaluations,
                                                 double seconds,
                                                 double best_objective);
+/* Appends a copy of @point (every field, the modelled ones included). */
+FFM_API void ffm_search_result_add_trace (FfmSearchResult *result,
+                                          const FfmTracePoint *point);
 FFM_API const GArray *ffm_search_result_get_trace (const FfmSearchResult *result);
 /* Named statistics ("pmappings_generated", ...), kept in insertion order. */
 FFM_API void ffm_search_result_set_stat (FfmSearchResult *result,

@@ -24,4 +24,6 @@
 #include "ffm-constraints.h"
 #include "ffm-pmapping.h"
 #include "ffm-join.h"
+#include "ffm-mapspace.h"
+#include "ffm-search-meter.h"
 #include "ffm-timeloop.h"

@@ -1,0 +1,881 @@
+/* ffm-cmd-compare.c: `ffm compare`, mappers head to head (the FFM paper's
+ * Fig. 8).
+ *
+ *   ffm compare --arch A --workload W [--param K=V]... [--arch-param K=V]...
+ *               [--strategies ffm,set,tileflow,random] [--runs 10]
+ *               [--budget 1000x | --max-evaluations N | --max-seconds S]
+ *               [--checkpoints 1,10,100,1000] [--strategy-param NAME.K=V]...
+ *               [--objective edp|energy|latency] [--max-fused-loops N]
+ *               [--unfused] [--seed S] [--threads N] [--timeout S]
+ *               [--json OUT] [--csv OUT] [--trace-csv OUT] [--plot OUT.svg]
+ *
+ * Same problem, same cost model, same mapspace and same budget for every
+ * strategy: ffm runs once (it is deterministic), giving the optimum and
+ * the time T the budget and the checkpoints are multiples of; then every
+ * other strategy runs --runs times with seeds S, S + 1000, ..., all on one
+ * mapspace built once (the pmappings are generated once and shared: each
+ * strategy would compute the same cache). For each strategy and each
+ * checkpoint k the table gives the objective's distance above ffm's
+ * optimum (median [min, max] over runs) reached by k x T of the paper's
+ * modelled time (pmapping evaluations queried x the measured time of one,
+ * §7.3), then by k x T of wall time (the shared generation included: what
+ * a user waits for one run). --plot draws percent above optimal against
+ * modelled time over T, one line per strategy with its spread (Fig. 8);
+ * --json, --csv and --trace-csv hold every number. Ctrl-C and --timeout
+ * end the comparison cleanly: the runs done so far are reported, marked
+ * as interrupted. A strategy that beats ffm's optimum is reported as the
+ * bug it is (exit code 1).
+ * Exit codes: 0 ok, 1 when the problem does not load, ffm or a strategy
+ * fails, or nothing fits, 2 for usage errors. */
+#include "ffm-cli-cancel.h"
+#include "ffm-cli-output.h"
+#include "ffm-cli-progress.h"
+#include "ffm-cli-search.h"
+#include "ffm-plot.h"
+
+#include <math.h>
+#include <string.h>
+
+#define COMMAND "compare"
+#define DEFAULT_STRATEGIES "ffm,set,tileflow,random"
+#define DEFAULT_CHECKPOINTS "1,10,100,1000"
+#define DEFAULT_BUDGET "1000x"
+#define MAX_RUNS 10000
+/* Seeds of run r: seed + SEED_STRIDE x r (the parts of one run use seed,
+ * seed + 1, ...: runs must not share them). */
+#define SEED_STRIDE 1000
+/* TUNING: points of the plotted curves, log-spaced in time. */
+#define PLOT_POINTS 80
+/* Relative slack below which a baseline "beating" ffm is a rounding
+ * difference, not a bug (the model's sums are exact: this is generous). */
+#define BEAT_SLACK 1e-12
+
+static const char compare_description[] =
+  "Runs ffm once and each other strategy --runs times on the same problem,\n"
+  "cost model, mapspace and budget, and reports how far above ffm's optimum\n"
+  "each gets by 1x, 10x, 100x, 1000x ffm's time (modelled as in the FFM\n"
+  "paper, and wall-clock). Example:\n"
+  "  ffm compare --arch tpuv4i --workload matmuls --param n_einsums=3 \\\n"
+  "    --runs 5 --budget 100x --plot convergence.svg\n"
+  "See docs/compare.md.";
+
+typedef struct {
+  FfmCliCommon common;
+  FfmCliProblemOptions problem;
+  FfmCliSearchOptions search;
+  char *strategies;             /* --strategies (owned) */
+  int runs;                     /* --runs */
+  char *checkpoints;            /* --checkpoints (owned) */
+  char *json;
+  char *csv;
+  char *trace_csv;
+  char *plot;
+} CompareOptions;
+
+/* One run of one strategy. */
+typedef struct {
+  guint64 seed;
+  FfmSearchResult *result;      /* owned, NULL if it failed */
+  double objective;             /* the model's, of its best mapping */
+  double seconds;               /* wall time of the run */
+  gboolean interrupted;
+} Run;
+
+typedef struct {
+  const char *name;
+  FfmCliSearch search;
+  GArray *runs;                 /* of Run */
+} Entry;
+
+typedef struct {
+  double median, low, high;     /* percent above the optimum; INFINITY: none */
+  guint reached;                /* runs with a mapping by then */
+} Spread;
+
+static void
+run_clear (gpointer data)
+{
+  Run *r = data;
+
+  g_clear_pointer (&r->result, ffm_search_result_free);
+}
+
+static void
+entry_clear (Entry *e)
+{
+  ffm_cli_search_clear (&e->search);
+  if (e->runs != NULL)
+    g_array_unref (e->runs);
+}
+
+static double
+objective_of (const FfmCostReport *r, FfmObjective objective)
+{
+  switch (objective)
+    {
+    case FFM_OBJECTIVE_ENERGY:
+      return ffm_cost_report_get_energy (r);
+    case FFM_OBJECTIVE_LATENCY:
+      return ffm_cost_report_get_latency (r);
+    case FFM_OBJECTIVE_EDP:
+    case FFM_OBJECTIVE_PARETO:
+    default:
+      return ffm_cost_report_get_edp (r);
+    }
+}
+
+/* ---- Reading traces ---- */
+
+/* The best objective of @result's trace by time @limit (modelled or wall,
+ * the latter shifted by @offset), INFINITY if none yet. */
+static double
+best_by (const FfmSearchResult *result, double limit, gboolean wall, double offset)
+{
+  const GArray *trace = ffm_search_result_get_trace (result);
+  double best = INFINITY;
+
+  for (guint i = 0; i < trace->len; i++)
+    {
+      const FfmTracePoint *p = &g_array_index (trace, FfmTracePoint, i);
+      double t = wall ? p->seconds + offset : p->modelled_seconds;
+      if (t <= limit * (1 + 1e-12))
+        best = MIN (best, p->best_objective);
+    }
+  return best;
+}
+
+static double
+percent_above (double value, double optimum)
+{
+  return isfinite (value) ? 100.0 * (value / optimum - 1.0) : INFINITY;
+}
+
+static int
+compare_doubles (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* Median (unreached runs count as infinitely far), min and max of the
+ * reached ones. */
+static Spread
+spread_at (const Entry *e, double optimum, double limit, gboolean wall, double offset)
+{
+  g_autofree double *v = g_new (double, MAX (e->runs->len, 1));
+  Spread s = { INFINITY, INFINITY, INFINITY, 0 };
+  guint n = 0;
+
+  for (guint i = 0; i < e->runs->len; i++)
+    {
+      const Run *r = &g_array_index (e->runs, Run, i);
+      if (r->result != NULL)
+        v[n++] = percent_above (best_by (r->result, limit, wall, offset), optimum);
+    }
+  if (n == 0)
+    return s;
+  qsort (v, n, sizeof (double), compare_doubles);
+  for (guint i = 0; i < n; i++)
+    s.reached += isfinite (v[i]);
+  s.median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  if (s.reached > 0)
+    {
+      s.low = v[0];
+      s.high = v[s.reached - 1];
+    }
+  return s;
+}
+
+/* ---- Options ---- */
+
+static gboolean
+parse_checkpoints (const char *text, GArray *out, GError **error)
+{
+  g_auto (GStrv) parts = g_strsplit (text, ",", -1);
+
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      char *end = NULL;
+      double v = g_ascii_strtod (g_strstrip (parts[i]), &end);
+      if (end == parts[i] || *end != '\0' || !(v > 0) || !isfinite (v))
+        {
+          g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
+                       "--checkpoints takes positive multiples of ffm's time "
+                       "separated by commas (e.g. 1,10,100); got '%s'", parts[i]);
+          return FALSE;
+        }
+      g_array_append_val (out, v);
+    }
+  if (out->len == 0)
+    {
+      g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
+                   "--checkpoints is empty");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The --strategy-param entries meant for @name ("NAME.KEY=VALUE"), as
+ * KEY=VALUE (transfer full). */
+static GStrv
+params_for (char **params, const char *name)
+{
+  g_autoptr (GStrvBuilder) b = g_strv_builder_new ();
+  g_autofree char *prefix = g_strconcat (name, ".", NULL);
+
+  for (guint i = 0; params != NULL && params[i] != NULL; i++)
+    if (g_str_has_prefix (params[i], prefix))
+      g_strv_builder_add (b, params[i] + strlen (prefix));
+  return g_strv_builder_end (b);
+}
+
+/* ---- Output ---- */
+
+static void
+print_spread (const Spread *s, guint runs)
+{
+  char cell[64];
+
+  if (!isfinite (s->median))
+    g_snprintf (cell, sizeof cell, "-");
+  else if (runs == 1)
+    g_snprintf (cell, sizeof cell, "%.1f", s->median);
+  else
+    g_snprintf (cell, sizeof cell, "%.1f [%.1f, %.1f]", s->median, s->low, s->high);
+  if (s->reached < runs && isfinite (s->median))
+    {
+      gsize len = strlen (cell);
+      g_snprintf (cell + len, sizeof cell - len, " (%u/%u)", s->reached, runs);
+    }
+  g_print (" %-24s", cell);
+}
+
+static void
+print_table (const char *title, GPtrArray *entries, const GArray *checkpoints,
+             double optimum, double ffm_seconds, gboolean wall, double offset)
+{
+  g_print ("\n%s\n  %-10s", title, "strategy");
+  for (guint k = 0; k < checkpoints->len; k++)
+    {
+      g_autofree char *h = g_strdup_printf ("%gx", g_array_index (checkpoints, double, k));
+      g_print (" %-24s", h);
+    }
+  g_print ("\n");
+  for (guint i = 0; i < entries->len; i++)
+    {
+      const Entry *e = g_ptr_array_index (entries, i);
+      g_print ("  %-10s", e->name);
+      for (guint k = 0; k < checkpoints->len; k++)
+        {
+          Spread s = spread_at (e, optimum, g_array_index (checkpoints, double, k) * ffm_seconds,
+                                wall, offset);
+          print_spread (&s, e->runs->len);
+        }
+      g_print ("\n");
+    }
+}
+
+/* Percentages are "inf" where no run had a mapping yet (the writer's
+ * spelling of doubles JSON has no number for). */
+static void
+add_spread_json (FfmJsonWriter *b, const Spread *s, double multiple)
+{
+  ffm_json_writer_begin_object_inline (b);
+  ffm_json_writer_member_double (b, "multiple", multiple);
+  ffm_json_writer_member_double (b, "median_percent", s->median);
+  ffm_json_writer_member_double (b, "min_percent", s->low);
+  ffm_json_writer_member_double (b, "max_percent", s->high);
+  ffm_json_writer_member_uint (b, "runs_with_mapping", s->reached);
+  ffm_json_writer_end_object (b);
+}
+
+static char *
+compare_json (const CompareOptions *o, FfmProblem *problem, GPtrArray *entries,
+              const GArray *checkpoints, const Run *ffm, const FfmCliSearch *search,
+              const FfmCliSearch *budget, double optimum, double offset,
+              const char *stopped)
+{
+  g_autoptr (FfmJsonWriter) b = ffm_json_writer_new ();
+
+  ffm_json_writer_begin_object (b);
+  ffm_json_writer_member_string (b, "workload",
+                                 ffm_workload_get_name (ffm_problem_get_workload (problem)));
+  ffm_json_writer_member_string (b, "architecture",
+                                 ffm_arch_get_name (ffm_problem_get_arch (problem)));
+  ffm_json_writer_member_string (b, "objective", ffm_objective_to_string (search->objective));
+  ffm_json_writer_member_int (b, "max_fused_loops", search->context.max_fused_loops);
+  ffm_json_writer_member_boolean (b, "unfused", search->context.unfused);
+  ffm_json_writer_member_uint (b, "threads", search->context.n_threads);
+  ffm_json_writer_member_int (b, "runs", o->runs);
+  ffm_json_writer_member_int (b, "seed", o->common.seed);
+  ffm_json_writer_member_boolean (b, "interrupted", stopped != NULL);
+  ffm_json_writer_member_string (b, "stopped_by", stopped);
+  ffm_cli_search_write_budget_json (b, budget);
+  ffm_json_writer_key (b, "ffm");
+  ffm_json_writer_begin_object (b);
+  ffm_json_writer_member_double (b, "optimum", optimum);
+  ffm_json_writer_member_double (b, "seconds", ffm->seconds);
+  ffm_json_writer_end_object (b);
+  ffm_json_writer_member_double (b, "shared_pmappings_seconds", offset);
+  ffm_json_writer_key (b, "checkpoints");
+  ffm_json_writer_begin_array_inline (b);
+  for (guint k = 0; k < checkpoints->len; k++)
+    ffm_json_writer_double (b, g_array_index (checkpoints, double, k));
+  ffm_json_writer_end_array (b);
+  ffm_json_writer_key (b, "strategies");
+  ffm_json_writer_begin_array (b);
+  for (guint i = 0; i < entries->len; i++)
+    {
+      const Entry *e = g_ptr_array_index (entries, i);
+      ffm_json_writer_begin_object (b);
+      ffm_json_writer_member_string (b, "name", e->name);
+      for (int wall = 0; wall <= 1; wall++)
+        {
+          ffm_json_writer_key (b, wall ? "at_wall_time" : "at_modelled_time");
+          ffm_json_writer_begin_array (b);
+          for (guint k = 0; k < checkpoints->len; k++)
+            {
+              double m = g_array_index (checkpoints, double, k);
+              Spread sp = spread_at (e, optimum, m * ffm->seconds, wall, offset);
+              add_spread_json (b, &sp, m);
+            }
+          ffm_json_writer_end_array (b);
+        }
+      ffm_json_writer_key (b, "runs");
+      ffm_json_writer_begin_array (b);
+      for (guint r = 0; r < e->runs->len; r++)
+        {
+          const Run *run = &g_array_index (e->runs, Run, r);
+          const GArray *stats;
+          ffm_json_writer_begin_object (b);
+          ffm_json_writer_member_uint (b, "seed", run->seed);
+          ffm_json_writer_member_double (b, "objective", run->objective);
+          ffm_json_writer_member_double (b, "percent_above_optimum",
+                                         percent_above (run->objective, optimum));
+          ffm_json_writer_member_double (b, "seconds", run->seconds);
+          ffm_json_writer_member_boolean (b, "interrupted", run->interrupted);
+          if (run->result != NULL)
+            {
+              ffm_json_writer_key (b, "stats");
+              ffm_json_writer_begin_object (b);
+              stats = ffm_search_result_get_stats (run->result);
+              for (guint k = 0; k < stats->len; k++)
+                {
+                  const FfmStat *st = &g_array_index (stats, FfmStat, k);
+                  ffm_json_writer_member_double (b, st->name, st->value);
+                }
+              ffm_json_writer_end_object (b);
+              ffm_cli_write_trace_json (b, run->result);
+            }
+          ffm_json_writer_end_object (b);
+        }
+      ffm_json_writer_end_array (b);
+      ffm_json_writer_end_object (b);
+    }
+  ffm_json_writer_end_array (b);
+  ffm_json_writer_end_object (b);
+  return ffm_json_writer_finish (b);
+}
+
+static char *
+compare_csv (GPtrArray *entries, const GArray *checkpoints, double optimum,
+             double ffm_seconds, double offset)
+{
+  GString *s = g_string_new ("strategy,run,seed,objective,percent_above_optimum,"
+                             "evaluations,pmapping_queries,modelled_seconds,wall_seconds,"
+                             "interrupted");
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  for (int wall = 0; wall <= 1; wall++)
+    for (guint k = 0; k < checkpoints->len; k++)
+      g_string_append_printf (s, ",percent_at_%gx_%s", g_array_index (checkpoints, double, k),
+                              wall ? "wall" : "modelled");
+  g_string_append_c (s, '\n');
+  for (guint i = 0; i < entries->len; i++)
+    {
+      const Entry *e = g_ptr_array_index (entries, i);
+      for (guint r = 0; r < e->runs->len; r++)
+        {
+          const Run *run = &g_array_index (e->runs, Run, r);
+          double ev = 0, q = 0, m = 0;
+          if (run->result == NULL)
+            continue;
+          ffm_search_result_lookup_stat (run->result, "evaluations", &ev);
+          ffm_search_result_lookup_stat (run->result, "pmapping_queries", &q);
+          ffm_search_result_lookup_stat (run->result, "modelled_seconds", &m);
+          g_string_append_printf (s, "%s,%u,%" G_GUINT64_FORMAT ",", e->name, r, run->seed);
+          g_string_append_printf (s, "%s,", ffm_format_double (run->objective, buf));
+          g_string_append_printf (s, "%s,", ffm_format_double (percent_above (run->objective, optimum), buf));
+          g_string_append_printf (s, "%.0f,", ev);
+          g_string_append_printf (s, "%s,", ffm_format_double (q, buf));
+          g_string_append_printf (s, "%s,", ffm_format_double (m, buf));
+          g_string_append_printf (s, "%s,%d", ffm_format_double (run->seconds, buf),
+                                  run->interrupted);
+          for (int wall = 0; wall <= 1; wall++)
+            for (guint k = 0; k < checkpoints->len; k++)
+              {
+                double v = percent_above (best_by (run->result,
+                                                   g_array_index (checkpoints, double, k) * ffm_seconds,
+                                                   wall, offset), optimum);
+                g_string_append_printf (s, ",%s", isfinite (v) ? ffm_format_double (v, buf) : "");
+              }
+          g_string_append_c (s, '\n');
+        }
+    }
+  return g_string_free (s, FALSE);
+}
+
+/* Fig. 8: percent above optimal against modelled time over ffm's. */
+static gboolean
+compare_plot (const char *path, FfmProblem *problem, GPtrArray *entries,
+              double optimum, double ffm_seconds, FfmObjective objective,
+              GError **error)
+{
+  g_autoptr (GArray) series = g_array_new (FALSE, TRUE, sizeof (FfmPlotSeries));
+  g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
+  double lo = INFINITY, hi = 0;
+  g_autofree char *objective_name = g_ascii_strup (ffm_objective_to_string (objective), -1);
+  g_autofree char *title = g_strdup_printf ("%s on %s: %s above the optimum",
+                                            ffm_workload_get_name (ffm_problem_get_workload (problem)),
+                                            ffm_arch_get_name (ffm_problem_get_arch (problem)),
+                                            objective_name);
+  FfmPlotAxes axes = { title, "modelled time / ffm's time", "% above optimal", TRUE, FALSE, 0 };
+  double top = 10;
+  static const double one = 1, zero = 0;
+  FfmPlotSeries ffm_point = { "ffm", 1, &one, &zero, NULL, NULL, TRUE };
+
+  /* The time range: from the first point any run records to the last. */
+  for (guint i = 0; i < entries->len; i++)
+    {
+      const Entry *e = g_ptr_array_index (entries, i);
+      for (guint r = 0; r < e->runs->len; r++)
+        {
+          const Run *run = &g_array_index (e->runs, Run, r);
+          const GArray *trace;
+          if (run->result == NULL)
+            continue;
+          trace = ffm_search_result_get_trace (run->result);
+          for (guint p = 0; p < trace->len; p++)
+            {
+              double t = g_array_index (trace, FfmTracePoint, p).modelled_seconds / ffm_seconds;
+              if (t > 0)
+                {
+                  lo = MIN (lo, t);
+                  hi = MAX (hi, t);
+                }
+            }
+        }
+    }
+  if (!isfinite (lo) || hi <= lo)
+    {
+      lo = 0.1;
+      hi = 10;
+    }
+  g_array_append_val (series, ffm_point);
+  for (guint i = 0; i < entries->len; i++)
+    {
+      const Entry *e = g_ptr_array_index (entries, i);
+      FfmPlotSeries s = { e->name, PLOT_POINTS, NULL, NULL, NULL, NULL, FALSE };
+      double *x = g_new (double, PLOT_POINTS), *y = g_new (double, PLOT_POINTS);
+      double *low = g_new (double, PLOT_POINTS), *high = g_new (double, PLOT_POINTS);
+      g_ptr_array_add (owned, x);
+      g_ptr_array_add (owned, y);
+      g_ptr_array_add (owned, low);
+      g_ptr_array_add (owned, high);
+      for (guint k = 0; k < PLOT_POINTS; k++)
+        {
+          Spread sp;
+          x[k] = lo * pow (hi / lo, (double) k / (PLOT_POINTS - 1));
+          sp = spread_at (e, optimum, x[k] * ffm_seconds, FALSE, 0);
+          y[k] = sp.median;
+          low[k] = sp.low;
+          high[k] = sp.high;
+        }
+      for (guint k = 0; k < PLOT_POINTS; k++)
+        if (isfinite (y[k]))
+          top = MAX (top, y[k]);
+      s.x = x;
+      s.y = y;
+      s.low = e->runs->len > 1 ? low : NULL;
+      s.high = e->runs->len > 1 ? high : NULL;
+      g_array_append_val (series, s);
+    }
+  /* The medians decide the height; a band reaching above is cut. */
+  axes.y_max = 1.15 * top;
+  return ffm_plot_lines (path, &axes, (const FfmPlotSeries *) series->data, series->len,
+                         error);
+}
+
+/* ---- Running ---- */
+
+static gboolean
+run_once (FfmCliSearch *search, guint64 seed, FfmMapspace *ms,
+          const FfmCliCancel *cancel, Run *out, GError **error)
+{
+  g_auto (FfmCliSearchRun) sr = { 0 };
+  FfmSearchContext saved = search->context;
+
+  search->context.seed = seed;
+  search->context.mapspace = ms;
+  memset (out, 0, sizeof *out);
+  out->seed = seed;
+  out->objective = INFINITY;
+  if (!ffm_cli_search_run (search, &sr, error))
+    {
+      search->context = saved;
+      return FALSE;
+    }
+  search->context = saved;
+  out->seconds = sr.seconds;
+  out->objective = objective_of (g_ptr_array_index (sr.reports, sr.best), search->objective);
+  out->interrupted = ffm_cli_cancel_get_reason (cancel) != FFM_CLI_STOP_NONE;
+  out->result = g_steal_pointer (&sr.result);
+  return TRUE;
+}
+
+static int
+run (GOptionContext *context, CompareOptions *o)
+{
+  g_autoptr (FfmPluginRegistry) registry = NULL;
+  g_autoptr (FfmProblem) problem = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) checkpoints = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GPtrArray) entries = g_ptr_array_new ();
+  g_autoptr (FfmMapspace) ms = NULL;
+  g_auto (GStrv) names = NULL;
+  g_auto (FfmCliSearch) ffm_search = { 0 };
+  g_autofree char *stopped = NULL;
+  Run ffm = { 0 };
+  double optimum, offset;
+  gboolean beaten = FALSE;
+  const FfmCliSearch *budget_ref;
+  int status;
+
+  if (o->search.strategy != NULL)
+    return ffm_cli_usage_error (context, COMMAND, "compare takes --strategies "
+                                "NAME,NAME,... (not --strategy)");
+  if (o->runs < 1 || o->runs > MAX_RUNS)
+    return ffm_cli_usage_error (context, COMMAND, "--runs must be from 1 to %d", MAX_RUNS);
+  if (!parse_checkpoints (o->checkpoints != NULL ? o->checkpoints : DEFAULT_CHECKPOINTS,
+                          checkpoints, &error))
+    return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
+  if (o->search.budget == NULL && o->search.max_evaluations == 0 && o->search.max_seconds == 0)
+    o->search.budget = g_strdup (DEFAULT_BUDGET);
+  if (o->plot != NULL && !ffm_plot_check (o->plot, &error))
+    {
+      /* A bad name is the user's to fix now; a build without plotting
+       * says so before any work, then does the rest. */
+      if (g_error_matches (error, FFM_PLOT_ERROR, FFM_PLOT_ERROR_FORMAT))
+        return ffm_cli_usage_error (context, COMMAND, "--plot %s", error->message);
+      ffm_cli_warn (COMMAND, "--plot: %s", error->message);
+      g_clear_pointer (&o->plot, g_free);
+      g_clear_error (&error);
+    }
+  {
+    /* Checkpoints past the budget would only repeat its end. */
+    double multiple = 0, seconds = 0;
+    if (o->search.budget != NULL
+        && ffm_cli_parse_budget (o->search.budget, &multiple, &seconds, NULL) && multiple > 0)
+      {
+        for (guint k = checkpoints->len; k-- > 0; )
+          if (g_array_index (checkpoints, double, k) > multiple * (1 + 1e-9))
+            g_array_remove_index (checkpoints, k);
+        if (checkpoints->len == 0)
+          g_array_append_val (checkpoints, multiple);
+      }
+  }
+  names = g_strsplit (o->strategies != NULL ? o->strategies : DEFAULT_STRATEGIES, ",", -1);
+  registry = ffm_cli_registry_new (&o->common);
+  status = ffm_cli_load_problem (context, COMMAND, registry, &o->problem, &problem);
+  if (status != FFM_EXIT_OK)
+    return status;
+
+  /* ffm, the reference, and one prepared search per other strategy. */
+  {
+    FfmCliSearchOptions so = o->search;
+    so.strategy = (char *) "ffm";
+    so.strategy_params = NULL;
+    status = ffm_cli_search_prepare (context, COMMAND, &so, &o->common, registry,
+                                     problem, &ffm_search);
+    if (status != FFM_EXIT_OK)
+      return status;
+    if (ffm_search.objective == FFM_OBJECTIVE_PARETO)
+      return ffm_cli_usage_error (context, COMMAND, "compare ranks by one objective "
+                                  "(edp, energy or latency), not the Pareto front");
+  }
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      FfmCliSearchOptions so = o->search;
+      g_auto (GStrv) params = NULL;
+      Entry *e;
+      gboolean twice = FALSE;
+      if (*g_strstrip (names[i]) == '\0')
+        {
+          status = ffm_cli_usage_error (context, COMMAND, "--strategies has an empty name");
+          goto out;
+        }
+      if (g_str_equal (names[i], "ffm"))
+        continue;
+      for (guint j = 0; j < i; j++)
+        twice |= g_str_equal (names[i], names[j]);
+      if (twice)
+        {
+          status = ffm_cli_usage_error (context, COMMAND, "--strategies names %s twice",
+                                        names[i]);
+          goto out;
+        }
+      params = params_for (o->search.strategy_params, names[i]);
+      so.strategy = names[i];
+      so.strategy_params = params;
+      e = g_new0 (Entry, 1);
+      e->name = names[i];
+      e->runs = g_array_new (FALSE, TRUE, sizeof (Run));
+      g_array_set_clear_func (e->runs, run_clear);
+      g_ptr_array_add (entries, e);
+      status = ffm_cli_search_prepare (context, COMMAND, &so, &o->common, registry,
+                                       problem, &e->search);
+      if (status == FFM_EXIT_OK
+          && !ffm_param_values_validate (e->search.strategy_values,
+                                         e->search.plugin->descriptor->vtable.search->params,
+                                         names[i], &error))
+        status = ffm_cli_usage_error (context, COMMAND, "%s", error->message);
+      if (status != FFM_EXIT_OK)
+        goto out;
+    }
+  for (guint i = 0; o->search.strategy_params != NULL && o->search.strategy_params[i] != NULL; i++)
+    {
+      gboolean known = FALSE;
+      for (guint j = 0; j < entries->len; j++)
+        known |= g_str_has_prefix (o->search.strategy_params[i],
+                                   ((Entry *) g_ptr_array_index (entries, j))->name)
+          && o->search.strategy_params[i][strlen (((Entry *) g_ptr_array_index (entries, j))->name)] == '.';
+      if (!known)
+        {
+          status = ffm_cli_usage_error (context, COMMAND, "--strategy-param %s: write "
+                                        "NAME.KEY=VALUE with NAME one of --strategies "
+                                        "(other than ffm)", o->search.strategy_params[i]);
+          goto out;
+        }
+    }
+
+  {
+    g_autoptr (FfmCliCancel) cancel = ffm_cli_cancel_begin (o->search.timeout);
+    g_autoptr (FfmCliProgress) progress = ffm_cli_progress_start (COMMAND);
+    FfmSearchContext mctx;
+    gint64 t0;
+
+    ffm_search.context.progress = ffm_cli_progress_update;
+    ffm_search.context.progress_data = progress;
+    ffm_search.context.cancel = ffm_cli_cancel_get_flag (cancel);
+    ffm_cli_progress_update (-1, "ffm", progress);
+    if (!run_once (&ffm_search, ffm_search.context.seed, NULL, cancel, &ffm, &error))
+      {
+        if (ffm_cli_cancel_get_reason (cancel) != FFM_CLI_STOP_NONE)
+          g_prefix_error (&error, "%s before ffm finished: ", ffm_cli_cancel_describe (cancel));
+        else
+          g_prefix_error (&error, "ffm: ");
+        status = ffm_cli_fail (COMMAND, error);
+        goto out;
+      }
+    optimum = ffm.objective;
+    /* One mapspace for every other run: the pmappings are the same. */
+    t0 = g_get_monotonic_time ();
+    mctx = ffm_search.context;
+    ffm_cli_progress_update (-1, "generating the shared pmappings", progress);
+    if (entries->len > 0 && (ms = ffm_mapspace_new_for_context (&mctx, &error)) == NULL)
+      {
+        if (ffm_cli_cancel_get_reason (cancel) != FFM_CLI_STOP_NONE)
+          stopped = g_strdup (ffm_cli_cancel_describe (cancel));
+        else
+          {
+            status = ffm_cli_fail (COMMAND, error);
+            goto out;
+          }
+        g_clear_error (&error);
+      }
+    offset = (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
+    for (guint i = 0; i < entries->len && stopped == NULL; i++)
+      {
+        Entry *e = g_ptr_array_index (entries, i);
+        if (e->search.budget_multiple > 0)
+          ffm_cli_search_set_budget_multiple (&e->search, ffm.seconds);
+        e->search.context.progress = ffm_cli_progress_update;
+        e->search.context.progress_data = progress;
+        e->search.context.cancel = ffm_cli_cancel_get_flag (cancel);
+        for (int r = 0; r < o->runs && stopped == NULL; r++)
+          {
+            g_autofree char *phase = g_strdup_printf ("%s run %d of %d", e->name, r + 1, o->runs);
+            Run one;
+            ffm_cli_progress_update (-1, phase, progress);
+            if (!run_once (&e->search, (guint64) o->common.seed + SEED_STRIDE * (guint64) r, ms,
+                           cancel, &one, &error))
+              {
+                if (ffm_cli_cancel_get_reason (cancel) != FFM_CLI_STOP_NONE)
+                  {
+                    stopped = g_strdup (ffm_cli_cancel_describe (cancel));
+                    g_clear_error (&error);
+                    break;
+                  }
+                g_prefix_error (&error, "%s, run %d (seed %" G_GUINT64_FORMAT "): ", e->name,
+                                r + 1, (guint64) o->common.seed + SEED_STRIDE * (guint64) r);
+                status = ffm_cli_fail (COMMAND, error);
+                goto out;
+              }
+            if (one.objective < optimum * (1 - BEAT_SLACK))
+              {
+                ffm_cli_warn (COMMAND, "%s (seed %" G_GUINT64_FORMAT ") found %.17g, "
+                              "below ffm's optimum %.17g: a bug in one of them",
+                              e->name, one.seed, one.objective, optimum);
+                beaten = TRUE;
+              }
+            g_array_append_val (e->runs, one);
+            if (one.interrupted)
+              stopped = g_strdup (ffm_cli_cancel_describe (cancel));
+          }
+      }
+  }
+
+  budget_ref = entries->len > 0 ? &((Entry *) g_ptr_array_index (entries, 0))->search
+    : &ffm_search;
+  {
+    g_autofree char *budget = NULL;
+    const FfmCliSearch *ref = budget_ref;
+    if (ref->budget_multiple > 0)
+      budget = g_strdup_printf ("%gx ffm's time (%.4g s of modelled time)",
+                                ref->budget_multiple, ref->context.max_modelled_seconds);
+    else if (ref->context.max_modelled_seconds > 0)
+      budget = g_strdup_printf ("%.4g s of modelled time", ref->context.max_modelled_seconds);
+    else
+      budget = g_strdup_printf ("%" G_GUINT64_FORMAT " evaluations, %g s of wall time "
+                                "(0 = none)", ref->context.max_evaluations,
+                                ref->context.max_seconds);
+    g_print ("Comparison on %s / %s, objective %s, %d run%s per strategy, budget %s\n",
+             ffm_workload_get_name (ffm_problem_get_workload (problem)),
+             ffm_arch_get_name (ffm_problem_get_arch (problem)),
+             ffm_objective_to_string (ffm_search.objective), o->runs, o->runs > 1 ? "s" : "",
+             budget);
+    g_print ("ffm: optimum %.6g in %.3g s (wall); shared pmappings for the others "
+             "%.3g s\n", optimum, ffm.seconds, offset);
+    if (stopped != NULL)
+      g_print ("INTERRUPTED: %s; the tables hold the runs done so far.\n", stopped);
+    print_table ("Percent above ffm's optimum by k x ffm's time, modelled as in the "
+                 "paper (median [min, max] over runs):", entries, checkpoints, optimum,
+                 ffm.seconds, FALSE, 0);
+    print_table ("Same by wall-clock time (shared pmapping generation included):",
+                 entries, checkpoints, optimum, ffm.seconds, TRUE, offset);
+  }
+  if (o->json != NULL)
+    {
+      g_autofree char *text = compare_json (o, problem, entries, checkpoints, &ffm,
+                                            &ffm_search, budget_ref, optimum, offset,
+                                            stopped);
+      if (!ffm_cli_output_write (o->json, text, &error))
+        {
+          status = ffm_cli_fail (COMMAND, error);
+          goto out;
+        }
+    }
+  if (o->csv != NULL)
+    {
+      g_autofree char *text = compare_csv (entries, checkpoints, optimum, ffm.seconds, offset);
+      if (!ffm_cli_output_write (o->csv, text, &error))
+        {
+          status = ffm_cli_fail (COMMAND, error);
+          goto out;
+        }
+    }
+  if (o->trace_csv != NULL)
+    {
+      GString *text = g_string_new (NULL);
+      g_autofree char *first = ffm_cli_trace_to_csv (ffm.result, "ffm", 0, TRUE);
+      g_string_append (text, first);
+      for (guint i = 0; i < entries->len; i++)
+        {
+          const Entry *e = g_ptr_array_index (entries, i);
+          for (guint r = 0; r < e->runs->len; r++)
+            {
+              g_autofree char *part = ffm_cli_trace_to_csv (g_array_index (e->runs, Run, r).result,
+                                                            e->name, r, FALSE);
+              g_string_append (text, part);
+            }
+        }
+      if (!ffm_cli_output_write (o->trace_csv, text->str, &error))
+        {
+          g_string_free (text, TRUE);
+          status = ffm_cli_fail (COMMAND, error);
+          goto out;
+        }
+      g_string_free (text, TRUE);
+    }
+  if (o->plot != NULL
+      && !compare_plot (o->plot, problem, entries, optimum, ffm.seconds,
+                        ffm_search.objective, &error))
+    {
+      status = ffm_cli_fail (COMMAND, error);
+      goto out;
+    }
+  status = beaten ? FFM_EXIT_FAILURE : FFM_EXIT_OK;
+
+out:
+  run_clear (&ffm);
+  for (guint i = 0; i < entries->len; i++)
+    {
+      entry_clear (g_ptr_array_index (entries, i));
+      g_free (g_ptr_array_index (entries, i));
+    }
+  return status;
+}
+
+int
+ffm_cmd_compare (int argc, char **argv)
+{
+  CompareOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_PROBLEM_OPTIONS_INIT,
+                       FFM_CLI_SEARCH_OPTIONS_INIT, NULL, 10, NULL, NULL, NULL,
+                       NULL, NULL };
+  const GOptionEntry entries[] = {
+    { "strategies", 0, 0, G_OPTION_ARG_STRING, &o.strategies,
+      "Strategies to compare, separated by commas (default " DEFAULT_STRATEGIES
+      "); ffm always runs, as the reference", "NAME,..." },
+    { "runs", 0, 0, G_OPTION_ARG_INT, &o.runs,
+      "Runs of each strategy other than ffm, with seeds S, S+1000, ... (default 10)", "N" },
+    { "checkpoints", 0, 0, G_OPTION_ARG_STRING, &o.checkpoints,
+      "Multiples of ffm's time the tables report (default " DEFAULT_CHECKPOINTS ")", "K,..." },
+    { "json", 0, 0, G_OPTION_ARG_FILENAME, &o.json,
+      "Write every run, its statistics and trace, and the tables as JSON to OUT", "OUT" },
+    { "csv", 0, 0, G_OPTION_ARG_FILENAME, &o.csv,
+      "Write one line per run (result and checkpoints) as CSV to OUT", "OUT" },
+    { "trace-csv", 0, 0, G_OPTION_ARG_FILENAME, &o.trace_csv,
+      "Write every run's convergence trace as CSV to OUT", "OUT" },
+    { "plot", 0, 0, G_OPTION_ARG_FILENAME, &o.plot,
+      "Draw percent above optimal against modelled time (the FFM paper's Fig. 8) "
+      "to OUT.svg, OUT.png or OUT.pdf", "OUT" },
+    G_OPTION_ENTRY_NULL
+  };
+  g_autoptr (GOptionContext) context = ffm_cli_context_new (COMMAND, NULL,
+                                                            compare_description);
+  g_auto (GStrv) positional = NULL;
+  int status;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  ffm_cli_add_search_options (context, &o.search);
+  ffm_cli_add_problem_options (context, &o.problem);
+  ffm_cli_add_common_options (context, &o.common);
+  if (!ffm_cli_parse (context, COMMAND, &o.common, argc, argv, &positional))
+    status = FFM_EXIT_USAGE;
+  else if (positional[0] != NULL)
+    status = ffm_cli_usage_error (context, COMMAND, "unexpected argument '%s'",
+                                  positional[0]);
+  else
+    status = run (context, &o);
+  g_free (o.strategies);
+  g_free (o.checkpoints);
+  g_free (o.json);
+  g_free (o.csv);
+  g_free (o.trace_csv);
+  g_free (o.plot);
+  ffm_cli_search_options_clear (&o.search);
+  ffm_cli_problem_options_clear (&o.problem);
+  ffm_cli_common_clear (&o.common);
+  return status;
+}

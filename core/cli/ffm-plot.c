@@ -1,0 +1,574 @@
+/* ffm-plot.c: plots drawn by PLplot's cairo drivers (ffm-plot.h).
+ *
+ * Why PLplot: a well-kept C library packaged by Debian (libplplot-dev,
+ * plplot-driver-cairo), called in process (no script to generate and no
+ * second program to find on PATH, as gnuplot would need), log axes,
+ * filled polygons with transparency for spread bands, legends and bars,
+ * and SVG, PNG and PDF from one set of calls. Its drawback, global state
+ * and exit() on fatal errors, is contained here: one plot at a time, and
+ * an exit handler that jumps back out. */
+#include "ffm-plot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+G_DEFINE_QUARK (ffm-plot-error-quark, ffm_plot_error)
+
+#ifdef FFM_HAVE_PLPLOT
+
+#include <plplot.h>
+#include <setjmp.h>
+#include <stdio.h>
+
+/* Colours of the series (a qualitative palette), cmap0 1..N; their bands
+ * use N+1..2N with transparency. */
+static const guint8 palette[][3] = {
+  { 31, 119, 180 }, { 255, 127, 14 }, { 44, 160, 44 }, { 214, 39, 40 },
+  { 148, 103, 189 }, { 140, 86, 75 }, { 227, 119, 194 }, { 127, 127, 127 },
+  { 188, 189, 34 }, { 23, 190, 207 },
+};
+#define N_COLOURS G_N_ELEMENTS (palette)
+/* TUNING: band opacity: the lines stay readable through overlapping bands. */
+#define BAND_ALPHA 0.18
+
+static jmp_buf escape;
+static char message[512];
+
+static int
+on_plplot_exit (const char *text)
+{
+  g_strlcpy (message, text != NULL ? text : "unknown error", sizeof message);
+  longjmp (escape, 1);
+  return 1;
+}
+
+static void
+on_plplot_abort (const char *text)
+{
+  /* Not fatal for PLplot, but the plot is wrong: remember it. */
+  if (message[0] == '\0')
+    g_strlcpy (message, text != NULL ? text : "unknown error", sizeof message);
+}
+
+static gboolean
+has_device (const char *name)
+{
+  const char *menus[128], *names[128];
+  const char **m = menus, **d = names;
+  int n = G_N_ELEMENTS (names);
+
+  plgDevs (&m, &d, &n);
+  for (int i = 0; i < n; i++)
+    if (g_strcmp0 (d[i], name) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+gboolean
+ffm_plot_is_available (void)
+{
+  return has_device ("svgcairo") && has_device ("pngcairo") && has_device ("pdfcairo");
+}
+
+static const char *device_for (const char *path, const char **trailer,
+                               gsize *trailer_len);
+
+gboolean
+ffm_plot_check (const char *path, GError **error)
+{
+  const char *trailer, *device = device_for (path, &trailer, &(gsize) { 0 });
+
+  if (device == NULL)
+    {
+      g_set_error (error, FFM_PLOT_ERROR, FFM_PLOT_ERROR_FORMAT,
+                   "%s: a plot is written as .svg, .png or .pdf (the file "
+                   "name's suffix chooses)", path);
+      return FALSE;
+    }
+  if (!has_device (device))
+    {
+      g_set_error (error, FFM_PLOT_ERROR, FFM_PLOT_ERROR_UNAVAILABLE,
+                   "%s: PLplot has no %s driver (install plplot-driver-cairo)",
+                   path, device);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+typedef struct {
+  const char *path;
+  char *tmp;                    /* owned */
+  const char *device;
+  FILE *file;                   /* until PLplot takes it */
+} Target;
+
+static const char *
+device_for (const char *path, const char **trailer, gsize *trailer_len)
+{
+  if (g_str_has_suffix (path, ".svg"))
+    {
+      *trailer = "</svg>";
+      *trailer_len = 6;
+      return "svgcairo";
+    }
+  if (g_str_has_suffix (path, ".png"))
+    {
+      *trailer = "IEND\xae\x42\x60\x82";
+      *trailer_len = 8;
+      return "pngcairo";
+    }
+  if (g_str_has_suffix (path, ".pdf"))
+    {
+      *trailer = "%%EOF";
+      *trailer_len = 5;
+      return "pdfcairo";
+    }
+  return NULL;
+}
+
+/* Checks the format and the driver and opens the temporary file. */
+static gboolean
+begin (Target *t, const char *path, GError **error)
+{
+  const char *trailer;
+  gsize trailer_len;
+  FILE *f;
+  int fd;
+
+  t->path = path;
+  if (!ffm_plot_check (path, error))
+    return FALSE;
+  t->device = device_for (path, &trailer, &trailer_len);
+  /* Not mkstemp(): the plot gets the usual permissions (0666 less the
+   * umask), like every other file ffm writes. */
+  t->tmp = g_strdup_printf ("%s.tmp-%d", path, (int) getpid ());
+  fd = g_open (t->tmp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+  if (fd < 0 || (f = fdopen (fd, "wb")) == NULL)
+    {
+      int saved = errno;
+      if (fd >= 0)
+        close (fd);
+      g_set_error (error, FFM_PLOT_ERROR, FFM_PLOT_ERROR_WRITE,
+                   "%s: cannot write the plot: %s", path, g_strerror (saved));
+      g_clear_pointer (&t->tmp, g_free);
+      return FALSE;
+    }
+  t->file = f;
+  return TRUE;
+}
+
+/* Starts PLplot on the temporary file. Call it after setjmp (escape): its
+ * errors jump there. */
+static void
+start (Target *t)
+{
+  message[0] = '\0';
+  plsexit (on_plplot_exit);
+  plsabort (on_plplot_abort);
+  plsdev (t->device);
+  plsfile (t->file);            /* PLplot closes it in plend() */
+  t->file = NULL;
+  plspage (0, 0, 960, 640, 0, 0);
+  plscolbg (255, 255, 255);
+  plscmap0n ((PLINT) (2 * N_COLOURS + 2));
+  plscol0 (1, 0, 0, 0);         /* axes and text: black */
+  for (guint i = 0; i < N_COLOURS; i++)
+    {
+      plscol0a ((PLINT) (2 + i), palette[i][0], palette[i][1], palette[i][2], 1.0);
+      plscol0a ((PLINT) (2 + N_COLOURS + i), palette[i][0], palette[i][1], palette[i][2],
+                BAND_ALPHA);
+    }
+  plinit ();
+  plcol0 (1);
+}
+
+/* TRUE if the last bytes of @data (binary: PNG holds zeros) contain
+ * @trailer: a writer that stopped early did not get there. */
+static gboolean
+ends_with (const char *data, gsize size, const char *trailer, gsize len)
+{
+  for (gsize at = size >= 64 ? size - 64 : 0; at + len <= size; at++)
+    if (memcmp (data + at, trailer, len) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* Ends PLplot, checks what it wrote and renames it into place. */
+static gboolean
+end (Target *t, GError **error)
+{
+  const char *trailer;
+  gsize trailer_len, size = 0;
+  g_autofree char *data = NULL;
+  gboolean ok;
+
+  plend ();
+  device_for (t->path, &trailer, &trailer_len);
+  ok = message[0] == '\0' && g_file_get_contents (t->tmp, &data, &size, NULL)
+    && ends_with (data, size, trailer, trailer_len);
+  if (!ok)
+    {
+      g_set_error (error, FFM_PLOT_ERROR,
+                   message[0] != '\0' ? FFM_PLOT_ERROR_FAILED : FFM_PLOT_ERROR_WRITE,
+                   "%s: %s", t->path, message[0] != '\0' ? message
+                   : "the plot was not written completely (disk full?)");
+      g_unlink (t->tmp);
+      g_clear_pointer (&t->tmp, g_free);
+      return FALSE;
+    }
+  if (g_rename (t->tmp, t->path) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, FFM_PLOT_ERROR, FFM_PLOT_ERROR_WRITE, "%s: %s", t->path,
+                   g_strerror (saved));
+      g_unlink (t->tmp);
+      g_clear_pointer (&t->tmp, g_free);
+      return FALSE;
+    }
+  g_clear_pointer (&t->tmp, g_free);
+  return TRUE;
+}
+
+/* After a jump out of PLplot: the stream is abandoned, the file removed. */
+static void
+fail (Target *t, GError **error)
+{
+  if (t->file != NULL)
+    fclose (t->file);
+  g_set_error (error, FFM_PLOT_ERROR, FFM_PLOT_ERROR_FAILED, "%s: PLplot: %s",
+               t->path, message);
+  if (t->tmp != NULL)
+    g_unlink (t->tmp);
+  g_clear_pointer (&t->tmp, g_free);
+}
+
+/* Runs @draw between start() and end(), PLplot's fatal errors caught. The
+ * drawing happens in @draw's own frame, so that nothing here is live
+ * across the jump. */
+static gboolean
+guarded (Target *t, void (*draw) (gconstpointer), gconstpointer data, GError **error)
+{
+  if (setjmp (escape) != 0)
+    {
+      fail (t, error);
+      return FALSE;
+    }
+  start (t);
+  draw (data);
+  return end (t, error);
+}
+
+static gboolean
+usable (double v, gboolean log_axis)
+{
+  return isfinite (v) && (!log_axis || v > 0);
+}
+
+static double
+axis_value (double v, gboolean log_axis)
+{
+  return log_axis ? log10 (v) : v;
+}
+
+static void
+widen (double *lo, double *hi, double v)
+{
+  *lo = MIN (*lo, v);
+  *hi = MAX (*hi, v);
+}
+
+/* Lines and bands of one series, split at gaps. */
+static void
+draw_series (const FfmPlotAxes *axes, const FfmPlotSeries *s, guint colour)
+{
+  g_autofree PLFLT *x = g_new (PLFLT, 2 * MAX (s->n, 1));
+  g_autofree PLFLT *y = g_new (PLFLT, 2 * MAX (s->n, 1));
+
+  for (guint i = 0; i < s->n; )
+    {
+      guint j = i, m = 0;
+      while (j < s->n && usable (s->x[j], axes->log_x) && usable (s->y[j], axes->log_y))
+        j++;
+      if (j == i)
+        {
+          i++;
+          continue;
+        }
+      if (s->low != NULL && s->high != NULL)
+        {
+          for (guint k = i; k < j; k++, m++)
+            {
+              x[m] = axis_value (s->x[k], axes->log_x);
+              y[m] = axis_value (usable (s->high[k], axes->log_y) ? s->high[k] : s->y[k],
+                                 axes->log_y);
+            }
+          for (guint k = j; k-- > i; m++)
+            {
+              x[m] = axis_value (s->x[k], axes->log_x);
+              y[m] = axis_value (usable (s->low[k], axes->log_y) ? s->low[k] : s->y[k],
+                                 axes->log_y);
+            }
+          if (m >= 3)
+            {
+              plcol0 ((PLINT) (2 + N_COLOURS + colour));
+              plfill ((PLINT) m, x, y);
+            }
+        }
+      for (guint k = i; k < j; k++)
+        {
+          x[k - i] = axis_value (s->x[k], axes->log_x);
+          y[k - i] = axis_value (s->y[k], axes->log_y);
+        }
+      plcol0 ((PLINT) (2 + colour));
+      plwidth (2.0);
+      if (j - i >= 2)
+        plline ((PLINT) (j - i), x, y);
+      if (s->markers || j - i == 1)
+        plstring ((PLINT) (j - i), x, y, "#(728)");
+      plwidth (1.0);
+      i = j;
+    }
+}
+
+static void
+legend (const char *const *labels, guint n, gboolean boxes, const gboolean *markers)
+{
+  g_autofree PLINT *opt = g_new (PLINT, n), *colours = g_new (PLINT, n);
+  g_autofree PLINT *text_colours = g_new (PLINT, n), *styles = g_new (PLINT, n);
+  g_autofree PLINT *patterns = g_new0 (PLINT, n), *numbers = g_new (PLINT, n);
+  g_autofree PLFLT *widths = g_new (PLFLT, n), *scales = g_new (PLFLT, n);
+  g_autofree const char **symbols = g_new (const char *, n);
+  PLFLT w, h;
+
+  for (guint i = 0; i < n; i++)
+    {
+      opt[i] = boxes ? PL_LEGEND_COLOR_BOX
+        : PL_LEGEND_LINE | (markers != NULL && markers[i] ? PL_LEGEND_SYMBOL : 0);
+      colours[i] = (PLINT) (2 + i % N_COLOURS);
+      text_colours[i] = 1;
+      styles[i] = 1;
+      widths[i] = 2.0;
+      scales[i] = 1.0;
+      numbers[i] = 1;
+      symbols[i] = "#(728)";
+    }
+  plcol0 (1);
+  pllegend (&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
+            PL_POSITION_TOP | PL_POSITION_RIGHT | PL_POSITION_INSIDE,
+            0.02, 0.02, 0.08, 0, 1, 1, 0, 0, (PLINT) n, opt, 1.0, 0.9, 2.0, 0.0,
+            text_colours, (const char *const *) labels,
+            colours, patterns, scales, widths, colours, styles, widths,
+            colours, scales, numbers, (const char *const *) symbols);
+}
+
+typedef struct {
+  const FfmPlotAxes *axes;
+  const FfmPlotSeries *series;
+  guint n_series;
+} Lines;
+
+static void
+draw_lines (gconstpointer data)
+{
+  const Lines *l = data;
+  const FfmPlotAxes *axes = l->axes;
+  double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY, pad;
+  g_autofree const char **labels = g_new (const char *, MAX (l->n_series, 1));
+  g_autofree gboolean *markers = g_new (gboolean, MAX (l->n_series, 1));
+
+  for (guint s = 0; s < l->n_series; s++)
+    for (guint i = 0; i < l->series[s].n; i++)
+      {
+        const FfmPlotSeries *se = &l->series[s];
+        if (!usable (se->x[i], axes->log_x) || !usable (se->y[i], axes->log_y))
+          continue;
+        widen (&xlo, &xhi, axis_value (se->x[i], axes->log_x));
+        widen (&ylo, &yhi, axis_value (se->y[i], axes->log_y));
+        if (se->low != NULL && usable (se->low[i], axes->log_y))
+          widen (&ylo, &yhi, axis_value (se->low[i], axes->log_y));
+        if (se->high != NULL && usable (se->high[i], axes->log_y))
+          widen (&ylo, &yhi, axis_value (se->high[i], axes->log_y));
+      }
+  if (!isfinite (xlo))
+    {
+      xlo = ylo = 0;
+      xhi = yhi = 1;
+    }
+  if (xhi - xlo < 1e-12)
+    {
+      xlo -= 0.5;
+      xhi += 0.5;
+    }
+  if (yhi - ylo < 1e-12)
+    {
+      ylo -= 0.5;
+      yhi += 0.5;
+    }
+  if (axes->y_max > 0 && usable (axes->y_max, axes->log_y))
+    yhi = MIN (yhi, axis_value (axes->y_max, axes->log_y));
+  if (yhi <= ylo)
+    yhi = ylo + 1;
+  pad = 0.05 * (yhi - ylo);
+  ylo -= pad;
+  yhi += pad;
+  pad = 0.02 * (xhi - xlo);
+  xlo -= pad;
+  xhi += pad;
+  /* The box by hand: plenv's axis styles also draw the lines x = 0 and
+   * y = 0, which on a log axis is the line at 1. */
+  plenv (xlo, xhi, ylo, yhi, 0, -2);
+  plcol0 ((PLINT) (2 + 7));     /* grey grid */
+  plwidth (0.5);
+  plbox (axes->log_x ? "gl" : "g", 0, 0, axes->log_y ? "gl" : "g", 0, 0);
+  plwidth (1.0);
+  plcol0 (1);
+  plbox (axes->log_x ? "bcnstl" : "bcnst", 0, 0, axes->log_y ? "bcnstvl" : "bcnstv", 0, 0);
+  pllab (axes->x_label != NULL ? axes->x_label : "",
+         axes->y_label != NULL ? axes->y_label : "",
+         axes->title != NULL ? axes->title : "");
+  for (guint s = 0; s < l->n_series; s++)
+    {
+      draw_series (axes, &l->series[s], s % N_COLOURS);
+      labels[s] = l->series[s].label != NULL ? l->series[s].label : "";
+      markers[s] = l->series[s].markers || l->series[s].n == 1;
+    }
+  if (l->n_series > 0)
+    legend (labels, l->n_series, FALSE, markers);
+}
+
+gboolean
+ffm_plot_lines (const char *path, const FfmPlotAxes *axes,
+                const FfmPlotSeries *series, guint n_series, GError **error)
+{
+  Target t = { 0 };
+  Lines l = { axes, series, n_series };
+
+  if (!begin (&t, path, error))
+    return FALSE;
+  return guarded (&t, draw_lines, &l, error);
+}
+
+typedef struct {
+  const FfmPlotAxes *axes;
+  const char *const *categories;
+  guint n_categories;
+  const char *const *components;
+  guint n_components;
+  const double *values;
+} Bars;
+
+static void
+draw_bars (gconstpointer data)
+{
+  const Bars *b = data;
+  double top = 0;
+
+  for (guint c = 0; c < b->n_categories; c++)
+    {
+      double sum = 0;
+      for (guint k = 0; k < b->n_components; k++)
+        {
+          double v = b->values[(gsize) c * b->n_components + k];
+          if (isfinite (v) && v > 0)
+            sum += v;
+        }
+      top = MAX (top, sum);
+    }
+  if (top <= 0)
+    top = 1;
+  pladv (0);
+  plvsta ();
+  plwind (-0.6, (double) b->n_categories - 0.4, 0, 1.15 * top);
+  plcol0 ((PLINT) (2 + 7));     /* grey grid */
+  plwidth (0.5);
+  plbox ("", 0, 0, "g", 0, 0);
+  plwidth (1.0);
+  plcol0 (1);
+  plbox ("bc", 0, 0, "bcnstv", 0, 0);
+  pllab (b->axes->x_label != NULL ? b->axes->x_label : "",
+         b->axes->y_label != NULL ? b->axes->y_label : "",
+         b->axes->title != NULL ? b->axes->title : "");
+  for (guint c = 0; c < b->n_categories; c++)
+    {
+      double base = 0;
+      for (guint k = 0; k < b->n_components; k++)
+        {
+          double v = b->values[(gsize) c * b->n_components + k];
+          PLFLT bx[4] = { c - 0.35, c + 0.35, c + 0.35, c - 0.35 };
+          PLFLT by[4];
+          if (!isfinite (v) || v <= 0)
+            continue;
+          by[0] = by[1] = base;
+          by[2] = by[3] = base + v;
+          plcol0 ((PLINT) (2 + k % N_COLOURS));
+          plfill (4, bx, by);
+          base += v;
+        }
+      plcol0 (1);
+      plmtex ("b", 1.2, ((double) c + 0.6) / ((double) b->n_categories + 0.2), 0.5,
+              b->categories[c]);
+    }
+  if (b->n_components > 0)
+    legend (b->components, b->n_components, TRUE, NULL);
+}
+
+gboolean
+ffm_plot_stacked_bars (const char *path, const FfmPlotAxes *axes,
+                       const char *const *categories, guint n_categories,
+                       const char *const *components, guint n_components,
+                       const double *values, GError **error)
+{
+  Target t = { 0 };
+  Bars b = { axes, categories, n_categories, components, n_components, values };
+
+  if (!begin (&t, path, error))
+    return FALSE;
+  return guarded (&t, draw_bars, &b, error);
+}
+
+#else  /* !FFM_HAVE_PLPLOT */
+
+static gboolean
+unavailable (const char *path, GError **error)
+{
+  g_set_error (error, FFM_PLOT_ERROR, FFM_PLOT_ERROR_UNAVAILABLE,
+               "%s: this build of ffm has no plotting (it was configured "
+               "without PLplot; install libplplot-dev and plplot-driver-cairo "
+               "and rebuild with -Dplot=enabled); everything else works, and "
+               "--json and --csv hold the numbers", path);
+  return FALSE;
+}
+
+gboolean
+ffm_plot_is_available (void)
+{
+  return FALSE;
+}
+
+gboolean
+ffm_plot_check (const char *path, GError **error)
+{
+  return unavailable (path, error);
+}
+
+gboolean
+ffm_plot_lines (const char *path, const FfmPlotAxes *axes,
+                const FfmPlotSeries *series, guint n_series, GError **error)
+{
+  return unavailable (path, error);
+}
+
+gboolean
+ffm_plot_stacked_bars (const char *path, const FfmPlotAxes *axes,
+                       const char *const *categories, guint n_categories,
+                       const char *const *components, guint n_components,
+                       const double *values, GError **error)
+{
+  return unavailable (path, error);
+}
+
+#endif

@@ -1,0 +1,23 @@
+/* ffm-pmapping-diagnostics.h: the pmapping generator's diagnostics, for
+ * tests and analysis (not installed: not part of the plugin API).
+ *
+ * The generator can evaluate every valid tile vector instead of pruning
+ * partial ones by their cost terms (the result must be the same: the
+ * pruning is exact), and keep the reservation columns of every memory of
+ * finite capacity rather than only those the join must track. Both cost
+ * time and memory and change nothing a search sees, so they live here
+ * rather than in FfmPmappingOptions' public fields. */
+#pragma once
+
+#include "ffm-pmapping.h"
+
+G_BEGIN_DECLS
+
+/* @prune_partial: FALSE evaluates every valid tile vector (default TRUE);
+ * @track_all_memories: TRUE keeps every finite memory's reservations
+ * (default FALSE). Call after ffm_pmapping_options_init(). */
+FFM_API void ffm_pmapping_options_set_diagnostics (FfmPmappingOptions *options,
+                                                   gboolean prune_partial,
+                                                   gboolean track_all_memories);
+
+G_END_DECLS

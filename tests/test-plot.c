@@ -1,0 +1,163 @@
+/* test-plot.c: the plotting module (core/cli/ffm-plot.h).
+ *
+ * Built twice: against this build's ffm-plot.c (with PLplot when meson
+ * found it: files are written, in each format, and checked), and from
+ * ffm-plot.c compiled without PLplot (FFM_TEST_NO_PLOT): every call says
+ * clearly that this build has no plotting and writes nothing. */
+#include "ffm-plot.h"
+
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+
+static char *
+tmp_dir (void)
+{
+  g_autoptr (GError) error = NULL;
+  char *dir = g_dir_make_tmp ("ffm-plot-XXXXXX", &error);
+
+  g_assert_no_error (error);
+  return dir;
+}
+
+/* A curve with a gap and a band, and a single point. */
+static gboolean
+plot_lines (const char *path, GError **error)
+{
+  static const double x[] = { 0.1, 0.3, 1, 3, 10, 30, 100 };
+  static const double y[] = { 250, 120, NAN, 40, 12, 5, 0 };
+  static const double lo[] = { 200, 90, NAN, 30, 8, 2, 0 };
+  static const double hi[] = { 400, 150, NAN, 60, 20, 9, 1 };
+  static const double one = 1, zero = 0;
+  const FfmPlotSeries series[] = {
+    { "point", 1, &one, &zero, NULL, NULL, TRUE },
+    { "curve", G_N_ELEMENTS (x), x, y, lo, hi, FALSE },
+  };
+  const FfmPlotAxes axes = { "a test", "time / reference", "% above", TRUE, FALSE, 300 };
+
+  return ffm_plot_lines (path, &axes, series, G_N_ELEMENTS (series), error);
+}
+
+static gboolean
+plot_bars (const char *path, GError **error)
+{
+  static const char *const categories[] = { "a", "b", "c" };
+  static const char *const components[] = { "compute", "memory" };
+  static const double values[] = { 1, 2, 3, 0.5, 0, 4 };
+  const FfmPlotAxes axes = { "bars", "design", "energy (J)", FALSE, FALSE, 0 };
+
+  return ffm_plot_stacked_bars (path, &axes, categories, 3, components, 2, values, error);
+}
+
+#ifndef FFM_TEST_NO_PLOT
+
+static void
+check_file (const char *path, const char *head, gsize head_len, const char *tail)
+{
+  g_autofree char *data = NULL;
+  gsize size = 0;
+
+  g_assert_true (g_file_get_contents (path, &data, &size, NULL));
+  g_assert_cmpuint (size, >, 1000);
+  g_assert_cmpint (memcmp (data, head, head_len), ==, 0);
+  if (tail != NULL)
+    g_assert_nonnull (g_strstr_len (data + size - MIN (size, 64), MIN (size, 64), tail));
+}
+
+static void
+test_formats (void)
+{
+  g_autofree char *dir = tmp_dir ();
+  static const char *const names[] = { "lines.svg", "lines.png", "lines.pdf", "bars.svg" };
+
+  g_test_summary ("PLplot writes line plots with bands and log axes, and stacked "
+                  "bars, as SVG, PNG and PDF");
+  if (!ffm_plot_is_available ())
+    {
+      g_test_skip ("this build has no plotting (PLplot not found)");
+      return;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *path = g_build_filename (dir, names[i], NULL);
+      g_autoptr (GError) error = NULL;
+      gboolean ok = i < 3 ? plot_lines (path, &error) : plot_bars (path, &error);
+      g_assert_no_error (error);
+      g_assert_true (ok);
+      if (g_str_has_suffix (path, ".svg"))
+        check_file (path, "<?xml", 5, "</svg>");
+      else if (g_str_has_suffix (path, ".png"))
+        check_file (path, "\x89PNG", 4, NULL);
+      else
+        check_file (path, "%PDF", 4, "%%EOF");
+      g_unlink (path);
+    }
+  g_rmdir (dir);
+}
+
+static void
+test_errors (void)
+{
+  g_autofree char *dir = tmp_dir ();
+  g_autofree char *txt = g_build_filename (dir, "plot.txt", NULL);
+  g_autofree char *missing = g_build_filename (dir, "no", "such", "plot.svg", NULL);
+  g_autoptr (GError) e1 = NULL;
+  g_autoptr (GError) e2 = NULL;
+
+  g_test_summary ("A bad suffix or an unwritable path is an error naming the file; "
+                  "nothing is left behind");
+  if (!ffm_plot_is_available ())
+    {
+      g_test_skip ("this build has no plotting (PLplot not found)");
+      return;
+    }
+  g_assert_false (plot_lines (txt, &e1));
+  g_assert_error (e1, FFM_PLOT_ERROR, FFM_PLOT_ERROR_FORMAT);
+  g_assert_nonnull (strstr (e1->message, "plot.txt"));
+  g_assert_false (g_file_test (txt, G_FILE_TEST_EXISTS));
+  g_assert_false (plot_lines (missing, &e2));
+  g_assert_error (e2, FFM_PLOT_ERROR, FFM_PLOT_ERROR_WRITE);
+  g_assert_nonnull (strstr (e2->message, "plot.svg"));
+  g_rmdir (dir);
+}
+
+#else
+
+static void
+test_no_plotting (void)
+{
+  g_autofree char *dir = tmp_dir ();
+  g_autofree char *path = g_build_filename (dir, "plot.svg", NULL);
+  g_autoptr (GError) e1 = NULL;
+  g_autoptr (GError) e2 = NULL;
+  g_autoptr (GError) e3 = NULL;
+
+  g_test_summary ("Without PLplot every plot says that this build has no plotting, "
+                  "and writes nothing");
+  g_assert_false (ffm_plot_is_available ());
+  g_assert_false (ffm_plot_check (path, &e1));
+  g_assert_error (e1, FFM_PLOT_ERROR, FFM_PLOT_ERROR_UNAVAILABLE);
+  g_assert_nonnull (strstr (e1->message, "this build of ffm has no plotting"));
+  g_assert_nonnull (strstr (e1->message, "-Dplot=enabled"));
+  g_assert_false (plot_lines (path, &e2));
+  g_assert_error (e2, FFM_PLOT_ERROR, FFM_PLOT_ERROR_UNAVAILABLE);
+  g_assert_false (plot_bars (path, &e3));
+  g_assert_error (e3, FFM_PLOT_ERROR, FFM_PLOT_ERROR_UNAVAILABLE);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  g_rmdir (dir);
+}
+
+#endif
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+#ifndef FFM_TEST_NO_PLOT
+  g_test_add_func ("/plot/formats", test_formats);
+  g_test_add_func ("/plot/errors", test_errors);
+#else
+  g_test_add_func ("/plot/no-plotting", test_no_plotting);
+#endif
+  return g_test_run ();
+}

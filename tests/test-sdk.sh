@@ -1,0 +1,70 @@
+#!/bin/sh
+# test-sdk.sh BUILD SOURCE: the SDK as a third party gets it.
+#
+# Installs this build into a temporary folder (meson install --destdir),
+# builds the out-of-tree example strategy docs/examples/search-plugin/
+# with cc against the installed ffm.pc (a copy whose prefix line points
+# into the temporary folder), loads it through FFM_PLUGIN_PATH into
+# the built ffm and runs it; checks that both documented includes
+# (<ffm/ffm.h> and <ffm.h>) compile with the installed flags and that the
+# documentation ffm's help points to is installed.
+set -eu
+build=$1
+src=$2
+exe=${FFM_EXE:?FFM_EXE is not set: run this test through meson test}
+dest=$(mktemp -d "${TMPDIR:-/tmp}/ffm-sdk-XXXXXX")
+trap 'rm -rf "$dest"' EXIT
+
+fail () {
+  echo "test-sdk: $*" >&2
+  exit 1
+}
+
+if ! meson install -C "$build" --destdir "$dest" --no-rebuild --quiet >"$dest/install.log" 2>&1; then
+  cat "$dest/install.log" >&2
+  fail "meson install failed"
+fi
+pc=$(find "$dest" -name ffm.pc | head -n 1)
+[ -n "$pc" ] || fail "ffm.pc was not installed"
+prefix=$(sed -n 's/^prefix=//p' "$pc")
+mkdir "$dest/pc"
+sed "s|^prefix=.*|prefix=$dest$prefix|" "$pc" > "$dest/pc/ffm.pc"
+export PKG_CONFIG_PATH="$dest/pc"
+pkg () {
+  pkg-config "$@" ffm
+}
+
+for f in ffm/ffm.h ffm/ffm-mapspace.h ffm/ffm-search-meter.h ffm/ffm-version.h; do
+  [ -f "$dest$prefix/include/$f" ] || fail "header $f was not installed"
+done
+[ -n "$(find "$dest" -path '*/doc/ffm/plugin-guide.md')" ] || fail "docs/ was not installed"
+[ -n "$(find "$dest" -path '*/doc/ffm/examples/search-plugin/hillclimb.c')" ] \
+  || fail "the example strategy was not installed with the docs"
+if grep -rl "shared/reference" "$dest$prefix/include" >/dev/null 2>&1; then
+  fail "an installed header points into files that are not shipped"
+fi
+
+for inc in '<ffm/ffm.h>' '<ffm.h>'; do
+  printf '#include %s\nint main (void) { return ffm_plugin_kind_to_string (FFM_PLUGIN_KIND_SEARCH) == NULL; }\n' \
+    "$inc" > "$dest/inc.c"
+  # shellcheck disable=SC2046
+  cc -std=gnu11 -Wall -Wextra -Werror -o "$dest/inc" "$dest/inc.c" $(pkg --cflags --libs) \
+    || fail "#include $inc does not build with pkg-config --cflags --libs ffm"
+done
+
+mkdir "$dest/plugins"
+# shellcheck disable=SC2046
+cc -std=gnu11 -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden \
+  -o "$dest/plugins/ffm-search-hillclimb.so" "$src/docs/examples/search-plugin/hillclimb.c" \
+  $(pkg --cflags --libs) -lm || fail "the example strategy does not build"
+
+FFM_PLUGIN_PATH="$dest/plugins" "$exe" list > "$dest/list.txt" 2>&1 || fail "ffm list failed"
+grep -q "hillclimb 1.0: Example: hill climbing" "$dest/list.txt" \
+  || { cat "$dest/list.txt" >&2; fail "ffm list does not show the example"; }
+grep -q "rows " "$dest/list.txt" || fail "ffm list does not show the example's parameter"
+FFM_PLUGIN_PATH="$dest/plugins" "$exe" map --strategy hillclimb --arch tpuv4i \
+  --workload matmuls --param n_einsums=3 --max-evaluations 500 --json "$dest/out.json" \
+  > "$dest/map.txt" 2>&1 || { cat "$dest/map.txt" >&2; fail "ffm map --strategy hillclimb failed"; }
+grep -Eq '"strategy" ?: ?"hillclimb"' "$dest/out.json" || fail "no result from the example"
+grep -Eq '"evaluations" ?: ?500[,}]?' "$dest/out.json" || fail "the example did not spend its budget"
+echo "test-sdk: the example strategy builds against the installed SDK and runs"
