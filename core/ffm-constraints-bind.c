@@ -76,14 +76,15 @@ find_level (Binder *B, const FfmConstraintEntry *e, const char *name,
 {
   int l = ffm_arch_find_level (B->a, name);
   const char *what = kind == FFM_LEVEL_FANOUT ? "fanout" : "memory";
+  const char *whats = kind == FFM_LEVEL_FANOUT ? "fanouts" : "memories";
 
   if (l < 0 || ffm_arch_get_level (B->a, l)->kind != kind)
     {
       g_autofree char *names = level_names (B->a, kind);
-      g_set_error (B->error, INVALID, "%s: %s: %s level '%s' (the %ss of "
+      g_set_error (B->error, INVALID, "%s: %s: %s %s '%s' (the %s of "
                    "architecture %s: %s)", e->origin,
                    ffm_constraint_kind_to_string (e->spec.kind),
-                   l < 0 ? "unknown" : "not a", name, what,
+                   l < 0 ? "unknown" : "not a", what, name, whats,
                    ffm_arch_get_name (B->a), names[0] ? names : "none");
       return -1;
     }
@@ -1019,16 +1020,24 @@ ffm_bound_constraints_admit_pmapping (const FfmBoundConstraints *b, guint einsum
         }
     }
 
-  /* Dataflow: no node outside S above a node of S at the level. */
+  /* Dataflow: no node outside S above a node of S at the level; the
+   * backing nodes of shared tensors (placed by fusion) and persistent
+   * tiles aside. */
   for (guint l = 0; l < FFM_CONSTRAINTS_MAX_LEVELS; l++)
     {
       gboolean other_above = FALSE;
+      guint64 above = 0;
       if (ec->stationary[l] == 0)
         continue;
       for (guint i = 0; i < n; i++)
         {
           const PathNode *p = &path[i];
-          if (p->kind != FFM_NODE_STORAGE || p->level != (int) l || p->persistent)
+          gboolean fused_backing;
+          if (p->kind != FFM_NODE_STORAGE)
+            continue;
+          fused_backing = (p->accesses & ~(shared & ~above)) == 0;
+          above |= p->accesses;
+          if (p->level != (int) l || p->persistent || fused_backing)
             continue;
           if ((p->accesses & ec->stationary[l]) && other_above)
             {

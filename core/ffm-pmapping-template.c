@@ -664,18 +664,24 @@ build_from_order (Builder *b, const Item *nodes, guint n_nodes, guint n_g0,
 /* Whether the storage-node order @order (G0 first) has, at every memory
  * with a stationary set, the nodes of the set above the others (G0 holds
  * the outermost memory's and the persistent nodes, which no dataflow
- * orders). */
+ * orders; the backing nodes of shared tensors go where fusion puts them,
+ * so no dataflow orders them either: ffm-constraints.h). */
 static gboolean
 stationary_ok (const Builder *b, const Item *order, guint n_order, guint n_g0)
 {
+  guint64 other_above = 0;      /* memories with a node outside their set */
+
   if (b->ec == NULL || b->e->is_copy)
     return TRUE;
-  for (guint i = n_g0; i + 1 < n_order; i++)
+  for (guint i = n_g0; i < n_order; i++)
     {
       guint level = order[i].level;
       guint64 s = level < FFM_CONSTRAINTS_MAX_LEVELS ? b->ec->stationary[level] : 0;
-      if (s != 0 && !(s & BIT (order[i].access)) && order[i + 1].level == level
-          && (s & BIT (order[i + 1].access)))
+      if (s == 0 || (order[i].backing && (b->shared & BIT (order[i].access))))
+        continue;
+      if (!(s & BIT (order[i].access)))
+        other_above |= BIT (level);
+      else if (other_above & BIT (level))
         return FALSE;
     }
   return TRUE;

@@ -50,7 +50,8 @@
  *   forbid T at L   no tensor of T has a storage node at any level L;
  *   stationary S at L (S-stationary dataflow): no storage node at L of a
  *                   tensor outside S lies above a node at L of a tensor of
- *                   S, persistent tiles aside (the tiles of S stay in L
+ *                   S, persistent tiles and the backing nodes of shared
+ *                   tensors (which fusion places) aside (the tiles of S stay in L
  *                   while the others' are refetched below them); L is not
  *                   the outermost memory;
  *   loop_order V at L: the non-trivial temporal loops at L (below L's
