@@ -6,7 +6,9 @@
  *           [--objective edp|energy|latency|pareto] [--max-fused-loops N]
  *           [--unfused] [--timeout S] [--threads N] [--json OUT]
  *           [--max-evaluations N] [--max-seconds S] [--budget Nx|Ns]
- *           [--trace-csv OUT]
+ *           [--trace-csv OUT] [--constraints FILE]... [--policy NAME]
+ *           [--fuse T[@L]] [--no-fuse T] [--backing|--keep|--forbid|
+ *           --stationary T@L]...
  *
  * Runs the strategy (a search plugin, ffm-plugin.h) and re-evaluates what
  * it returns with the cost model, then prints on stdout: the totals, the
@@ -23,7 +25,10 @@
  * budgets --max-evaluations, --max-seconds and --budget (the FFM paper's
  * modelled time, §7.3; "100x" is 100 times ffm's own run, measured first);
  * their convergence trace goes to --json and --trace-csv, with the wall
- * time and the modelled time of each point.
+ * time and the modelled time of each point. Mapping constraints
+ * (--constraints, --policy and the short options; ffm-constraints.h)
+ * narrow the mapspace of every strategy; the text lists them and the JSON
+ * holds them as a constraint document ("constraints", null without).
  * Exit codes: 0 ok, 1 when the problem does not load, the strategy fails,
  * nothing fits or the search was stopped before it had a mapping, 2 for
  * usage errors. */
@@ -190,6 +195,20 @@ print_search (const FfmSearchResult *result, const FfmCliSearch *search,
   g_print ("\n");
 }
 
+/* The mapping constraints searched under, one line each. */
+static void
+print_constraints (const FfmConstraints *c)
+{
+  if (c == NULL)
+    return;
+  g_print ("\nConstraints (%s):\n", ffm_constraints_get_name (c));
+  for (guint i = 0; i < ffm_constraints_get_n (c); i++)
+    {
+      g_autofree char *line = ffm_constraints_describe (c, i);
+      g_print ("  %s\n", line);
+    }
+}
+
 static void
 print_stats (const FfmSearchResult *result)
 {
@@ -264,6 +283,11 @@ result_json (const MapOptions *o, const FfmWorkload *w, const FfmArch *a,
   ffm_json_writer_member_boolean (b, "interrupted", stopped != NULL);
   ffm_json_writer_member_string (b, "stopped_by", stopped);
   ffm_cli_search_write_budget_json (b, search);
+  ffm_json_writer_key (b, "constraints");
+  if (search->constraints != NULL)
+    ffm_constraints_write_json (search->constraints, b);
+  else
+    ffm_json_writer_null (b);
   add_solution_json (b, w, a, ffm_search_result_get_solution (result, best),
                      g_ptr_array_index (reports, best));
   if (objective == FFM_OBJECTIVE_PARETO)
@@ -415,6 +439,7 @@ run (GOptionContext *context, MapOptions *o)
         ffm_cli_warn (COMMAND, "the mapping does not fit: %s",
                       ffm_cost_report_get_problem (g_ptr_array_index (reports, best)));
       print_search (result, &search, stopped);
+      print_constraints (search.constraints);
       print_stats (result);
     }
   else if (stopped != NULL)
