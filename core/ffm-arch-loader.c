@@ -11,6 +11,7 @@
 #include "ffm-arch-private.h"
 #include "ffm-json-util.h"
 #include "ffm-json-writer.h"
+#include "ffm-limits.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -934,6 +935,9 @@ read_levels (Loader *l, JsonNode *root)
                                FFM_ARCH_ERROR_INVALID, l->error))
     return FALSE;
   array = json_node_get_array (levels);
+  if (json_array_get_length (array) > FFM_MAX_ARCH_LEVELS)
+    return loader_fail (l, levels, "$.levels", "%u levels, more than the limit of %d",
+                        json_array_get_length (array), FFM_MAX_ARCH_LEVELS);
   for (guint i = 0; i < json_array_get_length (array); i++)
     if (!read_level (l, json_array_get_element (array, i), i))
       return FALSE;

@@ -5,6 +5,7 @@
  * level, parses the expressions, and precomputes the instance counts; after
  * it the architecture is read-only and may be shared between threads. */
 #include "ffm-arch.h"
+#include "ffm-limits.h"
 #include "ffm-arch-private.h"
 
 #include <math.h>
@@ -675,6 +676,10 @@ check_level_name (Check *c, int index)
   FfmLevel *level = c->arch->levels->pdata[index];
   const char *kind = level_kind_name (level->kind);
 
+  if (strlen (level->name) > FFM_MAX_NAME_BYTES)
+    return check_fail (c, index, -1, kind, "the level name is %" G_GSIZE_FORMAT
+                       " bytes long, more than the limit of %d for a name",
+                       strlen (level->name), FFM_MAX_NAME_BYTES);
   if (!is_identifier (level->name))
     return check_fail (c, index, -1, kind,
                        "level name \"%s\" is not an identifier (letters, "
@@ -721,6 +726,11 @@ check_structure (Check *c)
 
   if (levels->len == 0)
     return check_fail (c, -1, -1, NULL, "has no levels");
+  /* The pmapping generator and the cost model keep per-level state in
+   * 64-bit masks and fixed arrays. */
+  if (levels->len > FFM_MAX_ARCH_LEVELS)
+    return check_fail (c, -1, -1, NULL, "has %u levels, more than the limit of %d",
+                       levels->len, FFM_MAX_ARCH_LEVELS);
   first = levels->pdata[0];
   if (first->kind != FFM_LEVEL_MEMORY)
     return check_fail (c, 0, -1, level_kind_name (first->kind),

@@ -231,6 +231,14 @@ lex_number (Parser *p)
   copy = g_strndup (s + start, i - start);
   p->tok.kind = TK_NUMBER;
   p->tok.number = g_ascii_strtod (copy, NULL);
+  /* 1e400 is not infinity: whoever wrote it meant a number (write inf for
+   * infinity). */
+  if (isinf (p->tok.number))
+    {
+      syntax_error (p, start, "the number %s is beyond the largest number "
+                    "(about 1.8e308)", copy);
+      return FALSE;
+    }
   p->tok.end = i;
   p->pos = i;
   return TRUE;

@@ -2,14 +2,23 @@
 #include "ffm-json-util.h"
 #include "ffm-json-writer.h"
 
+#include "ffm-limits.h"
+
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 struct _FfmJsonDoc {
   char *name;               /* file name for messages */
   JsonParser *parser;       /* owns the tree */
   GHashTable *lines;        /* JsonNode* -> line (GINT_TO_POINTER) */
+  GHashTable *n_members;    /* JsonObject* -> members parsed so far */
+  char *duplicate;          /* the first member found twice in an object */
+  int duplicate_line;
 };
 
 static void
@@ -18,7 +27,16 @@ on_object_member (JsonParser *parser, JsonObject *object,
 {
   FfmJsonDoc *doc = user_data;
   JsonNode *node = json_object_get_member (object, member_name);
+  guint parsed = GPOINTER_TO_UINT (g_hash_table_lookup (doc->n_members, object)) + 1;
 
+  /* json-glib keeps the last of two equal members: count what was parsed
+   * against what the object holds to see the first one being dropped. */
+  g_hash_table_insert (doc->n_members, object, GUINT_TO_POINTER (parsed));
+  if (parsed > json_object_get_size (object) && doc->duplicate == NULL)
+    {
+      doc->duplicate = g_strdup (member_name);
+      doc->duplicate_line = json_parser_get_current_line (parser);
+    }
   if (node != NULL)
     g_hash_table_insert (doc->lines, node,
                          GINT_TO_POINTER (json_parser_get_current_line (parser)));
@@ -44,6 +62,7 @@ doc_new (const char *name)
   doc->name = g_strdup (name);
   doc->parser = json_parser_new_immutable ();
   doc->lines = g_hash_table_new (g_direct_hash, g_direct_equal);
+  doc->n_members = g_hash_table_new (g_direct_hash, g_direct_equal);
   g_signal_connect (doc->parser, "object-member", G_CALLBACK (on_object_member), doc);
   g_signal_connect (doc->parser, "array-element", G_CALLBACK (on_array_element), doc);
   return doc;
@@ -77,7 +96,218 @@ doc_finish (FfmJsonDoc *doc, gboolean ok, GError *parse_error, GQuark domain,
       ffm_json_doc_free (doc);
       return NULL;
     }
+  if (doc->duplicate != NULL)
+    {
+      g_set_error (error, domain, parse_code,
+                   "%s:%d: member \"%s\" appears twice in the same object",
+                   doc->name, doc->duplicate_line, doc->duplicate);
+      ffm_json_doc_free (doc);
+      return NULL;
+    }
+  g_clear_pointer (&doc->n_members, g_hash_table_unref);
   return doc;
+}
+
+/* What json-glib would take silently or could not survive, found on the
+ * bytes before it parses them: nesting deeper than FFM_MAX_JSON_DEPTH (its
+ * parser recurses per level), integers beyond 2^53 (rounded, or wrapped to
+ * negative numbers beyond 2^63), numbers beyond the largest double (read
+ * as infinity) and \u0000 in strings (cut there). Syntax
+ * errors are left to the parser. */
+static gboolean
+prescan (const char *text, gsize length, const char *name, GQuark domain,
+         int code, GError **error)
+{
+  const char *end = text + length;
+  int depth = 0, line = 1;
+
+  for (const char *p = text; p < end; p++)
+    {
+      switch (*p)
+        {
+        case '\n':
+          line++;
+          break;
+        case '[':
+        case '{':
+          if (++depth > FFM_MAX_JSON_DEPTH)
+            {
+              g_set_error (error, domain, code,
+                           "%s:%d: arrays and objects nested more than %d deep "
+                           "(the limit of ffm's input files)",
+                           name, line, FFM_MAX_JSON_DEPTH);
+              return FALSE;
+            }
+          break;
+        case ']':
+        case '}':
+          depth--;
+          break;
+        case '"':
+          for (p++; p < end && *p != '"'; p++)
+            {
+              if (*p == '\n')
+                line++;
+              if (*p != '\\' || p + 1 >= end)
+                continue;
+              p++;
+              /* json-glib takes "\\x41" and other escapes JSON has not. */
+              if (strchr ("\"\\/bfnrtu", *p) == NULL || *p == '\0')
+                {
+                  g_set_error (error, domain, code,
+                               "%s:%d: a string has the escape \\%c, which JSON "
+                               "does not have (\\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)",
+                               name, line, g_ascii_isprint (*p) ? *p : '?');
+                  return FALSE;
+                }
+              if (*p == 'u' && end - p >= 5 && strncmp (p + 1, "0000", 4) == 0)
+                {
+                  g_set_error (error, domain, code,
+                               "%s:%d: a string holds \\u0000 (a NUL character), "
+                               "which ffm cannot keep in a name or a value",
+                               name, line);
+                  return FALSE;
+                }
+            }
+          break;
+        case '-':
+        case '0': case '1': case '2': case '3': case '4':
+        case '5': case '6': case '7': case '8': case '9':
+          {
+            const char *start = p;
+            gboolean integer = TRUE;
+            if (*p == '-')
+              p++;
+            while (p < end && (g_ascii_isalnum (*p) || *p == '.' || *p == '+'
+                               || *p == '-'))
+              {
+                if (*p == '.' || *p == 'e' || *p == 'E')
+                  integer = FALSE;
+                p++;
+              }
+            if (!integer)
+              {
+                g_autofree char *digits = g_strndup (start, (gsize) (p - start));
+                if (isinf (g_ascii_strtod (digits, NULL)))
+                  {
+                    g_set_error (error, domain, code,
+                                 "%s:%d: the number %s is beyond the largest "
+                                 "number (about 1.8e308; write \"inf\" for "
+                                 "infinity)", name, line, digits);
+                    return FALSE;
+                  }
+              }
+            /* A whole number of 16 digits or more may be above 2^53:
+             * compare the digits, a double would round 2^53 + 1 down. */
+            else if (p - start >= 16)
+              {
+                g_autofree char *digits = g_strndup (start, (gsize) (p - start));
+                const char *magnitude = digits[0] == '-' ? digits + 1 : digits;
+                while (magnitude[0] == '0' && magnitude[1] != '\0')
+                  magnitude++;
+                if (strlen (magnitude) > 16
+                    || (strlen (magnitude) == 16
+                        && strcmp (magnitude, "9007199254740992") > 0))
+                  {
+                    g_set_error (error, domain, code,
+                                 "%s:%d: the integer %s is beyond 2^53 = %.0f, "
+                                 "the largest integer ffm reads exactly",
+                                 name, line, digits, FFM_MAX_EXACT_INTEGER);
+                    return FALSE;
+                  }
+              }
+            p--;
+            break;
+          }
+        default:
+          break;
+        }
+    }
+  return TRUE;
+}
+
+static FfmJsonDoc *
+doc_parse (const char *text, gsize length, const char *name, GQuark domain,
+           int parse_code, GError **error)
+{
+  GError *local = NULL;
+  FfmJsonDoc *doc;
+  gboolean ok;
+
+  if (!prescan (text, length, name, domain, parse_code, error))
+    return NULL;
+  doc = doc_new (name);
+  ok = json_parser_load_from_data (doc->parser, text, (gssize) length, &local);
+  return doc_finish (doc, ok, local, domain, parse_code, error);
+}
+
+/* Reads @path whole, refusing more than FFM_MAX_INPUT_FILE_BYTES: /dev/zero
+ * or an endless pipe end in an error, not in all of the memory. */
+static char *
+read_bounded (const char *path, gsize *length, GQuark domain, int code,
+              GError **error)
+{
+  g_autoptr (GString) text = NULL;
+  struct stat st;
+  int fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  int saved_errno;
+
+  if (fd < 0)
+    {
+      saved_errno = errno;
+      g_set_error (error, domain, code, "%s: cannot read: %s", path,
+                   g_strerror (saved_errno));
+      return NULL;
+    }
+  /* Non-blocking only for the open: a pipe without a writer reads as empty
+   * instead of waiting forever. */
+  fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK);
+  if (fstat (fd, &st) == 0 && S_ISDIR (st.st_mode))
+    {
+      close (fd);
+      g_set_error (error, domain, code, "%s: cannot read: it is a folder", path);
+      return NULL;
+    }
+  if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode)
+      && (guint64) st.st_size > FFM_MAX_INPUT_FILE_BYTES)
+    {
+      close (fd);
+      g_set_error (error, domain, code,
+                   "%s: the file has %" G_GUINT64_FORMAT " bytes, more than the "
+                   "limit of %u MiB for input files", path, (guint64) st.st_size,
+                   FFM_MAX_INPUT_FILE_BYTES >> 20);
+      return NULL;
+    }
+  text = g_string_sized_new (S_ISREG (st.st_mode) ? (gsize) st.st_size + 1 : 4096);
+  for (;;)
+    {
+      char buffer[65536];
+      gssize n = read (fd, buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          saved_errno = errno;
+          close (fd);
+          g_set_error (error, domain, code, "%s: cannot read: %s", path,
+                       g_strerror (saved_errno));
+          return NULL;
+        }
+      if (n == 0)
+        break;
+      if (text->len + (gsize) n > FFM_MAX_INPUT_FILE_BYTES)
+        {
+          close (fd);
+          g_set_error (error, domain, code,
+                       "%s: more than %u MiB (the limit for input files): not "
+                       "a file ffm can read", path, FFM_MAX_INPUT_FILE_BYTES >> 20);
+          return NULL;
+        }
+      g_string_append_len (text, buffer, n);
+    }
+  close (fd);
+  *length = text->len;
+  return g_string_free (g_steal_pointer (&text), FALSE);
 }
 
 FfmJsonDoc *
@@ -86,31 +316,19 @@ ffm_json_doc_load_file (const char *path, GQuark domain, int parse_code,
 {
   g_autofree char *text = NULL;
   gsize length = 0;
-  GError *local = NULL;
-  FfmJsonDoc *doc;
-  gboolean ok;
 
-  if (!g_file_get_contents (path, &text, &length, &local))
-    {
-      g_set_error (error, domain, parse_code, "%s: cannot read: %s", path,
-                   local->message);
-      g_clear_error (&local);
-      return NULL;
-    }
-  doc = doc_new (path);
-  ok = json_parser_load_from_data (doc->parser, text, (gssize) length, &local);
-  return doc_finish (doc, ok, local, domain, parse_code, error);
+  text = read_bounded (path, &length, domain, parse_code, error);
+  if (text == NULL)
+    return NULL;
+  return doc_parse (text, length, path, domain, parse_code, error);
 }
 
 FfmJsonDoc *
 ffm_json_doc_load_data (const char *text, const char *display_name,
                         GQuark domain, int parse_code, GError **error)
 {
-  GError *local = NULL;
-  FfmJsonDoc *doc = doc_new (display_name ? display_name : "<data>");
-  gboolean ok = json_parser_load_from_data (doc->parser, text, -1, &local);
-
-  return doc_finish (doc, ok, local, domain, parse_code, error);
+  return doc_parse (text, strlen (text), display_name ? display_name : "<data>",
+                    domain, parse_code, error);
 }
 
 void
@@ -119,7 +337,9 @@ ffm_json_doc_free (FfmJsonDoc *doc)
   if (doc == NULL)
     return;
   g_hash_table_unref (doc->lines);
+  g_clear_pointer (&doc->n_members, g_hash_table_unref);
   g_object_unref (doc->parser);
+  g_free (doc->duplicate);
   g_free (doc->name);
   g_free (doc);
 }

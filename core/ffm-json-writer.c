@@ -1,5 +1,6 @@
 /* ffm-json-writer.c: valid JSON out, whatever the values (ffm-json-writer.h). */
 #include "ffm-json-writer.h"
+#include "ffm-limits.h"
 
 #include <math.h>
 #include <string.h>
@@ -265,6 +266,18 @@ ffm_format_double (double value, char *buffer)
       if (g_ascii_strtod (buffer, NULL) == value)
         break;
     }
+  /* A whole number beyond 2^53 printed as digits ("12069544874830208")
+   * would read back as an integer, which ffm's readers refuse beyond 2^53
+   * (ffm-limits.h): write it with an exponent, as the double it is. */
+  if (fabs (value) > FFM_MAX_EXACT_INTEGER && strpbrk (buffer, ".eE") == NULL)
+    for (int digits = 1; digits <= 17; digits++)
+      {
+        char format[8];
+        g_snprintf (format, sizeof format, "%%.%de", digits);
+        g_ascii_formatd (buffer, G_ASCII_DTOSTR_BUF_SIZE, format, value);
+        if (g_ascii_strtod (buffer, NULL) == value)
+          break;
+      }
   return buffer;
 }
 

@@ -11,6 +11,7 @@
  * same text. */
 #include "ffm-mapping.h"
 #include "ffm-json-util.h"
+#include "ffm-limits.h"
 #include "ffm-json-writer.h"
 #include "ffm-output-file.h"
 
@@ -49,7 +50,8 @@ static gboolean parse_rank_vars (const FfmJsonDoc *doc, JsonNode *object_node,
                                  const char *path, FfmMappingNode *node,
                                  GError **error);
 static gboolean parse_list (const FfmJsonDoc *doc, JsonNode *array_node,
-                            const char *path, GPtrArray *list, GError **error);
+                            const char *path, guint depth, GPtrArray *list,
+                            GError **error);
 
 /* A required member; when missing the message points at @anchor (the
  * node's kind member), the nearest place with a line. */
@@ -206,13 +208,21 @@ find_kind (const FfmJsonDoc *doc, JsonNode *object_node, const char *path,
 
 static gboolean
 parse_branches (const FfmJsonDoc *doc, JsonNode *value, const char *path,
-                FfmMappingNode *node, GError **error)
+                guint depth, FfmMappingNode *node, GError **error)
 {
   g_autofree char *branches_path = g_strdup_printf ("%s.sequential", path);
   JsonArray *array;
 
   if (!ffm_json_require_array (doc, value, branches_path, INVALID, error))
     return FALSE;
+  /* The parser, the cost model and the printers recurse once per split. */
+  if (depth >= FFM_MAX_SPLIT_DEPTH)
+    {
+      ffm_json_set_error (error, INVALID, doc, value, branches_path,
+                          "sequential splits nested more than %d deep (the limit "
+                          "of ffm's mappings)", FFM_MAX_SPLIT_DEPTH);
+      return FALSE;
+    }
   array = json_node_get_array (value);
   if (json_array_get_length (array) < 2)
     {
@@ -225,7 +235,7 @@ parse_branches (const FfmJsonDoc *doc, JsonNode *value, const char *path,
     {
       g_autofree char *branch_path = g_strdup_printf ("%s[%u]", branches_path, b);
       if (!parse_list (doc, json_array_get_element (array, b), branch_path,
-                       ffm_mapping_node_add_branch (node), error))
+                       depth + 1, ffm_mapping_node_add_branch (node), error))
         return FALSE;
     }
   return TRUE;
@@ -234,7 +244,7 @@ parse_branches (const FfmJsonDoc *doc, JsonNode *value, const char *path,
 /* The kind-specific members of @node (already allocated). */
 static gboolean
 parse_fields (const FfmJsonDoc *doc, JsonNode *object_node, JsonNode *kind_value,
-              const char *path, FfmMappingNode *node, GError **error)
+              const char *path, guint depth, FfmMappingNode *node, GError **error)
 {
   const char *kind = ffm_mapping_node_kind_to_string (node->kind);
   g_autofree char *kind_path = g_strdup_printf ("%s.%s", path, kind);
@@ -273,7 +283,7 @@ parse_fields (const FfmJsonDoc *doc, JsonNode *object_node, JsonNode *kind_value
       node->einsum = g_strdup (name);
       break;
     case FFM_NODE_SEQUENTIAL:
-      return parse_branches (doc, kind_value, path, node, error);
+      return parse_branches (doc, kind_value, path, depth, node, error);
     }
   if ((name = member_name (doc, object_node, kind_value, path, "level", kind, error)) == NULL)
     return FALSE;
@@ -319,7 +329,7 @@ parse_rank_vars (const FfmJsonDoc *doc, JsonNode *object_node,
 
 static FfmMappingNode *
 parse_node (const FfmJsonDoc *doc, JsonNode *object_node, const char *path,
-            GError **error)
+            guint depth, GError **error)
 {
   static const char *const *const allowed[] = {
     storage_members, temporal_members, spatial_members, compute_members,
@@ -339,14 +349,14 @@ parse_node (const FfmJsonDoc *doc, JsonNode *object_node, const char *path,
     node->branches = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   node->json_path = g_strdup (path);
   node->line = ffm_json_doc_get_line (doc, kind_value);
-  if (!parse_fields (doc, object_node, kind_value, path, node, error))
+  if (!parse_fields (doc, object_node, kind_value, path, depth, node, error))
     return NULL;
   return g_steal_pointer (&node);
 }
 
 static gboolean
 parse_list (const FfmJsonDoc *doc, JsonNode *array_node, const char *path,
-            GPtrArray *list, GError **error)
+            guint depth, GPtrArray *list, GError **error)
 {
   JsonArray *array;
 
@@ -363,7 +373,7 @@ parse_list (const FfmJsonDoc *doc, JsonNode *array_node, const char *path,
     {
       g_autofree char *node_path = g_strdup_printf ("%s[%u]", path, i);
       FfmMappingNode *node = parse_node (doc, json_array_get_element (array, i),
-                                         node_path, error);
+                                         node_path, depth, error);
       if (node == NULL)
         return FALSE;
       g_ptr_array_add (list, node);
@@ -424,7 +434,7 @@ mapping_from_doc (const FfmJsonDoc *doc, GError **error)
       ffm_json_set_error (error, INVALID, doc, root, "$", "missing member \"nodes\"");
       return NULL;
     }
-  if (!parse_list (doc, nodes, "$.nodes", ffm_mapping_get_root (mapping), error)
+  if (!parse_list (doc, nodes, "$.nodes", 0, ffm_mapping_get_root (mapping), error)
       || !ffm_mapping_check_structure (mapping, error))
     return NULL;
   return g_steal_pointer (&mapping);

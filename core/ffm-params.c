@@ -234,23 +234,27 @@ set_unknown_error (GError **error, const FfmParamSpec *specs, const char *owner,
 }
 
 /* Reads a number: plain numbers, `inf`, and constant expressions
- * ("64*1024", "2**20") so that sizes can be given the way people think. */
+ * ("64*1024", "2**20") so that sizes can be given the way people think.
+ * The expression parser reads every value, so that --param takes what a
+ * file takes ("0x10" and "1e400" are errors in both). @why gets the
+ * parser's reason (transfer full). */
 static gboolean
-parse_number_text (const char *text, double *out)
+parse_number_text (const char *text, double *out, char **why)
 {
   g_autofree char *stripped = g_strstrip (g_strdup (text));
-  char *end = NULL;
   g_autoptr (FfmExpr) expr = NULL;
+  g_autoptr (GError) error = NULL;
 
   if (stripped[0] == '\0')
     return FALSE;
-  *out = g_ascii_strtod (stripped, &end);
-  if (end != NULL && *end == '\0' && !isnan (*out)
-      && (g_ascii_isdigit (stripped[0]) || stripped[0] == '-' || stripped[0] == '+'
-          || stripped[0] == '.'))
+  expr = ffm_expr_parse (stripped, &error);
+  if (expr != NULL && ffm_expr_evaluate_number (expr, NULL, out, &error))
     return TRUE;
-  expr = ffm_expr_parse (stripped, NULL);
-  return expr != NULL && ffm_expr_evaluate_number (expr, NULL, out, NULL);
+  /* "unknown name 'big'" adds nothing to "got 'big'"; "unexpected 'x'
+   * after a number" does. */
+  if (error != NULL && !g_error_matches (error, FFM_EXPR_ERROR, FFM_EXPR_ERROR_UNKNOWN_NAME))
+    *why = g_strdup (error->message);
+  return FALSE;
 }
 
 static gboolean
@@ -307,17 +311,26 @@ parse_value (const FfmParamSpec *spec, const char *owner, const char *text,
     {
     case FFM_PARAM_NUMBER:
     case FFM_PARAM_INTEGER:
-      if (!parse_number_text (text, &out->number))
+      {
+        g_autofree char *why = NULL;
+        if (!parse_number_text (text, &out->number, &why))
+          {
+            g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
+                         "%s: parameter %s: expected %s, got '%s'%s%s", owner, spec->name,
+                         spec->type == FFM_PARAM_NUMBER ? "a number" : "an integer",
+                         text, why != NULL ? ": " : "", why != NULL ? why : "");
+            return FALSE;
+          }
+      }
+      if (spec->type == FFM_PARAM_INTEGER && fabs (out->number) > MAX_EXACT_INTEGER)
         {
           g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
-                       "%s: parameter %s: expected %s, got '%s'", owner, spec->name,
-                       spec->type == FFM_PARAM_NUMBER ? "a number" : "an integer",
-                       text);
+                       "%s: parameter %s: '%s' is beyond 2^53 = %.0f, the largest "
+                       "integer ffm reads exactly", owner, spec->name, text,
+                       MAX_EXACT_INTEGER);
           return FALSE;
         }
-      if (spec->type == FFM_PARAM_INTEGER
-          && (out->number != floor (out->number)
-              || fabs (out->number) > MAX_EXACT_INTEGER))
+      if (spec->type == FFM_PARAM_INTEGER && out->number != floor (out->number))
         {
           g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
                        "%s: parameter %s: expected an integer, got '%s'",

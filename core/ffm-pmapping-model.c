@@ -319,8 +319,11 @@ resolve_compute (Compiler *c, GError **error)
     return fail_at (c, last, error, "a path must end in a compute node");
   einsum = ffm_workload_find_einsum (m->workload, node->einsum);
   if (einsum < 0)
-    return fail_at (c, last, error, "workload %s has no Einsum %s",
-                    ffm_workload_get_name (m->workload), node->einsum);
+    {
+      g_autofree char *why = ffm_workload_explain_missing (m->workload, node->einsum);
+      return fail_at (c, last, error, "workload %s has no Einsum %s%s",
+                      ffm_workload_get_name (m->workload), node->einsum, why);
+    }
   level = node->level != NULL ? ffm_arch_find_level (m->arch, node->level) : -1;
   if (level < 0)
     return fail_at (c, last, error, "architecture %s has no level %s",
@@ -422,8 +425,12 @@ add_storage_entries (Compiler *c, guint index, GError **error)
       Entry entry = { 0 };
 
       if (tensor < 0)
-        return fail_at (c, index, error, "workload %s has no tensor %s",
-                        ffm_workload_get_name (m->workload), node->tensors[k]);
+        {
+          g_autofree char *why = ffm_workload_explain_missing (m->workload,
+                                                               node->tensors[k]);
+          return fail_at (c, index, error, "workload %s has no tensor %s%s",
+                          ffm_workload_get_name (m->workload), node->tensors[k], why);
+        }
       access = ffm_einsum_find_access (c->einsum, tensor);
       if (access < 0)
         continue;   /* another Einsum's tensor, above a split */
@@ -467,6 +474,17 @@ add_loop_entry (Compiler *c, guint index, GArray *loops, GArray *tiles,
   Entry entry = { 0 };
   int fanout_pos = -1;
 
+  /* A rank_vars entry for an Einsum the workload lacks is a typo or a
+   * mapping of another workload, not something to skip. */
+  for (guint i = 0; node->rank_var_einsums != NULL && node->rank_var_einsums[i] != NULL; i++)
+    if (ffm_workload_find_einsum (m->workload, node->rank_var_einsums[i]) < 0)
+      {
+        g_autofree char *why = ffm_workload_explain_missing (m->workload,
+                                                             node->rank_var_einsums[i]);
+        return fail_at (c, index, error, "rank_vars names Einsum %s, which "
+                        "workload %s does not have%s", node->rank_var_einsums[i],
+                        ffm_workload_get_name (m->workload), why);
+      }
   if (var < 0)
     return fail_at (c, index, error,
                     "loop over %s, a rank variable Einsum %s does not have "

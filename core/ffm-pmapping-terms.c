@@ -236,7 +236,7 @@ ffm_terms_build (const FfmWorkload *w, const FfmArch *a,
   double leak = 0;
   const FfmLevel *compute;
   int pos[FFM_MAX_EINSUM_RANK_VARS];
-  guint64 all = 0, temporal = 0;
+  guint64 all = 0;
 
   b.w = w;
   b.a = a;
@@ -324,11 +324,7 @@ ffm_terms_build (const FfmWorkload *w, const FfmArch *a,
   /* Compute: operations and steps. */
   compute = ffm_arch_get_level (a, ffm_pmapping_model_get_compute_level (m));
   for (guint j = 0; j < b.n_loops; j++)
-    {
-      all |= BIT (j);
-      if (!b.loops[j].spatial)
-        temporal |= BIT (j);
-    }
+    all |= BIT (j);
   for (guint v = 0; v < b.e->n_rank_vars; v++)
     pos[v] = -2;
   add_term (&b, b.class_energy, compute->u.compute.energy, all, pos);

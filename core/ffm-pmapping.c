@@ -29,6 +29,8 @@
  * [1] the reference implementation (accelforge). */
 #include "ffm-pmapping-private.h"
 #include "ffm-pmapping-diagnostics.h"
+#include "ffm-limits.h"
+#include "ffm-tsan.h"
 #include "ffm-pareto.h"
 #include "ffm-cost-private.h"
 
@@ -829,23 +831,34 @@ typedef struct {
   guint template_id;
 } Job;
 
+/* The address the jobs of a pool release when they end and the caller
+ * acquires after the pool (ffm-tsan.h). */
+static gconstpointer
+jobs_done_key (gconstpointer user_data)
+{
+  return user_data;
+}
+
 static void
 run_template_job (gpointer data, gpointer user_data)
 {
   Job *job = data;
   FfmPmappingSet *set = user_data;
-  const FfmPmappingTemplate *t = g_ptr_array_index (job->pm->templates,
-                                                    job->template_id);
-  FfmTemplateResult *r = g_ptr_array_index (job->pm->results, job->template_id);
-
+  const FfmPmappingTemplate *t;
+  FfmTemplateResult *r;
   FfmTileWorkspace *ws;
 
+  FFM_TSAN_ACQUIRE (job);
+  t = g_ptr_array_index (job->pm->templates, job->template_id);
+  r = g_ptr_array_index (job->pm->results, job->template_id);
   /* Cancelled: the remaining templates are skipped (the caller fails the
    * whole generation, so their empty results are never read). */
   if (!ffm_pmapping_options_is_cancelled (&set->options))
     {
       ws = g_async_queue_pop (set->workspaces);
+      FFM_TSAN_ACQUIRE (ws);
       ffm_pmapping_template_enumerate (set->workload, set->arch, t, &set->options, ws, r);
+      FFM_TSAN_RELEASE (ws);
       g_async_queue_push (set->workspaces, ws);
     }
   /* The last template of an Einsum merges them all, in template order
@@ -853,6 +866,7 @@ run_template_job (gpointer data, gpointer user_data)
    * Einsums hold only their Pareto groups while others still run. */
   if (g_atomic_int_dec_and_test (&job->pm->pending))
     merge_einsum (job->pm);
+  FFM_TSAN_RELEASE (jobs_done_key (set));
 }
 
 static void
@@ -868,8 +882,13 @@ run_pool (GFunc func, gpointer user_data, guint n_threads, GPtrArray *jobs)
     }
   pool = g_thread_pool_new (func, user_data, (gint) n_threads, TRUE, NULL);
   for (guint i = 0; i < jobs->len; i++)
-    g_thread_pool_push (pool, g_ptr_array_index (jobs, i), NULL);
+    {
+      FFM_TSAN_RELEASE (g_ptr_array_index (jobs, i));
+      g_thread_pool_push (pool, g_ptr_array_index (jobs, i), NULL);
+    }
   g_thread_pool_free (pool, FALSE, TRUE);
+  /* What every job wrote (ffm-tsan.h). */
+  FFM_TSAN_ACQUIRE (jobs_done_key (user_data));
 }
 
 FfmPmappingSet *
@@ -911,6 +930,8 @@ ffm_pmappings_generate (FfmWorkload *workload, FfmArch *arch,
   set->by_einsum = g_new0 (FfmEinsumPmappings *, MAX (n_einsums, 1));
   n_threads = set->options.n_threads > 0 ? set->options.n_threads
     : (guint) g_get_num_processors ();
+  /* One workspace per thread is allocated up front. */
+  n_threads = MIN (n_threads, FFM_MAX_THREADS);
 
   if (set->options.einsum >= (int) n_einsums)
     {

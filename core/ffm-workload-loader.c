@@ -13,6 +13,7 @@
 #include "ffm-workload-private.h"
 #include "ffm-json-util.h"
 #include "ffm-json-writer.h"
+#include "ffm-limits.h"
 
 #include <math.h>
 #include <string.h>
@@ -51,6 +52,7 @@ typedef struct {
 typedef struct {
   char *name;
   char *text;
+  char *when;                           /* the "when" text, when left out */
   gboolean copy;
   gboolean included;
   guint n_inputs;
@@ -129,6 +131,7 @@ raw_einsum_free (gpointer data)
 
   g_free (e->name);
   g_free (e->text);
+  g_free (e->when);
   for (guint i = 0; i < e->n_inputs; i++)
     raw_access_clear (&e->inputs[i]);
   raw_access_clear (&e->output);
@@ -488,6 +491,12 @@ eval_substitution (Loader *L, const char *inner, const char *text, JsonNode *nod
   if (out->type == FFM_VALUE_SET)
     return fail (L, node, where, "in {%s} of \"%s\": a tensor set cannot be "
                  "substituted", inner, text);
+  /* A name holds digits, not "1e+300" or "nan". */
+  if (out->type == FFM_VALUE_NUMBER
+      && !(out->number == floor (out->number) && fabs (out->number) <= MAX_EXACT_INTEGER))
+    return fail (L, node, where, "in {%s} of \"%s\": the value %g is not a whole "
+                 "number of magnitude at most 2^53 (what a name can hold)",
+                 inner, text, out->number);
   if (out->type == FFM_VALUE_STRING)
     {
       char *copy = g_strdup (out->string);     /* the expression dies here */
@@ -522,7 +531,6 @@ substitute (Loader *L, const char *text, JsonNode *node, const char *path)
           const char *end = strchr (p, '}');
           g_autofree char *inner = NULL;
           g_autofree char *shown = NULL;
-          g_autofree char *where = NULL;
           FfmValue v;
 
           if (end == NULL)
@@ -1387,6 +1395,10 @@ add_einsum (Loader *L, JsonNode *node, const char *path)
       g_autofree char *sub = g_strdup_printf ("%s.when", path);
       if (!eval_bool (L, member, sub, &e->included))
         return FALSE;
+      if (!e->included)
+        e->when = JSON_NODE_HOLDS_VALUE (member)
+                    && json_node_get_value_type (member) == G_TYPE_STRING
+                    ? g_strdup (json_node_get_string (member)) : g_strdup ("false");
     }
   if (!e->included)
     {
@@ -2439,6 +2451,73 @@ check_tensor_decls (Loader *L)
 }
 
 static gboolean
+check_name_length (Loader *L, RawEinsum *r, const char *what, const char *name)
+{
+  if (name == NULL || strlen (name) <= FFM_MAX_NAME_BYTES)
+    return TRUE;
+  ffm_json_set_error (L->error, INVALID, L->doc, r->node, r->path,
+                      "%s \"%.40s...\" is %" G_GSIZE_FORMAT " bytes long, more than "
+                      "the limit of %d for a name", what, name, strlen (name),
+                      FFM_MAX_NAME_BYTES);
+  return FALSE;
+}
+
+/* Names are copied into tables, messages and output files: keep them of a
+ * size people write. */
+static gboolean
+check_name_lengths (Loader *L, RawEinsum *r)
+{
+  const RawAccess *accesses[FFM_MAX_EINSUM_TENSORS + 1];
+  guint n = 0;
+
+  if (!check_name_length (L, r, "the Einsum name", r->name))
+    return FALSE;
+  accesses[n++] = &r->output;
+  for (guint k = 0; k < r->n_inputs; k++)
+    accesses[n++] = &r->inputs[k];
+  for (guint k = 0; k < n; k++)
+    {
+      if (!check_name_length (L, r, "the tensor name", accesses[k]->tensor))
+        return FALSE;
+      for (guint e = 0; e < accesses[k]->n_entries; e++)
+        {
+          const RawEntry *entry = &accesses[k]->entries[e];
+          if (!check_name_length (L, r, "the rank name", entry->rank))
+            return FALSE;
+          for (guint t = 0; t < entry->n_terms; t++)
+            if (!check_name_length (L, r, "the rank variable", entry->vars[t]))
+              return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* Names only left-out Einsums have, with their condition, so that a
+ * mapping naming one (made for other parameters) can be told why. */
+static void
+record_left_out (Loader *L)
+{
+  for (guint i = 0; i < L->raw->len; i++)
+    {
+      const RawEinsum *r = L->raw->pdata[i];
+      const char *names[FFM_MAX_EINSUM_TENSORS + 2];
+      guint n = 0;
+
+      if (r->included || r->when == NULL)
+        continue;
+      names[n++] = r->name;
+      names[n++] = r->output.tensor;
+      for (guint k = 0; k < r->n_inputs; k++)
+        names[n++] = r->inputs[k].tensor;
+      for (guint k = 0; k < n; k++)
+        if (names[k] != NULL && ffm_workload_find_tensor (L->w, names[k]) < 0
+            && ffm_workload_find_einsum (L->w, names[k]) < 0
+            && !g_hash_table_contains (L->w->left_out, names[k]))
+          g_hash_table_insert (L->w->left_out, g_strdup (names[k]), g_strdup (r->when));
+    }
+}
+
+static gboolean
 build (Loader *L, JsonNode *root, JsonNode *einsums_node)
 {
   g_autoptr (GPtrArray) kept = g_ptr_array_new ();
@@ -2453,6 +2532,9 @@ build (Loader *L, JsonNode *root, JsonNode *einsums_node)
                  "parameters (\"when\" left out all %u)", L->w->name, L->raw->len);
   if (kept->len == 0)
     return fail (L, einsums_node, "$.einsums", "workload %s has no Einsums", L->w->name);
+  for (guint i = 0; i < kept->len; i++)
+    if (!check_name_lengths (L, kept->pdata[i]))
+      return FALSE;
   for (guint i = 0; i < kept->len; i++)
     {
       RawEinsum *r = kept->pdata[i];
@@ -2480,6 +2562,8 @@ build (Loader *L, JsonNode *root, JsonNode *einsums_node)
       && decide_roles (L, kept, top) && decide_persistent (L, root)
       && decide_bits (L, root, kept) && check_tensor_decls (L))
     ok = TRUE;
+  if (ok)
+    record_left_out (L);
   for (guint k = 0; k < 3; k++)
     {
       ffm_expr_free (top[k].expr);

@@ -29,6 +29,8 @@ struct _FfmWorkload {
   GArray *tensor_values;        /* per tensor: guint64, largest footprint */
   GHashTable *tensor_index;     /* name -> index + 1 */
   GHashTable *einsum_index;     /* name -> index + 1 */
+  GHashTable *left_out;         /* tensor or Einsum name found only in Einsums
+                                   a "when" left out -> that condition (owned) */
 };
 
 /* An empty workload named @name (no tensors, no Einsums). */

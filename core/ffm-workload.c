@@ -55,6 +55,7 @@ ffm_workload_new_empty (const char *name, const char *source_file)
   w->tensor_values = g_array_new (FALSE, TRUE, sizeof (guint64));
   w->tensor_index = g_hash_table_new (g_str_hash, g_str_equal);
   w->einsum_index = g_hash_table_new (g_str_hash, g_str_equal);
+  w->left_out = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   return w;
 }
 
@@ -73,6 +74,7 @@ ffm_workload_unref (FfmWorkload *w)
     return;
   g_hash_table_unref (w->tensor_index);
   g_hash_table_unref (w->einsum_index);
+  g_hash_table_unref (w->left_out);
   g_array_unref (w->tensor_values);
   g_ptr_array_unref (w->tensor_readers);
   g_array_unref (w->ranks);
@@ -589,4 +591,27 @@ ffm_einsum_set_scope_init (FfmEinsumSetScope *set_scope,
   set_scope->scope.resolve = einsum_scope_resolve;
   set_scope->scope.user_data = set_scope;
   set_scope->scope.universe = (G_GUINT64_CONSTANT (1) << e->n_accesses) - 1;
+}
+
+const char *
+ffm_workload_get_left_out_condition (const FfmWorkload *workload, const char *name)
+{
+  g_return_val_if_fail (workload != NULL, NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+  return g_hash_table_lookup (workload->left_out, name);
+}
+
+char *
+ffm_workload_explain_missing (const FfmWorkload *workload, const char *name)
+{
+  const char *condition;
+
+  g_return_val_if_fail (workload != NULL, NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+  condition = g_hash_table_lookup (workload->left_out, name);
+  if (condition == NULL)
+    return g_strdup ("");
+  return g_strdup_printf (" (it is in the Einsums for \"%s\", which is false with the "
+                          "parameters given: was the mapping made with other "
+                          "parameters?)", condition);
 }

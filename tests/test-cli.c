@@ -196,7 +196,9 @@ static const ListUsageCase list_usage_cases[] = {
   { { "extra", NULL }, "ffm list: unexpected argument 'extra'\n" },
   { { "--threads", "many", NULL }, "ffm list: Cannot parse integer value" },
   { { "--threads", "-1", NULL }, "ffm list: --threads must be 0 (one per processor) "
-                                 "or more, not -1\n" },
+                                 "to 1024, not -1\n" },
+  { { "--threads", "100000", NULL }, "ffm list: --threads must be 0 (one per processor) "
+                                     "to 1024, not 100000\n" },
   { { "--seed", "-5", NULL }, "ffm list: --seed must be 0 or more, not -5\n" },
   { { "--plugin-dir", NULL }, "ffm list: Missing argument for --plugin-dir\n" },
   { { "--json", "--paths", NULL }, "ffm list: --json and --paths cannot be used "

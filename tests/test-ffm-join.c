@@ -535,33 +535,35 @@ test_unfused (void)
     }
 }
 
-/* The same mapping and numbers for one and two threads. */
+/* The same mappings and numbers for 1, 2 and 7 threads. */
 static void
 test_threads (void)
 {
   g_autoptr (FfmWorkload) w = matmuls (4, 128, 128);
   g_autoptr (FfmArch) a = named_arch ("tpuv4i");
   g_autoptr (GError) error = NULL;
-  g_autoptr (FfmSearchResult) one = NULL, two = NULL;
+  static const guint thread_counts[] = { 2, 7 };
 
-  g_test_summary ("deterministic: 1 and 2 threads give the same mappings");
+  g_test_summary ("deterministic: 1, 2 and 7 threads give the same mappings, to the bit");
   for (FfmObjective o = FFM_OBJECTIVE_EDP; o <= FFM_OBJECTIVE_PARETO; o++)
     {
-      g_clear_pointer (&one, ffm_search_result_free);
-      g_clear_pointer (&two, ffm_search_result_free);
-      one = run (fixture.ffm, w, a, o, 1, FALSE, &error);
+      g_autoptr (FfmSearchResult) one = run (fixture.ffm, w, a, o, 1, FALSE, &error);
       g_assert_no_error (error);
-      two = run (fixture.ffm, w, a, o, 2, FALSE, &error);
-      g_assert_no_error (error);
-      g_assert_cmpuint (ffm_search_result_get_n_solutions (one), ==,
-                        ffm_search_result_get_n_solutions (two));
-      for (guint i = 0; i < ffm_search_result_get_n_solutions (one); i++)
+      for (guint t = 0; t < G_N_ELEMENTS (thread_counts); t++)
         {
-          const FfmSolution *x = ffm_search_result_get_solution (one, i);
-          const FfmSolution *y = ffm_search_result_get_solution (two, i);
-          g_assert_cmpfloat (x->energy, ==, y->energy);
-          g_assert_cmpfloat (x->latency, ==, y->latency);
-          g_assert_true (ffm_mapping_equal (x->mapping, y->mapping));
+          g_autoptr (FfmSearchResult) other = run (fixture.ffm, w, a, o, thread_counts[t],
+                                                   FALSE, &error);
+          g_assert_no_error (error);
+          g_assert_cmpuint (ffm_search_result_get_n_solutions (one), ==,
+                            ffm_search_result_get_n_solutions (other));
+          for (guint i = 0; i < ffm_search_result_get_n_solutions (one); i++)
+            {
+              const FfmSolution *x = ffm_search_result_get_solution (one, i);
+              const FfmSolution *y = ffm_search_result_get_solution (other, i);
+              g_assert_cmpmem (&x->energy, sizeof (double), &y->energy, sizeof (double));
+              g_assert_cmpmem (&x->latency, sizeof (double), &y->latency, sizeof (double));
+              g_assert_true (ffm_mapping_equal (x->mapping, y->mapping));
+            }
         }
     }
 }

@@ -54,10 +54,10 @@ static Fixture fixture;
 /* ---- Running ---- */
 
 static FfmSearchResult *
-run_constrained (const FfmPluginInfo *plugin, FfmProblem *problem,
-                 FfmObjective objective, int max_fused_loops,
-                 const FfmParamValues *values, const FfmConstraints *constraints,
-                 GError **error)
+run_search (const FfmPluginInfo *plugin, FfmProblem *problem,
+            FfmObjective objective, int max_fused_loops,
+            const FfmParamValues *values, guint n_threads,
+            const FfmConstraints *constraints, GError **error)
 {
   FfmSearchContext ctx;
   gint64 start = g_get_monotonic_time ();
@@ -65,7 +65,7 @@ run_constrained (const FfmPluginInfo *plugin, FfmProblem *problem,
 
   ffm_search_context_init (&ctx, problem);
   ctx.objective = objective;
-  ctx.n_threads = 1;
+  ctx.n_threads = n_threads;
   ctx.max_fused_loops = max_fused_loops;
   ctx.constraints = constraints;
   res = plugin->descriptor->vtable.search->run (&ctx, values, error);
@@ -81,8 +81,43 @@ run_strategy (const FfmPluginInfo *plugin, FfmProblem *problem,
               FfmObjective objective, int max_fused_loops,
               const FfmParamValues *values, GError **error)
 {
-  return run_constrained (plugin, problem, objective, max_fused_loops, values,
-                          NULL, error);
+  return run_search (plugin, problem, objective, max_fused_loops, values, 1,
+                     NULL, error);
+}
+
+static FfmSearchResult *
+run_strategy_threads (const FfmPluginInfo *plugin, FfmProblem *problem,
+                      FfmObjective objective, int max_fused_loops,
+                      const FfmParamValues *values, guint n_threads, GError **error)
+{
+  return run_search (plugin, problem, objective, max_fused_loops, values,
+                     n_threads, NULL, error);
+}
+
+static FfmSearchResult *
+run_constrained (const FfmPluginInfo *plugin, FfmProblem *problem,
+                 FfmObjective objective, int max_fused_loops,
+                 const FfmParamValues *values, const FfmConstraints *constraints,
+                 GError **error)
+{
+  return run_search (plugin, problem, objective, max_fused_loops, values, 1,
+                     constraints, error);
+}
+
+/* The same solutions to the last bit, and the same mappings. */
+static void
+assert_same_results (const FfmSearchResult *a, const FfmSearchResult *b)
+{
+  g_assert_cmpuint (ffm_search_result_get_n_solutions (a), ==,
+                    ffm_search_result_get_n_solutions (b));
+  for (guint i = 0; i < ffm_search_result_get_n_solutions (a); i++)
+    {
+      const FfmSolution *x = ffm_search_result_get_solution (a, i);
+      const FfmSolution *y = ffm_search_result_get_solution (b, i);
+      g_assert_cmpmem (&x->energy, sizeof x->energy, &y->energy, sizeof y->energy);
+      g_assert_cmpmem (&x->latency, sizeof x->latency, &y->latency, sizeof y->latency);
+      g_assert_true (ffm_mapping_equal (x->mapping, y->mapping));
+    }
 }
 
 static double
@@ -236,6 +271,15 @@ run_case (guint64 seed)
       if (obj == FFM_OBJECTIVE_PARETO)
         {
           guint n = ffm_search_result_get_n_solutions (truth);
+          /* Threads change the order of the work, never the result. */
+          for (guint threads = 2; threads <= 7; threads += 5)
+            {
+              g_autoptr (FfmSearchResult) again =
+                run_strategy_threads (fixture.ffm, problem, obj, max_fused, NULL,
+                                      threads, &error);
+              g_assert_no_error (error);
+              assert_same_results (res, again);
+            }
           if (ffm_search_result_get_n_solutions (res) != n)
             dump_case (w, a, seed);
           g_assert_cmpuint (ffm_search_result_get_n_solutions (res), ==, n);

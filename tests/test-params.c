@@ -124,7 +124,8 @@ static const ErrorCase error_cases[] = {
   { "glb_mib", "", "glb_mib", FFM_PARAM_ERROR_INVALID_VALUE,
     "workload gpt3-6.7b: parameter glb_mib: expected a number, got ''" },
   { "glb_mib", "8 MiB", "glb_mib", FFM_PARAM_ERROR_INVALID_VALUE,
-    "workload gpt3-6.7b: parameter glb_mib: expected a number, got '8 MiB'" },
+    "workload gpt3-6.7b: parameter glb_mib: expected a number, got '8 MiB': "
+    "unexpected 'MiB' at character 3 of \"8 MiB\"" },
   { "glb_mib", "nan", "glb_mib", FFM_PARAM_ERROR_INVALID_VALUE,
     "workload gpt3-6.7b: parameter glb_mib: expected a number, got 'nan'" },
   { "decode", "maybe", "decode", FFM_PARAM_ERROR_INVALID_VALUE,

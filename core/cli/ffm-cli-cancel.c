@@ -17,7 +17,9 @@ struct _FfmCliCancel {
   GThread *timer;               /* NULL without a timeout */
   GMutex lock;
   GCond wake;
-  gboolean ending;              /* end() asks the timer to leave */
+  gint ending;                  /* end() asks the timer to leave; under
+                                   @lock, and atomic so that ThreadSanitizer
+                                   (blind to GLib's mutex) sees it too */
   char *timeout_text;           /* "stopped by --timeout N s" (owned) */
 };
 
@@ -37,7 +39,7 @@ timer_thread (gpointer data)
     + (gint64) (c->timeout * G_USEC_PER_SEC);
 
   g_mutex_lock (&c->lock);
-  while (!c->ending)
+  while (!g_atomic_int_get (&c->ending))
     if (!g_cond_wait_until (&c->wake, &c->lock, deadline))
       {
         /* Ctrl-C first keeps its reason. */
@@ -91,7 +93,7 @@ ffm_cli_cancel_end (FfmCliCancel *c)
   if (c->timer != NULL)
     {
       g_mutex_lock (&c->lock);
-      c->ending = TRUE;
+      g_atomic_int_set (&c->ending, TRUE);
       g_cond_signal (&c->wake);
       g_mutex_unlock (&c->lock);
       g_thread_join (c->timer);

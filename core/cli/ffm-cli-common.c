@@ -152,11 +152,11 @@ ffm_cli_parse (GOptionContext *context,
     }
   if (common != NULL)
     {
-      if (common->threads < 0)
+      if (common->threads < 0 || common->threads > FFM_MAX_THREADS)
         {
           ffm_cli_usage_error (context, command,
-                               "--threads must be 0 (one per processor) or more, "
-                               "not %d", common->threads);
+                               "--threads must be 0 (one per processor) to %d, "
+                               "not %d", FFM_MAX_THREADS, common->threads);
           return FALSE;
         }
       if (common->seed < 0)

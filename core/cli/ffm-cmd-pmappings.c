@@ -160,6 +160,13 @@ run (GOptionContext *context, PmappingsOptions *o)
   if (o->objective != NULL
       && !ffm_objective_from_string (o->objective, &objective, &error))
     return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
+  if (o->max_fused_loops < -1)
+    return ffm_cli_usage_error (context, COMMAND,
+                                "--max-fused-loops must be -1 (no limit) or more");
+  if (o->max_fused_per_var < -1)
+    return ffm_cli_usage_error (context, COMMAND,
+                                "--max-fused-loops-per-rank-var must be -1 (no "
+                                "limit) or more");
   if (!ffm_cli_timeout_is_valid (o->timeout))
     return ffm_cli_usage_error (context, COMMAND,
                                 "--timeout must be a number of seconds from 0 "

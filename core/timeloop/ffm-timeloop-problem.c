@@ -13,7 +13,8 @@
 #include "ffm-timeloop-private.h"
 #include "ffm-workload-private.h"
 
-#include <json-glib/json-glib.h>
+#include "ffm-json-writer.h"
+
 #include <string.h>
 
 static const char *const problem_keys[] = { "version", "shape", "instance", NULL };
@@ -536,9 +537,7 @@ append_access (const Problem *p, const DataSpace *d, GString *s,
 static char *
 workload_json (const Problem *p, guint bits)
 {
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  g_autoptr (JsonGenerator) gen = json_generator_new ();
-  g_autoptr (JsonNode) root = NULL;
+  g_autoptr (FfmJsonWriter) b = ffm_json_writer_new ();
   g_autoptr (GHashTable) ranks = g_hash_table_new_full (g_str_hash, g_str_equal,
                                                         g_free, NULL);
   g_autoptr (GString) einsum = g_string_new (NULL);
@@ -567,55 +566,52 @@ workload_json (const Problem *p, guint bits)
       first = FALSE;
     }
 
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "ffm_workload");
-  json_builder_add_int_value (b, 1);
-  json_builder_set_member_name (b, "name");
-  json_builder_add_string_value (b, p->name);
-  json_builder_set_member_name (b, "description");
-  json_builder_add_string_value (b, description);
-  json_builder_set_member_name (b, "source");
-  json_builder_add_string_value (b, p->problem->file);
-  json_builder_set_member_name (b, "ranks");
-  json_builder_begin_object (b);
+  ffm_json_writer_begin_object (b);
+  ffm_json_writer_key (b, "ffm_workload");
+  ffm_json_writer_int (b, 1);
+  ffm_json_writer_key (b, "name");
+  ffm_json_writer_string (b, p->name);
+  ffm_json_writer_key (b, "description");
+  ffm_json_writer_string (b, description);
+  ffm_json_writer_key (b, "source");
+  ffm_json_writer_string (b, p->problem->file);
+  ffm_json_writer_key (b, "ranks");
+  ffm_json_writer_begin_object (b);
   g_hash_table_iter_init (&iter, ranks);
   while (g_hash_table_iter_next (&iter, &key, &value))
     names = g_list_prepend (names, key);
   names = g_list_sort (names, (GCompareFunc) strcmp);
   for (GList *l = names; l != NULL; l = l->next)
     {
-      json_builder_set_member_name (b, l->data);
-      json_builder_add_int_value (b, (gint64) GPOINTER_TO_SIZE (g_hash_table_lookup (ranks, l->data)));
+      ffm_json_writer_key (b, l->data);
+      ffm_json_writer_uint (b, GPOINTER_TO_SIZE (g_hash_table_lookup (ranks, l->data)));
     }
-  json_builder_end_object (b);
-  json_builder_set_member_name (b, "bits_per_value");
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "all");
-  json_builder_add_int_value (b, bits);
-  json_builder_end_object (b);
-  json_builder_set_member_name (b, "einsums");
-  json_builder_begin_array (b);
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "einsum");
-  json_builder_add_string_value (b, einsum->str);
-  json_builder_set_member_name (b, "name");
-  json_builder_add_string_value (b, p->name);
-  json_builder_set_member_name (b, "bounds");
-  json_builder_begin_object (b);
+  ffm_json_writer_end_object (b);
+  ffm_json_writer_key (b, "bits_per_value");
+  ffm_json_writer_begin_object (b);
+  ffm_json_writer_key (b, "all");
+  ffm_json_writer_int (b, bits);
+  ffm_json_writer_end_object (b);
+  ffm_json_writer_key (b, "einsums");
+  ffm_json_writer_begin_array (b);
+  ffm_json_writer_begin_object (b);
+  ffm_json_writer_key (b, "einsum");
+  ffm_json_writer_string (b, einsum->str);
+  ffm_json_writer_key (b, "name");
+  ffm_json_writer_string (b, p->name);
+  ffm_json_writer_key (b, "bounds");
+  ffm_json_writer_begin_object (b);
   for (guint d = 0; d < p->vars->len; d++)
     {
-      json_builder_set_member_name (b, p->vars->pdata[d]);
-      json_builder_add_int_value (b, (gint64) g_array_index (p->dim_sizes, guint64, d));
+      ffm_json_writer_key (b, p->vars->pdata[d]);
+      ffm_json_writer_uint (b, g_array_index (p->dim_sizes, guint64, d));
     }
-  json_builder_end_object (b);
-  json_builder_end_object (b);
-  json_builder_end_array (b);
-  json_builder_end_object (b);
+  ffm_json_writer_end_object (b);
+  ffm_json_writer_end_object (b);
+  ffm_json_writer_end_array (b);
+  ffm_json_writer_end_object (b);
 
-  root = json_builder_get_root (b);
-  json_generator_set_root (gen, root);
-  json_generator_set_pretty (gen, TRUE);
-  return json_generator_to_data (gen, NULL);
+  return ffm_json_writer_finish (b);
 }
 
 FfmWorkload *

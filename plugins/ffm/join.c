@@ -178,7 +178,10 @@ static void
 prune_one (gpointer data, gpointer user_data)
 {
   PruneJob *job = user_data;
+
+  FFM_TSAN_ACQUIRE (data);
   prune_group (job->p, data, job->epsilon);
+  FFM_TSAN_RELEASE (job);
 }
 
 static void
@@ -195,8 +198,13 @@ prune_all (const JoinProblem *p, GPtrArray *groups, double epsilon)
     }
   pool = g_thread_pool_new (prune_one, &job, (gint) p->n_threads, TRUE, NULL);
   for (guint i = 0; i < groups->len; i++)
-    g_thread_pool_push (pool, g_ptr_array_index (groups, i), NULL);
+    {
+      /* GLib's queue is invisible to ThreadSanitizer (ffm-tsan.h). */
+      FFM_TSAN_RELEASE (g_ptr_array_index (groups, i));
+      g_thread_pool_push (pool, g_ptr_array_index (groups, i), NULL);
+    }
   g_thread_pool_free (pool, FALSE, TRUE);
+  FFM_TSAN_ACQUIRE (&job);
 }
 
 /* Whether a group can meet any unit of the next step at all. */

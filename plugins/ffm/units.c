@@ -328,7 +328,7 @@ join_problem_new (FfmPmappingSet *set, FfmObjective objective,
   p->objs = objective == FFM_OBJECTIVE_ENERGY ? JOIN_ENERGY
     : objective == FFM_OBJECTIVE_LATENCY ? JOIN_LATENCY : JOIN_BOTH;
   p->n_obj = n_objectives (p->objs);
-  p->n_threads = MAX (n_threads, 1);
+  p->n_threads = CLAMP (n_threads, 1, FFM_MAX_THREADS);
   tracked = ffm_pmapping_set_get_tracked_levels (set, &n_tracked);
   if (n_tracked > MAX_MEM || ffm_pmapping_set_get_n_einsums (set) != p->n_einsums)
     {

@@ -119,6 +119,17 @@ FFM_API FfmWorkload *ffm_workload_load_from_data (const char *json_text,
  * workload (transfer full). For saving what a run used, and for tests. */
 FFM_API char *ffm_workload_to_json (const FfmWorkload *workload);
 
+/* When @name (a tensor or an Einsum) is not in @workload because the file
+ * has it only in Einsums a "when" condition left out with these
+ * parameters: that condition's text ("decode"), else NULL (transfer none). */
+FFM_API const char *ffm_workload_get_left_out_condition (const FfmWorkload *workload,
+                                                         const char *name);
+/* For messages about a name @workload lacks: " (it is in the Einsums for
+ * \"decode\", which is false with the parameters given: ...)" when a
+ * condition left it out, "" otherwise (transfer full). */
+FFM_API char *ffm_workload_explain_missing (const FfmWorkload *workload,
+                                            const char *name);
+
 /* Folders searched for workloads by name, in order (transfer full). */
 FFM_API GStrv ffm_workload_search_dirs (void);
 /* Names of the workloads found in those folders, sorted (transfer full). */

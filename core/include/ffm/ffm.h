@@ -7,6 +7,8 @@
 
 #include "ffm-version.h"
 #include "ffm-error.h"
+#include "ffm-limits.h"
+#include "ffm-tsan.h"
 #include "ffm-json-writer.h"
 #include "ffm-output-file.h"
 #include "ffm-expr.h"
