@@ -148,6 +148,22 @@ gboolean ffm_cli_search_run (FfmCliSearch *search,
                              GError **error);
 void ffm_cli_search_run_clear (FfmCliSearchRun *run);
 
+/* Where a tensor passed between Einsums is backed in a mapping. */
+typedef struct {
+  const char *tensor;           /* borrowed from the workload */
+  const char *producer;         /* the Einsum that writes it */
+  int level;                    /* backing memory, -1 unknown */
+  gboolean on_chip;             /* backed below the outermost memory */
+  guint loops;                  /* shared loops (of more than one iteration)
+                                   above the backing node */
+} FfmCliFusion;
+
+/* One FfmCliFusion per tensor that some Einsum writes and another reads,
+ * in the workload's order (transfer full). */
+GArray *ffm_cli_fusion_decisions (const FfmWorkload *workload,
+                                  const FfmArch *arch,
+                                  const FfmMapping *mapping);
+
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FfmCliSearchOptions, ffm_cli_search_options_clear)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FfmCliSearch, ffm_cli_search_clear)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FfmCliSearchRun, ffm_cli_search_run_clear)

@@ -58,86 +58,13 @@ typedef struct {
   char *trace_csv;              /* --trace-csv OUT (owned) */
 } MapOptions;
 
-/* ---- Fusion decisions ---- */
-
-/* Where @tensor is backed on the path of @einsum: the memory of its first
- * storage node, and the loops (of more than one iteration) above it. */
-static int
-backing_on_path (const FfmWorkload *w, const FfmArch *a, const GPtrArray *path,
-                 const FfmEinsum *e, const char *tensor, guint *loops_above)
-{
-  guint64 tiles[FFM_MAX_EINSUM_RANK_VARS];
-  guint loops = 0;
-
-  memcpy (tiles, e->rank_var_bounds, sizeof tiles);
-  for (guint k = 0; k < path->len; k++)
-    {
-      const FfmMappingNode *n = g_ptr_array_index (path, k);
-      if (n->kind == FFM_NODE_TEMPORAL || n->kind == FFM_NODE_SPATIAL)
-        {
-          int v = ffm_einsum_find_rank_var (e, ffm_mapping_node_get_rank_var_for (n, e->name));
-          if (v >= 0 && n->tile > 0)
-            {
-              if (tiles[v] / n->tile > 1)
-                loops++;
-              tiles[v] = n->tile;
-            }
-        }
-      else if (n->kind == FFM_NODE_STORAGE
-               && g_strv_contains ((const char *const *) n->tensors, tensor))
-        {
-          *loops_above = loops;
-          return ffm_arch_find_level (a, n->level);
-        }
-    }
-  return -1;
-}
-
-typedef struct {
-  const char *tensor;
-  const char *producer;
-  int level;                    /* backing memory, -1 unknown */
-  gboolean on_chip;             /* backed below the outermost memory */
-  guint loops;                  /* shared loops above the backing node */
-} Fusion;
-
-/* One entry per tensor that some Einsum writes and another reads. */
-static GArray *
-fusion_decisions (const FfmWorkload *w, const FfmArch *a, const FfmMapping *m)
-{
-  g_autoptr (GPtrArray) paths = ffm_mapping_dup_paths (m);
-  GArray *out = g_array_new (FALSE, FALSE, sizeof (Fusion));
-
-  for (guint t = 0; t < ffm_workload_get_n_tensors (w); t++)
-    {
-      const FfmTensor *tensor = ffm_workload_get_tensor (w, t);
-      const FfmEinsum *e;
-      Fusion f = { tensor->name, NULL, -1, FALSE, 0 };
-
-      if (!(tensor->classes & FFM_TENSOR_INTERMEDIATE) || tensor->producer == G_MAXUINT)
-        continue;
-      e = ffm_workload_get_einsum (w, tensor->producer);
-      f.producer = e->name;
-      for (guint p = 0; p < paths->len; p++)
-        {
-          const GPtrArray *path = g_ptr_array_index (paths, p);
-          const FfmMappingNode *last = g_ptr_array_index (path, path->len - 1);
-          if (g_strcmp0 (last->einsum, e->name) == 0)
-            f.level = backing_on_path (w, a, path, e, tensor->name, &f.loops);
-        }
-      f.on_chip = f.level > 0;
-      g_array_append_val (out, f);
-    }
-  return out;
-}
-
 /* ---- Text ---- */
 
 static void
 print_solution (const FfmWorkload *w, const FfmArch *a, const FfmSolution *s,
                 const FfmCostReport *report)
 {
-  g_autoptr (GArray) fusion = fusion_decisions (w, a, s->mapping);
+  g_autoptr (GArray) fusion = ffm_cli_fusion_decisions (w, a, s->mapping);
   g_autofree char *tree = ffm_mapping_to_tree_string (s->mapping);
 
   g_print ("Energy   %.6g J\nLatency  %.6g s\nEDP      %.6g J*s\n\n",
@@ -156,7 +83,7 @@ print_solution (const FfmWorkload *w, const FfmArch *a, const FfmSolution *s,
     g_print ("  (none)\n");
   for (guint i = 0; i < fusion->len; i++)
     {
-      const Fusion *f = &g_array_index (fusion, Fusion, i);
+      const FfmCliFusion *f = &g_array_index (fusion, FfmCliFusion, i);
       g_print ("  %-18s from %-14s backed in %-14s %s", f->tensor, f->producer,
                f->level >= 0 ? ffm_arch_get_level (a, f->level)->name : "?",
                f->on_chip ? "on chip" : "off chip");
@@ -228,7 +155,7 @@ static void
 add_solution_json (FfmJsonWriter *b, const FfmWorkload *w, const FfmArch *a,
                    const FfmSolution *s, const FfmCostReport *report)
 {
-  g_autoptr (GArray) fusion = fusion_decisions (w, a, s->mapping);
+  g_autoptr (GArray) fusion = ffm_cli_fusion_decisions (w, a, s->mapping);
 
   ffm_json_writer_member_double (b, "energy_j", ffm_cost_report_get_energy (report));
   ffm_json_writer_member_double (b, "latency_s", ffm_cost_report_get_latency (report));
@@ -250,7 +177,7 @@ add_solution_json (FfmJsonWriter *b, const FfmWorkload *w, const FfmArch *a,
   ffm_json_writer_begin_array (b);
   for (guint i = 0; i < fusion->len; i++)
     {
-      const Fusion *f = &g_array_index (fusion, Fusion, i);
+      const FfmCliFusion *f = &g_array_index (fusion, FfmCliFusion, i);
       ffm_json_writer_begin_object (b);
       ffm_json_writer_member_string (b, "tensor", f->tensor);
       ffm_json_writer_member_string (b, "producer", f->producer);
