@@ -163,8 +163,8 @@ holds_any (const FfmMappingNode *n, GHashTable *set)
 }
 
 /* transfusion on GPT-3 6.7B with 16 tokens (one attention block and its
- * feed-forward layers) on edge: every tensor passed between Einsums but K
- * and V backed in GlobalBuffer, K and V in MainMemory; at GlobalBuffer, on
+ * feed-forward layers) on edge: every tensor passed between Einsums but K,
+ * V and the layer input I backed in GlobalBuffer, those three in MainMemory; at GlobalBuffer, on
  * every Einsum's path, no tile of a weight (or another non-intermediate)
  * lies above a tile of an intermediate, the backing nodes of the fused
  * tensors aside (the intermediate-stationary dataflow). */
@@ -196,7 +196,7 @@ test_transfusion (void)
     {
       JsonObject *f = json_array_get_object_element (fused, i);
       const char *t = json_object_get_string_member (f, "tensor");
-      gboolean kv = strcmp (t, "K") == 0 || strcmp (t, "V") == 0;
+      gboolean kv = strcmp (t, "K") == 0 || strcmp (t, "V") == 0 || strcmp (t, "I") == 0;
       g_hash_table_add (shared, (gpointer) t);
       g_assert_cmpint (json_object_get_boolean_member (f, "on_chip"), ==, !kv);
       g_assert_cmpstr (json_object_get_string_member (f, "level"), ==,
@@ -248,7 +248,7 @@ test_list (void)
   g_assert_cmpint (run.status, ==, 0);
   assert_contains (run.out, "Policies (ffm map --policy NAME):");
   assert_contains (run.out, "  transfusion: ");
-  assert_contains (run.out, "    fuse intermediates - (K | V) at GlobalBuffer\n");
+  assert_contains (run.out, "    fuse intermediates - (I | K | V) at GlobalBuffer\n");
   assert_contains (run.out, "  unfused: ");
   FFM_TEST_RUN (&json, "list", "--json");
   g_assert_cmpint (json.status, ==, 0);
