@@ -895,6 +895,26 @@ ffm_arch_get_instances_above (const FfmArch *arch, guint index)
   return arch->instances_above[index];
 }
 
+double
+ffm_arch_get_level_area (const FfmArch *arch, guint index)
+{
+  g_return_val_if_fail (arch != NULL && arch->finished, 0);
+  g_return_val_if_fail (index < arch->levels->len, 0);
+  return ((const FfmLevel *) arch->levels->pdata[index])->area
+    * (double) arch->instances_above[index];
+}
+
+double
+ffm_arch_get_area (const FfmArch *arch)
+{
+  double area = 0;
+
+  g_return_val_if_fail (arch != NULL && arch->finished, 0);
+  for (guint l = 0; l < arch->levels->len; l++)
+    area += ffm_arch_get_level_area (arch, l);
+  return area;
+}
+
 guint64
 ffm_arch_get_fanout_count (const FfmArch *arch, guint index)
 {

@@ -18,6 +18,7 @@
 
 #include <json-glib/json-glib.h>
 #include "ffm-json-writer.h"
+#include "ffm-format.h"
 #include <math.h>
 #include <string.h>
 
@@ -660,33 +661,60 @@ ffm_cost_report_get_level_energy (const FfmCostReport *r, guint level)
   return r->level_energy[level];
 }
 
-/* ---- Printing ---- */
-
-/* "8.618 MJ", "15.24 ns": value with an SI prefix, 4 significant digits. */
-static char *
-format_si (double value, const char *unit)
+const FfmWorkload *
+ffm_cost_report_get_workload (const FfmCostReport *r)
 {
-  static const char *const prefixes[] = { "a", "f", "p", "n", "u", "m", "",
-                                          "k", "M", "G", "T", "P", "E" };
-  double a = fabs (value);
-  int p = 6;
-
-  if (value == 0 || !isfinite (value))
-    return g_strdup_printf ("%g %s", value, unit);
-  while (a >= 1000 && p < (int) G_N_ELEMENTS (prefixes) - 1)
-    {
-      a /= 1000;
-      value /= 1000;
-      p++;
-    }
-  while (a < 1 && p > 0)
-    {
-      a *= 1000;
-      value *= 1000;
-      p--;
-    }
-  return g_strdup_printf ("%.4g %s%s", value, prefixes[p], unit);
+  return r->workload;
 }
+
+const FfmArch *
+ffm_cost_report_get_arch (const FfmCostReport *r)
+{
+  return r->arch;
+}
+
+const FfmMapping *
+ffm_cost_report_get_mapping (const FfmCostReport *r)
+{
+  return r->mapping;
+}
+
+const char *
+ffm_cost_report_get_source (const FfmCostReport *r)
+{
+  return r->source;
+}
+
+double
+ffm_cost_report_get_level_leak (const FfmCostReport *r, guint level)
+{
+  g_return_val_if_fail (level < r->n_levels, 0);
+  return r->level_leak[level];
+}
+
+static double level_size (const FfmCostReport *r, guint level);
+
+double
+ffm_cost_report_get_level_size (const FfmCostReport *r, guint level)
+{
+  g_return_val_if_fail (level < r->n_levels, 0);
+  if (ffm_arch_get_level (r->arch, level)->kind != FFM_LEVEL_MEMORY)
+    return 0;
+  return level_size (r, level);
+}
+
+double
+ffm_cost_report_get_buffet_energy (const FfmCostReport *r, guint index,
+                                   guint buffet, double *read_j, double *write_j)
+{
+  const Leaf *leaf = report_leaf (r, index);
+
+  g_return_val_if_fail (leaf != NULL && buffet < leaf->cost->n_buffets, 0);
+  return ffm_buffet_energy (ffm_pmapping_model_get_buffet (leaf->model, buffet),
+                            &leaf->cost->counts[buffet], read_j, write_j);
+}
+
+/* ---- Printing ---- */
 
 /* Capacity of memory @level: its size, or for a size that depends on the
  * Einsum (a register holding one weight) the largest over the Einsums. */
@@ -779,10 +807,10 @@ char *
 ffm_cost_report_to_table (const FfmCostReport *r)
 {
   GString *s = g_string_new (NULL);
-  g_autofree char *energy = format_si (r->energy, "J");
-  g_autofree char *latency = format_si (r->latency, "s");
-  g_autofree char *edp = format_si (r->energy * r->latency, "J*s");
-  g_autofree char *leak = format_si (r->leak_energy, "J");
+  g_autofree char *energy = ffm_format_si (r->energy, "J");
+  g_autofree char *latency = ffm_format_si (r->latency, "s");
+  g_autofree char *edp = ffm_format_si (r->energy * r->latency, "J*s");
+  g_autofree char *leak = ffm_format_si (r->leak_energy, "J");
 
   g_string_append_printf (s, "Mapping %s: workload %s on architecture %s\n",
                           r->source, ffm_workload_get_name (r->workload),
@@ -808,8 +836,8 @@ ffm_cost_report_to_table (const FfmCostReport *r)
                                                               ffm_pmapping_model_get_compute_level (leaf->model))->name));
         g_ptr_array_add (cells, g_strdup_printf ("%" G_GUINT64_FORMAT,
                                                  leaf->cost->operations));
-        g_ptr_array_add (cells, format_si (leaf->cost->energy, "J"));
-        g_ptr_array_add (cells, format_si (leaf->cost->latency, "s"));
+        g_ptr_array_add (cells, ffm_format_si (leaf->cost->energy, "J"));
+        g_ptr_array_add (cells, ffm_format_si (leaf->cost->latency, "s"));
         g_ptr_array_add (cells, g_strdup (ffm_cost_status_to_string (leaf->cost->status)));
       }
     append_table (s, "Per Einsum", G_N_ELEMENTS (header), header, cells);
@@ -826,8 +854,8 @@ ffm_cost_report_to_table (const FfmCostReport *r)
         g_ptr_array_add (cells, g_strdup (memory ? "memory"
                                           : level->kind == FFM_LEVEL_FANOUT
                                           ? "fanout" : "compute"));
-        g_ptr_array_add (cells, format_si (r->level_energy[l], "J"));
-        g_ptr_array_add (cells, format_si (r->level_leak[l], "J"));
+        g_ptr_array_add (cells, ffm_format_si (r->level_energy[l], "J"));
+        g_ptr_array_add (cells, ffm_format_si (r->level_leak[l], "J"));
         g_ptr_array_add (cells, memory ? g_strdup_printf ("%.10g b", r->peak[l])
                          : g_strdup ("-"));
         if (!memory)
@@ -863,7 +891,7 @@ ffm_cost_report_to_table (const FfmCostReport *r)
     for (guint t = 0; t < n_tensors; t++)
       {
         g_ptr_array_add (cells, g_strdup (ffm_workload_get_tensor (r->workload, t)->name));
-        g_ptr_array_add (cells, format_si (energy_t[t], "J"));
+        g_ptr_array_add (cells, ffm_format_si (energy_t[t], "J"));
         g_ptr_array_add (cells, g_strdup_printf ("%.10g", reads_t[t]));
         g_ptr_array_add (cells, g_strdup_printf ("%.10g", writes_t[t]));
       }
@@ -897,7 +925,7 @@ ffm_cost_report_to_table (const FfmCostReport *r)
                                                      ffm_buffet_read_actions (info, c)));
             g_ptr_array_add (cells, g_strdup_printf ("%.10g",
                                                      ffm_buffet_write_actions (info, c)));
-            g_ptr_array_add (cells, format_si (buffet_energy (leaf, b), "J"));
+            g_ptr_array_add (cells, ffm_format_si (buffet_energy (leaf, b), "J"));
             g_ptr_array_add (cells, g_strdup_printf ("%.10g b",
                                                      leaf->cost->buffet_occupancy[b]));
           }
@@ -909,10 +937,107 @@ ffm_cost_report_to_table (const FfmCostReport *r)
   return g_string_free (s, FALSE);
 }
 
-static void
-add_einsum_json (const FfmCostReport *r, FfmJsonWriter *b, const Leaf *leaf)
+/* ---- Derived figures ---- */
+
+void
+ffm_cost_report_get_level_action_energy (const FfmCostReport *r, guint index, guint level,
+                                         double *read_j, double *write_j)
 {
+  const Leaf *leaf = report_leaf (r, index);
+  double rj = 0, wj = 0;
+
+  g_return_if_fail (leaf != NULL && level < r->n_levels);
+  if (ffm_arch_get_level (r->arch, level)->kind == FFM_LEVEL_MEMORY)
+    level_action_energy (r, leaf, level, &rj, &wj);
+  if (read_j != NULL)
+    *read_j = rj;
+  if (write_j != NULL)
+    *write_j = wj;
+}
+
+int
+ffm_cost_report_get_bounding_level (const FfmCostReport *r, guint index)
+{
+  const Leaf *leaf = report_leaf (r, index);
+  int best = -1;
+
+  g_return_val_if_fail (leaf != NULL, -1);
+  for (guint l = 0; l < leaf->cost->n_levels; l++)
+    if (leaf->cost->level_latency[l] > 0
+        && (best < 0 || leaf->cost->level_latency[l] > leaf->cost->level_latency[best]))
+      best = (int) l;
+  return best;
+}
+
+double
+ffm_cost_report_get_compute_utilization (const FfmCostReport *r, guint index)
+{
+  const Leaf *leaf = report_leaf (r, index);
+  guint compute;
+  double rate;
+
+  g_return_val_if_fail (leaf != NULL, NAN);
+  compute = ffm_pmapping_model_get_compute_level (leaf->model);
+  rate = ffm_arch_get_level (r->arch, compute)->u.compute.throughput
+    * (double) ffm_arch_get_instances_above (r->arch, compute);
+  if (leaf->cost->latency <= 0 || !isfinite (rate) || rate <= 0 || leaf->cost->operations == 0)
+    return NAN;
+  return (double) leaf->cost->operations / rate / leaf->cost->latency;
+}
+
+void
+ffm_cost_report_get_tensor_totals (const FfmCostReport *r, guint tensor, double *energy_j,
+                                   double *read_actions, double *write_actions)
+{
+  double e = 0, reads = 0, writes = 0;
+
+  for (guint i = 0; i < r->leaves->len; i++)
+    {
+      const Leaf *leaf = g_ptr_array_index (r->leaves, i);
+      for (guint b = 0; b < leaf->cost->n_buffets; b++)
+        {
+          const FfmBuffetInfo *info = ffm_pmapping_model_get_buffet (leaf->model, b);
+          const FfmActionCounts *c = &leaf->cost->counts[b];
+          if (info->tensor != tensor)
+            continue;
+          e += buffet_energy (leaf, b);
+          reads += ffm_buffet_read_actions (info, c);
+          writes += ffm_buffet_write_actions (info, c);
+        }
+    }
+  if (energy_j != NULL)
+    *energy_j = e;
+  if (read_actions != NULL)
+    *read_actions = reads;
+  if (write_actions != NULL)
+    *write_actions = writes;
+}
+
+/* ---- JSON ---- */
+
+static const char *
+level_kind_name (const FfmLevel *level)
+{
+  return level->kind == FFM_LEVEL_MEMORY ? "memory"
+    : level->kind == FFM_LEVEL_FANOUT ? "fanout" : "compute";
+}
+
+/* A double, or null when it is NAN (unknown). */
+static void
+member_double_or_null (FfmJsonWriter *b, const char *name, double value)
+{
+  if (isnan (value))
+    ffm_json_writer_member_null (b, name);
+  else
+    ffm_json_writer_member_double (b, name, value);
+}
+
+static void
+add_einsum_json (const FfmCostReport *r, FfmJsonWriter *b, guint index)
+{
+  const Leaf *leaf = report_leaf (r, index);
   const FfmPmappingCost *c = leaf->cost;
+  int bound = ffm_cost_report_get_bounding_level (r, index);
 
   ffm_json_writer_begin_object (b);
   ffm_json_writer_member_string (b, "name", ffm_workload_get_einsum (r->workload, leaf->einsum)->name);
@@ -924,6 +1049,10 @@ add_einsum_json (const FfmCostReport *r, FfmJsonWriter *b, const Leaf *leaf)
   ffm_json_writer_member_double (b, "leak_energy_j", c->leak_energy);
   ffm_json_writer_member_uint (b, "operations", c->operations);
   ffm_json_writer_member_string (b, "status", ffm_cost_status_to_string (c->status));
+  ffm_json_writer_member_string (b, "bounded_by", bound >= 0
+                                 ? ffm_arch_get_level (r->arch, (guint) bound)->name : NULL);
+  member_double_or_null (b, "compute_utilization",
+                         ffm_cost_report_get_compute_utilization (r, index));
   ffm_json_writer_key (b, "per_component");
   ffm_json_writer_begin_array (b);
   for (guint l = 0; l < r->n_levels; l++)
@@ -950,6 +1079,22 @@ add_einsum_json (const FfmCostReport *r, FfmJsonWriter *b, const Leaf *leaf)
       ffm_json_writer_end_object (b);
     }
   ffm_json_writer_end_array (b);
+  ffm_json_writer_key (b, "fanouts");
+  ffm_json_writer_begin_array (b);
+  for (guint d = 0; d < ffm_pmapping_model_get_n_fanout_dims (leaf->model); d++)
+    {
+      const FfmFanoutDimInfo *info = ffm_pmapping_model_get_fanout_dim (leaf->model, d);
+      const FfmLevel *level = ffm_arch_get_level (r->arch, info->level);
+      ffm_json_writer_begin_object_inline (b);
+      ffm_json_writer_member_string (b, "level", level->name);
+      ffm_json_writer_member_string (b, "dimension", level->u.fanout.dims[info->dim].name);
+      ffm_json_writer_member_uint (b, "used", c->fanout_used[d]);
+      ffm_json_writer_member_uint (b, "count", info->count);
+      ffm_json_writer_member_double (b, "utilization",
+                                     (double) c->fanout_used[d] / (double) info->count);
+      ffm_json_writer_end_object (b);
+    }
+  ffm_json_writer_end_array (b);
   ffm_json_writer_key (b, "per_tensor");
   ffm_json_writer_begin_array (b);
   for (guint k = 0; k < c->n_buffets; k++)
@@ -967,46 +1112,39 @@ add_einsum_json (const FfmCostReport *r, FfmJsonWriter *b, const Leaf *leaf)
       ffm_json_writer_member_double (b, "write_actions", ffm_buffet_write_actions (info, n));
       ffm_json_writer_member_double (b, "energy_j", buffet_energy (leaf, k));
       ffm_json_writer_member_double (b, "occupancy_bits", c->buffet_occupancy[k]);
-      ffm_json_writer_key (b, "lifetime_depth");
-      ffm_json_writer_int (b, info->n_loops_above);
-      ffm_json_writer_key (b, "backing");
-      ffm_json_writer_boolean (b, info->backing);
+      ffm_json_writer_member_int (b, "lifetime_depth", info->n_loops_above);
+      ffm_json_writer_member_boolean (b, "backing", info->backing);
       ffm_json_writer_end_object (b);
     }
   ffm_json_writer_end_array (b);
   ffm_json_writer_end_object (b);
 }
 
-char *
-ffm_cost_report_to_json (const FfmCostReport *r)
+static const char *const tensor_kinds[] = { "weight", "input", "intermediate", "output" };
+
+void
+ffm_cost_report_write_json_members (const FfmCostReport *r, FfmJsonWriter *b)
 {
-  g_autoptr (FfmJsonWriter) b = ffm_json_writer_new ();
   guint n_tensors = ffm_workload_get_n_tensors (r->workload);
   g_autofree double *tensor_energy = g_new0 (double, MAX (n_tensors, 1));
+  double area = ffm_arch_get_area (r->arch);
 
-  ffm_json_writer_begin_object (b);
-  ffm_json_writer_member_string (b, "mapping", r->source);
-  ffm_json_writer_member_string (b, "workload", ffm_workload_get_name (r->workload));
-  ffm_json_writer_member_string (b, "architecture", ffm_arch_get_name (r->arch));
   ffm_json_writer_member_double (b, "energy_j", r->energy);
   ffm_json_writer_member_double (b, "latency_s", r->latency);
   ffm_json_writer_member_double (b, "edp_js", r->energy * r->latency);
   ffm_json_writer_member_double (b, "dynamic_energy_j", r->dynamic_energy);
   ffm_json_writer_member_double (b, "leak_energy_j", r->leak_energy);
-  ffm_json_writer_key (b, "fits");
-  ffm_json_writer_boolean (b, r->fits);
+  ffm_json_writer_member_boolean (b, "fits", r->fits);
   ffm_json_writer_member_string (b, "problem", r->problem);
+  if (area > 0)
+    ffm_json_writer_member_double (b, "area_m2", area);
+  else
+    ffm_json_writer_member_null (b, "area_m2");
 
   ffm_json_writer_key (b, "per_einsum");
   ffm_json_writer_begin_array (b);
   for (guint i = 0; i < r->leaves->len; i++)
-    {
-      const Leaf *leaf = g_ptr_array_index (r->leaves, i);
-      add_einsum_json (r, b, leaf);
-      for (guint k = 0; k < leaf->cost->n_buffets; k++)
-        tensor_energy[ffm_pmapping_model_get_buffet (leaf->model, k)->tensor]
-          += buffet_energy (leaf, k);
-    }
+    add_einsum_json (r, b, i);
   ffm_json_writer_end_array (b);
 
   ffm_json_writer_key (b, "per_component");
@@ -1014,17 +1152,33 @@ ffm_cost_report_to_json (const FfmCostReport *r)
   for (guint l = 0; l < r->n_levels; l++)
     {
       const FfmLevel *level = ffm_arch_get_level (r->arch, l);
+      double level_area = ffm_arch_get_level_area (r->arch, l);
       ffm_json_writer_begin_object (b);
       ffm_json_writer_member_string (b, "name", level->name);
-      ffm_json_writer_member_string (b, "kind", level->kind == FFM_LEVEL_MEMORY ? "memory"
-                  : level->kind == FFM_LEVEL_FANOUT ? "fanout" : "compute");
+      ffm_json_writer_member_string (b, "kind", level_kind_name (level));
       ffm_json_writer_member_double (b, "energy_j", r->level_energy[l]);
+      ffm_json_writer_member_double (b, "energy_share",
+                                     r->energy > 0 ? r->level_energy[l] / r->energy : 0);
       ffm_json_writer_member_double (b, "leak_energy_j", r->level_leak[l]);
       if (level->kind == FFM_LEVEL_MEMORY)
         {
+          double rj = 0, wj = 0;
+          for (guint i = 0; i < r->leaves->len; i++)
+            {
+              double er, ew;
+              level_action_energy (r, g_ptr_array_index (r->leaves, i), l, &er, &ew);
+              rj += er;
+              wj += ew;
+            }
+          ffm_json_writer_member_double (b, "read_energy_j", rj);
+          ffm_json_writer_member_double (b, "write_energy_j", wj);
           ffm_json_writer_member_double (b, "peak_occupancy_bits", r->peak[l]);
           ffm_json_writer_member_double (b, "size_bits", level_size (r, l));   /* "inf" = unbounded */
         }
+      if (level_area > 0)
+        ffm_json_writer_member_double (b, "area_m2", level_area);
+      else
+        ffm_json_writer_member_null (b, "area_m2");
       ffm_json_writer_end_object (b);
     }
   ffm_json_writer_end_array (b);
@@ -1033,13 +1187,51 @@ ffm_cost_report_to_json (const FfmCostReport *r)
   ffm_json_writer_begin_array (b);
   for (guint t = 0; t < n_tensors; t++)
     {
-      ffm_json_writer_begin_object (b);
+      double reads, writes;
+      ffm_cost_report_get_tensor_totals (r, t, &tensor_energy[t], &reads, &writes);
+      ffm_json_writer_begin_object_inline (b);
       ffm_json_writer_member_string (b, "name", ffm_workload_get_tensor (r->workload, t)->name);
+      ffm_json_writer_member_string (b, "class", ffm_workload_get_tensor_kind (r->workload, t));
       ffm_json_writer_member_double (b, "energy_j", tensor_energy[t]);
+      ffm_json_writer_member_double (b, "read_actions", reads);
+      ffm_json_writer_member_double (b, "write_actions", writes);
       ffm_json_writer_end_object (b);
     }
   ffm_json_writer_end_array (b);
-  ffm_json_writer_end_object (b);
 
+  ffm_json_writer_key (b, "per_tensor_class");
+  ffm_json_writer_begin_array (b);
+  for (guint k = 0; k < G_N_ELEMENTS (tensor_kinds); k++)
+    {
+      double e = 0;
+      guint n = 0;
+      for (guint t = 0; t < n_tensors; t++)
+        if (strcmp (ffm_workload_get_tensor_kind (r->workload, t), tensor_kinds[k]) == 0)
+          {
+            e += tensor_energy[t];
+            n++;
+          }
+      if (n == 0)
+        continue;
+      ffm_json_writer_begin_object_inline (b);
+      ffm_json_writer_member_string (b, "class", tensor_kinds[k]);
+      ffm_json_writer_member_uint (b, "tensors", n);
+      ffm_json_writer_member_double (b, "energy_j", e);
+      ffm_json_writer_end_object (b);
+    }
+  ffm_json_writer_end_array (b);
+}
+
+char *
+ffm_cost_report_to_json (const FfmCostReport *r)
+{
+  g_autoptr (FfmJsonWriter) b = ffm_json_writer_new ();
+
+  ffm_json_writer_begin_object (b);
+  ffm_json_writer_member_string (b, "mapping", r->source);
+  ffm_json_writer_member_string (b, "workload", ffm_workload_get_name (r->workload));
+  ffm_json_writer_member_string (b, "architecture", ffm_arch_get_name (r->arch));
+  ffm_cost_report_write_json_members (r, b);
+  ffm_json_writer_end_object (b);
   return ffm_json_writer_finish (b);
 }

@@ -10,6 +10,7 @@
  * written by ffm_mapping_write_json() reads back equal and writes back the
  * same text. */
 #include "ffm-mapping.h"
+#include "ffm-mapping-private.h"
 #include "ffm-json-util.h"
 #include "ffm-limits.h"
 #include "ffm-json-writer.h"
@@ -382,13 +383,15 @@ parse_list (const FfmJsonDoc *doc, JsonNode *array_node, const char *path,
 }
 
 static gboolean
-parse_version (const FfmJsonDoc *doc, JsonNode *root, GError **error)
+parse_version (const FfmJsonDoc *doc, JsonNode *root, const char *path,
+               GError **error)
 {
   JsonNode *value = ffm_json_get_member (root, "ffm_mapping");
+  g_autofree char *member_path = g_strdup_printf ("%s.ffm_mapping", path);
 
   if (value == NULL)
     {
-      ffm_json_set_error (error, INVALID, doc, root, "$",
+      ffm_json_set_error (error, INVALID, doc, root, path,
                           "missing member \"ffm_mapping\" (the format version, %d)",
                           MAPPING_FORMAT_VERSION);
       return FALSE;
@@ -396,45 +399,53 @@ parse_version (const FfmJsonDoc *doc, JsonNode *root, GError **error)
   if (JSON_NODE_HOLDS_VALUE (value) && json_node_get_value_type (value) == G_TYPE_INT64
       && json_node_get_int (value) == MAPPING_FORMAT_VERSION)
     return TRUE;
-  ffm_json_set_error (error, INVALID, doc, value, "$.ffm_mapping",
+  ffm_json_set_error (error, INVALID, doc, value, member_path,
                       "expected the format version %d", MAPPING_FORMAT_VERSION);
   return FALSE;
 }
 
-static FfmMapping *
-mapping_from_doc (const FfmJsonDoc *doc, GError **error)
+/* An optional name member of the mapping object at @path. */
+static gboolean
+optional_name (const FfmJsonDoc *doc, JsonNode *root, const char *path,
+               const char *member, const char **out, GError **error)
+{
+  JsonNode *value = ffm_json_get_member (root, member);
+  g_autofree char *member_path = g_strdup_printf ("%s.%s", path, member);
+
+  *out = NULL;
+  if (value == NULL)
+    return TRUE;
+  *out = require_name (doc, value, member_path, error);
+  return *out != NULL;
+}
+
+FfmMapping *
+ffm_mapping_from_json_node (const FfmJsonDoc *doc, JsonNode *root,
+                            const char *path, GError **error)
 {
   g_autoptr(FfmMapping) mapping = ffm_mapping_new ();
-  JsonNode *root = ffm_json_doc_get_root (doc);
-  JsonNode *value;
+  g_autofree char *nodes_path = g_strdup_printf ("%s.nodes", path);
+  const char *name;
   JsonNode *nodes;
 
-  if (!ffm_json_require_object (doc, root, "$", INVALID, error)
-      || !ffm_json_check_members (doc, root, "$", top_members, INVALID, error)
-      || !parse_version (doc, root, error))
+  if (!ffm_json_require_object (doc, root, path, INVALID, error)
+      || !ffm_json_check_members (doc, root, path, top_members, INVALID, error)
+      || !parse_version (doc, root, path, error))
     return NULL;
   ffm_mapping_set_source_file (mapping, ffm_json_doc_get_name (doc));
-  if ((value = ffm_json_get_member (root, "workload")) != NULL)
-    {
-      const char *name = require_name (doc, value, "$.workload", error);
-      if (name == NULL)
-        return NULL;
-      ffm_mapping_set_workload_name (mapping, name);
-    }
-  if ((value = ffm_json_get_member (root, "architecture")) != NULL)
-    {
-      const char *name = require_name (doc, value, "$.architecture", error);
-      if (name == NULL)
-        return NULL;
-      ffm_mapping_set_architecture_name (mapping, name);
-    }
+  if (!optional_name (doc, root, path, "workload", &name, error))
+    return NULL;
+  ffm_mapping_set_workload_name (mapping, name);
+  if (!optional_name (doc, root, path, "architecture", &name, error))
+    return NULL;
+  ffm_mapping_set_architecture_name (mapping, name);
   nodes = ffm_json_get_member (root, "nodes");
   if (nodes == NULL)
     {
-      ffm_json_set_error (error, INVALID, doc, root, "$", "missing member \"nodes\"");
+      ffm_json_set_error (error, INVALID, doc, root, path, "missing member \"nodes\"");
       return NULL;
     }
-  if (!parse_list (doc, nodes, "$.nodes", 0, ffm_mapping_get_root (mapping), error)
+  if (!parse_list (doc, nodes, nodes_path, 0, ffm_mapping_get_root (mapping), error)
       || !ffm_mapping_check_structure (mapping, error))
     return NULL;
   return g_steal_pointer (&mapping);
@@ -450,7 +461,7 @@ ffm_mapping_load_file (const char *path,
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   doc = ffm_json_doc_load_file (path, FFM_MAPPING_ERROR, FFM_MAPPING_ERROR_PARSE, error);
-  return doc ? mapping_from_doc (doc, error) : NULL;
+  return doc ? ffm_mapping_from_json_node (doc, ffm_json_doc_get_root (doc), "$", error) : NULL;
 }
 
 FfmMapping *
@@ -465,7 +476,7 @@ ffm_mapping_load_from_data (const char *json_text,
 
   doc = ffm_json_doc_load_data (json_text, display_name, FFM_MAPPING_ERROR,
                                 FFM_MAPPING_ERROR_PARSE, error);
-  return doc ? mapping_from_doc (doc, error) : NULL;
+  return doc ? ffm_mapping_from_json_node (doc, ffm_json_doc_get_root (doc), "$", error) : NULL;
 }
 
 /* ---- Writing ---- */

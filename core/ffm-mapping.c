@@ -660,9 +660,25 @@ append_tensor_list (GString *out, char **tensors)
     g_string_append_printf (out, "%s%s", i ? ", " : "", tensors[i]);
 }
 
-/* One line of text for a node, without indentation or newline. */
+/* " (4 iterations)" when @iterations knows the loop. */
 static void
-append_node_text (GString *out, const FfmMappingNode *node)
+append_iterations (GString *out, GHashTable *iterations, const FfmMappingNode *node)
+{
+  gpointer value;
+  guint64 n;
+
+  if (iterations == NULL || !g_hash_table_lookup_extended (iterations, node, NULL, &value))
+    return;
+  n = *(const guint64 *) value;
+  g_string_append_printf (out, " (%" G_GUINT64_FORMAT " %s%s)", n,
+                          node->kind == FFM_NODE_SPATIAL ? "instance" : "iteration",
+                          n == 1 ? "" : "s");
+}
+
+/* One line of text for a node, without indentation or newline;
+ * @iterations (may be NULL) maps loop nodes to their iterations. */
+static void
+append_node_text (GString *out, const FfmMappingNode *node, GHashTable *iterations)
 {
   switch (node->kind)
     {
@@ -676,12 +692,14 @@ append_node_text (GString *out, const FfmMappingNode *node)
       g_string_append_printf (out, "for %s", node->rank_var);
       append_rank_var_renames (out, node);
       g_string_append_printf (out, " tile %" G_GUINT64_FORMAT, node->tile);
+      append_iterations (out, iterations, node);
       break;
     case FFM_NODE_SPATIAL:
       g_string_append_printf (out, "parallel-for %s", node->rank_var);
       append_rank_var_renames (out, node);
       g_string_append_printf (out, " tile %" G_GUINT64_FORMAT " across %s.%s",
                               node->tile, node->level, node->dimension);
+      append_iterations (out, iterations, node);
       break;
     case FFM_NODE_COMPUTE:
       g_string_append_printf (out, "compute %s on %s", node->einsum, node->level);
@@ -705,7 +723,7 @@ is_loop (const FfmMappingNode *node)
  * enclosing splits), except the first, which starts with @first_guide. */
 static void
 print_tree_list (GString *out, const GPtrArray *list, const char *guide,
-                 const char *first_guide)
+                 const char *first_guide, GHashTable *iterations)
 {
   guint indent = 0;
 
@@ -715,7 +733,7 @@ print_tree_list (GString *out, const GPtrArray *list, const char *guide,
 
       g_string_append (out, i == 0 ? first_guide : guide);
       append_spaces (out, indent);
-      append_node_text (out, node);
+      append_node_text (out, node, iterations);
       g_string_append_c (out, '\n');
       if (is_loop (node))
         indent += 2;
@@ -731,7 +749,8 @@ print_tree_list (GString *out, const GPtrArray *list, const char *guide,
           append_spaces (base, indent);
           first = g_strconcat (base->str, last ? "└── " : "├── ", NULL);
           rest = g_strconcat (base->str, last ? "    " : "│   ", NULL);
-          print_tree_list (out, g_ptr_array_index (node->branches, b), rest, first);
+          print_tree_list (out, g_ptr_array_index (node->branches, b), rest, first,
+                           iterations);
         }
     }
 }
@@ -744,7 +763,65 @@ ffm_mapping_to_tree_string (const FfmMapping *mapping)
   g_return_val_if_fail (mapping != NULL, NULL);
 
   out = g_string_new (NULL);
-  print_tree_list (out, mapping->root, "", "");
+  print_tree_list (out, mapping->root, "", "", NULL);
+  return g_string_free (out, FALSE);
+}
+
+/* Loop node -> iterations (guint64 *, owned), from the first path through
+ * each loop whose Einsum and rank variable @workload knows. */
+static GHashTable *
+loop_iterations (const FfmMapping *mapping, const FfmWorkload *workload)
+{
+  GHashTable *out = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  g_autoptr(GPtrArray) paths = ffm_mapping_dup_paths (mapping);
+
+  for (guint p = 0; p < paths->len; p++)
+    {
+      const GPtrArray *path = g_ptr_array_index (paths, p);
+      const FfmMappingNode *compute = g_ptr_array_index (path, path->len - 1);
+      int e = ffm_workload_find_einsum (workload, compute->einsum);
+      const FfmEinsum *einsum;
+      guint64 enclosing[FFM_MAX_EINSUM_RANK_VARS];
+
+      if (e < 0)
+        continue;
+      einsum = ffm_workload_get_einsum (workload, (guint) e);
+      memcpy (enclosing, einsum->rank_var_bounds, sizeof enclosing);
+      for (guint k = 0; k + 1 < path->len; k++)
+        {
+          const FfmMappingNode *node = g_ptr_array_index (path, k);
+          int v;
+          if (!is_loop (node) || node->tile == 0)
+            continue;
+          v = ffm_einsum_find_rank_var (einsum,
+                                        ffm_mapping_node_get_rank_var_for (node, einsum->name));
+          if (v < 0)
+            continue;
+          if (!g_hash_table_contains (out, node))
+            {
+              guint64 *n = g_new (guint64, 1);
+              *n = enclosing[v] / node->tile + (enclosing[v] % node->tile != 0);
+              g_hash_table_insert (out, (gpointer) node, n);
+            }
+          enclosing[v] = node->tile;
+        }
+    }
+  return out;
+}
+
+char *
+ffm_mapping_to_tree_string_for_workload (const FfmMapping *mapping,
+                                         const FfmWorkload *workload)
+{
+  g_autoptr(GHashTable) iterations = NULL;
+  GString *out;
+
+  g_return_val_if_fail (mapping != NULL, NULL);
+  g_return_val_if_fail (workload != NULL, NULL);
+
+  iterations = loop_iterations (mapping, workload);
+  out = g_string_new (NULL);
+  print_tree_list (out, mapping->root, "", "", iterations);
   return g_string_free (out, FALSE);
 }
 

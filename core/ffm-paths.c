@@ -118,11 +118,3 @@ ffm_paths_data_dirs (const char *subdir)
   g_ptr_array_add (out, NULL);
   return (GStrv) g_ptr_array_steal (out, NULL);
 }
-
-char *
-ffm_paths_docs_dir (void)
-{
-  if (ffm_paths_is_uninstalled ())
-    return g_build_filename (FFM_SOURCE_ROOT, "docs", NULL);
-  return g_strdup (FFM_INSTALLED_DOCDIR);
-}

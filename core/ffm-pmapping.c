@@ -54,6 +54,8 @@ options_set_defaults (FfmPmappingOptions *options)
   options->unfused = FALSE;
   options->reuse_equal_einsums = TRUE;
   options->cancel = NULL;
+  options->progress = NULL;
+  options->progress_data = NULL;
   options->constraints = NULL;
 }
 
@@ -125,6 +127,16 @@ ffm_pmapping_options_is_cancelled (const FfmPmappingOptions *options)
   return options != NULL
     && options->struct_size >= G_STRUCT_OFFSET (FfmPmappingOptions, cancel) + sizeof options->cancel
     && options->cancel != NULL && g_atomic_int_get (options->cancel) != 0;
+}
+
+void
+ffm_pmapping_progress_format (const FfmPmappingProgress *p, char *buffer, gsize size)
+{
+  g_snprintf (buffer, size, "Einsum %u of %u%s%s%s, template %u of %u",
+              MIN (p->einsums_done + 1, p->n_einsums), p->n_einsums,
+              p->einsum_name != NULL ? " (" : "",
+              p->einsum_name != NULL ? p->einsum_name : "",
+              p->einsum_name != NULL ? ")" : "", p->templates_done, p->n_templates);
 }
 
 /* ---- Describing a row ---- */
@@ -448,6 +460,11 @@ struct _FfmPmappingSet {
   double seconds;
   GAsyncQueue *workspaces;  /* of FfmTileWorkspace*, one per thread, while
                                generating */
+  /* Progress (options.progress): templates and Einsums done (atomic), of
+   * how many. */
+  gint templates_done;
+  gint einsums_done;
+  guint n_templates;
   FfmBoundConstraints *constraints; /* options.constraints bound; NULL if none */
 };
 
@@ -839,6 +856,27 @@ jobs_done_key (gconstpointer user_data)
   return user_data;
 }
 
+/* Tells options.progress that a template of @pm starts or has ended
+ * (@ended), and whether that was the Einsum's last (@einsum_done). */
+static void
+report_progress (FfmPmappingSet *set, FfmEinsumPmappings *pm, gboolean ended,
+                 gboolean einsum_done)
+{
+  FfmPmappingProgress p;
+
+  if (set->options.progress == NULL)
+    return;
+  p.templates_done = (guint) (ended ? g_atomic_int_add (&set->templates_done, 1) + 1
+                                    : g_atomic_int_get (&set->templates_done));
+  p.einsums_done = (guint) (einsum_done ? g_atomic_int_add (&set->einsums_done, 1) + 1
+                                        : g_atomic_int_get (&set->einsums_done));
+  p.n_einsums = set->einsums->len;
+  p.n_templates = set->n_templates;
+  p.einsum = (int) pm->einsum;
+  p.einsum_name = pm->e->name;
+  set->options.progress (&p, set->options.progress_data);
+}
+
 static void
 run_template_job (gpointer data, gpointer user_data)
 {
@@ -847,14 +885,17 @@ run_template_job (gpointer data, gpointer user_data)
   const FfmPmappingTemplate *t;
   FfmTemplateResult *r;
   FfmTileWorkspace *ws;
+  gboolean cancelled = ffm_pmapping_options_is_cancelled (&set->options);
 
   FFM_TSAN_ACQUIRE (job);
   t = g_ptr_array_index (job->pm->templates, job->template_id);
   r = g_ptr_array_index (job->pm->results, job->template_id);
   /* Cancelled: the remaining templates are skipped (the caller fails the
-   * whole generation, so their empty results are never read). */
-  if (!ffm_pmapping_options_is_cancelled (&set->options))
+   * whole generation, so their empty results are never read) and not
+   * reported as done. */
+  if (!cancelled)
     {
+      report_progress (set, job->pm, FALSE, FALSE);
       ws = g_async_queue_pop (set->workspaces);
       FFM_TSAN_ACQUIRE (ws);
       ffm_pmapping_template_enumerate (set->workload, set->arch, t, &set->options, ws, r);
@@ -865,7 +906,13 @@ run_template_job (gpointer data, gpointer user_data)
    * (whichever thread that is, the result is the same), so that finished
    * Einsums hold only their Pareto groups while others still run. */
   if (g_atomic_int_dec_and_test (&job->pm->pending))
-    merge_einsum (job->pm);
+    {
+      merge_einsum (job->pm);
+      if (!cancelled)
+        report_progress (set, job->pm, TRUE, TRUE);
+    }
+  else if (!cancelled)
+    report_progress (set, job->pm, TRUE, FALSE);
   FFM_TSAN_RELEASE (jobs_done_key (set));
 }
 
@@ -1017,6 +1064,15 @@ ffm_pmappings_generate (FfmWorkload *workload, FfmArch *arch,
           g_ptr_array_add (pm->results, ffm_template_result_new (n_levels));
           g_ptr_array_add (jobs, job);
         }
+    }
+
+  /* Einsums that copy an earlier one, or have no template, are done. */
+  set->n_templates = jobs->len;
+  for (guint i = 0; i < set->einsums->len; i++)
+    {
+      FfmEinsumPmappings *pm = g_ptr_array_index (set->einsums, i);
+      if (pm->same_as != NULL || pm->templates->len == 0)
+        set->einsums_done++;
     }
 
   /* Phase 2: tiles; phase 3: merges (by each Einsum's last template). */

@@ -292,6 +292,28 @@ ffm_workload_get_tensor_values (const FfmWorkload *workload, guint tensor)
   return g_array_index (workload->tensor_values, guint64, tensor);
 }
 
+const char *
+ffm_workload_get_tensor_kind (const FfmWorkload *workload, guint tensor)
+{
+  const FfmTensor *t;
+
+  g_return_val_if_fail (workload != NULL, NULL);
+  g_return_val_if_fail (tensor < workload->tensors->len, NULL);
+  t = &g_array_index (workload->tensors, FfmTensor, tensor);
+  if (t->classes & FFM_TENSOR_INTERMEDIATE)
+    return "intermediate";
+  if (t->classes & FFM_TENSOR_OUTPUT)
+    return "output";
+  for (guint e = 0; e < workload->einsums->len; e++)
+    {
+      const FfmEinsum *einsum = &g_array_index (workload->einsums, FfmEinsum, e);
+      int a = ffm_einsum_find_access (einsum, tensor);
+      if (a >= 0 && (einsum->accesses[a].roles & FFM_ROLE_WEIGHT))
+        return "weight";
+    }
+  return "input";
+}
+
 const guint *
 ffm_workload_get_tensor_readers (const FfmWorkload *workload, guint tensor,
                                  guint *n_readers)

@@ -1,4 +1,6 @@
 /* ffm-run.c: running the built `ffm` from a test (ffm-run.h). */
+/* posix_openpt(), grantpt(), ptsname() */
+#define _GNU_SOURCE
 #include "ffm-run.h"
 
 #include <errno.h>
@@ -6,8 +8,11 @@
 #include <glib/gstdio.h>
 #include <signal.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 typedef struct {
@@ -59,6 +64,54 @@ temp_file (char **path)
   return fd;
 }
 
+/* A pseudo-terminal: its master (non-blocking, returned) and its slave
+ * in *@slave, 200 columns wide. */
+static int
+open_terminal (int *slave)
+{
+  struct winsize size = { 50, 200, 0, 0 };
+  int master = posix_openpt (O_RDWR | O_NOCTTY);
+
+  g_assert_cmpint (master, >=, 0);
+  g_assert_cmpint (grantpt (master), ==, 0);
+  g_assert_cmpint (unlockpt (master), ==, 0);
+  *slave = open (ptsname (master), O_RDWR | O_NOCTTY);
+  g_assert_cmpint (*slave, >=, 0);
+  ioctl (master, TIOCSWINSZ, &size);
+  fcntl (master, F_SETFL, fcntl (master, F_GETFL) | O_NONBLOCK);
+  return master;
+}
+
+/* Appends what the terminal has to @text; FALSE once it is closed. */
+static gboolean
+drain_terminal (int master, GString *text)
+{
+  char buffer[4096];
+
+  for (;;)
+    {
+      ssize_t n = read (master, buffer, sizeof buffer);
+      if (n > 0)
+        {
+          g_string_append_len (text, buffer, n);
+          continue;
+        }
+      /* EIO: every slave descriptor is closed (the program ended). */
+      return n < 0 && (errno == EAGAIN || errno == EINTR);
+    }
+}
+
+/* What stderr holds so far. */
+static gboolean
+stderr_contains (const char *err_path, GString *terminal, const char *needle)
+{
+  g_autofree char *text = NULL;
+
+  if (terminal != NULL)
+    return strstr (terminal->str, needle) != NULL;
+  return g_file_get_contents (err_path, &text, NULL, NULL) && strstr (text, needle) != NULL;
+}
+
 void
 ffm_test_run_full (FfmTestRun *run, const char *const *args,
                    const FfmTestRunOptions *options)
@@ -68,10 +121,13 @@ ffm_test_run_full (FfmTestRun *run, const char *const *args,
   g_auto (GStrv) envp = g_get_environ ();
   g_autoptr (GError) error = NULL;
   g_autofree char *out_path = NULL, *err_path = NULL;
-  const char *exe = g_getenv ("FFM_EXE");
+  const char *exe = options != NULL && options->program != NULL ? options->program
+                                                                : g_getenv ("FFM_EXE");
+  g_autoptr (GString) terminal = NULL;
   ChildSetup setup;
-  int in_fd, out_fd, err_fd, wait_status = 0;
-  gint64 deadline;
+  int in_fd, out_fd, err_fd, master = -1, wait_status = 0;
+  guint interrupts_sent = 0;
+  gint64 deadline, next_interrupt = 0;
   GPid pid;
 
   if (options == NULL)
@@ -100,7 +156,13 @@ ffm_test_run_full (FfmTestRun *run, const char *const *args,
   else
     out_fd = temp_file (&out_path);
   g_assert_cmpint (out_fd, >=, 0);
-  err_fd = temp_file (&err_path);
+  if (options->terminal)
+    {
+      master = open_terminal (&err_fd);
+      terminal = g_string_new (NULL);
+    }
+  else
+    err_fd = temp_file (&err_path);
 
   g_spawn_async_with_fds (options->cwd, (char **) argv->pdata, envp,
                           G_SPAWN_DO_NOT_REAP_CHILD, child_setup, &setup, &pid,
@@ -114,9 +176,22 @@ ffm_test_run_full (FfmTestRun *run, const char *const *args,
              + (gint64) ((options->deadline > 0 ? options->deadline : 120) * G_USEC_PER_SEC);
   for (;;)
     {
-      pid_t done = waitpid (pid, &wait_status, WNOHANG);
+      pid_t done;
+      if (master >= 0)
+        drain_terminal (master, terminal);
+      done = waitpid (pid, &wait_status, WNOHANG);
       if (done == pid)
         break;
+      if (options->interrupt_on != NULL
+          && interrupts_sent < MAX (options->interrupts, 1)
+          && g_get_monotonic_time () >= next_interrupt
+          && stderr_contains (err_path, terminal, options->interrupt_on))
+        {
+          kill (pid, SIGINT);
+          run->interrupted = TRUE;
+          interrupts_sent++;
+          next_interrupt = g_get_monotonic_time () + G_USEC_PER_SEC / 2;
+        }
       g_assert_true (done == 0 || errno == EINTR);
       if (g_get_monotonic_time () > deadline && !run->timed_out)
         {
@@ -135,7 +210,16 @@ ffm_test_run_full (FfmTestRun *run, const char *const *args,
       run->signal = WIFSIGNALED (wait_status) ? WTERMSIG (wait_status) : 0;
     }
   run->out = out_path ? read_and_remove (out_path) : g_strdup ("");
-  run->err = read_and_remove (err_path);
+  if (master >= 0)
+    {
+      /* Until the terminal reports its last writer gone (bounded: 5 s). */
+      for (guint i = 0; i < 5000 && drain_terminal (master, terminal); i++)
+        g_usleep (1000);
+      close (master);
+      run->err = g_string_free (g_steal_pointer (&terminal), FALSE);
+    }
+  else
+    run->err = read_and_remove (err_path);
   g_test_message ("exit %d%s\nstdout:\n%.4000s\nstderr:\n%.4000s", run->status,
                   run->timed_out ? " (killed at the deadline)" : "", run->out, run->err);
 }

@@ -1,8 +1,9 @@
 /* ffm-run.h: running the built `ffm` (FFM_EXE) from a test, with what a
  * hostile environment can do to it: extra environment variables, standard
  * input and output from or to any path (/dev/full, /dev/zero), resource
- * limits, and a deadline after which it is killed (a hang is a failure,
- * not a stuck test). */
+ * limits, a pseudo-terminal for stderr, Ctrl-C once it has printed
+ * something, and a deadline after which it is killed (a hang is a
+ * failure, not a stuck test). */
 #pragma once
 
 #include <glib.h>
@@ -13,11 +14,14 @@ typedef struct {
   int status;                   /* exit code; -1 if killed by a signal */
   int signal;                   /* the signal that ended it, 0 if none */
   gboolean timed_out;           /* killed at the deadline */
+  gboolean interrupted;         /* interrupt_on was seen and SIGINT sent */
   char *out;                    /* stdout (empty when sent to a path) */
   char *err;                    /* stderr */
 } FfmTestRun;
 
 typedef struct {
+  const char *program;          /* the program to run (NULL: FFM_EXE), e.g.
+                                   /bin/sh for a documented shell command */
   const char *const *env;       /* KEY=VALUE to set, KEY= with nothing to unset (NULL: none) */
   const char *stdin_path;       /* NULL: /dev/null */
   const char *stdout_path;      /* NULL: captured into out */
@@ -26,6 +30,12 @@ typedef struct {
   guint64 file_size;            /* RLIMIT_FSIZE in bytes, 0: unchanged */
   guint64 open_files;           /* RLIMIT_NOFILE, 0: unchanged */
   double deadline;              /* seconds, 0: 120 */
+  gboolean terminal;            /* stderr on a pseudo-terminal (what a user at a
+                                   terminal sees: progress lines), captured in
+                                   err as the terminal shows it (LF as CR LF) */
+  const char *interrupt_on;     /* NULL, or send SIGINT (Ctrl-C) once stderr
+                                   holds this text */
+  guint interrupts;             /* how many SIGINTs then (0: 1), 0.5 s apart */
 } FfmTestRunOptions;
 
 /* Runs FFM_EXE with @args (NULL-terminated, without the program). */

@@ -48,7 +48,7 @@ test_pmapping_options (void)
       g_test_skip ("pins are for x86_64");
       return;
     }
-  PIN_SIZE (FfmPmappingOptions, 64);
+  PIN_SIZE (FfmPmappingOptions, 80);
   PIN_OFFSET (FfmPmappingOptions, struct_size, 0);
   PIN_OFFSET (FfmPmappingOptions, objectives, 8);
   PIN_OFFSET (FfmPmappingOptions, max_fused_loops, 12);
@@ -60,7 +60,13 @@ test_pmapping_options (void)
   g_assert_cmpuint (sizeof (((FfmPmappingOptions *) NULL)->reserved_), ==, 8);
   PIN_OFFSET (FfmPmappingOptions, reuse_equal_einsums, 40);
   PIN_OFFSET (FfmPmappingOptions, cancel, 48);
-  PIN_OFFSET (FfmPmappingOptions, constraints, 56);
+  PIN_OFFSET (FfmPmappingOptions, progress, 56);
+  PIN_OFFSET (FfmPmappingOptions, progress_data, 64);
+  PIN_SIZE (FfmPmappingProgress, 32);
+  PIN_OFFSET (FfmPmappingProgress, templates_done, 8);
+  PIN_OFFSET (FfmPmappingProgress, einsum, 16);
+  PIN_OFFSET (FfmPmappingProgress, einsum_name, 24);
+  PIN_OFFSET (FfmPmappingOptions, constraints, 72);
   PIN_SIZE (FfmPmappingStats, 64);
   PIN_OFFSET (FfmPmappingStats, n_evaluated, 8);
   PIN_OFFSET (FfmPmappingStats, seconds, 48);

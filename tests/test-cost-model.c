@@ -1048,7 +1048,7 @@ test_eval_command (void)
                                  NULL, &out, &err, &status, &error));
     g_assert_no_error (error);
     g_assert_true (g_spawn_check_wait_status (status, NULL));
-    g_assert_nonnull (strstr (out, "13056 J"));
+    g_assert_nonnull (strstr (out, "Energy   13.06 kJ"));
     g_assert_nonnull (strstr (out, "Matmul1"));
     g_assert_true (g_file_get_contents (json_path, &json, NULL, &error));
     g_assert_nonnull (strstr (json, "\"edp_js\": 3342336"));

@@ -626,7 +626,7 @@ test_list_json (void)
   g_autoptr (JsonNode) root = NULL;
 
   g_test_summary ("ffm list --json is strict JSON (json-glib wrote \"max\" : inf.0)");
-  FFM_TEST_RUN (&run, "list", "--json");
+  FFM_TEST_RUN (&run, "list", "--json", "-");
   g_assert_cmpint (run.status, ==, 0);
   json_strict_assert (run.out, "ffm list --json");
   root = parse (run.out);
@@ -680,7 +680,7 @@ test_commands_json (void)
       json_strict_assert (eval.out, archs[i]);
       FFM_TEST_RUN (&pm, "pmappings", "--arch", archs[i], "--workload", "matmuls",
                     "--param", "n_einsums=2", "--param", "m=16", "--param", "kn=16",
-                    "--json");
+                    "--json", "-");
       g_assert_cmpint (pm.status, ==, 0);
       json_strict_assert (pm.out, archs[i]);
       g_unlink (result);
@@ -699,7 +699,7 @@ test_stdout_full (void)
 {
   const char *const *commands[] = {
     (const char *const[]) { "list", NULL },
-    (const char *const[]) { "list", "--json", NULL },
+    (const char *const[]) { "list", "--json", "-", NULL },
     (const char *const[]) { "version", NULL },
     (const char *const[]) { "help", NULL },
     (const char *const[]) { "map", "--help", NULL },

@@ -1695,6 +1695,74 @@ test_unfused (void)
     }
 }
 
+/* ---- Progress ---- */
+
+typedef struct {
+  GMutex lock;
+  guint calls;
+  guint max_templates_done;     /* the largest count reported */
+  guint max_einsums_done;
+  guint n_templates;
+  guint n_einsums;
+  gboolean names_known;         /* every call named a workload Einsum */
+  const FfmWorkload *w;
+} ProgressLog;
+
+static void
+log_progress (const FfmPmappingProgress *p, gpointer data)
+{
+  ProgressLog *log = data;
+
+  g_mutex_lock (&log->lock);
+  log->calls++;
+  log->max_templates_done = MAX (log->max_templates_done, p->templates_done);
+  log->max_einsums_done = MAX (log->max_einsums_done, p->einsums_done);
+  log->n_templates = p->n_templates;
+  log->n_einsums = p->n_einsums;
+  log->names_known &= p->einsum >= 0
+    && g_strcmp0 (p->einsum_name, ffm_workload_get_einsum (log->w, (guint) p->einsum)->name) == 0
+    && p->templates_done <= p->n_templates && p->einsums_done <= p->n_einsums;
+  g_mutex_unlock (&log->lock);
+}
+
+/* The generator tells its progress callback every template's start and
+ * end, from every thread: in the end all templates and all Einsums are
+ * done (the two equal Einsums of a four-matmul chain copy the first). */
+static void
+test_progress (void)
+{
+  g_autoptr (FfmWorkload) w = load_matmuls (4, 16, 16);
+  g_autoptr (FfmArch) a = arch_from_file ("simple.json");
+  g_autoptr (FfmPmappingSet) set = NULL;
+  g_autoptr (GError) error = NULL;
+  FfmPmappingOptions options;
+  ProgressLog log = { .names_known = TRUE, .w = w };
+  guint templates = 0;
+
+  g_test_summary ("the progress callback counts templates and Einsums to the end, "
+                  "from every thread");
+  g_mutex_init (&log.lock);
+  ffm_pmapping_options_init (&options);
+  options.n_threads = 2;
+  options.progress = log_progress;
+  options.progress_data = &log;
+  set = ffm_pmappings_generate (w, a, &options, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (set); i++)
+    {
+      const FfmPmappingStats *st = ffm_einsum_pmappings_get_stats (ffm_pmapping_set_get_einsum (set, i));
+      if (st->reused_from < 0)
+        templates += st->n_templates;
+    }
+  g_assert_true (log.names_known);
+  g_assert_cmpuint (log.n_templates, ==, templates);
+  g_assert_cmpuint (log.calls, ==, 2 * templates);
+  g_assert_cmpuint (log.max_templates_done, ==, templates);
+  g_assert_cmpuint (log.n_einsums, ==, 4);
+  g_assert_cmpuint (log.max_einsums_done, ==, 4);
+  g_mutex_clear (&log.lock);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1717,6 +1785,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pmapping/unfused", test_unfused);
   g_test_add_func ("/pmapping/min-usage/size-one", test_min_usage_size_one);
   g_test_add_func ("/pmapping/min-usage/try-best", test_min_usage_try_best);
+  g_test_add_func ("/pmapping/progress", test_progress);
   g_test_add_data_func ("/pmapping/brute-force/two-memories", GINT_TO_POINTER (0),
                         test_brute_force_random);
   g_test_add_data_func ("/pmapping/brute-force/fanout", GINT_TO_POINTER (1),

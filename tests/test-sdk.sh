@@ -37,8 +37,8 @@ pkg () {
 for f in ffm/ffm.h ffm/ffm-mapspace.h ffm/ffm-search-meter.h ffm/ffm-version.h; do
   [ -f "$dest$prefix/include/$f" ] || fail "header $f was not installed"
 done
-[ -n "$(find "$dest" -path '*/doc/ffm/plugin-guide.md')" ] || fail "docs/ was not installed"
-[ -n "$(find "$dest" -path '*/doc/ffm/examples/search-plugin/hillclimb.c')" ] \
+[ -n "$(find "$dest" -path '*/doc/ffm/docs/plugin-guide.md')" ] || fail "docs/ was not installed"
+[ -n "$(find "$dest" -path '*/doc/ffm/docs/examples/search-plugin/hillclimb.c')" ] \
   || fail "the example strategy was not installed with the docs"
 if grep -rl "shared/reference" "$dest$prefix/include" >/dev/null 2>&1; then
   fail "an installed header points into files that are not shipped"

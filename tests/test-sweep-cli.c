@@ -124,13 +124,14 @@ test_cartesian (void)
   g_assert_cmpint (run.status, ==, 0);
   lines = csv_lines (csv);
   g_assert_cmpstr (lines[0], ==, "policy,m,kn,status,energy_j,latency_s,edp_js,seconds,"
-                   "fused,energy_by_level,error");
+                   "fused,energy_by_level,energy_by_tensor_class,error");
   g_assert_cmpuint (g_strv_length (lines), ==, 9);
   for (guint i = 0; i < 8; i++)
     {
       g_assert_true (g_str_has_prefix (lines[1 + i], expect[i]));
       assert_contains (lines[1 + i], i % 2 == 0 ? "T1@GlobalBuffer" : "T1@MainMemory");
       assert_contains (lines[1 + i], "MainMemory=");
+      assert_contains (lines[1 + i], ";intermediates_other=");
     }
   json_text = read_text (json);
   json_strict_assert (json_text, "ffm sweep --json");

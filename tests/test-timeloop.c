@@ -22,6 +22,8 @@
 #include "ffm-run.h"
 #include "json-strict.h"
 
+#include <json-glib/json-glib.h>
+
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
@@ -1066,6 +1068,24 @@ timeloop_option (const char *file)
   return g_strdup_printf ("timeloop:%s", p);
 }
 
+/* The energy_j (and latency_s, when @latency is not NULL) of the JSON
+ * report `ffm eval --json -` or `ffm map --json` wrote. */
+static double
+report_energy (const char *json_text, double *latency)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  JsonObject *o;
+
+  json_strict_assert (json_text, "report");
+  g_assert_true (json_parser_load_from_data (parser, json_text, -1, &error));
+  g_assert_no_error (error);
+  o = json_node_get_object (json_parser_get_root (parser));
+  if (latency != NULL)
+    *latency = json_object_get_double_member (o, "latency_s");
+  return json_object_get_double_member (o, "energy_j");
+}
+
 /* ffm import writes the three files; ffm eval of them gives Timeloop's
  * 3,827,712 pJ; the same through the timeloop: prefixes. */
 static void
@@ -1106,14 +1126,17 @@ test_cli_import (void)
       json_strict_assert (text, path);
     }
   FFM_TEST_RUN (&eval, "eval", "--arch", arch_json, "--workload", workload_json,
-           "--mapping", mapping_json);
+           "--mapping", mapping_json, "--json", "-");
   g_assert_cmpint (eval.status, ==, 0);
-  assert_contains (eval.out, "(3.827712e-06 J;");
-  assert_contains (eval.out, "(1.6384e-05 s)");
+  {
+    double latency, energy = report_energy (eval.out, &latency);
+    g_assert_cmpfloat_with_epsilon (energy, 3.827712e-06, 1e-12 * energy);
+    g_assert_cmpfloat_with_epsilon (latency, 1.6384e-05, 1e-12 * latency);
+  }
   FFM_TEST_RUN (&direct, "eval", "--arch", arch_opt, "--workload", problem_opt,
-           "--mapping", map_opt);
+           "--mapping", map_opt, "--json", "-");
   g_assert_cmpint (direct.status, ==, 0);
-  assert_contains (direct.out, "(3.827712e-06 J;");
+  g_assert_cmpfloat (report_energy (direct.out, NULL), ==, report_energy (eval.out, NULL));
 
   lit_dir = g_build_filename (dir, "literal", NULL);
   FFM_TEST_RUN (&literal, "import", "timeloop", arch, problem, map, ert, "-o", lit_dir,
@@ -1124,9 +1147,10 @@ test_cli_import (void)
     g_autofree char *lit_mapping = g_build_filename (lit_dir, "mapping.json", NULL);
     g_auto (FfmTestRun) lit_eval = { 0 };
     FFM_TEST_RUN (&lit_eval, "eval", "--arch", arch_json, "--workload", workload_json,
-             "--mapping", lit_mapping);
+             "--mapping", lit_mapping, "--json", "-");
     g_assert_cmpint (lit_eval.status, ==, 0);
-    assert_contains (lit_eval.out, "(4.6845952e-06 J;");
+    g_assert_cmpfloat_with_epsilon (report_energy (lit_eval.out, NULL), 4.6845952e-06,
+                                    1e-12 * 4.6845952e-06);
     g_unlink (lit_mapping);
     g_rmdir (lit_dir);
   }
@@ -1147,8 +1171,6 @@ test_cli_map_export (void)
   g_autofree char *arch_opt = timeloop_arch_option ("case2/arch.yaml");
   g_autofree char *problem_opt = timeloop_option ("common/problem.yaml");
   g_autofree char *json = NULL, *yaml = NULL, *yaml_opt = NULL, *text = NULL;
-  g_autofree char *energy = NULL;
-  const char *e;
 
   g_test_summary ("ffm map --arch timeloop:... --workload timeloop:..., then "
                   "ffm export timeloop of its result, read back by ffm eval");
@@ -1159,9 +1181,6 @@ test_cli_map_export (void)
            "--threads", "1", "--json", json);
   g_assert_cmpint (map.status, ==, 0);
   assert_contains (map.out, "Best mapping of MatMul on System");
-  e = strstr (map.out, "Energy");
-  g_assert_nonnull (e);
-  energy = g_strndup (e, strcspn (e, "\n"));
   FFM_TEST_RUN (&exp, "export", "timeloop", "--arch", arch_opt, "--workload",
            problem_opt, "--mapping", json, "-o", yaml);
   g_assert_cmpint (exp.status, ==, 0);
@@ -1173,19 +1192,15 @@ test_cli_map_export (void)
   g_assert_cmpstr (to_stdout.out, ==, text);
   yaml_opt = g_strdup_printf ("timeloop:%s", yaml);
   FFM_TEST_RUN (&eval, "eval", "--arch", arch_opt, "--workload", problem_opt,
-           "--mapping", yaml_opt);
+           "--mapping", yaml_opt, "--json", "-");
   g_assert_cmpint (eval.status, ==, 0);
-  /* "Energy   2.04472e-06 J" from map, the same number in eval's line */
+  /* The map's energy, and the same for its mapping back from Timeloop. */
   {
-    g_auto (GStrv) words = g_strsplit_set (energy, " ", -1);
-    const char *number = NULL;
-    for (guint i = 0; words[i] != NULL; i++)
-      if (g_ascii_isdigit (words[i][0]))
-        number = words[i];
-    g_assert_nonnull (number);
-    g_assert_cmpfloat (fabs (g_ascii_strtod (number, NULL)
-                             - g_ascii_strtod (strstr (eval.out, "(") + 1, NULL)),
-                       <, 1e-5 * g_ascii_strtod (number, NULL));
+    g_autofree char *best = NULL;
+    double mapped;
+    g_assert_true (g_file_get_contents (json, &best, NULL, &error));
+    mapped = report_energy (best, NULL);
+    g_assert_cmpfloat (fabs (mapped - report_energy (eval.out, NULL)), <, 1e-5 * mapped);
   }
   g_unlink (json);
   g_unlink (yaml);

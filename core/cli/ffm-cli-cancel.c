@@ -1,5 +1,6 @@
 /* ffm-cli-cancel.c: Ctrl-C and --timeout as one cancel flag. */
 #include "ffm-cli-cancel.h"
+#include "ffm-cli-progress.h"
 
 #include <signal.h>
 #include <string.h>
@@ -23,10 +24,23 @@ struct _FfmCliCancel {
   char *timeout_text;           /* "stopped by --timeout N s" (owned) */
 };
 
+/* The first Ctrl-C asks the command to stop; a second one ends the
+ * process at once (SIGINT's default action), after clearing the progress
+ * line so that the shell's prompt starts on a clean line. */
 static void
 on_sigint (int signum)
 {
-  (void) signum;
+  if (g_atomic_int_get (&stop_reason) == FFM_CLI_STOP_INTERRUPT)
+    {
+      struct sigaction dfl;
+      memset (&dfl, 0, sizeof dfl);
+      dfl.sa_handler = SIG_DFL;
+      sigemptyset (&dfl.sa_mask);
+      ffm_cli_progress_clear_from_signal ();
+      sigaction (signum, &dfl, NULL);
+      raise (signum);
+      return;
+    }
   g_atomic_int_set (&stop_reason, FFM_CLI_STOP_INTERRUPT);
   g_atomic_int_set (&stop_flag, 1);
 }
@@ -75,9 +89,7 @@ ffm_cli_cancel_begin (double timeout_seconds)
   memset (&action, 0, sizeof action);
   action.sa_handler = on_sigint;
   sigemptyset (&action.sa_mask);
-  /* The first Ctrl-C asks; the second one, with the default action back,
-   * ends the process. */
-  action.sa_flags = SA_RESETHAND | SA_RESTART;
+  action.sa_flags = SA_RESTART;
   sigaction (SIGINT, &action, &c->old_action);
   c->timeout_text = g_strdup_printf ("stopped by --timeout %g s", c->timeout);
   if (c->timeout > 0)

@@ -1,6 +1,7 @@
 /* ffm-cli-common.c: options, messages and loading shared by the `ffm`
  * subcommands (see ffm-cli-common.h). */
 #include "ffm-cli-common.h"
+#include "ffm-config.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -40,10 +41,10 @@ ffm_cli_common_clear (FfmCliCommon *common)
 }
 
 guint
-ffm_cli_common_get_threads (const FfmCliCommon *common)
+ffm_cli_run_options_get_threads (const FfmCliRunOptions *run)
 {
-  if (common->threads > 0)
-    return (guint) common->threads;
+  if (run->threads > 0)
+    return (guint) run->threads;
   return MAX (1, g_get_num_processors ());
 }
 
@@ -82,22 +83,45 @@ ffm_cli_context_new (const char *command,
 }
 
 void
-ffm_cli_add_common_options (GOptionContext *context, FfmCliCommon *common)
+ffm_cli_add_common_options (GOptionContext *context, FfmCliCommon *common,
+                            gboolean plugins)
 {
-  const GOptionEntry entries[] = {
+  const GOptionEntry plugin_entries[] = {
     { "plugin-dir", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &common->plugin_dirs,
       "Also look for plugins in DIR, before FFM_PLUGIN_PATH and the built-in "
       "folder (repeatable)", "DIR" },
+    G_OPTION_ENTRY_NULL
+  };
+  const GOptionEntry entries[] = {
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &common->verbose,
       "Log what ffm does on stderr", NULL },
-    { "threads", 0, 0, G_OPTION_ARG_INT, &common->threads,
+    G_OPTION_ENTRY_NULL
+  };
+
+  if (plugins)
+    g_option_context_add_main_entries (context, plugin_entries, NULL);
+  g_option_context_add_main_entries (context, entries, NULL);
+}
+
+void
+ffm_cli_add_run_options (GOptionContext *context, FfmCliRunOptions *run, guint which)
+{
+  const GOptionEntry threads[] = {
+    { "threads", 0, 0, G_OPTION_ARG_INT, &run->threads,
       "Use N worker threads (default: one per processor)", "N" },
-    { "seed", 0, 0, G_OPTION_ARG_INT64, &common->seed,
+    G_OPTION_ENTRY_NULL
+  };
+  const GOptionEntry seed[] = {
+    { "seed", 0, 0, G_OPTION_ARG_INT64, &run->seed,
       "Seed of randomised strategies (default: 1)", "N" },
     G_OPTION_ENTRY_NULL
   };
 
-  g_option_context_add_main_entries (context, entries, NULL);
+  run->offered |= which;
+  if (which & FFM_CLI_RUN_THREADS)
+    g_option_context_add_main_entries (context, threads, NULL);
+  if (which & FFM_CLI_RUN_SEED)
+    g_option_context_add_main_entries (context, seed, NULL);
 }
 
 void
@@ -130,10 +154,20 @@ print_help_to_stderr (GOptionContext *context)
   g_printerr ("\n%s", help);
 }
 
+/* Where ffm_cli_parse() puts the help while the manual page is made. */
+static GString *help_sink;
+
+void
+ffm_cli_help_capture (GString *sink)
+{
+  help_sink = sink;
+}
+
 gboolean
 ffm_cli_parse (GOptionContext *context,
                const char *command,
                FfmCliCommon *common,
+               FfmCliRunOptions *run,
                int argc,
                char **argv,
                GStrv *positional)
@@ -142,6 +176,12 @@ ffm_cli_parse (GOptionContext *context,
   g_autoptr (GError) error = NULL;
   GStrvBuilder *rest;
 
+  if (help_sink != NULL)
+    {
+      g_autofree char *help = g_option_context_get_help (context, TRUE, NULL);
+      g_string_append (help_sink, help);
+      return FALSE;
+    }
   /* A copy: GLib removes what it parses, and argv belongs to the caller. */
   for (int i = 0; i < argc; i++)
     args[i] = g_strdup (argv[i]);
@@ -150,25 +190,22 @@ ffm_cli_parse (GOptionContext *context,
       ffm_cli_usage_error (context, command, "%s", error->message);
       return FALSE;
     }
-  if (common != NULL)
+  if (run != NULL && (run->threads < 0 || run->threads > FFM_MAX_THREADS))
     {
-      if (common->threads < 0 || common->threads > FFM_MAX_THREADS)
-        {
-          ffm_cli_usage_error (context, command,
-                               "--threads must be 0 (one per processor) to %d, "
-                               "not %d", FFM_MAX_THREADS, common->threads);
-          return FALSE;
-        }
-      if (common->seed < 0)
-        {
-          ffm_cli_usage_error (context, command,
-                               "--seed must be 0 or more, not %" G_GINT64_FORMAT,
-                               common->seed);
-          return FALSE;
-        }
-      if (common->verbose)
-        g_log_set_debug_enabled (TRUE);
+      ffm_cli_usage_error (context, command,
+                           "--threads must be 0 (one per processor) to %d, "
+                           "not %d", FFM_MAX_THREADS, run->threads);
+      return FALSE;
     }
+  if (run != NULL && run->seed < 0)
+    {
+      ffm_cli_usage_error (context, command,
+                           "--seed must be 0 or more, not %" G_GINT64_FORMAT,
+                           run->seed);
+      return FALSE;
+    }
+  if (common != NULL && common->verbose)
+    g_log_set_debug_enabled (TRUE);
 
   rest = g_strv_builder_new ();
   for (guint i = 1; args[0] != NULL && args[i] != NULL; i++)
@@ -176,6 +213,32 @@ ffm_cli_parse (GOptionContext *context,
   *positional = g_strv_builder_end (rest);
   g_strv_builder_unref (rest);
   return TRUE;
+}
+
+/* ---- Documentation ---- */
+
+char *
+ffm_cli_doc_dir (gboolean installed)
+{
+  if (!installed && ffm_paths_is_uninstalled ())
+    return g_strdup (FFM_SOURCE_ROOT);
+  return g_strdup (FFM_INSTALLED_DOCDIR);
+}
+
+char *
+ffm_cli_doc_path (const char *doc)
+{
+  g_autofree char *dir = ffm_cli_doc_dir (help_sink != NULL);
+
+  return g_build_filename (dir, "docs", doc, NULL);
+}
+
+char *
+ffm_cli_describe (const char *text, const char *doc)
+{
+  g_autofree char *path = ffm_cli_doc_path (doc);
+
+  return g_strdup_printf ("%sSee %s.", text, path);
 }
 
 /* ---- Messages ---- */
@@ -391,4 +454,70 @@ ffm_cli_load_problem (GOptionContext *context,
     return status;
   *out = ffm_problem_new (workload, arch);
   return FFM_EXIT_OK;
+}
+
+FfmParamValues *
+ffm_cli_resolve_params (const FfmParamSpec *specs, const FfmParamValues *values)
+{
+  FfmParamValues *out = ffm_param_values_new ();
+
+  for (guint i = 0; specs != NULL && specs[i].name != NULL; i++)
+    {
+      const char *v = values != NULL ? ffm_param_values_lookup (values, specs[i].name)
+                                     : NULL;
+      if (v == NULL)
+        v = specs[i].default_value;
+      if (v != NULL)
+        ffm_param_values_set (out, specs[i].name, v);
+    }
+  /* Keys the declaration does not know were refused when the object was
+   * built; keep any left (a model may take more than it declares). */
+  for (const char *const *k = values != NULL ? ffm_param_values_get_keys (values) : NULL;
+       k != NULL && *k != NULL; k++)
+    if (ffm_param_values_lookup (out, *k) == NULL)
+      ffm_param_values_set (out, *k, ffm_param_values_lookup (values, *k));
+  return out;
+}
+
+/* An absolute form of @path (transfer full). */
+static char *
+absolute_path (const char *path)
+{
+  g_autofree char *cwd = NULL;
+
+  if (path == NULL || g_path_is_absolute (path))
+    return g_strdup (path);
+  cwd = g_get_current_dir ();
+  return g_canonicalize_filename (path, cwd);
+}
+
+FfmResultInfo *
+ffm_cli_problem_info_new (const char *command, const FfmPluginRegistry *registry,
+                          const FfmCliProblemOptions *options,
+                          const FfmWorkload *workload, const FfmArch *arch)
+{
+  FfmResultInfo *info = ffm_result_info_new (command);
+  g_autoptr (FfmParamValues) user = NULL;
+  g_autoptr (FfmParamValues) resolved = NULL;
+  g_autofree char *arch_file = NULL, *arch_name = NULL, *workload_file = NULL;
+  const FfmPluginInfo *model = NULL;
+  FfmParamSpec *specs;
+
+  user = ffm_cli_parse_assignments (options->arch_params, "--arch-param", NULL);
+  specs = ffm_plugin_registry_get_arch_params (registry, options->arch, NULL);
+  resolved = ffm_cli_resolve_params (specs, user);
+  if (specs != NULL)
+    ffm_param_specs_free (specs);
+  if (ffm_plugin_registry_resolve_arch (registry, options->arch, &model, &arch_name, NULL)
+      && model != NULL)
+    arch_file = absolute_path (model->path);
+  else
+    arch_file = absolute_path (options->arch);
+  ffm_result_info_set_architecture (info, options->arch, ffm_arch_get_name (arch),
+                                    model != NULL ? model->descriptor->name : NULL,
+                                    arch_file, resolved);
+  workload_file = absolute_path (ffm_workload_get_source_file (workload));
+  ffm_result_info_set_workload (info, options->workload, ffm_workload_get_name (workload),
+                                workload_file, ffm_workload_get_param_values (workload));
+  return info;
 }

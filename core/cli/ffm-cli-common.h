@@ -3,11 +3,14 @@
  * - One GOptionContext per subcommand, made by ffm_cli_context_new(): its
  *   usage line reads "ffm NAME [OPTION…]", its summary comes from
  *   ffm-commands.h, --help prints it on stdout.
- * - Common options (--plugin-dir, --verbose, --threads, --seed) and problem
- *   options (--arch, --arch-param, --workload, --param), each filling a
- *   struct rather than file-level statics. Both sets are added to the
- *   context's main group, so `ffm NAME --help` shows every option at once
- *   (GLib shows a named group's options only under --help-all).
+ * - Common options (--plugin-dir, --verbose), run options (--threads,
+ *   --seed: only on the commands they change) and problem options
+ *   (--arch, --arch-param, --workload, --param), each filling a struct
+ *   rather than file-level statics. All are added to the context's main
+ *   group, so `ffm NAME --help` shows every option at once (GLib shows a
+ *   named group's options only under --help-all).
+ * - Where the documentation is (ffm_cli_doc_path()): the installed copy,
+ *   or the source tree's docs/ when ffm runs from its build folder.
  * - Messages: "ffm NAME: message" on stderr. Exit codes: 0 ok, 1 runtime or
  *   input error, 2 usage error; a usage error also prints the subcommand's
  *   help on stderr.
@@ -40,9 +43,20 @@ const char *ffm_cli_command_summary (const char *name);
 typedef struct {
   char **plugin_dirs;           /* --plugin-dir DIR, repeatable, in order (owned) */
   gboolean verbose;             /* --verbose: debug and info logs on stderr */
+} FfmCliCommon;
+
+/* Options of the commands that search (threads and seed): only those
+ * commands offer them. */
+typedef struct {
   int threads;                  /* --threads N (>= 0 after parsing); 0 = one per processor */
   gint64 seed;                  /* --seed N (>= 0 after parsing); FFM_CLI_DEFAULT_SEED if not given */
-} FfmCliCommon;
+  guint offered;                /* FfmCliRunOption flags added to the context */
+} FfmCliRunOptions;
+
+typedef enum {
+  FFM_CLI_RUN_THREADS = 1 << 0,
+  FFM_CLI_RUN_SEED = 1 << 1,
+} FfmCliRunOption;
 
 /* Options of subcommands that work on a problem (workload + architecture). */
 typedef struct {
@@ -53,13 +67,14 @@ typedef struct {
 } FfmCliProblemOptions;
 
 /* Initialisers for g_auto() declarations. */
-#define FFM_CLI_COMMON_INIT { NULL, FALSE, 0, FFM_CLI_DEFAULT_SEED }
+#define FFM_CLI_COMMON_INIT { NULL, FALSE }
+#define FFM_CLI_RUN_OPTIONS_INIT { 0, FFM_CLI_DEFAULT_SEED, 0 }
 #define FFM_CLI_PROBLEM_OPTIONS_INIT { NULL, NULL, NULL, NULL }
 
 void ffm_cli_common_init (FfmCliCommon *common);
 void ffm_cli_common_clear (FfmCliCommon *common);
 /* --threads, or the number of processors when it is 0. */
-guint ffm_cli_common_get_threads (const FfmCliCommon *common);
+guint ffm_cli_run_options_get_threads (const FfmCliRunOptions *run);
 
 void ffm_cli_problem_options_init (FfmCliProblemOptions *options);
 void ffm_cli_problem_options_clear (FfmCliProblemOptions *options);
@@ -72,8 +87,14 @@ GOptionContext *ffm_cli_context_new (const char *command,
                                      const char *parameter_string,
                                      const char *description);
 /* Adds the common options, writing into @common (which must outlive the
- * context's parse). */
-void ffm_cli_add_common_options (GOptionContext *context, FfmCliCommon *common);
+ * context's parse): --verbose, and --plugin-dir when @plugins (commands
+ * that load no plugin do not offer it). */
+void ffm_cli_add_common_options (GOptionContext *context, FfmCliCommon *common,
+                                 gboolean plugins);
+/* Adds the run options in @which (FfmCliRunOption flags), writing into
+ * @run. */
+void ffm_cli_add_run_options (GOptionContext *context, FfmCliRunOptions *run,
+                              guint which);
 /* Adds --arch, --arch-param, --workload and --param. */
 void ffm_cli_add_problem_options (GOptionContext *context,
                                   FfmCliProblemOptions *options);
@@ -83,14 +104,36 @@ void ffm_cli_add_problem_options (GOptionContext *context,
  * full, NULL-terminated, may be empty) and, if @common is non-NULL, applies
  * --verbose. On a bad option prints "ffm COMMAND: message" and the help on
  * stderr and returns FALSE: return FFM_EXIT_USAGE. Negative --threads or
- * --seed are usage errors too. --help prints the help
- * on stdout and exits 0 (GLib's behaviour). */
+ * --seed (@run, may be NULL) are usage errors too. --help prints the help
+ * on stdout and exits 0 (GLib's behaviour); while the manual page is
+ * generated (ffm_cli_help_capture_begin()) it adds the help to the page
+ * instead and returns FALSE. */
 gboolean ffm_cli_parse (GOptionContext *context,
                         const char *command,
                         FfmCliCommon *common,
+                        FfmCliRunOptions *run,
                         int argc,
                         char **argv,
                         GStrv *positional);
+
+/* ---- Help and documentation ---- */
+
+/* Makes every later ffm_cli_parse() append its context's help to @sink
+ * (with no output and FALSE returned) rather than parse: how `ffm help
+ * --man` collects each command's options. NULL stops. */
+void ffm_cli_help_capture (GString *sink);
+
+/* The documentation folder, holding README.md and docs/: the installed
+ * one (<datadir>/doc/ffm), or this source tree when ffm runs from its
+ * build folder; with @installed, always the installed one (for the manual
+ * page). (transfer full) */
+char *ffm_cli_doc_dir (gboolean installed);
+/* @doc (a file name, "ffm-search.md") in the documentation folder's docs/
+ * (transfer full). */
+char *ffm_cli_doc_path (const char *doc);
+/* @text, then "See PATH." with the path of @doc (transfer full): the
+ * description of a command's --help. */
+char *ffm_cli_describe (const char *text, const char *doc);
 
 /* ---- Messages ---- */
 
@@ -154,6 +197,21 @@ int ffm_cli_load_problem (GOptionContext *context,
                           FfmPluginRegistry *registry,
                           const FfmCliProblemOptions *options,
                           FfmProblem **out);
+
+/* The record (ffm-result.h) of the problem @options name, loaded as
+ * @workload and @arch: both as the user named them, with every parameter
+ * value, the defaults included, for result files (transfer full). */
+FfmResultInfo *ffm_cli_problem_info_new (const char *command,
+                                         const FfmPluginRegistry *registry,
+                                         const FfmCliProblemOptions *options,
+                                         const FfmWorkload *workload,
+                                         const FfmArch *arch);
+
+/* Every parameter of @specs with its value: the one in @values if set,
+ * else the default; parameters with neither are left out (transfer
+ * full). */
+FfmParamValues *ffm_cli_resolve_params (const FfmParamSpec *specs,
+                                        const FfmParamValues *values);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FfmCliCommon, ffm_cli_common_clear)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FfmCliProblemOptions, ffm_cli_problem_options_clear)

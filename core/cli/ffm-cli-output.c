@@ -2,6 +2,7 @@
  * (ffm-cli-output.h). */
 #include "ffm-cli-output.h"
 #include "ffm-cli-common.h"
+#include "ffm-cli-table.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -78,4 +79,63 @@ ffm_cli_output_write (const char *path, const char *text, GError **error)
       return TRUE;
     }
   return ffm_output_file_write (path, text, -1, error);
+}
+
+/* ---- --json and --csv ---- */
+
+void
+ffm_cli_output_options_clear (FfmCliOutputOptions *o)
+{
+  g_clear_pointer (&o->json, g_free);
+  g_clear_pointer (&o->csv, g_free);
+  g_clear_pointer (&o->help[0], g_free);
+  g_clear_pointer (&o->help[1], g_free);
+}
+
+void
+ffm_cli_add_output_options (GOptionContext *context, FfmCliOutputOptions *o,
+                            const char *what)
+{
+  /* GLib keeps pointers to the help texts: the options own them. */
+  o->help[0] = g_strdup_printf ("Write %s as JSON to OUT (- = standard output, "
+                                "instead of the text)", what);
+  o->help[1] = g_strdup_printf ("Write the tables of %s as CSV to OUT (- = standard "
+                                "output, instead of the text)", what);
+  {
+    const GOptionEntry entries[] = {
+      { "json", 0, 0, G_OPTION_ARG_FILENAME, &o->json, o->help[0], "OUT" },
+      { "csv", 0, 0, G_OPTION_ARG_FILENAME, &o->csv, o->help[1], "OUT" },
+      G_OPTION_ENTRY_NULL
+    };
+    g_option_context_add_main_entries (context, entries, NULL);
+  }
+}
+
+const char *
+ffm_cli_output_options_conflict (const FfmCliOutputOptions *o)
+{
+  if (g_strcmp0 (o->json, "-") == 0 && g_strcmp0 (o->csv, "-") == 0)
+    return "--json - and --csv - cannot both write to standard output";
+  return NULL;
+}
+
+gboolean
+ffm_cli_output_wants_text (const FfmCliOutputOptions *o)
+{
+  return g_strcmp0 (o->json, "-") != 0 && g_strcmp0 (o->csv, "-") != 0;
+}
+
+gboolean
+ffm_cli_output_write_results (const FfmCliOutputOptions *o, const char *json,
+                              const GPtrArray *tables, GError **error)
+{
+  if (o->json != NULL && json != NULL && !ffm_cli_output_write (o->json, json, error))
+    return FALSE;
+  if (o->csv != NULL && tables != NULL)
+    {
+      g_autofree char *csv = ffm_cli_tables_to_csv (tables);
+      if (!ffm_cli_output_write (o->csv, csv, error))
+        return FALSE;
+    }
+  return TRUE;
 }

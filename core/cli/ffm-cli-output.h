@@ -27,4 +27,37 @@ int ffm_cli_output_finish (const char *command, int status);
 /* Writes @text to @path, "-" being standard output. */
 gboolean ffm_cli_output_write (const char *path, const char *text, GError **error);
 
+/* ---- --json OUT and --csv OUT ----
+ * Every command that prints a result takes both, with one meaning: write
+ * the result as JSON (--json) or its tables as CSV (--csv, ffm-cli-table.h)
+ * to OUT, "-" being standard output instead of the text. */
+typedef struct {
+  char *json;                   /* --json OUT (owned), NULL if not given */
+  char *csv;                    /* --csv OUT (owned) */
+  char *help[2];                /* the options' help texts (owned) */
+} FfmCliOutputOptions;
+
+#define FFM_CLI_OUTPUT_OPTIONS_INIT { NULL, NULL, { NULL, NULL } }
+
+void ffm_cli_output_options_clear (FfmCliOutputOptions *options);
+/* Adds --json OUT and --csv OUT; @what names what is written ("the
+ * result", "the plugins"). */
+void ffm_cli_add_output_options (GOptionContext *context,
+                                 FfmCliOutputOptions *options,
+                                 const char *what);
+/* NULL when the options can be used together, else the usage error
+ * (both to standard output). */
+const char *ffm_cli_output_options_conflict (const FfmCliOutputOptions *options);
+/* TRUE unless --json or --csv writes to standard output. */
+gboolean ffm_cli_output_wants_text (const FfmCliOutputOptions *options);
+/* Writes @json (a document; may be NULL when --json was not given) and
+ * the CSV of @tables (of FfmCliTable*; may be NULL when --csv was not
+ * given) where the options say. */
+gboolean ffm_cli_output_write_results (const FfmCliOutputOptions *options,
+                                       const char *json,
+                                       const GPtrArray *tables,
+                                       GError **error);
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FfmCliOutputOptions, ffm_cli_output_options_clear)
+
 G_END_DECLS

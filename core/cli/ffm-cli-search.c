@@ -184,7 +184,7 @@ ffm_cli_add_search_options (GOptionContext *context, FfmCliSearchOptions *o)
 
 int
 ffm_cli_search_prepare (GOptionContext *context, const char *command,
-                        const FfmCliSearchOptions *o, const FfmCliCommon *common,
+                        const FfmCliSearchOptions *o, const FfmCliRunOptions *run,
                         FfmPluginRegistry *registry, FfmProblem *problem,
                         FfmCliSearch *out)
 {
@@ -233,8 +233,8 @@ ffm_cli_search_prepare (GOptionContext *context, const char *command,
   out->context.max_evaluations = (guint64) o->max_evaluations;
   out->context.max_seconds = o->max_seconds;
   out->context.objective = out->objective;
-  out->context.seed = (guint64) common->seed;
-  out->context.n_threads = ffm_cli_common_get_threads (common);
+  out->context.seed = (guint64) run->seed;
+  out->context.n_threads = ffm_cli_run_options_get_threads (run);
   out->context.max_fused_loops = o->max_fused_loops;
   out->context.unfused = o->unfused;
   if (!ffm_cli_constraints_build (o, problem, &out->constraints, &error))
@@ -250,6 +250,21 @@ ffm_cli_search_clear (FfmCliSearch *s)
   s->context.constraints = NULL;
   g_clear_pointer (&s->strategy_values, ffm_param_values_free);
   s->plugin = NULL;
+}
+
+void
+ffm_cli_search_record (const FfmCliSearch *s, FfmResultInfo *info)
+{
+  g_autoptr (FfmParamValues) values =
+    ffm_cli_resolve_params (s->plugin->descriptor->vtable.search->params,
+                            s->strategy_values);
+
+  ffm_result_info_set_strategy (info, s->plugin->descriptor->name, values);
+  ffm_result_info_set_objective (info, ffm_objective_to_string (s->objective));
+  ffm_result_info_set_option_int (info, "max_fused_loops", s->context.max_fused_loops);
+  ffm_result_info_set_option_boolean (info, "unfused", s->context.unfused);
+  ffm_result_info_set_option_int (info, "seed", (gint64) s->context.seed);
+  ffm_result_info_set_option_int (info, "threads", s->context.n_threads);
 }
 
 gboolean
@@ -423,68 +438,4 @@ ffm_cli_search_write_budget_json (FfmJsonWriter *b, const FfmCliSearch *s)
   ffm_json_writer_member_double (b, "ffm_multiple", s->budget_multiple);
   ffm_json_writer_member_double (b, "ffm_seconds", s->ffm_seconds);
   ffm_json_writer_end_object (b);
-}
-
-/* ---- Fusion decisions ---- */
-
-/* Where @tensor is backed on the path of @einsum: the memory of its first
- * storage node, and the loops (of more than one iteration) above it. */
-static int
-backing_on_path (const FfmWorkload *w, const FfmArch *a, const GPtrArray *path,
-                 const FfmEinsum *e, const char *tensor, guint *loops_above)
-{
-  guint64 tiles[FFM_MAX_EINSUM_RANK_VARS];
-  guint loops = 0;
-
-  memcpy (tiles, e->rank_var_bounds, sizeof tiles);
-  for (guint k = 0; k < path->len; k++)
-    {
-      const FfmMappingNode *n = g_ptr_array_index (path, k);
-      if (n->kind == FFM_NODE_TEMPORAL || n->kind == FFM_NODE_SPATIAL)
-        {
-          int v = ffm_einsum_find_rank_var (e, ffm_mapping_node_get_rank_var_for (n, e->name));
-          if (v >= 0 && n->tile > 0)
-            {
-              if (tiles[v] / n->tile > 1)
-                loops++;
-              tiles[v] = n->tile;
-            }
-        }
-      else if (n->kind == FFM_NODE_STORAGE
-               && g_strv_contains ((const char *const *) n->tensors, tensor))
-        {
-          *loops_above = loops;
-          return ffm_arch_find_level (a, n->level);
-        }
-    }
-  return -1;
-}
-
-GArray *
-ffm_cli_fusion_decisions (const FfmWorkload *w, const FfmArch *a, const FfmMapping *m)
-{
-  g_autoptr (GPtrArray) paths = ffm_mapping_dup_paths (m);
-  GArray *out = g_array_new (FALSE, FALSE, sizeof (FfmCliFusion));
-
-  for (guint t = 0; t < ffm_workload_get_n_tensors (w); t++)
-    {
-      const FfmTensor *tensor = ffm_workload_get_tensor (w, t);
-      const FfmEinsum *e;
-      FfmCliFusion f = { tensor->name, NULL, -1, FALSE, 0 };
-
-      if (!(tensor->classes & FFM_TENSOR_INTERMEDIATE) || tensor->producer == G_MAXUINT)
-        continue;
-      e = ffm_workload_get_einsum (w, tensor->producer);
-      f.producer = e->name;
-      for (guint p = 0; p < paths->len; p++)
-        {
-          const GPtrArray *path = g_ptr_array_index (paths, p);
-          const FfmMappingNode *last = g_ptr_array_index (path, path->len - 1);
-          if (g_strcmp0 (last->einsum, e->name) == 0)
-            f.level = backing_on_path (w, a, path, e, tensor->name, &f.loops);
-        }
-      f.on_chip = f.level > 0;
-      g_array_append_val (out, f);
-    }
-  return out;
 }

@@ -83,11 +83,14 @@ typedef struct {
 int ffm_cli_search_prepare (GOptionContext *context,
                             const char *command,
                             const FfmCliSearchOptions *options,
-                            const FfmCliCommon *common,
+                            const FfmCliRunOptions *run,
                             FfmPluginRegistry *registry,
                             FfmProblem *problem,
                             FfmCliSearch *out);
 void ffm_cli_search_clear (FfmCliSearch *search);
+/* Records the strategy with every parameter value (the defaults
+ * included), the objective and the search options in @info. */
+void ffm_cli_search_record (const FfmCliSearch *search, FfmResultInfo *info);
 
 /* Parses --budget: "Nx" (N > 0 times ffm's wall time on the same problem)
  * into *@multiple, or "Ns" (N > 0 seconds of modelled time) into
@@ -147,22 +150,6 @@ gboolean ffm_cli_search_run (FfmCliSearch *search,
                              FfmCliSearchRun *out,
                              GError **error);
 void ffm_cli_search_run_clear (FfmCliSearchRun *run);
-
-/* Where a tensor passed between Einsums is backed in a mapping. */
-typedef struct {
-  const char *tensor;           /* borrowed from the workload */
-  const char *producer;         /* the Einsum that writes it */
-  int level;                    /* backing memory, -1 unknown */
-  gboolean on_chip;             /* backed below the outermost memory */
-  guint loops;                  /* shared loops (of more than one iteration)
-                                   above the backing node */
-} FfmCliFusion;
-
-/* One FfmCliFusion per tensor that some Einsum writes and another reads,
- * in the workload's order (transfer full). */
-GArray *ffm_cli_fusion_decisions (const FfmWorkload *workload,
-                                  const FfmArch *arch,
-                                  const FfmMapping *mapping);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FfmCliSearchOptions, ffm_cli_search_options_clear)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FfmCliSearch, ffm_cli_search_clear)

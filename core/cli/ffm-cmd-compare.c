@@ -61,6 +61,7 @@ static const char compare_description[] =
 
 typedef struct {
   FfmCliCommon common;
+  FfmCliRunOptions run;
   FfmCliProblemOptions problem;
   FfmCliSearchOptions search;
   char *strategies;             /* --strategies (owned) */
@@ -308,7 +309,7 @@ compare_json (const CompareOptions *o, FfmProblem *problem, GPtrArray *entries,
   ffm_json_writer_member_boolean (b, "unfused", search->context.unfused);
   ffm_json_writer_member_uint (b, "threads", search->context.n_threads);
   ffm_json_writer_member_int (b, "runs", o->runs);
-  ffm_json_writer_member_int (b, "seed", o->common.seed);
+  ffm_json_writer_member_int (b, "seed", o->run.seed);
   ffm_json_writer_member_boolean (b, "interrupted", stopped != NULL);
   ffm_json_writer_member_string (b, "stopped_by", stopped);
   ffm_cli_search_write_budget_json (b, budget);
@@ -596,7 +597,7 @@ run (GOptionContext *context, CompareOptions *o)
     FfmCliSearchOptions so = o->search;
     so.strategy = (char *) "ffm";
     so.strategy_params = NULL;
-    status = ffm_cli_search_prepare (context, COMMAND, &so, &o->common, registry,
+    status = ffm_cli_search_prepare (context, COMMAND, &so, &o->run, registry,
                                      problem, &ffm_search);
     if (status != FFM_EXIT_OK)
       return status;
@@ -633,7 +634,7 @@ run (GOptionContext *context, CompareOptions *o)
       e->runs = g_array_new (FALSE, TRUE, sizeof (Run));
       g_array_set_clear_func (e->runs, run_clear);
       g_ptr_array_add (entries, e);
-      status = ffm_cli_search_prepare (context, COMMAND, &so, &o->common, registry,
+      status = ffm_cli_search_prepare (context, COMMAND, &so, &o->run, registry,
                                        problem, &e->search);
       if (status == FFM_EXIT_OK
           && !ffm_param_values_validate (e->search.strategy_values,
@@ -661,7 +662,7 @@ run (GOptionContext *context, CompareOptions *o)
 
   {
     g_autoptr (FfmCliCancel) cancel = ffm_cli_cancel_begin (o->search.timeout);
-    g_autoptr (FfmCliProgress) progress = ffm_cli_progress_start (COMMAND);
+    g_autoptr (FfmCliProgress) progress = ffm_cli_progress_start (COMMAND, TRUE);
     FfmSearchContext mctx;
     gint64 t0;
 
@@ -708,7 +709,7 @@ run (GOptionContext *context, CompareOptions *o)
             g_autofree char *phase = g_strdup_printf ("%s run %d of %d", e->name, r + 1, o->runs);
             Run one;
             ffm_cli_progress_update (-1, phase, progress);
-            if (!run_once (&e->search, (guint64) o->common.seed + SEED_STRIDE * (guint64) r, ms,
+            if (!run_once (&e->search, (guint64) o->run.seed + SEED_STRIDE * (guint64) r, ms,
                            cancel, &one, &error))
               {
                 if (ffm_cli_cancel_get_reason (cancel) != FFM_CLI_STOP_NONE)
@@ -718,7 +719,7 @@ run (GOptionContext *context, CompareOptions *o)
                     break;
                   }
                 g_prefix_error (&error, "%s, run %d (seed %" G_GUINT64_FORMAT "): ", e->name,
-                                r + 1, (guint64) o->common.seed + SEED_STRIDE * (guint64) r);
+                                r + 1, (guint64) o->run.seed + SEED_STRIDE * (guint64) r);
                 status = ffm_cli_fail (COMMAND, error);
                 goto out;
               }
@@ -830,7 +831,8 @@ out:
 int
 ffm_cmd_compare (int argc, char **argv)
 {
-  CompareOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_PROBLEM_OPTIONS_INIT,
+  CompareOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_RUN_OPTIONS_INIT,
+                       FFM_CLI_PROBLEM_OPTIONS_INIT,
                        FFM_CLI_SEARCH_OPTIONS_INIT, NULL, 10, NULL, NULL, NULL,
                        NULL, NULL };
   const GOptionEntry entries[] = {
@@ -860,8 +862,9 @@ ffm_cmd_compare (int argc, char **argv)
   g_option_context_add_main_entries (context, entries, NULL);
   ffm_cli_add_search_options (context, &o.search);
   ffm_cli_add_problem_options (context, &o.problem);
-  ffm_cli_add_common_options (context, &o.common);
-  if (!ffm_cli_parse (context, COMMAND, &o.common, argc, argv, &positional))
+  ffm_cli_add_run_options (context, &o.run, FFM_CLI_RUN_THREADS | FFM_CLI_RUN_SEED);
+  ffm_cli_add_common_options (context, &o.common, TRUE);
+  if (!ffm_cli_parse (context, COMMAND, &o.common, &o.run, argc, argv, &positional))
     status = FFM_EXIT_USAGE;
   else if (positional[0] != NULL)
     status = ffm_cli_usage_error (context, COMMAND, "unexpected argument '%s'",

@@ -23,8 +23,7 @@ static const char export_description[] =
   "  ffm map --arch timeloop:arch.yaml,ERT.yaml \\\n"
   "    --workload timeloop:problem.yaml --json best.json\n"
   "  ffm export timeloop --arch timeloop:arch.yaml,ERT.yaml \\\n"
-  "    --workload timeloop:problem.yaml --mapping best.json -o map.yaml\n"
-  "See docs/timeloop.md.";
+  "    --workload timeloop:problem.yaml --mapping best.json -o map.yaml\n";
 
 typedef struct {
   FfmCliCommon common;
@@ -33,30 +32,22 @@ typedef struct {
   char *output;                 /* --output OUT (owned) */
 } ExportOptions;
 
-/* A mapping file, or the "mapping" member of an `ffm map --json` file. */
+/* A mapping file, or the mapping of a result file (ffm-result.h), which
+ * `ffm map --json` and `ffm eval --json` write. */
 static FfmMapping *
 load_mapping (const char *path, GError **error)
 {
-  g_autoptr (JsonParser) parser = json_parser_new ();
-  g_autoptr (JsonGenerator) gen = NULL;
-  g_autofree char *text = NULL;
-  g_autofree char *display = NULL;
-  JsonNode *root;
-  JsonObject *object;
+  g_autoptr (FfmResultFile) file = ffm_result_file_load (path, error);
 
-  if (!json_parser_load_from_file (parser, path, NULL))
-    return ffm_mapping_load_file (path, error);  /* its error names the line */
-  root = json_parser_get_root (parser);
-  object = root != NULL && JSON_NODE_HOLDS_OBJECT (root) ? json_node_get_object (root) : NULL;
-  if (object == NULL || json_object_has_member (object, "ffm_mapping")
-      || !json_object_has_member (object, "mapping")
-      || !JSON_NODE_HOLDS_OBJECT (json_object_get_member (object, "mapping")))
-    return ffm_mapping_load_file (path, error);
-  gen = json_generator_new ();
-  json_generator_set_root (gen, json_object_get_member (object, "mapping"));
-  text = json_generator_to_data (gen, NULL);
-  display = g_strdup_printf ("%s (its mapping)", path);
-  return ffm_mapping_load_from_data (text, display, error);
+  if (file == NULL)
+    return NULL;
+  if (ffm_result_file_get_mapping (file) == NULL)
+    {
+      g_set_error (error, FFM_MAPPING_ERROR, FFM_MAPPING_ERROR_INVALID,
+                   "%s holds no mapping", path);
+      return NULL;
+    }
+  return ffm_mapping_copy (ffm_result_file_get_mapping (file));
 }
 
 static int
@@ -107,15 +98,17 @@ ffm_cmd_export (int argc, char **argv)
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) context = NULL;
+  g_autofree char *description = NULL;
   g_auto (GStrv) positional = NULL;
   int status;
 
-  context = ffm_cli_context_new (COMMAND, "timeloop", export_description);
+  description = ffm_cli_describe (export_description, "timeloop.md");
+  context = ffm_cli_context_new (COMMAND, "timeloop", description);
   g_option_context_add_main_entries (context, entries, NULL);
   ffm_cli_add_problem_options (context, &o.problem);
-  ffm_cli_add_common_options (context, &o.common);
+  ffm_cli_add_common_options (context, &o.common, TRUE);
 
-  if (!ffm_cli_parse (context, COMMAND, &o.common, argc, argv, &positional))
+  if (!ffm_cli_parse (context, COMMAND, &o.common, NULL, argc, argv, &positional))
     status = FFM_EXIT_USAGE;
   else if (positional[0] == NULL)
     status = ffm_cli_usage_error (context, COMMAND,

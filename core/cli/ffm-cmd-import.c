@@ -22,8 +22,7 @@ static const char import_description[] =
   "Translates Timeloop v0.4 YAML (architecture and ERT, problem, mapping)\n"
   "into ffm's architecture, workload and mapping JSON files. The files are\n"
   "merged as Timeloop merges its command line. Example:\n"
-  "  ffm import timeloop arch.yaml problem.yaml map.yaml ERT.yaml -o out\n"
-  "See docs/timeloop.md.";
+  "  ffm import timeloop arch.yaml problem.yaml map.yaml ERT.yaml -o out\n";
 
 typedef struct {
   FfmCliCommon common;
@@ -179,15 +178,15 @@ ffm_cmd_import (int argc, char **argv)
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) context = NULL;
+  g_autofree char *description = ffm_cli_describe (import_description, "timeloop.md");
   g_auto (GStrv) positional = NULL;
   int status;
 
-  context = ffm_cli_context_new (COMMAND, "timeloop FILE.yaml...",
-                                 import_description);
+  context = ffm_cli_context_new (COMMAND, "timeloop FILE.yaml...", description);
   g_option_context_add_main_entries (context, entries, NULL);
-  ffm_cli_add_common_options (context, &o.common);
+  ffm_cli_add_common_options (context, &o.common, FALSE);
 
-  if (!ffm_cli_parse (context, COMMAND, &o.common, argc, argv, &positional))
+  if (!ffm_cli_parse (context, COMMAND, &o.common, NULL, argc, argv, &positional))
     status = FFM_EXIT_USAGE;
   else if (positional[0] == NULL)
     status = ffm_cli_usage_error (context, COMMAND,

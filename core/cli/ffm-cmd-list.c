@@ -9,11 +9,16 @@
  * with their descriptions and constraints. Files that failed to load, and architectures whose description
  * or parameters could not be read, are listed last under "Problems:" on
  * stdout, so one output holds the whole picture; the exit code stays 0
- * because listing itself worked. --json prints the same as one JSON object
- * ({"plugins": [...], "policies": [constraint documents], "problems":
- * [...]}); --paths prints the folders
- * searched instead. */
+ * because listing itself worked. --json OUT writes the same as one JSON
+ * object ({"plugins": [...], "policies": [constraint documents],
+ * "problems": [...]}), --csv OUT the plugins,
+ * architectures and parameters as tables ("-": standard output, instead of
+ * the text); --names prints only the names --arch and --strategy take,
+ * one per line ("architecture tpuv4i", "strategy ffm"); --paths prints the
+ * folders searched instead. */
 #include "ffm-cli-common.h"
+#include "ffm-cli-output.h"
+#include "ffm-cli-table.h"
 
 #include <string.h>
 
@@ -23,11 +28,12 @@ static const char list_description[] =
   "Plugins are found in, in order: each --plugin-dir, each folder of\n"
   "FFM_PLUGIN_PATH (colon-separated), then the built-in folder (this build's\n"
   "plugins when ffm runs from its build tree). The first plugin of a name\n"
-  "wins. Files that could not be loaded are listed under \"Problems:\".";
+  "wins. Files that could not be loaded are listed under \"Problems:\".\n";
 
 typedef struct {
   FfmCliCommon common;
-  gboolean json;                /* --json */
+  FfmCliOutputOptions output;   /* --json OUT, --csv OUT */
+  gboolean names;               /* --names */
   gboolean paths;               /* --paths */
 } ListOptions;
 
@@ -343,8 +349,8 @@ add_plugin_json (FfmJsonWriter *b, const FfmPluginRegistry *registry,
   ffm_json_writer_end_object (b);
 }
 
-static void
-print_json (const FfmPluginRegistry *registry)
+static char *
+list_json (const FfmPluginRegistry *registry)
 {
   const GPtrArray *plugins = ffm_plugin_registry_get_plugins (registry);
   const GPtrArray *failures = ffm_plugin_registry_get_failures (registry);
@@ -386,7 +392,116 @@ print_json (const FfmPluginRegistry *registry)
   ffm_json_writer_end_object (b);
 
   text = ffm_json_writer_finish (b);
-  g_print ("%s", text);
+  return g_steal_pointer (&text);
+}
+
+/* ---- Tables and names ---- */
+
+static void
+add_param_rows (FfmCliTable *t, const char *plugin, const char *arch,
+                const FfmParamSpec *specs)
+{
+  for (guint i = 0; specs != NULL && specs[i].name != NULL; i++)
+    {
+      g_autofree char *help = param_help_line (&specs[i]);
+      ffm_cli_table_add_row (t);
+      ffm_cli_table_cell (t, plugin, NULL);
+      ffm_cli_table_cell (t, arch, NULL);
+      ffm_cli_table_cell (t, specs[i].name, NULL);
+      ffm_cli_table_cell (t, ffm_param_type_to_string (specs[i].type), NULL);
+      ffm_cli_table_cell (t, param_default_text (&specs[i]),
+                          specs[i].default_value != NULL ? specs[i].default_value : "");
+      ffm_cli_table_cell (t, help, NULL);
+    }
+}
+
+/* Plugins, architectures and parameters as tables (of FfmCliTable*). */
+static GPtrArray *
+list_tables (const FfmPluginRegistry *registry)
+{
+  const GPtrArray *plugins = ffm_plugin_registry_get_plugins (registry);
+  g_autoptr (GPtrArray) problems = g_ptr_array_new_with_free_func (g_free);
+  GPtrArray *tables = ffm_cli_tables_new ();
+  FfmCliTable *pt = ffm_cli_table_new ("plugins", NULL);
+  FfmCliTable *at = ffm_cli_table_new ("architectures", NULL);
+  FfmCliTable *params = ffm_cli_table_new ("parameters", NULL);
+
+  ffm_cli_table_add_text_column (pt, "kind", "kind");
+  ffm_cli_table_add_text_column (pt, "plugin", "plugin");
+  ffm_cli_table_add_text_column (pt, "version", "version");
+  ffm_cli_table_add_text_column (pt, "summary", "summary");
+  ffm_cli_table_add_text_column (pt, "file", "file");
+  ffm_cli_table_add_text_column (at, "plugin", "plugin");
+  ffm_cli_table_add_text_column (at, "architecture", "architecture");
+  ffm_cli_table_add_text_column (at, "description", "description");
+  ffm_cli_table_add_text_column (params, "plugin", "plugin");
+  ffm_cli_table_add_text_column (params, "architecture", "architecture");
+  ffm_cli_table_add_text_column (params, "parameter", "parameter");
+  ffm_cli_table_add_text_column (params, "type", "type");
+  ffm_cli_table_add_text_column (params, "default", "default");
+  ffm_cli_table_add_text_column (params, "help", "help");
+  for (guint i = 0; i < plugins->len; i++)
+    {
+      const FfmPluginInfo *info = plugins->pdata[i];
+      const FfmPluginDescriptor *desc = info->descriptor;
+
+      ffm_cli_table_add_row (pt);
+      ffm_cli_table_cell (pt, ffm_plugin_kind_to_string (desc->kind), NULL);
+      ffm_cli_table_cell (pt, desc->name, NULL);
+      ffm_cli_table_cell (pt, desc->version, NULL);
+      ffm_cli_table_cell (pt, desc->summary, NULL);
+      ffm_cli_table_cell (pt, info->path, NULL);
+      if (desc->kind == FFM_PLUGIN_KIND_ARCH_MODEL)
+        {
+          g_autoptr (GPtrArray) entries = read_architectures (registry, info, problems);
+          for (guint k = 0; k < entries->len; k++)
+            {
+              const ArchEntry *entry = entries->pdata[k];
+              ffm_cli_table_add_row (at);
+              ffm_cli_table_cell (at, desc->name, NULL);
+              ffm_cli_table_cell (at, entry->name, NULL);
+              ffm_cli_table_cell (at, entry->description != NULL ? entry->description : "",
+                                  NULL);
+              add_param_rows (params, desc->name, entry->name, entry->params);
+            }
+        }
+      else
+        add_param_rows (params, desc->name, "", desc->vtable.search->params);
+    }
+  g_ptr_array_add (tables, pt);
+  g_ptr_array_add (tables, at);
+  g_ptr_array_add (tables, params);
+  return tables;
+}
+
+/* "architecture NAME" for each architecture (as --arch takes it: the bare
+ * name when the first model offering it is this one, else MODEL:NAME) and
+ * "strategy NAME" for each strategy. */
+static void
+print_names (const FfmPluginRegistry *registry)
+{
+  const GPtrArray *plugins = ffm_plugin_registry_get_plugins (registry);
+  g_auto (GStrv) archs = ffm_plugin_registry_list_architectures (registry);
+  g_autoptr (GString) out = g_string_new (NULL);
+
+  for (guint i = 0; archs[i] != NULL; i++)
+    {
+      const char *bare = strchr (archs[i], ':') + 1;
+      const FfmPluginInfo *model = NULL;
+      g_autofree char *resolved = NULL;
+      gboolean first = ffm_plugin_registry_resolve_arch (registry, bare, &model, &resolved, NULL)
+                       && model != NULL
+                       && g_str_has_prefix (archs[i], model->descriptor->name)
+                       && archs[i][strlen (model->descriptor->name)] == ':';
+      g_string_append_printf (out, "architecture %s\n", first ? bare : archs[i]);
+    }
+  for (guint i = 0; i < plugins->len; i++)
+    {
+      const FfmPluginInfo *info = plugins->pdata[i];
+      if (info->descriptor->kind == FFM_PLUGIN_KIND_SEARCH)
+        g_string_append_printf (out, "strategy %s\n", info->descriptor->name);
+    }
+  g_print ("%s", out->str);
 }
 
 /* ---- Paths ---- */
@@ -425,42 +540,64 @@ print_paths (const FfmCliCommon *common)
 int
 ffm_cmd_list (int argc, char **argv)
 {
-  ListOptions options = { FFM_CLI_COMMON_INIT, FALSE, FALSE };
+  ListOptions options = { FFM_CLI_COMMON_INIT, FFM_CLI_OUTPUT_OPTIONS_INIT, FALSE, FALSE };
   const GOptionEntry entries[] = {
-    { "json", 0, 0, G_OPTION_ARG_NONE, &options.json,
-      "Print one JSON object instead of text", NULL },
+    { "names", 0, 0, G_OPTION_ARG_NONE, &options.names,
+      "Print only the names --arch and --strategy take, one per line", NULL },
     { "paths", 0, 0, G_OPTION_ARG_NONE, &options.paths,
       "Print the folders searched for plugins, workloads and architectures", NULL },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) context = NULL;
+  g_autofree char *description = NULL;
   g_auto (GStrv) positional = NULL;
   g_autoptr (FfmPluginRegistry) registry = NULL;
+  g_autoptr (GError) error = NULL;
   int status = FFM_EXIT_OK;
+  gboolean machine;
 
-  context = ffm_cli_context_new (COMMAND, NULL, list_description);
+  description = ffm_cli_describe (list_description, "architectures.md");
+  context = ffm_cli_context_new (COMMAND, NULL, description);
   g_option_context_add_main_entries (context, entries, NULL);
-  ffm_cli_add_common_options (context, &options.common);
+  ffm_cli_add_output_options (context, &options.output, "the plugins");
+  ffm_cli_add_common_options (context, &options.common, TRUE);
 
-  if (!ffm_cli_parse (context, COMMAND, &options.common, argc, argv, &positional))
+  machine = FALSE;
+  if (!ffm_cli_parse (context, COMMAND, &options.common, NULL, argc, argv, &positional))
     status = FFM_EXIT_USAGE;
   else if (positional[0] != NULL)
     status = ffm_cli_usage_error (context, COMMAND, "unexpected argument '%s'",
                                   positional[0]);
-  else if (options.json && options.paths)
+  else if ((machine = options.output.json != NULL || options.output.csv != NULL)
+           && (options.paths || options.names))
+    status = ffm_cli_usage_error (context, COMMAND, "--%s cannot be used with --json "
+                                  "or --csv", options.paths ? "paths" : "names");
+  else if (options.paths && options.names)
     status = ffm_cli_usage_error (context, COMMAND,
-                                  "--json and --paths cannot be used together");
+                                  "--paths and --names cannot be used together");
+  else if (ffm_cli_output_options_conflict (&options.output) != NULL)
+    status = ffm_cli_usage_error (context, COMMAND, "%s",
+                                  ffm_cli_output_options_conflict (&options.output));
   else if (options.paths)
     print_paths (&options.common);
   else
     {
       registry = ffm_cli_registry_new (&options.common);
-      if (options.json)
-        print_json (registry);
+      if (options.names)
+        print_names (registry);
       else
-        print_text (registry);
+        {
+          g_autofree char *json = options.output.json != NULL ? list_json (registry) : NULL;
+          g_autoptr (GPtrArray) tables = options.output.csv != NULL ? list_tables (registry)
+                                                                    : NULL;
+          if (ffm_cli_output_wants_text (&options.output))
+            print_text (registry);
+          if (!ffm_cli_output_write_results (&options.output, json, tables, &error))
+            status = ffm_cli_fail (COMMAND, error);
+        }
     }
 
+  ffm_cli_output_options_clear (&options.output);
   ffm_cli_common_clear (&options.common);
   return status;
 }

@@ -3,42 +3,47 @@
  *
  * Prints, per Einsum, the templates enumerated, the tile vectors evaluated
  * by the cost model and how many were valid, the compatibility groups, the
- * Pareto survivors and the thread time, then the totals and the wall time;
- * --json prints the same as one JSON object. --groups also lists each
- * group's compatibility and size. Exit 0 on success, 1 when the problem
- * does not load or an Einsum has no pmapping (the message names the Einsum
- * and the memory), 2 for usage errors. */
+ * Pareto survivors and the time its threads spent on it (thread time:
+ * with several threads their sum exceeds the wall time), then the totals
+ * and the wall time. --groups also lists each group's compatibility and
+ * size, --templates every template. --json OUT writes the same as a
+ * result file (ffm-result.h: what produced it, then the numbers), --csv
+ * OUT the tables. On a terminal a progress line shows the Einsum and the
+ * templates done of the total (ffm-cli-progress.h). Exit 0 on success, 1
+ * when the problem does not load or an Einsum has no pmapping (the
+ * message names the Einsum and the memory), 2 for usage errors. */
 #include "ffm-cli-common.h"
 #include "ffm-cli-cancel.h"
+#include "ffm-cli-output.h"
+#include "ffm-cli-progress.h"
+#include "ffm-cli-table.h"
 
 #include <string.h>
 
 #define COMMAND "pmappings"
 
-static const char pmappings_description[] =
-  "Generates every Pareto-optimal pmapping of each Einsum (the first phase\n"
-  "of FFM) and reports what it took. --objective energy|latency|edp|pareto\n"
-  "chooses the objectives kept (edp and pareto keep energy and latency).";
-
 typedef struct {
   FfmCliCommon common;
+  FfmCliRunOptions run;
   FfmCliProblemOptions problem;
+  FfmCliOutputOptions output;
   char *einsum;                 /* --einsum NAME (owned) */
   char *objective;              /* --objective (owned) */
   int max_fused_loops;          /* --max-fused-loops */
   int max_fused_per_var;        /* --max-fused-loops-per-rank-var */
   gboolean unfused;
-  gboolean json;
   gboolean groups;
   gboolean templates;
   gboolean no_reuse;
+  gboolean quiet;
   double timeout;               /* --timeout S, 0 = none */
 } PmappingsOptions;
 
 /* Each template of @pm as an indented tree. */
 static void
-print_templates (const FfmEinsumPmappings *pm)
+append_templates (GString *out, const FfmEinsumPmappings *pm, const char *einsum)
 {
+  g_string_append_printf (out, "\nTemplates of %s (tiles are placeholders):\n", einsum);
   for (guint t = 0; t < ffm_einsum_pmappings_get_n_templates (pm); t++)
     {
       const GPtrArray *nodes = ffm_einsum_pmappings_get_template (pm, t);
@@ -48,66 +53,128 @@ print_templates (const FfmEinsumPmappings *pm)
         g_ptr_array_add (ffm_mapping_get_root (m),
                          ffm_mapping_node_copy (g_ptr_array_index (nodes, i)));
       text = ffm_mapping_to_tree_string (m);
-      g_print ("  template %u:\n%s", t, text);
+      g_string_append_printf (out, "  template %u:\n%s", t, text);
     }
 }
 
-static void
-print_table (const FfmPmappingSet *set, gboolean groups, gboolean show_templates)
+static FfmCliTable *
+einsums_table (const FfmPmappingSet *set)
 {
   FfmWorkload *w = ffm_pmapping_set_get_workload (set);
-  FfmArch *a = ffm_pmapping_set_get_arch (set);
+  FfmCliTable *t = ffm_cli_table_new ("einsums", NULL);
   guint64 evaluated = 0, valid = 0, rows = 0;
   guint templates = 0, n_groups = 0;
+  double seconds = 0;
 
-  g_print ("Pmappings of %s on %s\n\n", ffm_workload_get_name (w),
-           ffm_arch_get_name (a));
-  g_print ("%-14s %9s %14s %12s %8s %10s %9s\n", "Einsum", "templates",
-           "evaluated", "valid", "groups", "pmappings", "time (s)");
+  ffm_cli_table_add_text_column (t, "einsum", "Einsum");
+  ffm_cli_table_add_column (t, "templates", "templates");
+  ffm_cli_table_add_column (t, "evaluated", "evaluated");
+  ffm_cli_table_add_column (t, "valid", "valid");
+  ffm_cli_table_add_column (t, "groups", "groups");
+  ffm_cli_table_add_column (t, "pmappings", "pmappings");
+  ffm_cli_table_add_column (t, "thread_seconds", "thread time");
+  ffm_cli_table_add_text_column (t, "same_as", "same as");
   for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (set); i++)
     {
       const FfmEinsumPmappings *pm = ffm_pmapping_set_get_einsum (set, i);
       const FfmPmappingStats *s = ffm_einsum_pmappings_get_stats (pm);
       const FfmEinsum *e = ffm_workload_get_einsum (w, ffm_einsum_pmappings_get_einsum (pm));
 
-      g_print ("%-14s %9u %14" G_GUINT64_FORMAT " %12" G_GUINT64_FORMAT
-               " %8u %10" G_GUINT64_FORMAT " %9.3f", e->name, s->n_templates,
-               s->n_evaluated, s->n_valid, s->n_groups, s->n_rows, s->seconds);
+      ffm_cli_table_add_row (t);
+      ffm_cli_table_cell (t, e->name, NULL);
+      ffm_cli_table_cell_count (t, s->n_templates);
+      ffm_cli_table_cell_count (t, s->n_evaluated);
+      ffm_cli_table_cell_count (t, s->n_valid);
+      ffm_cli_table_cell_count (t, s->n_groups);
+      ffm_cli_table_cell_count (t, s->n_rows);
+      ffm_cli_table_cell_quantity (t, s->seconds, "s");
       /* An Einsum of the same signature as an earlier one: a renamed copy. */
       if (s->reused_from >= 0)
-        g_print ("  same as %s", ffm_workload_get_einsum (w, (guint) s->reused_from)->name);
-      g_print ("\n");
+        ffm_cli_table_cell (t, ffm_workload_get_einsum (w, (guint) s->reused_from)->name, NULL);
+      else
+        ffm_cli_table_cell (t, "", NULL);
       templates += s->n_templates;
       evaluated += s->n_evaluated;
       valid += s->n_valid;
       n_groups += s->n_groups;
       rows += s->n_rows;
-      if (show_templates)
-        print_templates (pm);
-      for (guint k = 0; groups && k < ffm_einsum_pmappings_get_n_groups (pm); k++)
+      seconds += s->seconds;
+    }
+  ffm_cli_table_add_row (t);
+  ffm_cli_table_cell (t, "total", NULL);
+  ffm_cli_table_cell_count (t, templates);
+  ffm_cli_table_cell_count (t, evaluated);
+  ffm_cli_table_cell_count (t, valid);
+  ffm_cli_table_cell_count (t, n_groups);
+  ffm_cli_table_cell_count (t, rows);
+  ffm_cli_table_cell_quantity (t, seconds, "s");
+  ffm_cli_table_cell (t, "", NULL);
+  return t;
+}
+
+static FfmCliTable *
+groups_table (const FfmPmappingSet *set)
+{
+  FfmWorkload *w = ffm_pmapping_set_get_workload (set);
+  FfmArch *a = ffm_pmapping_set_get_arch (set);
+  FfmCliTable *t = ffm_cli_table_new ("groups", "Compatibility groups");
+
+  ffm_cli_table_add_text_column (t, "einsum", "Einsum");
+  ffm_cli_table_add_column (t, "rows", "rows");
+  ffm_cli_table_add_text_column (t, "compatibility", "compatibility");
+  for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (set); i++)
+    {
+      const FfmEinsumPmappings *pm = ffm_pmapping_set_get_einsum (set, i);
+      const char *name = ffm_workload_get_einsum (w, ffm_einsum_pmappings_get_einsum (pm))->name;
+      for (guint k = 0; k < ffm_einsum_pmappings_get_n_groups (pm); k++)
         {
           const FfmPmappingGroup *g = ffm_einsum_pmappings_get_group (pm, k);
           g_autofree char *c = ffm_compatibility_to_string (&g->compat, w, a);
-          g_print ("    %5u rows  %s\n", g->n_rows, c[0] ? c : "(no shared tensor)");
+          ffm_cli_table_add_row (t);
+          ffm_cli_table_cell (t, name, NULL);
+          ffm_cli_table_cell_count (t, g->n_rows);
+          ffm_cli_table_cell (t, c[0] ? c : "(no shared tensor)", c);
         }
     }
-  g_print ("%-14s %9u %14" G_GUINT64_FORMAT " %12" G_GUINT64_FORMAT
-           " %8u %10" G_GUINT64_FORMAT "\n", "total", templates, evaluated,
-           valid, n_groups, rows);
-  g_print ("\nWall time %.3f s\n", ffm_pmapping_set_get_seconds (set));
+  return t;
 }
 
 static void
-print_json (const FfmPmappingSet *set, guint n_threads)
+print_text (const FfmPmappingSet *set, GPtrArray *tables, gboolean templates)
+{
+  FfmWorkload *w = ffm_pmapping_set_get_workload (set);
+  g_autoptr (GString) out = g_string_new (NULL);
+  g_autofree char *wall = ffm_format_si (ffm_pmapping_set_get_seconds (set), "s");
+
+  g_string_append_printf (out, "Pmappings of %s on %s\n\n", ffm_workload_get_name (w),
+                          ffm_arch_get_name (ffm_pmapping_set_get_arch (set)));
+  ffm_cli_table_append_text (g_ptr_array_index (tables, 0), out);
+  g_string_append_printf (out, "\nWall time %s (thread time is summed over the "
+                          "threads that worked on each Einsum)\n", wall);
+  for (guint i = 1; i < tables->len; i++)
+    {
+      g_string_append_c (out, '\n');
+      ffm_cli_table_append_text (g_ptr_array_index (tables, i), out);
+    }
+  for (guint i = 0; templates && i < ffm_pmapping_set_get_n_einsums (set); i++)
+    {
+      const FfmEinsumPmappings *pm = ffm_pmapping_set_get_einsum (set, i);
+      append_templates (out, pm, ffm_workload_get_einsum (w, ffm_einsum_pmappings_get_einsum (pm))->name);
+    }
+  g_print ("%s", out->str);
+}
+
+static char *
+result_json (const FfmPmappingSet *set, const FfmResultInfo *info, guint n_threads)
 {
   FfmWorkload *w = ffm_pmapping_set_get_workload (set);
   FfmArch *a = ffm_pmapping_set_get_arch (set);
   g_autoptr (FfmJsonWriter) b = ffm_json_writer_new ();
-  g_autofree char *text = NULL;
   guint n_tracked;
   const guint *tracked = ffm_pmapping_set_get_tracked_levels (set, &n_tracked);
 
   ffm_json_writer_begin_object (b);
+  ffm_result_info_write_json (info, b);
   ffm_json_writer_member_string (b, "workload", ffm_workload_get_name (w));
   ffm_json_writer_member_string (b, "architecture", ffm_arch_get_name (a));
   ffm_json_writer_member_uint (b, "threads", n_threads);
@@ -133,7 +200,8 @@ print_json (const FfmPmappingSet *set, guint n_threads)
       ffm_json_writer_member_uint (b, "partial", s->n_partial);
       ffm_json_writer_member_uint (b, "groups", s->n_groups);
       ffm_json_writer_member_uint (b, "pmappings", s->n_rows);
-      ffm_json_writer_member_double (b, "seconds", s->seconds);
+      /* Thread time: summed over the threads that worked on it. */
+      ffm_json_writer_member_double (b, "thread_seconds", s->seconds);
       ffm_json_writer_member_string (b, "same_as", s->reused_from >= 0
                                      ? ffm_workload_get_einsum (w, (guint) s->reused_from)->name
                                      : NULL);
@@ -141,8 +209,7 @@ print_json (const FfmPmappingSet *set, guint n_threads)
     }
   ffm_json_writer_end_array (b);
   ffm_json_writer_end_object (b);
-  text = ffm_json_writer_finish (b);
-  g_print ("%s", text);
+  return ffm_json_writer_finish (b);
 }
 
 static int
@@ -153,10 +220,15 @@ run (GOptionContext *context, PmappingsOptions *o)
   g_autoptr (FfmWorkload) workload = NULL;
   g_autoptr (FfmPmappingSet) set = NULL;
   g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) tables = ffm_cli_tables_new ();
+  g_autofree char *json = NULL;
   FfmPmappingOptions options;
   FfmObjective objective = FFM_OBJECTIVE_EDP;
   int status;
 
+  if (ffm_cli_output_options_conflict (&o->output) != NULL)
+    return ffm_cli_usage_error (context, COMMAND, "%s",
+                                ffm_cli_output_options_conflict (&o->output));
   if (o->objective != NULL
       && !ffm_objective_from_string (o->objective, &objective, &error))
     return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
@@ -186,7 +258,7 @@ run (GOptionContext *context, PmappingsOptions *o)
   options.max_fused_loops_per_rank_var = o->max_fused_per_var;
   options.unfused = o->unfused;
   options.reuse_equal_einsums = !o->no_reuse;
-  options.n_threads = ffm_cli_common_get_threads (&o->common);
+  options.n_threads = ffm_cli_run_options_get_threads (&o->run);
   if (o->einsum != NULL)
     {
       options.einsum = ffm_workload_find_einsum (workload, o->einsum);
@@ -197,9 +269,15 @@ run (GOptionContext *context, PmappingsOptions *o)
     }
   {
     g_autoptr (FfmCliCancel) cancel = ffm_cli_cancel_begin (o->timeout);
+    g_autoptr (FfmCliProgress) progress = ffm_cli_progress_start (COMMAND, !o->quiet);
+
     options.cancel = ffm_cli_cancel_get_flag (cancel);
+    options.progress = ffm_cli_progress_pmappings;
+    options.progress_data = progress;
     set = ffm_pmappings_generate (workload, arch, &options, &error);
     options.cancel = NULL;
+    options.progress = NULL;
+    g_clear_pointer (&progress, ffm_cli_progress_stop);
     if (set == NULL)
       {
         if (ffm_cli_cancel_get_reason (cancel) != FFM_CLI_STOP_NONE)
@@ -207,17 +285,35 @@ run (GOptionContext *context, PmappingsOptions *o)
         return ffm_cli_fail (COMMAND, error);
       }
   }
-  if (o->json)
-    print_json (set, options.n_threads);
-  else
-    print_table (set, o->groups, o->templates);
+  g_ptr_array_add (tables, einsums_table (set));
+  if (o->groups)
+    g_ptr_array_add (tables, groups_table (set));
+  if (!o->quiet && ffm_cli_output_wants_text (&o->output))
+    print_text (set, tables, o->templates);
+  if (o->output.json != NULL)
+    {
+      g_autoptr (FfmResultInfo) info =
+        ffm_cli_problem_info_new (COMMAND, registry, &o->problem, workload, arch);
+      ffm_result_info_set_objective (info, ffm_objective_to_string (objective));
+      ffm_result_info_set_option_int (info, "max_fused_loops", o->max_fused_loops);
+      ffm_result_info_set_option_int (info, "max_fused_loops_per_rank_var",
+                                      o->max_fused_per_var);
+      ffm_result_info_set_option_boolean (info, "unfused", o->unfused);
+      ffm_result_info_set_option_boolean (info, "reuse", !o->no_reuse);
+      ffm_result_info_set_option_string (info, "einsum", o->einsum);
+      ffm_result_info_set_option_int (info, "threads", options.n_threads);
+      json = result_json (set, info, options.n_threads);
+    }
+  if (!ffm_cli_output_write_results (&o->output, json, tables, &error))
+    return ffm_cli_fail (COMMAND, error);
   return FFM_EXIT_OK;
 }
 
 int
 ffm_cmd_pmappings (int argc, char **argv)
 {
-  PmappingsOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_PROBLEM_OPTIONS_INIT,
+  PmappingsOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_RUN_OPTIONS_INIT,
+                         FFM_CLI_PROBLEM_OPTIONS_INIT, FFM_CLI_OUTPUT_OPTIONS_INIT,
                          NULL, NULL, 1, 1, FALSE, FALSE, FALSE, FALSE, FALSE, 0 };
   const GOptionEntry entries[] = {
     { "einsum", 'e', 0, G_OPTION_ARG_STRING, &o.einsum,
@@ -236,29 +332,36 @@ ffm_cmd_pmappings (int argc, char **argv)
       "Print every template (tiles are placeholders)", NULL },
     { "no-reuse", 0, 0, G_OPTION_ARG_NONE, &o.no_reuse,
       "Enumerate every Einsum, also those equal to an earlier one", NULL },
-    { "json", 0, 0, G_OPTION_ARG_NONE, &o.json,
-      "Print JSON instead of a table", NULL },
     { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o.timeout,
       "Stop after SECONDS (as Ctrl-C does) with an error", "SECONDS" },
+    { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet,
+      "Print nothing on standard output and no progress", NULL },
     G_OPTION_ENTRY_NULL
   };
-  g_autoptr (GOptionContext) context =
-    ffm_cli_context_new (COMMAND, NULL, pmappings_description);
+  g_autofree char *description = ffm_cli_describe (
+    "Generates every Pareto-optimal pmapping of each Einsum (the first phase\n"
+    "of FFM) and reports what it took. --objective energy|latency|edp|pareto\n"
+    "chooses the objectives kept (edp and pareto keep energy and latency).\n"
+    "Example:\n"
+    "  ffm pmappings --arch simple --workload matmuls --param n_einsums=2\n",
+    "pmapping-generator.md");
+  g_autoptr (GOptionContext) context = ffm_cli_context_new (COMMAND, NULL, description);
   g_auto (GStrv) positional = NULL;
   int status;
 
-  ffm_cli_common_init (&o.common);
-  ffm_cli_problem_options_init (&o.problem);
   g_option_context_add_main_entries (context, entries, NULL);
+  ffm_cli_add_output_options (context, &o.output, "the counts");
   ffm_cli_add_problem_options (context, &o.problem);
-  ffm_cli_add_common_options (context, &o.common);
-  if (!ffm_cli_parse (context, COMMAND, &o.common, argc, argv, &positional))
+  ffm_cli_add_run_options (context, &o.run, FFM_CLI_RUN_THREADS);
+  ffm_cli_add_common_options (context, &o.common, TRUE);
+  if (!ffm_cli_parse (context, COMMAND, &o.common, &o.run, argc, argv, &positional))
     status = FFM_EXIT_USAGE;
   else if (positional[0] != NULL)
     status = ffm_cli_usage_error (context, COMMAND, "unexpected argument '%s'",
                                   positional[0]);
   else
     status = run (context, &o);
+  ffm_cli_output_options_clear (&o.output);
   ffm_cli_common_clear (&o.common);
   ffm_cli_problem_options_clear (&o.problem);
   g_free (o.einsum);

@@ -14,8 +14,10 @@
  * the ffm strategy and the constraint options on top. One row per point
  * and policy: the swept values, status (ok or failed), energy, latency,
  * EDP, wall time, the tensors passed between Einsums with where each is
- * backed, the energy of each architecture level, and the error of a failed
- * point. A point that fails (its problem does not load, nothing fits under
+ * backed, the energy of each architecture level and of each tensor class
+ * (weights, the K and V intermediates, other intermediates, inputs and
+ * outputs: the FFM paper's Fig. 12(b), over every memory), and the error
+ * of a failed point. A point that fails (its problem does not load, nothing fits under
  * its policy) is recorded and the others go on; the exit code is then 1.
  *
  * Resumable: each finished row is appended to --csv at once, and a sweep
@@ -35,6 +37,7 @@
 #include "ffm-cli-cancel.h"
 #include "ffm-cli-output.h"
 #include "ffm-cli-progress.h"
+#include "ffm-cli-report.h"
 #include "ffm-cli-search.h"
 #include "ffm-plot.h"
 
@@ -59,6 +62,7 @@ static const char sweep_description[] =
 
 typedef struct {
   FfmCliCommon common;
+  FfmCliRunOptions run;
   FfmCliProblemOptions problem;
   FfmCliSearchOptions search;
   char **sweeps;                /* --sweep K=V1,V2 (owned) */
@@ -85,6 +89,7 @@ typedef struct {
   double energy, latency, edp, seconds;
   char *fused;                  /* "T1@GlobalBuffer;T2@MainMemory" (owned) */
   char *level_energy;           /* "MainMemory=1e-3;GlobalBuffer=..." (owned) */
+  char *class_energy;           /* "weights=...;intermediates_kv=..." (owned) */
   char *error;                  /* failed: the message (owned) */
   char *line;                   /* the CSV line, without newline (owned) */
   /* the work: */
@@ -109,6 +114,7 @@ point_free (Point *p)
   g_free (p->key);
   g_free (p->fused);
   g_free (p->level_energy);
+  g_free (p->class_energy);
   g_free (p->error);
   g_free (p->line);
   g_clear_pointer (&p->problem, ffm_problem_unref);
@@ -211,7 +217,7 @@ csv_record (const char *text, gsize *pos)
 /* The fixed columns after the policy and the axes. */
 static const char *const result_columns[] = {
   "status", "energy_j", "latency_s", "edp_js", "seconds", "fused",
-  "energy_by_level", "error", NULL
+  "energy_by_level", "energy_by_tensor_class", "error", NULL
 };
 
 static char *
@@ -257,6 +263,7 @@ point_make_line (Point *p)
   }
   csv_field (line, p->fused);
   csv_field (line, p->level_energy);
+  csv_field (line, p->class_energy);
   csv_field (line, p->error);
   g_free (p->line);
   p->line = g_string_free (line, FALSE);
@@ -336,14 +343,14 @@ resume_from_csv (const char *path, const GArray *axes, GPtrArray *points,
       row++;
       if (fields->len == 1 && ((char *) fields->pdata[0])[0] == '\0')
         continue;               /* an empty line */
-      if (fields->len != 1 + n_axes + 8)
+      if (fields->len != 1 + n_axes + 9)
         {
           /* The last line of a killed run may be cut short: redo it. */
           if (text[pos] == '\0' && text[length - 1] != '\n')
             break;
           g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "--csv %s: row %u "
                        "has %u fields, expected %u", path, row, fields->len,
-                       1 + n_axes + 8);
+                       1 + n_axes + 9);
           return FALSE;
         }
       g_ptr_array_add (fields, NULL);
@@ -370,7 +377,8 @@ resume_from_csv (const char *path, const GArray *axes, GPtrArray *points,
         }
       p->fused = g_strdup (f[6 + n_axes]);
       p->level_energy = g_strdup (f[7 + n_axes]);
-      p->error = *f[8 + n_axes] != '\0' ? g_strdup (f[8 + n_axes]) : NULL;
+      p->class_energy = g_strdup (f[8 + n_axes]);
+      p->error = *f[9 + n_axes] != '\0' ? g_strdup (f[9 + n_axes]) : NULL;
       p->done = TRUE;
       point_make_line (p);
       (*n_resumed)++;
@@ -537,14 +545,36 @@ prepare_point (Sweep *s, const GArray *axes, Point *p)
   point_make_line (p);
 }
 
-/* What the best mapping says: fused tensors and energy per level. */
+/* The tensor classes of the FFM paper's Fig. 12(b): weights, the K and V
+ * intermediates, the other intermediates, inputs and outputs. */
+static const char *const tensor_classes[] = {
+  "weights", "intermediates_kv", "intermediates_other", "inputs_outputs",
+};
+
+static guint
+tensor_class (const FfmWorkload *w, guint t)
+{
+  const char *kind = ffm_workload_get_tensor_kind (w, t);
+  const char *name = ffm_workload_get_tensor (w, t)->name;
+
+  if (strcmp (kind, "weight") == 0)
+    return 0;
+  if (strcmp (kind, "intermediate") == 0)
+    return strcmp (name, "K") == 0 || strcmp (name, "V") == 0 ? 1 : 2;
+  return 3;
+}
+
+/* What the best mapping says: fused tensors, energy per level and per
+ * tensor class. */
 static void
-describe_result (Point *p, const FfmSolution *sol, const FfmCostReport *r)
+describe_result (Point *p, const FfmCostReport *r)
 {
   FfmWorkload *w = ffm_problem_get_workload (p->problem);
   FfmArch *a = ffm_problem_get_arch (p->problem);
-  g_autoptr (GArray) fusion = ffm_cli_fusion_decisions (w, a, sol->mapping);
+  g_autoptr (GArray) fusion = ffm_cli_report_fusion_decisions (r);
   GString *fused = g_string_new (NULL), *levels = g_string_new (NULL);
+  GString *classes = g_string_new (NULL);
+  double by_class[G_N_ELEMENTS (tensor_classes)] = { 0 };
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
   for (guint i = 0; i < fusion->len; i++)
@@ -558,8 +588,18 @@ describe_result (Point *p, const FfmSolution *sol, const FfmCostReport *r)
                             ffm_arch_get_level (a, l)->name,
                             g_ascii_formatd (buf, sizeof buf, "%.17g",
                                              ffm_cost_report_get_level_energy (r, l)));
+  for (guint t = 0; t < ffm_workload_get_n_tensors (w); t++)
+    {
+      double e = 0;
+      ffm_cost_report_get_tensor_totals (r, t, &e, NULL, NULL);
+      by_class[tensor_class (w, t)] += e;
+    }
+  for (guint k = 0; k < G_N_ELEMENTS (tensor_classes); k++)
+    g_string_append_printf (classes, "%s%s=%s", k ? ";" : "", tensor_classes[k],
+                            g_ascii_formatd (buf, sizeof buf, "%.17g", by_class[k]));
   p->fused = g_string_free (fused, FALSE);
   p->level_energy = g_string_free (levels, FALSE);
+  p->class_energy = g_string_free (classes, FALSE);
 }
 
 /* A worker: searches one point and hands it back. */
@@ -592,7 +632,7 @@ run_point (gpointer data, gpointer user_data)
       p->energy = ffm_cost_report_get_energy (r);
       p->latency = ffm_cost_report_get_latency (r);
       p->edp = ffm_cost_report_get_edp (r);
-      describe_result (p, ffm_search_result_get_solution (run.result, run.best), r);
+      describe_result (p, r);
     }
   p->seconds = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
   if (!p->ok)
@@ -605,6 +645,27 @@ run_point (gpointer data, gpointer user_data)
 }
 
 /* ---- Outputs ---- */
+
+/* Member @key: an object of the "NAME=NUMBER;..." pairs of @pairs. */
+static void
+write_pairs_json (FfmJsonWriter *b, const char *key, const char *pairs)
+{
+  g_auto (GStrv) items = g_strsplit (pairs != NULL ? pairs : "", ";", -1);
+
+  ffm_json_writer_key (b, key);
+  ffm_json_writer_begin_object (b);
+  for (guint k = 0; items[k] != NULL; k++)
+    {
+      char *eq = strrchr (items[k], '=');
+      double v;
+      if (eq == NULL)
+        continue;
+      *eq = '\0';
+      if (parse_double (eq + 1, &v))
+        ffm_json_writer_member_double (b, items[k], v);
+    }
+  ffm_json_writer_end_object (b);
+}
 
 static char *
 points_json (const GArray *axes, const GPtrArray *points)
@@ -634,8 +695,6 @@ points_json (const GArray *axes, const GPtrArray *points)
       if (p->ok)
         {
           g_auto (GStrv) fused = g_strsplit (p->fused != NULL ? p->fused : "", ";", -1);
-          g_auto (GStrv) levels = g_strsplit (p->level_energy != NULL ? p->level_energy : "",
-                                              ";", -1);
           ffm_json_writer_member_double (b, "energy_j", p->energy);
           ffm_json_writer_member_double (b, "latency_s", p->latency);
           ffm_json_writer_member_double (b, "edp_js", p->edp);
@@ -653,19 +712,8 @@ points_json (const GArray *axes, const GPtrArray *points)
               ffm_json_writer_end_object (b);
             }
           ffm_json_writer_end_array (b);
-          ffm_json_writer_key (b, "energy_by_level_j");
-          ffm_json_writer_begin_object (b);
-          for (guint k = 0; levels[k] != NULL; k++)
-            {
-              char *eq = strrchr (levels[k], '=');
-              double v;
-              if (eq == NULL)
-                continue;
-              *eq = '\0';
-              if (parse_double (eq + 1, &v))
-                ffm_json_writer_member_double (b, levels[k], v);
-            }
-          ffm_json_writer_end_object (b);
+          write_pairs_json (b, "energy_by_level_j", p->level_energy);
+          write_pairs_json (b, "energy_by_tensor_class_j", p->class_energy);
         }
       else
         ffm_json_writer_member_string (b, "error", p->error);
@@ -846,12 +894,12 @@ run (GOptionContext *context, SweepOptions *o)
       n_todo += !p->done;
     }
 
-  threads = ffm_cli_common_get_threads (&o->common);
+  threads = ffm_cli_run_options_get_threads (&o->run);
   workers = MAX (1, MIN (threads, n_todo));
   s.threads_per_point = MAX (1, threads / workers);
   {
     g_autoptr (FfmCliCancel) cancel = ffm_cli_cancel_begin (o->search.timeout);
-    g_autoptr (FfmCliProgress) progress = ffm_cli_progress_start (COMMAND);
+    g_autoptr (FfmCliProgress) progress = ffm_cli_progress_start (COMMAND, TRUE);
     GThreadPool *pool;
     double started = g_get_monotonic_time () / (double) G_USEC_PER_SEC;
 
@@ -955,7 +1003,7 @@ run (GOptionContext *context, SweepOptions *o)
 int
 ffm_cmd_sweep (int argc, char **argv)
 {
-  SweepOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_PROBLEM_OPTIONS_INIT,
+  SweepOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_RUN_OPTIONS_INIT, FFM_CLI_PROBLEM_OPTIONS_INIT,
                      FFM_CLI_SEARCH_OPTIONS_INIT, NULL, NULL, FALSE, NULL, NULL, NULL };
   const GOptionEntry entries[] = {
     { "sweep", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.sweeps,
@@ -990,8 +1038,9 @@ ffm_cmd_sweep (int argc, char **argv)
   g_option_context_add_main_entries (context, entries, NULL);
   ffm_cli_add_constraint_options (context, &o.search);
   ffm_cli_add_problem_options (context, &o.problem);
-  ffm_cli_add_common_options (context, &o.common);
-  if (!ffm_cli_parse (context, COMMAND, &o.common, argc, argv, &positional))
+  ffm_cli_add_run_options (context, &o.run, FFM_CLI_RUN_THREADS);
+  ffm_cli_add_common_options (context, &o.common, TRUE);
+  if (!ffm_cli_parse (context, COMMAND, &o.common, &o.run, argc, argv, &positional))
     status = FFM_EXIT_USAGE;
   else if (positional[0] != NULL)
     status = ffm_cli_usage_error (context, COMMAND, "unexpected argument '%s'",

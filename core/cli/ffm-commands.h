@@ -25,7 +25,7 @@
   X ("map", ffm_cmd_map, \
      "Find the best fused mapping of a workload with a search strategy") \
   X ("eval", ffm_cmd_eval, \
-     "Print the energy, latency and data movement of a given mapping") \
+     "Evaluate a mapping or a result file again, or compare several") \
   X ("compare", ffm_cmd_compare, \
      "Run several strategies head to head on one problem, model and budget") \
   X ("sweep", ffm_cmd_sweep, \

@@ -2,12 +2,14 @@
  *
  *   ffm COMMAND [OPTION…]      run a subcommand (ffm-commands.h)
  *   ffm help [COMMAND]         this overview, or a subcommand's --help
+ *   ffm help --man             the manual page ffm(1) (ffm-cli-manpage.h)
  *   ffm --help | -h            this overview
  *   ffm version | --version    the version of ffm and of its plugin ABI
  * Options belong to subcommands; there are no options before COMMAND.
  * Exit codes: 0 ok, 1 runtime or input error (a failed write to standard
  * output included), 2 usage error (with the usage on stderr). */
 #include "ffm-cli-common.h"
+#include "ffm-cli-manpage.h"
 #include "ffm-cli-output.h"
 
 #include <locale.h>
@@ -60,14 +62,14 @@ print_usage (gboolean to_stderr)
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     g_string_append_printf (text, "  %-*s  %s\n", width, commands[i].name,
                             commands[i].summary);
-  g_string_append (text,
-                   "\n"
-                   "Use \"ffm help COMMAND\" or \"ffm COMMAND --help\" for the "
-                   "options of a command.\n");
   {
-    /* The help texts cite docs/FILE.md: say where that folder is. */
-    g_autofree char *docs = ffm_paths_docs_dir ();
-    g_string_append_printf (text, "Documentation (docs/ in the help texts): %s\n", docs);
+    g_autofree char *docs = ffm_cli_doc_dir (FALSE);
+    g_string_append_printf (text,
+                            "\n"
+                            "Use \"ffm help COMMAND\" or \"ffm COMMAND --help\" for the "
+                            "options of a command,\n"
+                            "\"man ffm\" for the manual page (\"ffm help --man\" prints it).\n"
+                            "Documentation: %s (README.md, then docs/)\n", docs);
   }
   if (to_stderr)
     g_printerr ("%s", text->str);
@@ -111,6 +113,21 @@ cmd_help (int argc, char **argv)
   if (argc < 2 || strcmp (argv[1], "help") == 0)
     {
       print_usage (FALSE);
+      return FFM_EXIT_OK;
+    }
+  if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0
+      || strcmp (argv[1], "-?") == 0)
+    {
+      g_print ("Usage:\n  ffm help [COMMAND]\n  ffm help --man\n\n"
+               "%s: the list of commands, the help of one (what \"ffm COMMAND "
+               "--help\" prints), or the manual page ffm(1) in man(7) format.\n",
+               find_command ("help")->summary);
+      return FFM_EXIT_OK;
+    }
+  if (strcmp (argv[1], "--man") == 0)
+    {
+      g_autofree char *page = ffm_cli_manpage_build ();
+      g_print ("%s", page);
       return FFM_EXIT_OK;
     }
   command = find_command (argv[1]);

@@ -40,6 +40,20 @@ static const FfmParamSpec ffm_params[] = {
   { NULL, 0, NULL, NULL, 0, 0, NULL }
 };
 
+/* The generator's progress passed on as the strategy's phase (called
+ * from the generator's threads; the host's callback is thread-safe). */
+static void
+forward_progress (const FfmPmappingProgress *p, gpointer data)
+{
+  const FfmSearchContext *ctx = data;
+  char where[128], phase[160];
+
+  ffm_pmapping_progress_format (p, where, sizeof where);
+  g_snprintf (phase, sizeof phase, "pmappings: %s", where);
+  ctx->progress (p->n_templates > 0 ? (double) p->templates_done / p->n_templates : -1,
+                 phase, ctx->progress_data);
+}
+
 static double
 seconds_since (gint64 start)
 {
@@ -286,6 +300,11 @@ ffm_run (const FfmSearchContext *ctx, const FfmParamValues *values,
   options.reuse_equal_einsums = reuse;
   if (FFM_SEARCH_CONTEXT_HAS (ctx, cancel))
     options.cancel = ctx->cancel;
+  if (ctx->progress != NULL)
+    {
+      options.progress = forward_progress;
+      options.progress_data = (gpointer) ctx;
+    }
   if (FFM_SEARCH_CONTEXT_HAS (ctx, constraints))
     options.constraints = ctx->constraints;
   set = ffm_pmappings_generate (w, a, &options, error);

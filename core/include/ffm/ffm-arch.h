@@ -241,6 +241,12 @@ FFM_API int ffm_arch_find_level (const FfmArch *arch, const char *name);
  * differs from the reference implementation's leak count (see
  * docs/file-formats.md). */
 FFM_API guint64 ffm_arch_get_instances_above (const FfmArch *arch, guint index);
+/* Area of all instances of level @index (area per instance x
+ * ffm_arch_get_instances_above()), m^2; 0 when the architecture gives
+ * none. */
+FFM_API double ffm_arch_get_level_area (const FfmArch *arch, guint index);
+/* The sum of ffm_arch_get_level_area() over the levels, m^2. */
+FFM_API double ffm_arch_get_area (const FfmArch *arch);
 /* Instances a FANOUT level creates: the product of its dimensions' counts
  * (1 for other levels). */
 FFM_API guint64 ffm_arch_get_fanout_count (const FfmArch *arch, guint index);

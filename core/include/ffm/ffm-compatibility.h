@@ -7,7 +7,7 @@
  * storage node [1, §4.1]. A compatibility records exactly that for every
  * *shared* tensor of one Einsum (a tensor that two or more Einsums touch),
  * together with the depths of the reservations inside the fused loops,
- * which bound the loop permutations the join may try [2, §5.1].
+ * which bound the loop permutations the join may try [2].
  *
  * Representation: a plain, fixed-size struct (no pointers), so it can be
  * copied, compared and hashed cheaply. The fused loops of an Einsum form one
@@ -24,8 +24,9 @@
  * occupancy in bits. Determinism: plain data, equality is field by field.
  *
  * [1] The FFM paper, §4 (compatibility criteria).
- * [2] the reference implementation (accelforge), its join of pmappings
- *     (reservations per lifetime depth). */
+ * [2] the reference implementation, accelforge: its join of pmappings
+ *     (mapper/FFM/_join_pmappings), which keys groups by this data and
+ *     tracks reservations per lifetime depth. */
 #pragma once
 
 #include <glib.h>

@@ -50,8 +50,10 @@
  * Determinism: pure functions of their inputs; evaluation does the same
  * floating-point operations in the same order every time.
  *
- * [1] the LoopTree model of the reference implementation (accelforge);
- *     the FFM paper §4. */
+ * [1] the LoopTree model of the reference implementation, accelforge (its
+ *     model of a mapping's accesses, reservations and latency), after the
+ *     LoopTree paper (Gilbert et al., IEEE TCASAI 2024); the FFM paper
+ *     §2.2 (LoopTree notation) and §5.1 (reservations of full mappings). */
 #pragma once
 
 #include <glib.h>
@@ -286,12 +288,72 @@ FFM_API double ffm_cost_report_get_peak_occupancy (const FfmCostReport *report,
 FFM_API double ffm_cost_report_get_level_energy (const FfmCostReport *report,
                                                  guint level);
 
+/* What was evaluated (transfer none): the workload, the architecture,
+ * the report's own copy of the mapping, and the mapping's source file (or
+ * "mapping" when it has none). */
+FFM_API const FfmWorkload *ffm_cost_report_get_workload (const FfmCostReport *report);
+FFM_API const FfmArch *ffm_cost_report_get_arch (const FfmCostReport *report);
+FFM_API const FfmMapping *ffm_cost_report_get_mapping (const FfmCostReport *report);
+FFM_API const char *ffm_cost_report_get_source (const FfmCostReport *report);
+/* Leak energy of level @level summed over Einsums, J (part of
+ * ffm_cost_report_get_level_energy()). */
+FFM_API double ffm_cost_report_get_level_leak (const FfmCostReport *report,
+                                               guint level);
+/* Capacity of memory @level, bits: its size, or for a size that depends
+ * on the Einsum the largest over the Einsums (INFINITY allowed; 0 for
+ * levels that are not memories). */
+FFM_API double ffm_cost_report_get_level_size (const FfmCostReport *report,
+                                               guint level);
+/* Dynamic energy of buffet @buffet of the @index-th Einsum (its tensor's
+ * reads and drains at the read energy, fills and updates at the write
+ * energy of its memory), J; @read_j and @write_j (may be NULL) receive the
+ * two parts. */
+FFM_API double ffm_cost_report_get_buffet_energy (const FfmCostReport *report,
+                                                  guint index,
+                                                  guint buffet,
+                                                  double *read_j,
+                                                  double *write_j);
+
+/* Dynamic energy of memory @level's read actions and of its write actions
+ * in the @index-th Einsum, J (0 for levels that are not memories; either
+ * pointer may be NULL). */
+FFM_API void ffm_cost_report_get_level_action_energy (const FfmCostReport *report,
+                                                      guint index,
+                                                      guint level,
+                                                      double *read_j,
+                                                      double *write_j);
+/* The level that bounds the latency of the @index-th Einsum (the one with
+ * the largest latency: a memory at its bandwidth, the compute unit at its
+ * rate), or -1 when no level takes time. */
+FFM_API int ffm_cost_report_get_bounding_level (const FfmCostReport *report,
+                                                guint index);
+/* The fraction of the time of the @index-th Einsum that its compute units
+ * compute: operations / (instances x operations per second x latency),
+ * NAN when it has no operations or an unbounded rate. */
+FFM_API double ffm_cost_report_get_compute_utilization (const FfmCostReport *report,
+                                                        guint index);
+/* Tensor @tensor over every Einsum and memory: its dynamic energy (J), read
+ * and write actions (any pointer may be NULL). */
+FFM_API void ffm_cost_report_get_tensor_totals (const FfmCostReport *report,
+                                                guint tensor,
+                                                double *energy_j,
+                                                double *read_actions,
+                                                double *write_actions);
+/* Writes the report's members into the object @writer has open (what
+ * ffm_cost_report_to_json() holds besides the names): energy_j,
+ * latency_s, edp_js, dynamic_energy_j, leak_energy_j, fits, problem,
+ * area_m2, per_einsum [{name, compute, energy_j, latency_s, operations,
+ * status, bounded_by, compute_utilization, per_component, fanouts,
+ * per_tensor}], per_component, per_tensor, per_tensor_class. */
+FFM_API void ffm_cost_report_write_json_members (const FfmCostReport *report,
+                                                 FfmJsonWriter *writer);
+
 /* The report as text: totals, then per Einsum, per component and per
  * (component, tensor) tables (transfer full). */
 FFM_API char *ffm_cost_report_to_table (const FfmCostReport *report);
-/* The report as JSON (docs/cost-model.md): energy_j, latency_s, edp_js,
- * fits, problem, per_einsum [{name, energy_j, latency_s, ...}],
- * per_component, per_tensor, capacity (transfer full). */
+/* The report as JSON (docs/cost-model.md): "mapping" (the source file),
+ * "workload", "architecture", then ffm_cost_report_write_json_members()
+ * (transfer full). */
 FFM_API char *ffm_cost_report_to_json (const FfmCostReport *report);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FfmPmappingModel, ffm_pmapping_model_free)

@@ -6,7 +6,7 @@
  * verifier) uses it, so all of them search the same space of fused
  * mappings and `ffm eval` can check any of their answers.
  *
- * The rules [1, §4; 2, §5.1], for Einsums in workload order E_0..E_{n-1}:
+ * The rules [1, §4; 2], for Einsums in workload order E_0..E_{n-1}:
  *   - the fused loops of a pmapping are its loops (of more than one
  *     iteration) above the backing node (first storage node) of its
  *     deepest shared tensor; a shared tensor T has depth a_T: the number of
@@ -48,8 +48,9 @@
  * Determinism: pure functions of their inputs.
  *
  * [1] The FFM paper, §3.1, §4 (compatibility), §5.1 (reservation trees).
- * [2] the reference implementation (accelforge): mapping reconstruction
- *     and compatibility in its join of pmappings. */
+ * [2] the reference implementation, accelforge: mapping reconstruction
+ *     from pmappings and the compatibility its join of pmappings
+ *     (mapper/FFM/_join_pmappings) compares. */
 #pragma once
 
 #include <glib.h>
@@ -115,7 +116,7 @@ FFM_API guint ffm_join_pmapping_get_copy_depth (const FfmJoinPmapping *pmapping,
 /* Loop orders. The fused loops of a pmapping fall into blocks: runs of
  * consecutive fused loops with no storage node between them (so no
  * reservation either). Reordering the loops of a block changes no count
- * and no reservation [2, §5.1], so a pmapping stands for all the orders its
+ * and no reservation [1, §5.2], so a pmapping stands for all the orders its
  * blocks allow; the joining rules compare loops in order, and a strategy
  * tries each order. Blocks holding two loops over one rank variable are
  * not reordered. At most FFM_JOIN_MAX_ORDERS orders are offered. */

@@ -32,6 +32,7 @@
 #include "ffm-version.h"
 #include "ffm-error.h"
 #include "ffm-json-writer.h"
+#include "ffm-workload.h"
 
 G_BEGIN_DECLS
 
@@ -193,6 +194,16 @@ FFM_API gboolean ffm_mapping_save_file (const FfmMapping *mapping,
  * Spatial loops read "parallel-for n1 tile 1 across PE.reuse_output";
  * persistent storage ends in " (persistent)". */
 FFM_API char *ffm_mapping_to_tree_string (const FfmMapping *mapping);
+/* The same tree with each loop's iterations in @workload next to its tile
+ * (iterations = enclosing tile / tile, rounded up; instances for a
+ * spatial loop):
+ *   for m tile 1 (16 iterations)
+ *   parallel-for n1 tile 1 across PE.reuse_output (4 instances)
+ * A loop shared by fused Einsums has the same iterations in each; a loop
+ * whose Einsum or rank variable @workload does not have prints as in
+ * ffm_mapping_to_tree_string(). (transfer full) */
+FFM_API char *ffm_mapping_to_tree_string_for_workload (const FfmMapping *mapping,
+                                                       const FfmWorkload *workload);
 /* Loop-nest pseudo-code (transfer full). Loop variables are numbered per
  * rank variable along each path (m_1 outermost); a loop runs over
  * [0, E/t) where t is its tile and E the enclosing tile of its rank

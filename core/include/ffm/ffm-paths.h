@@ -27,8 +27,4 @@ FFM_API GStrv ffm_paths_builtin_plugin_dirs (void);
  * then <datadir>/ffm/@subdir. */
 FFM_API GStrv ffm_paths_data_dirs (const char *subdir);
 
-/* The documentation folder (transfer full): the source tree's docs/ when
- * uninstalled, else <datadir>/doc/ffm. */
-FFM_API char *ffm_paths_docs_dir (void);
-
 G_END_DECLS

@@ -3,7 +3,7 @@
  * For each Einsum alone, the generator produces every pmapping (partial
  * mapping: the mapping of one Einsum) that could be part of an optimal full
  * mapping, grouped by compatibility, each group a Pareto table ready for the
- * join [1, §6.1 "Turbo-Charged Pmapper"; 2, §4]. The steps, per Einsum and
+ * join [1, §6.1 "Fast Single-Einsum Pmapping Generation"; 2]. The steps, per Einsum and
  * per compute unit that serves it:
  *   1. storage choices: which memory keeps which tensor (must-keep and
  *      may-keep sets of the architecture), which includes every possible
@@ -41,7 +41,7 @@
  * columns: two rows of one group have the same fused tiles, so the join
  * matches groups, never rows.
  *
- * Reservations [2, §3.5, §5.2]: a storage node reserves its tile in its
+ * Reservations [1, §5; 2]: a storage node reserves its tile in its
  * memory; the reservation's lifetime depth d is the number of fused loops
  * (of more than one iteration) above it, -1 for persistent tiles (the whole
  * workload), and n_loops for everything below all fused loops (those live
@@ -58,7 +58,9 @@
  * same for every thread count and every run.
  *
  * [1] The FFM paper, §3-§6.
- * [2] the reference implementation (accelforge). */
+ * [2] the reference implementation, accelforge: its pmapping generator
+ *     (mapper/FFM/_make_pmappings) and the reservation columns of its join
+ *     (mapper/FFM/_join_pmappings). */
 #pragma once
 
 #include <glib.h>
@@ -82,6 +84,31 @@ typedef enum {
   FFM_PMAPPING_ENERGY = 1 << 0,
   FFM_PMAPPING_LATENCY = 1 << 1,
 } FfmPmappingObjectives;
+
+/* Where the generation is, for a progress line: counts so far and the
+ * Einsum a template of which has just started or ended. */
+typedef struct {
+  guint einsums_done;           /* Einsums whose pmappings are complete */
+  guint n_einsums;              /* Einsums to generate */
+  guint templates_done;         /* templates enumerated, over all Einsums */
+  guint n_templates;            /* templates to enumerate (Einsums equal to
+                                   an earlier one have none: they copy it) */
+  int einsum;                   /* workload index of that Einsum, -1 */
+  const char *einsum_name;      /* its name (transfer none), NULL */
+} FfmPmappingProgress;
+
+/* Called by the generator's worker threads when a template starts and
+ * when it ends; several threads may call it at once, so it must be
+ * thread-safe, and cheap. */
+typedef void (*FfmPmappingProgressFunc) (const FfmPmappingProgress *progress,
+                                         gpointer user_data);
+
+/* "Einsum 3 of 7 (QK), template 120 of 450" in @buffer (of @size bytes,
+ * NUL-terminated, cut if too short): the text a strategy passes on as its
+ * progress phase. */
+FFM_API void ffm_pmapping_progress_format (const FfmPmappingProgress *progress,
+                                           char *buffer,
+                                           gsize size);
 
 /* The generator's options. Callers fill them with
  * ffm_pmapping_options_init() (a macro that passes the caller's own
@@ -114,6 +141,9 @@ typedef struct {
                                    generation: it then fails with
                                    FFM_SEARCH_ERROR_CANCELLED (read with
                                    g_atomic_int_get; default NULL) */
+  FfmPmappingProgressFunc progress; /* NULL, or called as templates start
+                                       and end (default NULL) */
+  gpointer progress_data;       /* passed to progress */
   const FfmConstraints *constraints; /* NULL, or the mapping constraints
                                    every pmapping satisfies
                                    (ffm-constraints.h; default NULL); the

@@ -208,6 +208,13 @@ FFM_API gboolean ffm_workload_get_rank_size (const FfmWorkload *workload,
                                              const char *rank,
                                              guint64 *size);
 
+/* What tensor @tensor is to the workload, for reports: "intermediate"
+ * (written by one Einsum, read by another), "output" (written, never
+ * read), "weight" (read as some Einsum's weight), else "input". (transfer
+ * none) */
+FFM_API const char *ffm_workload_get_tensor_kind (const FfmWorkload *workload,
+                                                  guint tensor);
+
 /* Sum of ffm_einsum_get_n_operations() over the Einsums. The loader checks
  * that it fits in 64 bits. */
 FFM_API guint64 ffm_workload_get_total_operations (const FfmWorkload *workload);

@@ -1,0 +1,238 @@
+/* ffm-cli-manpage.c: ffm(1) from the commands' help (ffm-cli-manpage.h). */
+#include "ffm-cli-manpage.h"
+#include "ffm-cli-common.h"
+#include "ffm-config.h"
+
+#include <string.h>
+
+/* Appends @text escaped for roff: backslashes, a dash that starts a word
+ * or follows a dash (an option: \-\-json), characters outside ASCII. */
+static void
+append_escaped (GString *out, const char *text)
+{
+  for (const char *p = text; *p != '\0'; p = g_utf8_next_char (p))
+    {
+      gunichar c = g_utf8_get_char (p);
+      if (c == '\\')
+        g_string_append (out, "\\e");
+      else if (c == '-' && (p == text || p[-1] == ' ' || p[-1] == '-' || p[-1] == '['
+                            || p[-1] == '(' || p[-1] == '|' || p[-1] == '='))
+        g_string_append (out, "\\-");
+      else if (c == 0x2026)     /* … */
+        g_string_append (out, "...");
+      else if (c >= 0x80)
+        g_string_append_printf (out, "\\[u%04X]", c);
+      else
+        g_string_append_c (out, (char) c);
+    }
+}
+
+/* One line of running text: a line that starts with '.' or '\'' would be
+ * a request. */
+static void
+append_text_line (GString *out, const char *line)
+{
+  if (line[0] == '.' || line[0] == '\'')
+    g_string_append (out, "\\&");
+  append_escaped (out, line);
+  g_string_append_c (out, '\n');
+}
+
+/* Splits "  -s, --strategy=NAME    Search strategy" at the gap. */
+static gboolean
+split_option (const char *line, char **spec, char **help)
+{
+  const char *start = line;
+  const char *gap;
+
+  while (*start == ' ')
+    start++;
+  if (*start != '-')
+    return FALSE;
+  gap = strstr (start, "  ");
+  *spec = gap != NULL ? g_strndup (start, (gsize) (gap - start)) : g_strdup (start);
+  if (gap != NULL)
+    while (*gap == ' ')
+      gap++;
+  *help = g_strdup (gap != NULL ? gap : "");
+  return TRUE;
+}
+
+typedef enum { IN_USAGE, IN_SUMMARY, IN_HELP_OPTIONS, IN_OPTIONS, IN_DESCRIPTION } Part;
+
+/* A command's GLib help as a subsection. */
+static void
+append_command (GString *out, const char *name, const char *help)
+{
+  g_auto (GStrv) lines = g_strsplit (help, "\n", -1);
+  Part part = IN_USAGE;
+  gboolean verbatim = FALSE;
+
+  g_string_append_printf (out, ".SS %s\n", name);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      const char *line = lines[i];
+      g_autofree char *spec = NULL, *text = NULL;
+
+      if (strcmp (line, "Usage:") == 0)
+        continue;
+      if (g_str_has_suffix (line, "Options:") && line[0] != ' ')
+        {
+          part = g_str_has_prefix (line, "Help") ? IN_HELP_OPTIONS : IN_OPTIONS;
+          continue;
+        }
+      if (part == IN_USAGE && line[0] == ' ')
+        {
+          g_autofree char *usage = g_strstrip (g_strdup (line));
+          g_string_append (out, ".PP\n.B ");
+          append_escaped (out, usage);
+          g_string_append (out, "\n.PP\n");
+          part = IN_SUMMARY;
+          continue;
+        }
+      if (line[0] == '\0')
+        {
+          if (verbatim)
+            {
+              g_string_append (out, ".fi\n.RE\n");
+              verbatim = FALSE;
+            }
+          if (part == IN_OPTIONS)
+            part = IN_DESCRIPTION;
+          if (part == IN_DESCRIPTION || part == IN_SUMMARY)
+            g_string_append (out, ".PP\n");
+          continue;
+        }
+      if (part == IN_HELP_OPTIONS)
+        continue;             /* --help, the same everywhere */
+      if (part == IN_OPTIONS && split_option (line, &spec, &text))
+        {
+          g_string_append (out, ".TP\n.B ");
+          append_escaped (out, spec);
+          g_string_append_c (out, '\n');
+          append_text_line (out, text);
+          continue;
+        }
+      /* Description: indented lines are examples, kept as they are. */
+      if (g_str_has_prefix (line, "  "))
+        {
+          if (!verbatim)
+            {
+              g_string_append (out, ".RS 4\n.nf\n");
+              verbatim = TRUE;
+            }
+          append_text_line (out, line + 2);
+          continue;
+        }
+      if (verbatim)
+        {
+          g_string_append (out, ".fi\n.RE\n");
+          verbatim = FALSE;
+        }
+      append_text_line (out, line);
+    }
+  if (verbatim)
+    g_string_append (out, ".fi\n.RE\n");
+}
+
+/* The help of @name, as `ffm NAME --help` prints it (transfer full). */
+static char *
+command_help (const char *name, FfmCommandFunc handler)
+{
+  GString *sink = g_string_new (NULL);
+  char *argv[] = { (char *) name, (char *) "--help", NULL };
+
+  ffm_cli_help_capture (sink);
+  handler (2, argv);
+  ffm_cli_help_capture (NULL);
+  return g_string_free (sink, FALSE);
+}
+
+char *
+ffm_cli_manpage_build (void)
+{
+  static const struct {
+    const char *name;
+    FfmCommandFunc handler;
+    const char *summary;
+  } commands[] = {
+#define FFM_MANPAGE_ENTRY_(name, handler, summary) { name, handler, summary },
+    FFM_COMMANDS (FFM_MANPAGE_ENTRY_)
+#undef FFM_MANPAGE_ENTRY_
+  };
+  GString *out = g_string_new (NULL);
+  g_autofree char *docs = ffm_cli_doc_dir (TRUE);
+
+  g_string_append_printf (out,
+    ".\\\" ffm(1): generated by `ffm help --man` from the commands' --help.\n"
+    ".TH FFM 1 \"\" \"ffm %s\" \"User Commands\"\n"
+    ".SH NAME\n"
+    "ffm \\- find optimal fused mappings of tensor workloads onto accelerators\n"
+    ".SH SYNOPSIS\n"
+    ".B ffm\n"
+    ".I COMMAND\n"
+    "[\\fIOPTION\\fR...]\n"
+    ".br\n"
+    ".B ffm help\n"
+    "[\\fICOMMAND\\fR]\n"
+    ".SH DESCRIPTION\n"
+    "ffm implements the Fast and Fusiest Mapper (FFM): for a workload (a list of\n"
+    "Einsums such as a transformer layer) and an architecture (a hierarchy of\n"
+    "memories, fanouts and compute units), it finds the fused mapping (loop\n"
+    "orders, tile sizes, where each tile is kept, how loops spread over\n"
+    "parallel units, which Einsums share loops) of lowest energy, latency or\n"
+    "energy-delay product, and reports what it costs.\n"
+    "Architectures and search strategies are plugins:\n"
+    ".B ffm list\n"
+    "shows them.\n"
+    "Options belong to commands and follow them; every command also takes\n"
+    ".BR \\-h ,\n"
+    ".BR \\-\\-help .\n"
+    ".SH COMMANDS\n", FFM_VERSION_STRING);
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      g_autofree char *help = command_help (commands[i].name, commands[i].handler);
+      g_autofree char *title = g_strdup_printf ("ffm %s", commands[i].name);
+      append_command (out, title, help);
+    }
+  g_string_append (out,
+    ".SS ffm help\n"
+    ".PP\n.B ffm help [COMMAND]\n.PP\n"
+    "The list of commands, or the help of one (what\n"
+    ".B ffm COMMAND \\-\\-help\n"
+    "prints).\n"
+    ".B ffm help \\-\\-man\n"
+    "prints this page.\n"
+    ".SS ffm version\n"
+    ".PP\nThe version of ffm and of its plugin ABI.\n"
+    ".SH EXIT STATUS\n"
+    ".TP\n.B 0\nSuccess.\n"
+    ".TP\n.B 1\nAn error in the input or at run time, with a message naming the file\n"
+    "and the cause; a failed write, to a file or to standard output, included.\n"
+    ".TP\n.B 2\nA usage error (an unknown or malformed option), with the command's\n"
+    "help on standard error.\n"
+    ".SH ENVIRONMENT\n"
+    ".TP\n.B FFM_PLUGIN_PATH\n"
+    "Colon-separated folders searched for plugins before the built-in one.\n"
+    ".TP\n.B FFM_DATA_PATH\n"
+    "Colon-separated folders searched for workloads/ and architectures/ before\n"
+    "the installed ones.\n"
+    ".TP\n.B FFM_PLUGIN_SYSTEM_PATH\n"
+    "Replaces the built-in plugin folder (empty: none).\n"
+    ".SH FILES\n");
+  g_string_append_printf (out, ".TP\n.I %s\n", docs);
+  g_string_append (out, "The documentation: README.md (a tour), then in docs/ results.md\n"
+                   "(reading, keeping and comparing results), ffm-search.md (ffm map),\n"
+                   "cost-model.md (ffm eval), file-formats.md (every file ffm reads and\n"
+                   "writes), pmapping-generator.md (ffm pmappings), architectures.md,\n"
+                   "cimloop.md, workloads.md.\n");
+  g_string_append_printf (out, ".TP\n.I %s\nPlugins.\n", FFM_INSTALLED_PLUGINDIR);
+  g_string_append_printf (out, ".TP\n.I %s\nWorkload and architecture files.\n",
+                          FFM_INSTALLED_DATADIR);
+  g_string_append (out,
+    ".SH SEE ALSO\n"
+    "The FFM paper: \\(lqFast and Fusiest: An Optimal Fusion-Aware Mapper for\n"
+    "Accelerator Design\\(rq;\n"
+    "the reference implementation, accelforge; Timeloop.\n");
+  return g_string_free (out, FALSE);
+}
