@@ -250,7 +250,7 @@ test_list (void)
   assert_contains (run.out, "  transfusion: ");
   assert_contains (run.out, "    fuse intermediates - (I | K | V) at GlobalBuffer\n");
   assert_contains (run.out, "  unfused: ");
-  FFM_TEST_RUN (&json, "list", "--json");
+  FFM_TEST_RUN (&json, "list", "--json", "-");
   g_assert_cmpint (json.status, ==, 0);
   json_strict_assert (json.out, "ffm list --json");
   assert_contains (json.out, "\"name\": \"transfusion\"");

@@ -51,14 +51,14 @@
  * (checked before any work; documented in docs/dse.md). */
 #define MAX_POINTS 100000
 
-static const char sweep_description[] =
+static const char sweep_text[] =
   "Finds the best mapping at every point of a grid of workload (--sweep) and\n"
-  "architecture (--sweep-arch) parameters under each --policy, one row per\n"
-  "point and policy. Rerun the same command with the same --csv to resume.\n"
+  "architecture (--sweep-arch) parameters under each --policy (a comma list;\n"
+  "ffm = none), one row per point and policy. Rerun the same command with the\n"
+  "same --csv to resume.\n"
   "Example:\n"
   "  ffm sweep --arch edge --workload gpt3-6.7b --sweep new_tokens=512,1024\n"
-  "    --policy ffm,transfusion --csv sweep.csv\n"
-  "See docs/dse.md.";
+  "    --policy ffm,transfusion --csv sweep.csv\n";
 
 typedef struct {
   FfmCliCommon common;
@@ -1030,8 +1030,8 @@ ffm_cmd_sweep (int argc, char **argv)
       "OUT" },
     G_OPTION_ENTRY_NULL
   };
-  g_autoptr (GOptionContext) context = ffm_cli_context_new (COMMAND, NULL,
-                                                            sweep_description);
+  g_autofree char *description = ffm_cli_describe (sweep_text, "dse.md");
+  g_autoptr (GOptionContext) context = ffm_cli_context_new (COMMAND, NULL, description);
   g_auto (GStrv) positional = NULL;
   int status;
 
