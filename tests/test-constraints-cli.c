@@ -256,6 +256,36 @@ test_list (void)
   assert_contains (json.out, "\"name\": \"transfusion\"");
 }
 
+/* The pmappings of Einsum 0 in `ffm pmappings --json -` output. */
+static gint64
+pmappings_of_first (const char *text)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *o = parse_object (parser, text);
+  JsonArray *einsums = json_object_get_array_member (o, "einsums");
+
+  return json_object_get_int_member (json_array_get_object_element (einsums, 0),
+                                     "pmappings");
+}
+
+static void
+test_pmappings (void)
+{
+  g_auto (FfmTestRun) free_run = { 0 }, unfused = { 0 }, bad = { 0 };
+
+  g_test_summary ("ffm pmappings takes the constraint options: fewer pmappings "
+                  "under unfused; a bad name fails naming the option");
+  FFM_TEST_RUN (&free_run, "pmappings", MATMULS, "--json", "-");
+  FFM_TEST_RUN (&unfused, "pmappings", MATMULS, "--policy", "unfused", "--json", "-");
+  g_assert_cmpint (free_run.status, ==, 0);
+  g_assert_cmpint (unfused.status, ==, 0);
+  g_assert_cmpint (pmappings_of_first (unfused.out), <, pmappings_of_first (free_run.out));
+  g_assert_cmpint (pmappings_of_first (unfused.out), >, 0);
+  FFM_TEST_RUN (&bad, "pmappings", MATMULS, "--keep", "Q@GlobalBuffer");
+  g_assert_cmpint (bad.status, ==, 1);
+  assert_contains (bad.err, "--keep Q@GlobalBuffer: keep \"Q\": unknown tensor 'Q'");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -264,5 +294,6 @@ main (int argc, char **argv)
   g_test_add_func ("/constraints-cli/bad-input", test_bad_input);
   g_test_add_func ("/constraints-cli/transfusion", test_transfusion);
   g_test_add_func ("/constraints-cli/list", test_list);
+  g_test_add_func ("/constraints-cli/pmappings", test_pmappings);
   return g_test_run ();
 }
