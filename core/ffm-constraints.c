@@ -47,7 +47,7 @@ ffm_constraint_kind_from_string (const char *text, FfmConstraintKind *out)
 /* ---- Sets ---- */
 
 struct _FfmConstraints {
-  grefcount ref_count;
+  gatomicrefcount ref_count;  /* a set may be shared by the threads of a search */
   char *name;
   char *description;
   GPtrArray *entries;       /* of FfmConstraintEntry* */
@@ -93,7 +93,7 @@ ffm_constraints_new (const char *name)
 {
   FfmConstraints *c = g_new0 (FfmConstraints, 1);
 
-  g_ref_count_init (&c->ref_count);
+  g_atomic_ref_count_init (&c->ref_count);
   c->name = g_strdup (name != NULL ? name : "constraints");
   c->entries = g_ptr_array_new_with_free_func ((GDestroyNotify) entry_free);
   return c;
@@ -103,14 +103,14 @@ FfmConstraints *
 ffm_constraints_ref (FfmConstraints *constraints)
 {
   g_return_val_if_fail (constraints != NULL, NULL);
-  g_ref_count_inc (&constraints->ref_count);
+  g_atomic_ref_count_inc (&constraints->ref_count);
   return constraints;
 }
 
 void
 ffm_constraints_unref (FfmConstraints *constraints)
 {
-  if (constraints == NULL || !g_ref_count_dec (&constraints->ref_count))
+  if (constraints == NULL || !g_atomic_ref_count_dec (&constraints->ref_count))
     return;
   g_free (constraints->name);
   g_free (constraints->description);
