@@ -552,6 +552,15 @@ ffm_plot_is_available (void)
 gboolean
 ffm_plot_check (const char *path, GError **error)
 {
+  /* A name no build could plot is the user's to fix, as with PLplot. */
+  if (!g_str_has_suffix (path, ".svg") && !g_str_has_suffix (path, ".png")
+      && !g_str_has_suffix (path, ".pdf"))
+    {
+      g_set_error (error, FFM_PLOT_ERROR, FFM_PLOT_ERROR_FORMAT,
+                   "%s: a plot is written as .svg, .png or .pdf (the file "
+                   "name's suffix chooses)", path);
+      return FALSE;
+    }
   return unavailable (path, error);
 }
 
