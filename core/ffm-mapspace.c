@@ -432,6 +432,8 @@ ffm_mapspace_new_for_context (const FfmSearchContext *ctx, GError **error)
     options.cancel = ctx->cancel;
   if (FFM_SEARCH_CONTEXT_HAS (ctx, imperfect))
     options.imperfect = ctx->imperfect;   /* the same space as ffm's */
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, constraints))
+    options.constraints = ctx->constraints;
   if (ctx->progress != NULL)
     ctx->progress (-1, "generating pmappings", ctx->progress_data);
   set = ffm_pmappings_generate (ffm_problem_get_workload (ctx->problem),

@@ -11,6 +11,7 @@ static const struct {
 } source_data_dirs[] = {
   { "workloads", "workloads" },
   { "architectures", "arch-models/json/architectures" },
+  { "policies", "policies" },
 };
 
 /* Build-tree folders whose subfolders hold plugin modules. */

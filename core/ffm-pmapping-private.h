@@ -4,6 +4,7 @@
 #pragma once
 
 #include "ffm-pmapping.h"
+#include "ffm-constraints-private.h"
 
 G_BEGIN_DECLS
 
@@ -16,6 +17,8 @@ typedef struct {
   GPtrArray *nodes;         /* of FfmMappingNode* (owned); tiles are placeholders */
   FfmPmappingModel *model;
   char *key;                /* canonical form, for deduplication */
+  const FfmEinsumConstraints *constraints; /* the Einsum's, or NULL (owned
+                                              by the pmapping set) */
 } FfmPmappingTemplate;
 
 void ffm_pmapping_template_free (FfmPmappingTemplate *t);
@@ -28,17 +31,20 @@ char *ffm_pmapping_einsum_signature (const FfmWorkload *workload,
                                      const FfmArch *arch,
                                      guint einsum,
                                      const GPtrArray *templates,
+                                     const FfmEinsumConstraints *constraints,
                                      GError **error);
 
 /* Appends to @out (of FfmPmappingTemplate*) every template of @einsum on
  * every compute unit that serves it, ids continuing from out->len. Fails
  * when an architecture expression cannot be evaluated, no compute unit
  * serves the Einsum, a tensor can be kept nowhere, or a template does not
- * compile (a bug). */
+ * compile (a bug). @constraints (may be NULL) are the Einsum's: templates
+ * that cannot satisfy them are not built (so there may be none). */
 gboolean ffm_pmapping_templates_build (const FfmWorkload *workload,
                                        const FfmArch *arch,
                                        guint einsum,
                                        const FfmPmappingOptions *options,
+                                       const FfmEinsumConstraints *constraints,
                                        GPtrArray *out,
                                        GError **error);
 

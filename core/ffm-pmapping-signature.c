@@ -14,7 +14,10 @@
  *     bits per value in each memory, which compute units serve it, each
  *     fanout dimension's reuse sets and spatial rank variables;
  *   - its templates, node by node (they hold the outcome of the keep and
- *     may-keep expressions, which depend on the choices above them).
+ *     may-keep expressions, which depend on the choices above them, and of
+ *     every mapping constraint that shapes templates);
+ *   - the constraints the templates do not show (fixed tiles, its own
+ *     fused-loop limit).
  * Everything else the generator reads (level energies, bandwidths, fanout
  * counts, options) is the same for every Einsum of one run. Two Einsums
  * with equal signatures therefore get the same groups, rows and tiles,
@@ -139,6 +142,7 @@ append_templates (GString *s, const FfmWorkload *w, const FfmEinsum *e,
 char *
 ffm_pmapping_einsum_signature (const FfmWorkload *workload, const FfmArch *arch,
                                guint einsum, const GPtrArray *templates,
+                               const FfmEinsumConstraints *constraints,
                                GError **error)
 {
   const FfmEinsum *e = ffm_workload_get_einsum (workload, einsum);
@@ -148,5 +152,6 @@ ffm_pmapping_einsum_signature (const FfmWorkload *workload, const FfmArch *arch,
   if (!append_arch (s, workload, arch, einsum, error))
     return NULL;
   append_templates (s, workload, e, templates);
+  ffm_einsum_constraints_append_signature (constraints, s);
   return g_string_free (g_steal_pointer (&s), FALSE);
 }

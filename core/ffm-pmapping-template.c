@@ -87,7 +87,18 @@ typedef struct {
   guint n_complete;         /* complete storage choices seen */
   gboolean remainders;      /* the mapspace has remainder tiles (options'
                                imperfect, and the model counts them) */
+  const FfmEinsumConstraints *ec; /* the Einsum's constraints, or NULL */
+  FfmPmappingOptions eff;   /* the options with the Einsum's own fused-loop
+                               limit; opt points here */
+  guint64 exempt;           /* rank variables rules (c) and (d) leave alone */
 } Builder;
+
+/* Which listed rank variables of each loop order each of its gaps may
+ * iterate: a choice of non-decreasing cuts (see "Loop orders" below). */
+typedef struct {
+  guint n_gaps[FFM_CONSTRAINTS_MAX_ORDERS];
+  guint cut[FFM_CONSTRAINTS_MAX_ORDERS][MAX_ITEMS];
+} OrderPlan;
 
 /* ---- Relevancy ---- */
 
@@ -189,7 +200,25 @@ compute_relevancy (Builder *b)
  * node to that last place, in the same order; but rule (d) would move a
  * temporal loop of the fanout's gap from before the spatial loops to below
  * the next node, after them: it leaves the variables of the gap's spatial
- * loops alone there (@spatial_here). */
+ * loops alone there (@spatial_here).
+ *
+ * Mapping constraints: (c) and (d) move loops past storage nodes, which
+ * changes the tile a node sees and the order of a memory's loops, so they
+ * leave alone the rank variables of a fixed tile, and every variable of an
+ * Einsum whose loops are ordered (ffm-constraints.h).
+ *
+ * Loop orders (constraint loop_order at memory L, listed variables
+ * v_0 .. v_{n-1}): the unfused gaps at L (those right below a node of L,
+ * below every shared backing node) hold, in path order, loops whose listed
+ * variables go in the listed order. One template per non-decreasing choice
+ * of cuts c_1 <= ... <= c_{G-1} over the G gaps: gap j may iterate the
+ * listed variables of index c_j .. c_{j+1} (c_0 = 0, c_G = n-1), inside the
+ * gap in listed order after the unlisted ones. Every admitted pmapping
+ * has, after merging each gap's loops over one variable (rule (a)), its
+ * listed variables non-decreasing along the gaps, hence lies in one of
+ * these templates (its other loops at one iteration); no template holds a
+ * pmapping that breaks the order.
+ */
 
 static guint64
 loop_set_after (const Builder *b, const Item *items, const guint *group_start,
@@ -207,12 +236,12 @@ loop_set_after (const Builder *b, const Item *items, const guint *group_start,
     {
       partial_here |= b->partial[items[i].access];
       if (!items[i].backing)
-        r &= ~b->direct[items[i].access];                     /* (c) */
+        r &= ~(b->direct[items[i].access] & ~b->exempt);      /* (c) */
     }
   if (!fused_region && g + 1 < n_groups)
     for (guint i = group_start[g + 1]; i < group_start[g + 2]; i++)
       r &= ~(b->irrelevant[items[i].access] & ~partial_here
-             & ~spatial_here);                                /* (d) */
+             & ~spatial_here & ~b->exempt);                   /* (d) */
   return r;
 }
 
@@ -262,15 +291,12 @@ spatial_vars_after (const Builder *b, const Item *nodes, guint n_nodes,
   return vars;
 }
 
-/* Appends the temporal loops of each gap. @nodes are the ordered storage
- * nodes, @n_g0 of them in G0. */
+/* The groups of storage nodes (see above): @group_start[0..n_groups]. */
 static guint
-place_temporal_loops (const Builder *b, const Item *nodes, guint n_nodes,
-                      guint n_g0, Item *out)
+node_groups (const Builder *b, const Item *nodes, guint n_nodes, guint n_g0,
+             guint *group_start)
 {
-  guint group_start[MAX_ITEMS + 2], n_groups = 0, n = 0;
-  guint64 seen = 0;
-  gboolean fused_region = TRUE;
+  guint n_groups = 0;
 
   group_start[n_groups++] = 0;
   for (guint i = n_g0; i < n_nodes; i++)
@@ -281,13 +307,67 @@ place_temporal_loops (const Builder *b, const Item *nodes, guint n_nodes,
       group_start[n_groups++] = i;
     }
   group_start[n_groups] = n_nodes;
-  if (n_g0 == 0 && n_groups > 1)
+  return n_groups;
+}
+
+/* The loop order (index into ec->orders) that applies to the gap after
+ * group @g, or -1: the gap is below every shared backing node and its
+ * closest storage node above is at the order's memory. */
+static int
+gap_order (const Builder *b, const Item *nodes, const guint *group_start,
+           guint g, gboolean fused_region)
+{
+  guint last;
+
+  if (b->ec == NULL || b->ec->n_orders == 0 || fused_region
+      || group_start[g + 1] == 0)
+    return -1;
+  last = nodes[group_start[g + 1] - 1].level;
+  for (guint k = 0; k < b->ec->n_orders; k++)
+    if (b->ec->orders[k].level == last)
+      return (int) k;
+  return -1;
+}
+
+/* Counts, per loop order, the gaps it applies to (for the plans). */
+static void
+count_order_gaps (const Builder *b, const Item *nodes, guint n_nodes, guint n_g0,
+                  OrderPlan *plan)
+{
+  guint group_start[MAX_ITEMS + 2], n_groups;
+  guint64 seen = 0;
+  gboolean fused_region = TRUE;
+
+  memset (plan->n_gaps, 0, sizeof plan->n_gaps);
+  n_groups = node_groups (b, nodes, n_nodes, n_g0, group_start);
+  for (guint g = 0; g < n_groups; g++)
     {
-      /* An empty G0 still opens the path (loops may precede the first node). */
+      int k;
+      for (guint i = group_start[g]; i < group_start[g + 1]; i++)
+        seen |= BIT (nodes[i].access);
+      fused_region = fused_region && (b->shared & ~seen) != 0;
+      if ((k = gap_order (b, nodes, group_start, g, fused_region)) >= 0)
+        plan->n_gaps[k]++;
     }
+}
+
+/* Appends the temporal loops of each gap. @nodes are the ordered storage
+ * nodes, @n_g0 of them in G0; @plan (may be NULL without loop orders)
+ * says which listed variables each ordered gap iterates. */
+static guint
+place_temporal_loops (const Builder *b, const Item *nodes, guint n_nodes,
+                      guint n_g0, const OrderPlan *plan, Item *out)
+{
+  guint group_start[MAX_ITEMS + 2], n_groups, n = 0;
+  guint gap_index[FFM_CONSTRAINTS_MAX_ORDERS] = { 0 };
+  guint64 seen = 0;
+  gboolean fused_region = TRUE;
+
+  n_groups = node_groups (b, nodes, n_nodes, n_g0, group_start);
   for (guint g = 0; g < n_groups; g++)
     {
       guint64 r;
+      int k;
       for (guint i = group_start[g]; i < group_start[g + 1]; i++)
         {
           out[n++] = nodes[i];
@@ -297,9 +377,31 @@ place_temporal_loops (const Builder *b, const Item *nodes, guint n_nodes,
       r = loop_set_after (b, nodes, group_start, n_groups, g, seen,
                           fused_region,
                           spatial_vars_after (b, nodes, n_nodes, group_start, g));
-      for (guint v = 0; v < b->e->n_rank_vars; v++)
-        if (r & BIT (v))
-          out[n++] = (Item) { .kind = ITEM_TEMPORAL, .var = v };
+      k = plan != NULL ? gap_order (b, nodes, group_start, g, fused_region) : -1;
+      if (k < 0)
+        {
+          for (guint v = 0; v < b->e->n_rank_vars; v++)
+            if (r & BIT (v))
+              out[n++] = (Item) { .kind = ITEM_TEMPORAL, .var = v };
+          continue;
+        }
+      {
+        const FfmLoopOrderConstraint *o = &b->ec->orders[k];
+        guint j = gap_index[k]++, G = plan->n_gaps[k];
+        guint lo = j == 0 ? 0 : plan->cut[k][j - 1];
+        guint hi = j + 1 == G ? o->n_vars - 1 : plan->cut[k][j];
+        guint64 listed = 0;
+        for (guint x = 0; x < o->n_vars; x++)
+          listed |= BIT (o->vars[x]);
+        /* the unlisted variables, then the listed ones of the gap's
+         * interval, in listed order */
+        for (guint v = 0; v < b->e->n_rank_vars; v++)
+          if ((r & BIT (v)) && !(listed & BIT (v)))
+            out[n++] = (Item) { .kind = ITEM_TEMPORAL, .var = v };
+        for (guint x = lo; x <= hi; x++)
+          if (r & BIT (o->vars[x]))
+            out[n++] = (Item) { .kind = ITEM_TEMPORAL, .var = o->vars[x] };
+      }
     }
   return n;
 }
@@ -351,6 +453,8 @@ place_spatial_loops (const Builder *b, Item *items, guint *n_items,
                                              &allowed, error))
             return FALSE;
           r = b->vars & allowed;
+          if (b->ec != NULL && level < FFM_CONSTRAINTS_MAX_LEVELS)
+            r &= b->ec->spatial[level][d];
           for (guint a = 0; a < b->e->n_accesses; a++)
             if ((b->fusable_or_inter & BIT (a)) && !(stored & BIT (a)))
               r &= b->direct[a];
@@ -508,6 +612,7 @@ emit_template (Builder *b, const Item *items, guint n, GError **error)
   t->id = b->out->len;
   t->einsum = b->einsum;
   t->compute_level = b->compute;
+  t->constraints = b->ec;
   t->nodes = ffm_mapping_node_list_new ();
   for (guint i = 0; i < n; i++)
     {
@@ -559,18 +664,57 @@ emit_template (Builder *b, const Item *items, guint n, GError **error)
   return TRUE;
 }
 
+/* Whether the loops of @items that some loop order constrains go in its
+ * order (a missing loop added by add_missing_loops() may not). */
 static gboolean
-build_from_order (Builder *b, const Item *nodes, guint n_nodes, guint n_g0,
-                  GError **error)
+loops_in_order (const Builder *b, const Item *items, guint n)
+{
+  int last_shared = -1;
+
+  for (guint i = 0; i < n; i++)
+    if (items[i].kind == ITEM_STORAGE && items[i].backing
+        && (b->shared & BIT (items[i].access)))
+      last_shared = (int) i;
+  for (guint k = 0; k < b->ec->n_orders; k++)
+    {
+      const FfmLoopOrderConstraint *o = &b->ec->orders[k];
+      int rank[FFM_MAX_EINSUM_RANK_VARS], last = -1, here = -1;
+      for (guint v = 0; v < FFM_MAX_EINSUM_RANK_VARS; v++)
+        rank[v] = -1;
+      for (guint x = 0; x < o->n_vars; x++)
+        rank[o->vars[x]] = (int) x;
+      for (guint i = 0; i < n; i++)
+        {
+          if (items[i].kind == ITEM_STORAGE)
+            {
+              here = (int) items[i].level;
+              continue;
+            }
+          if ((int) i < last_shared || here != (int) o->level
+              || items[i].kind != ITEM_TEMPORAL || rank[items[i].var] < 0)
+            continue;
+          if (rank[items[i].var] < last)
+            return FALSE;
+          last = rank[items[i].var];
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
+build_with_plan (Builder *b, const Item *nodes, guint n_nodes, guint n_g0,
+                 const OrderPlan *plan, GError **error)
 {
   Item items[MAX_ITEMS];
   guint n;
 
   g_assert (n_nodes * (1 + b->e->n_rank_vars) + 8 < MAX_ITEMS);
-  n = place_temporal_loops (b, nodes, n_nodes, n_g0, items);
+  n = place_temporal_loops (b, nodes, n_nodes, n_g0, plan, items);
   if (!place_spatial_loops (b, items, &n, error))
     return FALSE;
   add_missing_loops (b, items, &n);
+  if (plan != NULL && !loops_in_order (b, items, n))
+    return TRUE;
   if (n > FFM_COST_MAX_LOOPS + n_nodes)
     {
       g_set_error (error, FFM_MAPPING_ERROR, FFM_MAPPING_ERROR_INVALID,
@@ -579,6 +723,66 @@ build_from_order (Builder *b, const Item *nodes, guint n_nodes, guint n_g0,
       return FALSE;
     }
   return emit_template (b, items, n, error);
+}
+
+/* Every plan of cuts for loop orders @k.. (cut index @j of order @k next). */
+static gboolean
+build_plans (Builder *b, const Item *nodes, guint n_nodes, guint n_g0,
+             OrderPlan *plan, guint k, guint j, GError **error)
+{
+  guint lo, n_vars;
+
+  if (k == b->ec->n_orders)
+    return build_with_plan (b, nodes, n_nodes, n_g0, plan, error);
+  n_vars = b->ec->orders[k].n_vars;
+  if (plan->n_gaps[k] <= 1 || j + 1 >= plan->n_gaps[k])
+    return build_plans (b, nodes, n_nodes, n_g0, plan, k + 1, 0, error);
+  lo = j == 0 ? 0 : plan->cut[k][j - 1];
+  for (guint c = lo; c < n_vars; c++)
+    {
+      plan->cut[k][j] = c;
+      if (!build_plans (b, nodes, n_nodes, n_g0, plan, k, j + 1, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+build_from_order (Builder *b, const Item *nodes, guint n_nodes, guint n_g0,
+                  GError **error)
+{
+  OrderPlan plan;
+
+  if (b->ec == NULL || b->ec->n_orders == 0)
+    return build_with_plan (b, nodes, n_nodes, n_g0, NULL, error);
+  count_order_gaps (b, nodes, n_nodes, n_g0, &plan);
+  return build_plans (b, nodes, n_nodes, n_g0, &plan, 0, 0, error);
+}
+
+/* Whether the storage-node order @order (G0 first) has, at every memory
+ * with a stationary set, the nodes of the set above the others (G0 holds
+ * the outermost memory's and the persistent nodes, which no dataflow
+ * orders; the backing nodes of shared tensors go where fusion puts them,
+ * so no dataflow orders them either: ffm-constraints.h). */
+static gboolean
+stationary_ok (const Builder *b, const Item *order, guint n_order, guint n_g0)
+{
+  guint64 other_above = 0;      /* memories with a node outside their set */
+
+  if (b->ec == NULL || b->e->is_copy)
+    return TRUE;
+  for (guint i = n_g0; i < n_order; i++)
+    {
+      guint level = order[i].level;
+      guint64 s = level < FFM_CONSTRAINTS_MAX_LEVELS ? b->ec->stationary[level] : 0;
+      if (s == 0 || (order[i].backing && (b->shared & BIT (order[i].access))))
+        continue;
+      if (!(s & BIT (order[i].access)))
+        other_above |= BIT (level);
+      else if (other_above & BIT (level))
+        return FALSE;
+    }
+  return TRUE;
 }
 
 /* Every order of the nodes of each memory below G0, memory by memory.
@@ -591,7 +795,8 @@ permute_levels (Builder *b, Item *order, guint n_order, guint n_g0,
   guint end = start;
 
   if (start == n_rest)
-    return build_from_order (b, order, n_order, n_g0, error);
+    return !stationary_ok (b, order, n_order, n_g0)
+      || build_from_order (b, order, n_order, n_g0, error);
   while (end < n_rest && rest[end].level == rest[start].level)
     end++;
   if (b->e->is_copy)
@@ -642,6 +847,10 @@ finish_choice (Builder *b, GError **error)
   b->coverable |= seen;
   if (seen != b->all)
     return TRUE;
+  if (b->ec != NULL)
+    for (guint l = 0; l < FFM_CONSTRAINTS_MAX_LEVELS; l++)
+      if (b->ec->keep[l] != 0 && (b->kept[l] & b->ec->keep[l]) != b->ec->keep[l])
+        return TRUE;      /* a memory it must keep is not on this path */
   b->n_complete++;
   seen = 0;
   for (guint p = 0; p < b->n_path; p++)
@@ -694,6 +903,33 @@ choose_level (Builder *b, guint p, GError **error)
           may &= ~(b->shared & ~above);
         }
     }
+  if (b->ec != NULL && level < FFM_CONSTRAINTS_MAX_LEVELS)
+    {
+      /* Mapping constraints: a tensor not kept above is backed here only
+       * where it may be backed; kept here where it must be, never where
+       * it may not; and kept here when no memory below may back it. */
+      guint64 not_here = b->ec->forbid[level], must_here = b->ec->keep[level];
+      guint64 below = 0;
+      for (guint q = p + 1; q < b->n_path; q++)
+        if (b->path[q] < FFM_CONSTRAINTS_MAX_LEVELS
+            && ffm_arch_get_level (b->a, b->path[q])->kind == FFM_LEVEL_MEMORY)
+          below |= BIT (b->path[q]);
+      for (guint a = 0; a < b->e->n_accesses; a++)
+        {
+          if (above & BIT (a))
+            continue;
+          if (!(b->ec->backing_levels[a] & BIT (level)))
+            not_here |= BIT (a);
+          else if (!(b->ec->backing_levels[a] & below))
+            must_here |= BIT (a);
+        }
+      /* Keeping here what must be kept here and may not be, or what the
+       * architecture does not allow: no choice of this branch works. */
+      if ((must & not_here) || (b->ec->keep[level] & ~may & b->all))
+        return TRUE;
+      may &= ~not_here;
+      must |= must_here & may;
+    }
   free_set = may & ~must;
   sub = 0;
   for (;;)
@@ -712,6 +948,7 @@ choose_level (Builder *b, guint p, GError **error)
 gboolean
 ffm_pmapping_templates_build (const FfmWorkload *workload, const FfmArch *arch,
                               guint einsum, const FfmPmappingOptions *options,
+                              const FfmEinsumConstraints *constraints,
                               GPtrArray *out, GError **error)
 {
   const FfmEinsum *e = ffm_workload_get_einsum (workload, einsum);
@@ -737,7 +974,16 @@ ffm_pmapping_templates_build (const FfmWorkload *workload, const FfmArch *arch,
       b.a = arch;
       b.e = e;
       b.einsum = einsum;
-      b.opt = options;
+      b.eff = *options;
+      b.ec = constraints;
+      if (constraints != NULL && constraints->max_fused_loops >= 0
+          && (options->max_fused_loops < 0
+              || constraints->max_fused_loops < options->max_fused_loops))
+        b.eff.max_fused_loops = constraints->max_fused_loops;
+      if (constraints != NULL)
+        b.exempt = ffm_einsum_constraints_orders_loops (constraints)
+          ? BIT (e->n_rank_vars) - 1 : constraints->pinned_vars;
+      b.opt = &b.eff;
       {
         const char *why;
         b.remainders = options->imperfect != FFM_IMPERFECT_NONE

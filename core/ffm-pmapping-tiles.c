@@ -58,6 +58,7 @@ typedef struct {
 typedef struct {
   const FfmPmappingTemplate *t;
   const FfmPmappingModel *m;
+  const FfmArch *arch;
   const FfmPmappingOptions *opt;
   const FfmEinsum *e;
   FfmTemplateResult *out;
@@ -119,6 +120,14 @@ typedef struct {
   guint var_exp[MAX_BUFFETS][MAX_VARS];  /* ranks of a buffet's tensor a var indexes */
   int buffet_memory[MAX_BUFFETS];     /* index into memories, -1 infinite */
 
+  /* Fixed tiles (mapping constraints): chain position (loops of the
+   * variable above a storage node) and the tile required there. */
+  guint n_fixed[MAX_VARS];
+  guint fixed_pos[MAX_VARS][MAX_BUFFETS];
+  guint64 fixed_tile[MAX_VARS][MAX_BUFFETS];
+  FfmPmappingOptions eff;           /* options with the Einsum's own
+                                       fused-loop limit; opt points here */
+
   guint64 tiles[MAX_LOOPS];
   guint64 used[MAX_VARS + 1][MAX_DIMS]; /* per depth: spatial products chosen */
   guint fused[MAX_VARS + 1];        /* per depth: fused loops of > 1 iteration */
@@ -137,6 +146,12 @@ chain_ok (Enum *en, guint v, const guint64 *tiles)
   guint fused = 0;
   guint64 enclosing = en->bounds[v];
 
+  for (guint k = 0; k < en->n_fixed[v]; k++)
+    {
+      guint pos = en->fixed_pos[v][k];
+      if ((pos == 0 ? en->bounds[v] : tiles[pos - 1]) != en->fixed_tile[v][k])
+        return FALSE;
+    }
   for (guint d = 0; d < en->n_dims; d++)
     prod[d] = 1;
   for (guint i = 0; i < en->var_n_loops[v]; i++)
@@ -341,6 +356,44 @@ compare_vars (gconstpointer pa, gconstpointer pb, gpointer data)
   return a < b ? -1 : (a > b ? 1 : 0);
 }
 
+/* The fixed tiles of the Einsum's constraints, as chain requirements: for
+ * every storage node at the constraint's memory, the tile of the variable
+ * after the loops over it above the node. */
+static void
+setup_fixed_tiles (Enum *en)
+{
+  const FfmEinsumConstraints *ec = en->t->constraints;
+  const GPtrArray *nodes = en->t->nodes;
+
+  if (ec == NULL)
+    return;
+  for (guint k = 0; k < ec->n_tiles; k++)
+    {
+      const FfmTileConstraint *tc = &ec->tiles[k];
+      const char *level = NULL;
+      guint loops = 0;
+      if (tc->var >= en->n_vars)
+        continue;
+      for (guint i = 0; i < nodes->len; i++)
+        {
+          const FfmMappingNode *n = g_ptr_array_index (nodes, i);
+          if ((n->kind == FFM_NODE_TEMPORAL || n->kind == FFM_NODE_SPATIAL)
+              && g_strcmp0 (n->rank_var, en->e->rank_var_names[tc->var]) == 0)
+            loops++;
+          if (n->kind != FFM_NODE_STORAGE)
+            continue;
+          if (level == NULL)
+            level = ffm_arch_get_level (en->arch, tc->level)->name;
+          if (strcmp (n->level, level) == 0 && en->n_fixed[tc->var] < MAX_BUFFETS)
+            {
+              guint x = en->n_fixed[tc->var]++;
+              en->fixed_pos[tc->var][x] = loops;
+              en->fixed_tile[tc->var][x] = tc->tile;
+            }
+        }
+    }
+}
+
 static gboolean
 setup (Enum *en, const FfmWorkload *w, const FfmArch *a)
 {
@@ -398,6 +451,7 @@ setup (Enum *en, const FfmWorkload *w, const FfmArch *a)
         }
     }
 
+  setup_fixed_tiles (en);
   for (guint v = 0; v < en->n_vars; v++)
     {
       en->chains[v] = g_array_new (FALSE, FALSE, sizeof (guint64));
@@ -1649,7 +1703,14 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
 
   en->t = t;
   en->m = t->model;
-  en->opt = options;
+  en->arch = arch;
+  en->eff = *options;
+  /* The Einsum's own fused-loop limit (mapping constraints), if tighter. */
+  if (t->constraints != NULL && t->constraints->max_fused_loops >= 0
+      && (options->max_fused_loops < 0
+          || t->constraints->max_fused_loops < options->max_fused_loops))
+    en->eff.max_fused_loops = t->constraints->max_fused_loops;
+  en->opt = &en->eff;
   en->out = out;
   if (setup (en, workload, arch))
     {

@@ -58,6 +58,7 @@ options_set_defaults (FfmPmappingOptions *options)
   options->cancel = NULL;
   options->progress = NULL;
   options->progress_data = NULL;
+  options->constraints = NULL;
 }
 
 void
@@ -486,6 +487,7 @@ struct _FfmPmappingSet {
   gint templates_done;
   gint einsums_done;
   guint n_templates;
+  FfmBoundConstraints *constraints; /* options.constraints bound; NULL if none */
 };
 
 static void
@@ -692,6 +694,55 @@ set_no_pmapping_error (FfmPmappingSet *set, FfmEinsumPmappings *pm,
     g_set_error (error, FFM_MAPPING_ERROR, FFM_MAPPING_ERROR_INVALID,
                  "Einsum %s has no valid pmapping on architecture %s",
                  e->name, ffm_arch_get_name (set->arch));
+}
+
+/* Why the constraints leave Einsum @einsum no template (@cause: the
+ * template builder's error, or NULL when it built none): the constraints
+ * without which it has some, found by building its templates once without
+ * each constraint that applies to it. */
+static void
+set_unsatisfiable_error (FfmPmappingSet *set, guint einsum, const GError *cause,
+                         GError **error)
+{
+  const FfmEinsum *e = ffm_workload_get_einsum (set->workload, einsum);
+  const FfmConstraints *c = ffm_bound_constraints_get_constraints (set->constraints);
+  const FfmEinsumConstraints *ec = ffm_bound_constraints_get_einsum (set->constraints, einsum);
+  g_autoptr (GString) culprits = g_string_new (NULL);
+  g_autofree char *all = ffm_bound_constraints_describe_einsum (set->constraints, einsum);
+
+  for (guint i = 0; i < ffm_constraints_get_n (c) && i < 63; i++)
+    {
+      g_autoptr (FfmBoundConstraints) without = NULL;
+      g_autoptr (GPtrArray) templates = NULL;
+      gboolean ok;
+
+      if (!(ec->entries & (G_GUINT64_CONSTANT (1) << i)))
+        continue;
+      without = ffm_bound_constraints_without (set->constraints, i);
+      if (without == NULL)
+        continue;
+      templates = g_ptr_array_new_with_free_func ((GDestroyNotify) ffm_pmapping_template_free);
+      ok = ffm_pmapping_templates_build (set->workload, set->arch, einsum, &set->options,
+                                         ffm_bound_constraints_get_einsum (without, einsum),
+                                         templates, NULL);
+      if (ok && templates->len > 0)
+        {
+          g_autofree char *d = ffm_constraints_describe (c, i);
+          g_string_append_printf (culprits, "%s%s", culprits->len ? "; " : "", d);
+        }
+    }
+  if (culprits->len > 0)
+    g_set_error (error, FFM_CONSTRAINTS_ERROR, FFM_CONSTRAINTS_ERROR_UNSATISFIABLE,
+                 "Einsum %s: no pmapping satisfies the mapping constraints on "
+                 "architecture %s%s%s%s; it has some without %s", e->name,
+                 ffm_arch_get_name (set->arch), cause ? " (" : "",
+                 cause ? cause->message : "", cause ? ")" : "", culprits->str);
+  else
+    g_set_error (error, FFM_CONSTRAINTS_ERROR, FFM_CONSTRAINTS_ERROR_UNSATISFIABLE,
+                 "Einsum %s: no pmapping satisfies the mapping constraints on "
+                 "architecture %s%s%s%s; together they leave it none: %s", e->name,
+                 ffm_arch_get_name (set->arch), cause ? " (" : "",
+                 cause ? cause->message : "", cause ? ")" : "", all);
 }
 
 /* ---- Tracked memories (as in the reference implementation, accelforge) ---- */
@@ -966,6 +1017,15 @@ ffm_pmapping_jobs_new (FfmWorkload *workload, FfmArch *arch,
   set->workload = ffm_workload_ref (workload);
   set->arch = ffm_arch_ref (arch);
   options_copy (&set->options, options);
+  if (set->options.constraints != NULL)
+    {
+      set->constraints = ffm_constraints_bind (set->options.constraints, workload,
+                                               arch, error);
+      if (set->constraints == NULL)
+        return NULL;
+      /* The set's own copy, so that the caller may free theirs. */
+      set->options.constraints = ffm_bound_constraints_get_constraints (set->constraints);
+    }
   if (set->options.objectives == 0)
     set->options.objectives = FFM_PMAPPING_ENERGY | FFM_PMAPPING_LATENCY;
   set->einsums = g_ptr_array_new_with_free_func ((GDestroyNotify) einsum_pmappings_free);
@@ -1006,15 +1066,39 @@ ffm_pmapping_jobs_new (FfmWorkload *workload, FfmArch *arch,
         if (ffm_arch_get_level (arch, l)->kind == FFM_LEVEL_MEMORY
             && !ffm_arch_memory_size (arch, l, workload, e, &pm->capacity[l], error))
           return NULL;
-      if (!ffm_pmapping_templates_build (workload, arch, e, &set->options,
-                                         pm->templates, error))
-        return NULL;
+      {
+        const FfmEinsumConstraints *ec = ffm_bound_constraints_get_einsum (set->constraints, e);
+        GError *local = NULL;
+        if (!ffm_pmapping_templates_build (workload, arch, e, &set->options, ec,
+                                           pm->templates, &local)
+            || (ec != NULL && pm->templates->len == 0))
+          {
+            /* Under constraints, say which leave the Einsum nothing, when
+             * it has templates without them. */
+            if (ec != NULL && (local == NULL || local->domain == FFM_MAPPING_ERROR))
+              {
+                g_autoptr (GPtrArray) free_templates =
+                  g_ptr_array_new_with_free_func ((GDestroyNotify) ffm_pmapping_template_free);
+                if (ffm_pmapping_templates_build (workload, arch, e, &set->options, NULL,
+                                                  free_templates, NULL))
+                  {
+                    set_unsatisfiable_error (set, e, local, error);
+                    g_clear_error (&local);
+                    return NULL;
+                  }
+              }
+            g_propagate_error (error, local);
+            return NULL;
+          }
+      }
       pm->stats.n_templates = pm->templates->len;
       pm->stats.reused_from = -1;
       if (set->options.reuse_equal_einsums)
         {
           char *signature = ffm_pmapping_einsum_signature (workload, arch, e,
-                                                           pm->templates, error);
+                                                           pm->templates,
+                                                           ffm_bound_constraints_get_einsum (set->constraints, e),
+                                                           error);
           if (signature == NULL)
             return NULL;
           pm->same_as = g_hash_table_lookup (signatures, signature);
@@ -1104,6 +1188,8 @@ ffm_pmapping_jobs_get_fingerprint (const FfmPmappingJobs *jobs)
           g_autofree char *signature
             = ffm_pmapping_einsum_signature (jobs->set->workload, jobs->set->arch,
                                              job->pm->einsum, job->pm->templates,
+                                             ffm_bound_constraints_get_einsum (jobs->set->constraints,
+                                                                               job->pm->einsum),
                                              NULL);
           if (signature != NULL)
             h = fnv1a (h, signature, strlen (signature));
@@ -1222,6 +1308,15 @@ jobs_finish (FfmPmappingJobs *jobs, GError **error)
       if (pm->groups->len == 0)
         {
           set_no_pmapping_error (set, pm, error);
+          if (error != NULL && *error != NULL
+              && ffm_bound_constraints_restrict_einsum (set->constraints, pm->einsum))
+            {
+              g_autofree char *list = ffm_bound_constraints_describe_einsum (set->constraints,
+                                                                             pm->einsum);
+              g_prefix_error (error, "under the mapping constraints %s: ", list);
+              (*error)->domain = FFM_CONSTRAINTS_ERROR;
+              (*error)->code = FFM_CONSTRAINTS_ERROR_UNSATISFIABLE;
+            }
           return NULL;
         }
     }
@@ -1276,6 +1371,7 @@ ffm_pmapping_set_free (FfmPmappingSet *set)
   g_free (set->by_einsum);
   g_array_free (set->tracked, TRUE);
   g_clear_pointer (&set->workspaces, g_async_queue_unref);
+  ffm_bound_constraints_free (set->constraints);
   ffm_workload_unref (set->workload);
   ffm_arch_unref (set->arch);
   g_free (set);
@@ -1328,6 +1424,12 @@ ffm_pmapping_set_get_tracked_levels (const FfmPmappingSet *set, guint *n_levels)
   if (n_levels != NULL)
     *n_levels = set->tracked->len;
   return (const guint *) set->tracked->data;
+}
+
+const FfmBoundConstraints *
+ffm_pmapping_set_get_constraints (const FfmPmappingSet *set)
+{
+  return set->constraints;
 }
 
 double

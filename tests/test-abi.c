@@ -48,7 +48,7 @@ test_pmapping_options (void)
       g_test_skip ("pins are for x86_64");
       return;
     }
-  PIN_SIZE (FfmPmappingOptions, 80);
+  PIN_SIZE (FfmPmappingOptions, 88);
   PIN_OFFSET (FfmPmappingOptions, struct_size, 0);
   PIN_OFFSET (FfmPmappingOptions, objectives, 8);
   PIN_OFFSET (FfmPmappingOptions, max_fused_loops, 12);
@@ -67,6 +67,7 @@ test_pmapping_options (void)
   PIN_OFFSET (FfmPmappingProgress, einsum, 16);
   PIN_OFFSET (FfmPmappingProgress, einsum_name, 24);
   PIN_OFFSET (FfmPmappingOptions, imperfect, 72);
+  PIN_OFFSET (FfmPmappingOptions, constraints, 80);
   PIN_SIZE (FfmPmappingStats, 64);
   PIN_OFFSET (FfmPmappingStats, n_evaluated, 8);
   PIN_OFFSET (FfmPmappingStats, seconds, 48);
@@ -187,7 +188,8 @@ test_search_context (void)
   PIN_OFFSET (FfmSearchContext, max_modelled_seconds, 88);
   PIN_OFFSET (FfmSearchContext, mapspace, 96);
   PIN_OFFSET (FfmSearchContext, imperfect, 104);
-  PIN_SIZE (FfmSearchContext, 112);
+  PIN_OFFSET (FfmSearchContext, constraints, 112);
+  PIN_SIZE (FfmSearchContext, 120);
 
   PIN_OFFSET (FfmTracePoint, evaluations, 0);
   PIN_OFFSET (FfmTracePoint, seconds, 8);
@@ -233,6 +235,45 @@ test_pmapping_options_sized (void)
   ffm_pmapping_options_init (&u.options);
   g_assert_cmpuint (u.options.struct_size, ==, sizeof (FfmPmappingOptions));
   g_assert_null (u.options.cancel);
+  g_assert_null (u.options.constraints);
+}
+
+/* A plugin built before FfmPmappingOptions.constraints: the generator must
+ * not read the bytes where the field would be (here 0xa5..., a wild
+ * pointer), and generates the unconstrained pmappings. */
+static void
+test_pmapping_options_before_constraints (void)
+{
+  static const char workload[] =
+    "{ \"ffm_workload\": 1, \"name\": \"w\", \"ranks\": { \"M\": 4, \"K\": 4 },"
+    "  \"bits_per_value\": { \"all\": 8 }, \"einsums\": [ \"Z[m] = A[k] * B[k,m]\" ] }";
+  static const char arch[] =
+    "{ \"ffm_architecture\": 1, \"name\": \"a\", \"levels\": ["
+    "  { \"memory\": \"MainMemory\", \"size\": \"inf\", \"read_energy\": 1,"
+    "    \"write_energy\": 1 },"
+    "  { \"compute\": \"MAC\", \"energy\": 1, \"throughput\": 1 } ] }";
+  union {
+    FfmPmappingOptions options;
+    guint8 bytes[sizeof (FfmPmappingOptions) + 16];
+  } u;
+  gsize old_size = G_STRUCT_OFFSET (FfmPmappingOptions, constraints);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FfmWorkload) w = ffm_workload_load_from_data (workload, "w", NULL, &error);
+  g_autoptr (FfmArch) a = NULL;
+  g_autoptr (FfmPmappingSet) set = NULL;
+
+  g_test_summary ("A caller built before the constraints field gets none");
+  g_assert_no_error (error);
+  a = ffm_arch_load_from_data (arch, "a", NULL, &error);
+  g_assert_no_error (error);
+  memset (u.bytes, 0xa5, sizeof u.bytes);
+  ffm_pmapping_options_init_sized (&u.options, old_size);
+  u.options.n_threads = 1;
+  set = ffm_pmappings_generate (w, a, &u.options, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (set);
+  g_assert_null (ffm_pmapping_set_get_constraints (set));
+  g_assert_null (ffm_pmapping_set_get_options (set)->constraints);
 }
 
 int
@@ -243,6 +284,8 @@ main (int argc, char **argv)
   g_test_add_func ("/abi/versions", test_versions);
   g_test_add_func ("/abi/pmapping-options", test_pmapping_options);
   g_test_add_func ("/abi/pmapping-options-sized", test_pmapping_options_sized);
+  g_test_add_func ("/abi/pmapping-options-before-constraints",
+                   test_pmapping_options_before_constraints);
   g_test_add_func ("/abi/enums", test_enums);
   g_test_add_func ("/abi/descriptor", test_descriptor);
   g_test_add_func ("/abi/vtables", test_vtables);

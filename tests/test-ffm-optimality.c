@@ -59,9 +59,10 @@ static Fixture fixture;
 /* ---- Running ---- */
 
 static FfmSearchResult *
-run_strategy_threads (const FfmPluginInfo *plugin, FfmProblem *problem,
-                      FfmObjective objective, int max_fused_loops, guint imperfect,
-                      const FfmParamValues *values, guint n_threads, GError **error)
+run_search (const FfmPluginInfo *plugin, FfmProblem *problem,
+            FfmObjective objective, int max_fused_loops, guint imperfect,
+            const FfmParamValues *values, guint n_threads,
+            const FfmConstraints *constraints, GError **error)
 {
   FfmSearchContext ctx;
   gint64 start = g_get_monotonic_time ();
@@ -72,6 +73,7 @@ run_strategy_threads (const FfmPluginInfo *plugin, FfmProblem *problem,
   ctx.n_threads = n_threads;
   ctx.max_fused_loops = max_fused_loops;
   ctx.imperfect = imperfect;
+  ctx.constraints = constraints;
   res = plugin->descriptor->vtable.search->run (&ctx, values, error);
   if (g_getenv ("FFM_OPTIMALITY_VERBOSE") != NULL)
     g_printerr ("  %s %s: %.3f s\n", plugin->descriptor->name,
@@ -85,8 +87,27 @@ run_strategy (const FfmPluginInfo *plugin, FfmProblem *problem,
               FfmObjective objective, int max_fused_loops, guint imperfect,
               const FfmParamValues *values, GError **error)
 {
-  return run_strategy_threads (plugin, problem, objective, max_fused_loops,
-                               imperfect, values, 1, error);
+  return run_search (plugin, problem, objective, max_fused_loops, imperfect,
+                     values, 1, NULL, error);
+}
+
+static FfmSearchResult *
+run_strategy_threads (const FfmPluginInfo *plugin, FfmProblem *problem,
+                      FfmObjective objective, int max_fused_loops, guint imperfect,
+                      const FfmParamValues *values, guint n_threads, GError **error)
+{
+  return run_search (plugin, problem, objective, max_fused_loops, imperfect,
+                     values, n_threads, NULL, error);
+}
+
+static FfmSearchResult *
+run_constrained (const FfmPluginInfo *plugin, FfmProblem *problem,
+                 FfmObjective objective, int max_fused_loops,
+                 const FfmParamValues *values, const FfmConstraints *constraints,
+                 GError **error)
+{
+  return run_search (plugin, problem, objective, max_fused_loops,
+                     FFM_IMPERFECT_NONE, values, 1, constraints, error);
 }
 
 /* The same solutions to the last bit, and the same mappings. */
@@ -432,6 +453,224 @@ test_optimality_remainders (void)
   g_assert_cmpuint (8 * fronts_with_remainders, >=, cases);
 }
 
+/* ---- Under constraints ---- */
+
+/* A random memory below the outermost one, or NULL when there is none. */
+static const char *
+random_inner_memory (GRand *r, const FfmArch *a)
+{
+  const char *found[16];
+  guint n = 0;
+
+  for (guint l = 1; l < ffm_arch_get_n_levels (a) && n < G_N_ELEMENTS (found); l++)
+    if (ffm_arch_get_level (a, l)->kind == FFM_LEVEL_MEMORY)
+      found[n++] = ffm_arch_get_level (a, l)->name;
+  return n == 0 ? NULL : found[g_rand_int_range (r, 0, n)];
+}
+
+/* One to three random constraints on the problem (each kind but loop
+ * orders and spatial, which test-pmapping.c covers against brute force). */
+static FfmConstraints *
+random_constraints (GRand *r, const FfmWorkload *w, const FfmArch *a)
+{
+  FfmConstraints *c = ffm_constraints_new ("random");
+  guint n = g_rand_int_range (r, 1, 4);
+  static const char *const roles[] = { "output", "weight", "input", "intermediates" };
+
+  for (guint k = 0; k < n; k++)
+    {
+      const char *level = random_inner_memory (r, a);
+      const char *levels[] = { level, NULL };
+      guint ei = g_rand_int_range (r, 0, ffm_workload_get_n_einsums (w));
+      const FfmEinsum *e = ffm_workload_get_einsum (w, ei);
+      const char *einsums[] = { e->name, NULL };
+      const char *tensor = ffm_workload_get_tensor (w, g_rand_int_range (r, 0,
+                                                    ffm_workload_get_n_tensors (w)))->name;
+      const char *vars[2] = { NULL, NULL };
+      FfmConstraintSpec spec = { 0 };
+      g_autoptr (GError) error = NULL;
+      int kind = g_rand_int_range (r, 0, 7);
+
+      if (level == NULL)
+        kind = kind % 2 == 0 ? 1 : 6;
+      switch (kind)
+        {
+        case 0:
+          spec = (FfmConstraintSpec) { .kind = FFM_CONSTRAINT_FUSE, .tensors = "intermediates" };
+          break;
+        case 1:
+          spec = (FfmConstraintSpec) { .kind = FFM_CONSTRAINT_UNFUSE, .tensors = "intermediates" };
+          break;
+        case 2:
+          spec = (FfmConstraintSpec) { .kind = FFM_CONSTRAINT_KEEP, .tensors = tensor,
+                                       .levels = levels };
+          break;
+        case 3:
+          spec = (FfmConstraintSpec) { .kind = FFM_CONSTRAINT_FORBID, .tensors = tensor,
+                                       .levels = levels };
+          break;
+        case 4:
+          spec = (FfmConstraintSpec) { .kind = FFM_CONSTRAINT_STATIONARY,
+                                       .tensors = roles[g_rand_int_range (r, 0, 4)],
+                                       .levels = levels };
+          break;
+        case 5:
+          {
+            guint v = g_rand_int_range (r, 0, e->n_rank_vars);
+            guint64 bound = e->rank_var_bounds[v], tile;
+            do
+              tile = (guint64) g_rand_int_range (r, 1, (gint32) MIN (bound, 1024) + 1);
+            while (bound % tile != 0);
+            vars[0] = e->rank_var_names[v];
+            spec = (FfmConstraintSpec) { .kind = FFM_CONSTRAINT_TILE, .levels = levels,
+                                         .einsums = einsums, .rank_vars = vars,
+                                         .tile = tile };
+            break;
+          }
+        default:
+          spec = (FfmConstraintSpec) { .kind = FFM_CONSTRAINT_MAX_FUSED_LOOPS,
+                                       .einsums = einsums, .max_fused_loops = 0 };
+          break;
+        }
+      g_assert_true (ffm_constraints_add (c, &spec, "random", &error));
+    }
+  return c;
+}
+
+/* Exhaustive and ffm under the same constraints: the same optima; the
+ * unconstrained optimum is never worse. */
+static CaseOutcome
+run_constrained_case (guint64 seed)
+{
+  g_autoptr (FfmArch) a = NULL;
+  g_autoptr (FfmWorkload) w = NULL;
+  g_autoptr (GRand) r = g_rand_new_with_seed ((guint32) seed * 7919u + 17u);
+  g_autoptr (FfmConstraints) c = NULL;
+  g_autoptr (FfmBoundConstraints) bound = NULL;
+  g_autoptr (FfmProblem) problem = NULL;
+  g_autoptr (FfmSearchResult) truth = NULL;
+  g_autoptr (FfmParamValues) limits = ffm_param_values_new ();
+  g_autoptr (GError) error = NULL;
+  int max_fused;
+  static const FfmObjective objectives[] = {
+    FFM_OBJECTIVE_ENERGY, FFM_OBJECTIVE_LATENCY, FFM_OBJECTIVE_EDP,
+  };
+
+  random_problem_make (seed, &w, &a, &max_fused);
+  c = random_constraints (r, w, a);
+  bound = ffm_constraints_bind (c, w, a, NULL);
+  if (bound == NULL)
+    return CASE_TOO_LARGE;      /* contradictory: another */
+  problem = ffm_problem_new (w, a);
+  ffm_param_values_set (limits, "max_combinations", MAX_COMBINATIONS);
+  ffm_param_values_set (limits, "max_pmappings", MAX_PMAPPINGS);
+  truth = run_constrained (fixture.exhaustive, problem, FFM_OBJECTIVE_PARETO,
+                           max_fused, limits, c, &error);
+  if (truth == NULL && g_error_matches (error, FFM_SEARCH_ERROR,
+                                       FFM_SEARCH_ERROR_TOO_LARGE))
+    return CASE_TOO_LARGE;
+  if (truth == NULL)
+    {
+      /* Nothing under the constraints: ffm agrees, naming them. */
+      g_autoptr (GError) e2 = NULL;
+      g_autoptr (FfmSearchResult) res = run_constrained (fixture.ffm, problem,
+                                                         FFM_OBJECTIVE_EDP, max_fused,
+                                                         NULL, c, &e2);
+      g_test_message ("seed %" G_GUINT64_FORMAT ": %s", seed, error->message);
+      if (res != NULL)
+        dump_case (w, a, seed);
+      g_assert_null (res);
+      g_assert_true (e2->domain == error->domain && e2->code == error->code);
+      return CASE_INFEASIBLE;
+    }
+  check_reevaluates (problem, truth, "exhaustive");
+  for (guint i = 0; i < ffm_search_result_get_n_solutions (truth); i++)
+    {
+      g_autoptr (GString) why = g_string_new (NULL);
+      gboolean ok = ffm_bound_constraints_admit_mapping (bound,
+                                                         ffm_search_result_get_solution (truth, i)->mapping,
+                                                         why);
+      if (!ok)
+        {
+          g_autofree char *mj = ffm_mapping_to_json (ffm_search_result_get_solution (truth, i)->mapping);
+          dump_case (w, a, seed);
+          g_test_message ("exhaustive returned a mapping not admitted: %s\n%s", why->str, mj);
+        }
+      g_assert_true (ok);
+    }
+  for (guint k = 0; k < G_N_ELEMENTS (objectives); k++)
+    {
+      FfmObjective obj = objectives[k];
+      g_autoptr (FfmSearchResult) res = run_constrained (fixture.ffm, problem, obj,
+                                                         max_fused, NULL, c, &error);
+      g_autoptr (FfmSearchResult) free_res = run_strategy (fixture.ffm, problem, obj,
+                                                           max_fused, FFM_IMPERFECT_NONE,
+                                                           NULL, &error);
+      double best = INFINITY, got, unconstrained;
+      const FfmSolution *y;
+
+      if (res == NULL || free_res == NULL)
+        dump_case (w, a, seed);
+      g_assert_no_error (error);
+      check_reevaluates (problem, res, "ffm");
+      y = ffm_search_result_get_solution (res, 0);
+      g_assert_true (ffm_bound_constraints_admit_mapping (bound, y->mapping, NULL));
+      for (guint i = 0; i < ffm_search_result_get_n_solutions (truth); i++)
+        {
+          const FfmSolution *x = ffm_search_result_get_solution (truth, i);
+          best = MIN (best, objective_value (obj, x->energy, x->latency));
+        }
+      got = objective_value (obj, y->energy, y->latency);
+      unconstrained = objective_value (obj, ffm_search_result_get_solution (free_res, 0)->energy,
+                                       ffm_search_result_get_solution (free_res, 0)->latency);
+      if (got != best)
+        {
+          dump_case (w, a, seed);
+          g_printerr ("objective %s: exhaustive %.17g, ffm %.17g\n",
+                      ffm_objective_to_string (obj), best, got);
+        }
+      g_assert_cmpfloat (got, ==, best);
+      g_assert_cmpfloat (unconstrained, <=, got);
+    }
+  return CASE_DONE;
+}
+
+static void
+test_optimality_constrained (void)
+{
+  /* TUNING: a quarter of the unconstrained test's cases. */
+  guint64 cases = env_number ("FFM_OPTIMALITY_CASES", DEFAULT_CASES) / 4 + 1;
+  guint64 seed = env_number ("FFM_OPTIMALITY_SEED", DEFAULT_SEED) + 100000;
+  guint64 done = 0, skipped = 0, infeasible = 0;
+
+  g_test_summary ("Under random mapping constraints, ffm's optimum equals "
+                  "exhaustive search's under the same constraints, both "
+                  "return only admitted mappings, and the unconstrained "
+                  "optimum is never worse");
+  for (guint64 s = seed; done < cases; s++)
+    {
+      switch (run_constrained_case (s))
+        {
+        case CASE_DONE:
+          done++;
+          break;
+        case CASE_TOO_LARGE:
+          skipped++;
+          break;
+        case CASE_INFEASIBLE:
+          infeasible++;
+          done++;
+          break;
+        }
+      g_assert_cmpuint (skipped, <=, 3 * cases + 20);
+    }
+  /* Most cases must have a mapping, or the test compares little. */
+  g_assert_cmpuint (infeasible, <, done / 2 + 1);
+  g_test_message ("%" G_GUINT64_FORMAT " problems (%" G_GUINT64_FORMAT
+                  " with no mapping under their constraints), %" G_GUINT64_FORMAT
+                  " skipped (contradictory or too large)", done, infeasible, skipped);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -450,6 +689,7 @@ main (int argc, char **argv)
   g_assert_no_error (error);
   g_test_add_func ("/ffm/optimality/random", test_optimality);
   g_test_add_func ("/ffm/optimality/remainders", test_optimality_remainders);
+  g_test_add_func ("/ffm/optimality/constrained", test_optimality_constrained);
   status = g_test_run ();
   ffm_plugin_registry_free (fixture.registry);
   return status;

@@ -408,6 +408,8 @@ typedef struct {
   double energy_tie, latency_tie;   /* latency of the least energy, and back */
   int max_fused;
   guint imperfect;          /* FfmImperfect: loop kinds that may leave remainders */
+  const FfmBoundConstraints *bound;  /* keep only what it admits; may be NULL */
+  guint64 rejected;         /* pmappings the constraints do not admit */
 } Brute;
 
 static void brute_loops (Brute *b, const BItem *nodes, guint n_nodes, guint n_g0);
@@ -663,6 +665,8 @@ brute_loops (Brute *b, const BItem *nodes, guint n_nodes, guint n_g0)
 typedef struct {
   Brute *b;
   FfmPmappingModel *m;
+  GPtrArray *nodes;         /* the path, tiles set at each leaf for the
+                               constraints' check */
   FfmPmappingCost *cost;
   guint n_loops;
   guint64 tiles[64];
@@ -717,6 +721,20 @@ brute_assign (Tiles *t, guint v, guint i, guint64 outer)
         }
       if ((int) fused > b->max_fused)
         return;
+      if (b->bound != NULL)
+        {
+          for (guint j = 0; j < t->n_loops; j++)
+            ((FfmMappingNode *) g_ptr_array_index (t->nodes,
+                                                   ffm_pmapping_model_get_loop (t->m, j)->node))->tile
+              = t->tiles[j];
+          if (!ffm_bound_constraints_admit_pmapping (b->bound, b->einsum,
+                                                     (const FfmMappingNode *const *) t->nodes->pdata,
+                                                     t->nodes->len, NULL))
+            {
+              b->rejected++;
+              return;
+            }
+        }
       ffm_pmapping_model_evaluate (t->m, t->tiles, t->cost);
       b->evaluated++;
       if (t->cost->status != FFM_COST_VALID)
@@ -819,6 +837,9 @@ brute_tiles (Brute *b, const BItem *items, guint n)
                                 nodes->len, NULL, &error);
   g_assert_no_error (error);
   t.b = b;
+  t.nodes = ffm_mapping_node_list_new ();
+  for (guint i = 0; i < nodes->len; i++)
+    g_ptr_array_add (t.nodes, ffm_mapping_node_copy (g_ptr_array_index (nodes, i)));
   t.cost = ffm_pmapping_cost_new (t.m);
   t.n_loops = ffm_pmapping_model_get_n_loops (t.m);
   t.n_fused = last_shared_backing < 0 ? 0 : (guint) last_shared_backing;
@@ -834,11 +855,12 @@ brute_tiles (Brute *b, const BItem *items, guint n)
   }
   ffm_pmapping_cost_free (t.cost);
   ffm_pmapping_model_free (t.m);
+  g_ptr_array_unref (t.nodes);
 }
 
 static Brute *
 brute_force (FfmWorkload *w, FfmArch *a, guint einsum, int max_fused,
-             guint imperfect)
+             guint imperfect, const FfmBoundConstraints *bound)
 {
   Brute *bp = g_new0 (Brute, 1);
 #define b (*bp)
@@ -851,6 +873,7 @@ brute_force (FfmWorkload *w, FfmArch *a, guint einsum, int max_fused,
   b.e = e;
   b.max_fused = max_fused;
   b.imperfect = imperfect;
+  b.bound = bound;
   b.fronts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, front_free);
   b.best_energy = b.best_latency = b.best_edp = INFINITY;
   b.energy_tie = b.latency_tie = INFINITY;
@@ -911,10 +934,40 @@ relaxed_key (const FfmCompatibility *c, GString *key)
     }
 }
 
-/* Checks the generator against brute force on one Einsum. */
+/* Every row of @set rebuilds to a pmapping @bound admits. */
 static void
-check_against_brute_force (FfmWorkload *w, FfmArch *a, guint einsum,
-                           guint imperfect)
+assert_rows_admitted (FfmWorkload *w, FfmArch *a, const FfmPmappingSet *set,
+                      const FfmBoundConstraints *bound)
+{
+  for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (set); i++)
+    {
+      const FfmEinsumPmappings *pm = ffm_pmapping_set_get_einsum (set, i);
+      for (guint k = 0; k < ffm_einsum_pmappings_get_n_groups (pm); k++)
+        {
+          const FfmPmappingGroup *g = ffm_einsum_pmappings_get_group (pm, k);
+          for (guint r = 0; r < g->n_rows; r++)
+            {
+              g_autoptr (GPtrArray) nodes = ffm_einsum_pmappings_rebuild (pm, &g->refs[r],
+                                                                          FALSE);
+              g_autoptr (GString) why = g_string_new (NULL);
+              gboolean ok = ffm_bound_constraints_admit_pmapping (bound,
+                                                                  ffm_einsum_pmappings_get_einsum (pm),
+                                                                  (const FfmMappingNode *const *) nodes->pdata,
+                                                                  nodes->len, why);
+              if (!ok)
+                g_test_message ("generated pmapping not admitted: %s", why->str);
+              g_assert_true (ok);
+            }
+        }
+    }
+}
+
+/* Checks the generator against brute force on one Einsum, under
+ * @constraints (may be NULL). */
+static void
+check_against_brute_force_constrained (FfmWorkload *w, FfmArch *a, guint einsum,
+                                       guint imperfect,
+                                       const FfmConstraints *constraints)
 {
   FfmPmappingOptions options;
   g_autoptr(FfmPmappingSet) set = NULL;
@@ -928,19 +981,43 @@ check_against_brute_force (FfmWorkload *w, FfmArch *a, guint einsum,
                                                         g_free, NULL);
   GPtrArray *keyed_rows;
 
+  g_autoptr (FfmBoundConstraints) bound = NULL;
+
   ffm_pmapping_options_init (&options);
   options.einsum = einsum;
   options.n_threads = 1;
   ffm_pmapping_options_set_diagnostics (&options, TRUE, TRUE);
   options.imperfect = imperfect;
-  set = generate (w, a, &options);
+  options.constraints = constraints;
+  if (constraints != NULL)
+    {
+      g_autoptr (GError) error = NULL;
+      bound = ffm_constraints_bind (constraints, w, a, &error);
+      g_assert_no_error (error);
+      set = ffm_pmappings_generate (w, a, &options, &error);
+      if (set == NULL)
+        {
+          /* Nothing satisfies the constraints: brute force agrees. */
+          g_test_message ("einsum %u: %s", einsum, error->message);
+          g_assert_true (error->domain == FFM_CONSTRAINTS_ERROR
+                         || error->domain == FFM_MAPPING_ERROR);
+          brute = brute_force (w, a, einsum, options.max_fused_loops, imperfect, bound);
+          g_assert_cmpuint (brute->valid, ==, 0);
+          g_hash_table_destroy (brute->fronts);
+          g_free (brute);
+          return;
+        }
+      assert_rows_admitted (w, a, set, bound);
+    }
+  else
+    set = generate (w, a, &options);
   ffm_pmapping_options_set_diagnostics (&options, FALSE, TRUE);
   unpruned = generate (w, a, &options);
   assert_pareto_sets_equal (set, unpruned);
 
   pm = ffm_pmapping_set_get_einsum (set, 0);
   best_of_set (pm, &ge, &gl, &gedp);
-  brute = brute_force (w, a, einsum, options.max_fused_loops, imperfect);
+  brute = brute_force (w, a, einsum, options.max_fused_loops, imperfect, bound);
   g_assert_cmpuint (brute->valid, >, 0);
   g_assert_cmpfloat (ge, ==, brute->best_energy);
   g_assert_cmpfloat (gl, ==, brute->best_latency);
@@ -1037,11 +1114,18 @@ check_against_brute_force (FfmWorkload *w, FfmArch *a, guint einsum,
     g_ptr_array_free (g_ptr_array_index (keyed_rows, k), TRUE);
   g_ptr_array_free (keyed_rows, TRUE);
   g_test_message ("einsum %u: brute force evaluated %" G_GUINT64_FORMAT
-                  " (%" G_GUINT64_FORMAT " valid); generator %" G_GUINT64_FORMAT
-                  " evaluated", einsum, brute->evaluated, brute->valid,
+                  " (%" G_GUINT64_FORMAT " valid, %" G_GUINT64_FORMAT " not "
+                  "admitted); generator %" G_GUINT64_FORMAT " evaluated", einsum,
+                  brute->evaluated, brute->valid, brute->rejected,
                   ffm_einsum_pmappings_get_stats (pm)->n_evaluated);
   g_hash_table_destroy (brute->fronts);
   g_free (brute);
+}
+
+static void
+check_against_brute_force (FfmWorkload *w, FfmArch *a, guint einsum, guint imperfect)
+{
+  check_against_brute_force_constrained (w, a, einsum, imperfect, NULL);
 }
 
 /* A random architecture: DRAM; optionally a fanout (variant 1); a global
@@ -1181,6 +1265,142 @@ test_brute_force_remainders (gconstpointer data)
   else
     brute_force_cases (variant, 32000 + variant, cases,
                        variant == 0 ? FFM_IMPERFECT_TEMPORAL : FFM_IMPERFECT_ALL);
+}
+
+/* ---- Under constraints ---- */
+
+/* One random constraint on @w and @a (an architecture of random_arch():
+ * MainMemory, maybe fanout X, GlobalBuffer, MAC), added to @c. */
+static void
+add_random_constraint (GRand *r, FfmConstraints *c, FfmWorkload *w, FfmArch *a)
+{
+  const char *glb[] = { "GlobalBuffer", NULL };
+  const char *fanout[] = { "X", NULL };
+  guint n_einsums = ffm_workload_get_n_einsums (w);
+  guint einsum = g_rand_int_range (r, 0, n_einsums);
+  const FfmEinsum *e = ffm_workload_get_einsum (w, einsum);
+  const char *einsums[] = { e->name, NULL };
+  const char *tensor = ffm_workload_get_tensor (w, g_rand_int_range (r, 0,
+                                                                     ffm_workload_get_n_tensors (w)))->name;
+  const char *roles[] = { "output", "weight", "input", "intermediates" };
+  FfmConstraintSpec spec = { 0 };
+  const char *vars[FFM_MAX_EINSUM_RANK_VARS + 1] = { NULL };
+  g_autoptr (GError) error = NULL;
+  int kind = g_rand_int_range (r, 0, 10);
+
+  if (kind == 7 && ffm_arch_find_level (a, "X") < 0)
+    kind = 8;
+  switch (kind)
+    {
+    case 0:
+      spec = (FfmConstraintSpec) { .kind = FFM_CONSTRAINT_FUSE, .tensors = "intermediates" };
+      break;
+    case 1:
+      spec = (FfmConstraintSpec) { .kind = FFM_CONSTRAINT_UNFUSE, .tensors = "intermediates" };
+      break;
+    case 2:
+      spec = (FfmConstraintSpec) { .kind = FFM_CONSTRAINT_FUSE, .tensors = "intermediates", .levels = glb };
+      break;
+    case 3:
+      spec = (FfmConstraintSpec) { .kind = FFM_CONSTRAINT_KEEP, .tensors = tensor, .levels = glb };
+      break;
+    case 4:
+      spec = (FfmConstraintSpec) { .kind = FFM_CONSTRAINT_FORBID, .tensors = tensor, .levels = glb };
+      break;
+    case 5:
+      spec = (FfmConstraintSpec) { .kind = FFM_CONSTRAINT_STATIONARY,
+                                   .tensors = roles[g_rand_int_range (r, 0, 4)],
+                                   .levels = glb };
+      break;
+    case 6:
+      {
+        /* a random order of the Einsum's variables */
+        guint n = e->n_rank_vars;
+        for (guint v = 0; v < n; v++)
+          vars[v] = e->rank_var_names[v];
+        for (guint v = n; v > 1; v--)
+          {
+            guint x = g_rand_int_range (r, 0, v);
+            const char *tmp = vars[v - 1];
+            vars[v - 1] = vars[x];
+            vars[x] = tmp;
+          }
+        spec = (FfmConstraintSpec) { .kind = FFM_CONSTRAINT_LOOP_ORDER, .levels = glb,
+                                     .einsums = einsums, .rank_vars = vars };
+        break;
+      }
+    case 7:
+      vars[0] = e->rank_var_names[g_rand_int_range (r, 0, e->n_rank_vars)];
+      spec = (FfmConstraintSpec) { .kind = FFM_CONSTRAINT_SPATIAL, .levels = fanout,
+                                   .einsums = einsums, .rank_vars = vars };
+      break;
+    case 8:
+      {
+        guint v = g_rand_int_range (r, 0, e->n_rank_vars);
+        guint64 bound = e->rank_var_bounds[v], tile;
+        do
+          tile = (guint64) g_rand_int_range (r, 1, (gint32) bound + 1);
+        while (bound % tile != 0);
+        vars[0] = e->rank_var_names[v];
+        spec = (FfmConstraintSpec) { .kind = FFM_CONSTRAINT_TILE, .levels = glb,
+                                     .einsums = einsums, .rank_vars = vars,
+                                     .tile = tile };
+        break;
+      }
+    default:
+      spec = (FfmConstraintSpec) { .kind = FFM_CONSTRAINT_MAX_FUSED_LOOPS };
+      spec.einsums = einsums;
+      spec.max_fused_loops = 0;
+      break;
+    }
+  g_assert_true (ffm_constraints_add (c, &spec, "random", &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_brute_force_constrained (gconstpointer data)
+{
+  int variant = GPOINTER_TO_INT (data);
+  g_autoptr(GRand) rand = g_rand_new_with_seed (31337 + variant);
+  /* TUNING: the fanout variant's brute force is ~20x larger than the
+   * others' (~10 s a case on one core): one case unless -m slow. */
+  guint cases = variant == 1 ? (g_test_slow () ? 3 : 1) : 10, done = 0, unbound = 0;
+
+  g_test_summary ("Under random constraints, every generated pmapping satisfies "
+                  "them, the generator's optimum equals brute force's over the "
+                  "pmappings the constraints admit, and every admitted "
+                  "brute-force pmapping is dominated by a generated one of the "
+                  "same compatibility");
+  while (done < cases)
+    {
+      g_autofree char *arch_text = random_arch (rand, variant);
+      g_autofree char *workload_text = variant == 2 ? random_matmuls (rand, FFM_IMPERFECT_NONE)
+                                                    : random_workload (rand, FFM_IMPERFECT_NONE,
+                                                                       variant == 1);
+      g_autoptr(FfmArch) a = arch_from_text (arch_text);
+      g_autoptr(FfmWorkload) w = workload_from_text (workload_text);
+      g_autoptr(FfmConstraints) c = ffm_constraints_new ("random");
+      g_autoptr(FfmBoundConstraints) bound = NULL;
+      g_autoptr(FfmJsonWriter) writer = ffm_json_writer_new ();
+      g_autofree char *text = NULL;
+      guint n = g_rand_int_range (rand, 1, 4);
+
+      for (guint k = 0; k < n; k++)
+        add_random_constraint (rand, c, w, a);
+      bound = ffm_constraints_bind (c, w, a, NULL);
+      if (bound == NULL)
+        {
+          /* contradictory (fuse and unfuse, keep and forbid): another */
+          g_assert_cmpuint (++unbound, <, 100);
+          continue;
+        }
+      ffm_constraints_write_json (c, writer);
+      text = ffm_json_writer_finish (writer);
+      g_test_message ("case %u: %s\n%s\n%s", done, workload_text, arch_text, text);
+      for (guint e = 0; e < ffm_workload_get_n_einsums (w); e++)
+        check_against_brute_force_constrained (w, a, e, FFM_IMPERFECT_NONE, c);
+      done++;
+    }
 }
 
 /* ---- Fixed cases ---- */
@@ -1874,5 +2094,11 @@ main (int argc, char **argv)
                         test_brute_force_random);
   g_test_add_data_func ("/pmapping/brute-force/per-action-energies",
                         GINT_TO_POINTER (3), test_brute_force_random);
+  g_test_add_data_func ("/pmapping/brute-force/constrained/two-memories",
+                        GINT_TO_POINTER (0), test_brute_force_constrained);
+  g_test_add_data_func ("/pmapping/brute-force/constrained/fanout",
+                        GINT_TO_POINTER (1), test_brute_force_constrained);
+  g_test_add_data_func ("/pmapping/brute-force/constrained/matmuls",
+                        GINT_TO_POINTER (2), test_brute_force_constrained);
   return g_test_run ();
 }

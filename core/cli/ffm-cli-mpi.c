@@ -220,6 +220,17 @@ run_jobs_over_ranks (FfmPmappingJobs *jobs, gpointer user_data, GError **error)
   guint n_local = ffm_pmapping_jobs_get_n_threads (jobs), n_done = 1, spins = 0;
   gboolean ok = TRUE;
 
+  /* The constraints are a pointer into rank 0's memory: other ranks would
+   * need them sent as data, which this does not do yet. Refused before
+   * any rank starts (ffm_cli_mpi_end() then releases them). */
+  if (ffm_pmapping_jobs_get_options (jobs)->constraints != NULL)
+    {
+      g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_FAILED,
+                   "mapping constraints (--constraints, --policy, --fuse, ...) "
+                   "are not spread over MPI ranks yet: run this search "
+                   "without mpirun");
+      return FALSE;
+    }
   g_mutex_init (&d.lock);
   memset (&m, 0, sizeof m);
   m.options = *ffm_pmapping_jobs_get_options (jobs);
@@ -227,6 +238,7 @@ run_jobs_over_ranks (FfmPmappingJobs *jobs, gpointer user_data, GError **error)
   m.options.cancel = NULL;
   m.options.progress = NULL;
   m.options.progress_data = NULL;
+  m.options.constraints = NULL;
   m.fingerprint = ffm_pmapping_jobs_get_fingerprint (jobs);
   m.n_jobs = ffm_pmapping_jobs_get_n_jobs (jobs);
   in_generation = TRUE;
@@ -468,6 +480,7 @@ serve_generation (FfmProblem *problem, guint n_threads, const GenerateMessage *m
   options.cancel = NULL;
   options.progress = NULL;
   options.progress_data = NULL;
+  options.constraints = NULL;   /* rank 0 refuses them (run_jobs_over_ranks) */
   jobs = ffm_pmapping_jobs_new (ffm_problem_get_workload (problem),
                                 ffm_problem_get_arch (problem), &options, &error);
   if (jobs == NULL)

@@ -42,15 +42,6 @@ total_leak (const FfmCostReport *r)
 
 /* ---- Fusion decisions ---- */
 
-typedef struct {
-  const char *tensor;
-  const char *producer;
-  int level;                    /* backing memory, -1 unknown */
-  gboolean on_chip;             /* backed below the outermost memory */
-  guint loops;                  /* shared loops (of more than one iteration)
-                                   above the backing node */
-} Fusion;
-
 /* Where @tensor is backed on the path of @e: the memory of its first
  * storage node, and the loops of more than one iteration above it. */
 static int
@@ -84,20 +75,19 @@ backing_on_path (const FfmArch *a, const GPtrArray *path, const FfmEinsum *e,
   return -1;
 }
 
-/* One entry per tensor that some Einsum writes and another reads. */
-static GArray *
-fusion_decisions (const FfmCostReport *r)
+GArray *
+ffm_cli_report_fusion_decisions (const FfmCostReport *r)
 {
   const FfmWorkload *w = ffm_cost_report_get_workload (r);
   const FfmArch *a = ffm_cost_report_get_arch (r);
   g_autoptr (GPtrArray) paths = ffm_mapping_dup_paths (ffm_cost_report_get_mapping (r));
-  GArray *out = g_array_new (FALSE, FALSE, sizeof (Fusion));
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (FfmCliFusion));
 
   for (guint t = 0; t < ffm_workload_get_n_tensors (w); t++)
     {
       const FfmTensor *tensor = ffm_workload_get_tensor (w, t);
       const FfmEinsum *e;
-      Fusion f = { tensor->name, NULL, -1, FALSE, 0 };
+      FfmCliFusion f = { tensor->name, NULL, -1, FALSE, 0 };
 
       if (!(tensor->classes & FFM_TENSOR_INTERMEDIATE) || tensor->producer == G_MAXUINT)
         continue;
@@ -370,7 +360,7 @@ fusion_table (const FfmCostReport *r, const GArray *fusion)
   ffm_cli_table_add_column (t, "shared_loops", "shared loops");
   for (guint i = 0; i < fusion->len; i++)
     {
-      const Fusion *f = &g_array_index (fusion, Fusion, i);
+      const FfmCliFusion *f = &g_array_index (fusion, FfmCliFusion, i);
       ffm_cli_table_add_row (t);
       ffm_cli_table_cell (t, f->tensor, NULL);
       ffm_cli_table_cell (t, f->producer, NULL);
@@ -435,7 +425,7 @@ details_table (const FfmCostReport *r)
 void
 ffm_cli_report_add_tables (const FfmCostReport *r, GPtrArray *tables)
 {
-  g_autoptr (GArray) fusion = fusion_decisions (r);
+  g_autoptr (GArray) fusion = ffm_cli_report_fusion_decisions (r);
 
   g_ptr_array_add (tables, totals_table (r));
   g_ptr_array_add (tables, per_einsum_table (r));
@@ -551,7 +541,7 @@ void
 ffm_cli_report_write_json (const FfmCostReport *r, FfmJsonWriter *b)
 {
   const FfmArch *a = ffm_cost_report_get_arch (r);
-  g_autoptr (GArray) fusion = fusion_decisions (r);
+  g_autoptr (GArray) fusion = ffm_cli_report_fusion_decisions (r);
   g_autoptr (GPtrArray) free_memories = ffm_cli_free_memories (a);
   g_autofree char *note = ffm_cli_fairness_note (a);
 
@@ -571,7 +561,7 @@ ffm_cli_report_write_json (const FfmCostReport *r, FfmJsonWriter *b)
   ffm_json_writer_begin_array (b);
   for (guint i = 0; i < fusion->len; i++)
     {
-      const Fusion *f = &g_array_index (fusion, Fusion, i);
+      const FfmCliFusion *f = &g_array_index (fusion, FfmCliFusion, i);
       ffm_json_writer_begin_object_inline (b);
       ffm_json_writer_member_string (b, "tensor", f->tensor);
       ffm_json_writer_member_string (b, "producer", f->producer);

@@ -58,4 +58,18 @@ void ffm_cli_report_append_text (const FfmCostReport *report,
  * mapping (docs/file-formats.md, "Result files"). */
 void ffm_cli_report_write_json (const FfmCostReport *report, FfmJsonWriter *writer);
 
+/* Where a tensor passed between Einsums is backed in the mapping. */
+typedef struct {
+  const char *tensor;           /* borrowed from the workload */
+  const char *producer;         /* the Einsum that writes it */
+  int level;                    /* backing memory, -1 unknown */
+  gboolean on_chip;             /* backed below the outermost memory */
+  guint loops;                  /* shared loops (of more than one iteration)
+                                   above the backing node */
+} FfmCliFusion;
+
+/* One FfmCliFusion per tensor that some Einsum writes and another reads,
+ * in the workload's order (transfer full). */
+GArray *ffm_cli_report_fusion_decisions (const FfmCostReport *report);
+
 G_END_DECLS

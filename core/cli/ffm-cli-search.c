@@ -13,6 +13,140 @@ ffm_cli_search_options_clear (FfmCliSearchOptions *o)
   g_clear_pointer (&o->objective, g_free);
   g_clear_pointer (&o->budget, g_free);
   g_clear_pointer (&o->imperfect, g_free);
+  g_clear_pointer (&o->constraint_files, g_strfreev);
+  g_clear_pointer (&o->policy, g_free);
+  g_clear_pointer (&o->fuse, g_strfreev);
+  g_clear_pointer (&o->no_fuse, g_strfreev);
+  g_clear_pointer (&o->backing, g_strfreev);
+  g_clear_pointer (&o->keep, g_strfreev);
+  g_clear_pointer (&o->forbid, g_strfreev);
+  g_clear_pointer (&o->stationary, g_strfreev);
+}
+
+void
+ffm_cli_add_constraint_options (GOptionContext *context, FfmCliSearchOptions *o)
+{
+  const GOptionEntry entries[] = {
+    { "constraints", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o->constraint_files,
+      "Mapping constraints from a JSON file (docs/file-formats.md; repeatable)",
+      "FILE" },
+    { "policy", 0, 0, G_OPTION_ARG_STRING, &o->policy,
+      "A named constraint set shipped with ffm (`ffm list` shows them: "
+      "transfusion, unfused, ...) or a constraint file", "NAME" },
+    { "fuse", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->fuse,
+      "Keep the shared tensors TENSORS on chip (at LEVEL if given; a tensor "
+      "set expression such as 'intermediates - (K | V)')", "TENSORS[@LEVEL]" },
+    { "no-fuse", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->no_fuse,
+      "Back the shared tensors TENSORS in the outermost memory", "TENSORS" },
+    { "backing", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->backing,
+      "Back TENSORS at LEVEL", "TENSORS@LEVEL" },
+    { "keep", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->keep,
+      "Keep a tile of TENSORS at LEVEL", "TENSORS@LEVEL" },
+    { "forbid", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->forbid,
+      "Keep no tile of TENSORS at LEVEL", "TENSORS@LEVEL" },
+    { "stationary", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->stationary,
+      "TENSORS-stationary dataflow at LEVEL (e.g. weight@GlobalBuffer, "
+      "output@GlobalBuffer)", "TENSORS@LEVEL" },
+    G_OPTION_ENTRY_NULL
+  };
+  GOptionGroup *group = g_option_group_new ("constraints", "Mapping constraints "
+                                            "(docs/file-formats.md):",
+                                            "Show the mapping constraint options",
+                                            NULL, NULL);
+
+  g_option_group_add_entries (group, entries);
+  g_option_context_add_group (context, group);
+}
+
+/* Adds the constraint of option --@option with value @text
+ * ("TENSORS[@LEVEL]") to @c. */
+static gboolean
+add_short_constraint (FfmConstraints *c, FfmConstraintKind kind, const char *option,
+                      const char *text, gboolean level_allowed,
+                      gboolean level_required, GError **error)
+{
+  const char *at = strrchr (text, '@');
+  g_autofree char *tensors = g_strndup (text, at != NULL ? (gsize) (at - text) : strlen (text));
+  g_autofree char *origin = g_strdup_printf ("--%s %s", option, text);
+  const char *levels[] = { at != NULL ? at + 1 : NULL, NULL };
+  FfmConstraintSpec spec = { 0 };
+
+  if ((at != NULL && !level_allowed) || (at == NULL && level_required)
+      || (at != NULL && at[1] == '\0') || tensors[0] == '\0')
+    {
+      g_set_error (error, FFM_CONSTRAINTS_ERROR, FFM_CONSTRAINTS_ERROR_INVALID,
+                   "--%s must be %s, got '%s'", option,
+                   level_required ? "TENSORS@LEVEL" : level_allowed ? "TENSORS or "
+                   "TENSORS@LEVEL" : "TENSORS (no @LEVEL)", text);
+      return FALSE;
+    }
+  spec.kind = kind;
+  spec.tensors = tensors;
+  spec.levels = at != NULL ? levels : NULL;
+  return ffm_constraints_add (c, &spec, origin, error);
+}
+
+gboolean
+ffm_cli_constraints_build (const FfmCliSearchOptions *o, FfmProblem *problem,
+                           FfmConstraints **out, GError **error)
+{
+  static const struct {
+    const char *option;
+    FfmConstraintKind kind;
+    gsize offset;
+    gboolean level_allowed, level_required;
+  } shorts[] = {
+    { "fuse", FFM_CONSTRAINT_FUSE, G_STRUCT_OFFSET (FfmCliSearchOptions, fuse), TRUE, FALSE },
+    { "no-fuse", FFM_CONSTRAINT_UNFUSE, G_STRUCT_OFFSET (FfmCliSearchOptions, no_fuse), FALSE, FALSE },
+    { "backing", FFM_CONSTRAINT_BACKING, G_STRUCT_OFFSET (FfmCliSearchOptions, backing), TRUE, TRUE },
+    { "keep", FFM_CONSTRAINT_KEEP, G_STRUCT_OFFSET (FfmCliSearchOptions, keep), TRUE, TRUE },
+    { "forbid", FFM_CONSTRAINT_FORBID, G_STRUCT_OFFSET (FfmCliSearchOptions, forbid), TRUE, TRUE },
+    { "stationary", FFM_CONSTRAINT_STATIONARY, G_STRUCT_OFFSET (FfmCliSearchOptions, stationary), TRUE, TRUE },
+  };
+  g_autoptr (FfmConstraints) c = NULL;
+  g_autoptr (FfmBoundConstraints) bound = NULL;
+
+  *out = NULL;
+  if (o->policy != NULL)
+    {
+      if ((c = ffm_constraints_load_policy (o->policy, error)) == NULL)
+        {
+          g_prefix_error (error, "--policy %s: ", o->policy);
+          return FALSE;
+        }
+    }
+  for (guint i = 0; o->constraint_files != NULL && o->constraint_files[i] != NULL; i++)
+    {
+      g_autoptr (FfmConstraints) file = ffm_constraints_load_file (o->constraint_files[i],
+                                                                   error);
+      if (file == NULL)
+        return FALSE;
+      if (c == NULL)
+        c = g_steal_pointer (&file);
+      else
+        ffm_constraints_append (c, file);
+    }
+  for (guint k = 0; k < G_N_ELEMENTS (shorts); k++)
+    {
+      char **values = G_STRUCT_MEMBER (char **, o, shorts[k].offset);
+      for (guint i = 0; values != NULL && values[i] != NULL; i++)
+        {
+          if (c == NULL)
+            c = ffm_constraints_new ("command line");
+          if (!add_short_constraint (c, shorts[k].kind, shorts[k].option, values[i],
+                                     shorts[k].level_allowed, shorts[k].level_required,
+                                     error))
+            return FALSE;
+        }
+    }
+  if (c == NULL)
+    return TRUE;
+  bound = ffm_constraints_bind (c, ffm_problem_get_workload (problem),
+                                ffm_problem_get_arch (problem), error);
+  if (bound == NULL)
+    return FALSE;
+  *out = g_steal_pointer (&c);
+  return TRUE;
 }
 
 /* The help text of --imperfect (also `ffm pmappings`'s). */
@@ -53,6 +187,7 @@ ffm_cli_add_search_options (GOptionContext *context, FfmCliSearchOptions *o)
   };
 
   g_option_context_add_main_entries (context, entries, NULL);
+  ffm_cli_add_constraint_options (context, o);
 }
 
 int
@@ -115,12 +250,17 @@ ffm_cli_search_prepare (GOptionContext *context, const char *command,
   out->context.max_fused_loops = o->max_fused_loops;
   out->context.unfused = o->unfused;
   out->context.imperfect = imperfect;
+  if (!ffm_cli_constraints_build (o, problem, &out->constraints, &error))
+    return ffm_cli_fail (command, error);
+  out->context.constraints = out->constraints;
   return FFM_EXIT_OK;
 }
 
 void
 ffm_cli_search_clear (FfmCliSearch *s)
 {
+  g_clear_pointer (&s->constraints, ffm_constraints_unref);
+  s->context.constraints = NULL;
   g_clear_pointer (&s->strategy_values, ffm_param_values_free);
   s->plugin = NULL;
 }

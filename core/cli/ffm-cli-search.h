@@ -26,18 +26,43 @@ typedef struct {
   double max_seconds;           /* --max-seconds S; 0 = none */
   char *budget;                 /* --budget Nx | Ns (owned); NULL = none */
   char *imperfect;              /* --imperfect (owned); NULL = none */
+  /* Mapping constraints (ffm-constraints.h), all owned: */
+  char **constraint_files;      /* --constraints FILE (repeatable) */
+  char *policy;                 /* --policy NAME|FILE */
+  char **fuse;                  /* --fuse TENSORS[@LEVEL] */
+  char **no_fuse;               /* --no-fuse TENSORS */
+  char **backing;               /* --backing TENSORS@LEVEL */
+  char **keep;                  /* --keep TENSORS@LEVEL */
+  char **forbid;                /* --forbid TENSORS@LEVEL */
+  char **stationary;            /* --stationary TENSORS@LEVEL */
 } FfmCliSearchOptions;
 
-#define FFM_CLI_SEARCH_OPTIONS_INIT { NULL, NULL, NULL, 1, FALSE, 0, 0, 0, NULL, NULL }
+#define FFM_CLI_SEARCH_OPTIONS_INIT { NULL, NULL, NULL, 1, FALSE, 0, 0, 0, NULL, NULL, \
+                                      NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 
 void ffm_cli_search_options_clear (FfmCliSearchOptions *options);
 /* The help of --imperfect, for every command that has it. */
 extern const char ffm_cli_imperfect_help[];
 /* Adds --strategy, --strategy-param, --objective, --max-fused-loops,
  * --unfused, --timeout, the budgets (--max-evaluations, --max-seconds,
- * --budget) and --imperfect, writing into @options. */
+ * --budget), --imperfect and the constraint options
+ * (ffm_cli_add_constraint_options()), writing into @options. */
 void ffm_cli_add_search_options (GOptionContext *context,
                                  FfmCliSearchOptions *options);
+/* Adds only --constraints, --policy and the short constraint options
+ * (--fuse, --no-fuse, --backing, --keep, --forbid, --stationary) as a
+ * group "constraints", for commands that take constraints but no search. */
+void ffm_cli_add_constraint_options (GOptionContext *context,
+                                     FfmCliSearchOptions *options);
+/* The constraint set the options give (--policy first, then each
+ * --constraints file, then the short options in the order of the list
+ * above), or NULL in *@out when there is none; bound once to @problem to
+ * check names (errors name the file or option and the cause). FALSE with
+ * @error set. */
+gboolean ffm_cli_constraints_build (const FfmCliSearchOptions *options,
+                                    FfmProblem *problem,
+                                    FfmConstraints **out,
+                                    GError **error);
 
 /* A strategy ready to run on a problem. */
 typedef struct {
@@ -50,6 +75,8 @@ typedef struct {
                                    measures ffm's time and calls
                                    ffm_cli_search_set_budget_multiple()) */
   double ffm_seconds;           /* ffm's wall time the budget multiplies, 0 */
+  FfmConstraints *constraints;  /* the mapping constraints, or NULL (owned;
+                                   context.constraints points here) */
 } FfmCliSearch;
 
 /* Checks @options and fills @out for @problem (borrowed: it must outlive

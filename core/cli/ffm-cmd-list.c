@@ -5,11 +5,13 @@
  * every architecture it offers with its description and parameters; for a
  * search strategy its parameters. Parameters are printed as a table: name,
  * type, default ("required" when there is none), help with range and
- * choices. Files that failed to load, and architectures whose description
+ * choices. Then the policies (named constraint sets, ffm-constraints.h)
+ * with their descriptions and constraints. Files that failed to load, and architectures whose description
  * or parameters could not be read, are listed last under "Problems:" on
  * stdout, so one output holds the whole picture; the exit code stays 0
  * because listing itself worked. --json OUT writes the same as one JSON
- * object ({"plugins": [...], "problems": [...]}), --csv OUT the plugins,
+ * object ({"plugins": [...], "policies": [constraint documents],
+ * "problems": [...]}), --csv OUT the plugins,
  * architectures and parameters as tables ("-": standard output, instead of
  * the text); --names prints only the names --arch and --strategy take,
  * one per line ("architecture tpuv4i", "strategy ffm"); --paths prints the
@@ -220,6 +222,53 @@ print_search (const FfmPluginInfo *info)
   print_param_table (info->descriptor->vtable.search->params, "      ");
 }
 
+/* ---- Policies ---- */
+
+/* Each policy (ffm-constraints.h) by name, loaded (NULL where it does not
+ * load: its error goes to @problems). */
+static GPtrArray *
+read_policies (GStrv *names, GPtrArray *problems)
+{
+  GPtrArray *loaded = g_ptr_array_new_with_free_func ((GDestroyNotify) ffm_constraints_unref);
+
+  *names = ffm_constraints_list_policies ();
+  for (guint i = 0; (*names)[i] != NULL; i++)
+    {
+      g_autoptr (GError) error = NULL;
+      FfmConstraints *c = ffm_constraints_load_policy ((*names)[i], &error);
+      if (c == NULL)
+        g_ptr_array_add (problems, g_strdup_printf ("policy %s: %s", (*names)[i],
+                                                    error->message));
+      g_ptr_array_add (loaded, c);
+    }
+  return loaded;
+}
+
+static void
+print_policies (GPtrArray *problems)
+{
+  g_auto (GStrv) names = NULL;
+  g_autoptr (GPtrArray) loaded = read_policies (&names, problems);
+
+  g_print ("\nPolicies (ffm map --policy NAME):\n");
+  if (names[0] == NULL)
+    g_print ("\n  none found\n");
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      const FfmConstraints *c = loaded->pdata[i];
+      const char *d = c != NULL ? ffm_constraints_get_description (c) : NULL;
+      g_print ("\n  %s: %s\n", names[i], d != NULL ? d : "(no description)");
+      for (guint k = 0; c != NULL && k < ffm_constraints_get_n (c); k++)
+        {
+          g_autofree char *line = ffm_constraints_describe (c, k);
+          char *paren = g_strrstr (line, " (");
+          if (paren != NULL)
+            *paren = '\0';   /* the origin, last, is the policy file */
+          g_print ("    %s\n", line);
+        }
+    }
+}
+
 static void
 print_text (const FfmPluginRegistry *registry)
 {
@@ -250,6 +299,7 @@ print_text (const FfmPluginRegistry *registry)
       if (!any)
         g_print ("\n  none found\n");
     }
+  print_policies (problems);
 
   if (failures->len == 0 && problems->len == 0)
     return;
@@ -320,6 +370,17 @@ list_json (const FfmPluginRegistry *registry)
           add_plugin_json (b, registry, info, problems);
       }
   ffm_json_writer_end_array (b);
+
+  {
+    g_auto (GStrv) names = NULL;
+    g_autoptr (GPtrArray) loaded = read_policies (&names, problems);
+    ffm_json_writer_key (b, "policies");
+    ffm_json_writer_begin_array (b);
+    for (guint i = 0; names[i] != NULL; i++)
+      if (loaded->pdata[i] != NULL)
+        ffm_constraints_write_json (loaded->pdata[i], b);
+    ffm_json_writer_end_array (b);
+  }
 
   ffm_json_writer_key (b, "problems");
   ffm_json_writer_begin_array (b);
@@ -461,6 +522,7 @@ print_paths (const FfmCliCommon *common)
   g_auto (GStrv) plugin_dirs = NULL;
   g_auto (GStrv) workload_dirs = ffm_paths_data_dirs ("workloads");
   g_auto (GStrv) arch_dirs = ffm_paths_data_dirs ("architectures");
+  g_auto (GStrv) policy_dirs = ffm_paths_data_dirs ("policies");
 
   /* No scan: only the folders are wanted. */
   for (guint i = 0; common->plugin_dirs != NULL && common->plugin_dirs[i] != NULL; i++)
@@ -470,6 +532,7 @@ print_paths (const FfmCliCommon *common)
   print_dirs ("Plugin folders:", plugin_dirs);
   print_dirs ("Workload folders:", workload_dirs);
   print_dirs ("Architecture folders:", arch_dirs);
+  print_dirs ("Policy folders:", policy_dirs);
 }
 
 /* ---- The command ---- */

@@ -8,7 +8,9 @@
  *           [--threads N] [--seed N]
  *           [--json OUT] [--csv OUT] [--loop-nest] [--stats] [--quiet]
  *           [--max-evaluations N] [--max-seconds S] [--budget Nx|Ns]
- *           [--trace-csv OUT]
+ *           [--trace-csv OUT] [--constraints FILE]... [--policy NAME]
+ *           [--fuse T[@L]] [--no-fuse T] [--backing|--keep|--forbid|
+ *           --stationary T@L]...
  *
  * Runs the strategy (a search plugin, ffm-plugin.h) and re-evaluates what
  * it returns with the cost model, then prints on stdout the report of the
@@ -30,7 +32,10 @@
  * --max-seconds and --budget (the FFM paper's modelled time, §7.3; "100x"
  * is 100 times ffm's own run, measured first); their convergence trace
  * goes to --json and --trace-csv, with the wall time and the modelled time
- * of each point.
+ * of each point. Mapping constraints (--constraints, --policy and the
+ * short options; ffm-constraints.h) narrow the mapspace of every
+ * strategy; the text lists them and the JSON holds them as a constraint
+ * document ("constraints", null without).
  * Exit codes: 0 ok, 1 when the problem does not load, the strategy fails,
  * nothing fits or the search was stopped before it had a mapping, 2 for
  * usage errors. */
@@ -155,6 +160,11 @@ result_json (const FfmResultInfo *info, const FfmCliSearch *search,
   ffm_json_writer_member_boolean (b, "interrupted", stopped != NULL);
   ffm_json_writer_member_string (b, "stopped_by", stopped);
   ffm_cli_search_write_budget_json (b, search);
+  ffm_json_writer_key (b, "constraints");
+  if (search->constraints != NULL)
+    ffm_constraints_write_json (search->constraints, b);
+  else
+    ffm_json_writer_null (b);
   ffm_cli_report_write_json (best, b);
   if (search->objective == FFM_OBJECTIVE_PARETO)
     {
@@ -215,6 +225,20 @@ append_search (GString *out, const FfmSearchResult *result,
   g_string_append_c (out, '\n');
 }
 
+/* The mapping constraints searched under, one line each. */
+static void
+append_constraints (GString *out, const FfmConstraints *c)
+{
+  if (c == NULL)
+    return;
+  g_string_append_printf (out, "\nConstraints (%s):\n", ffm_constraints_get_name (c));
+  for (guint i = 0; i < ffm_constraints_get_n (c); i++)
+    {
+      g_autofree char *line = ffm_constraints_describe (c, i);
+      g_string_append_printf (out, "  %s\n", line);
+    }
+}
+
 static void
 print_text (const MapOptions *o, const FfmCliSearch *search, const FfmCliSearchRun *sr,
             FfmCliTable *pareto, FfmCliTable *stats, const char *stopped)
@@ -242,6 +266,7 @@ print_text (const MapOptions *o, const FfmCliSearch *search, const FfmCliSearchR
     }
   ffm_cli_report_append_text (best, &report_options, out);
   append_search (out, sr->result, search, stopped);
+  append_constraints (out, search->constraints);
   if (stats != NULL)
     {
       g_string_append_c (out, '\n');

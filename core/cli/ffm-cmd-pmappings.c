@@ -11,12 +11,14 @@
  * OUT the tables. On a terminal a progress line shows the Einsum and the
  * templates done of the total (ffm-cli-progress.h). Exit 0 on success, 1
  * when the problem does not load or an Einsum has no pmapping (the
- * message names the Einsum and the memory), 2 for usage errors. */
+ * message names the Einsum and the memory), 2 for usage errors. The
+ * constraint options of ffm map (--constraints, --policy, --fuse, ...)
+ * narrow the pmappings generated (ffm-constraints.h). */
 #include "ffm-cli-common.h"
 #include "ffm-cli-cancel.h"
-#include "ffm-cli-search.h"
 #include "ffm-cli-output.h"
 #include "ffm-cli-progress.h"
+#include "ffm-cli-search.h"
 #include "ffm-cli-table.h"
 
 #include <string.h>
@@ -39,6 +41,7 @@ typedef struct {
   gboolean quiet;
   double timeout;               /* --timeout S, 0 = none */
   char *imperfect;              /* --imperfect (owned) */
+  FfmCliSearchOptions constraint; /* only its constraint options */
 } PmappingsOptions;
 
 /* Each template of @pm as an indented tree. */
@@ -225,6 +228,7 @@ run (GOptionContext *context, PmappingsOptions *o)
   g_autoptr (GPtrArray) tables = ffm_cli_tables_new ();
   g_autofree char *json = NULL;
   FfmPmappingOptions options;
+  g_autoptr (FfmConstraints) constraints = NULL;
   FfmObjective objective = FFM_OBJECTIVE_EDP;
   guint imperfect = FFM_IMPERFECT_NONE;
   int status;
@@ -258,7 +262,13 @@ run (GOptionContext *context, PmappingsOptions *o)
   if (status != FFM_EXIT_OK)
     return status;
 
+  {
+    g_autoptr (FfmProblem) problem = ffm_problem_new (workload, arch);
+    if (!ffm_cli_constraints_build (&o->constraint, problem, &constraints, &error))
+      return ffm_cli_fail (COMMAND, error);
+  }
   ffm_pmapping_options_init (&options);
+  options.constraints = constraints;
   options.objectives = ffm_pmapping_objectives_for (objective);
   options.max_fused_loops = o->max_fused_loops;
   options.max_fused_loops_per_rank_var = o->max_fused_per_var;
@@ -322,7 +332,7 @@ ffm_cmd_pmappings (int argc, char **argv)
   PmappingsOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_RUN_OPTIONS_INIT,
                          FFM_CLI_PROBLEM_OPTIONS_INIT, FFM_CLI_OUTPUT_OPTIONS_INIT,
                          NULL, NULL, 1, 1, FALSE, FALSE, FALSE, FALSE, FALSE, 0,
-                         NULL };
+                         NULL, FFM_CLI_SEARCH_OPTIONS_INIT };
   const GOptionEntry entries[] = {
     { "einsum", 'e', 0, G_OPTION_ARG_STRING, &o.einsum,
       "Only this Einsum", "NAME" },
@@ -362,6 +372,7 @@ ffm_cmd_pmappings (int argc, char **argv)
 
   g_option_context_add_main_entries (context, entries, NULL);
   ffm_cli_add_output_options (context, &o.output, "the counts");
+  ffm_cli_add_constraint_options (context, &o.constraint);
   ffm_cli_add_problem_options (context, &o.problem);
   ffm_cli_add_run_options (context, &o.run, FFM_CLI_RUN_THREADS);
   ffm_cli_add_common_options (context, &o.common, TRUE);
@@ -373,6 +384,7 @@ ffm_cmd_pmappings (int argc, char **argv)
   else
     status = run (context, &o);
   ffm_cli_output_options_clear (&o.output);
+  ffm_cli_search_options_clear (&o.constraint);
   ffm_cli_common_clear (&o.common);
   ffm_cli_problem_options_clear (&o.problem);
   g_free (o.einsum);

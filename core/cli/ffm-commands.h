@@ -28,6 +28,8 @@
      "Evaluate a mapping or a result file again, or compare several") \
   X ("compare", ffm_cmd_compare, \
      "Run several strategies head to head on one problem, model and budget") \
+  X ("sweep", ffm_cmd_sweep, \
+     "Best mappings over a grid of workload and architecture parameters and policies") \
   X ("import", ffm_cmd_import, \
      "Translate Timeloop YAML (architecture, ERT, problem, mapping) to ffm JSON") \
   X ("export", ffm_cmd_export, \

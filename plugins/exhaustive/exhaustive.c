@@ -8,7 +8,8 @@
  *      loops (the innermost loop of a rank variable at tile 1), evaluated
  *      by the cost model, kept if valid and within the fused-loop limits
  *      and the fanouts' minimum usage (with the generator's "try best"
- *      rule per template), in every order of its fused loops that
+ *      rule per template) and admitted by the mapping constraints
+ *      (ffm_bound_constraints_admit_pmapping()), in every order of its fused loops that
  *      ffm_join_pmapping_get_n_orders() allows; no Pareto pruning, no
  *      grouping;
  *   2. every combination, one pmapping per Einsum, walked depth first
@@ -78,6 +79,7 @@ typedef struct {
   guint64 reordered;        /* pmappings added in another loop order */
   guint64 evaluations;      /* cost-model evaluations of whole mappings */
   guint64 mismatches;       /* sums that differ from the model's totals */
+  const FfmBoundConstraints *constraints; /* the mapping constraints, or NULL */
 } Search;
 
 static void
@@ -214,6 +216,15 @@ leaf (Template *t, const FfmEinsum *e, GError **error)
         n->tile = t->tiles[j++];
       g_ptr_array_add (path, n);
     }
+  /* The constrained mapspace: what the constraints admit (the templates
+   * already satisfy the constraints on storage, dataflow and spatial
+   * loops; this also checks tiles and fused loops). */
+  if (t->s->constraints != NULL
+      && !ffm_bound_constraints_admit_pmapping (t->s->constraints,
+                                                ffm_einsum_pmappings_get_einsum (t->pm),
+                                                (const FfmMappingNode *const *) path->pdata,
+                                                path->len, NULL))
+    return TRUE;
   c.join = ffm_join_pmapping_new (t->s->w, t->s->a,
                                   (const FfmMappingNode *const *) path->pdata,
                                   path->len, error);
@@ -688,6 +699,8 @@ generate_templates (const FfmSearchContext *ctx, GError **error)
    * after a fanout's spatial loops) */
   if (FFM_SEARCH_CONTEXT_HAS (ctx, imperfect))
     options.imperfect = ctx->imperfect;
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, constraints))
+    options.constraints = ctx->constraints;
   return ffm_pmappings_generate (ffm_problem_get_workload (problem),
                                  ffm_problem_get_arch (problem), &options, error);
 }
@@ -720,6 +733,7 @@ exhaustive_run (const FfmSearchContext *ctx, const FfmParamValues *values,
   set = generate_templates (ctx, error);
   if (set == NULL)
     return NULL;
+  s.constraints = ffm_pmapping_set_get_constraints (set);
   s.choices = g_new0 (GArray *, MAX (s.n_einsums, 1));
   if (ctx->progress != NULL)
     ctx->progress (-1, "enumerating pmappings", ctx->progress_data);

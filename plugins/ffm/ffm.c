@@ -326,6 +326,8 @@ ffm_run (const FfmSearchContext *ctx, const FfmParamValues *values,
       options.progress = forward_progress;
       options.progress_data = (gpointer) ctx;
     }
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, constraints))
+    options.constraints = ctx->constraints;
   set = ffm_pmappings_generate (w, a, &options, error);
   if (set == NULL)
     return NULL;

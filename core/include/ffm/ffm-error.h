@@ -20,6 +20,7 @@ G_BEGIN_DECLS
 #define FFM_PLUGIN_ERROR (ffm_plugin_error_quark ())
 #define FFM_SEARCH_ERROR (ffm_search_error_quark ())
 #define FFM_TIMELOOP_ERROR (ffm_timeloop_error_quark ())
+#define FFM_CONSTRAINTS_ERROR (ffm_constraints_error_quark ())
 
 /* Expressions (numbers, strings, tensor sets) */
 typedef enum {
@@ -81,6 +82,14 @@ typedef enum {
   FFM_TIMELOOP_ERROR_MISSING,     /* no architecture, problem or mapping in the files */
 } FfmTimeloopError;
 
+/* Mapping constraints and policies (ffm-constraints.h) */
+typedef enum {
+  FFM_CONSTRAINTS_ERROR_PARSE,       /* JSON syntax */
+  FFM_CONSTRAINTS_ERROR_INVALID,     /* malformed, unknown name, contradiction */
+  FFM_CONSTRAINTS_ERROR_NOT_FOUND,   /* no policy of that name or path */
+  FFM_CONSTRAINTS_ERROR_UNSATISFIABLE, /* no pmapping of some Einsum satisfies them */
+} FfmConstraintsError;
+
 FFM_API GQuark ffm_expr_error_quark (void);
 FFM_API GQuark ffm_param_error_quark (void);
 FFM_API GQuark ffm_workload_error_quark (void);
@@ -89,5 +98,6 @@ FFM_API GQuark ffm_mapping_error_quark (void);
 FFM_API GQuark ffm_plugin_error_quark (void);
 FFM_API GQuark ffm_search_error_quark (void);
 FFM_API GQuark ffm_timeloop_error_quark (void);
+FFM_API GQuark ffm_constraints_error_quark (void);
 
 G_END_DECLS

@@ -71,6 +71,7 @@
 #include "ffm-mapping.h"
 #include "ffm-cost.h"
 #include "ffm-compatibility.h"
+#include "ffm-constraints.h"
 #include "ffm-problem.h"
 
 G_BEGIN_DECLS
@@ -160,6 +161,13 @@ typedef struct {
                                    none: perfect factorization). Its tile
                                    sizes: docs/pmapping-generator.md,
                                    "Remainder tiles" */
+  const FfmConstraints *constraints; /* NULL, or the mapping constraints
+                                   every pmapping satisfies
+                                   (ffm-constraints.h; default NULL); the
+                                   generation binds them to the workload and
+                                   architecture and fails, naming the
+                                   constraint, when they do not bind or leave
+                                   an Einsum no pmapping */
 } FfmPmappingOptions;
 
 /* Fills the first @struct_size bytes of @options with the defaults and
@@ -280,6 +288,9 @@ FFM_API const FfmEinsumPmappings *ffm_pmapping_set_lookup_einsum (const FfmPmapp
  * outermost first; transfer none). */
 FFM_API const guint *ffm_pmapping_set_get_tracked_levels (const FfmPmappingSet *set,
                                                           guint *n_levels);
+/* The constraints the pmappings satisfy, bound to the set's workload and
+ * architecture, or NULL when there are none (transfer none). */
+FFM_API const FfmBoundConstraints *ffm_pmapping_set_get_constraints (const FfmPmappingSet *set);
 /* Wall time of the whole generation, s. */
 FFM_API double ffm_pmapping_set_get_seconds (const FfmPmappingSet *set);
 

@@ -15,6 +15,7 @@
 #include "ffm-workload.h"
 #include "ffm-arch.h"
 #include "ffm-mapping.h"
+#include "ffm-constraints.h"
 
 G_BEGIN_DECLS
 
@@ -104,6 +105,13 @@ typedef struct {
   guint imperfect;              /* FfmImperfect: the loops that may have
                                    remainder tiles; default none (read it
                                    with FFM_SEARCH_CONTEXT_HAS) */
+  const FfmConstraints *constraints; /* NULL, or the mapping constraints
+                                   (ffm-constraints.h) every mapping the
+                                   strategy returns must satisfy: pass them
+                                   to the pmapping generator
+                                   (FfmPmappingOptions.constraints), which
+                                   enumerates only pmappings that satisfy
+                                   them; owned by the host */
 } FfmSearchContext;
 
 /* TRUE if the context as built by the host has @field (it was appended
@@ -115,7 +123,7 @@ typedef struct {
 /* Fills @context with the defaults: struct_size, @problem (not referenced:
  * the caller keeps it alive during the search), objective EDP, no budget,
  * seed 1, one thread, max_fused_loops 1, fused, no progress callback, no
- * cancel flag. */
+ * cancel flag, no constraints. */
 FFM_API void ffm_search_context_init (FfmSearchContext *context,
                                       FfmProblem *problem);
 

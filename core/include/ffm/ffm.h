@@ -25,6 +25,7 @@
 #include "ffm-paths.h"
 #include "ffm-compatibility.h"
 #include "ffm-pareto.h"
+#include "ffm-constraints.h"
 #include "ffm-pmapping.h"
 #include "ffm-join.h"
 #include "ffm-mapspace.h"

@@ -1,0 +1,1059 @@
+/* ffm-cmd-sweep.c: `ffm sweep`, design-space exploration: the best mapping
+ * at every point of a grid of workload and architecture parameters, under
+ * one or more policies.
+ *
+ *   ffm sweep --arch A --workload W [--param K=V]... [--arch-param K=V]...
+ *             --sweep K=V1,V2,... [--sweep-arch K=V1,V2,...]... [--zip]
+ *             [--policy ffm,transfusion,...] [--objective edp|energy|latency]
+ *             [--threads N] [--csv OUT] [--json OUT] [--plot OUT.svg]
+ *             [constraint options of ffm map]
+ *
+ * The points are the cartesian product of the --sweep and --sweep-arch
+ * lists (with --zip: the lists side by side, all of one length), each run
+ * under every policy of --policy ("ffm" = no policy; default ffm), with
+ * the ffm strategy and the constraint options on top. One row per point
+ * and policy: the swept values, status (ok or failed), energy, latency,
+ * EDP, wall time, the tensors passed between Einsums with where each is
+ * backed, the energy of each architecture level and of each tensor class
+ * (weights, the K and V intermediates, other intermediates, inputs and
+ * outputs: the FFM paper's Fig. 12(b), over every memory), and the error
+ * of a failed point. A point that fails (its problem does not load, nothing fits under
+ * its policy) is recorded and the others go on; the exit code is then 1.
+ *
+ * Resumable: each finished row is appended to --csv at once, and a sweep
+ * started again with the same --csv skips the points the file already
+ * holds (ok or failed): after Ctrl-C, a kill or a reboot, running the same
+ * command again finishes the sweep. The file is rewritten in point order
+ * at the end, so an interrupted and resumed sweep ends with the same rows
+ * as an uninterrupted one (times aside). --json writes every row as JSON
+ * at the end; --plot draws EDP against the first swept parameter, one line
+ * per policy (needs a build with PLplot, checked before any work).
+ *
+ * Points run in parallel: min(--threads, points) at a time, the threads
+ * shared among them. On a terminal, a progress line shows the points done
+ * and an estimate of the time left. Exit codes: 0 every point ok, 1 some
+ * point failed, the sweep was stopped, or an output could not be written,
+ * 2 usage errors. */
+#include "ffm-cli-cancel.h"
+#include "ffm-cli-output.h"
+#include "ffm-cli-progress.h"
+#include "ffm-cli-report.h"
+#include "ffm-cli-search.h"
+#include "ffm-plot.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define COMMAND "sweep"
+/* TUNING: a sweep larger than this is a typo more often than a plan
+ * (checked before any work; documented in docs/dse.md). */
+#define MAX_POINTS 100000
+
+static const char sweep_text[] =
+  "Finds the best mapping at every point of a grid of workload (--sweep) and\n"
+  "architecture (--sweep-arch) parameters under each --policy (a comma list;\n"
+  "ffm = none), one row per point and policy. Rerun the same command with the\n"
+  "same --csv to resume.\n"
+  "Example:\n"
+  "  ffm sweep --arch edge --workload gpt3-6.7b --sweep new_tokens=512,1024\n"
+  "    --policy ffm,transfusion --csv sweep.csv\n";
+
+typedef struct {
+  FfmCliCommon common;
+  FfmCliRunOptions run;
+  FfmCliProblemOptions problem;
+  FfmCliSearchOptions search;
+  char **sweeps;                /* --sweep K=V1,V2 (owned) */
+  char **sweep_archs;           /* --sweep-arch K=V1,V2 (owned) */
+  gboolean zip;
+  char *csv, *json, *plot;      /* owned */
+} SweepOptions;
+
+/* One swept parameter. */
+typedef struct {
+  char *name;                   /* as given */
+  gboolean arch;                /* --sweep-arch */
+  GStrv values;
+} Axis;
+
+typedef struct {
+  guint index;                  /* in point order */
+  const char *policy;           /* "ffm" or a policy name (borrowed) */
+  GStrv values;                 /* one per axis (owned) */
+  char *key;                    /* policy and values, for resuming (owned) */
+  /* the row: */
+  gboolean done;
+  gboolean ok;
+  double energy, latency, edp, seconds;
+  char *fused;                  /* "T1@GlobalBuffer;T2@MainMemory" (owned) */
+  char *level_energy;           /* "MainMemory=1e-3;GlobalBuffer=..." (owned) */
+  char *class_energy;           /* "weights=...;intermediates_kv=..." (owned) */
+  char *error;                  /* failed: the message (owned) */
+  char *line;                   /* the CSV line, without newline (owned) */
+  /* the work: */
+  FfmProblem *problem;          /* NULL when it did not load (error set) */
+  FfmConstraints *constraints;  /* the policy's and the options' (owned) */
+} Point;
+
+typedef struct {
+  const SweepOptions *o;
+  FfmPluginRegistry *registry;
+  const FfmPluginInfo *ffm;
+  FfmObjective objective;
+  guint threads_per_point;
+  const gint *cancel;
+  GAsyncQueue *finished;        /* of Point* */
+} Sweep;
+
+static void
+point_free (Point *p)
+{
+  g_strfreev (p->values);
+  g_free (p->key);
+  g_free (p->fused);
+  g_free (p->level_energy);
+  g_free (p->class_energy);
+  g_free (p->error);
+  g_free (p->line);
+  g_clear_pointer (&p->problem, ffm_problem_unref);
+  g_clear_pointer (&p->constraints, ffm_constraints_unref);
+  g_free (p);
+}
+
+static void
+axis_clear (Axis *a)
+{
+  g_free (a->name);
+  g_strfreev (a->values);
+}
+
+/* ---- CSV ---- */
+
+static void
+csv_field (GString *line, const char *text)
+{
+  if (line->len > 0)
+    g_string_append_c (line, ',');
+  if (text == NULL)
+    return;
+  if (strpbrk (text, ",\"\n\r") == NULL)
+    {
+      g_string_append (line, text);
+      return;
+    }
+  g_string_append_c (line, '"');
+  for (const char *c = text; *c != '\0'; c++)
+    {
+      if (*c == '"')
+        g_string_append_c (line, '"');
+      g_string_append_c (line, *c);
+    }
+  g_string_append_c (line, '"');
+}
+
+static void
+csv_double (GString *line, gboolean have, double v)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  csv_field (line, have ? g_ascii_formatd (buf, sizeof buf, "%.17g", v) : NULL);
+}
+
+/* Splits one CSV record of @text at *@pos into fields (quotes as written by
+ * csv_field; a quoted field may hold newlines); advances *@pos past it.
+ * NULL at the end of the text. */
+static GPtrArray *
+csv_record (const char *text, gsize *pos)
+{
+  GPtrArray *fields;
+  GString *f = g_string_new (NULL);
+  const char *c = text + *pos;
+
+  if (*c == '\0')
+    {
+      g_string_free (f, TRUE);
+      return NULL;
+    }
+  fields = g_ptr_array_new_with_free_func (g_free);
+  for (;;)
+    {
+      if (*c == '"')
+        {
+          for (c++; *c != '\0'; c++)
+            {
+              if (*c == '"' && c[1] == '"')
+                g_string_append_c (f, *c++);
+              else if (*c == '"')
+                {
+                  c++;
+                  break;
+                }
+              else
+                g_string_append_c (f, *c);
+            }
+        }
+      while (*c != '\0' && *c != ',' && *c != '\n' && *c != '\r')
+        g_string_append_c (f, *c++);
+      g_ptr_array_add (fields, g_string_free (f, FALSE));
+      f = g_string_new (NULL);
+      if (*c == ',')
+        {
+          c++;
+          continue;
+        }
+      if (*c == '\r')
+        c++;
+      if (*c == '\n')
+        c++;
+      break;
+    }
+  g_string_free (f, TRUE);
+  *pos = (gsize) (c - text);
+  return fields;
+}
+
+/* The fixed columns after the policy and the axes. */
+static const char *const result_columns[] = {
+  "status", "energy_j", "latency_s", "edp_js", "seconds", "fused",
+  "energy_by_level", "energy_by_tensor_class", "error", NULL
+};
+
+static char *
+csv_header (const GArray *axes)
+{
+  GString *line = g_string_new (NULL);
+
+  csv_field (line, "policy");
+  for (guint i = 0; i < axes->len; i++)
+    {
+      const Axis *a = &g_array_index (axes, Axis, i);
+      g_autofree char *name = g_strdup_printf ("%s%s", a->arch ? "arch." : "", a->name);
+      csv_field (line, name);
+    }
+  for (guint i = 0; result_columns[i] != NULL; i++)
+    csv_field (line, result_columns[i]);
+  return g_string_free (line, FALSE);
+}
+
+static char *
+point_key (const char *policy, char **values)
+{
+  g_autofree char *joined = g_strjoinv ("\x1f", values);
+
+  return g_strdup_printf ("%s\x1f%s", policy, joined);
+}
+
+static void
+point_make_line (Point *p)
+{
+  GString *line = g_string_new (NULL);
+
+  csv_field (line, p->policy);
+  for (guint i = 0; p->values[i] != NULL; i++)
+    csv_field (line, p->values[i]);
+  csv_field (line, p->ok ? "ok" : "failed");
+  csv_double (line, p->ok, p->energy);
+  csv_double (line, p->ok, p->latency);
+  csv_double (line, p->ok, p->edp);
+  {
+    char buf[G_ASCII_DTOSTR_BUF_SIZE];
+    csv_field (line, g_ascii_formatd (buf, sizeof buf, "%.3f", p->seconds));
+  }
+  csv_field (line, p->fused);
+  csv_field (line, p->level_energy);
+  csv_field (line, p->class_energy);
+  csv_field (line, p->error);
+  g_free (p->line);
+  p->line = g_string_free (line, FALSE);
+}
+
+static gboolean
+parse_double (const char *text, double *out)
+{
+  char *end = NULL;
+
+  if (text == NULL || *text == '\0')
+    return FALSE;
+  *out = g_ascii_strtod (text, &end);
+  return end != NULL && *end == '\0';
+}
+
+/* Reads the rows of a previous run of the same sweep from @path (which may
+ * not exist) into the points they match. FALSE when the file is not this
+ * sweep's (other columns) or a row is malformed. */
+static gboolean
+resume_from_csv (const char *path, const GArray *axes, GPtrArray *points,
+                 guint *n_resumed, GError **error)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *header = csv_header (axes);
+  g_autoptr (GHashTable) by_key = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GError) local = NULL;
+  gsize pos = 0, length = 0;
+  guint n_axes = axes->len, row = 1;
+  GPtrArray *first;
+
+  *n_resumed = 0;
+  if (!g_file_get_contents (path, &text, &length, &local))
+    {
+      if (g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        return TRUE;
+      g_set_error (error, G_FILE_ERROR, local->code, "--csv %s: cannot read it to "
+                   "resume: %s", path, local->message);
+      return FALSE;
+    }
+  if (length == 0)
+    return TRUE;
+  if (strlen (text) != length)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "--csv %s: not a CSV "
+                   "file of ffm sweep (it holds a NUL byte)", path);
+      return FALSE;
+    }
+  for (guint i = 0; i < points->len; i++)
+    {
+      Point *p = points->pdata[i];
+      g_hash_table_insert (by_key, p->key, p);
+    }
+  first = csv_record (text, &pos);
+  {
+    g_autoptr (GPtrArray) fields = first;
+    GString *got = g_string_new (NULL);
+    for (guint i = 0; i < fields->len; i++)
+      csv_field (got, fields->pdata[i]);
+    if (strcmp (got->str, header) != 0)
+      {
+        g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "--csv %s: written by "
+                     "another sweep (its columns are %s; this sweep's are %s): "
+                     "name another file to start afresh", path, got->str, header);
+        g_string_free (got, TRUE);
+        return FALSE;
+      }
+    g_string_free (got, TRUE);
+  }
+  for (GPtrArray *fields; (fields = csv_record (text, &pos)) != NULL; )
+    {
+      g_autoptr (GPtrArray) owned = fields;
+      g_autofree char *key = NULL;
+      const char *const *f = (const char *const *) fields->pdata;
+      const char *status;
+      Point *p;
+      row++;
+      if (fields->len == 1 && ((char *) fields->pdata[0])[0] == '\0')
+        continue;               /* an empty line */
+      if (fields->len != 1 + n_axes + 9)
+        {
+          /* The last line of a killed run may be cut short: redo it. */
+          if (text[pos] == '\0' && text[length - 1] != '\n')
+            break;
+          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "--csv %s: row %u "
+                       "has %u fields, expected %u", path, row, fields->len,
+                       1 + n_axes + 9);
+          return FALSE;
+        }
+      g_ptr_array_add (fields, NULL);
+      {
+        g_auto (GStrv) values = g_new0 (char *, n_axes + 1);
+        for (guint i = 0; i < n_axes; i++)
+          values[i] = g_strdup (f[1 + i]);
+        key = point_key (f[0], values);
+      }
+      p = g_hash_table_lookup (by_key, key);
+      if (p == NULL || p->done)
+        continue;               /* not a point of this sweep (any more) */
+      status = f[1 + n_axes];
+      p->ok = strcmp (status, "ok") == 0;
+      if ((!p->ok && strcmp (status, "failed") != 0)
+          || (p->ok && (!parse_double (f[2 + n_axes], &p->energy)
+                        || !parse_double (f[3 + n_axes], &p->latency)
+                        || !parse_double (f[4 + n_axes], &p->edp)))
+          || !parse_double (f[5 + n_axes], &p->seconds))
+        {
+          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "--csv %s: row %u: "
+                       "malformed status or numbers", path, row);
+          return FALSE;
+        }
+      p->fused = g_strdup (f[6 + n_axes]);
+      p->level_energy = g_strdup (f[7 + n_axes]);
+      p->class_energy = g_strdup (f[8 + n_axes]);
+      p->error = *f[9 + n_axes] != '\0' ? g_strdup (f[9 + n_axes]) : NULL;
+      p->done = TRUE;
+      point_make_line (p);
+      (*n_resumed)++;
+    }
+  return TRUE;
+}
+
+/* ---- Points ---- */
+
+/* Parses --sweep/--sweep-arch NAME=V1,V2,... into @axes. */
+static gboolean
+parse_axes (char **specs, gboolean arch, GArray *axes, GError **error)
+{
+  for (guint i = 0; specs != NULL && specs[i] != NULL; i++)
+    {
+      const char *eq = strchr (specs[i], '=');
+      Axis a = { 0 };
+      if (eq == NULL || eq == specs[i] || eq[1] == '\0')
+        {
+          g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
+                       "--sweep%s must be NAME=V1,V2,...; got '%s'", arch ? "-arch" : "",
+                       specs[i]);
+          return FALSE;
+        }
+      a.name = g_strndup (specs[i], (gsize) (eq - specs[i]));
+      a.arch = arch;
+      a.values = g_strsplit (eq + 1, ",", -1);
+      for (guint k = 0; a.values[k] != NULL; k++)
+        if (*g_strstrip (a.values[k]) == '\0')
+          {
+            g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
+                         "--sweep%s %s has an empty value", arch ? "-arch" : "", specs[i]);
+            axis_clear (&a);
+            return FALSE;
+          }
+      for (guint k = 0; k < axes->len; k++)
+        if (strcmp (g_array_index (axes, Axis, k).name, a.name) == 0
+            && g_array_index (axes, Axis, k).arch == arch)
+          {
+            g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
+                         "--sweep%s names %s twice", arch ? "-arch" : "", a.name);
+            axis_clear (&a);
+            return FALSE;
+          }
+      g_array_append_val (axes, a);
+    }
+  return TRUE;
+}
+
+/* The grid: every combination (or, zipped, the i-th value of each axis)
+ * under every policy, in a fixed order (policies innermost). */
+static GPtrArray *
+make_points (const GArray *axes, gboolean zip, char **policies, GError **error)
+{
+  GPtrArray *points = g_ptr_array_new_with_free_func ((GDestroyNotify) point_free);
+  guint64 n_combos = 1;
+  guint n_policies = g_strv_length (policies);
+  g_autofree guint *digit = g_new0 (guint, MAX (axes->len, 1));
+
+  for (guint i = 0; i < axes->len; i++)
+    {
+      guint n = g_strv_length (g_array_index (axes, Axis, i).values);
+      if (zip && i > 0 && n != g_strv_length (g_array_index (axes, Axis, 0).values))
+        {
+          g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
+                       "--zip pairs lists of one length: %s has %u values, %s %u",
+                       g_array_index (axes, Axis, 0).name,
+                       g_strv_length (g_array_index (axes, Axis, 0).values),
+                       g_array_index (axes, Axis, i).name, n);
+          g_ptr_array_unref (points);
+          return NULL;
+        }
+      n_combos = zip ? n : n_combos * n;
+      if (n_combos * n_policies > MAX_POINTS)
+        break;
+    }
+  if (n_combos * n_policies > MAX_POINTS)
+    {
+      g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
+                   "the sweep has more than %d points (policies times the "
+                   "combinations of --sweep values)", MAX_POINTS);
+      g_ptr_array_unref (points);
+      return NULL;
+    }
+  for (guint64 c = 0; c < n_combos; c++)
+    {
+      for (guint k = 0; k < n_policies; k++)
+        {
+          Point *p = g_new0 (Point, 1);
+          p->index = points->len;
+          p->policy = policies[k];
+          p->values = g_new0 (char *, axes->len + 1);
+          for (guint i = 0; i < axes->len; i++)
+            p->values[i] = g_strdup (g_array_index (axes, Axis, i).values[zip ? c : digit[i]]);
+          p->key = point_key (p->policy, p->values);
+          g_ptr_array_add (points, p);
+        }
+      /* the next combination, last axis fastest */
+      for (int i = (int) axes->len - 1; !zip && i >= 0; i--)
+        {
+          if (g_array_index (axes, Axis, i).values[++digit[i]] != NULL)
+            break;
+          digit[i] = 0;
+        }
+    }
+  return points;
+}
+
+/* "policy ffm, m=16, arch.glb_size=1024" (transfer full). */
+static char *
+point_describe (const GArray *axes, const Point *p)
+{
+  GString *text = g_string_new (NULL);
+
+  g_string_append_printf (text, "policy %s", p->policy);
+  for (guint i = 0; i < axes->len; i++)
+    g_string_append_printf (text, ", %s%s=%s", g_array_index (axes, Axis, i).arch
+                            ? "arch." : "", g_array_index (axes, Axis, i).name,
+                            p->values[i]);
+  return g_string_free (text, FALSE);
+}
+
+/* Loads the problem of @p and its constraints; on failure records the
+ * error in the point (it is then done, failed). */
+static void
+prepare_point (Sweep *s, const GArray *axes, Point *p)
+{
+  const SweepOptions *o = s->o;
+  g_autoptr (GPtrArray) params = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) arch_params = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (FfmParamValues) wv = NULL, av = NULL;
+  g_autoptr (FfmWorkload) w = NULL;
+  g_autoptr (FfmArch) a = NULL;
+  g_autoptr (GError) error = NULL;
+  FfmCliSearchOptions so = o->search;
+
+  for (guint i = 0; o->problem.params != NULL && o->problem.params[i] != NULL; i++)
+    g_ptr_array_add (params, g_strdup (o->problem.params[i]));
+  for (guint i = 0; o->problem.arch_params != NULL && o->problem.arch_params[i] != NULL; i++)
+    g_ptr_array_add (arch_params, g_strdup (o->problem.arch_params[i]));
+  for (guint i = 0; i < axes->len; i++)
+    {
+      const Axis *x = &g_array_index (axes, Axis, i);
+      g_ptr_array_add (x->arch ? arch_params : params,
+                       g_strdup_printf ("%s=%s", x->name, p->values[i]));
+    }
+  g_ptr_array_add (params, NULL);
+  g_ptr_array_add (arch_params, NULL);
+  so.policy = strcmp (p->policy, "ffm") == 0 ? NULL : (char *) p->policy;
+  if ((wv = ffm_cli_parse_assignments ((char **) params->pdata, "--param", &error)) != NULL
+      && (av = ffm_cli_parse_assignments ((char **) arch_params->pdata, "--arch-param",
+                                          &error)) != NULL
+      && (w = ffm_workload_load (o->problem.workload, wv, &error)) != NULL
+      && (a = ffm_plugin_registry_build_arch (s->registry, o->problem.arch, av, &error)) != NULL)
+    {
+      p->problem = ffm_problem_new (w, a);
+      if (ffm_cli_constraints_build (&so, p->problem, &p->constraints, &error))
+        return;
+      g_clear_pointer (&p->problem, ffm_problem_unref);
+    }
+  p->done = TRUE;
+  p->ok = FALSE;
+  p->error = g_strdup (error->message);
+  point_make_line (p);
+}
+
+/* The tensor classes of the FFM paper's Fig. 12(b): weights, the K and V
+ * intermediates, the other intermediates, inputs and outputs. */
+static const char *const tensor_classes[] = {
+  "weights", "intermediates_kv", "intermediates_other", "inputs_outputs",
+};
+
+static guint
+tensor_class (const FfmWorkload *w, guint t)
+{
+  const char *kind = ffm_workload_get_tensor_kind (w, t);
+  const char *name = ffm_workload_get_tensor (w, t)->name;
+
+  if (strcmp (kind, "weight") == 0)
+    return 0;
+  if (strcmp (kind, "intermediate") == 0)
+    return strcmp (name, "K") == 0 || strcmp (name, "V") == 0 ? 1 : 2;
+  return 3;
+}
+
+/* What the best mapping says: fused tensors, energy per level and per
+ * tensor class. */
+static void
+describe_result (Point *p, const FfmCostReport *r)
+{
+  FfmWorkload *w = ffm_problem_get_workload (p->problem);
+  FfmArch *a = ffm_problem_get_arch (p->problem);
+  g_autoptr (GArray) fusion = ffm_cli_report_fusion_decisions (r);
+  GString *fused = g_string_new (NULL), *levels = g_string_new (NULL);
+  GString *classes = g_string_new (NULL);
+  double by_class[G_N_ELEMENTS (tensor_classes)] = { 0 };
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  for (guint i = 0; i < fusion->len; i++)
+    {
+      const FfmCliFusion *f = &g_array_index (fusion, FfmCliFusion, i);
+      g_string_append_printf (fused, "%s%s@%s", fused->len ? ";" : "", f->tensor,
+                              f->level >= 0 ? ffm_arch_get_level (a, f->level)->name : "?");
+    }
+  for (guint l = 0; l < ffm_arch_get_n_levels (a); l++)
+    g_string_append_printf (levels, "%s%s=%s", levels->len ? ";" : "",
+                            ffm_arch_get_level (a, l)->name,
+                            g_ascii_formatd (buf, sizeof buf, "%.17g",
+                                             ffm_cost_report_get_level_energy (r, l)));
+  for (guint t = 0; t < ffm_workload_get_n_tensors (w); t++)
+    {
+      double e = 0;
+      ffm_cost_report_get_tensor_totals (r, t, &e, NULL, NULL);
+      by_class[tensor_class (w, t)] += e;
+    }
+  for (guint k = 0; k < G_N_ELEMENTS (tensor_classes); k++)
+    g_string_append_printf (classes, "%s%s=%s", k ? ";" : "", tensor_classes[k],
+                            g_ascii_formatd (buf, sizeof buf, "%.17g", by_class[k]));
+  p->fused = g_string_free (fused, FALSE);
+  p->level_energy = g_string_free (levels, FALSE);
+  p->class_energy = g_string_free (classes, FALSE);
+}
+
+/* A worker: searches one point and hands it back. */
+static void
+run_point (gpointer data, gpointer user_data)
+{
+  Point *p = data;
+  Sweep *s = user_data;
+  g_auto (FfmCliSearch) search = { 0 };
+  g_auto (FfmCliSearchRun) run = { 0 };
+  g_autoptr (GError) error = NULL;
+  gint64 start = g_get_monotonic_time ();
+
+  search.plugin = s->ffm;
+  search.objective = s->objective;
+  ffm_search_context_init (&search.context, p->problem);
+  search.context.objective = s->objective;
+  search.context.n_threads = s->threads_per_point;
+  search.context.max_fused_loops = s->o->search.max_fused_loops;
+  search.context.unfused = s->o->search.unfused;
+  search.context.cancel = s->cancel;
+  search.context.constraints = p->constraints;
+  search.strategy_values = ffm_param_values_new ();
+  if (g_atomic_int_get (s->cancel))
+    g_set_error (&error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_CANCELLED, "stopped");
+  else if (ffm_cli_search_run (&search, &run, &error))
+    {
+      const FfmCostReport *r = g_ptr_array_index (run.reports, run.best);
+      p->ok = TRUE;
+      p->energy = ffm_cost_report_get_energy (r);
+      p->latency = ffm_cost_report_get_latency (r);
+      p->edp = ffm_cost_report_get_edp (r);
+      describe_result (p, r);
+    }
+  p->seconds = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
+  if (!p->ok)
+    p->error = g_strdup (error->message);
+  /* A point stopped by Ctrl-C or --timeout is not a result: not recorded. */
+  p->done = !g_error_matches (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_CANCELLED);
+  if (p->done)
+    point_make_line (p);
+  g_async_queue_push (s->finished, p);
+}
+
+/* ---- Outputs ---- */
+
+/* Member @key: an object of the "NAME=NUMBER;..." pairs of @pairs. */
+static void
+write_pairs_json (FfmJsonWriter *b, const char *key, const char *pairs)
+{
+  g_auto (GStrv) items = g_strsplit (pairs != NULL ? pairs : "", ";", -1);
+
+  ffm_json_writer_key (b, key);
+  ffm_json_writer_begin_object (b);
+  for (guint k = 0; items[k] != NULL; k++)
+    {
+      char *eq = strrchr (items[k], '=');
+      double v;
+      if (eq == NULL)
+        continue;
+      *eq = '\0';
+      if (parse_double (eq + 1, &v))
+        ffm_json_writer_member_double (b, items[k], v);
+    }
+  ffm_json_writer_end_object (b);
+}
+
+static char *
+points_json (const GArray *axes, const GPtrArray *points)
+{
+  g_autoptr (FfmJsonWriter) b = ffm_json_writer_new ();
+
+  ffm_json_writer_begin_object (b);
+  ffm_json_writer_key (b, "points");
+  ffm_json_writer_begin_array (b);
+  for (guint i = 0; i < points->len; i++)
+    {
+      const Point *p = points->pdata[i];
+      if (!p->done)
+        continue;
+      ffm_json_writer_begin_object (b);
+      ffm_json_writer_member_string (b, "policy", p->policy);
+      ffm_json_writer_key (b, "parameters");
+      ffm_json_writer_begin_object (b);
+      for (guint k = 0; k < axes->len; k++)
+        {
+          const Axis *a = &g_array_index (axes, Axis, k);
+          g_autofree char *name = g_strdup_printf ("%s%s", a->arch ? "arch." : "", a->name);
+          ffm_json_writer_member_string (b, name, p->values[k]);
+        }
+      ffm_json_writer_end_object (b);
+      ffm_json_writer_member_string (b, "status", p->ok ? "ok" : "failed");
+      if (p->ok)
+        {
+          g_auto (GStrv) fused = g_strsplit (p->fused != NULL ? p->fused : "", ";", -1);
+          ffm_json_writer_member_double (b, "energy_j", p->energy);
+          ffm_json_writer_member_double (b, "latency_s", p->latency);
+          ffm_json_writer_member_double (b, "edp_js", p->edp);
+          ffm_json_writer_key (b, "fused_tensors");
+          ffm_json_writer_begin_array (b);
+          for (guint k = 0; fused[k] != NULL; k++)
+            {
+              char *at = strrchr (fused[k], '@');
+              if (at == NULL)
+                continue;
+              *at = '\0';
+              ffm_json_writer_begin_object (b);
+              ffm_json_writer_member_string (b, "tensor", fused[k]);
+              ffm_json_writer_member_string (b, "level", at + 1);
+              ffm_json_writer_end_object (b);
+            }
+          ffm_json_writer_end_array (b);
+          write_pairs_json (b, "energy_by_level_j", p->level_energy);
+          write_pairs_json (b, "energy_by_tensor_class_j", p->class_energy);
+        }
+      else
+        ffm_json_writer_member_string (b, "error", p->error);
+      ffm_json_writer_member_double (b, "seconds", p->seconds);
+      ffm_json_writer_end_object (b);
+    }
+  ffm_json_writer_end_array (b);
+  ffm_json_writer_end_object (b);
+  return ffm_json_writer_finish (b);
+}
+
+/* EDP against the first axis (its values as numbers), one line per policy,
+ * the other axes at their first value. */
+static gboolean
+plot_edp (const char *path, const GArray *axes, const GPtrArray *points,
+          char **policies, GError **error)
+{
+  const Axis *x = &g_array_index (axes, Axis, 0);
+  guint n_x = g_strv_length (x->values), n_policies = g_strv_length (policies);
+  g_autofree double *xs = g_new (double, n_x);
+  g_autofree double *ys = g_new (double, (gsize) n_x * n_policies);
+  g_autofree FfmPlotSeries *series = g_new0 (FfmPlotSeries, n_policies);
+  g_autofree char *title = g_strdup_printf ("EDP of the best mapping against %s", x->name);
+  FfmPlotAxes ax = { title, x->name, "EDP (J*s)", TRUE, TRUE, 0 };
+
+  for (guint i = 0; i < n_x; i++)
+    if (!parse_double (x->values[i], &xs[i]))
+      {
+        g_set_error (error, FFM_PLOT_ERROR, FFM_PLOT_ERROR_FAILED, "--plot: %s=%s "
+                     "is not a number to plot against", x->name, x->values[i]);
+        return FALSE;
+      }
+  for (guint i = 0; i < (gsize) n_x * n_policies; i++)
+    ys[i] = NAN;
+  for (guint i = 0; i < points->len; i++)
+    {
+      const Point *p = points->pdata[i];
+      gboolean first_elsewhere = TRUE;
+      for (guint k = 1; k < axes->len; k++)
+        first_elsewhere &= strcmp (p->values[k], g_array_index (axes, Axis, k).values[0]) == 0;
+      if (!p->done || !p->ok || !first_elsewhere)
+        continue;
+      for (guint k = 0; k < n_policies; k++)
+        for (guint v = 0; v < n_x; v++)
+          if (strcmp (p->policy, policies[k]) == 0 && strcmp (p->values[0], x->values[v]) == 0)
+            ys[(gsize) k * n_x + v] = p->edp;
+    }
+  for (guint k = 0; k < n_policies; k++)
+    series[k] = (FfmPlotSeries) { policies[k], n_x, xs, ys + (gsize) k * n_x, NULL, NULL, TRUE };
+  for (guint i = 0; i < n_x; i++)
+    ax.log_x &= xs[i] > 0;
+  return ffm_plot_lines (path, &ax, series, n_policies, error);
+}
+
+/* ---- Running ---- */
+
+/* Appends @line to the open CSV @f, checked. */
+static gboolean
+append_line (FILE *f, const char *path, const char *line, GError **error)
+{
+  if (fputs (line, f) < 0 || fputc ('\n', f) < 0 || fflush (f) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+                   "cannot write '%s': %s", path, g_strerror (saved));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static int
+run (GOptionContext *context, SweepOptions *o)
+{
+  g_autoptr (FfmPluginRegistry) registry = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) axes = g_array_new (FALSE, TRUE, sizeof (Axis));
+  g_autoptr (GPtrArray) points = NULL;
+  g_autoptr (GAsyncQueue) finished = g_async_queue_new ();
+  g_auto (GStrv) policies = NULL;
+  g_autofree char *header = NULL;
+  Sweep s = { 0 };
+  guint n_resumed = 0, n_todo = 0, n_done = 0, n_failed = 0, workers, threads;
+  FILE *csv = NULL;
+  int status = FFM_EXIT_OK;
+  const char *stopped = NULL;
+
+  g_array_set_clear_func (axes, (GDestroyNotify) axis_clear);
+  if (o->problem.arch == NULL || o->problem.workload == NULL)
+    return ffm_cli_usage_error (context, COMMAND, "--arch and --workload are required");
+  if (g_str_has_prefix (o->problem.arch, FFM_CLI_TIMELOOP_PREFIX)
+      || g_str_has_prefix (o->problem.workload, FFM_CLI_TIMELOOP_PREFIX))
+    return ffm_cli_usage_error (context, COMMAND, "sweep takes ffm workloads and "
+                                "architectures (import Timeloop files first: ffm import)");
+  if (!parse_axes (o->sweeps, FALSE, axes, &error)
+      || !parse_axes (o->sweep_archs, TRUE, axes, &error))
+    return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
+  if (axes->len == 0)
+    return ffm_cli_usage_error (context, COMMAND, "give at least one --sweep or --sweep-arch");
+  if (o->search.strategy != NULL && strcmp (o->search.strategy, "ffm") != 0)
+    return ffm_cli_usage_error (context, COMMAND, "sweep runs the ffm strategy "
+                                "(policies choose the mapspace: --policy)");
+  if (o->search.objective != NULL
+      && !ffm_objective_from_string (o->search.objective, &s.objective, &error))
+    return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
+  if (o->search.objective == NULL)
+    s.objective = FFM_OBJECTIVE_EDP;
+  if (s.objective == FFM_OBJECTIVE_PARETO)
+    return ffm_cli_usage_error (context, COMMAND, "sweep keeps one mapping per point: "
+                                "--objective edp, energy or latency");
+  if (o->search.max_fused_loops < -1)
+    return ffm_cli_usage_error (context, COMMAND,
+                                "--max-fused-loops must be -1 (no limit) or more");
+  if (!ffm_cli_timeout_is_valid (o->search.timeout))
+    return ffm_cli_usage_error (context, COMMAND, "--timeout must be a number of "
+                                "seconds from 0 (none) to %.0f", FFM_CLI_MAX_TIMEOUT);
+  if (o->plot != NULL && !ffm_plot_check (o->plot, &error))
+    return ffm_cli_fail (COMMAND, error);
+  policies = g_strsplit (o->search.policy != NULL ? o->search.policy : "ffm", ",", -1);
+  for (guint i = 0; policies[i] != NULL; i++)
+    {
+      g_strstrip (policies[i]);
+      if (*policies[i] == '\0')
+        return ffm_cli_usage_error (context, COMMAND, "--policy has an empty name");
+      for (guint k = 0; k < i; k++)
+        if (strcmp (policies[i], policies[k]) == 0)
+          return ffm_cli_usage_error (context, COMMAND, "--policy names %s twice",
+                                      policies[i]);
+    }
+  if ((points = make_points (axes, o->zip, policies, &error)) == NULL)
+    return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
+
+  registry = ffm_cli_registry_new (&o->common);
+  s.o = o;
+  s.registry = registry;
+  s.finished = finished;
+  s.ffm = ffm_plugin_registry_lookup (registry, FFM_PLUGIN_KIND_SEARCH, "ffm", &error);
+  if (s.ffm == NULL)
+    return ffm_cli_fail (COMMAND, error);
+  header = csv_header (axes);
+  if (o->csv != NULL && strcmp (o->csv, "-") == 0)
+    return ffm_cli_usage_error (context, COMMAND, "--csv needs a file (the sweep "
+                                "resumes from it)");
+  if (o->csv != NULL && !resume_from_csv (o->csv, axes, points, &n_resumed, &error))
+    return ffm_cli_fail (COMMAND, error);
+  if (n_resumed > 0)
+    ffm_cli_warn (COMMAND, "resuming: %u of %u points already in %s", n_resumed,
+                  points->len, o->csv);
+  if (o->csv != NULL)
+    {
+      /* Append to the file as points finish: a killed sweep keeps them. */
+      gboolean fresh = !g_file_test (o->csv, G_FILE_TEST_EXISTS) || n_resumed == 0;
+      csv = fopen (o->csv, fresh ? "w" : "a");
+      if (csv == NULL)
+        {
+          int saved = errno;
+          g_set_error (&error, G_FILE_ERROR, g_file_error_from_errno (saved),
+                       "cannot write '%s': %s", o->csv, g_strerror (saved));
+          return ffm_cli_fail (COMMAND, error);
+        }
+      if (fresh && !append_line (csv, o->csv, header, &error))
+        {
+          fclose (csv);
+          return ffm_cli_fail (COMMAND, error);
+        }
+    }
+
+  for (guint i = 0; i < points->len; i++)
+    {
+      Point *p = points->pdata[i];
+      if (p->done)
+        continue;
+      prepare_point (&s, axes, p);
+      if (p->done && csv != NULL && !append_line (csv, o->csv, p->line, &error))
+        {
+          fclose (csv);
+          return ffm_cli_fail (COMMAND, error);
+        }
+      n_todo += !p->done;
+    }
+
+  threads = ffm_cli_run_options_get_threads (&o->run);
+  workers = MAX (1, MIN (threads, n_todo));
+  s.threads_per_point = MAX (1, threads / workers);
+  {
+    g_autoptr (FfmCliCancel) cancel = ffm_cli_cancel_begin (o->search.timeout);
+    g_autoptr (FfmCliProgress) progress = ffm_cli_progress_start (COMMAND, TRUE);
+    GThreadPool *pool;
+    double started = g_get_monotonic_time () / (double) G_USEC_PER_SEC;
+
+    s.cancel = ffm_cli_cancel_get_flag (cancel);
+    pool = g_thread_pool_new (run_point, &s, (gint) workers, FALSE, &error);
+    if (pool == NULL)
+      {
+        if (csv != NULL)
+          fclose (csv);
+        return ffm_cli_fail (COMMAND, error);
+      }
+    for (guint i = 0; i < points->len; i++)
+      if (!((Point *) points->pdata[i])->done)
+        g_thread_pool_push (pool, points->pdata[i], NULL);
+    for (guint k = 0; k < n_todo; k++)
+      {
+        Point *p = g_async_queue_pop (finished);
+        double elapsed = g_get_monotonic_time () / (double) G_USEC_PER_SEC - started;
+        g_autofree char *phase = NULL;
+        n_done++;
+        if (p->done && csv != NULL && status == FFM_EXIT_OK
+            && !append_line (csv, o->csv, p->line, &error))
+          {
+            /* The rest finish but are not written: the first error stands. */
+            status = ffm_cli_fail (COMMAND, error);
+            g_clear_error (&error);
+          }
+        phase = g_strdup_printf ("%u/%u points, ~%.0f s left", n_done, n_todo,
+                                 elapsed / n_done * (n_todo - n_done));
+        ffm_cli_progress_update ((double) n_done / n_todo, phase, progress);
+      }
+    g_thread_pool_free (pool, FALSE, TRUE);
+    g_clear_pointer (&progress, ffm_cli_progress_stop);
+    if (ffm_cli_cancel_describe (cancel) != NULL)
+      stopped = ffm_cli_cancel_describe (cancel);
+    if (stopped != NULL)
+      {
+        guint kept = 0;
+        for (guint i = 0; i < points->len; i++)
+          kept += ((Point *) points->pdata[i])->done;
+        ffm_cli_warn (COMMAND, "%s: %u of %u points done%s", stopped, kept, points->len,
+                      o->csv != NULL ? "; run the same command again to finish" : "");
+        status = FFM_EXIT_FAILURE;
+      }
+  }
+  if (csv != NULL && fclose (csv) != 0 && status == FFM_EXIT_OK)
+    {
+      int saved = errno;
+      g_set_error (&error, G_FILE_ERROR, g_file_error_from_errno (saved),
+                   "cannot write '%s': %s", o->csv, g_strerror (saved));
+      return ffm_cli_fail (COMMAND, error);
+    }
+  if (status != FFM_EXIT_OK)
+    return status;
+
+  /* Complete: the CSV in point order, the JSON, the plot, a summary. */
+  {
+    GString *text = g_string_new (header);
+    g_string_append_c (text, '\n');
+    for (guint i = 0; i < points->len; i++)
+      {
+        const Point *p = points->pdata[i];
+        g_string_append_printf (text, "%s\n", p->line);
+        n_failed += !p->ok;
+      }
+    if (o->csv != NULL && !ffm_cli_output_write (o->csv, text->str, &error))
+      {
+        g_string_free (text, TRUE);
+        return ffm_cli_fail (COMMAND, error);
+      }
+    if (o->csv == NULL && o->json == NULL)
+      g_print ("%s", text->str);
+    g_string_free (text, TRUE);
+  }
+  if (o->json != NULL)
+    {
+      g_autofree char *json = points_json (axes, points);
+      if (!ffm_cli_output_write (o->json, json, &error))
+        return ffm_cli_fail (COMMAND, error);
+    }
+  if (o->plot != NULL && !plot_edp (o->plot, axes, points, policies, &error))
+    return ffm_cli_fail (COMMAND, error);
+  for (guint i = 0; i < points->len; i++)
+    {
+      const Point *p = points->pdata[i];
+      if (!p->ok)
+        {
+          g_autofree char *what = point_describe (axes, p);
+          ffm_cli_warn (COMMAND, "point %u (%s) failed: %s", p->index + 1, what, p->error);
+        }
+    }
+  if (n_failed > 0)
+    {
+      ffm_cli_warn (COMMAND, "%u of %u points failed (recorded as such)", n_failed,
+                    points->len);
+      return FFM_EXIT_FAILURE;
+    }
+  return FFM_EXIT_OK;
+}
+
+int
+ffm_cmd_sweep (int argc, char **argv)
+{
+  SweepOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_RUN_OPTIONS_INIT, FFM_CLI_PROBLEM_OPTIONS_INIT,
+                     FFM_CLI_SEARCH_OPTIONS_INIT, NULL, NULL, FALSE, NULL, NULL, NULL };
+  const GOptionEntry entries[] = {
+    { "sweep", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.sweeps,
+      "Sweep workload parameter NAME over the values (repeatable)", "NAME=V1,V2,..." },
+    { "sweep-arch", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.sweep_archs,
+      "Sweep architecture parameter NAME over the values (repeatable)", "NAME=V1,V2,..." },
+    { "zip", 0, 0, G_OPTION_ARG_NONE, &o.zip,
+      "Pair the lists (the i-th values together) instead of every combination", NULL },
+    { "objective", 'o', 0, G_OPTION_ARG_STRING, &o.search.objective,
+      "edp (default), energy or latency", "OBJ" },
+    { "max-fused-loops", 0, 0, G_OPTION_ARG_INT, &o.search.max_fused_loops,
+      "Fused loops per pmapping, -1 = no limit (default 1)", "N" },
+    { "unfused", 0, 0, G_OPTION_ARG_NONE, &o.search.unfused,
+      "Back every tensor in the outermost memory (no fusion)", NULL },
+    { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o.search.timeout,
+      "Stop the sweep after SECONDS (as Ctrl-C does; the finished points are kept)",
+      "SECONDS" },
+    { "csv", 0, 0, G_OPTION_ARG_FILENAME, &o.csv,
+      "Write the rows as CSV to OUT, as they finish; resume from OUT if it exists", "OUT" },
+    { "json", 0, 0, G_OPTION_ARG_FILENAME, &o.json,
+      "Write the rows as JSON to OUT at the end (- = stdout)", "OUT" },
+    { "plot", 0, 0, G_OPTION_ARG_FILENAME, &o.plot,
+      "Plot EDP against the first swept parameter, one line per policy (.svg, .png, .pdf)",
+      "OUT" },
+    G_OPTION_ENTRY_NULL
+  };
+  g_autofree char *description = ffm_cli_describe (sweep_text, "dse.md");
+  g_autoptr (GOptionContext) context = ffm_cli_context_new (COMMAND, NULL, description);
+  g_auto (GStrv) positional = NULL;
+  int status;
+
+  g_option_context_add_main_entries (context, entries, NULL);
+  ffm_cli_add_constraint_options (context, &o.search);
+  ffm_cli_add_problem_options (context, &o.problem);
+  ffm_cli_add_run_options (context, &o.run, FFM_CLI_RUN_THREADS);
+  ffm_cli_add_common_options (context, &o.common, TRUE);
+  if (!ffm_cli_parse (context, COMMAND, &o.common, &o.run, argc, argv, &positional))
+    status = FFM_EXIT_USAGE;
+  else if (positional[0] != NULL)
+    status = ffm_cli_usage_error (context, COMMAND, "unexpected argument '%s'",
+                                  positional[0]);
+  else
+    status = run (context, &o);
+  g_strfreev (o.sweeps);
+  g_strfreev (o.sweep_archs);
+  g_free (o.csv);
+  g_free (o.json);
+  g_free (o.plot);
+  ffm_cli_search_options_clear (&o.search);
+  ffm_cli_problem_options_clear (&o.problem);
+  ffm_cli_common_clear (&o.common);
+  return status;
+}

@@ -1,0 +1,332 @@
+/* test-sweep-cli.c: `ffm sweep` end to end (the built binary, FFM_EXE):
+ * a cartesian grid under two policies, zipped lists, a failing point
+ * recorded while the others complete, resuming after the sweep is killed
+ * mid-way (the same final CSV as an uninterrupted run, times aside), the
+ * plot when built with plotting, and usage errors. */
+#include <ffm.h>
+
+#include "ffm-run.h"
+#include "json-strict.h"
+
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#define CHAIN "--arch", "simple", "--workload", "matmuls"
+
+static void
+assert_contains (const char *text, const char *needle)
+{
+  if (strstr (text, needle) == NULL)
+    g_error ("'%s' not found in:\n%s", needle, text);
+}
+
+static char *
+read_text (const char *path)
+{
+  g_autoptr (GError) error = NULL;
+  char *text = NULL;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, &error));
+  g_assert_no_error (error);
+  return text;
+}
+
+/* The CSV's lines (no trailing empty one), transfer full. */
+static GStrv
+csv_lines (const char *path)
+{
+  g_autofree char *text = read_text (path);
+  GStrv lines = g_strsplit (text, "\n", -1);
+  guint n = g_strv_length (lines);
+
+  if (n > 0 && lines[n - 1][0] == '\0')
+    {
+      g_free (lines[n - 1]);
+      lines[n - 1] = NULL;
+    }
+  return lines;
+}
+
+/* The CSV without its "seconds" column (wall times differ between runs;
+ * no other field holds a quoted comma in these sweeps). */
+static char *
+csv_without_seconds (const char *path)
+{
+  g_auto (GStrv) lines = csv_lines (path);
+  g_auto (GStrv) header = g_strsplit (lines[0], ",", -1);
+  GString *out = g_string_new (NULL);
+  int col = -1;
+
+  for (guint i = 0; header[i] != NULL; i++)
+    if (strcmp (header[i], "seconds") == 0)
+      col = (int) i;
+  g_assert_cmpint (col, >=, 0);
+  for (guint l = 0; lines[l] != NULL; l++)
+    {
+      g_auto (GStrv) fields = g_strsplit (lines[l], ",", -1);
+      for (guint i = 0; fields[i] != NULL; i++)
+        if ((int) i != col)
+          g_string_append_printf (out, "%s,", fields[i]);
+      g_string_append_c (out, '\n');
+    }
+  return g_string_free (out, FALSE);
+}
+
+static char *
+temp_dir (void)
+{
+  g_autoptr (GError) error = NULL;
+  char *dir = g_dir_make_tmp ("ffm-sweep-XXXXXX", &error);
+
+  g_assert_no_error (error);
+  return dir;
+}
+
+static void
+remove_dir (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_unlink (path);
+    }
+  g_rmdir (dir);
+}
+
+static void
+test_cartesian (void)
+{
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *csv = g_build_filename (dir, "s.csv", NULL);
+  g_autofree char *json = g_build_filename (dir, "s.json", NULL);
+  g_autofree char *json_text = NULL;
+  g_auto (FfmTestRun) run = { 0 };
+  g_auto (GStrv) lines = NULL;
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  JsonArray *points;
+  static const char *const expect[] = {
+    "ffm,16,16,ok,", "unfused,16,16,ok,", "ffm,16,32,ok,", "unfused,16,32,ok,",
+    "ffm,32,16,ok,", "unfused,32,16,ok,", "ffm,32,32,ok,", "unfused,32,32,ok,",
+  };
+
+  g_test_summary ("A 2x2 grid under ffm and unfused: 8 rows in point order, "
+                  "T1 fused or not as the policy says, ffm never worse; the JSON "
+                  "holds the same rows and is strict");
+  FFM_TEST_RUN (&run, "sweep", CHAIN, "--sweep", "m=16,32", "--sweep", "kn=16,32",
+                "--policy", "ffm,unfused", "--threads", "2", "--csv", csv, "--json", json);
+  g_assert_cmpint (run.status, ==, 0);
+  lines = csv_lines (csv);
+  g_assert_cmpstr (lines[0], ==, "policy,m,kn,status,energy_j,latency_s,edp_js,seconds,"
+                   "fused,energy_by_level,energy_by_tensor_class,error");
+  g_assert_cmpuint (g_strv_length (lines), ==, 9);
+  for (guint i = 0; i < 8; i++)
+    {
+      g_assert_true (g_str_has_prefix (lines[1 + i], expect[i]));
+      assert_contains (lines[1 + i], i % 2 == 0 ? "T1@GlobalBuffer" : "T1@MainMemory");
+      assert_contains (lines[1 + i], "MainMemory=");
+      assert_contains (lines[1 + i], ";intermediates_other=");
+    }
+  json_text = read_text (json);
+  json_strict_assert (json_text, "ffm sweep --json");
+  json_parser_load_from_data (parser, json_text, -1, &error);
+  g_assert_no_error (error);
+  points = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                         "points");
+  g_assert_cmpuint (json_array_get_length (points), ==, 8);
+  for (guint i = 0; i < 8; i += 2)
+    {
+      JsonObject *f = json_array_get_object_element (points, i);
+      JsonObject *u = json_array_get_object_element (points, i + 1);
+      g_assert_cmpstr (json_object_get_string_member (f, "policy"), ==, "ffm");
+      g_assert_cmpstr (json_object_get_string_member (u, "policy"), ==, "unfused");
+      g_assert_cmpfloat (json_object_get_double_member (f, "edp_js"), <=,
+                         json_object_get_double_member (u, "edp_js"));
+      g_assert_cmpfloat (json_object_get_double_member (f, "edp_js"), >, 0);
+    }
+  remove_dir (dir);
+}
+
+static void
+test_zip (void)
+{
+  g_auto (FfmTestRun) run = { 0 }, bad = { 0 };
+  g_auto (GStrv) lines = NULL;
+
+  g_test_summary ("--zip pairs the lists; lists of different lengths are a usage error");
+  FFM_TEST_RUN (&run, "sweep", CHAIN, "--sweep", "m=16,32", "--sweep", "kn=32,16", "--zip");
+  g_assert_cmpint (run.status, ==, 0);
+  lines = g_strsplit (run.out, "\n", -1);
+  g_assert_true (g_str_has_prefix (lines[1], "ffm,16,32,ok,"));
+  g_assert_true (g_str_has_prefix (lines[2], "ffm,32,16,ok,"));
+  g_assert_cmpstr (lines[3], ==, "");
+  FFM_TEST_RUN (&bad, "sweep", CHAIN, "--sweep", "m=16,32", "--sweep", "kn=16", "--zip");
+  g_assert_cmpint (bad.status, ==, 2);
+  assert_contains (bad.err, "--zip pairs lists of one length: m has 2 values, kn 1");
+}
+
+static void
+test_failing_point (void)
+{
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *csv = g_build_filename (dir, "f.csv", NULL);
+  g_auto (FfmTestRun) run = { 0 };
+  g_auto (GStrv) lines = NULL;
+
+  g_test_summary ("A point whose problem does not load is recorded with its error; "
+                  "the others complete; exit 1");
+  FFM_TEST_RUN (&run, "sweep", CHAIN, "--sweep", "m=16,0,32", "--csv", csv);
+  g_assert_cmpint (run.status, ==, 1);
+  assert_contains (run.err, "point 2 (policy ffm, m=0) failed");
+  assert_contains (run.err, "1 of 3 points failed");
+  lines = csv_lines (csv);
+  g_assert_cmpuint (g_strv_length (lines), ==, 4);
+  g_assert_true (g_str_has_prefix (lines[1], "ffm,16,ok,"));
+  g_assert_true (g_str_has_prefix (lines[2], "ffm,0,failed,,,,"));
+  assert_contains (lines[2], "parameter m: 0 is below the minimum 1");
+  g_assert_true (g_str_has_prefix (lines[3], "ffm,32,ok,"));
+  remove_dir (dir);
+}
+
+/* Lines in @path now (0 when it does not exist). */
+static guint
+count_lines (const char *path)
+{
+  g_autofree char *text = NULL;
+  guint n = 0;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return 0;
+  for (const char *c = text; *c != '\0'; c++)
+    n += *c == '\n';
+  return n;
+}
+
+static void
+test_resume_after_kill (void)
+{
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *whole = g_build_filename (dir, "whole.csv", NULL);
+  g_autofree char *cut = g_build_filename (dir, "cut.csv", NULL);
+  g_autofree char *a = NULL, *b = NULL;
+  const char *exe = g_getenv ("FFM_EXE");
+  const char *sweep[] = { "sweep", CHAIN, "--param", "n_einsums=4",
+                          "--sweep", "m=8,16,32,64,128,256", "--sweep", "kn=16,32,64,128",
+                          "--threads", "1", "--csv", NULL, NULL };
+  guint n_args = G_N_ELEMENTS (sweep) - 2, lines_at_kill;
+  g_auto (FfmTestRun) first = { 0 }, again = { 0 };
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  GPid pid;
+  int wait_status;
+  gint64 deadline;
+
+  g_test_summary ("A sweep killed mid-way (SIGKILL, as a crash) and run again "
+                  "ends with the same CSV as an uninterrupted run, times aside, "
+                  "without redoing the finished points");
+  g_assert_nonnull (exe);
+  sweep[n_args] = whole;
+  ffm_test_run (&first, sweep);
+  g_assert_cmpint (first.status, ==, 0);
+  g_assert_cmpuint (count_lines (whole), ==, 25);
+
+  g_ptr_array_add (argv, (gpointer) exe);
+  for (guint i = 0; i < n_args; i++)
+    g_ptr_array_add (argv, (gpointer) sweep[i]);
+  g_ptr_array_add (argv, cut);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_async (NULL, (char **) argv->pdata, NULL,
+                                G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_STDOUT_TO_DEV_NULL
+                                | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &pid, &error));
+  g_assert_no_error (error);
+  /* Kill it once it has a few rows (header + 3), well before the end. */
+  deadline = g_get_monotonic_time () + 120 * G_USEC_PER_SEC;
+  while (count_lines (cut) < 4 && g_get_monotonic_time () < deadline)
+    g_usleep (2000);
+  kill (pid, SIGKILL);
+  g_assert_cmpint (waitpid (pid, &wait_status, 0), ==, pid);
+  lines_at_kill = count_lines (cut);
+  g_test_message ("killed with %u lines", lines_at_kill);
+  g_assert_true (WIFSIGNALED (wait_status));
+  g_assert_cmpuint (lines_at_kill, >=, 4);
+  g_assert_cmpuint (lines_at_kill, <, 25);
+
+  sweep[n_args] = cut;
+  ffm_test_run (&again, sweep);
+  g_assert_cmpint (again.status, ==, 0);
+  assert_contains (again.err, "resuming: ");
+  a = csv_without_seconds (whole);
+  b = csv_without_seconds (cut);
+  g_assert_cmpstr (a, ==, b);
+  remove_dir (dir);
+}
+
+static void
+test_plot (void)
+{
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *svg = g_build_filename (dir, "edp.svg", NULL);
+  g_auto (FfmTestRun) run = { 0 };
+  gboolean have_plot = g_strcmp0 (g_getenv ("FFM_HAVE_PLOT"), "1") == 0;
+
+  g_test_summary ("--plot writes the EDP plot when built with plotting, and says "
+                  "so before any work when not");
+  FFM_TEST_RUN (&run, "sweep", CHAIN, "--sweep", "m=16,32,64", "--policy", "ffm,unfused",
+                "--plot", svg);
+  if (have_plot)
+    {
+      g_autofree char *text = NULL;
+      g_assert_cmpint (run.status, ==, 0);
+      text = read_text (svg);
+      assert_contains (text, "</svg>");
+    }
+  else
+    {
+      g_assert_cmpint (run.status, ==, 1);
+      g_assert_false (g_file_test (svg, G_FILE_TEST_EXISTS));
+    }
+  remove_dir (dir);
+}
+
+static void
+test_bad_input (void)
+{
+  g_autofree char *dir = temp_dir ();
+  g_autofree char *csv = g_build_filename (dir, "other.csv", NULL);
+  g_auto (FfmTestRun) no_sweep = { 0 }, bad_spec = { 0 }, other = { 0 }, policy = { 0 };
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (g_file_set_contents (csv, "a,b\n1,2\n", -1, &error));
+  FFM_TEST_RUN (&no_sweep, "sweep", CHAIN);
+  g_assert_cmpint (no_sweep.status, ==, 2);
+  assert_contains (no_sweep.err, "give at least one --sweep or --sweep-arch");
+  FFM_TEST_RUN (&bad_spec, "sweep", CHAIN, "--sweep", "m");
+  g_assert_cmpint (bad_spec.status, ==, 2);
+  assert_contains (bad_spec.err, "--sweep must be NAME=V1,V2,...; got 'm'");
+  FFM_TEST_RUN (&other, "sweep", CHAIN, "--sweep", "m=16", "--csv", csv);
+  g_assert_cmpint (other.status, ==, 1);
+  assert_contains (other.err, "written by another sweep");
+  FFM_TEST_RUN (&policy, "sweep", CHAIN, "--sweep", "m=16", "--policy", "ffm,nope");
+  g_assert_cmpint (policy.status, ==, 1);
+  assert_contains (policy.err, "no policy named 'nope'");
+  remove_dir (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/sweep-cli/cartesian", test_cartesian);
+  g_test_add_func ("/sweep-cli/zip", test_zip);
+  g_test_add_func ("/sweep-cli/failing-point", test_failing_point);
+  g_test_add_func ("/sweep-cli/resume-after-kill", test_resume_after_kill);
+  g_test_add_func ("/sweep-cli/plot", test_plot);
+  g_test_add_func ("/sweep-cli/bad-input", test_bad_input);
+  return g_test_run ();
+}
