@@ -333,9 +333,9 @@ resume_from_csv (const char *path, const GArray *axes, GPtrArray *points,
       }
     g_string_free (got, TRUE);
   }
-  for (GPtrArray *fields; (fields = csv_record (text, &pos)) != NULL; )
+  for (GPtrArray *next; (next = csv_record (text, &pos)) != NULL; )
     {
-      g_autoptr (GPtrArray) owned = fields;
+      g_autoptr (GPtrArray) fields = next;
       g_autofree char *key = NULL;
       const char *const *f = (const char *const *) fields->pdata;
       const char *status;
