@@ -238,3 +238,28 @@ ffm_test_run_clear (FfmTestRun *run)
   g_clear_pointer (&run->out, g_free);
   g_clear_pointer (&run->err, g_free);
 }
+
+char *
+ffm_test_scratch_dir (const char *prefix)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *tmpl = g_strdup_printf ("%s-XXXXXX", prefix);
+  char *dir = g_dir_make_tmp (tmpl, &error);
+
+  g_assert_no_error (error);
+  return dir;
+}
+
+void
+ffm_test_remove_dir (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_unlink (path);
+    }
+  g_rmdir (dir);
+}

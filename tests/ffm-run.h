@@ -48,6 +48,11 @@ void ffm_test_run_clear (FfmTestRun *run);
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FfmTestRun, ffm_test_run_clear)
 
+/* A fresh folder under the temporary directory, named after @prefix
+ * (transfer full); and its removal with the files in it (one level). */
+char *ffm_test_scratch_dir (const char *prefix);
+void ffm_test_remove_dir (const char *dir);
+
 #define FFM_TEST_RUN(run, ...) \
   ffm_test_run ((run), (const char *const[]) { __VA_ARGS__, NULL })
 

@@ -89,30 +89,6 @@ have_plot (void)
 }
 
 static char *
-tmp_dir (void)
-{
-  g_autoptr (GError) error = NULL;
-  char *dir = g_dir_make_tmp ("ffm-compare-XXXXXX", &error);
-
-  g_assert_no_error (error);
-  return dir;
-}
-
-static void
-remove_dir (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (dir, name, NULL);
-      g_unlink (path);
-    }
-  g_rmdir (dir);
-}
-
-static char *
 read_file (const char *path)
 {
   g_autoptr (GError) error = NULL;
@@ -131,7 +107,7 @@ test_map_budgets_and_trace (void)
   g_auto (FfmTestRun) evals = { 0 }, multiple = { 0 }, text = { 0 };
   g_autoptr (JsonParser) p1 = json_parser_new ();
   g_autoptr (JsonParser) p2 = json_parser_new ();
-  g_autofree char *dir = tmp_dir ();
+  g_autofree char *dir = ffm_test_scratch_dir ("ffm-compare");
   g_autofree char *csv_path = g_build_filename (dir, "trace.csv", NULL);
   g_autofree char *csv = NULL;
   g_auto (GStrv) lines = NULL;
@@ -184,7 +160,7 @@ test_map_budgets_and_trace (void)
   g_assert_cmpint (text.status, ==, 0);
   assert_contains (text.out, "Search: 100 evaluations standing for");
   assert_contains (text.out, "modelled time");
-  remove_dir (dir);
+  ffm_test_remove_dir (dir);
 }
 
 static void
@@ -229,7 +205,7 @@ test_compare_outputs (void)
 {
   g_auto (FfmTestRun) run = { 0 };
   g_autoptr (JsonParser) parser = json_parser_new ();
-  g_autofree char *dir = tmp_dir ();
+  g_autofree char *dir = ffm_test_scratch_dir ("ffm-compare");
   g_autofree char *json_path = g_build_filename (dir, "c.json", NULL);
   g_autofree char *csv_path = g_build_filename (dir, "c.csv", NULL);
   g_autofree char *trace_path = g_build_filename (dir, "t.csv", NULL);
@@ -307,7 +283,7 @@ test_compare_outputs (void)
       assert_contains (run.err, "this build of ffm has no plotting");
       g_assert_false (g_file_test (plot_path, G_FILE_TEST_EXISTS));
     }
-  remove_dir (dir);
+  ffm_test_remove_dir (dir);
 }
 
 static void

@@ -75,34 +75,10 @@ csv_without_seconds (const char *path)
   return g_string_free (out, FALSE);
 }
 
-static char *
-temp_dir (void)
-{
-  g_autoptr (GError) error = NULL;
-  char *dir = g_dir_make_tmp ("ffm-sweep-XXXXXX", &error);
-
-  g_assert_no_error (error);
-  return dir;
-}
-
-static void
-remove_dir (const char *dir)
-{
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  const char *name;
-
-  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
-    {
-      g_autofree char *path = g_build_filename (dir, name, NULL);
-      g_unlink (path);
-    }
-  g_rmdir (dir);
-}
-
 static void
 test_cartesian (void)
 {
-  g_autofree char *dir = temp_dir ();
+  g_autofree char *dir = ffm_test_scratch_dir ("ffm-sweep");
   g_autofree char *csv = g_build_filename (dir, "s.csv", NULL);
   g_autofree char *json = g_build_filename (dir, "s.json", NULL);
   g_autofree char *json_text = NULL;
@@ -150,7 +126,7 @@ test_cartesian (void)
                          json_object_get_double_member (u, "edp_js"));
       g_assert_cmpfloat (json_object_get_double_member (f, "edp_js"), >, 0);
     }
-  remove_dir (dir);
+  ffm_test_remove_dir (dir);
 }
 
 static void
@@ -174,7 +150,7 @@ test_zip (void)
 static void
 test_failing_point (void)
 {
-  g_autofree char *dir = temp_dir ();
+  g_autofree char *dir = ffm_test_scratch_dir ("ffm-sweep");
   g_autofree char *csv = g_build_filename (dir, "f.csv", NULL);
   g_auto (FfmTestRun) run = { 0 };
   g_auto (GStrv) lines = NULL;
@@ -191,7 +167,7 @@ test_failing_point (void)
   g_assert_true (g_str_has_prefix (lines[2], "ffm,0,failed,,,,"));
   assert_contains (lines[2], "parameter m: 0 is below the minimum 1");
   g_assert_true (g_str_has_prefix (lines[3], "ffm,32,ok,"));
-  remove_dir (dir);
+  ffm_test_remove_dir (dir);
 }
 
 /* Lines in @path now (0 when it does not exist). */
@@ -211,7 +187,7 @@ count_lines (const char *path)
 static void
 test_resume_after_kill (void)
 {
-  g_autofree char *dir = temp_dir ();
+  g_autofree char *dir = ffm_test_scratch_dir ("ffm-sweep");
   g_autofree char *whole = g_build_filename (dir, "whole.csv", NULL);
   g_autofree char *cut = g_build_filename (dir, "cut.csv", NULL);
   g_autofree char *a = NULL, *b = NULL;
@@ -264,13 +240,13 @@ test_resume_after_kill (void)
   a = csv_without_seconds (whole);
   b = csv_without_seconds (cut);
   g_assert_cmpstr (a, ==, b);
-  remove_dir (dir);
+  ffm_test_remove_dir (dir);
 }
 
 static void
 test_plot (void)
 {
-  g_autofree char *dir = temp_dir ();
+  g_autofree char *dir = ffm_test_scratch_dir ("ffm-sweep");
   g_autofree char *svg = g_build_filename (dir, "edp.svg", NULL);
   g_auto (FfmTestRun) run = { 0 };
   gboolean have_plot = g_strcmp0 (g_getenv ("FFM_HAVE_PLOT"), "1") == 0;
@@ -291,13 +267,13 @@ test_plot (void)
       g_assert_cmpint (run.status, ==, 1);
       g_assert_false (g_file_test (svg, G_FILE_TEST_EXISTS));
     }
-  remove_dir (dir);
+  ffm_test_remove_dir (dir);
 }
 
 static void
 test_bad_input (void)
 {
-  g_autofree char *dir = temp_dir ();
+  g_autofree char *dir = ffm_test_scratch_dir ("ffm-sweep");
   g_autofree char *csv = g_build_filename (dir, "other.csv", NULL);
   g_auto (FfmTestRun) no_sweep = { 0 }, bad_spec = { 0 }, other = { 0 }, policy = { 0 };
   g_autoptr (GError) error = NULL;
@@ -315,7 +291,7 @@ test_bad_input (void)
   FFM_TEST_RUN (&policy, "sweep", CHAIN, "--sweep", "m=16", "--policy", "ffm,nope");
   g_assert_cmpint (policy.status, ==, 1);
   assert_contains (policy.err, "no policy named 'nope'");
-  remove_dir (dir);
+  ffm_test_remove_dir (dir);
 }
 
 int
