@@ -154,6 +154,24 @@ test_one_rank (void)
   g_assert_null (strstr (run.err, "MPI:"));
 }
 
+/* Mapping constraints are not sent to other ranks yet: refused with a
+ * message before any rank starts a job, every rank released. */
+static void
+test_constraints_refused (void)
+{
+  const char *const args[] = { "map", "--arch", "simple", "--workload", "matmuls",
+                               "--no-fuse", "intermediates", NULL };
+  g_auto (FfmTestRun) run = { 0 };
+
+  if (skip_without_mpi ())
+    return;
+  run_ranks (&run, 2, args, NULL);
+  g_assert_false (run.timed_out);
+  g_assert_cmpint (run.status, !=, 0);
+  g_assert_null (strstr (run.out, "Best mapping"));
+  g_assert_nonnull (strstr (run.err, "not spread over MPI ranks yet"));
+}
+
 /* Rank 1 dies (SIGKILL) on receiving its first job: the launcher stops
  * the run, which fails without a mapping and says why. */
 static void
@@ -264,6 +282,7 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/mpi/map/one-rank", test_one_rank);
   g_test_add_func ("/mpi/map/rank-killed", test_rank_killed);
+  g_test_add_func ("/mpi/map/constraints-refused", test_constraints_refused);
   g_test_add_func ("/mpi/map/rank-other-input", test_rank_other_input);
   g_test_add_func ("/mpi/map/rank-bad-argument", test_rank_bad_argument);
   g_test_add_func ("/mpi/refused-without-mpi", test_refused_without_mpi);
