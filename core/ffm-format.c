@@ -53,6 +53,24 @@ ffm_format_area (double square_metres)
 }
 
 char *
+ffm_format_bytes (guint64 bytes)
+{
+  static const char *const units[] = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+  double value = (double) bytes;
+  guint u = 0;
+
+  if (bytes < 1024)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT " B", bytes);
+  value /= 1024;
+  while (value >= 1024 && u + 1 < G_N_ELEMENTS (units))
+    {
+      value /= 1024;
+      u++;
+    }
+  return g_strdup_printf ("%.1f %s", value, units[u]);
+}
+
+char *
 ffm_format_count (guint64 count)
 {
   char digits[32];

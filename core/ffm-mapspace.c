@@ -434,6 +434,12 @@ ffm_mapspace_new_for_context (const FfmSearchContext *ctx, GError **error)
     options.imperfect = ctx->imperfect;   /* the same space as ffm's */
   if (FFM_SEARCH_CONTEXT_HAS (ctx, constraints))
     options.constraints = ctx->constraints;
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, max_templates))
+    {
+      options.max_memory = ctx->max_memory;
+      options.max_template_seconds = ctx->max_template_seconds;
+      options.max_templates = ctx->max_templates;
+    }
   if (ctx->progress != NULL)
     ctx->progress (-1, "generating pmappings", ctx->progress_data);
   set = ffm_pmappings_generate (ffm_problem_get_workload (ctx->problem),

@@ -5,6 +5,7 @@
 
 #include "ffm-pmapping.h"
 #include "ffm-constraints-private.h"
+#include "ffm-memory-budget.h"
 
 G_BEGIN_DECLS
 
@@ -34,18 +35,30 @@ char *ffm_pmapping_einsum_signature (const FfmWorkload *workload,
                                      const FfmEinsumConstraints *constraints,
                                      GError **error);
 
+/* Bytes one template holds (its nodes, compiled model and key), charged
+ * to the memory budget while it lives. TUNING: measured 5.7-12.6 KiB in
+ * malloc per template (TPUv4i x GPT-3, DRAM + 3 buffers x a matmul). */
+#define FFM_PMAPPING_TEMPLATE_BYTES (16u * 1024)
+
 /* Appends to @out (of FfmPmappingTemplate*) every template of @einsum on
  * every compute unit that serves it, ids continuing from out->len. Fails
  * when an architecture expression cannot be evaluated, no compute unit
  * serves the Einsum, a tensor can be kept nowhere, or a template does not
  * compile (a bug). @constraints (may be NULL) are the Einsum's: templates
- * that cannot satisfy them are not built (so there may be none). */
+ * that cannot satisfy them are not built (so there may be none). Each
+ * template takes FFM_PMAPPING_TEMPLATE_BYTES from @budget (NULL:
+ * unlimited; the caller gives them back when it frees them); when the
+ * budget has no more, it fails with FFM_SEARCH_ERROR_OUT_OF_MEMORY. Past
+ * options->max_templates the templates are counted in *@n_cut (may be
+ * NULL) and not built. */
 gboolean ffm_pmapping_templates_build (const FfmWorkload *workload,
                                        const FfmArch *arch,
                                        guint einsum,
                                        const FfmPmappingOptions *options,
                                        const FfmEinsumConstraints *constraints,
+                                       FfmMemoryBudget *budget,
                                        GPtrArray *out,
+                                       guint *n_cut,
                                        GError **error);
 
 /* Rows of one template that share a compatibility, before the per-Einsum
@@ -84,6 +97,17 @@ typedef struct {
   guint64 *rejected;        /* [n_levels] */
   double *min_excess;       /* [n_levels]: least bits above capacity seen, or -1 */
   double *min_need;         /* [n_levels]: occupancy of that least excess */
+  /* Memory (ffm-memory-budget.h): the search stopped when the budget could
+   * not give @memory_asked more bytes; its rows are then incomplete and
+   * the generation fails. */
+  gboolean out_of_memory;
+  guint64 memory_asked;
+  gboolean cut;             /* stopped by max_template_seconds: its rows are
+                               what it found by then */
+  gsize bytes;              /* bytes of the groups' rows */
+  gsize charged;            /* bytes reserved for them from budget, given
+                               back when the rows are freed */
+  FfmMemoryBudget *budget; /* borrowed: the generation's */
 } FfmTemplateResult;
 
 FfmTemplateResult *ffm_template_result_new (guint n_levels);
@@ -116,7 +140,9 @@ void ffm_pmapping_remainder_chains (guint64 bound,
 
 /* Scratch memory of the tile search, for one thread at a time. */
 typedef struct _FfmTileWorkspace FfmTileWorkspace;
-FfmTileWorkspace *ffm_tile_workspace_new (void);
+/* Its buffers are reserved from @budget (NULL: unlimited, borrowed: it
+ * outlives the workspace). */
+FfmTileWorkspace *ffm_tile_workspace_new (FfmMemoryBudget *budget);
 void ffm_tile_workspace_free (FfmTileWorkspace *ws);
 
 /* Enumerates the tile vectors of @t (ffm-pmapping-tiles.c) into @out,

@@ -37,6 +37,8 @@
  *     (mapper/FFM/_make_pmappings), reservations and the closed form of
  *     the counts. */
 #include "ffm-pmapping-private.h"
+#include "ffm-memory-budget.h"
+#include "ffm-format.h"
 #include "ffm-cost-private.h"
 
 #include <math.h>
@@ -91,6 +93,9 @@ typedef struct {
   FfmPmappingOptions eff;   /* the options with the Einsum's own fused-loop
                                limit; opt points here */
   guint64 exempt;           /* rank variables rules (c) and (d) leave alone */
+  FfmMemoryBudget *budget;  /* each template's bytes come from it */
+  guint n_cut;              /* templates past options.max_templates */
+  GPtrArray *cut_keys;      /* their keys (owned), so that none counts twice */
 } Builder;
 
 /* Which listed rank variables of each loop order each of its gaps may
@@ -608,6 +613,25 @@ emit_template (Builder *b, const Item *items, guint n, GError **error)
 
   if (g_hash_table_contains (b->keys, key))
     return TRUE;
+  if (b->opt->max_templates > 0 && b->out->len >= b->opt->max_templates)
+    {
+      g_hash_table_add (b->keys, key);
+      g_ptr_array_add (b->cut_keys, g_steal_pointer (&key));
+      b->n_cut++;
+      return TRUE;
+    }
+  if (!ffm_memory_budget_reserve (b->budget, FFM_PMAPPING_TEMPLATE_BYTES))
+    {
+      g_autofree char *limit = ffm_format_bytes (ffm_memory_budget_get_limit (b->budget));
+      g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_OUT_OF_MEMORY,
+                   "Einsum %s: its templates need more memory than the budget of %s "
+                   "allows (%u built so far, about %u KiB each); raise the budget "
+                   "(--max-memory), cap the templates (--max-templates), or narrow "
+                   "the mapspace (keep or forbid tensors per memory in the "
+                   "architecture's may_keep, or with mapping constraints)",
+                   b->e->name, limit, b->out->len, FFM_PMAPPING_TEMPLATE_BYTES / 1024);
+      return FALSE;
+    }
   t = g_new0 (FfmPmappingTemplate, 1);
   t->id = b->out->len;
   t->einsum = b->einsum;
@@ -949,10 +973,12 @@ gboolean
 ffm_pmapping_templates_build (const FfmWorkload *workload, const FfmArch *arch,
                               guint einsum, const FfmPmappingOptions *options,
                               const FfmEinsumConstraints *constraints,
-                              GPtrArray *out, GError **error)
+                              FfmMemoryBudget *budget, GPtrArray *out,
+                              guint *n_cut, GError **error)
 {
   const FfmEinsum *e = ffm_workload_get_einsum (workload, einsum);
   g_autoptr(GHashTable) keys = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GPtrArray) cut_keys = g_ptr_array_new_with_free_func (g_free);
   guint n_levels = ffm_arch_get_n_levels (arch), served = 0;
 
   g_return_val_if_fail (n_levels <= 64, FALSE);
@@ -992,6 +1018,8 @@ ffm_pmapping_templates_build (const FfmWorkload *workload, const FfmArch *arch,
       b.compute = level;
       b.out = out;
       b.keys = keys;
+      b.budget = budget;
+      b.cut_keys = cut_keys;
       b.path = ffm_arch_get_compute_path (arch, level, &b.n_path);
       b.first_memory = -1;
       for (guint p = 0; p < b.n_path && b.first_memory < 0; p++)
@@ -999,6 +1027,8 @@ ffm_pmapping_templates_build (const FfmWorkload *workload, const FfmArch *arch,
           b.first_memory = b.path[p];
       compute_relevancy (&b);
       ok = choose_level (&b, 0, error);
+      if (n_cut != NULL)
+        *n_cut += b.n_cut;
       if (ok && b.n_complete == 0)
         {
           g_autoptr(GString) names = g_string_new (NULL);

@@ -32,6 +32,7 @@
  *     tile-shape enumeration with partial-mapping pruning. */
 #include "ffm-pmapping-private.h"
 #include "ffm-tile-chain-private.h"
+#include "ffm-memory-budget.h"
 
 #include <math.h>
 #include <string.h>
@@ -127,6 +128,13 @@ typedef struct {
   guint64 fixed_tile[MAX_VARS][MAX_BUFFETS];
   FfmPmappingOptions eff;           /* options with the Einsum's own
                                        fused-loop limit; opt points here */
+
+  FfmMemoryBudget *budget;          /* the generation's (workspace's); NULL:
+                                       unlimited */
+  gboolean stopped;                 /* out of memory or out of time: the
+                                       search unwinds */
+  gint64 deadline;                  /* monotonic time (µs) at which the
+                                       template's time limit ends; 0: none */
 
   guint64 tiles[MAX_LOOPS];
   guint64 used[MAX_VARS + 1][MAX_DIMS]; /* per depth: spatial products chosen */
@@ -503,6 +511,36 @@ reject_at (Enum *en, guint level, double need, double cap)
     }
 }
 
+/* The search needs @bytes more than the memory budget gives: it stops,
+ * and the result says so (the generation then fails naming the Einsum,
+ * the template and the budget). */
+static void
+out_of_memory (Enum *en, gsize bytes)
+{
+  en->stopped = TRUE;
+  if (!en->out->out_of_memory)
+    {
+      en->out->out_of_memory = TRUE;
+      en->out->memory_asked = bytes;
+    }
+}
+
+/* TUNING: the depth-first search reads the clock once per this many
+ * nodes (a read costs about as much as a few nodes). */
+#define DEADLINE_CHECK_NODES 1024
+
+/* TRUE, and the search stops with what it has (the template is "cut"),
+ * once its time limit has passed. */
+static gboolean
+past_deadline (Enum *en)
+{
+  if (en->deadline == 0 || g_get_monotonic_time () < en->deadline)
+    return FALSE;
+  en->stopped = TRUE;
+  en->out->cut = TRUE;
+  return TRUE;
+}
+
 /* The smallest tile variable @v, not chosen yet, can have at the
  * reservation of buffet @b: 1 below one of its loops, its bound above all
  * of them; and its bound as well below a fused loop when the fused-loop
@@ -738,6 +776,25 @@ leaf (Enum *en)
     return;
   en->out->n_valid++;
   g = find_group (en, n_columns);
+  /* Rows are charged to the budget in chunks (TUNING: a quarter of what
+   * the result holds, at least 64 KiB: few atomic operations). */
+  {
+    FfmTemplateResult *r = en->out;
+    gsize row = sizeof (double) * n_columns + sizeof (guint64) * en->n_loops;
+    r->bytes += row;
+    if (r->bytes > r->charged)
+      {
+        gsize chunk = MAX (MAX (r->bytes - r->charged, r->charged / 4), (gsize) 65536);
+        if (!ffm_memory_budget_reserve (en->budget, chunk))
+          {
+            r->bytes -= row;
+            out_of_memory (en, chunk);
+            return;
+          }
+        r->charged += chunk;
+        r->budget = en->budget;
+      }
+  }
   g_array_append_vals (g->values, en->values, n_columns);
   g_array_append_vals (g->tiles, en->tiles, en->n_loops);
   g->n_rows++;
@@ -803,6 +860,9 @@ search (Enum *en, guint depth)
       leaf (en);
       return;
     }
+  if (en->stopped
+      || ((en->out->n_partial % DEADLINE_CHECK_NODES) == 0 && past_deadline (en)))
+    return;
   v = en->order[depth];
   for (guint x = 0; x < en->buckets[v]->len; x++)
     {
@@ -1119,49 +1179,60 @@ setup_units (Enum *en)
 
 /* A table of partial tile vectors at one depth. Values and magnitudes sit
  * in separate arrays, as the children's unit sums make them; pruning
- * gathers them, interleaved, in sort order (PruneScratch). */
+ * gathers them, interleaved, in sort order (PruneScratch). Its buffers are
+ * reserved from the generation's memory budget (ffm-memory-budget.h) and
+ * keep their capacity from depth to depth and template to template. */
 typedef struct {
   guint n_rows;
-  GArray *chains;           /* of guint32, n_vars per row */
-  GArray *vals;             /* of double, n_units per row: unit values */
-  GArray *mags;             /* of double, n_units per row: their magnitudes */
-  GArray *diff;             /* of guint64, n_diff per row */
+  FfmBudgetBuffer chains;   /* of guint32, n_vars per row */
+  FfmBudgetBuffer vals;     /* of double, n_units per row: unit values */
+  FfmBudgetBuffer mags;     /* of double, n_units per row: their magnitudes */
+  FfmBudgetBuffer diff;     /* of guint64, n_diff per row */
 } Table;
 
-static void
-table_init (Table *t)
-{
-  t->n_rows = 0;
-  t->chains = g_array_new (FALSE, FALSE, sizeof (guint32));
-  t->vals = g_array_new (FALSE, FALSE, sizeof (double));
-  t->mags = g_array_new (FALSE, FALSE, sizeof (double));
-  t->diff = g_array_new (FALSE, FALSE, sizeof (guint64));
-}
+#define TABLE_CHAINS(t) ((guint32 *) (t)->chains.data)
+#define TABLE_VALS(t) ((double *) (t)->vals.data)
+#define TABLE_MAGS(t) ((double *) (t)->mags.data)
+#define TABLE_DIFF(t) ((guint64 *) (t)->diff.data)
 
 static void
-table_clear (Table *t)
+table_clear (Table *t, FfmMemoryBudget *budget)
 {
-  g_array_free (t->chains, TRUE);
-  g_array_free (t->vals, TRUE);
-  g_array_free (t->mags, TRUE);
-  g_array_free (t->diff, TRUE);
+  ffm_budget_buffer_clear (&t->chains, budget);
+  ffm_budget_buffer_clear (&t->vals, budget);
+  ffm_budget_buffer_clear (&t->mags, budget);
+  ffm_budget_buffer_clear (&t->diff, budget);
+  t->n_rows = 0;
 }
 
-static void
-table_truncate (Table *t)
+/* Makes @t hold @n_rows rows of @n_units units; FALSE (the search is out
+ * of memory, en->out says how much it asked for) when the budget cannot
+ * give it. */
+static gboolean
+table_reserve (Enum *en, Table *t, gsize n_rows, guint n_units)
 {
-  t->n_rows = 0;
-  g_array_set_size (t->chains, 0);
-  g_array_set_size (t->vals, 0);
-  g_array_set_size (t->mags, 0);
-  g_array_set_size (t->diff, 0);
+  gsize need[4] = {
+    ffm_budget_bytes (n_rows, sizeof (guint32) * MAX (en->n_vars, 1)),
+    ffm_budget_bytes (n_rows, sizeof (double) * MAX (n_units, 1)),
+    ffm_budget_bytes (n_rows, sizeof (double) * MAX (n_units, 1)),
+    ffm_budget_bytes (n_rows, sizeof (guint64) * MAX (en->n_diff, 1)),
+  };
+  FfmBudgetBuffer *buffers[4] = { &t->chains, &t->vals, &t->mags, &t->diff };
+
+  for (guint i = 0; i < 4; i++)
+    if (!ffm_budget_buffer_reserve (buffers[i], en->budget, need[i]))
+      {
+        out_of_memory (en, need[i] - MIN (need[i], buffers[i]->capacity));
+        return FALSE;
+      }
+  return TRUE;
 }
 
 /* Sets en->tiles for the variables chosen in row @r of @t (depth @k). */
 static void
 restore_row (Enum *en, const Table *t, guint r, guint k)
 {
-  const guint32 *chains = &g_array_index (t->chains, guint32, (gsize) r * en->n_vars);
+  const guint32 *chains = TABLE_CHAINS (t) + (gsize) r * en->n_vars;
 
   for (guint q = 0; q < k; q++)
     {
@@ -1310,63 +1381,62 @@ diff_equal (const guint64 *a, const guint64 *b, guint n)
 
 /* Scratch space of table_prune, kept in the thread's workspace so that
  * pruning every row's children, at every depth of every template,
- * allocates nothing once it has grown. */
+ * allocates nothing once it has grown; sized from the rows and units of
+ * the table being pruned, within the memory budget. */
 typedef struct {
-  RowKey *keys;
-  guint *kept;
-  gboolean *alive;
-  double *vals;             /* the rows' values and magnitudes, interleaved,
-                               in sort order */
-  gsize rows;               /* rows the arrays hold */
-  gsize units;              /* units per row vals holds */
+  FfmBudgetBuffer keys;     /* of RowKey */
+  FfmBudgetBuffer kept;     /* of guint */
+  FfmBudgetBuffer alive;    /* of gboolean */
+  FfmBudgetBuffer vals;     /* of double: the rows' values and magnitudes,
+                               interleaved, in sort order */
 } PruneScratch;
 
-static void
-prune_scratch_reserve (PruneScratch *s, guint n_rows, guint n_units)
+static gboolean
+prune_scratch_reserve (Enum *en, PruneScratch *s, guint n_rows, guint n_units)
 {
-  if (n_rows > s->rows || n_units > s->units)
-    {
-      gsize rows = MAX ((gsize) n_rows, 2 * s->rows);
-      gsize units = MAX ((gsize) n_units, s->units);
-      g_free (s->keys);
-      g_free (s->kept);
-      g_free (s->alive);
-      g_free (s->vals);
-      s->keys = g_new (RowKey, rows);
-      s->kept = g_new (guint, rows);
-      s->alive = g_new (gboolean, rows);
-      s->vals = g_new (double, 2 * rows * MAX (units, 1));
-      s->rows = rows;
-      s->units = units;
-    }
+  gsize need[4] = {
+    ffm_budget_bytes (n_rows, sizeof (RowKey)),
+    ffm_budget_bytes (n_rows, sizeof (guint)),
+    ffm_budget_bytes (n_rows, sizeof (gboolean)),
+    ffm_budget_bytes (n_rows, 2 * sizeof (double) * MAX (n_units, 1)),
+  };
+  FfmBudgetBuffer *buffers[4] = { &s->keys, &s->kept, &s->alive, &s->vals };
+
+  for (guint i = 0; i < 4; i++)
+    if (!ffm_budget_buffer_reserve (buffers[i], en->budget, need[i]))
+      {
+        out_of_memory (en, need[i] - MIN (need[i], buffers[i]->capacity));
+        return FALSE;
+      }
+  return TRUE;
 }
 
 static void
-prune_scratch_clear (PruneScratch *s)
+prune_scratch_clear (PruneScratch *s, FfmMemoryBudget *budget)
 {
-  g_free (s->keys);
-  g_free (s->kept);
-  g_free (s->alive);
-  g_free (s->vals);
-  memset (s, 0, sizeof *s);
+  ffm_budget_buffer_clear (&s->keys, budget);
+  ffm_budget_buffer_clear (&s->kept, budget);
+  ffm_budget_buffer_clear (&s->alive, budget);
+  ffm_budget_buffer_clear (&s->vals, budget);
 }
 
 /* What one thread's searches reuse from template to template: the tables
- * of two depths and the pruning scratch. Their arrays keep their capacity,
- * so that the search neither reallocates nor faults fresh pages in for
- * every depth of every template. */
+ * of two depths and the pruning scratch. Their buffers keep their
+ * capacity, so that the search neither reallocates nor faults fresh pages
+ * in for every depth of every template; that capacity is reserved from
+ * @budget, the generation's, until the workspace is freed. */
 struct _FfmTileWorkspace {
   Table tables[2];
   PruneScratch scratch;
+  FfmMemoryBudget *budget;  /* borrowed; NULL: unlimited */
 };
 
 FfmTileWorkspace *
-ffm_tile_workspace_new (void)
+ffm_tile_workspace_new (FfmMemoryBudget *budget)
 {
   FfmTileWorkspace *ws = g_new0 (FfmTileWorkspace, 1);
 
-  table_init (&ws->tables[0]);
-  table_init (&ws->tables[1]);
+  ws->budget = budget;
   return ws;
 }
 
@@ -1375,27 +1445,38 @@ ffm_tile_workspace_free (FfmTileWorkspace *ws)
 {
   if (ws == NULL)
     return;
-  table_clear (&ws->tables[0]);
-  table_clear (&ws->tables[1]);
-  prune_scratch_clear (&ws->scratch);
+  table_clear (&ws->tables[0], ws->budget);
+  table_clear (&ws->tables[1], ws->budget);
+  prune_scratch_clear (&ws->scratch, ws->budget);
   g_free (ws);
 }
 
 /* Drops the rows from @first on of @t that another row from @first on with
  * the same diff dominates; survivors keep their order. */
-static void
+static gboolean
 table_prune (Enum *en, Table *t, guint first, guint n_units,
-             const guint8 *lex, PruneScratch *s)
+             const guint8 *lex, PruneScratch *ps)
 {
   guint n_rows = t->n_rows - first, n = 0, n_kept = 0, start = 0, nd = en->n_diff;
-  guint64 *diffs = (guint64 *) t->diff->data + (gsize) first * nd;
-  double *vals = (double *) t->vals->data + (gsize) first * n_units;
-  double *mags = (double *) t->mags->data + (gsize) first * n_units;
-  guint32 *chains = (guint32 *) t->chains->data + (gsize) first * en->n_vars;
+  guint64 *diffs = TABLE_DIFF (t) + (gsize) first * nd;
+  double *vals = TABLE_VALS (t) + (gsize) first * n_units;
+  double *mags = TABLE_MAGS (t) + (gsize) first * n_units;
+  guint32 *chains = TABLE_CHAINS (t) + (gsize) first * en->n_vars;
+  struct {
+    RowKey *keys;
+    guint *kept;
+    gboolean *alive;
+    double *vals;
+  } sv, *s = &sv;
 
   if (n_rows < PRUNE_MIN_ROWS)
-    return;
-  prune_scratch_reserve (s, n_rows, n_units);
+    return TRUE;
+  if (!prune_scratch_reserve (en, ps, n_rows, n_units))
+    return FALSE;
+  sv.keys = ps->keys.data;
+  sv.kept = ps->kept.data;
+  sv.alive = ps->alive.data;
+  sv.vals = ps->vals.data;
   /* Within a diff, rows sort by their first unit, then by a positive
    * weighting of the others: if A <= B in every unit then A's key <= B's
    * (rounding is monotone), so a row's dominators come before it; weights
@@ -1487,15 +1568,12 @@ table_prune (Enum *en, Table *t, guint first, guint n_units,
       n++;
     }
   t->n_rows = first + n;
-  g_array_set_size (t->chains, (gsize) t->n_rows * en->n_vars);
-  g_array_set_size (t->vals, (gsize) t->n_rows * n_units);
-  g_array_set_size (t->mags, (gsize) t->n_rows * n_units);
-  g_array_set_size (t->diff, (gsize) t->n_rows * nd);
+  return TRUE;
 }
 
 /* Extends every row of @in (depth @k) by every feasible chain of the
  * depth's variable into @out. */
-static void
+static gboolean
 table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *ws)
 {
   guint v = en->order[k], nu = en->n_units[k], nu2 = en->n_units[k + 1];
@@ -1508,11 +1586,14 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
 
   for (guint r = 0; r < in->n_rows; r++)
     {
-      const double *src = &g_array_index (in->vals, double, (gsize) r * nu);
-      const double *src_mag = &g_array_index (in->mags, double, (gsize) r * nu);
-      const guint64 *src_diff = &g_array_index (in->diff, guint64, (gsize) r * en->n_diff);
-      const guint32 *src_chains = &g_array_index (in->chains, guint32, (gsize) r * en->n_vars);
+      const double *src = TABLE_VALS (in) + (gsize) r * nu;
+      const double *src_mag = TABLE_MAGS (in) + (gsize) r * nu;
+      const guint64 *src_diff = TABLE_DIFF (in) + (gsize) r * en->n_diff;
+      const guint32 *src_chains = TABLE_CHAINS (in) + (gsize) r * en->n_vars;
       guint kids = out->n_rows;   /* this row's children start here */
+
+      if (past_deadline (en))
+        return FALSE;
 
       en->out->n_partial++;
       restore_row (en, in, r, k);
@@ -1624,20 +1705,27 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
                   diff[en->var_loops[v][i]] = chain[i];
               for (guint d = 0; d < en->n_dims; d++)
                 diff[en->n_fused + d] = en->used[k + 1][d];
-              g_array_set_size (out->chains, (gsize) (out->n_rows + 1) * en->n_vars);
-              chains = &g_array_index (out->chains, guint32, (gsize) out->n_rows * en->n_vars);
+              if (!table_reserve (en, out, (gsize) out->n_rows + 1, nu2))
+                return FALSE;
+              chains = TABLE_CHAINS (out) + (gsize) out->n_rows * en->n_vars;
               memcpy (chains, src_chains, sizeof (guint32) * en->n_vars);
               chains[v] = c;
-              g_array_append_vals (out->vals, vals, nu2);
-              g_array_append_vals (out->mags, mags, nu2);
-              g_array_append_vals (out->diff, diff, en->n_diff);
+              memcpy (TABLE_VALS (out) + (gsize) out->n_rows * nu2, vals,
+                      sizeof (double) * nu2);
+              memcpy (TABLE_MAGS (out) + (gsize) out->n_rows * nu2, mags,
+                      sizeof (double) * nu2);
+              if (en->n_diff > 0)
+                memcpy (TABLE_DIFF (out) + (gsize) out->n_rows * en->n_diff, diff,
+                        sizeof (guint64) * en->n_diff);
               out->n_rows++;
             }
         }
       /* The children of one row first compete among themselves: a
        * subset's dominated rows are dominated in the whole table too. */
-      table_prune (en, out, kids, nu2, en->unit_lex[k + 1], &ws->scratch);
+      if (!table_prune (en, out, kids, nu2, en->unit_lex[k + 1], &ws->scratch))
+        return FALSE;
     }
+  return TRUE;
 }
 
 static void
@@ -1647,23 +1735,27 @@ search_pruned (Enum *en, FfmTileWorkspace *ws)
   g_autofree guint64 *diff = g_new0 (guint64, MAX (en->n_diff, 1));
   g_autofree guint32 *chains = g_new0 (guint32, MAX (en->n_vars, 1));
 
-  table_truncate (table);
+  table->n_rows = 0;
+  if (!table_reserve (en, table, 1, en->n_units[0]))
+    return;
   for (guint d = 0; d < en->n_dims; d++)
     diff[en->n_fused + d] = 1;
-  g_array_append_vals (table->chains, chains, en->n_vars);
+  memcpy (TABLE_CHAINS (table), chains, sizeof (guint32) * en->n_vars);
   for (guint u = 0; u < en->n_units[0]; u++)
     {
-      g_array_append_val (table->vals, en->unit_init[2 * u]);
-      g_array_append_val (table->mags, en->unit_init[2 * u + 1]);
+      TABLE_VALS (table)[u] = en->unit_init[2 * u];
+      TABLE_MAGS (table)[u] = en->unit_init[2 * u + 1];
     }
-  g_array_append_vals (table->diff, diff, en->n_diff);
+  if (en->n_diff > 0)
+    memcpy (TABLE_DIFF (table), diff, sizeof (guint64) * en->n_diff);
   table->n_rows = 1;
   for (guint k = 0; k < en->n_vars && table->n_rows > 0; k++)
     {
       Table *next = table == &ws->tables[0] ? &ws->tables[1] : &ws->tables[0];
       gint64 start = g_get_monotonic_time ();
-      table_truncate (next);
-      table_extend (en, table, k, next, ws);
+      next->n_rows = 0;
+      if (!table_extend (en, table, k, next, ws))
+        return;
       g_debug ("template %u depth %u: extended %u rows to %u (%.3f s)", en->t->id,
                k, table->n_rows, next->n_rows,
                (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC);
@@ -1671,8 +1763,9 @@ search_pruned (Enum *en, FfmTileWorkspace *ws)
       {
         guint before = table->n_rows;
         gint64 t0 = g_get_monotonic_time ();
-        table_prune (en, table, 0, en->n_units[k + 1], en->unit_lex[k + 1],
-                     &ws->scratch);
+        if (!table_prune (en, table, 0, en->n_units[k + 1], en->unit_lex[k + 1],
+                          &ws->scratch))
+          return;
         g_debug ("template %u depth %u (%s, %u chains, %u units): %u rows, "
                  "%u after pruning (%.3f s)", en->t->id, k,
                  en->e->rank_var_names[en->order[k]], en->n_chains[en->order[k]],
@@ -1680,7 +1773,7 @@ search_pruned (Enum *en, FfmTileWorkspace *ws)
                  (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC);
       }
     }
-  for (guint r = 0; r < table->n_rows; r++)
+  for (guint r = 0; r < table->n_rows && !en->stopped; r++)
     {
       restore_row (en, table, r, en->n_vars);
       en->out->n_partial++;
@@ -1697,7 +1790,7 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
                                  FfmTemplateResult *out)
 {
   Enum *en = g_new0 (Enum, 1);
-  FfmTileWorkspace *own = workspace == NULL ? ffm_tile_workspace_new () : NULL;
+  FfmTileWorkspace *own = workspace == NULL ? ffm_tile_workspace_new (NULL) : NULL;
   FfmTileWorkspace *ws = workspace != NULL ? workspace : own;
   gint64 start = g_get_monotonic_time ();
 
@@ -1712,6 +1805,11 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
     en->eff.max_fused_loops = t->constraints->max_fused_loops;
   en->opt = &en->eff;
   en->out = out;
+  en->budget = ws->budget;
+  if (options->struct_size >= G_STRUCT_OFFSET (FfmPmappingOptions, max_template_seconds)
+                              + sizeof options->max_template_seconds
+      && options->max_template_seconds > 0)
+    en->deadline = start + (gint64) (options->max_template_seconds * G_USEC_PER_SEC);
   if (setup (en, workload, arch))
     {
       out->n_loops = en->n_loops;
@@ -1730,7 +1828,8 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
             search_pruned (en, ws);
           else
             search (en, 0);
-          if (en->constrained && out->groups->len == 0 && en->usage_rejected > 0)
+          if (en->constrained && out->groups->len == 0 && en->usage_rejected > 0
+              && !en->stopped)
             {
               /* Try best in two passes: a depth-first branch and bound
                * finds the highest usage of a valid vector (highest

@@ -35,9 +35,12 @@
 #include "ffm-tsan.h"
 #include "ffm-pareto.h"
 #include "ffm-cost-private.h"
+#include "ffm-memory-budget.h"
+#include "ffm-format.h"
 
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #define BIT(i) (G_GUINT64_CONSTANT (1) << (i))
 
@@ -59,6 +62,7 @@ options_set_defaults (FfmPmappingOptions *options)
   options->progress = NULL;
   options->progress_data = NULL;
   options->constraints = NULL;
+  options->max_memory = 0;
 }
 
 void
@@ -82,6 +86,29 @@ options_copy (FfmPmappingOptions *out, const FfmPmappingOptions *options)
   if (options != NULL)
     memcpy (out, options, MIN (options->struct_size, sizeof *out));
   out->struct_size = sizeof *out;
+}
+
+guint64
+ffm_pmapping_default_max_memory (void)
+{
+  long pages = sysconf (_SC_PHYS_PAGES), page = sysconf (_SC_PAGESIZE);
+
+  if (pages <= 0 || page <= 0)
+    return G_GUINT64_CONSTANT (4) << 30;   /* unknown: 4 GiB */
+  /* TUNING: three quarters of the machine, leaving the rest to the join,
+   * the process's other data and the system. */
+  return (guint64) pages * (guint64) page / 4 * 3;
+}
+
+/* The options' memory budget in bytes (0: the default). */
+static guint64
+options_max_memory (const FfmPmappingOptions *options)
+{
+  if (options->struct_size >= G_STRUCT_OFFSET (FfmPmappingOptions, max_memory)
+                              + sizeof options->max_memory
+      && options->max_memory > 0)
+    return options->max_memory;
+  return ffm_pmapping_default_max_memory ();
 }
 
 void
@@ -370,6 +397,7 @@ ffm_template_result_free (FfmTemplateResult *r)
 {
   if (r == NULL)
     return;
+  ffm_memory_budget_release (r->budget, r->charged);
   g_hash_table_destroy (r->index);
   for (guint i = 0; i < r->groups->len; i++)
     template_group_free (g_ptr_array_index (r->groups, i));
@@ -457,6 +485,7 @@ typedef struct {
 } Group;
 
 struct _FfmEinsumPmappings {
+  FfmPmappingSet *set;      /* borrowed: the set that holds it */
   guint einsum;
   const FfmEinsum *e;       /* borrowed from the set's workload */
   GPtrArray *templates;     /* of FfmPmappingTemplate* */
@@ -468,6 +497,9 @@ struct _FfmEinsumPmappings {
   GArray *tile_pool;        /* of guint64 */
   GPtrArray *groups;        /* of Group* */
   FfmPmappingStats stats;
+  gsize charged;            /* bytes of the groups reserved from the set's
+                               budget */
+  FfmMemoryBudget *budget;  /* borrowed: the set's */
   double *capacity;         /* [n_levels] bits */
   guint objectives;         /* the options' FfmPmappingObjectives */
 };
@@ -488,6 +520,11 @@ struct _FfmPmappingSet {
   gint einsums_done;
   guint n_templates;
   FfmBoundConstraints *constraints; /* options.constraints bound; NULL if none */
+  FfmMemoryBudget *budget;  /* options.max_memory: every workspace's and
+                               result's bytes */
+  gint failed;              /* (atomic) a job failed: the others skip */
+  GMutex failure_lock;
+  GError *failure;          /* the first job's failure, under the lock */
 };
 
 static void
@@ -531,6 +568,9 @@ einsum_pmappings_free (FfmEinsumPmappings *pm)
 {
   if (pm == NULL)
     return;
+  ffm_memory_budget_release (pm->budget, pm->charged);
+  ffm_memory_budget_release (pm->budget,
+                             (gsize) pm->templates->len * FFM_PMAPPING_TEMPLATE_BYTES);
   g_ptr_array_unref (pm->templates);
   if (pm->results != NULL)
     g_ptr_array_unref (pm->results);
@@ -540,6 +580,58 @@ einsum_pmappings_free (FfmEinsumPmappings *pm)
   g_ptr_array_free (pm->groups, TRUE);
   g_free (pm->capacity);
   g_free (pm);
+}
+
+/* Records the first failure of a job (@error, transfer full); the jobs
+ * that start after it skip their template, and the generation fails with
+ * it. */
+static void
+fail_generation (FfmPmappingSet *set, GError *error)
+{
+  g_mutex_lock (&set->failure_lock);
+  if (set->failure == NULL)
+    set->failure = error;
+  else
+    g_error_free (error);
+  g_atomic_int_set (&set->failed, 1);
+  g_mutex_unlock (&set->failure_lock);
+}
+
+/* The generation needs @asked bytes more than its budget for @what. */
+static void
+fail_out_of_memory (FfmPmappingSet *set, const char *what, guint64 asked)
+{
+  g_autofree char *limit = ffm_format_bytes (ffm_memory_budget_get_limit (set->budget));
+  g_autofree char *more = ffm_format_bytes (asked);
+  g_autofree char *held = ffm_format_bytes (ffm_memory_budget_get_peak (set->budget));
+
+  fail_generation (set, g_error_new (FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_OUT_OF_MEMORY,
+                                     "%s needs more memory than the budget of %s "
+                                     "allows (the generation held up to %s when it "
+                                     "asked for %s more); raise the budget "
+                                     "(--max-memory), or narrow the mapspace (fewer "
+                                     "fused loops, no remainder tiles, mapping "
+                                     "constraints)", what, limit, held, more));
+}
+
+/* After a template ran: an out-of-memory stop fails the generation. */
+static void
+check_template_result (FfmPmappingSet *set, FfmEinsumPmappings *pm,
+                       guint template_id, const FfmTemplateResult *r)
+{
+  if (r->out_of_memory)
+    {
+      g_autofree char *what = g_strdup_printf ("Einsum %s, template %u of %u: the tile "
+                                               "search", pm->e->name, template_id + 1,
+                                               pm->templates->len);
+      fail_out_of_memory (set, what, r->memory_asked);
+    }
+}
+
+static gboolean
+generation_failed (FfmPmappingSet *set)
+{
+  return g_atomic_int_get (&set->failed) != 0;
 }
 
 /* Merges the templates' groups in template order (phase 3). */
@@ -555,6 +647,7 @@ merge_einsum (FfmEinsumPmappings *pm)
       pm->stats.n_evaluated += r->n_evaluated;
       pm->stats.n_valid += r->n_valid;
       pm->stats.n_partial += r->n_partial;
+      pm->stats.n_templates_cut += r->cut ? 1 : 0;
       pm->stats.seconds += r->seconds;
       for (guint k = 0; k < r->groups->len; k++)
         {
@@ -594,7 +687,26 @@ merge_einsum (FfmEinsumPmappings *pm)
       for (guint k = 0; k < r->groups->len; k++)
         template_group_free (g_ptr_array_index (r->groups, k));
       g_ptr_array_set_size (r->groups, 0);
+      ffm_memory_budget_release (r->budget, r->charged);
+      r->charged = r->bytes = 0;
     }
+  /* The merged rows stay until the set is freed: charged to the budget. */
+  {
+    gsize bytes = sizeof (guint64) * pm->tile_pool->len;
+    for (guint i = 0; i < pm->groups->len; i++)
+      {
+        Group *g = g_ptr_array_index (pm->groups, i);
+        bytes += sizeof (double) * g->values->len + sizeof (FfmPmappingRef) * g->refs->len;
+      }
+    if (ffm_memory_budget_reserve (pm->budget, bytes))
+      pm->charged = bytes;
+    else if (pm->set != NULL)
+      {
+        g_autofree char *what = g_strdup_printf ("Einsum %s: its Pareto pmappings",
+                                                 pm->e->name);
+        fail_out_of_memory (pm->set, what, bytes);
+      }
+  }
 }
 
 /* Gives @pm a copy of the groups of @from, an Einsum with the same
@@ -603,6 +715,7 @@ merge_einsum (FfmEinsumPmappings *pm)
 static void
 copy_einsum (FfmEinsumPmappings *pm, const FfmEinsumPmappings *from)
 {
+  pm->stats.n_templates_cut = from->stats.n_templates_cut;
   for (guint i = 0; i < from->groups->len; i++)
     {
       const Group *src = g_ptr_array_index (from->groups, i);
@@ -724,7 +837,7 @@ set_unsatisfiable_error (FfmPmappingSet *set, guint einsum, const GError *cause,
       templates = g_ptr_array_new_with_free_func ((GDestroyNotify) ffm_pmapping_template_free);
       ok = ffm_pmapping_templates_build (set->workload, set->arch, einsum, &set->options,
                                          ffm_bound_constraints_get_einsum (without, einsum),
-                                         templates, NULL);
+                                         NULL, templates, NULL, NULL);
       if (ok && templates->len > 0)
         {
           g_autofree char *d = ffm_constraints_describe (c, i);
@@ -912,7 +1025,8 @@ run_template_job (gpointer data, gpointer user_data)
 
   /* Nothing of the set is read before the hand-off is visible to TSan. */
   FFM_TSAN_ACQUIRE (job);
-  cancelled = ffm_pmapping_options_is_cancelled (&set->options);
+  cancelled = ffm_pmapping_options_is_cancelled (&set->options)
+    || generation_failed (set);
   t = g_ptr_array_index (job->pm->templates, job->template_id);
   r = g_ptr_array_index (job->pm->results, job->template_id);
   /* Cancelled: the remaining templates are skipped (the caller fails the
@@ -926,6 +1040,7 @@ run_template_job (gpointer data, gpointer user_data)
       ffm_pmapping_template_enumerate (set->workload, set->arch, t, &set->options, ws, r);
       FFM_TSAN_RELEASE (ws);
       g_async_queue_push (set->workspaces, ws);
+      check_template_result (set, job->pm, job->template_id, r);
     }
   /* The last template of an Einsum merges them all, in template order
    * (whichever thread that is, the result is the same), so that finished
@@ -1017,6 +1132,8 @@ ffm_pmapping_jobs_new (FfmWorkload *workload, FfmArch *arch,
   set->workload = ffm_workload_ref (workload);
   set->arch = ffm_arch_ref (arch);
   options_copy (&set->options, options);
+  set->budget = ffm_memory_budget_new (options_max_memory (&set->options));
+  g_mutex_init (&set->failure_lock);
   if (set->options.constraints != NULL)
     {
       set->constraints = ffm_constraints_bind (set->options.constraints, workload,
@@ -1052,6 +1169,8 @@ ffm_pmapping_jobs_new (FfmWorkload *workload, FfmArch *arch,
       if (set->options.einsum >= 0 && (guint) set->options.einsum != e)
         continue;
       pm = g_new0 (FfmEinsumPmappings, 1);
+      pm->set = set;
+      pm->budget = set->budget;
       pm->einsum = e;
       pm->e = ffm_workload_get_einsum (workload, e);
       pm->templates = g_ptr_array_new_with_free_func ((GDestroyNotify) ffm_pmapping_template_free);
@@ -1070,7 +1189,8 @@ ffm_pmapping_jobs_new (FfmWorkload *workload, FfmArch *arch,
         const FfmEinsumConstraints *ec = ffm_bound_constraints_get_einsum (set->constraints, e);
         GError *local = NULL;
         if (!ffm_pmapping_templates_build (workload, arch, e, &set->options, ec,
-                                           pm->templates, &local)
+                                           set->budget, pm->templates,
+                                           &pm->stats.n_templates_cut, &local)
             || (ec != NULL && pm->templates->len == 0))
           {
             /* Under constraints, say which leave the Einsum nothing, when
@@ -1080,7 +1200,7 @@ ffm_pmapping_jobs_new (FfmWorkload *workload, FfmArch *arch,
                 g_autoptr (GPtrArray) free_templates =
                   g_ptr_array_new_with_free_func ((GDestroyNotify) ffm_pmapping_template_free);
                 if (ffm_pmapping_templates_build (workload, arch, e, &set->options, NULL,
-                                                  free_templates, NULL))
+                                                  NULL, free_templates, NULL, NULL))
                   {
                     set_unsatisfiable_error (set, e, local, error);
                     g_clear_error (&local);
@@ -1135,7 +1255,7 @@ ffm_pmapping_jobs_new (FfmWorkload *workload, FfmArch *arch,
 
   set->workspaces = g_async_queue_new_full ((GDestroyNotify) ffm_tile_workspace_free);
   for (guint i = 0; i < MAX (jobs->n_threads, 1); i++)
-    g_async_queue_push (set->workspaces, ffm_tile_workspace_new ());
+    g_async_queue_push (set->workspaces, ffm_tile_workspace_new (set->budget));
   return g_steal_pointer (&jobs);
 }
 
@@ -1233,7 +1353,8 @@ ffm_pmapping_jobs_run_to_bytes (FfmPmappingJobs *jobs, guint job,
   g_return_val_if_fail (job < jobs->jobs->len, NULL);
   j = g_ptr_array_index (jobs->jobs, job);
   r = g_ptr_array_index (j->pm->results, j->template_id);
-  if (!ffm_pmapping_options_is_cancelled (&jobs->set->options))
+  if (!ffm_pmapping_options_is_cancelled (&jobs->set->options)
+      && !generation_failed (jobs->set))
     {
       const FfmPmappingTemplate *t = g_ptr_array_index (j->pm->templates,
                                                         j->template_id);
@@ -1271,6 +1392,7 @@ ffm_pmapping_jobs_complete_from_bytes (FfmPmappingJobs *jobs, guint job,
                       j->template_id, j->pm->e->name);
       return FALSE;
     }
+  check_template_result (jobs->set, j->pm, j->template_id, r);
   if (g_atomic_int_dec_and_test (&j->pm->pending))
     {
       merge_einsum (j->pm);
@@ -1289,6 +1411,11 @@ jobs_finish (FfmPmappingJobs *jobs, GError **error)
   guint n_levels = ffm_arch_get_n_levels (set->arch);
 
   g_clear_pointer (&set->workspaces, g_async_queue_unref);
+  if (set->failure != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&set->failure));
+      return NULL;
+    }
   if (ffm_pmapping_options_is_cancelled (&set->options))
     {
       g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_CANCELLED,
@@ -1305,6 +1432,15 @@ jobs_finish (FfmPmappingJobs *jobs, GError **error)
   for (guint i = 0; i < set->einsums->len; i++)
     {
       FfmEinsumPmappings *pm = g_ptr_array_index (set->einsums, i);
+      if (pm->groups->len == 0 && pm->stats.n_templates_cut > 0)
+        {
+          g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_INFEASIBLE,
+                       "Einsum %s: no pmapping found in what the limits left "
+                       "(%u of its templates cut by --max-template-seconds or "
+                       "--max-templates); raise or drop them", pm->e->name,
+                       pm->stats.n_templates_cut);
+          return NULL;
+        }
       if (pm->groups->len == 0)
         {
           set_no_pmapping_error (set, pm, error);
@@ -1367,10 +1503,15 @@ ffm_pmapping_set_free (FfmPmappingSet *set)
 {
   if (set == NULL)
     return;
-  g_ptr_array_unref (set->einsums);
+  g_clear_pointer (&set->einsums, g_ptr_array_unref);
   g_free (set->by_einsum);
-  g_array_free (set->tracked, TRUE);
+  g_clear_error (&set->failure);
+  g_mutex_clear (&set->failure_lock);
+  if (set->tracked != NULL)
+    g_array_free (set->tracked, TRUE);
   g_clear_pointer (&set->workspaces, g_async_queue_unref);
+  /* Last: the Einsums and workspaces give their bytes back to it. */
+  ffm_memory_budget_free (set->budget);
   ffm_bound_constraints_free (set->constraints);
   ffm_workload_unref (set->workload);
   ffm_arch_unref (set->arch);
@@ -1378,6 +1519,16 @@ ffm_pmapping_set_free (FfmPmappingSet *set)
 }
 
 /* ---- Reading ---- */
+
+guint
+ffm_pmapping_set_get_n_templates_cut (const FfmPmappingSet *set)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < set->einsums->len; i++)
+    n += ((const FfmEinsumPmappings *) g_ptr_array_index (set->einsums, i))->stats.n_templates_cut;
+  return n;
+}
 
 FfmWorkload *
 ffm_pmapping_set_get_workload (const FfmPmappingSet *set)

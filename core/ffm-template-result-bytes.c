@@ -7,7 +7,9 @@
 #include <string.h>
 
 #define RESULT_MAGIC 0x52464d46u   /* "FFMR" */
-#define RESULT_VERSION 1u
+#define RESULT_VERSION 2u
+#define RESULT_OUT_OF_MEMORY 1u   /* flags: the search ran out of its budget */
+#define RESULT_CUT 2u             /* flags: stopped by its time limit */
 
 typedef struct {
   guint32 magic;
@@ -17,11 +19,12 @@ typedef struct {
   guint32 n_levels;
   guint32 n_loops;
   guint32 n_groups;
-  guint32 reserved;
+  guint32 flags;            /* RESULT_OUT_OF_MEMORY */
   guint64 n_evaluated;
   guint64 n_valid;
   guint64 n_partial;
   double seconds;
+  guint64 memory_asked;     /* with RESULT_OUT_OF_MEMORY: bytes it asked for */
 } ResultHeader;
 
 typedef struct {
@@ -50,6 +53,8 @@ ffm_template_result_to_bytes (const FfmTemplateResult *r, guint n_levels)
   h.n_valid = r->n_valid;
   h.n_partial = r->n_partial;
   h.seconds = r->seconds;
+  h.flags = (r->out_of_memory ? RESULT_OUT_OF_MEMORY : 0) | (r->cut ? RESULT_CUT : 0);
+  h.memory_asked = r->memory_asked;
   g_byte_array_append (out, (const guint8 *) &h, sizeof h);
   g_byte_array_append (out, (const guint8 *) r->rejected, sizeof (guint64) * n_levels);
   g_byte_array_append (out, (const guint8 *) r->min_excess, sizeof (double) * n_levels);
@@ -138,6 +143,9 @@ ffm_template_result_from_bytes (FfmTemplateResult *r, guint n_levels,
   r->n_valid = h.n_valid;
   r->n_partial = h.n_partial;
   r->seconds = h.seconds;
+  r->out_of_memory = (h.flags & RESULT_OUT_OF_MEMORY) != 0;
+  r->cut = (h.flags & RESULT_CUT) != 0;
+  r->memory_asked = h.memory_asked;
   for (guint32 k = 0; k < h.n_groups; k++)
     {
       FfmTemplateGroup *g;

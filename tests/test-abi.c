@@ -29,7 +29,7 @@ test_versions (void)
 {
   g_test_summary ("The ABI version these pins describe; bump both together");
   g_assert_cmpint (FFM_PLUGIN_ABI_MAJOR, ==, 2);
-  g_assert_cmpint (FFM_PLUGIN_ABI_MINOR, ==, 0);
+  g_assert_cmpint (FFM_PLUGIN_ABI_MINOR, ==, 1);
   g_assert_cmpstr (FFM_PLUGIN_ENTRY_SYMBOL, ==, "ffm_plugin_get_descriptor");
 }
 
@@ -48,7 +48,7 @@ test_pmapping_options (void)
       g_test_skip ("pins are for x86_64");
       return;
     }
-  PIN_SIZE (FfmPmappingOptions, 88);
+  PIN_SIZE (FfmPmappingOptions, 112);
   PIN_OFFSET (FfmPmappingOptions, struct_size, 0);
   PIN_OFFSET (FfmPmappingOptions, objectives, 8);
   PIN_OFFSET (FfmPmappingOptions, max_fused_loops, 12);
@@ -68,10 +68,14 @@ test_pmapping_options (void)
   PIN_OFFSET (FfmPmappingProgress, einsum_name, 24);
   PIN_OFFSET (FfmPmappingOptions, imperfect, 72);
   PIN_OFFSET (FfmPmappingOptions, constraints, 80);
+  PIN_OFFSET (FfmPmappingOptions, max_memory, 88);
+  PIN_OFFSET (FfmPmappingOptions, max_template_seconds, 96);
+  PIN_OFFSET (FfmPmappingOptions, max_templates, 104);
   PIN_SIZE (FfmPmappingStats, 64);
   PIN_OFFSET (FfmPmappingStats, n_evaluated, 8);
   PIN_OFFSET (FfmPmappingStats, seconds, 48);
   PIN_OFFSET (FfmPmappingStats, reused_from, 56);
+  PIN_OFFSET (FfmPmappingStats, n_templates_cut, 60);
 }
 
 static void
@@ -189,7 +193,10 @@ test_search_context (void)
   PIN_OFFSET (FfmSearchContext, mapspace, 96);
   PIN_OFFSET (FfmSearchContext, imperfect, 104);
   PIN_OFFSET (FfmSearchContext, constraints, 112);
-  PIN_SIZE (FfmSearchContext, 120);
+  PIN_OFFSET (FfmSearchContext, max_memory, 120);
+  PIN_OFFSET (FfmSearchContext, max_template_seconds, 128);
+  PIN_OFFSET (FfmSearchContext, max_templates, 136);
+  PIN_SIZE (FfmSearchContext, 144);
 
   PIN_OFFSET (FfmTracePoint, evaluations, 0);
   PIN_OFFSET (FfmTracePoint, seconds, 8);

@@ -2054,6 +2054,118 @@ test_progress (void)
   g_mutex_clear (&log.lock);
 }
 
+/* ---- Memory budget and limits (FfmPmappingOptions.max_memory,
+ * max_template_seconds, max_templates) ---- */
+
+static guint
+count_templates (const FfmPmappingSet *set)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (set); i++)
+    n += ffm_einsum_pmappings_get_stats (ffm_pmapping_set_get_einsum (set, i))->n_templates;
+  return n;
+}
+
+/* A budget that holds the search changes nothing; one that holds the
+ * templates but not the tile search's tables fails naming the Einsum, the
+ * template and the budget; one that cannot hold the templates says so. */
+static void
+test_memory_budget (void)
+{
+  g_autoptr(FfmWorkload) w = load_matmuls (2, 64, 64);
+  g_autoptr(FfmArch) a = arch_from_file ("simple.json");
+  FfmPmappingOptions options;
+  g_autoptr(FfmPmappingSet) free_run = NULL;
+  g_autoptr(FfmPmappingSet) budgeted = NULL;
+  guint n_templates;
+
+  g_test_summary ("The memory budget stops the generation with a clear error, "
+                  "never an abort, and a sufficient one changes nothing");
+  ffm_pmapping_options_init (&options);
+  options.reuse_equal_einsums = FALSE;
+  options.n_threads = 1;
+  free_run = generate (w, a, &options);
+  n_templates = count_templates (free_run);
+  g_assert_cmpuint (n_templates, >, 1);
+  options.max_memory = G_GUINT64_CONSTANT (1) << 30;
+  budgeted = generate (w, a, &options);
+  assert_sets_equal (free_run, budgeted, TRUE);
+
+  for (guint threads = 1; threads <= 2; threads++)
+    {
+      g_autoptr(FfmPmappingSet) set = NULL;
+      g_autoptr(GError) error = NULL;
+
+      options.n_threads = threads;
+      /* Room for the templates and a few KiB: the tables do not fit. */
+      options.max_memory = (guint64) n_templates * 16 * 1024 + 4096;
+      set = ffm_pmappings_generate (w, a, &options, &error);
+      g_assert_null (set);
+      g_assert_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_OUT_OF_MEMORY);
+      g_assert_true (g_regex_match_simple ("^Einsum Matmul[01], template [0-9]+ of [0-9]+: "
+                                           "the tile search needs more memory than "
+                                           "the budget of .* allows", error->message,
+                                           0, 0));
+      g_clear_error (&error);
+
+      /* Not even the templates. */
+      options.max_memory = 16 * 1024;
+      set = ffm_pmappings_generate (w, a, &options, &error);
+      g_assert_null (set);
+      g_assert_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_OUT_OF_MEMORY);
+      g_assert_true (g_regex_match_simple ("^Einsum Matmul0: its templates need more "
+                                           "memory than the budget of 16.0 KiB allows \\(1 "
+                                           "built so far", error->message, 0, 0));
+    }
+  g_assert_cmpuint (ffm_pmapping_default_max_memory (), >, 0);
+}
+
+/* --max-templates keeps the first templates of each Einsum and counts the
+ * others as cut; --max-template-seconds stops templates and counts them;
+ * both say so in the statistics. */
+static void
+test_template_limits (void)
+{
+  g_autoptr(FfmWorkload) w = load_matmuls (2, 64, 64);
+  g_autoptr(FfmArch) a = arch_from_file ("simple.json");
+  FfmPmappingOptions options;
+  g_autoptr(FfmPmappingSet) all = NULL;
+  g_autoptr(FfmPmappingSet) capped = NULL;
+  g_autoptr(FfmPmappingSet) timed = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_test_summary ("Template caps and time limits cut the search and say how much");
+  ffm_pmapping_options_init (&options);
+  options.reuse_equal_einsums = FALSE;
+  all = generate (w, a, &options);
+  options.max_templates = 2;
+  capped = generate (w, a, &options);
+  for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (all); i++)
+    {
+      const FfmPmappingStats *sa = ffm_einsum_pmappings_get_stats (ffm_pmapping_set_get_einsum (all, i));
+      const FfmPmappingStats *sc = ffm_einsum_pmappings_get_stats (ffm_pmapping_set_get_einsum (capped, i));
+      g_assert_cmpuint (sa->n_templates_cut, ==, 0);
+      g_assert_cmpuint (sa->n_templates, >, 2);
+      g_assert_cmpuint (sc->n_templates, ==, 2);
+      g_assert_cmpuint (sc->n_templates + sc->n_templates_cut, ==, sa->n_templates);
+    }
+
+  /* A limit no template meets: everything is cut, and the error says so. */
+  options.max_templates = 0;
+  options.max_template_seconds = 1e-9;
+  timed = ffm_pmappings_generate (w, a, &options, &error);
+  g_assert_null (timed);
+  g_assert_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_INFEASIBLE);
+  g_assert_nonnull (strstr (error->message, "templates cut by --max-template-seconds"));
+  g_clear_error (&error);
+
+  /* A generous one cuts nothing. */
+  options.max_template_seconds = 3600;
+  timed = generate (w, a, &options);
+  assert_sets_equal (all, timed, TRUE);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -2068,6 +2180,8 @@ main (int argc, char **argv)
   g_test_add_func ("/pmapping/simple-matmul", test_simple_matmul);
   g_test_add_func ("/pmapping/threads", test_threads);
   g_test_add_func ("/pmapping/cancel", test_cancel);
+  g_test_add_func ("/pmapping/memory-budget", test_memory_budget);
+  g_test_add_func ("/pmapping/template-limits", test_template_limits);
   g_test_add_func ("/pmapping/reuse", test_reuse);
   g_test_add_func ("/pmapping/tracked-columns", test_tracked_and_columns);
   g_test_add_func ("/pmapping/rebuild", test_rebuild);

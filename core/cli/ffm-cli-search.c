@@ -21,6 +21,7 @@ ffm_cli_search_options_clear (FfmCliSearchOptions *o)
   g_clear_pointer (&o->keep, g_strfreev);
   g_clear_pointer (&o->forbid, g_strfreev);
   g_clear_pointer (&o->stationary, g_strfreev);
+  ffm_cli_generator_limits_clear (&o->limits);
 }
 
 void
@@ -188,6 +189,7 @@ ffm_cli_add_search_options (GOptionContext *context, FfmCliSearchOptions *o)
 
   g_option_context_add_main_entries (context, entries, NULL);
   ffm_cli_add_constraint_options (context, o);
+  ffm_cli_add_generator_limit_options (context, &o->limits);
 }
 
 int
@@ -198,6 +200,7 @@ ffm_cli_search_prepare (GOptionContext *context, const char *command,
 {
   g_autoptr (GError) error = NULL;
   guint imperfect = FFM_IMPERFECT_NONE;
+  guint64 max_memory = 0;
 
   memset (out, 0, sizeof *out);
   out->objective = FFM_OBJECTIVE_EDP;
@@ -217,6 +220,8 @@ ffm_cli_search_prepare (GOptionContext *context, const char *command,
   if (o->max_evaluations < 0)
     return ffm_cli_usage_error (context, command,
                                 "--max-evaluations must be 0 (none) or more");
+  if (!ffm_cli_generator_limits_check (&o->limits, &max_memory, &error))
+    return ffm_cli_usage_error (context, command, "%s", error->message);
   if (!(o->max_seconds >= 0 && o->max_seconds <= FFM_CLI_MAX_TIMEOUT))
     return ffm_cli_usage_error (context, command,
                                 "--max-seconds must be a number of seconds from 0 "
@@ -250,6 +255,9 @@ ffm_cli_search_prepare (GOptionContext *context, const char *command,
   out->context.max_fused_loops = o->max_fused_loops;
   out->context.unfused = o->unfused;
   out->context.imperfect = imperfect;
+  out->context.max_memory = max_memory;
+  out->context.max_template_seconds = o->limits.max_template_seconds;
+  out->context.max_templates = (guint) o->limits.max_templates;
   if (!ffm_cli_constraints_build (o, problem, &out->constraints, &error))
     return ffm_cli_fail (command, error);
   out->context.constraints = out->constraints;

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "ffm-cli-common.h"
+#include "ffm-cli-limits.h"
 
 G_BEGIN_DECLS
 
@@ -35,18 +36,22 @@ typedef struct {
   char **keep;                  /* --keep TENSORS@LEVEL */
   char **forbid;                /* --forbid TENSORS@LEVEL */
   char **stationary;            /* --stationary TENSORS@LEVEL */
+  FfmCliGeneratorLimits limits; /* --max-memory, --max-template-seconds,
+                                   --max-templates */
 } FfmCliSearchOptions;
 
 #define FFM_CLI_SEARCH_OPTIONS_INIT { NULL, NULL, NULL, 1, FALSE, 0, 0, 0, NULL, NULL, \
-                                      NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+                                      NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
+                                      FFM_CLI_GENERATOR_LIMITS_INIT }
 
 void ffm_cli_search_options_clear (FfmCliSearchOptions *options);
 /* The help of --imperfect, for every command that has it. */
 extern const char ffm_cli_imperfect_help[];
 /* Adds --strategy, --strategy-param, --objective, --max-fused-loops,
  * --unfused, --timeout, the budgets (--max-evaluations, --max-seconds,
- * --budget), --imperfect and the constraint options
- * (ffm_cli_add_constraint_options()), writing into @options. */
+ * --budget), --imperfect, the constraint options
+ * (ffm_cli_add_constraint_options()) and the generator's limits
+ * (ffm-cli-limits.h), writing into @options. */
 void ffm_cli_add_search_options (GOptionContext *context,
                                  FfmCliSearchOptions *options);
 /* Adds only --constraints, --policy and the short constraint options

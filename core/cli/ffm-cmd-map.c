@@ -158,6 +158,17 @@ result_json (const FfmResultInfo *info, const FfmCliSearch *search,
                                  ffm_imperfect_to_string (search->context.imperfect));
   ffm_json_writer_member_double (b, "wall_s", sr->seconds);
   ffm_json_writer_member_boolean (b, "interrupted", stopped != NULL);
+  {
+    double cut = 0;
+    /* A strategy that reports cut templates (ffm, under the generator's
+     * limits) no longer proves its mapping optimal. */
+    ffm_search_result_lookup_stat (sr->result, "templates_cut", &cut);
+    ffm_json_writer_member_boolean (b, "proven_optimal",
+                                    stopped == NULL && cut == 0
+                                    && ffm_search_result_lookup_stat (sr->result,
+                                                                      "templates_cut",
+                                                                      &cut));
+  }
   ffm_json_writer_member_string (b, "stopped_by", stopped);
   ffm_cli_search_write_budget_json (b, search);
   ffm_json_writer_key (b, "constraints");
@@ -201,11 +212,15 @@ static void
 append_search (GString *out, const FfmSearchResult *result,
                const FfmCliSearch *search, const char *stopped)
 {
-  double evaluations, queries = 0, modelled = 0, wall = 0;
+  double evaluations, queries = 0, modelled = 0, wall = 0, cut = 0;
 
   if (stopped != NULL)
     g_string_append_printf (out, "\nINTERRUPTED: %s; the mapping above is the "
                             "best found so far.\n", stopped);
+  if (ffm_search_result_lookup_stat (result, "templates_cut", &cut) && cut > 0)
+    g_string_append_printf (out, "\nNOT PROVEN OPTIMAL: %.0f templates cut by "
+                            "--max-template-seconds or --max-templates; the "
+                            "optimum may lie in what was cut.\n", cut);
   if (!ffm_search_result_lookup_stat (result, "evaluations", &evaluations))
     return;
   ffm_search_result_lookup_stat (result, "pmapping_queries", &queries);

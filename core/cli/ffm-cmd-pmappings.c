@@ -41,7 +41,8 @@ typedef struct {
   gboolean quiet;
   double timeout;               /* --timeout S, 0 = none */
   char *imperfect;              /* --imperfect (owned) */
-  FfmCliSearchOptions constraint; /* only its constraint options */
+  FfmCliSearchOptions constraint; /* only its constraint options and
+                                     generator limits */
 } PmappingsOptions;
 
 /* Each template of @pm as an indented tree. */
@@ -68,11 +69,12 @@ einsums_table (const FfmPmappingSet *set)
   FfmWorkload *w = ffm_pmapping_set_get_workload (set);
   FfmCliTable *t = ffm_cli_table_new ("einsums", NULL);
   guint64 evaluated = 0, valid = 0, rows = 0;
-  guint templates = 0, n_groups = 0;
+  guint templates = 0, n_groups = 0, cut = 0;
   double seconds = 0;
 
   ffm_cli_table_add_text_column (t, "einsum", "Einsum");
   ffm_cli_table_add_column (t, "templates", "templates");
+  ffm_cli_table_add_column (t, "templates_cut", "cut");
   ffm_cli_table_add_column (t, "evaluated", "evaluated");
   ffm_cli_table_add_column (t, "valid", "valid");
   ffm_cli_table_add_column (t, "groups", "groups");
@@ -88,6 +90,7 @@ einsums_table (const FfmPmappingSet *set)
       ffm_cli_table_add_row (t);
       ffm_cli_table_cell (t, e->name, NULL);
       ffm_cli_table_cell_count (t, s->n_templates);
+      ffm_cli_table_cell_count (t, s->n_templates_cut);
       ffm_cli_table_cell_count (t, s->n_evaluated);
       ffm_cli_table_cell_count (t, s->n_valid);
       ffm_cli_table_cell_count (t, s->n_groups);
@@ -99,6 +102,7 @@ einsums_table (const FfmPmappingSet *set)
       else
         ffm_cli_table_cell (t, "", NULL);
       templates += s->n_templates;
+      cut += s->n_templates_cut;
       evaluated += s->n_evaluated;
       valid += s->n_valid;
       n_groups += s->n_groups;
@@ -108,6 +112,7 @@ einsums_table (const FfmPmappingSet *set)
   ffm_cli_table_add_row (t);
   ffm_cli_table_cell (t, "total", NULL);
   ffm_cli_table_cell_count (t, templates);
+  ffm_cli_table_cell_count (t, cut);
   ffm_cli_table_cell_count (t, evaluated);
   ffm_cli_table_cell_count (t, valid);
   ffm_cli_table_cell_count (t, n_groups);
@@ -156,6 +161,11 @@ print_text (const FfmPmappingSet *set, GPtrArray *tables, gboolean templates)
   ffm_cli_table_append_text (g_ptr_array_index (tables, 0), out);
   g_string_append_printf (out, "\nWall time %s (thread time is summed over the "
                           "threads that worked on each Einsum)\n", wall);
+  if (ffm_pmapping_set_get_n_templates_cut (set) > 0)
+    g_string_append_printf (out, "NOT PROVEN OPTIMAL: %u templates cut by "
+                            "--max-template-seconds or --max-templates; the "
+                            "pmappings may miss the optimum\n",
+                            ffm_pmapping_set_get_n_templates_cut (set));
   for (guint i = 1; i < tables->len; i++)
     {
       g_string_append_c (out, '\n');
@@ -184,6 +194,9 @@ result_json (const FfmPmappingSet *set, const FfmResultInfo *info, guint n_threa
   ffm_json_writer_member_string (b, "architecture", ffm_arch_get_name (a));
   ffm_json_writer_member_uint (b, "threads", n_threads);
   ffm_json_writer_member_double (b, "wall_s", ffm_pmapping_set_get_seconds (set));
+  /* Cut templates (the generator's limits): the optimum may be missing. */
+  ffm_json_writer_member_boolean (b, "proven_optimal",
+                                  ffm_pmapping_set_get_n_templates_cut (set) == 0);
   ffm_json_writer_key (b, "tracked_memories");
   ffm_json_writer_begin_array (b);
   for (guint i = 0; i < n_tracked; i++)
@@ -200,6 +213,7 @@ result_json (const FfmPmappingSet *set, const FfmResultInfo *info, guint n_threa
       ffm_json_writer_begin_object (b);
       ffm_json_writer_member_string (b, "name", e->name);
       ffm_json_writer_member_uint (b, "templates", s->n_templates);
+      ffm_json_writer_member_uint (b, "templates_cut", s->n_templates_cut);
       ffm_json_writer_member_uint (b, "evaluated", s->n_evaluated);
       ffm_json_writer_member_uint (b, "valid", s->n_valid);
       ffm_json_writer_member_uint (b, "partial", s->n_partial);
@@ -231,6 +245,7 @@ run (GOptionContext *context, PmappingsOptions *o)
   g_autoptr (FfmConstraints) constraints = NULL;
   FfmObjective objective = FFM_OBJECTIVE_EDP;
   guint imperfect = FFM_IMPERFECT_NONE;
+  guint64 max_memory = 0;
   int status;
 
   if (ffm_cli_output_options_conflict (&o->output) != NULL)
@@ -253,6 +268,8 @@ run (GOptionContext *context, PmappingsOptions *o)
     return ffm_cli_usage_error (context, COMMAND,
                                 "--timeout must be a number of seconds from 0 "
                                 "(none) to %.0f", FFM_CLI_MAX_TIMEOUT);
+  if (!ffm_cli_generator_limits_check (&o->constraint.limits, &max_memory, &error))
+    return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
   registry = ffm_cli_registry_new (&o->common);
   ffm_cli_warn_plugin_failures (COMMAND, registry);
   status = ffm_cli_load_arch (context, COMMAND, registry, &o->problem, &arch);
@@ -276,6 +293,9 @@ run (GOptionContext *context, PmappingsOptions *o)
   options.reuse_equal_einsums = !o->no_reuse;
   options.imperfect = imperfect;
   options.n_threads = ffm_cli_run_options_get_threads (&o->run);
+  options.max_memory = max_memory;
+  options.max_template_seconds = o->constraint.limits.max_template_seconds;
+  options.max_templates = (guint) o->constraint.limits.max_templates;
   if (o->einsum != NULL)
     {
       options.einsum = ffm_workload_find_einsum (workload, o->einsum);
@@ -373,6 +393,7 @@ ffm_cmd_pmappings (int argc, char **argv)
   g_option_context_add_main_entries (context, entries, NULL);
   ffm_cli_add_output_options (context, &o.output, "the counts");
   ffm_cli_add_constraint_options (context, &o.constraint);
+  ffm_cli_add_generator_limit_options (context, &o.constraint.limits);
   ffm_cli_add_problem_options (context, &o.problem);
   ffm_cli_add_run_options (context, &o.run, FFM_CLI_RUN_THREADS);
   ffm_cli_add_common_options (context, &o.common, TRUE);

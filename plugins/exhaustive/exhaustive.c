@@ -701,6 +701,12 @@ generate_templates (const FfmSearchContext *ctx, GError **error)
     options.imperfect = ctx->imperfect;
   if (FFM_SEARCH_CONTEXT_HAS (ctx, constraints))
     options.constraints = ctx->constraints;
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, max_templates))
+    {
+      options.max_memory = ctx->max_memory;
+      options.max_template_seconds = ctx->max_template_seconds;
+      options.max_templates = ctx->max_templates;
+    }
   return ffm_pmappings_generate (ffm_problem_get_workload (problem),
                                  ffm_problem_get_arch (problem), &options, error);
 }
@@ -798,6 +804,8 @@ exhaustive_run (const FfmSearchContext *ctx, const FfmParamValues *values,
     {
       const FfmSolution *best = ffm_search_result_get_solution (result, 0);
       ffm_search_result_set_stat (result, "pmappings_generated", pmappings);
+      ffm_search_result_set_stat (result, "templates_cut",
+                                  (double) ffm_pmapping_set_get_n_templates_cut (set));
       ffm_search_result_set_stat (result, "combinations", n);
       ffm_search_result_set_stat (result, "pmappings_reordered", (double) s.reordered);
       ffm_search_result_set_stat (result, "mappings_evaluated", (double) s.evaluations);

@@ -281,6 +281,10 @@ record_pmapping_stats (FfmSearchResult *result, FfmPmappingSet *set)
   ffm_search_result_set_stat (result, "pmappings_generated", (double) rows);
   ffm_search_result_set_stat (result, "pmapping_groups", (double) groups);
   ffm_search_result_set_stat (result, "einsums_reused", (double) reused);
+  /* Templates cut by the generator's limits: the optimum may be missing,
+   * and the host says so (not proven optimal). */
+  ffm_search_result_set_stat (result, "templates_cut",
+                              (double) ffm_pmapping_set_get_n_templates_cut (set));
 }
 
 static FfmSearchResult *
@@ -328,6 +332,12 @@ ffm_run (const FfmSearchContext *ctx, const FfmParamValues *values,
     }
   if (FFM_SEARCH_CONTEXT_HAS (ctx, constraints))
     options.constraints = ctx->constraints;
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, max_templates))
+    {
+      options.max_memory = ctx->max_memory;
+      options.max_template_seconds = ctx->max_template_seconds;
+      options.max_templates = ctx->max_templates;
+    }
   set = ffm_pmappings_generate (w, a, &options, error);
   if (set == NULL)
     return NULL;

@@ -72,6 +72,8 @@ typedef enum {
   FFM_SEARCH_ERROR_FAILED,
   FFM_SEARCH_ERROR_CANCELLED,     /* stopped by its cancel flag (Ctrl-C,
                                      --timeout) before it had a result */
+  FFM_SEARCH_ERROR_OUT_OF_MEMORY, /* needed more than its memory budget
+                                     (FfmPmappingOptions.max_memory) */
 } FfmSearchError;
 
 /* Timeloop specifications (ffm-timeloop.h) */

@@ -32,4 +32,8 @@ FFM_API char *ffm_format_count (guint64 count);
  * without a unit ("1.806 G"). (transfer full) */
 FFM_API char *ffm_format_amount (double amount);
 
+/* A memory size in binary units with one decimal and a plain space:
+ * "512 B", "16.0 KiB", "7.5 GiB". (transfer full) */
+FFM_API char *ffm_format_bytes (guint64 bytes);
+
 G_END_DECLS

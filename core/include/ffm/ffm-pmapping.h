@@ -168,7 +168,26 @@ typedef struct {
                                    architecture and fails, naming the
                                    constraint, when they do not bind or leave
                                    an Einsum no pmapping */
+  guint64 max_memory;           /* bytes the generation may hold at once in
+                                   its tables and Pareto rows; 0 (default) =
+                                   ffm_pmapping_default_max_memory(); past
+                                   it the generation fails with
+                                   FFM_SEARCH_ERROR_OUT_OF_MEMORY naming the
+                                   Einsum and template (docs/limits.md) */
+  double max_template_seconds;  /* > 0: a template's tile search stops after
+                                   this many seconds of its thread's time and
+                                   keeps what it found; default 0 (none). A
+                                   search cut so is no longer proven optimal
+                                   (FfmPmappingStats.n_templates_cut) */
+  guint max_templates;          /* > 0: at most this many templates per
+                                   Einsum (the first ones, in the generator's
+                                   order); default 0 (all). Cutting any makes
+                                   the search not proven optimal */
 } FfmPmappingOptions;
+
+/* The default memory budget: three quarters of the machine's physical
+ * memory, in bytes. */
+FFM_API guint64 ffm_pmapping_default_max_memory (void);
 
 /* Fills the first @struct_size bytes of @options with the defaults and
  * records @struct_size; use the macro below. */
@@ -246,6 +265,10 @@ typedef struct {
                                these copy (reuse_equal_einsums; then
                                n_evaluated, n_valid, n_partial and seconds
                                are 0), -1 when enumerated */
+  guint n_templates_cut;    /* templates stopped by max_template_seconds or
+                               left out by max_templates: when not 0 the
+                               pmappings are no longer proven to hold the
+                               optimum */
 } FfmPmappingStats;
 
 typedef struct _FfmEinsumPmappings FfmEinsumPmappings;
@@ -293,6 +316,9 @@ FFM_API const guint *ffm_pmapping_set_get_tracked_levels (const FfmPmappingSet *
 FFM_API const FfmBoundConstraints *ffm_pmapping_set_get_constraints (const FfmPmappingSet *set);
 /* Wall time of the whole generation, s. */
 FFM_API double ffm_pmapping_set_get_seconds (const FfmPmappingSet *set);
+/* Templates cut by max_template_seconds or max_templates over every
+ * Einsum: when not 0 the pmappings are not proven to hold the optimum. */
+FFM_API guint ffm_pmapping_set_get_n_templates_cut (const FfmPmappingSet *set);
 
 /* ---- One Einsum ---- */
 

@@ -112,6 +112,12 @@ typedef struct {
                                    (FfmPmappingOptions.constraints), which
                                    enumerates only pmappings that satisfy
                                    them; owned by the host */
+  guint64 max_memory;           /* bytes the pmapping generation may hold
+                                   (FfmPmappingOptions.max_memory); 0 = its
+                                   default */
+  double max_template_seconds;  /* FfmPmappingOptions.max_template_seconds;
+                                   0 = none */
+  guint max_templates;          /* FfmPmappingOptions.max_templates; 0 = all */
 } FfmSearchContext;
 
 /* TRUE if the context as built by the host has @field (it was appended

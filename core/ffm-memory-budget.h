@@ -1,0 +1,62 @@
+/* ffm-memory-budget.h: the memory budget of one search (internal).
+ *
+ * The pmapping generator's tables grow with the input (partial tile
+ * vectors, their pruning scratch, the Pareto rows of each template and
+ * Einsum), and a large problem can ask for more than the machine has. A
+ * budget is a byte counter shared by every thread of one generation: each
+ * growable buffer reserves its capacity from it before it allocates and
+ * gives it back when it is freed, so running out is a FALSE the caller
+ * turns into an error that names the Einsum, the template and the budget
+ * (FfmPmappingOptions.max_memory, `--max-memory`), never GLib's abort on a
+ * failed allocation. The counter is atomic; a reservation that would pass
+ * the limit changes nothing. A NULL budget is unlimited (allocation
+ * failures are still reported, never aborted on). docs/limits.md. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct _FfmMemoryBudget FfmMemoryBudget;
+
+/* A budget of @limit bytes (0: unlimited). (transfer full) */
+FfmMemoryBudget *ffm_memory_budget_new (guint64 limit);
+void ffm_memory_budget_free (FfmMemoryBudget *budget);
+
+/* Takes @bytes from @budget; FALSE, taking nothing, when that would pass
+ * its limit. A NULL @budget always gives. */
+gboolean ffm_memory_budget_reserve (FfmMemoryBudget *budget, gsize bytes);
+/* Gives back @bytes taken by ffm_memory_budget_reserve(). */
+void ffm_memory_budget_release (FfmMemoryBudget *budget, gsize bytes);
+
+guint64 ffm_memory_budget_get_limit (const FfmMemoryBudget *budget);
+/* The most bytes held at once so far. */
+guint64 ffm_memory_budget_get_peak (FfmMemoryBudget *budget);
+
+/* A buffer whose capacity is reserved from a budget. */
+typedef struct {
+  gpointer data;
+  gsize capacity;           /* bytes allocated and reserved */
+} FfmBudgetBuffer;
+
+/* Makes @buffer hold at least @bytes, keeping its contents; it grows by at
+ * least half its capacity so that appending row by row stays amortized,
+ * but never past the budget when @bytes alone fits. FALSE, @buffer
+ * unchanged, when @budget cannot give it or the allocation fails. */
+gboolean ffm_budget_buffer_reserve (FfmBudgetBuffer *buffer,
+                                    FfmMemoryBudget *budget,
+                                    gsize bytes);
+/* Frees @buffer's memory and gives its capacity back to @budget. */
+void ffm_budget_buffer_clear (FfmBudgetBuffer *buffer, FfmMemoryBudget *budget);
+
+/* n * size, or G_MAXSIZE when that overflows (then no budget gives it). */
+static inline gsize
+ffm_budget_bytes (gsize n, gsize size)
+{
+  gsize bytes;
+  return g_size_checked_mul (&bytes, n, size) ? bytes : G_MAXSIZE;
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FfmMemoryBudget, ffm_memory_budget_free)
+
+G_END_DECLS
