@@ -40,6 +40,7 @@
 #include "ffm-cli-report.h"
 #include "ffm-cli-search.h"
 #include "ffm-plot.h"
+#include "ffm-plot-sweep.h"
 
 #include <errno.h>
 #include <math.h>
@@ -866,6 +867,30 @@ plot_edp (const char *path, const GArray *axes, const GPtrArray *points,
   return ffm_plot_lines (path, &ax, series, n_policies, error);
 }
 
+/* The per-point plots beside @path (ffm-plot-sweep.h), from the rows. */
+static gboolean
+plot_breakdowns (const char *path, const GArray *axes, const GPtrArray *points,
+                 guint n_policies, GError **error)
+{
+  g_autofree FfmPlotSweepRow *rows = g_new0 (FfmPlotSweepRow, MAX (points->len, 1));
+  g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < points->len; i++)
+    {
+      const Point *p = points->pdata[i];
+      GString *label = g_string_new (NULL);
+      for (guint k = 0; k < axes->len; k++)
+        g_string_append_printf (label, "%s%s%s=%s", k ? ", " : "",
+                                g_array_index (axes, Axis, k).arch ? "arch." : "",
+                                g_array_index (axes, Axis, k).name, p->values[k]);
+      g_ptr_array_add (labels, g_string_free (label, FALSE));
+      rows[i] = (FfmPlotSweepRow) { p->policy, labels->pdata[i], p->ok, p->level_energy,
+                                    p->class_energy, p->offchip_class_energy, p->einsums,
+                                    p->fused_einsums };
+    }
+  return ffm_plot_sweep_breakdowns (path, rows, points->len, n_policies, error);
+}
+
 /* ---- Running ---- */
 
 /* Appends @line to the open CSV @f, checked. */
@@ -1078,7 +1103,9 @@ run (GOptionContext *context, SweepOptions *o)
       if (!ffm_cli_output_write (o->json, json, &error))
         return ffm_cli_fail (COMMAND, error);
     }
-  if (o->plot != NULL && !plot_edp (o->plot, axes, points, policies, &error))
+  if (o->plot != NULL && (!plot_edp (o->plot, axes, points, policies, &error)
+                          || !plot_breakdowns (o->plot, axes, points,
+                                               g_strv_length (policies), &error)))
     return ffm_cli_fail (COMMAND, error);
   for (guint i = 0; i < points->len; i++)
     {
@@ -1124,8 +1151,9 @@ ffm_cmd_sweep (int argc, char **argv)
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &o.json,
       "Write the rows as JSON to OUT at the end (- = stdout)", "OUT" },
     { "plot", 0, 0, G_OPTION_ARG_FILENAME, &o.plot,
-      "Plot EDP against the first swept parameter, one line per policy (.svg, .png, .pdf)",
-      "OUT" },
+      "Plot EDP against the first swept parameter, one line per policy (.svg, .png, "
+      ".pdf), and beside it OUT-energy-components, OUT-energy-classes, "
+      "OUT-energy-classes-all and OUT-fusion, per point and policy", "OUT" },
     G_OPTION_ENTRY_NULL
   };
   g_autofree char *description = ffm_cli_describe (sweep_text, "dse.md");
