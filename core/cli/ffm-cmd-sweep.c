@@ -874,21 +874,27 @@ plot_breakdowns (const char *path, const GArray *axes, const GPtrArray *points,
 {
   g_autofree FfmPlotSweepRow *rows = g_new0 (FfmPlotSweepRow, MAX (points->len, 1));
   g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
+  GString *swept = g_string_new (NULL);
+  gboolean ok;
 
   for (guint i = 0; i < points->len; i++)
     {
       const Point *p = points->pdata[i];
       GString *label = g_string_new (NULL);
       for (guint k = 0; k < axes->len; k++)
-        g_string_append_printf (label, "%s%s%s=%s", k ? ", " : "",
-                                g_array_index (axes, Axis, k).arch ? "arch." : "",
-                                g_array_index (axes, Axis, k).name, p->values[k]);
+        g_string_append_printf (label, "%s%s", k ? ", " : "", p->values[k]);
       g_ptr_array_add (labels, g_string_free (label, FALSE));
       rows[i] = (FfmPlotSweepRow) { p->policy, labels->pdata[i], p->ok, p->level_energy,
                                     p->class_energy, p->offchip_class_energy, p->einsums,
                                     p->fused_einsums };
     }
-  return ffm_plot_sweep_breakdowns (path, rows, points->len, n_policies, error);
+  for (guint k = 0; k < axes->len; k++)
+    g_string_append_printf (swept, "%s%s%s", k ? ", " : "",
+                            g_array_index (axes, Axis, k).arch ? "arch." : "",
+                            g_array_index (axes, Axis, k).name);
+  ok = ffm_plot_sweep_breakdowns (path, swept->str, rows, points->len, n_policies, error);
+  g_string_free (swept, TRUE);
+  return ok;
 }
 
 /* ---- Running ---- */

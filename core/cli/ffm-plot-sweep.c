@@ -82,7 +82,7 @@ pair_names (const FfmPlotSweepRow *rows, guint n_rows, gsize field)
 
 /* Stacked bars of the pairs in @field, one bar per row, grouped by point. */
 static gboolean
-plot_pairs (const char *path, const char *title, const char *what,
+plot_pairs (const char *path, const char *swept, const char *title, const char *what,
             const FfmPlotSweepRow *rows, guint n_rows, guint n_policies,
             gsize field, const char *const *labels, GError **error)
 {
@@ -96,7 +96,7 @@ plot_pairs (const char *path, const char *title, const char *what,
   g_autoptr (GPtrArray) components = g_ptr_array_new ();
   double lo = INFINITY, hi = 0;
   gboolean scaled;
-  g_autofree char *full_title = NULL, *y_label = NULL;
+  g_autofree char *full_title = NULL, *y_label = NULL, *x_label = NULL;
   FfmPlotAxes axes = { 0 };
   FfmPlotBarGroups g;
 
@@ -146,7 +146,8 @@ plot_pairs (const char *path, const char *title, const char *what,
   y_label = scaled ? g_strdup_printf ("%s / the point's largest", what)
                    : g_strdup_printf ("%s (J)", what);
   axes.title = full_title;
-  axes.x_label = "policy, then the swept parameters (totals above the bars)";
+  x_label = g_strdup_printf ("policy, then %s (totals above the bars)", swept);
+  axes.x_label = x_label;
   axes.y_label = y_label;
   g = (FfmPlotBarGroups) { (const char *const *) groups->pdata, n_groups,
                            (const char *const *) bars->pdata, MIN (n_policies, n_rows),
@@ -172,7 +173,7 @@ class_label (const char *key)
 }
 
 static gboolean
-plot_classes (const char *path, const char *title, const char *what,
+plot_classes (const char *path, const char *swept, const char *title, const char *what,
               const FfmPlotSweepRow *rows, guint n_rows, guint n_policies,
               gsize field, GError **error)
 {
@@ -181,11 +182,13 @@ plot_classes (const char *path, const char *title, const char *what,
 
   for (guint k = 0; k < names->len; k++)
     labels[k] = class_label (names->pdata[k]);
-  return plot_pairs (path, title, what, rows, n_rows, n_policies, field, labels, error);
+  return plot_pairs (path, swept, title, what, rows, n_rows, n_policies, field, labels,
+                     error);
 }
 
 static gboolean
-plot_fusion (const char *path, const FfmPlotSweepRow *rows, guint n_rows, GError **error)
+plot_fusion (const char *path, const char *swept, const FfmPlotSweepRow *rows, guint n_rows,
+             GError **error)
 {
   g_autofree FfmPlotFusionRow *out = g_new0 (FfmPlotFusionRow, MAX (n_rows, 1));
   g_autoptr (GPtrArray) keep = g_ptr_array_new_with_free_func (g_free);
@@ -247,12 +250,15 @@ plot_fusion (const char *path, const FfmPlotSweepRow *rows, guint n_rows, GError
       o->kind = kind;
       o->n_links = n;
     }
-  return ffm_plot_fusion (path, "Fusion per point and policy",
+  g_autofree char *title = g_strdup_printf ("Fusion per policy and %s", swept);
+
+  return ffm_plot_fusion (path, title,
                           out, n_rows, (const char *const *) kinds->pdata, kinds->len, error);
 }
 
 gboolean
-ffm_plot_sweep_breakdowns (const char *path, const FfmPlotSweepRow *rows, guint n_rows,
+ffm_plot_sweep_breakdowns (const char *path, const char *swept,
+                           const FfmPlotSweepRow *rows, guint n_rows,
                            guint n_policies, GError **error)
 {
   g_autofree char *components = ffm_plot_sweep_path (path, "energy-components");
@@ -260,13 +266,14 @@ ffm_plot_sweep_breakdowns (const char *path, const FfmPlotSweepRow *rows, guint 
   g_autofree char *classes_all = ffm_plot_sweep_path (path, "energy-classes-all");
   g_autofree char *fusion = ffm_plot_sweep_path (path, "fusion");
 
-  return plot_pairs (components, "Energy by component", "energy", rows, n_rows, n_policies,
+  return plot_pairs (components, swept, "Energy by component", "energy", rows, n_rows,
+                     n_policies,
                      G_STRUCT_OFFSET (FfmPlotSweepRow, level_energy), NULL, error)
-    && plot_classes (classes, "Off-chip energy by tensor class", "off-chip energy",
+    && plot_classes (classes, swept, "Off-chip energy by tensor class", "off-chip energy",
                      rows, n_rows, n_policies,
                      G_STRUCT_OFFSET (FfmPlotSweepRow, offchip_class_energy), error)
-    && plot_classes (classes_all, "Energy by tensor class, every memory", "energy",
+    && plot_classes (classes_all, swept, "Energy by tensor class, every memory", "energy",
                      rows, n_rows, n_policies,
                      G_STRUCT_OFFSET (FfmPlotSweepRow, class_energy), error)
-    && plot_fusion (fusion, rows, n_rows, error);
+    && plot_fusion (fusion, swept, rows, n_rows, error);
 }

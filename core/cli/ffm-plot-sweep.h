@@ -26,7 +26,7 @@ G_BEGIN_DECLS
 /* One row of a sweep; the strings are the CSV fields (borrowed). */
 typedef struct {
   const char *policy;
-  const char *point;              /* the swept values: "new_tokens=512" */
+  const char *point;              /* the swept values: "512" */
   gboolean ok;
   const char *level_energy;       /* "MainMemory=E;GlobalBuffer=E;..." */
   const char *class_energy;       /* "weights=E;..." over every memory */
@@ -40,9 +40,11 @@ typedef struct {
 char *ffm_plot_sweep_path (const char *path, const char *what);
 
 /* Draws the four plots beside @path from @rows (in point order: the
- * policies of a point next to each other, @n_policies of them). Stops at
- * the first plot that fails. */
+ * policies of a point next to each other, @n_policies of them); @swept
+ * names the swept parameters ("new_tokens"). Stops at the first plot that
+ * fails. */
 gboolean ffm_plot_sweep_breakdowns (const char *path,
+                                    const char *swept,
                                     const FfmPlotSweepRow *rows,
                                     guint n_rows,
                                     guint n_policies,

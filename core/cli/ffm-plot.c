@@ -348,7 +348,7 @@ draw_series (const FfmPlotAxes *axes, const FfmPlotSeries *s, guint colour)
 
 static void
 legend_at (const char *const *labels, guint n, gboolean boxes, const gboolean *markers,
-           PLINT position)
+           PLINT position, double text_scale, double plot_width)
 {
   g_autofree PLINT *opt = g_new (PLINT, n), *colours = g_new (PLINT, n);
   g_autofree PLINT *text_colours = g_new (PLINT, n), *styles = g_new (PLINT, n);
@@ -371,7 +371,8 @@ legend_at (const char *const *labels, guint n, gboolean boxes, const gboolean *m
     }
   plcol0 (1);
   pllegend (&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
-            position, 0.02, 0.02, 0.08, 0, 1, 1, 0, 0, (PLINT) n, opt, 1.0, 0.9, 2.0, 0.0,
+            position, 0.02, 0.02, plot_width, 0, 1, 1, 0, 0, (PLINT) n, opt, 1.0, text_scale,
+            2.0, 0.0,
             text_colours, (const char *const *) labels,
             colours, patterns, scales, widths, colours, styles, widths,
             colours, scales, numbers, (const char *const *) symbols);
@@ -380,7 +381,8 @@ legend_at (const char *const *labels, guint n, gboolean boxes, const gboolean *m
 static void
 legend (const char *const *labels, guint n, gboolean boxes, const gboolean *markers)
 {
-  legend_at (labels, n, boxes, markers, PL_POSITION_TOP | PL_POSITION_RIGHT | PL_POSITION_INSIDE);
+  legend_at (labels, n, boxes, markers, PL_POSITION_TOP | PL_POSITION_RIGHT | PL_POSITION_INSIDE,
+             0.9, 0.08);
 }
 
 typedef struct {
@@ -551,7 +553,14 @@ ffm_plot_stacked_bars (const char *path, const FfmPlotAxes *axes,
 typedef struct {
   const FfmPlotAxes *axes;
   const FfmPlotBarGroups *g;
+  int width;                    /* of the page, pixels */
 } Groups;
+
+/* TUNING: pixels left of the bars (the y axis), right of them (the
+ * legend), and per bar slot (room for a label like "transfusion"). */
+#define BARS_LEFT_PX 110
+#define BARS_RIGHT_PX 330
+#define BAR_SLOT_PX 95
 
 static double
 bar_value (const FfmPlotBarGroups *g, guint bar, guint k)
@@ -568,6 +577,9 @@ draw_grouped (gconstpointer data)
   const FfmPlotBarGroups *g = d->g;
   guint n = g->n_groups * g->n_bars, slots = g->n_groups * (g->n_bars + 1);
   double top = 0, xmin = -0.8, xmax = (double) slots - 1.2;
+  /* PLplot's characters grow with the page: a wide page gets smaller
+   * ones (halfway, so that they stay legible). */
+  double font = sqrt (MIN (1.0, 960.0 / d->width));
 
   for (guint b = 0; b < n; b++)
     {
@@ -579,9 +591,11 @@ draw_grouped (gconstpointer data)
   if (top <= 0)
     top = 1;
   pladv (0);
+  plschr (0, font);
   /* Room below for two rows of labels and the axis title, at the right
    * for the legend (outside: it would hide the tallest bars). */
-  plvpor (0.1, 0.68, 0.17, 0.9);
+  plvpor ((double) BARS_LEFT_PX / d->width,
+          1.0 - MAX ((double) BARS_RIGHT_PX / d->width, 0.23), 0.2, 0.9);
   plwind (xmin, xmax, 0, 1.2 * top);
   plcol0 ((PLINT) (2 + 7));
   plwidth (0.5);
@@ -591,7 +605,7 @@ draw_grouped (gconstpointer data)
   plbox ("bc", 0, 0, "bcnstv", 0, 0);
   pllab ("", d->axes->y_label != NULL ? d->axes->y_label : "",
          d->axes->title != NULL ? d->axes->title : "");
-  plmtex ("b", 5.0, 0.5, 0.5, d->axes->x_label != NULL ? d->axes->x_label : "");
+  plmtex ("b", 4.8, 0.5, 0.5, d->axes->x_label != NULL ? d->axes->x_label : "");
   for (guint gi = 0; gi < g->n_groups; gi++)
     {
       for (guint b = 0; b < g->n_bars; b++)
@@ -610,18 +624,21 @@ draw_grouped (gconstpointer data)
               base += v;
             }
           plcol0 (1);
-          plschr (0, 0.7);
+          plschr (0, 0.7 * font);
           if (g->notes != NULL && g->notes[bar] != NULL)
             plptex (x, base + 0.02 * top, 1, 0, 0.5, g->notes[bar]);
-          plmtex ("b", 1.3, (x - xmin) / (xmax - xmin), 0.5, g->bars[b]);
-          plschr (0, 1.0);
+          plmtex ("b", 1.3 / 0.7, (x - xmin) / (xmax - xmin), 0.5, g->bars[b]);
+          plschr (0, font);
         }
       plmtex ("b", 3.0, ((double) gi * (g->n_bars + 1) + (g->n_bars - 1) / 2.0 - xmin)
               / (xmax - xmin), 0.5, g->groups[gi]);
     }
+  plschr (0, 1.0);
   if (g->n_components > 0)
     legend_at (g->components, g->n_components, TRUE, NULL,
-               PL_POSITION_RIGHT | PL_POSITION_OUTSIDE);
+               PL_POSITION_RIGHT | PL_POSITION_OUTSIDE, 0.9 * font,
+               60.0 / (d->width * (1.0 - MAX ((double) BARS_RIGHT_PX / d->width, 0.23))
+                       - BARS_LEFT_PX));
 }
 
 gboolean
@@ -629,10 +646,12 @@ ffm_plot_grouped_bars (const char *path, const FfmPlotAxes *axes,
                        const FfmPlotBarGroups *bars, GError **error)
 {
   Target t = { 0 };
-  Groups d = { axes, bars };
+  Groups d = { axes, bars, 0 };
 
   /* Wider with many bars, so that their labels stay apart. */
-  t.width = (int) CLAMP (160 + 60 * bars->n_groups * (bars->n_bars + 1), 960, 4000);
+  t.width = (int) CLAMP ((BARS_LEFT_PX + BAR_SLOT_PX * bars->n_groups * (bars->n_bars + 1))
+                         / 0.8, 960, 6000);
+  d.width = t.width;
   if (!begin (&t, path, error))
     return FALSE;
   return guarded (&t, draw_grouped, &d, error);
@@ -657,7 +676,7 @@ find_root (guint *parent, guint i)
 
 /* TUNING: geometry of the diagram in world units: a box per column unit,
  * a row per unit; the label column is LABEL_UNITS wide. */
-#define LABEL_UNITS 3.2
+#define LABEL_UNITS 4.6
 #define BOX_HALF_HEIGHT 0.2
 
 static void
@@ -669,7 +688,7 @@ draw_fusion_row (const FfmPlotFusionRow *row, double y)
   guint n_groups = 0;
 
   plcol0 (1);
-  plschr (0, 0.8);
+  plschr (0, 0.7);
   plptex (-0.15, y, 1, 0, 1.0, row->label);
   if (row->failed)
     {
@@ -712,7 +731,7 @@ draw_fusion_row (const FfmPlotFusionRow *row, double y)
       plline (G_N_ELEMENTS (ax), ax, ay);
       plwidth (1.0);
     }
-  plschr (0, 0.6);
+  plschr (0, 0.5);
   for (guint i = 0; i < row->n_boxes; i++)
     {
       PLFLT bx[5] = { i + 0.06, i + 0.94, i + 0.94, i + 0.06, i + 0.06 };
@@ -779,7 +798,7 @@ ffm_plot_fusion (const char *path, const char *title, const FfmPlotFusionRow *ro
     f.n_columns = MAX (f.n_columns, rows[r].n_boxes);
   /* A box wide enough for a name like QK_softmax at the small size, a
    * row tall enough for its arcs. */
-  t.width = (int) CLAMP (90.0 * (f.n_columns + LABEL_UNITS), 960, 4000);
+  t.width = (int) CLAMP (110.0 * (f.n_columns + LABEL_UNITS), 960, 4000);
   t.height = (int) CLAMP (160 + 70 * n_rows, 300, 8000);
   if (!begin (&t, path, error))
     return FALSE;
