@@ -342,7 +342,7 @@ test_plot (void)
 {
   g_autofree char *dir = ffm_test_scratch_dir ("ffm-sweep");
   g_autofree char *svg = g_build_filename (dir, "edp.svg", NULL);
-  g_auto (FfmTestRun) run = { 0 };
+  g_auto (FfmTestRun) run = { 0 }, failed = { 0 };
   gboolean have_plot = g_strcmp0 (g_getenv ("FFM_HAVE_PLOT"), "1") == 0;
   static const char *const beside[] = {
     "edp-energy-components.svg", "edp-energy-classes.svg", "edp-energy-classes-all.svg",
@@ -366,6 +366,19 @@ test_plot (void)
           g_autofree char *path = g_build_filename (dir, beside[i], NULL);
           g_autofree char *plot = read_text (path);
           g_assert_cmpuint (strlen (plot), >, 1000);
+          assert_contains (plot, "</svg>");
+          g_unlink (path);
+        }
+      /* A failed point (m=0) and two swept parameters: still drawn, the
+       * failed bars and fusion row marked, the failure reported. */
+      FFM_TEST_RUN (&failed, "sweep", CHAIN, "--sweep", "m=16,0", "--sweep", "kn=16,32",
+                    "--policy", "ffm,unfused", "--plot", svg);
+      g_assert_cmpint (failed.status, ==, 1);
+      assert_contains (failed.err, "failed");
+      for (guint i = 0; i < G_N_ELEMENTS (beside); i++)
+        {
+          g_autofree char *path = g_build_filename (dir, beside[i], NULL);
+          g_autofree char *plot = read_text (path);
           assert_contains (plot, "</svg>");
         }
     }

@@ -214,7 +214,8 @@ plot_fusion (const char *path, const char *swept, const FfmPlotSweepRow *rows, g
       o->label = g_ptr_array_index (keep, keep->len - 1);
       o->failed = !rows[r].ok;
       o->boxes = (const char *const *) boxes;
-      o->n_boxes = *boxes[0] != '\0' ? g_strv_length (boxes) : 0;
+      /* A failed point has no Einsums: g_strsplit gives an empty list. */
+      o->n_boxes = g_strv_length (boxes);
       for (guint k = 0; k < n_pairs; k++)
         {
           char *gt = strchr (pairs[k], '>'), *at = strrchr (pairs[k], '@');
