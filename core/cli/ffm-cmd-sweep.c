@@ -27,7 +27,8 @@
  * at the end, so an interrupted and resumed sweep ends with the same rows
  * as an uninterrupted one (times aside). --json writes every row as JSON
  * at the end; --plot draws EDP against the first swept parameter, one line
- * per policy (needs a build with PLplot, checked before any work).
+ * per policy, and beside it the per-point plots of ffm-plot-sweep.h (needs
+ * a build with PLplot, checked before any work).
  *
  * Points run in parallel: min(--threads, points) at a time, the threads
  * shared among them. On a terminal, a progress line shows the points done
