@@ -40,9 +40,9 @@ pair_value (const char *pairs, const char *name)
 }
 
 /* The names of "NAME=V;..." over every row's field, in order of first
- * appearance, those with some energy only. */
+ * appearance; unless @keep_all, those with some energy only. */
 static GPtrArray *
-pair_names (const FfmPlotSweepRow *rows, guint n_rows, gsize field)
+pair_names (const FfmPlotSweepRow *rows, guint n_rows, gsize field, gboolean keep_all)
 {
   GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
 
@@ -67,7 +67,7 @@ pair_names (const FfmPlotSweepRow *rows, guint n_rows, gsize field)
         }
     }
   /* Drop the names without energy in any row (fanouts, an absent class). */
-  for (guint i = names->len; i-- > 0; )
+  for (guint i = keep_all ? 0 : names->len; i-- > 0; )
     {
       gboolean some = FALSE;
       for (guint r = 0; r < n_rows && !some; r++)
@@ -86,7 +86,9 @@ plot_pairs (const char *path, const char *swept, const char *title, const char *
             const FfmPlotSweepRow *rows, guint n_rows, guint n_policies,
             gsize field, const char *const *labels, GError **error)
 {
-  g_autoptr (GPtrArray) names = pair_names (rows, n_rows, field);
+  /* The classes all kept (a class's colour the same in both class
+   * plots), the levels without energy (fanouts) left out. */
+  g_autoptr (GPtrArray) names = pair_names (rows, n_rows, field, labels != NULL);
   guint n_groups = n_rows / MAX (n_policies, 1), n_k = names->len;
   g_autofree double *values = g_new0 (double, (gsize) MAX (n_rows, 1) * MAX (n_k, 1));
   g_autofree double *totals = g_new0 (double, MAX (n_rows, 1));
@@ -177,7 +179,7 @@ plot_classes (const char *path, const char *swept, const char *title, const char
               const FfmPlotSweepRow *rows, guint n_rows, guint n_policies,
               gsize field, GError **error)
 {
-  g_autoptr (GPtrArray) names = pair_names (rows, n_rows, field);
+  g_autoptr (GPtrArray) names = pair_names (rows, n_rows, field, TRUE);
   g_autofree const char **labels = g_new0 (const char *, names->len + 1);
 
   for (guint k = 0; k < names->len; k++)

@@ -595,7 +595,7 @@ draw_grouped (gconstpointer data)
   /* Room below for two rows of labels and the axis title, at the right
    * for the legend (outside: it would hide the tallest bars). */
   plvpor ((double) BARS_LEFT_PX / d->width,
-          1.0 - MAX ((double) BARS_RIGHT_PX / d->width, 0.23), 0.2, 0.9);
+          1.0 - MAX ((double) BARS_RIGHT_PX / d->width, 0.25), 0.2, 0.9);
   plwind (xmin, xmax, 0, 1.2 * top);
   plcol0 ((PLINT) (2 + 7));
   plwidth (0.5);
@@ -637,7 +637,7 @@ draw_grouped (gconstpointer data)
   if (g->n_components > 0)
     legend_at (g->components, g->n_components, TRUE, NULL,
                PL_POSITION_RIGHT | PL_POSITION_OUTSIDE, 0.9 * font,
-               60.0 / (d->width * (1.0 - MAX ((double) BARS_RIGHT_PX / d->width, 0.23))
+               60.0 / (d->width * (1.0 - MAX ((double) BARS_RIGHT_PX / d->width, 0.25))
                        - BARS_LEFT_PX));
 }
 
