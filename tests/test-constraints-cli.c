@@ -1,8 +1,9 @@
 /* test-constraints-cli.c: mapping constraints and policies through the
  * `ffm` command (FFM_EXE): --constraints FILE, the short options, --policy
  * (transfusion on a small attention block, inspected node by node),
- * `ffm list` naming the policies, and bad input (exit 1, the file or the
- * option and the cause on stderr). */
+ * `ffm list` naming the policies, `ffm eval` checking a mapping against a
+ * constraint set (every violation reported, exit 1), and bad input (exit
+ * 1, the file or the option and the cause on stderr). */
 #include <ffm.h>
 
 #include "ffm-run.h"
@@ -286,6 +287,88 @@ test_pmappings (void)
   assert_contains (bad.err, "--keep Q@GlobalBuffer: keep \"Q\": unknown tensor 'Q'");
 }
 
+static void
+test_eval (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("ffm-constraints-XXXXXX", &error);
+  g_autofree char *fused = NULL, *unfused = NULL, *file = NULL, *unknown = NULL;
+  g_autofree char *broken = NULL;
+  g_auto (FfmTestRun) make_fused = { 0 }, make_unfused = { 0 }, ok = { 0 }, bad = { 0 };
+  g_auto (FfmTestRun) bad_json = { 0 }, policy = { 0 }, no_name = { 0 }, no_json = { 0 };
+  g_autoptr (JsonParser) p1 = json_parser_new ();
+  g_autoptr (JsonParser) p2 = json_parser_new ();
+  JsonObject *c;
+  JsonArray *violations;
+
+  g_test_summary ("ffm eval --constraints/--policy: a mapping that satisfies the set "
+                  "says so (exit 0); one that does not lists every violated constraint "
+                  "with the Einsum and why, in text, stderr and JSON (exit 1); a bad "
+                  "constraint file is an error naming it");
+  g_assert_no_error (error);
+  fused = g_build_filename (dir, "fused.json", NULL);
+  unfused = g_build_filename (dir, "unfused.json", NULL);
+  FFM_TEST_RUN (&make_fused, "map", MATMULS, "--fuse", "T1", "--json", fused);
+  g_assert_cmpint (make_fused.status, ==, 0);
+  FFM_TEST_RUN (&make_unfused, "map", MATMULS, "--no-fuse", "T1", "--json", unfused);
+  g_assert_cmpint (make_unfused.status, ==, 0);
+  file = write_temp (dir, "c.json", "{\"ffm_constraints\": 1, \"name\": \"mine\", "
+                     "\"constraints\": [{\"unfuse\": \"T1\"}, "
+                     "{\"backing\": \"T0 | T2\", \"level\": \"MainMemory\"}]}");
+
+  FFM_TEST_RUN (&ok, "eval", unfused, "--constraints", file);
+  g_assert_cmpint (ok.status, ==, 0);
+  assert_contains (ok.out, "Constraints (mine): all 2 satisfied");
+
+  FFM_TEST_RUN (&bad, "eval", fused, "--constraints", file);
+  g_assert_cmpint (bad.status, ==, 1);
+  assert_contains (bad.out, "Constraints (mine): 2 violations");
+  assert_contains (bad.out, "Einsum Matmul0: T1 is backed at GlobalBuffer");
+  assert_contains (bad.out, "Einsum Matmul1: T1 is backed at GlobalBuffer");
+  assert_contains (bad.err, "the mapping violates unfuse T1");
+  g_assert_null (strstr (bad.out, "backing T0 | T2"));
+
+  FFM_TEST_RUN (&bad_json, "eval", fused, "--constraints", file, "--json", "-");
+  g_assert_cmpint (bad_json.status, ==, 1);
+  c = json_object_get_object_member (parse_object (p1, bad_json.out), "constraints");
+  g_assert_cmpstr (json_object_get_string_member (c, "name"), ==, "mine");
+  g_assert_false (json_object_get_boolean_member (c, "satisfied"));
+  violations = json_object_get_array_member (c, "violations");
+  g_assert_cmpuint (json_array_get_length (violations), ==, 2);
+  for (guint i = 0; i < 2; i++)
+    {
+      JsonObject *v = json_array_get_object_element (violations, i);
+      assert_contains (json_object_get_string_member (v, "constraint"), "unfuse T1");
+      assert_contains (json_object_get_string_member (v, "constraint"), "c.json");
+      g_assert_cmpstr (json_object_get_string_member (v, "einsum"), ==, i ? "Matmul1" : "Matmul0");
+      g_assert_cmpstr (json_object_get_string_member (v, "why"), ==, "T1 is backed at GlobalBuffer");
+    }
+
+  FFM_TEST_RUN (&policy, "eval", fused, "--policy", "unfused", "--json", "-");
+  g_assert_cmpint (policy.status, ==, 1);
+  c = json_object_get_object_member (parse_object (p2, policy.out), "constraints");
+  g_assert_cmpstr (json_object_get_string_member (c, "name"), ==, "unfused");
+  g_assert_false (json_object_get_boolean_member (c, "satisfied"));
+
+  unknown = write_temp (dir, "unknown.json", "{\"ffm_constraints\": 1, \"constraints\": "
+                        "[{\"unfuse\": \"Q\"}]}");
+  FFM_TEST_RUN (&no_name, "eval", fused, "--constraints", unknown);
+  g_assert_cmpint (no_name.status, ==, 1);
+  assert_contains (no_name.err, "unknown.json");
+  assert_contains (no_name.err, "unknown tensor 'Q'");
+  g_assert_cmpstr (no_name.out, ==, "");
+  broken = write_temp (dir, "broken.json", "{\"ffm_constraints\": 1, \"constraints\": [");
+  FFM_TEST_RUN (&no_json, "eval", fused, "--constraints", broken);
+  g_assert_cmpint (no_json.status, ==, 1);
+  assert_contains (no_json.err, "broken.json");
+  g_unlink (fused);
+  g_unlink (unfused);
+  g_unlink (file);
+  g_unlink (unknown);
+  g_unlink (broken);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -294,6 +377,7 @@ main (int argc, char **argv)
   g_test_add_func ("/constraints-cli/bad-input", test_bad_input);
   g_test_add_func ("/constraints-cli/transfusion", test_transfusion);
   g_test_add_func ("/constraints-cli/list", test_list);
+  g_test_add_func ("/constraints-cli/eval", test_eval);
   g_test_add_func ("/constraints-cli/pmappings", test_pmappings);
   return g_test_run ();
 }

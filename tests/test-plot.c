@@ -49,6 +49,38 @@ plot_bars (const char *path, GError **error)
   return ffm_plot_stacked_bars (path, &axes, categories, 3, components, 2, values, error);
 }
 
+/* Two points of two policies, one bar failed (NAN), notes above. */
+static gboolean
+plot_groups (const char *path, GError **error)
+{
+  static const char *const groups[] = { "512", "1024" };
+  static const char *const bars[] = { "ffm", "transfusion" };
+  static const char *const components[] = { "MainMemory", "GlobalBuffer", "MAC" };
+  static const char *const notes[] = { "1 J", "2 J", "3 J", NULL };
+  static const double values[] = { 0.5, 0.3, 0.2, 1.2, 0.5, 0.3, 2, 0.5, 0.5,
+                                   NAN, NAN, NAN };
+  const FfmPlotBarGroups g = { groups, 2, bars, 2, components, 3, values, notes };
+  const FfmPlotAxes axes = { "grouped", "policy, then tokens", "energy (J)", FALSE, FALSE, 0 };
+
+  return ffm_plot_grouped_bars (path, &axes, &g, error);
+}
+
+/* A fused row (two groups, a long link), an unfused one, a failed one. */
+static gboolean
+plot_fusion_rows (const char *path, GError **error)
+{
+  static const char *const boxes[] = { "I", "Q", "QK", "QK_softmax", "Z", "FFA" };
+  static const guint from[] = { 0, 1, 2, 4 }, to[] = { 3, 2, 3, 5 }, kind[] = { 0, 1, 1, 1 };
+  static const char *const kinds[] = { "kept in Buffer", "kept in GlobalBuffer" };
+  const FfmPlotFusionRow rows[] = {
+    { "ffm, 512", FALSE, boxes, 6, from, to, kind, 4 },
+    { "unfused, 512", FALSE, boxes, 6, NULL, NULL, NULL, 0 },
+    { "transfusion, 512", TRUE, NULL, 0, NULL, NULL, NULL, 0 },
+  };
+
+  return ffm_plot_fusion (path, "fusion", rows, G_N_ELEMENTS (rows), kinds, 2, error);
+}
+
 #ifndef FFM_TEST_NO_PLOT
 
 static void
@@ -68,10 +100,11 @@ static void
 test_formats (void)
 {
   g_autofree char *dir = tmp_dir ();
-  static const char *const names[] = { "lines.svg", "lines.png", "lines.pdf", "bars.svg" };
+  static const char *const names[] = { "lines.svg", "lines.png", "lines.pdf", "bars.svg",
+                                       "groups.svg", "groups.png", "fusion.svg", "fusion.pdf" };
 
-  g_test_summary ("PLplot writes line plots with bands and log axes, and stacked "
-                  "bars, as SVG, PNG and PDF");
+  g_test_summary ("PLplot writes line plots with bands and log axes, stacked "
+                  "bars, grouped stacked bars and fusion diagrams, as SVG, PNG and PDF");
   if (!ffm_plot_is_available ())
     {
       g_test_skip ("this build has no plotting (PLplot not found)");
@@ -81,7 +114,9 @@ test_formats (void)
     {
       g_autofree char *path = g_build_filename (dir, names[i], NULL);
       g_autoptr (GError) error = NULL;
-      gboolean ok = i < 3 ? plot_lines (path, &error) : plot_bars (path, &error);
+      gboolean ok = i < 3 ? plot_lines (path, &error)
+                    : i < 4 ? plot_bars (path, &error)
+                    : i < 6 ? plot_groups (path, &error) : plot_fusion_rows (path, &error);
       g_assert_no_error (error);
       g_assert_true (ok);
       if (g_str_has_suffix (path, ".svg"))
@@ -131,6 +166,8 @@ test_no_plotting (void)
   g_autoptr (GError) e1 = NULL;
   g_autoptr (GError) e2 = NULL;
   g_autoptr (GError) e3 = NULL;
+  g_autoptr (GError) e4 = NULL;
+  g_autoptr (GError) e5 = NULL;
 
   g_test_summary ("Without PLplot every plot says that this build has no plotting, "
                   "and writes nothing");
@@ -143,6 +180,10 @@ test_no_plotting (void)
   g_assert_error (e2, FFM_PLOT_ERROR, FFM_PLOT_ERROR_UNAVAILABLE);
   g_assert_false (plot_bars (path, &e3));
   g_assert_error (e3, FFM_PLOT_ERROR, FFM_PLOT_ERROR_UNAVAILABLE);
+  g_assert_false (plot_groups (path, &e4));
+  g_assert_error (e4, FFM_PLOT_ERROR, FFM_PLOT_ERROR_UNAVAILABLE);
+  g_assert_false (plot_fusion_rows (path, &e5));
+  g_assert_error (e5, FFM_PLOT_ERROR, FFM_PLOT_ERROR_UNAVAILABLE);
   g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
   g_rmdir (dir);
 }

@@ -2,7 +2,10 @@
  * a cartesian grid under two policies, zipped lists, a failing point
  * recorded while the others complete, resuming after the sweep is killed
  * mid-way (the same final CSV as an uninterrupted run, times aside), the
- * plot when built with plotting, and usage errors. */
+ * plots when built with plotting (the EDP plot and the per-point ones),
+ * the breakdown columns (components summing to the total, off-chip
+ * classes to the outermost memory, fused Einsum pairs matching the fused
+ * tensors), and usage errors. */
 #include <ffm.h>
 
 #include "ffm-run.h"
@@ -11,6 +14,7 @@
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -100,7 +104,8 @@ test_cartesian (void)
   g_assert_cmpint (run.status, ==, 0);
   lines = csv_lines (csv);
   g_assert_cmpstr (lines[0], ==, "policy,m,kn,status,energy_j,latency_s,edp_js,seconds,"
-                   "fused,energy_by_level,energy_by_tensor_class,error");
+                   "fused,energy_by_level,energy_by_tensor_class,"
+                   "offchip_energy_by_tensor_class,einsums,fused_einsums,error");
   g_assert_cmpuint (g_strv_length (lines), ==, 9);
   for (guint i = 0; i < 8; i++)
     {
@@ -125,6 +130,95 @@ test_cartesian (void)
       g_assert_cmpfloat (json_object_get_double_member (f, "edp_js"), <=,
                          json_object_get_double_member (u, "edp_js"));
       g_assert_cmpfloat (json_object_get_double_member (f, "edp_js"), >, 0);
+    }
+  ffm_test_remove_dir (dir);
+}
+
+/* The sum of the numbers of member @name of @o. */
+static double
+member_sum (JsonObject *o, const char *name)
+{
+  JsonObject *m = json_object_get_object_member (o, name);
+  g_autoptr (GList) members = json_object_get_members (m);
+  double sum = 0;
+
+  for (GList *l = members; l != NULL; l = l->next)
+    sum += json_object_get_double_member (m, l->data);
+  return sum;
+}
+
+static void
+test_breakdowns (void)
+{
+  g_autofree char *dir = ffm_test_scratch_dir ("ffm-sweep");
+  g_autofree char *json = g_build_filename (dir, "s.json", NULL);
+  g_autofree char *json_text = NULL;
+  g_auto (FfmTestRun) run = { 0 };
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  JsonArray *points;
+
+  g_test_summary ("The breakdown columns agree: energy per component sums to the "
+                  "total, off-chip energy per class to the outermost memory's, every "
+                  "class off chip at most its all-memory energy, the Einsums listed in "
+                  "order, fused pairs exactly for the tensors kept on chip");
+  FFM_TEST_RUN (&run, "sweep", CHAIN, "--param", "n_einsums=3", "--sweep", "m=16,64",
+                "--policy", "ffm,unfused", "--json", json);
+  g_assert_cmpint (run.status, ==, 0);
+  json_text = read_text (json);
+  json_strict_assert (json_text, "ffm sweep --json");
+  json_parser_load_from_data (parser, json_text, -1, &error);
+  g_assert_no_error (error);
+  points = json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)),
+                                         "points");
+  g_assert_cmpuint (json_array_get_length (points), ==, 4);
+  for (guint i = 0; i < 4; i++)
+    {
+      JsonObject *p = json_array_get_object_element (points, i);
+      JsonObject *levels = json_object_get_object_member (p, "energy_by_level_j");
+      JsonObject *all = json_object_get_object_member (p, "energy_by_tensor_class_j");
+      JsonObject *off = json_object_get_object_member (p, "offchip_energy_by_tensor_class_j");
+      JsonArray *einsums = json_object_get_array_member (p, "einsums");
+      JsonArray *pairs = json_object_get_array_member (p, "fused_einsums");
+      JsonArray *fused = json_object_get_array_member (p, "fused_tensors");
+      double energy = json_object_get_double_member (p, "energy_j");
+      double main_memory = json_object_get_double_member (levels, "MainMemory");
+      guint on_chip = 0;
+      g_autoptr (GList) classes = json_object_get_members (all);
+
+      g_assert_cmpfloat_with_epsilon (member_sum (p, "energy_by_level_j"), energy,
+                                      1e-9 * energy);
+      g_assert_cmpfloat (main_memory, >, 0);
+      g_assert_cmpfloat_with_epsilon (member_sum (p, "offchip_energy_by_tensor_class_j"),
+                                      main_memory, 1e-9 * main_memory);
+      g_assert_cmpuint (g_list_length (classes), ==, 4);
+      for (GList *l = classes; l != NULL; l = l->next)
+        g_assert_cmpfloat (json_object_get_double_member (off, l->data), <=,
+                           json_object_get_double_member (all, l->data) * (1 + 1e-12));
+      g_assert_cmpuint (json_array_get_length (einsums), ==, 3);
+      for (guint e = 0; e < 3; e++)
+        {
+          g_autofree char *name = g_strdup_printf ("Matmul%u", e);
+          g_assert_cmpstr (json_array_get_string_element (einsums, e), ==, name);
+        }
+      /* In this chain tensor T(k+1) passes from Matmul k to Matmul k+1 only. */
+      for (guint k = 0; k < json_array_get_length (fused); k++)
+        on_chip += strcmp (json_object_get_string_member (json_array_get_object_element (fused, k),
+                                                          "level"), "MainMemory") != 0;
+      g_assert_cmpuint (json_array_get_length (pairs), ==, on_chip);
+      for (guint k = 0; k < json_array_get_length (pairs); k++)
+        {
+          JsonObject *f = json_array_get_object_element (pairs, k);
+          const char *producer = json_object_get_string_member (f, "producer");
+          const char *consumer = json_object_get_string_member (f, "consumer");
+          g_assert_true (g_str_has_prefix (producer, "Matmul"));
+          g_assert_cmpint (atoi (consumer + 6), ==, atoi (producer + 6) + 1);
+          g_assert_cmpstr (json_object_get_string_member (f, "level"), !=, "MainMemory");
+        }
+      if (i % 2 == 1)           /* unfused */
+        g_assert_cmpuint (json_array_get_length (pairs), ==, 0);
+      else
+        g_assert_cmpuint (json_array_get_length (pairs), >, 0);
     }
   ffm_test_remove_dir (dir);
 }
@@ -248,11 +342,17 @@ test_plot (void)
 {
   g_autofree char *dir = ffm_test_scratch_dir ("ffm-sweep");
   g_autofree char *svg = g_build_filename (dir, "edp.svg", NULL);
-  g_auto (FfmTestRun) run = { 0 };
+  g_auto (FfmTestRun) run = { 0 }, failed = { 0 };
   gboolean have_plot = g_strcmp0 (g_getenv ("FFM_HAVE_PLOT"), "1") == 0;
+  static const char *const beside[] = {
+    "edp-energy-components.svg", "edp-energy-classes.svg", "edp-energy-classes-all.svg",
+    "edp-fusion.svg",
+  };
 
-  g_test_summary ("--plot writes the EDP plot when built with plotting, and says "
-                  "so before any work when not");
+  g_test_summary ("--plot writes the EDP plot and the per-point plots beside it "
+                  "(energy by component, by tensor class off chip and over every "
+                  "memory, fusion) when built with plotting, and says so before any "
+                  "work when not");
   FFM_TEST_RUN (&run, "sweep", CHAIN, "--sweep", "m=16,32,64", "--policy", "ffm,unfused",
                 "--plot", svg);
   if (have_plot)
@@ -261,11 +361,37 @@ test_plot (void)
       g_assert_cmpint (run.status, ==, 0);
       text = read_text (svg);
       assert_contains (text, "</svg>");
+      for (guint i = 0; i < G_N_ELEMENTS (beside); i++)
+        {
+          g_autofree char *path = g_build_filename (dir, beside[i], NULL);
+          g_autofree char *plot = read_text (path);
+          g_assert_cmpuint (strlen (plot), >, 1000);
+          assert_contains (plot, "</svg>");
+          g_unlink (path);
+        }
+      /* A failed point (m=0) and two swept parameters: still drawn, the
+       * failed bars and fusion row marked, the failure reported. */
+      FFM_TEST_RUN (&failed, "sweep", CHAIN, "--sweep", "m=16,0", "--sweep", "kn=16,32",
+                    "--policy", "ffm,unfused", "--plot", svg);
+      g_assert_cmpint (failed.status, ==, 1);
+      assert_contains (failed.err, "failed");
+      for (guint i = 0; i < G_N_ELEMENTS (beside); i++)
+        {
+          g_autofree char *path = g_build_filename (dir, beside[i], NULL);
+          g_autofree char *plot = read_text (path);
+          assert_contains (plot, "</svg>");
+        }
     }
   else
     {
       g_assert_cmpint (run.status, ==, 1);
+      assert_contains (run.err, "this build of ffm has no plotting");
       g_assert_false (g_file_test (svg, G_FILE_TEST_EXISTS));
+      for (guint i = 0; i < G_N_ELEMENTS (beside); i++)
+        {
+          g_autofree char *path = g_build_filename (dir, beside[i], NULL);
+          g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+        }
     }
   ffm_test_remove_dir (dir);
 }
@@ -300,6 +426,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/sweep-cli/cartesian", test_cartesian);
   g_test_add_func ("/sweep-cli/zip", test_zip);
+  g_test_add_func ("/sweep-cli/breakdowns", test_breakdowns);
   g_test_add_func ("/sweep-cli/failing-point", test_failing_point);
   g_test_add_func ("/sweep-cli/resume-after-kill", test_resume_after_kill);
   g_test_add_func ("/sweep-cli/plot", test_plot);

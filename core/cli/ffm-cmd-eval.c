@@ -22,12 +22,21 @@
  * ends with exit code 1 and the reason. The mapping may also be a
  * Timeloop map.yaml, timeloop:map.yaml, translated for --workload and
  * --arch (docs/timeloop.md).
+ * With --constraints FILE, --policy NAME or the short constraint options
+ * (those of ffm map), the mapping is also checked against the constraint
+ * set: each constraint on its own, so that every violated one is reported
+ * (the constraint, the Einsum, why) in the text, on stderr and in the
+ * JSON ("constraints": {"name", "satisfied", "violations"}); a violated set
+ * ends with exit code 1 after the full report, as a mapping that does not
+ * fit does. The set is bound with the core's binding code (names checked
+ * against the workload and architecture, ffm-constraints.h).
  * Exit codes: 0 ok, 1 when something does not load, the mapping does not
- * match or does not fit, 2 for usage errors. */
+ * match, does not fit or violates the constraints, 2 for usage errors. */
 #include "ffm-cli-common.h"
 #include "ffm-cli-fairness.h"
 #include "ffm-cli-output.h"
 #include "ffm-cli-report.h"
+#include "ffm-cli-search.h"
 #include "ffm-cli-table.h"
 
 #include <string.h>
@@ -38,6 +47,8 @@ typedef struct {
   FfmCliCommon common;
   FfmCliProblemOptions problem;
   FfmCliOutputOptions output;
+  FfmCliSearchOptions constraints; /* --constraints, --policy, --fuse, ...
+                                      (only those members are used) */
   char *mapping;                /* --mapping FILE (owned) */
   gboolean loop_nest;           /* --loop-nest */
 } EvalOptions;
@@ -209,7 +220,27 @@ typedef struct {
   FfmCostReport *report;
   FfmResultInfo *info;          /* the record of this evaluation */
   GPtrArray *notes;             /* of char*: the overrides */
+  FfmConstraints *constraints;  /* checked against, or NULL */
+  GPtrArray *violations;        /* of Violation*, when constraints */
 } Evaluated;
+
+/* One constraint that the mapping of one Einsum violates. */
+typedef struct {
+  char *constraint;             /* described, with its origin */
+  char *einsum;
+  char *why;
+} Violation;
+
+static void
+violation_free (gpointer data)
+{
+  Violation *v = data;
+
+  g_free (v->constraint);
+  g_free (v->einsum);
+  g_free (v->why);
+  g_free (v);
+}
 
 static void
 evaluated_clear (Evaluated *e)
@@ -222,6 +253,8 @@ evaluated_clear (Evaluated *e)
   g_clear_pointer (&e->report, ffm_cost_report_free);
   g_clear_pointer (&e->info, ffm_result_info_free);
   g_clear_pointer (&e->notes, g_ptr_array_unref);
+  g_clear_pointer (&e->constraints, ffm_constraints_unref);
+  g_clear_pointer (&e->violations, g_ptr_array_unref);
 }
 
 static void
@@ -354,6 +387,107 @@ evaluate_file (GOptionContext *context, const EvalOptions *o,
   return FFM_EXIT_OK;
 }
 
+/* ---- Constraints ---- */
+
+/* Checks the evaluated mapping against the constraint options, if any:
+ * each constraint bound on its own (so that one violation does not hide
+ * the next) and every Einsum's path checked with the core's admission
+ * test. FALSE when the set does not bind (an unknown name: the error
+ * names the file or option). */
+static gboolean
+check_constraints (const EvalOptions *o, Evaluated *e, GError **error)
+{
+  g_autoptr (FfmProblem) problem = ffm_problem_new (e->workload, e->arch);
+  g_autoptr (GPtrArray) paths = NULL;
+  const FfmConstraints *c;
+
+  if (!ffm_cli_constraints_build (&o->constraints, problem, &e->constraints, error))
+    return FALSE;
+  if (e->constraints == NULL)
+    return TRUE;
+  c = e->constraints;
+  e->violations = g_ptr_array_new_with_free_func (violation_free);
+  paths = ffm_mapping_dup_paths (ffm_cost_report_get_mapping (e->report));
+  for (guint i = 0; i < ffm_constraints_get_n (c); i++)
+    {
+      g_autoptr (FfmConstraints) one = ffm_constraints_new (ffm_constraints_get_name (c));
+      g_autoptr (FfmBoundConstraints) bound = NULL;
+      g_autofree char *described = ffm_constraints_describe (c, i);
+      g_autofree char *prefix = g_strdup_printf ("%s: ", described);
+
+      if (!ffm_constraints_add (one, ffm_constraints_get (c, i),
+                                ffm_constraints_get_origin (c, i), error)
+          || (bound = ffm_constraints_bind (one, e->workload, e->arch, error)) == NULL)
+        return FALSE;
+      for (guint p = 0; p < paths->len; p++)
+        {
+          const GPtrArray *path = g_ptr_array_index (paths, p);
+          const FfmMappingNode *last = g_ptr_array_index (path, path->len - 1);
+          int einsum = ffm_workload_find_einsum (e->workload, last->einsum);
+          g_autoptr (GString) why = g_string_new (NULL);
+          Violation *v;
+          if (einsum < 0
+              || ffm_bound_constraints_admit_pmapping (bound, (guint) einsum,
+                                                       (const FfmMappingNode *const *) path->pdata,
+                                                       path->len, why))
+            continue;
+          v = g_new0 (Violation, 1);
+          v->constraint = g_strdup (described);
+          v->einsum = g_strdup (last->einsum);
+          /* The core's message starts with the constraint: said once. */
+          v->why = g_strdup (g_str_has_prefix (why->str, prefix) ? why->str + strlen (prefix)
+                                                                 : why->str);
+          g_ptr_array_add (e->violations, v);
+        }
+    }
+  return TRUE;
+}
+
+/* The verdict, one line per violation (text). */
+static void
+append_constraints_text (const Evaluated *e, GString *out)
+{
+  if (e->constraints == NULL)
+    return;
+  g_string_append_printf (out, "\nConstraints (%s): ", ffm_constraints_get_name (e->constraints));
+  if (e->violations->len == 0)
+    {
+      g_string_append_printf (out, "all %u satisfied\n", ffm_constraints_get_n (e->constraints));
+      return;
+    }
+  g_string_append_printf (out, "%u violation%s\n", e->violations->len,
+                          e->violations->len == 1 ? "" : "s");
+  for (guint i = 0; i < e->violations->len; i++)
+    {
+      const Violation *v = g_ptr_array_index (e->violations, i);
+      g_string_append_printf (out, "  %s\n    Einsum %s: %s\n", v->constraint, v->einsum, v->why);
+    }
+}
+
+static void
+write_constraints_json (FfmJsonWriter *b, const Evaluated *e)
+{
+  if (e->constraints == NULL)
+    return;
+  ffm_json_writer_key (b, "constraints");
+  ffm_json_writer_begin_object (b);
+  ffm_json_writer_member_string (b, "name", ffm_constraints_get_name (e->constraints));
+  ffm_json_writer_member_boolean (b, "satisfied", e->violations->len == 0);
+  ffm_json_writer_key (b, "violations");
+  ffm_json_writer_begin_array (b);
+  for (guint i = 0; i < e->violations->len; i++)
+    {
+      const Violation *v = g_ptr_array_index (e->violations, i);
+      ffm_json_writer_begin_object (b);
+      ffm_json_writer_member_string (b, "constraint", v->constraint);
+      ffm_json_writer_member_string (b, "einsum", v->einsum);
+      ffm_json_writer_member_string (b, "why", v->why);
+      ffm_json_writer_end_object (b);
+    }
+  ffm_json_writer_end_array (b);
+  ffm_json_writer_end_object (b);
+}
+
 /* ---- Output ---- */
 
 /* The members of one evaluation's result (in the object @b has open). */
@@ -369,6 +503,7 @@ write_result (FfmJsonWriter *b, const Evaluated *e)
     ffm_json_writer_string (b, g_ptr_array_index (e->notes, i));
   ffm_json_writer_end_array (b);
   ffm_cli_report_write_json (e->report, b);
+  write_constraints_json (b, e);
 }
 
 static int
@@ -386,6 +521,7 @@ print_one (const EvalOptions *o, const Evaluated *e)
       g_string_append_printf (out, "Mapping %s: workload %s on architecture %s\n\n", e->file,
                               ffm_workload_get_name (e->workload), ffm_arch_get_name (e->arch));
       ffm_cli_report_append_text (e->report, &report_options, out);
+      append_constraints_text (e, out);
       g_print ("%s", out->str);
     }
   if (o->output.json != NULL)
@@ -536,9 +672,12 @@ run_eval (GOptionContext *context, EvalOptions *o, char **files)
     {
       Evaluated *e = g_new0 (Evaluated, 1);
       g_ptr_array_add (done, e);
+      g_autoptr (GError) error = NULL;
       status = evaluate_file (context, o, registry, files[i], e);
       if (status != FFM_EXIT_OK)
         return status;
+      if (!check_constraints (o, e, &error))
+        return ffm_cli_fail (COMMAND, error);
     }
   status = done->len == 1 ? print_one (o, g_ptr_array_index (done, 0))
                           : print_comparison (o, done);
@@ -547,6 +686,13 @@ run_eval (GOptionContext *context, EvalOptions *o, char **files)
   for (guint i = 0; i < done->len; i++)
     {
       const Evaluated *e = g_ptr_array_index (done, i);
+      for (guint k = 0; e->violations != NULL && k < e->violations->len; k++)
+        {
+          const Violation *v = g_ptr_array_index (e->violations, k);
+          g_printerr ("ffm %s: %s: the mapping violates %s: Einsum %s: %s\n", COMMAND,
+                      e->file, v->constraint, v->einsum, v->why);
+          fits = FALSE;
+        }
       if (ffm_cost_report_fits (e->report))
         continue;
       g_printerr ("ffm %s: %s: the mapping does not fit architecture %s: %s\n", COMMAND,
@@ -560,7 +706,7 @@ int
 ffm_cmd_eval (int argc, char **argv)
 {
   EvalOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_PROBLEM_OPTIONS_INIT,
-                    FFM_CLI_OUTPUT_OPTIONS_INIT, NULL, FALSE };
+                    FFM_CLI_OUTPUT_OPTIONS_INIT, FFM_CLI_SEARCH_OPTIONS_INIT, NULL, FALSE };
   const GOptionEntry entries[] = {
     { "mapping", 'm', 0, G_OPTION_ARG_FILENAME, &o.mapping,
       "The mapping or result file to evaluate (or give it as the argument; a "
@@ -578,9 +724,12 @@ ffm_cmd_eval (int argc, char **argv)
     "mapping file, which needs --arch and --workload. Options override what a\n"
     "result file records. Several files are compared side by side, with a\n"
     "warning when they do not charge the same things (a free main memory) or\n"
-    "do not evaluate the same workload. Examples:\n"
+    "do not evaluate the same workload. With --constraints or --policy the\n"
+    "mapping is checked against the constraints too: every violated one is\n"
+    "reported (constraint, Einsum, why) and the exit code is 1. Examples:\n"
     "  ffm map --arch simple --workload matmuls --json result.json\n"
     "  ffm eval result.json\n"
+    "  ffm eval result.json --policy unfused\n"
     "  ffm eval --arch simple --workload matmuls --param n_einsums=1 \\\n"
     "    --mapping docs/examples/mappings/unfused_matmuls_to_simple.json\n"
     "Mapping and result files: file-formats.md; the model: cost-model.md.\n",
@@ -593,6 +742,7 @@ ffm_cmd_eval (int argc, char **argv)
   g_option_context_add_main_entries (context, entries, NULL);
   ffm_cli_add_output_options (context, &o.output, "the result");
   ffm_cli_add_problem_options (context, &o.problem);
+  ffm_cli_add_constraint_options (context, &o.constraints);
   ffm_cli_add_common_options (context, &o.common, TRUE);
 
   if (!ffm_cli_parse (context, COMMAND, &o.common, NULL, argc, argv, &positional))
@@ -613,6 +763,7 @@ ffm_cmd_eval (int argc, char **argv)
 
   g_free (o.mapping);
   ffm_cli_output_options_clear (&o.output);
+  ffm_cli_search_options_clear (&o.constraints);
   ffm_cli_problem_options_clear (&o.problem);
   ffm_cli_common_clear (&o.common);
   return status;

@@ -27,7 +27,8 @@
  * at the end, so an interrupted and resumed sweep ends with the same rows
  * as an uninterrupted one (times aside). --json writes every row as JSON
  * at the end; --plot draws EDP against the first swept parameter, one line
- * per policy (needs a build with PLplot, checked before any work).
+ * per policy, and beside it the per-point plots of ffm-plot-sweep.h (needs
+ * a build with PLplot, checked before any work).
  *
  * Points run in parallel: min(--threads, points) at a time, the threads
  * shared among them. On a terminal, a progress line shows the points done
@@ -40,6 +41,7 @@
 #include "ffm-cli-report.h"
 #include "ffm-cli-search.h"
 #include "ffm-plot.h"
+#include "ffm-plot-sweep.h"
 
 #include <errno.h>
 #include <math.h>
@@ -90,6 +92,9 @@ typedef struct {
   char *fused;                  /* "T1@GlobalBuffer;T2@MainMemory" (owned) */
   char *level_energy;           /* "MainMemory=1e-3;GlobalBuffer=..." (owned) */
   char *class_energy;           /* "weights=...;intermediates_kv=..." (owned) */
+  char *offchip_class_energy;   /* the same in the outermost memory only (owned) */
+  char *einsums;                /* "I;V;K;...", workload order (owned) */
+  char *fused_einsums;          /* "Q>QK@GlobalBuffer;..." (owned) */
   char *error;                  /* failed: the message (owned) */
   char *line;                   /* the CSV line, without newline (owned) */
   /* the work: */
@@ -115,6 +120,9 @@ point_free (Point *p)
   g_free (p->fused);
   g_free (p->level_energy);
   g_free (p->class_energy);
+  g_free (p->offchip_class_energy);
+  g_free (p->einsums);
+  g_free (p->fused_einsums);
   g_free (p->error);
   g_free (p->line);
   g_clear_pointer (&p->problem, ffm_problem_unref);
@@ -217,8 +225,10 @@ csv_record (const char *text, gsize *pos)
 /* The fixed columns after the policy and the axes. */
 static const char *const result_columns[] = {
   "status", "energy_j", "latency_s", "edp_js", "seconds", "fused",
-  "energy_by_level", "energy_by_tensor_class", "error", NULL
+  "energy_by_level", "energy_by_tensor_class", "offchip_energy_by_tensor_class",
+  "einsums", "fused_einsums", "error", NULL
 };
+#define N_RESULT_COLUMNS (G_N_ELEMENTS (result_columns) - 1)
 
 static char *
 csv_header (const GArray *axes)
@@ -264,6 +274,9 @@ point_make_line (Point *p)
   csv_field (line, p->fused);
   csv_field (line, p->level_energy);
   csv_field (line, p->class_energy);
+  csv_field (line, p->offchip_class_energy);
+  csv_field (line, p->einsums);
+  csv_field (line, p->fused_einsums);
   csv_field (line, p->error);
   g_free (p->line);
   p->line = g_string_free (line, FALSE);
@@ -343,14 +356,14 @@ resume_from_csv (const char *path, const GArray *axes, GPtrArray *points,
       row++;
       if (fields->len == 1 && ((char *) fields->pdata[0])[0] == '\0')
         continue;               /* an empty line */
-      if (fields->len != 1 + n_axes + 9)
+      if (fields->len != 1 + n_axes + N_RESULT_COLUMNS)
         {
           /* The last line of a killed run may be cut short: redo it. */
           if (text[pos] == '\0' && text[length - 1] != '\n')
             break;
           g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "--csv %s: row %u "
                        "has %u fields, expected %u", path, row, fields->len,
-                       1 + n_axes + 9);
+                       (guint) (1 + n_axes + N_RESULT_COLUMNS));
           return FALSE;
         }
       g_ptr_array_add (fields, NULL);
@@ -378,7 +391,10 @@ resume_from_csv (const char *path, const GArray *axes, GPtrArray *points,
       p->fused = g_strdup (f[6 + n_axes]);
       p->level_energy = g_strdup (f[7 + n_axes]);
       p->class_energy = g_strdup (f[8 + n_axes]);
-      p->error = *f[9 + n_axes] != '\0' ? g_strdup (f[9 + n_axes]) : NULL;
+      p->offchip_class_energy = g_strdup (f[9 + n_axes]);
+      p->einsums = g_strdup (f[10 + n_axes]);
+      p->fused_einsums = g_strdup (f[11 + n_axes]);
+      p->error = *f[12 + n_axes] != '\0' ? g_strdup (f[12 + n_axes]) : NULL;
       p->done = TRUE;
       point_make_line (p);
       (*n_resumed)++;
@@ -564,8 +580,23 @@ tensor_class (const FfmWorkload *w, guint t)
   return 3;
 }
 
+/* "weights=E;intermediates_kv=E;..." of @by_class (transfer full). */
+static char *
+class_pairs (const double *by_class)
+{
+  GString *classes = g_string_new (NULL);
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  for (guint k = 0; k < G_N_ELEMENTS (tensor_classes); k++)
+    g_string_append_printf (classes, "%s%s=%s", k ? ";" : "", tensor_classes[k],
+                            g_ascii_formatd (buf, sizeof buf, "%.17g", by_class[k]));
+  return g_string_free (classes, FALSE);
+}
+
 /* What the best mapping says: fused tensors, energy per level and per
- * tensor class. */
+ * tensor class (over every memory, and in the outermost memory alone: the
+ * paper's Fig. 12(b) counts off-chip energy), the Einsums and which pairs
+ * of them share a tensor kept on chip (the paper's Fig. 13). */
 static void
 describe_result (Point *p, const FfmCostReport *r)
 {
@@ -573,8 +604,10 @@ describe_result (Point *p, const FfmCostReport *r)
   FfmArch *a = ffm_problem_get_arch (p->problem);
   g_autoptr (GArray) fusion = ffm_cli_report_fusion_decisions (r);
   GString *fused = g_string_new (NULL), *levels = g_string_new (NULL);
-  GString *classes = g_string_new (NULL);
+  GString *einsums = g_string_new (NULL), *pairs = g_string_new (NULL);
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   double by_class[G_N_ELEMENTS (tensor_classes)] = { 0 };
+  double offchip[G_N_ELEMENTS (tensor_classes)] = { 0 };
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
   for (guint i = 0; i < fusion->len; i++)
@@ -594,12 +627,46 @@ describe_result (Point *p, const FfmCostReport *r)
       ffm_cost_report_get_tensor_totals (r, t, &e, NULL, NULL);
       by_class[tensor_class (w, t)] += e;
     }
-  for (guint k = 0; k < G_N_ELEMENTS (tensor_classes); k++)
-    g_string_append_printf (classes, "%s%s=%s", k ? ";" : "", tensor_classes[k],
-                            g_ascii_formatd (buf, sizeof buf, "%.17g", by_class[k]));
+  /* Off chip: the buffets of the outermost memory (level 0). */
+  for (guint i = 0; i < ffm_cost_report_get_n_einsums (r); i++)
+    {
+      const FfmPmappingModel *m = ffm_cost_report_get_model (r, i);
+      for (guint b = 0; b < ffm_pmapping_model_get_n_buffets (m); b++)
+        {
+          const FfmBuffetInfo *info = ffm_pmapping_model_get_buffet (m, b);
+          if (info->level == 0)
+            offchip[tensor_class (w, info->tensor)]
+              += ffm_cost_report_get_buffet_energy (r, i, b, NULL, NULL);
+        }
+    }
+  for (guint e = 0; e < ffm_workload_get_n_einsums (w); e++)
+    g_string_append_printf (einsums, "%s%s", e ? ";" : "", ffm_workload_get_einsum (w, e)->name);
+  for (guint i = 0; i < fusion->len; i++)
+    {
+      const FfmCliFusion *f = &g_array_index (fusion, FfmCliFusion, i);
+      int t = ffm_workload_find_tensor (w, f->tensor);
+      if (!f->on_chip || t < 0)
+        continue;
+      for (guint e = 0; e < ffm_workload_get_n_einsums (w); e++)
+        {
+          const FfmEinsum *es = ffm_workload_get_einsum (w, e);
+          int acc = ffm_einsum_find_access (es, (guint) t);
+          g_autofree char *pair = NULL;
+          if (acc < 0 || es->accesses[acc].is_output)
+            continue;
+          pair = g_strdup_printf ("%s>%s@%s", f->producer, es->name,
+                                  ffm_arch_get_level (a, f->level)->name);
+          /* Two tensors between the same Einsums: one pair. */
+          if (g_hash_table_add (seen, g_strdup (pair)))
+            g_string_append_printf (pairs, "%s%s", pairs->len ? ";" : "", pair);
+        }
+    }
   p->fused = g_string_free (fused, FALSE);
   p->level_energy = g_string_free (levels, FALSE);
-  p->class_energy = g_string_free (classes, FALSE);
+  p->class_energy = class_pairs (by_class);
+  p->offchip_class_energy = class_pairs (offchip);
+  p->einsums = g_string_free (einsums, FALSE);
+  p->fused_einsums = g_string_free (pairs, FALSE);
 }
 
 /* A worker: searches one point and hands it back. */
@@ -667,6 +734,37 @@ write_pairs_json (FfmJsonWriter *b, const char *key, const char *pairs)
   ffm_json_writer_end_object (b);
 }
 
+/* Members einsums (names in order) and fused_einsums ({producer,
+ * consumer, level}) from the CSV fields. */
+static void
+write_einsums_json (FfmJsonWriter *b, const char *einsums, const char *pairs)
+{
+  g_auto (GStrv) names = g_strsplit (einsums != NULL ? einsums : "", ";", -1);
+  g_auto (GStrv) items = g_strsplit (pairs != NULL ? pairs : "", ";", -1);
+
+  ffm_json_writer_key (b, "einsums");
+  ffm_json_writer_begin_array (b);
+  for (guint k = 0; names[k] != NULL; k++)
+    if (*names[k] != '\0')
+      ffm_json_writer_string (b, names[k]);
+  ffm_json_writer_end_array (b);
+  ffm_json_writer_key (b, "fused_einsums");
+  ffm_json_writer_begin_array (b);
+  for (guint k = 0; items[k] != NULL; k++)
+    {
+      char *gt = strchr (items[k], '>'), *at = strrchr (items[k], '@');
+      if (gt == NULL || at == NULL || at < gt)
+        continue;
+      *gt = *at = '\0';
+      ffm_json_writer_begin_object (b);
+      ffm_json_writer_member_string (b, "producer", items[k]);
+      ffm_json_writer_member_string (b, "consumer", gt + 1);
+      ffm_json_writer_member_string (b, "level", at + 1);
+      ffm_json_writer_end_object (b);
+    }
+  ffm_json_writer_end_array (b);
+}
+
 static char *
 points_json (const GArray *axes, const GPtrArray *points)
 {
@@ -714,6 +812,8 @@ points_json (const GArray *axes, const GPtrArray *points)
           ffm_json_writer_end_array (b);
           write_pairs_json (b, "energy_by_level_j", p->level_energy);
           write_pairs_json (b, "energy_by_tensor_class_j", p->class_energy);
+          write_pairs_json (b, "offchip_energy_by_tensor_class_j", p->offchip_class_energy);
+          write_einsums_json (b, p->einsums, p->fused_einsums);
         }
       else
         ffm_json_writer_member_string (b, "error", p->error);
@@ -766,6 +866,36 @@ plot_edp (const char *path, const GArray *axes, const GPtrArray *points,
   for (guint i = 0; i < n_x; i++)
     ax.log_x &= xs[i] > 0;
   return ffm_plot_lines (path, &ax, series, n_policies, error);
+}
+
+/* The per-point plots beside @path (ffm-plot-sweep.h), from the rows. */
+static gboolean
+plot_breakdowns (const char *path, const GArray *axes, const GPtrArray *points,
+                 guint n_policies, GError **error)
+{
+  g_autofree FfmPlotSweepRow *rows = g_new0 (FfmPlotSweepRow, MAX (points->len, 1));
+  g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
+  GString *swept = g_string_new (NULL);
+  gboolean ok;
+
+  for (guint i = 0; i < points->len; i++)
+    {
+      const Point *p = points->pdata[i];
+      GString *label = g_string_new (NULL);
+      for (guint k = 0; k < axes->len; k++)
+        g_string_append_printf (label, "%s%s", k ? ", " : "", p->values[k]);
+      g_ptr_array_add (labels, g_string_free (label, FALSE));
+      rows[i] = (FfmPlotSweepRow) { p->policy, labels->pdata[i], p->ok, p->level_energy,
+                                    p->class_energy, p->offchip_class_energy, p->einsums,
+                                    p->fused_einsums };
+    }
+  for (guint k = 0; k < axes->len; k++)
+    g_string_append_printf (swept, "%s%s%s", k ? ", " : "",
+                            g_array_index (axes, Axis, k).arch ? "arch." : "",
+                            g_array_index (axes, Axis, k).name);
+  ok = ffm_plot_sweep_breakdowns (path, swept->str, rows, points->len, n_policies, error);
+  g_string_free (swept, TRUE);
+  return ok;
 }
 
 /* ---- Running ---- */
@@ -980,7 +1110,9 @@ run (GOptionContext *context, SweepOptions *o)
       if (!ffm_cli_output_write (o->json, json, &error))
         return ffm_cli_fail (COMMAND, error);
     }
-  if (o->plot != NULL && !plot_edp (o->plot, axes, points, policies, &error))
+  if (o->plot != NULL && (!plot_edp (o->plot, axes, points, policies, &error)
+                          || !plot_breakdowns (o->plot, axes, points,
+                                               g_strv_length (policies), &error)))
     return ffm_cli_fail (COMMAND, error);
   for (guint i = 0; i < points->len; i++)
     {
@@ -1026,8 +1158,9 @@ ffm_cmd_sweep (int argc, char **argv)
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &o.json,
       "Write the rows as JSON to OUT at the end (- = stdout)", "OUT" },
     { "plot", 0, 0, G_OPTION_ARG_FILENAME, &o.plot,
-      "Plot EDP against the first swept parameter, one line per policy (.svg, .png, .pdf)",
-      "OUT" },
+      "Plot EDP against the first swept parameter, one line per policy (.svg, .png, "
+      ".pdf), and beside it OUT-energy-components, OUT-energy-classes, "
+      "OUT-energy-classes-all and OUT-fusion, per point and policy", "OUT" },
     G_OPTION_ENTRY_NULL
   };
   g_autofree char *description = ffm_cli_describe (sweep_text, "dse.md");

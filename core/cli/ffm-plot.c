@@ -115,6 +115,7 @@ typedef struct {
   char *tmp;                    /* owned */
   const char *device;
   FILE *file;                   /* until PLplot takes it */
+  int width, height;            /* pixels; 0: 960 x 640 */
 } Target;
 
 static const char *
@@ -183,7 +184,7 @@ start (Target *t)
   plsdev (t->device);
   plsfile (t->file);            /* PLplot closes it in plend() */
   t->file = NULL;
-  plspage (0, 0, 960, 640, 0, 0);
+  plspage (0, 0, t->width > 0 ? t->width : 960, t->height > 0 ? t->height : 640, 0, 0);
   plscolbg (255, 255, 255);
   plscmap0n ((PLINT) (2 * N_COLOURS + 2));
   plscol0 (1, 0, 0, 0);         /* axes and text: black */
@@ -346,7 +347,8 @@ draw_series (const FfmPlotAxes *axes, const FfmPlotSeries *s, guint colour)
 }
 
 static void
-legend (const char *const *labels, guint n, gboolean boxes, const gboolean *markers)
+legend_at (const char *const *labels, guint n, gboolean boxes, const gboolean *markers,
+           PLINT position, double text_scale, double plot_width)
 {
   g_autofree PLINT *opt = g_new (PLINT, n), *colours = g_new (PLINT, n);
   g_autofree PLINT *text_colours = g_new (PLINT, n), *styles = g_new (PLINT, n);
@@ -369,11 +371,18 @@ legend (const char *const *labels, guint n, gboolean boxes, const gboolean *mark
     }
   plcol0 (1);
   pllegend (&w, &h, PL_LEGEND_BACKGROUND | PL_LEGEND_BOUNDING_BOX,
-            PL_POSITION_TOP | PL_POSITION_RIGHT | PL_POSITION_INSIDE,
-            0.02, 0.02, 0.08, 0, 1, 1, 0, 0, (PLINT) n, opt, 1.0, 0.9, 2.0, 0.0,
+            position, 0.02, 0.02, plot_width, 0, 1, 1, 0, 0, (PLINT) n, opt, 1.0, text_scale,
+            2.0, 0.0,
             text_colours, (const char *const *) labels,
             colours, patterns, scales, widths, colours, styles, widths,
             colours, scales, numbers, (const char *const *) symbols);
+}
+
+static void
+legend (const char *const *labels, guint n, gboolean boxes, const gboolean *markers)
+{
+  legend_at (labels, n, boxes, markers, PL_POSITION_TOP | PL_POSITION_RIGHT | PL_POSITION_INSIDE,
+             0.9, 0.08);
 }
 
 typedef struct {
@@ -541,6 +550,261 @@ ffm_plot_stacked_bars (const char *path, const FfmPlotAxes *axes,
   return guarded (&t, draw_bars, &b, error);
 }
 
+typedef struct {
+  const FfmPlotAxes *axes;
+  const FfmPlotBarGroups *g;
+  int width;                    /* of the page, pixels */
+} Groups;
+
+/* TUNING: pixels left of the bars (the y axis), right of them (the
+ * legend), and per bar slot (room for a label like "transfusion"). */
+#define BARS_LEFT_PX 110
+#define BARS_RIGHT_PX 330
+#define BAR_SLOT_PX 95
+
+static double
+bar_value (const FfmPlotBarGroups *g, guint bar, guint k)
+{
+  double v = g->values[(gsize) bar * g->n_components + k];
+
+  return isfinite (v) && v > 0 ? v : 0;
+}
+
+static void
+draw_grouped (gconstpointer data)
+{
+  const Groups *d = data;
+  const FfmPlotBarGroups *g = d->g;
+  guint n = g->n_groups * g->n_bars, slots = g->n_groups * (g->n_bars + 1);
+  double top = 0, xmin = -0.8, xmax = (double) slots - 1.2;
+  /* PLplot's characters grow with the page: a wide page gets smaller
+   * ones (halfway, so that they stay legible). */
+  double font = sqrt (MIN (1.0, 960.0 / d->width));
+
+  for (guint b = 0; b < n; b++)
+    {
+      double sum = 0;
+      for (guint k = 0; k < g->n_components; k++)
+        sum += bar_value (g, b, k);
+      top = MAX (top, sum);
+    }
+  if (top <= 0)
+    top = 1;
+  pladv (0);
+  plschr (0, font);
+  /* Room below for two rows of labels and the axis title, at the right
+   * for the legend (outside: it would hide the tallest bars). */
+  plvpor ((double) BARS_LEFT_PX / d->width,
+          1.0 - MAX ((double) BARS_RIGHT_PX / d->width, 0.25), 0.2, 0.9);
+  plwind (xmin, xmax, 0, 1.2 * top);
+  plcol0 ((PLINT) (2 + 7));
+  plwidth (0.5);
+  plbox ("", 0, 0, "g", 0, 0);
+  plwidth (1.0);
+  plcol0 (1);
+  plbox ("bc", 0, 0, "bcnstv", 0, 0);
+  pllab ("", d->axes->y_label != NULL ? d->axes->y_label : "",
+         d->axes->title != NULL ? d->axes->title : "");
+  plmtex ("b", 4.8, 0.5, 0.5, d->axes->x_label != NULL ? d->axes->x_label : "");
+  for (guint gi = 0; gi < g->n_groups; gi++)
+    {
+      for (guint b = 0; b < g->n_bars; b++)
+        {
+          guint bar = gi * g->n_bars + b;
+          double x = (double) gi * (g->n_bars + 1) + b, base = 0;
+          for (guint k = 0; k < g->n_components; k++)
+            {
+              double v = bar_value (g, bar, k);
+              PLFLT bx[4] = { x - 0.4, x + 0.4, x + 0.4, x - 0.4 };
+              PLFLT by[4] = { base, base, base + v, base + v };
+              if (v <= 0)
+                continue;
+              plcol0 ((PLINT) (2 + k % N_COLOURS));
+              plfill (4, bx, by);
+              base += v;
+            }
+          plcol0 (1);
+          plschr (0, 0.7 * font);
+          if (g->notes != NULL && g->notes[bar] != NULL)
+            plptex (x, base + 0.02 * top, 1, 0, 0.5, g->notes[bar]);
+          plmtex ("b", 1.3 / 0.7, (x - xmin) / (xmax - xmin), 0.5, g->bars[b]);
+          plschr (0, font);
+        }
+      plmtex ("b", 3.0, ((double) gi * (g->n_bars + 1) + (g->n_bars - 1) / 2.0 - xmin)
+              / (xmax - xmin), 0.5, g->groups[gi]);
+    }
+  plschr (0, 1.0);
+  if (g->n_components > 0)
+    legend_at (g->components, g->n_components, TRUE, NULL,
+               PL_POSITION_RIGHT | PL_POSITION_OUTSIDE, 0.9 * font,
+               60.0 / (d->width * (1.0 - MAX ((double) BARS_RIGHT_PX / d->width, 0.25))
+                       - BARS_LEFT_PX));
+}
+
+gboolean
+ffm_plot_grouped_bars (const char *path, const FfmPlotAxes *axes,
+                       const FfmPlotBarGroups *bars, GError **error)
+{
+  Target t = { 0 };
+  Groups d = { axes, bars, 0 };
+
+  /* Wider with many bars, so that their labels stay apart. */
+  t.width = (int) CLAMP ((BARS_LEFT_PX + BAR_SLOT_PX * bars->n_groups * (bars->n_bars + 1))
+                         / 0.8, 960, 6000);
+  d.width = t.width;
+  if (!begin (&t, path, error))
+    return FALSE;
+  return guarded (&t, draw_grouped, &d, error);
+}
+
+typedef struct {
+  const char *title;
+  const FfmPlotFusionRow *rows;
+  guint n_rows;
+  const char *const *kinds;
+  guint n_kinds;
+  guint n_columns;
+} Fusion;
+
+static guint
+find_root (guint *parent, guint i)
+{
+  while (parent[i] != i)
+    i = parent[i] = parent[parent[i]];
+  return i;
+}
+
+/* TUNING: geometry of the diagram in world units: a box per column unit,
+ * a row per unit; the label column is LABEL_UNITS wide. */
+#define LABEL_UNITS 4.6
+#define BOX_HALF_HEIGHT 0.2
+
+static void
+draw_fusion_row (const FfmPlotFusionRow *row, double y)
+{
+  g_autofree guint *parent = g_new (guint, MAX (row->n_boxes, 1));
+  g_autofree guint *size = g_new0 (guint, MAX (row->n_boxes, 1));
+  g_autofree int *shade = g_new (int, MAX (row->n_boxes, 1));
+  guint n_groups = 0;
+
+  plcol0 (1);
+  plschr (0, 0.7);
+  plptex (-0.15, y, 1, 0, 1.0, row->label);
+  if (row->failed)
+    {
+      plptex (0.1, y, 1, 0, 0, "failed (no mapping)");
+      plschr (0, 1.0);
+      return;
+    }
+  for (guint i = 0; i < row->n_boxes; i++)
+    parent[i] = i;
+  for (guint k = 0; k < row->n_links; k++)
+    if (row->from[k] < row->n_boxes && row->to[k] < row->n_boxes)
+      parent[find_root (parent, row->from[k])] = find_root (parent, row->to[k]);
+  for (guint i = 0; i < row->n_boxes; i++)
+    size[find_root (parent, i)]++;
+  for (guint i = 0; i < row->n_boxes; i++)
+    shade[i] = -1;
+  for (guint i = 0; i < row->n_boxes; i++)
+    {
+      guint r = find_root (parent, i);
+      if (size[r] > 1 && shade[r] < 0)
+        shade[r] = (int) (n_groups++ % N_COLOURS);
+    }
+  /* Links first, as arcs above the boxes, so that the boxes cover their
+   * ends; a longer link arcs higher. */
+  for (guint k = 0; k < row->n_links; k++)
+    {
+      PLFLT ax[17], ay[17];
+      double a = MIN (row->from[k], row->to[k]) + 0.5, b = MAX (row->from[k], row->to[k]) + 0.5;
+      double h = 0.12 + 0.05 * MIN (b - a, 5.0);
+      if (row->from[k] >= row->n_boxes || row->to[k] >= row->n_boxes)
+        continue;
+      for (guint s = 0; s < G_N_ELEMENTS (ax); s++)
+        {
+          double f = (double) s / (G_N_ELEMENTS (ax) - 1);
+          ax[s] = a + f * (b - a);
+          ay[s] = y + BOX_HALF_HEIGHT + h * sin (G_PI * f);
+        }
+      plcol0 ((PLINT) (2 + row->kind[k] % N_COLOURS));
+      plwidth (2.5);
+      plline (G_N_ELEMENTS (ax), ax, ay);
+      plwidth (1.0);
+    }
+  plschr (0, 0.5);
+  for (guint i = 0; i < row->n_boxes; i++)
+    {
+      PLFLT bx[5] = { i + 0.06, i + 0.94, i + 0.94, i + 0.06, i + 0.06 };
+      PLFLT by[5] = { y - BOX_HALF_HEIGHT, y - BOX_HALF_HEIGHT, y + BOX_HALF_HEIGHT,
+                      y + BOX_HALF_HEIGHT, y - BOX_HALF_HEIGHT };
+      int sh = shade[find_root (parent, i)];
+      if (sh >= 0)
+        {
+          /* The light (band) colours, drawn over white: fused groups. */
+          plcol0 (0);
+          plfill (4, bx, by);
+          plcol0 ((PLINT) (2 + N_COLOURS + (guint) sh));
+          plfill (4, bx, by);
+        }
+      plcol0 (1);
+      plline (5, bx, by);
+      plptex (i + 0.5, y - 0.04, 1, 0, 0.5, row->boxes[i]);
+    }
+  plschr (0, 1.0);
+}
+
+static void
+draw_fusion (gconstpointer data)
+{
+  const Fusion *f = data;
+  double ytop = 0.6, ybottom = -(double) f->n_rows - 0.5;
+
+  pladv (0);
+  plvpor (0.01, 0.99, 0.02, 0.92);
+  plwind (-LABEL_UNITS, (double) MAX (f->n_columns, 1) + 0.1, ybottom, ytop);
+  plcol0 (1);
+  plmtex ("t", 2.0, 0.5, 0.5, f->title != NULL ? f->title : "");
+  for (guint r = 0; r < f->n_rows; r++)
+    draw_fusion_row (&f->rows[r], -(double) r);
+  /* The legend below the rows, drawn by hand: one arc colour per memory
+   * and what the shading means. */
+  plschr (0, 0.8);
+  for (guint i = 0; i < f->n_kinds; i++)
+    {
+      double x = 3.2 * i, y = -(double) f->n_rows + 0.15;
+      PLFLT lx[2] = { x, x + 0.5 }, ly[2] = { y, y };
+      plcol0 ((PLINT) (2 + i % N_COLOURS));
+      plwidth (2.5);
+      plline (2, lx, ly);
+      plwidth (1.0);
+      plcol0 (1);
+      plptex (x + 0.6, y - 0.05, 1, 0, 0, f->kinds[i]);
+    }
+  plcol0 (1);
+  plptex (-LABEL_UNITS + 0.1, -(double) f->n_rows - 0.3, 1, 0, 0,
+          "Arcs: a tensor passed on chip (coloured by memory); boxes shaded alike: "
+          "fused together");
+  plschr (0, 1.0);
+}
+
+gboolean
+ffm_plot_fusion (const char *path, const char *title, const FfmPlotFusionRow *rows,
+                 guint n_rows, const char *const *kinds, guint n_kinds, GError **error)
+{
+  Target t = { 0 };
+  Fusion f = { title, rows, n_rows, kinds, n_kinds, 0 };
+
+  for (guint r = 0; r < n_rows; r++)
+    f.n_columns = MAX (f.n_columns, rows[r].n_boxes);
+  /* A box wide enough for a name like QK_softmax at the small size, a
+   * row tall enough for its arcs. */
+  t.width = (int) CLAMP (110.0 * (f.n_columns + LABEL_UNITS), 960, 4000);
+  t.height = (int) CLAMP (160 + 70 * n_rows, 300, 8000);
+  if (!begin (&t, path, error))
+    return FALSE;
+  return guarded (&t, draw_fusion, &f, error);
+}
+
 #else  /* !FFM_HAVE_PLPLOT */
 
 static gboolean
@@ -578,6 +842,20 @@ ffm_plot_stacked_bars (const char *path, const FfmPlotAxes *axes,
                        const char *const *categories, guint n_categories,
                        const char *const *components, guint n_components,
                        const double *values, GError **error)
+{
+  return unavailable (path, error);
+}
+
+gboolean
+ffm_plot_grouped_bars (const char *path, const FfmPlotAxes *axes,
+                       const FfmPlotBarGroups *bars, GError **error)
+{
+  return unavailable (path, error);
+}
+
+gboolean
+ffm_plot_fusion (const char *path, const char *title, const FfmPlotFusionRow *rows,
+                 guint n_rows, const char *const *kinds, guint n_kinds, GError **error)
 {
   return unavailable (path, error);
 }

@@ -9,10 +9,14 @@
  * here fails with FFM_PLOT_ERROR_UNAVAILABLE, whose message says that this
  * build has no plotting and how to get it, and everything else works.
  *
- * Two kinds of plot, sharing the axes description:
+ * The kinds of plot, the first three sharing the axes description:
  *   - lines: one line per series over x, optionally with a band (low to
  *     high at each x: the spread of several runs), log axes on request;
- *   - stacked bars: one bar per category, made of stacked components.
+ *   - stacked bars: one bar per category, made of stacked components;
+ *   - grouped stacked bars: the same, in groups (a bar per policy at each
+ *     design point: the FFM paper's Fig. 12);
+ *   - a fusion diagram: rows of boxes (Einsums) with the fused ones joined
+ *     (the paper's Fig. 13).
  * The output is written to a temporary file beside the destination,
  * checked (the format's trailer is there), then renamed: a failed plot
  * leaves no half-written file. PLplot keeps global state: call these from
@@ -84,5 +88,55 @@ gboolean ffm_plot_stacked_bars (const char *path,
                                 guint n_components,
                                 const double *values,
                                 GError **error);
+
+/* Bars in groups: group g (a design point) holds n_bars bars (the
+ * policies), bar b of it stacks values[(g * n_bars + b) * n_components + k]
+ * for component k (NAN or <= 0: nothing). Each bar is labelled bars[b]
+ * below it, each group groups[g] below its bars; notes (NULL, or one per
+ * bar, NULL entries allowed) are written above the bars (their totals). */
+typedef struct {
+  const char *const *groups;
+  guint n_groups;
+  const char *const *bars;
+  guint n_bars;
+  const char *const *components;
+  guint n_components;
+  const double *values;
+  const char *const *notes;
+} FfmPlotBarGroups;
+
+/* Draws @bars into @path (.svg, .png or .pdf); the axes' log flags are
+ * ignored. */
+gboolean ffm_plot_grouped_bars (const char *path,
+                                const FfmPlotAxes *axes,
+                                const FfmPlotBarGroups *bars,
+                                GError **error);
+
+/* One row of a fusion diagram: boxes in order (the Einsums), and links
+ * between boxes (a producer and a consumer sharing a tensor kept on chip),
+ * link k joining boxes from[k] and to[k], drawn in the colour of
+ * kinds[kind[k]] (the memory the tensor stays in). Boxes joined by links
+ * are shaded alike: one fused group. A failed row is drawn as its label
+ * and the word "failed". */
+typedef struct {
+  const char *label;
+  gboolean failed;
+  const char *const *boxes;
+  guint n_boxes;
+  const guint *from;
+  const guint *to;
+  const guint *kind;
+  guint n_links;
+} FfmPlotFusionRow;
+
+/* Draws the rows top to bottom into @path, with a legend of @kinds
+ * ("kept in GlobalBuffer"). */
+gboolean ffm_plot_fusion (const char *path,
+                          const char *title,
+                          const FfmPlotFusionRow *rows,
+                          guint n_rows,
+                          const char *const *kinds,
+                          guint n_kinds,
+                          GError **error);
 
 G_END_DECLS
