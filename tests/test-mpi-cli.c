@@ -1,10 +1,15 @@
-/* test-mpi-cli.c: `mpirun -n N ffm map` (ffm-cli-mpi.h, docs/cluster.md)
- * end to end, on this machine with --oversubscribe: the same mapping and
- * numbers, to the last bit of the JSON, as one process on several
- * workloads with 2 and 3 ranks (equal-Einsum reuse included); every rank's
- * memory on stderr; a rank killed in the middle of its first job, a rank
- * that read other input and a rank with a bad argument fail the run with
- * a message and no mapping. In a build without MPI (MPI_BUILT=0) these
+/* test-mpi-cli.c: `mpirun -n N ffm map`, `ffm sweep` and `ffm compare`
+ * (ffm-cli-mpi.h, ffm-cli-mpi-points.h, docs/cluster.md) end to end, on
+ * this machine with --oversubscribe: the same mapping and numbers, to the
+ * last bit of the JSON, as one process on several workloads with 2 and 3
+ * ranks (equal-Einsum reuse and mapping constraints included); every
+ * rank's memory on stderr; a rank killed in the middle of its first job, a
+ * rank that read other input (or other constraints) and a rank with a bad
+ * argument fail the run with a message and no mapping. Sweeps: the same
+ * CSV and JSON as one process (times aside), resumed from a partial CSV
+ * running only the missing points, a failing point recorded, a rank
+ * killed mid-sweep failing the run with a CSV that a rerun completes.
+ * Compare: the same JSON and CSV as one process (times aside). In a build without MPI (MPI_BUILT=0) these
  * are skipped, and ffm started as one of several ranks refuses to run. */
 #include "ffm-run.h"
 
@@ -94,6 +99,9 @@ static const Case cases[] = {
                               "--max-fused-loops", "2", NULL } },
   { "matmul-chain-pareto", { "map", "--arch", "simple", "--workload", "matmul-chain",
                              "--objective", "pareto", NULL } },
+  /* Each rank loads and binds the policy itself. */
+  { "gpt3-transfusion", { "map", "--arch", "simple", "--workload", "gpt3-6.7b",
+                          "--param", "new_tokens=64", "--policy", "transfusion", NULL } },
 };
 
 static void
@@ -121,6 +129,8 @@ test_same_as_one_process (gconstpointer data)
   g_assert_nonnull (strstr (expected, "\"mapping\""));
   if (strcmp (c->name, "matmuls-reuse") == 0)
     g_assert_nonnull (strstr (expected, "\"einsums_reused\": 1"));
+  if (strcmp (c->name, "gpt3-transfusion") == 0)
+    g_assert_nonnull (strstr (expected, "\"name\": \"transfusion\""));
   for (guint n = 2; n <= 3; n++)
     {
       g_auto (FfmTestRun) many = { 0 };
@@ -154,22 +164,50 @@ test_one_rank (void)
   g_assert_null (strstr (run.err, "MPI:"));
 }
 
-/* Mapping constraints are not sent to other ranks yet: refused with a
- * message before any rank starts a job, every rank released. */
+/* A constraints file, which every rank reads itself: the same mapping as
+ * one process, which differs from the unconstrained one. */
 static void
-test_constraints_refused (void)
+test_constraints_file (void)
 {
-  const char *const args[] = { "map", "--arch", "simple", "--workload", "matmuls",
-                               "--no-fuse", "intermediates", NULL };
-  g_auto (FfmTestRun) run = { 0 };
+  g_autofree char *dir = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr (GError) error = NULL;
+  g_auto (FfmTestRun) one = { 0 }, many = { 0 }, free_run = { 0 };
+  g_autofree char *expected = NULL, *got = NULL, *unconstrained = NULL;
+  const char *base[] = { "map", "--arch", "simple", "--workload", "matmuls",
+                         "--param", "n_einsums=3", "--threads", "1", "--json", "-" };
+  g_autoptr (GPtrArray) args = g_ptr_array_new ();
 
   if (skip_without_mpi ())
     return;
-  run_ranks (&run, 2, args, NULL);
-  g_assert_false (run.timed_out);
-  g_assert_cmpint (run.status, !=, 0);
-  g_assert_null (strstr (run.out, "Best mapping"));
-  g_assert_nonnull (strstr (run.err, "not spread over MPI ranks yet"));
+  dir = ffm_test_scratch_dir ("ffm-mpi");
+  path = g_build_filename (dir, "c.json", NULL);
+  g_assert_true (g_file_set_contents (path, "{ \"ffm_constraints\": 1, \"name\": "
+                                      "\"no fusion\", \"constraints\": [ { \"unfuse\": "
+                                      "\"intermediates\" } ] }\n", -1, &error));
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (base); i++)
+    g_ptr_array_add (args, (char *) base[i]);
+  g_ptr_array_add (args, NULL);
+  run_ranks (&free_run, 0, (const char *const *) args->pdata, NULL);
+  g_assert_cmpint (free_run.status, ==, 0);
+  g_ptr_array_remove_index (args, args->len - 1);
+  g_ptr_array_add (args, "--constraints");
+  g_ptr_array_add (args, path);
+  g_ptr_array_add (args, NULL);
+  run_ranks (&one, 0, (const char *const *) args->pdata, NULL);
+  g_assert_cmpint (one.status, ==, 0);
+  run_ranks (&many, 2, (const char *const *) args->pdata, NULL);
+  g_assert_false (many.timed_out);
+  g_assert_cmpint (many.status, ==, 0);
+  g_assert_nonnull (strstr (many.err, "MPI: 2 ranks"));
+  expected = without_times (one.out);
+  got = without_times (many.out);
+  unconstrained = without_times (free_run.out);
+  g_assert_nonnull (strstr (expected, "\"no fusion\""));
+  g_assert_cmpstr (got, ==, expected);
+  g_assert_cmpstr (unconstrained, !=, expected);
+  ffm_test_remove_dir (dir);
 }
 
 /* Rank 1 dies (SIGKILL) on receiving its first job: the launcher stops
@@ -231,6 +269,26 @@ test_rank_other_input (void)
   g_assert_nonnull (strstr (run.err, "differ from rank 0's"));
 }
 
+/* Rank 1 reads the same problem under other constraints: its jobs'
+ * fingerprint differs from rank 0's. */
+static void
+test_rank_other_constraints (void)
+{
+  const char *const rank1[] = { "map", "--arch", "simple", "--workload", "matmuls",
+                                "--param", "n_einsums=3", "--no-fuse", "intermediates",
+                                NULL };
+  g_auto (FfmTestRun) run = { 0 };
+
+  if (skip_without_mpi ())
+    return;
+  run_two_programs (&run, rank1);
+  g_assert_false (run.timed_out);
+  g_assert_cmpint (run.status, !=, 0);
+  g_assert_null (strstr (run.out, "Best mapping"));
+  g_assert_nonnull (strstr (run.err, "MPI: rank 1 failed"));
+  g_assert_nonnull (strstr (run.err, "constraints"));
+}
+
 static void
 test_rank_bad_argument (void)
 {
@@ -282,7 +340,8 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/mpi/map/one-rank", test_one_rank);
   g_test_add_func ("/mpi/map/rank-killed", test_rank_killed);
-  g_test_add_func ("/mpi/map/constraints-refused", test_constraints_refused);
+  g_test_add_func ("/mpi/map/constraints-file", test_constraints_file);
+  g_test_add_func ("/mpi/map/rank-other-constraints", test_rank_other_constraints);
   g_test_add_func ("/mpi/map/rank-other-input", test_rank_other_input);
   g_test_add_func ("/mpi/map/rank-bad-argument", test_rank_bad_argument);
   g_test_add_func ("/mpi/refused-without-mpi", test_refused_without_mpi);
