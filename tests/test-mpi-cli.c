@@ -305,6 +305,327 @@ test_rank_bad_argument (void)
   g_assert_nonnull (strstr (run.err, "MPI: rank 1 failed: it stopped before running jobs"));
 }
 
+/* ---- ffm sweep ---- */
+
+static char *
+read_text (const char *path)
+{
+  g_autoptr (GError) error = NULL;
+  char *text = NULL;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, &error));
+  g_assert_no_error (error);
+  return text;
+}
+
+/* The records of CSV @text, each a GPtrArray of its fields as written
+ * (quotes kept): fields split at commas outside quotes, records at
+ * newlines outside quotes. */
+static GPtrArray *
+csv_split (const char *text)
+{
+  GPtrArray *records = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  GPtrArray *fields = g_ptr_array_new_with_free_func (g_free);
+  GString *field = g_string_new (NULL);
+  gboolean quoted = FALSE;
+
+  for (const char *c = text; *c != '\0'; c++)
+    {
+      if (*c == '"')
+        quoted = !quoted;
+      if (!quoted && (*c == ',' || *c == '\n'))
+        {
+          g_ptr_array_add (fields, g_string_free (field, FALSE));
+          field = g_string_new (NULL);
+          if (*c == '\n')
+            {
+              g_ptr_array_add (records, fields);
+              fields = g_ptr_array_new_with_free_func (g_free);
+            }
+          continue;
+        }
+      g_string_append_c (field, *c);
+    }
+  g_string_free (field, TRUE);
+  g_ptr_array_unref (fields);   /* the file ends with a newline */
+  return records;
+}
+
+/* The CSV file at @path without its "seconds" column (wall times). */
+static char *
+csv_without_seconds (const char *path)
+{
+  g_autofree char *text = read_text (path);
+  g_autoptr (GPtrArray) records = csv_split (text);
+  GString *out = g_string_new (NULL);
+  guint col = G_MAXUINT;
+  GPtrArray *header;
+
+  g_assert_cmpuint (records->len, >, 0);
+  header = records->pdata[0];
+  for (guint i = 0; i < header->len; i++)
+    if (strcmp (header->pdata[i], "seconds") == 0)
+      col = i;
+  g_assert_cmpuint (col, !=, G_MAXUINT);
+  for (guint r = 0; r < records->len; r++)
+    {
+      GPtrArray *f = records->pdata[r];
+      g_assert_cmpuint (f->len, ==, header->len);
+      for (guint i = 0; i < f->len; i++)
+        if (i != col)
+          g_string_append_printf (out, "%s,", (const char *) f->pdata[i]);
+      g_string_append_c (out, '\n');
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* The points each rank ran, summed from rank 0's report ("rank 1 3
+ * points"). */
+static guint
+points_run (const char *err)
+{
+  const char *at = strstr (err, "MPI: ");
+  guint total = 0;
+
+  g_assert_nonnull (at);
+  while ((at = strstr (at, " rank ")) != NULL)
+    {
+      guint64 n;
+      char *end;
+      at += strlen (" rank ");
+      g_ascii_strtoull (at, &end, 10);
+      n = g_ascii_strtoull (end, &end, 10);
+      if (g_str_has_prefix (end, " points"))
+        total += (guint) n;
+    }
+  return total;
+}
+
+/* `ffm sweep SWEEP... --threads 1 --csv DIR/NAME.csv [--json DIR/NAME.json]`
+ * under N ranks (0: one process). */
+static void
+run_sweep (FfmTestRun *run, guint n, const char *const *sweep, const char *dir,
+           const char *name, gboolean json, const char *const *env)
+{
+  g_autoptr (GPtrArray) args = g_ptr_array_new_with_free_func (NULL);
+  g_autofree char *csv = g_strdup_printf ("%s/%s.csv", dir, name);
+  g_autofree char *json_path = g_strdup_printf ("%s/%s.json", dir, name);
+
+  g_ptr_array_add (args, "sweep");
+  for (guint i = 0; sweep[i] != NULL; i++)
+    g_ptr_array_add (args, (char *) sweep[i]);
+  g_ptr_array_add (args, "--threads");
+  g_ptr_array_add (args, "1");
+  g_ptr_array_add (args, "--csv");
+  g_ptr_array_add (args, csv);
+  if (json)
+    {
+      g_ptr_array_add (args, "--json");
+      g_ptr_array_add (args, json_path);
+    }
+  g_ptr_array_add (args, NULL);
+  run_ranks (run, n, (const char *const *) args->pdata, env);
+  g_assert_false (run->timed_out);
+}
+
+/* 3 x 2 matmul chains under two policies: 12 small points. */
+static const char *const grid[] = { "--arch", "simple", "--workload", "matmuls",
+                                    "--sweep", "n_einsums=2,3,4", "--sweep", "m=64,128",
+                                    "--policy", "ffm,unfused", NULL };
+
+static void
+test_sweep_same_as_one_process (void)
+{
+  g_autofree char *dir = NULL;
+  g_auto (FfmTestRun) one = { 0 };
+  g_autofree char *csv = NULL, *json = NULL, *json_text = NULL;
+
+  if (skip_without_mpi ())
+    return;
+  dir = ffm_test_scratch_dir ("ffm-mpi");
+  run_sweep (&one, 0, grid, dir, "one", TRUE, NULL);
+  g_assert_cmpint (one.status, ==, 0);
+  g_assert_null (strstr (one.err, "MPI"));
+  csv = g_strdup_printf ("%s/one.csv", dir);
+  json = g_strdup_printf ("%s/one.json", dir);
+  {
+    g_autofree char *a = read_text (csv);
+    g_autofree char *text = read_text (json);
+    g_autoptr (GPtrArray) records = csv_split (a);
+    json_text = without_times (text);
+    g_assert_cmpuint (records->len, ==, 13);    /* the header and 12 rows */
+  }
+  for (guint n = 2; n <= 3; n++)
+    {
+      g_auto (FfmTestRun) many = { 0 };
+      g_autofree char *name = g_strdup_printf ("n%u", n);
+      g_autofree char *csv_n = g_strdup_printf ("%s/n%u.csv", dir, n);
+      g_autofree char *json_n = g_strdup_printf ("%s/n%u.json", dir, n);
+      g_autofree char *ranks = g_strdup_printf ("MPI: %u ranks", n);
+      g_autofree char *a = csv_without_seconds (csv);
+      g_autofree char *b = NULL, *text = NULL, *got = NULL;
+
+      run_sweep (&many, n, grid, dir, name, TRUE, NULL);
+      g_assert_cmpint (many.status, ==, 0);
+      b = csv_without_seconds (csv_n);
+      g_assert_cmpstr (b, ==, a);
+      text = read_text (json_n);
+      got = without_times (text);
+      g_assert_cmpstr (got, ==, json_text);
+      /* Every point ran once; each rank's share and memory. */
+      g_assert_nonnull (strstr (many.err, ranks));
+      g_assert_cmpuint (points_run (many.err), ==, 12);
+      g_assert_nonnull (strstr (many.err, "MiB"));
+      g_assert_cmpstr (many.out, ==, "");
+    }
+  ffm_test_remove_dir (dir);
+}
+
+/* Under mpirun, a CSV holding the first points (and half a row, as a kill
+ * leaves it): only the missing points run, and the CSV ends as the
+ * uninterrupted one. */
+static void
+test_sweep_resume (void)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *whole = NULL, *part = NULL, *text = NULL, *a = NULL, *b = NULL;
+  g_auto (FfmTestRun) one = { 0 }, resumed = { 0 };
+  g_auto (GStrv) lines = NULL;
+  g_autoptr (GString) cut = g_string_new (NULL);
+  g_autoptr (GError) error = NULL;
+
+  if (skip_without_mpi ())
+    return;
+  dir = ffm_test_scratch_dir ("ffm-mpi");
+  run_sweep (&one, 0, grid, dir, "whole", FALSE, NULL);
+  g_assert_cmpint (one.status, ==, 0);
+  whole = g_strdup_printf ("%s/whole.csv", dir);
+  part = g_strdup_printf ("%s/part.csv", dir);
+  text = read_text (whole);
+  lines = g_strsplit (text, "\n", -1);
+  g_assert_cmpuint (g_strv_length (lines), ==, 14);  /* header, 12 rows, "" */
+  /* The header, rows 1, 2, 4 and 7, and the start of row 8. */
+  g_string_append_printf (cut, "%s\n%s\n%s\n%s\n%s\n", lines[0], lines[1], lines[2],
+                          lines[4], lines[7]);
+  g_string_append_len (cut, lines[8], 10);
+  g_assert_true (g_file_set_contents (part, cut->str, -1, &error));
+  g_assert_no_error (error);
+  run_sweep (&resumed, 2, grid, dir, "part", FALSE, NULL);
+  g_assert_cmpint (resumed.status, ==, 0);
+  g_assert_nonnull (strstr (resumed.err, "resuming: 4 of 12 points"));
+  g_assert_cmpuint (points_run (resumed.err), ==, 8);
+  a = csv_without_seconds (whole);
+  b = csv_without_seconds (part);
+  g_assert_cmpstr (b, ==, a);
+  ffm_test_remove_dir (dir);
+}
+
+/* Points that fail to load (m=0) or to fit (a 1-bit buffer that must keep
+ * T1) are recorded as one process records them, and the others complete. */
+static void
+test_sweep_failing_points (void)
+{
+  const char *const sweep[] = { "--arch", "simple", "--workload", "matmuls",
+                                "--sweep", "m=0,64,128",
+                                "--sweep-arch", "global_buffer_size=1,100000000",
+                                "--keep", "T1@GlobalBuffer", NULL };
+  g_autofree char *dir = NULL;
+  g_autofree char *a = NULL, *b = NULL, *csv_one = NULL, *csv_two = NULL;
+  g_auto (FfmTestRun) one = { 0 }, two = { 0 };
+
+  if (skip_without_mpi ())
+    return;
+  dir = ffm_test_scratch_dir ("ffm-mpi");
+  run_sweep (&one, 0, sweep, dir, "one", TRUE, NULL);
+  g_assert_cmpint (one.status, ==, 1);
+  g_assert_nonnull (strstr (one.err, "4 of 6 points failed"));
+  run_sweep (&two, 2, sweep, dir, "two", TRUE, NULL);
+  g_assert_cmpint (two.status, ==, 1);
+  g_assert_nonnull (strstr (two.err, "4 of 6 points failed"));
+  g_assert_nonnull (strstr (two.err, "does not fit"));
+  g_assert_nonnull (strstr (two.err, "is below the minimum"));
+  csv_one = g_strdup_printf ("%s/one.csv", dir);
+  csv_two = g_strdup_printf ("%s/two.csv", dir);
+  a = csv_without_seconds (csv_one);
+  b = csv_without_seconds (csv_two);
+  g_assert_cmpstr (b, ==, a);
+  g_assert_nonnull (strstr (b, ",ok,"));
+  g_assert_nonnull (strstr (b, ",failed,"));
+  ffm_test_remove_dir (dir);
+}
+
+/* Rank 1 dies (SIGKILL) on receiving its second point: Open MPI ends the
+ * run, which fails saying so; the CSV so far is valid, and running the
+ * same command again (here as one process) completes it. */
+static void
+test_sweep_rank_killed (void)
+{
+  const char *const env[] = { "FFM_MPI_TEST_DIE=1:2", NULL };
+  g_autofree char *dir = NULL;
+  g_autofree char *a = NULL, *b = NULL, *whole = NULL, *cut = NULL;
+  g_auto (FfmTestRun) one = { 0 }, killed = { 0 }, again = { 0 };
+
+  if (skip_without_mpi ())
+    return;
+  dir = ffm_test_scratch_dir ("ffm-mpi");
+  run_sweep (&one, 0, grid, dir, "whole", FALSE, NULL);
+  g_assert_cmpint (one.status, ==, 0);
+  run_sweep (&killed, 2, grid, dir, "cut", FALSE, env);
+  g_assert_cmpint (killed.status, !=, 0);
+  g_assert_nonnull (strstr (killed.err, "a rank died"));
+  g_assert_nonnull (strstr (killed.err, "run the same command again"));
+  run_sweep (&again, 0, grid, dir, "cut", FALSE, NULL);
+  g_assert_cmpint (again.status, ==, 0);
+  whole = g_strdup_printf ("%s/whole.csv", dir);
+  cut = g_strdup_printf ("%s/cut.csv", dir);
+  a = csv_without_seconds (whole);
+  b = csv_without_seconds (cut);
+  g_assert_cmpstr (b, ==, a);
+  ffm_test_remove_dir (dir);
+}
+
+/* Rank 1 sweeps other values: it says so, the run fails, and rank 0's
+ * points are in the CSV, which a correct run completes. */
+static void
+test_sweep_rank_other_input (void)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *csv = NULL;
+  g_autoptr (GPtrArray) args = g_ptr_array_new ();
+  const char *const other[] = { "--arch", "simple", "--workload", "matmuls",
+                                "--sweep", "n_einsums=2,3", "--sweep", "m=64,128",
+                                "--policy", "ffm,unfused", NULL };
+  g_auto (FfmTestRun) run = { 0 };
+
+  if (skip_without_mpi ())
+    return;
+  dir = ffm_test_scratch_dir ("ffm-mpi");
+  csv = g_strdup_printf ("%s/s.csv", dir);
+  g_ptr_array_add (args, "sweep");
+  for (guint i = 0; grid[i] != NULL; i++)
+    g_ptr_array_add (args, (char *) grid[i]);
+  g_ptr_array_add (args, "--csv");
+  g_ptr_array_add (args, csv);
+  g_ptr_array_add (args, ":");
+  g_ptr_array_add (args, "-n");
+  g_ptr_array_add (args, "1");
+  g_ptr_array_add (args, (char *) g_getenv ("FFM_EXE"));
+  g_ptr_array_add (args, "sweep");
+  for (guint i = 0; other[i] != NULL; i++)
+    g_ptr_array_add (args, (char *) other[i]);
+  g_ptr_array_add (args, NULL);
+  run_ranks (&run, 1, (const char *const *) args->pdata, NULL);
+  g_assert_false (run.timed_out);
+  g_assert_cmpint (run.status, !=, 0);
+  g_assert_nonnull (strstr (run.err, "MPI: rank 1 failed"));
+  g_assert_nonnull (strstr (run.err, "differs from rank 0's"));
+  {
+    g_autofree char *rows = csv_without_seconds (csv);
+    g_assert_nonnull (strstr (rows, ",ok,"));
+  }
+  ffm_test_remove_dir (dir);
+}
+
 /* A build without MPI, started by a launcher as one of two: it refuses
  * instead of running the whole search twice. */
 static void
@@ -344,6 +665,11 @@ main (int argc, char **argv)
   g_test_add_func ("/mpi/map/rank-other-constraints", test_rank_other_constraints);
   g_test_add_func ("/mpi/map/rank-other-input", test_rank_other_input);
   g_test_add_func ("/mpi/map/rank-bad-argument", test_rank_bad_argument);
+  g_test_add_func ("/mpi/sweep/same-as-one-process", test_sweep_same_as_one_process);
+  g_test_add_func ("/mpi/sweep/resume", test_sweep_resume);
+  g_test_add_func ("/mpi/sweep/failing-points", test_sweep_failing_points);
+  g_test_add_func ("/mpi/sweep/rank-killed", test_sweep_rank_killed);
+  g_test_add_func ("/mpi/sweep/rank-other-input", test_sweep_rank_other_input);
   g_test_add_func ("/mpi/refused-without-mpi", test_refused_without_mpi);
   return g_test_run ();
 }
