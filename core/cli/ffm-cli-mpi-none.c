@@ -79,7 +79,7 @@ ffm_cli_mpi_fingerprint_add (guint64 *hash, const char *text)
 
 gboolean
 ffm_cli_mpi_points_share (const char *command, const char *unit, const char *stopped,
-                          const guint *items, guint n_items, guint64 fingerprint,
+                          const char *shared, const guint *items, guint n_items, guint64 fingerprint,
                           guint n_local, const gint *cancel, FfmCliMpiRunHere here,
                           FfmCliMpiResult result, gpointer data)
 {
@@ -94,7 +94,7 @@ ffm_cli_mpi_points_finish (GError **error)
 
 int
 ffm_cli_mpi_points_serve (const char *command, guint64 fingerprint, guint n_threads,
-                          FfmCliMpiRunThere there, gpointer data)
+                          guint max_parallel, FfmCliMpiRunThere there, gpointer data)
 {
   return FFM_EXIT_OK;
 }

@@ -3,7 +3,8 @@
  *
  * Protocol (point to point on MPI_COMM_WORLD, rank 0 with each other rank;
  * on rank 0 only the dispatcher thread calls MPI while items are out):
- *   0 -> r  START   the fingerprint of the items and how many go out;
+ *   0 -> r  START   the fingerprint of the items, how many go out, and
+ *                   the shared text;
  *   r -> 0  READY   r's slots (threads running an item each): rank 0
  *                   answers with that many ITEMs;
  *   0 -> r  ITEM    a position in rank 0's list and the item, or -1: no
@@ -248,11 +249,13 @@ dispatcher_thread (gpointer data)
 
 gboolean
 ffm_cli_mpi_points_share (const char *command, const char *unit, const char *stopped,
-                          const guint *items, guint n_items, guint64 fingerprint,
+                          const char *shared, const guint *items, guint n_items, guint64 fingerprint,
                           guint n_local, const gint *cancel, FfmCliMpiRunHere here,
                           FfmCliMpiResult result, gpointer data)
 {
   StartMessage m = { fingerprint, n_items, 0 };
+  gsize n_shared = shared != NULL ? strlen (shared) : 0;
+  g_autofree guint8 *start = g_malloc (sizeof m + n_shared);
   Share *s;
 
   if (ffm_cli_mpi_size () < 2 || ffm_cli_mpi_rank () != 0 || share != NULL)
@@ -272,8 +275,13 @@ ffm_cli_mpi_points_share (const char *command, const char *unit, const char *sto
   share = s;
   ffm_cli_mpi_on_stop (stopped);
   ffm_cli_mpi_set_busy (TRUE);
+  /* The shared text follows the message, its length implied. */
+  m.reserved = shared != NULL;
+  memcpy (start, &m, sizeof m);
+  if (n_shared > 0)
+    memcpy (start + sizeof m, shared, n_shared);
   for (int r = 1; r < ffm_cli_mpi_size (); r++)
-    MPI_Send (&m, sizeof m, MPI_BYTE, r, TAG_START, MPI_COMM_WORLD);
+    MPI_Send (start, (int) (sizeof m + n_shared), MPI_BYTE, r, TAG_START, MPI_COMM_WORLD);
   for (guint i = 0; i < MAX (n_local, 1); i++)
     g_ptr_array_add (s->threads, g_thread_new ("ffm-mpi-local", local_thread, s));
   s->dispatcher = g_thread_new ("ffm-mpi-points", dispatcher_thread, s);
@@ -309,6 +317,7 @@ ffm_cli_mpi_points_finish (GError **error)
 typedef struct {
   FfmCliMpiRunThere there;
   gpointer data;
+  const char *shared;
   guint threads_per_item;
   GAsyncQueue *todo;            /* of ItemMessage*, or &no_more */
   GAsyncQueue *results;         /* of Result* */
@@ -334,7 +343,7 @@ worker_thread (gpointer data)
       gint64 start = g_get_monotonic_time ();
       r->m = *(ItemMessage *) got;
       g_free (got);
-      r->text = w->there (r->m.item, w->threads_per_item, w->data);
+      r->text = w->there (r->m.item, w->threads_per_item, w->shared, w->data);
       r->seconds = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
       g_async_queue_push (w->results, r);
     }
@@ -357,12 +366,13 @@ send_result (const Result *r)
 
 /* Runs rank 0's items. FALSE, with @message, when this rank cannot. */
 static gboolean
-serve_items (const StartMessage *m, guint64 fingerprint, guint n_threads,
-             FfmCliMpiRunThere there, gpointer data, char **message)
+serve_items (const StartMessage *m, const char *shared, guint64 fingerprint,
+             guint n_threads, guint max_parallel, FfmCliMpiRunThere there,
+             gpointer data, char **message)
 {
   g_autoptr (GPtrArray) threads = g_ptr_array_new ();
   FfmCliMpiRankStats stats = { 0 };
-  Worker w = { there, data, 1, NULL, NULL };
+  Worker w = { there, data, shared, 1, NULL, NULL };
   guint slots, active, outstanding = 0, spins = 0;
   guint64 received = 0;
 
@@ -374,7 +384,8 @@ serve_items (const StartMessage *m, guint64 fingerprint, guint n_threads,
       return FALSE;
     }
   /* As one process shares its threads: up to one item per thread. */
-  slots = MAX (1, MIN (n_threads, m->n_items));
+  slots = MAX (1, MIN (max_parallel > 0 ? MIN (n_threads, max_parallel) : n_threads,
+                       m->n_items));
   w.threads_per_item = MAX (1, n_threads / slots);
   w.todo = g_async_queue_new ();
   w.results = g_async_queue_new ();
@@ -431,7 +442,7 @@ serve_items (const StartMessage *m, guint64 fingerprint, guint n_threads,
 
 int
 ffm_cli_mpi_points_serve (const char *command, guint64 fingerprint, guint n_threads,
-                          FfmCliMpiRunThere there, gpointer data)
+                          guint max_parallel, FfmCliMpiRunThere there, gpointer data)
 {
   guint spins = 0;
 
@@ -453,16 +464,23 @@ ffm_cli_mpi_points_serve (const char *command, guint64 fingerprint, guint n_thre
       if (status.MPI_TAG == TAG_START)
         {
           g_autofree char *message = NULL;
+          g_autofree char *shared = NULL;
+          gsize size;
+          const guint8 *body = g_bytes_get_data (bytes, &size);
           StartMessage m;
-          if (g_bytes_get_size (bytes) != sizeof m)
-            message = g_strdup_printf ("rank 0 started %s %s in a message of %zu "
-                                       "bytes, not %zu: run the same ffm build on "
-                                       "every rank", command, "items",
-                                       g_bytes_get_size (bytes), sizeof m);
+          if (size < sizeof m)
+            message = g_strdup_printf ("rank 0 started ffm %s in a message of %zu "
+                                       "bytes, less than %zu: run the same ffm build "
+                                       "on every rank", command, size, sizeof m);
           else
-            memcpy (&m, g_bytes_get_data (bytes, NULL), sizeof m);
+            {
+              memcpy (&m, body, sizeof m);
+              if (m.reserved)
+                shared = g_strndup ((const char *) body + sizeof m, size - sizeof m);
+            }
           if (message != NULL
-              || !serve_items (&m, fingerprint, n_threads, there, data, &message))
+              || !serve_items (&m, shared, fingerprint, n_threads, max_parallel, there,
+                               data, &message))
             ffm_cli_mpi_send_text (0, TAG_FAILED, message);
         }
     }

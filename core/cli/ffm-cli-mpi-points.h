@@ -30,8 +30,11 @@ typedef void (*FfmCliMpiRunHere) (guint item, gpointer data);
 typedef void (*FfmCliMpiResult) (guint item, const char *text, gpointer data);
 /* A rank other than 0: runs @item with @n_threads threads and returns its
  * result as text (owned), or NULL when it was stopped (Ctrl-C,
- * --timeout) and is no result. Called on threads of this module. */
-typedef char *(*FfmCliMpiRunThere) (guint item, guint n_threads, gpointer data);
+ * --timeout) and is no result. @shared: what rank 0 measured before
+ * handing items out and every rank needs (ffm's time for budgets), or
+ * NULL. Called on threads of this module. */
+typedef char *(*FfmCliMpiRunThere) (guint item, guint n_threads, const char *shared,
+                                    gpointer data);
 
 /* TRUE on a rank other than 0 of several (after ffm_cli_mpi_begin()). */
 gboolean ffm_cli_mpi_is_worker (void);
@@ -45,9 +48,11 @@ void ffm_cli_mpi_fingerprint_add (guint64 *hash, const char *text);
  * every item then comes back through @here or @result exactly once.
  * FALSE (nothing started) when this is not rank 0 of several: run the
  * items as a single process does. @unit names the items in the report
- * ("points"); @stopped is printed if a rank dies. */
+ * ("points"); @stopped is printed if a rank dies; @shared (or NULL) goes
+ * to every FfmCliMpiRunThere. */
 gboolean ffm_cli_mpi_points_share (const char *command, const char *unit,
-                                   const char *stopped, const guint *items,
+                                   const char *stopped, const char *shared,
+                                   const guint *items,
                                    guint n_items, guint64 fingerprint, guint n_local,
                                    const gint *cancel, FfmCliMpiRunHere here,
                                    FfmCliMpiResult result, gpointer data);
@@ -59,8 +64,11 @@ gboolean ffm_cli_mpi_points_finish (GError **error);
 
 /* A rank other than 0: runs the items rank 0 hands out with @there until
  * rank 0 has none left, checking @fingerprint against rank 0's, then
- * waits for the end of the command. Returns the exit status. */
+ * waits for the end of the command. Up to @max_parallel items at a time
+ * (0: one per thread of @n_threads, as ffm sweep does), sharing the
+ * threads. Returns the exit status. */
 int ffm_cli_mpi_points_serve (const char *command, guint64 fingerprint,
-                              guint n_threads, FfmCliMpiRunThere there, gpointer data);
+                              guint n_threads, guint max_parallel,
+                              FfmCliMpiRunThere there, gpointer data);
 
 G_END_DECLS

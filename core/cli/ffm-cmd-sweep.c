@@ -865,7 +865,7 @@ mpi_result (guint item, const char *text, gpointer data)
 
 /* Another rank: loads and runs a point and returns its CSV row. */
 static char *
-mpi_run_there (guint item, guint n_threads, gpointer data)
+mpi_run_there (guint item, guint n_threads, const char *shared, gpointer data)
 {
   MpiSweep *m = data;
   g_autoptr (GAsyncQueue) finished = g_async_queue_new ();
@@ -903,7 +903,7 @@ mpi_serve_points (Sweep *s, const GArray *axes, GPtrArray *points)
   mpi_sweep = (MpiSweep) { s, axes, points, NULL, { 0 } };
   g_mutex_init (&mpi_sweep.lock);
   status = ffm_cli_mpi_points_serve (COMMAND, sweep_fingerprint (s->o, axes, points),
-                                     ffm_cli_run_options_get_threads (&s->o->run),
+                                     ffm_cli_run_options_get_threads (&s->o->run), 0,
                                      mpi_run_there, &mpi_sweep);
   g_mutex_clear (&mpi_sweep.lock);
   return status;
@@ -926,7 +926,7 @@ mpi_share_points (Sweep *s, const GArray *axes, GPtrArray *points, guint workers
                                 "launcher (a rank died, a node was lost, or the job "
                                 "was cancelled): the points finished so far are in "
                                 "--csv; run the same command again to finish the "
-                                "sweep\n", (const guint *) mpi_sweep.todo->data,
+                                "sweep\n", NULL, (const guint *) mpi_sweep.todo->data,
                                 mpi_sweep.todo->len, sweep_fingerprint (s->o, axes, points),
                                 workers, s->cancel, mpi_run_here, mpi_result, &mpi_sweep))
     return TRUE;
