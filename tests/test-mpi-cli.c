@@ -626,6 +626,110 @@ test_sweep_rank_other_input (void)
   ffm_test_remove_dir (dir);
 }
 
+/* ---- ffm compare ---- */
+
+/* The lines of @text that hold none of the words (times and what is
+ * computed from them: the checkpoints are multiples of ffm's wall time). */
+static char *
+without_words (const char *text, const char *const *words)
+{
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      gboolean keep = TRUE;
+      for (guint k = 0; words[k] != NULL; k++)
+        keep &= strstr (lines[i], words[k]) == NULL;
+      if (keep)
+        g_string_append_printf (out, "%s\n", lines[i]);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* The first @n fields of each line of @text. */
+static char *
+first_fields (const char *text, guint n)
+{
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_auto (GStrv) f = g_strsplit (lines[i], ",", (int) n + 1);
+      for (guint k = 0; k < n && f[k] != NULL; k++)
+        g_string_append_printf (out, "%s,", f[k]);
+      g_string_append_c (out, '\n');
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* Seeded runs with an evaluation budget are the same whichever rank runs
+ * them: the JSON and CSV as one process's, times aside; every run once. */
+static void
+test_compare_same_as_one_process (void)
+{
+  const char *const words[] = { "seconds", "percent", "per_pmapping", NULL };
+  g_autofree char *dir = NULL;
+  g_autofree char *expected_json = NULL, *expected_csv = NULL;
+
+  if (skip_without_mpi ())
+    return;
+  dir = ffm_test_scratch_dir ("ffm-mpi");
+  for (guint n = 0; n <= 3; n++)
+    {
+      g_autofree char *json = g_strdup_printf ("%s/c%u.json", dir, n);
+      g_autofree char *csv = g_strdup_printf ("%s/c%u.csv", dir, n);
+      const char *const args[] = { "compare", "--arch", "tpuv4i", "--workload", "matmuls",
+                                   "--param", "n_einsums=3", "--strategies", "set,random",
+                                   "--runs", "4", "--max-evaluations", "3000",
+                                   "--threads", "1", "--json", json, "--csv", csv, NULL };
+      g_auto (FfmTestRun) run = { 0 };
+      g_autofree char *json_text = NULL, *csv_text = NULL, *a = NULL, *b = NULL;
+
+      if (n == 1)
+        continue;
+      run_ranks (&run, n, args, NULL);
+      g_assert_false (run.timed_out);
+      g_assert_cmpint (run.status, ==, 0);
+      g_assert_nonnull (strstr (run.out, "Comparison on matmuls"));
+      json_text = read_text (json);
+      csv_text = read_text (csv);
+      /* strategy, run, seed, objective, percent, evaluations, queries */
+      a = without_words (json_text, words);
+      b = first_fields (csv_text, 7);
+      if (n == 0)
+        {
+          g_assert_null (strstr (run.err, "MPI"));
+          g_assert_nonnull (strstr (a, "\"seed\": 3001"));
+          expected_json = g_steal_pointer (&a);
+          expected_csv = g_steal_pointer (&b);
+          continue;
+        }
+      g_assert_cmpstr (a, ==, expected_json);
+      g_assert_cmpstr (b, ==, expected_csv);
+      {
+        g_autofree char *ranks = g_strdup_printf ("MPI: %u ranks", n);
+        const char *at = run.err;
+        guint total = 0;
+        g_assert_nonnull (strstr (run.err, ranks));
+        while ((at = strstr (at, " rank ")) != NULL)
+          {
+            char *end;
+            guint64 k;
+            at += strlen (" rank ");
+            g_ascii_strtoull (at, &end, 10);
+            k = g_ascii_strtoull (end, &end, 10);
+            if (g_str_has_prefix (end, " runs"))
+              total += (guint) k;
+          }
+        g_assert_cmpuint (total, ==, 8);
+        g_assert_nonnull (strstr (run.err, "MiB"));
+      }
+    }
+  ffm_test_remove_dir (dir);
+}
+
 /* A build without MPI, started by a launcher as one of two: it refuses
  * instead of running the whole search twice. */
 static void
@@ -670,6 +774,7 @@ main (int argc, char **argv)
   g_test_add_func ("/mpi/sweep/failing-points", test_sweep_failing_points);
   g_test_add_func ("/mpi/sweep/rank-killed", test_sweep_rank_killed);
   g_test_add_func ("/mpi/sweep/rank-other-input", test_sweep_rank_other_input);
+  g_test_add_func ("/mpi/compare/same-as-one-process", test_compare_same_as_one_process);
   g_test_add_func ("/mpi/refused-without-mpi", test_refused_without_mpi);
   return g_test_run ();
 }
