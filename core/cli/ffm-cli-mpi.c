@@ -685,7 +685,8 @@ ffm_cli_mpi_end (const char *command, int status)
           MPI_Status st;
           if (message_waiting (0, &st))
             {
-              g_autoptr (GBytes) bytes = receive_bytes (&st);
+              /* Anything else (a START, a GENERATE) is for a rank that serves. */
+              g_bytes_unref (receive_bytes (&st));
               if (st.MPI_TAG == TAG_QUIT)
                 break;
             }
