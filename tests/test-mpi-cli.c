@@ -730,27 +730,38 @@ test_compare_same_as_one_process (void)
   ffm_test_remove_dir (dir);
 }
 
-/* A build without MPI, started by a launcher as one of two: it refuses
- * instead of running the whole search twice. */
+/* A build without MPI, started by a launcher as one of two: map, sweep
+ * and compare refuse instead of running the whole work twice. */
 static void
 test_refused_without_mpi (void)
 {
-  const char *const args[] = { "map", "--arch", "simple", "--workload", "matmuls", NULL };
-  FfmTestRunOptions options = { 0 };
+  const char *const commands[][12] = {
+    { "map", "--arch", "simple", "--workload", "matmuls", NULL },
+    { "sweep", "--arch", "simple", "--workload", "matmuls", "--sweep", "m=64,128", NULL },
+    { "compare", "--arch", "simple", "--workload", "matmuls", "--runs", "1",
+      "--max-evaluations", "10", NULL },
+  };
   const char *const env[] = { "OMPI_COMM_WORLD_SIZE=2", "OMPI_COMM_WORLD_RANK=1", NULL };
-  g_auto (FfmTestRun) run = { 0 };
 
   if (mpi_built ())
     {
       g_test_skip ("ffm was built with MPI: this is the build without it");
       return;
     }
-  options.env = env;
-  ffm_test_run_full (&run, args, &options);
-  g_assert_cmpint (run.status, ==, 1);
-  g_assert_cmpstr (run.out, ==, "");
-  g_assert_nonnull (strstr (run.err, "one of 2 MPI processes"));
-  g_assert_nonnull (strstr (run.err, "-Dmpi=enabled"));
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      FfmTestRunOptions options = { 0 };
+      g_auto (FfmTestRun) run = { 0 };
+      g_autofree char *who = g_strdup_printf ("ffm %s: started as one of 2 MPI processes",
+                                              commands[i][0]);
+
+      options.env = env;
+      ffm_test_run_full (&run, commands[i], &options);
+      g_assert_cmpint (run.status, ==, 1);
+      g_assert_cmpstr (run.out, ==, "");
+      g_assert_nonnull (strstr (run.err, who));
+      g_assert_nonnull (strstr (run.err, "-Dmpi=enabled"));
+    }
 }
 
 int
