@@ -1,4 +1,6 @@
-/* ffm-cli-mpi.h: `ffm map` over MPI ranks (docs/cluster.md).
+/* ffm-cli-mpi.h: `ffm map` over MPI ranks (docs/cluster.md); starting and
+ * ending MPI for every command that uses it (sweep points and compare runs:
+ * ffm-cli-mpi-points.h).
  *
  * Under mpirun or srun every rank runs the same command line and loads the
  * same problem (and binds the same mapping constraints itself: the job
@@ -43,7 +45,8 @@ int ffm_cli_mpi_serve (const char *command, FfmProblem *problem,
                        const FfmConstraints *constraints, guint n_threads);
 
 /* Ends MPI with the command's exit @status: rank 0 prints what each rank
- * did (jobs, busy time, peak memory) on stderr when it succeeded, lets the
+ * did (jobs, points or runs, busy time, peak memory) on stderr when it
+ * succeeded or shared points or runs to the end, lets the
  * others go, or on failure stops every rank; another rank that failed
  * before serving tells rank 0. Returns @status. No-op without MPI. */
 int ffm_cli_mpi_end (const char *command, int status);
