@@ -59,10 +59,19 @@ run_ranks (FfmTestRun *run, guint n, const char *const *args,
   g_autofree char *count = g_strdup_printf ("%u", n);
   const char *launcher[] = { mpirun (), "--oversubscribe", "-n", count, NULL };
   g_autoptr (GPtrArray) all_env = g_ptr_array_new ();
+  g_autofree char *lsan = NULL;
   FfmTestRunOptions options = { 0 };
 
   for (guint i = 0; root_env[i] != NULL; i++)
     g_ptr_array_add (all_env, (char *) root_env[i]);
+  /* Sanitizer builds: Open MPI's own leaks are suppressed by library
+   * (tests/lsan.supp), which only the slow unwinder sees. */
+  if (n > 0 && g_getenv ("LSAN_OPTIONS") != NULL)
+    {
+      lsan = g_strdup_printf ("LSAN_OPTIONS=%s:fast_unwind_on_malloc=0",
+                              g_getenv ("LSAN_OPTIONS"));
+      g_ptr_array_add (all_env, lsan);
+    }
   for (guint i = 0; env != NULL && env[i] != NULL; i++)
     g_ptr_array_add (all_env, (char *) env[i]);
   g_ptr_array_add (all_env, NULL);
