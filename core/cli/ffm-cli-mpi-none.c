@@ -1,7 +1,9 @@
 /* ffm-cli-mpi-none.c: ffm-cli-mpi.h in a build without MPI (the
  * default): one process; started as one of several ranks, it says so
- * instead of repeating the search on every rank. */
+ * instead of repeating the search on every rank; sweep points and compare
+ * runs are never shared (ffm-cli-mpi-points.h). */
 #include "ffm-cli-mpi.h"
+#include "ffm-cli-mpi-points.h"
 
 #include <stdlib.h>
 
@@ -52,7 +54,8 @@ ffm_cli_mpi_lead (void)
 }
 
 int
-ffm_cli_mpi_serve (const char *command, FfmProblem *problem, guint n_threads)
+ffm_cli_mpi_serve (const char *command, FfmProblem *problem,
+                   const FfmConstraints *constraints, guint n_threads)
 {
   return FFM_EXIT_OK;
 }
@@ -61,4 +64,37 @@ int
 ffm_cli_mpi_end (const char *command, int status)
 {
   return status;
+}
+
+gboolean
+ffm_cli_mpi_is_worker (void)
+{
+  return FALSE;
+}
+
+void
+ffm_cli_mpi_fingerprint_add (guint64 *hash, const char *text)
+{
+}
+
+gboolean
+ffm_cli_mpi_points_share (const char *command, const char *unit, const char *stopped,
+                          const char *shared, const guint *items, guint n_items, guint64 fingerprint,
+                          guint n_local, const gint *cancel, FfmCliMpiRunHere here,
+                          FfmCliMpiResult result, gpointer data)
+{
+  return FALSE;
+}
+
+gboolean
+ffm_cli_mpi_points_finish (GError **error)
+{
+  return TRUE;
+}
+
+int
+ffm_cli_mpi_points_serve (const char *command, guint64 fingerprint, guint n_threads,
+                          guint max_parallel, FfmCliMpiRunThere there, gpointer data)
+{
+  return FFM_EXIT_OK;
 }

@@ -26,10 +26,9 @@
  * then says so on stderr from its SIGTERM handler); when rank 0 fails in
  * the middle of a generation it calls MPI_Abort so that no rank waits
  * forever. Rank 0 prints a mapping only after every job came back. */
-#include "ffm-cli-mpi.h"
+#include "ffm-cli-mpi-private.h"
 #include "ffm-pmapping-jobs.h"
 
-#include <mpi.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +44,8 @@ enum {
   TAG_FAILED,
   TAG_QUIT,
 };
+G_STATIC_ASSERT (TAG_QUIT == FFM_CLI_MPI_TAG_QUIT);
+G_STATIC_ASSERT (TAG_FAILED == FFM_CLI_MPI_TAG_FAILED);
 
 /* What GENERATE carries. */
 typedef struct {
@@ -54,12 +55,9 @@ typedef struct {
   guint32 reserved;
 } GenerateMessage;
 
-/* What DONE carries. */
-typedef struct {
-  guint64 n_jobs;
-  double busy_seconds;          /* tile search time of its jobs */
-  guint64 peak_kib;             /* peak resident memory */
-} RankStats;
+/* What DONE carries (n_jobs: jobs; busy_seconds: their tile search
+ * time). */
+typedef FfmCliMpiRankStats RankStats;
 
 static gboolean mpi_started;
 static int mpi_rank;
@@ -68,6 +66,9 @@ static gboolean served;         /* a worker reached ffm_cli_mpi_serve() */
 static gboolean in_generation;  /* rank 0 left a generation half done */
 static RankStats *rank_stats;   /* [mpi_size], rank 0: sums over generations */
 static guint n_generations;
+static RankStats *point_stats;  /* [mpi_size], rank 0: ffm-cli-mpi-points.c's */
+static const char *point_unit;  /* what point_stats count */
+static const char *stop_text;   /* what on_sigterm() prints */
 
 gboolean
 ffm_cli_mpi_is_built (void)
@@ -220,17 +221,6 @@ run_jobs_over_ranks (FfmPmappingJobs *jobs, gpointer user_data, GError **error)
   guint n_local = ffm_pmapping_jobs_get_n_threads (jobs), n_done = 1, spins = 0;
   gboolean ok = TRUE;
 
-  /* The constraints are a pointer into rank 0's memory: other ranks would
-   * need them sent as data, which this does not do yet. Refused before
-   * any rank starts (ffm_cli_mpi_end() then releases them). */
-  if (ffm_pmapping_jobs_get_options (jobs)->constraints != NULL)
-    {
-      g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_FAILED,
-                   "mapping constraints (--constraints, --policy, --fuse, ...) "
-                   "are not spread over MPI ranks yet: run this search "
-                   "without mpirun");
-      return FALSE;
-    }
   g_mutex_init (&d.lock);
   memset (&m, 0, sizeof m);
   m.options = *ffm_pmapping_jobs_get_options (jobs);
@@ -238,6 +228,8 @@ run_jobs_over_ranks (FfmPmappingJobs *jobs, gpointer user_data, GError **error)
   m.options.cancel = NULL;
   m.options.progress = NULL;
   m.options.progress_data = NULL;
+  /* Each rank binds its own constraints, from the same command line:
+   * the fingerprint covers them. */
   m.options.constraints = NULL;
   m.fingerprint = ffm_pmapping_jobs_get_fingerprint (jobs);
   m.n_jobs = ffm_pmapping_jobs_get_n_jobs (jobs);
@@ -350,26 +342,34 @@ run_jobs_over_ranks (FfmPmappingJobs *jobs, gpointer user_data, GError **error)
 static void
 on_sigterm (int signum)
 {
-  static const char text[] =
-    "ffm map: MPI: stopped by the launcher before the search ended (a rank "
-    "died, a node was lost, or the job was cancelled): no mapping\n";
-  ssize_t n = write (STDERR_FILENO, text, sizeof text - 1);
+  ssize_t n = write (STDERR_FILENO, stop_text, strlen (stop_text));
   (void) n;
   _exit (FFM_EXIT_FAILURE);
 }
 
 void
-ffm_cli_mpi_lead (void)
+ffm_cli_mpi_on_stop (const char *text)
 {
   struct sigaction action;
 
   if (!mpi_started || mpi_size < 2 || mpi_rank != 0)
     return;
-  rank_stats = g_new0 (RankStats, mpi_size);
+  stop_text = text;
   memset (&action, 0, sizeof action);
   action.sa_handler = on_sigterm;
   sigemptyset (&action.sa_mask);
   sigaction (SIGTERM, &action, NULL);
+}
+
+void
+ffm_cli_mpi_lead (void)
+{
+  if (!mpi_started || mpi_size < 2 || mpi_rank != 0)
+    return;
+  rank_stats = g_new0 (RankStats, mpi_size);
+  ffm_cli_mpi_on_stop ("ffm map: MPI: stopped by the launcher before the search "
+                       "ended (a rank died, a node was lost, or the job was "
+                       "cancelled): no mapping\n");
   ffm_pmapping_set_job_runner (run_jobs_over_ranks, NULL);
 }
 
@@ -463,8 +463,8 @@ maybe_die (guint64 n_received)
 /* Runs one generation's jobs for rank 0. FALSE, with @message, when this
  * rank cannot. */
 static gboolean
-serve_generation (FfmProblem *problem, guint n_threads, const GenerateMessage *m,
-                  char **message)
+serve_generation (FfmProblem *problem, const FfmConstraints *constraints,
+                  guint n_threads, const GenerateMessage *m, char **message)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (FfmPmappingJobs) jobs = NULL;
@@ -480,7 +480,7 @@ serve_generation (FfmProblem *problem, guint n_threads, const GenerateMessage *m
   options.cancel = NULL;
   options.progress = NULL;
   options.progress_data = NULL;
-  options.constraints = NULL;   /* rank 0 refuses them (run_jobs_over_ranks) */
+  options.constraints = constraints;
   jobs = ffm_pmapping_jobs_new (ffm_problem_get_workload (problem),
                                 ffm_problem_get_arch (problem), &options, &error);
   if (jobs == NULL)
@@ -492,16 +492,17 @@ serve_generation (FfmProblem *problem, guint n_threads, const GenerateMessage *m
     {
       *message = g_strdup_printf ("it built %u pmapping jobs where rank 0 built %u: "
                                   "every rank must read the same architecture, "
-                                  "workload and parameters",
+                                  "workload, parameters and constraints",
                                   ffm_pmapping_jobs_get_n_jobs (jobs), m->n_jobs);
       return FALSE;
     }
   if (ffm_pmapping_jobs_get_fingerprint (jobs) != m->fingerprint)
     {
       *message = g_strdup_printf ("its %u pmapping jobs differ from rank 0's (other "
-                                  "templates, sizes or architecture numbers): every "
-                                  "rank must read the same architecture, workload "
-                                  "and parameters", m->n_jobs);
+                                  "templates, sizes, architecture numbers or "
+                                  "constraints): every rank must read the same "
+                                  "architecture, workload, parameters and "
+                                  "constraints", m->n_jobs);
       return FALSE;
     }
   w.jobs = jobs;
@@ -573,7 +574,8 @@ serve_generation (FfmProblem *problem, guint n_threads, const GenerateMessage *m
 }
 
 int
-ffm_cli_mpi_serve (const char *command, FfmProblem *problem, guint n_threads)
+ffm_cli_mpi_serve (const char *command, FfmProblem *problem,
+                   const FfmConstraints *constraints, guint n_threads)
 {
   guint spins = 0;
 
@@ -601,7 +603,7 @@ ffm_cli_mpi_serve (const char *command, FfmProblem *problem, guint n_threads)
                                        "every rank", g_bytes_get_size (bytes),
                                        sizeof (GenerateMessage));
           if (message != NULL
-              || !serve_generation (problem, n_threads,
+              || !serve_generation (problem, constraints, n_threads,
                                     g_bytes_get_data (bytes, NULL), &message))
             {
               /* Rank 0 prints it and stops the run (MPI_Abort). */
@@ -618,15 +620,30 @@ print_report (const char *command)
 {
   GString *text = g_string_new (NULL);
 
-  rank_stats[0].peak_kib = peak_kib ();
-  g_string_append_printf (text, "ffm %s: MPI: %d ranks, %u pmapping generation%s:",
-                          command, mpi_size, n_generations,
-                          n_generations == 1 ? "" : "s");
+  g_string_append_printf (text, "ffm %s: MPI: %d ranks", command, mpi_size);
+  if (n_generations > 0)
+    g_string_append_printf (text, ", %u pmapping generation%s", n_generations,
+                            n_generations == 1 ? "" : "s");
+  g_string_append_c (text, ':');
   for (int r = 0; r < mpi_size; r++)
-    g_string_append_printf (text, "%s rank %d %" G_GUINT64_FORMAT " jobs, "
-                            "%.3g s busy, peak %.0f MiB", r > 0 ? ";" : "", r,
-                            rank_stats[r].n_jobs, rank_stats[r].busy_seconds,
-                            (double) rank_stats[r].peak_kib / 1024.0);
+    {
+      guint64 peak = r == 0 ? ffm_cli_mpi_peak_kib () : 0;
+      g_string_append_printf (text, "%s rank %d", r > 0 ? ";" : "", r);
+      if (rank_stats != NULL)
+        {
+          g_string_append_printf (text, " %" G_GUINT64_FORMAT " jobs, %.3g s busy,",
+                                  rank_stats[r].n_jobs, rank_stats[r].busy_seconds);
+          peak = MAX (peak, rank_stats[r].peak_kib);
+        }
+      if (point_stats != NULL)
+        {
+          g_string_append_printf (text, " %" G_GUINT64_FORMAT " %s, %.3g s busy,",
+                                  point_stats[r].n_jobs, point_unit,
+                                  point_stats[r].busy_seconds);
+          peak = MAX (peak, point_stats[r].peak_kib);
+        }
+      g_string_append_printf (text, " peak %.0f MiB", (double) peak / 1024.0);
+    }
   g_printerr ("%s\n", text->str);
   g_string_free (text, TRUE);
 }
@@ -644,13 +661,15 @@ ffm_cli_mpi_end (const char *command, int status)
           g_printerr ("ffm %s: MPI: stopping every rank\n", command);
           MPI_Abort (MPI_COMM_WORLD, status != 0 ? status : FFM_EXIT_FAILURE);
         }
-      if (status == FFM_EXIT_OK && n_generations > 0)
+      /* Sweeps report even when a point failed: every rank finished. */
+      if ((status == FFM_EXIT_OK && n_generations > 0) || point_stats != NULL)
         print_report (command);
       for (int r = 1; r < mpi_size; r++)
         MPI_Send (NULL, 0, MPI_BYTE, r, TAG_QUIT, MPI_COMM_WORLD);
       ffm_pmapping_set_job_runner (NULL, NULL);
       signal (SIGTERM, SIG_DFL);
       g_clear_pointer (&rank_stats, g_free);
+      g_clear_pointer (&point_stats, g_free);
     }
   else if (mpi_size > 1 && !served)
     {
@@ -666,7 +685,8 @@ ffm_cli_mpi_end (const char *command, int status)
           MPI_Status st;
           if (message_waiting (0, &st))
             {
-              g_autoptr (GBytes) bytes = receive_bytes (&st);
+              /* Anything else (a START, a GENERATE) is for a rank that serves. */
+              g_bytes_unref (receive_bytes (&st));
               if (st.MPI_TAG == TAG_QUIT)
                 break;
             }
@@ -677,4 +697,85 @@ ffm_cli_mpi_end (const char *command, int status)
   MPI_Finalize ();
   mpi_started = FALSE;
   return status;
+}
+
+/* ---- For ffm-cli-mpi-points.c ---- */
+
+int
+ffm_cli_mpi_rank (void)
+{
+  return mpi_rank;
+}
+
+int
+ffm_cli_mpi_size (void)
+{
+  return mpi_started ? mpi_size : 1;
+}
+
+void
+ffm_cli_mpi_set_served (void)
+{
+  served = TRUE;
+}
+
+void
+ffm_cli_mpi_set_busy (gboolean busy)
+{
+  in_generation = busy;
+}
+
+void
+ffm_cli_mpi_add_stats (int rank, const FfmCliMpiRankStats *stats, const char *unit)
+{
+  if (rank < 0 || rank >= mpi_size)
+    return;
+  if (point_stats == NULL)
+    point_stats = g_new0 (RankStats, mpi_size);
+  point_unit = unit;
+  point_stats[rank].n_jobs += stats->n_jobs;
+  point_stats[rank].busy_seconds += stats->busy_seconds;
+  point_stats[rank].peak_kib = MAX (point_stats[rank].peak_kib, stats->peak_kib);
+}
+
+guint64
+ffm_cli_mpi_peak_kib (void)
+{
+  return peak_kib ();
+}
+
+void
+ffm_cli_mpi_idle (guint *spins)
+{
+  idle (spins);
+}
+
+gboolean
+ffm_cli_mpi_message_waiting (int source, MPI_Status *status)
+{
+  return message_waiting (source, status);
+}
+
+GBytes *
+ffm_cli_mpi_receive_bytes (const MPI_Status *status)
+{
+  return receive_bytes (status);
+}
+
+void
+ffm_cli_mpi_send_text (int dest, int tag, const char *text)
+{
+  send_text (dest, tag, text);
+}
+
+void
+ffm_cli_mpi_send_int (int dest, int tag, gint32 value)
+{
+  send_int (dest, tag, value);
+}
+
+void
+ffm_cli_mpi_maybe_die (guint64 n_received)
+{
+  maybe_die (n_received);
 }

@@ -1,7 +1,10 @@
-/* ffm-cli-mpi.h: `ffm map` over MPI ranks (docs/cluster.md).
+/* ffm-cli-mpi.h: `ffm map` over MPI ranks (docs/cluster.md); starting and
+ * ending MPI for every command that uses it (sweep points and compare runs:
+ * ffm-cli-mpi-points.h).
  *
  * Under mpirun or srun every rank runs the same command line and loads the
- * same problem. Rank 0 runs the search; when the search generates
+ * same problem (and binds the same mapping constraints itself: the job
+ * fingerprint covers them). Rank 0 runs the search; when the search generates
  * pmappings, rank 0 hands the generator's jobs (one per Einsum and
  * template, ffm-pmapping-jobs.h) to the other ranks one at a time as each
  * asks for more, runs jobs itself with its threads too, gathers the
@@ -35,12 +38,15 @@ int ffm_cli_mpi_begin (const char *command, gboolean *is_worker);
  * now on. */
 void ffm_cli_mpi_lead (void);
 
-/* A rank other than 0: runs rank 0's jobs on @problem with @n_threads
- * threads until rank 0 is done. Returns the exit status. */
-int ffm_cli_mpi_serve (const char *command, FfmProblem *problem, guint n_threads);
+/* A rank other than 0: runs rank 0's jobs on @problem under @constraints
+ * (this rank's own, from the same command line; NULL for none) with
+ * @n_threads threads until rank 0 is done. Returns the exit status. */
+int ffm_cli_mpi_serve (const char *command, FfmProblem *problem,
+                       const FfmConstraints *constraints, guint n_threads);
 
 /* Ends MPI with the command's exit @status: rank 0 prints what each rank
- * did (jobs, busy time, peak memory) on stderr when it succeeded, lets the
+ * did (jobs, points or runs, busy time, peak memory) on stderr when it
+ * succeeded or shared points or runs to the end, lets the
  * others go, or on failure stops every rank; another rank that failed
  * before serving tells rank 0. Returns @status. No-op without MPI. */
 int ffm_cli_mpi_end (const char *command, int status);

@@ -28,6 +28,8 @@
  * Exit codes: 0 ok, 1 when the problem does not load, ffm or a strategy
  * fails, or nothing fits, 2 for usage errors. */
 #include "ffm-cli-cancel.h"
+#include "ffm-cli-mpi.h"
+#include "ffm-cli-mpi-points.h"
 #include "ffm-cli-output.h"
 #include "ffm-cli-progress.h"
 #include "ffm-cli-search.h"
@@ -535,6 +537,308 @@ run_once (FfmCliSearch *search, guint64 seed, FfmMapspace *ms,
   return TRUE;
 }
 
+/* ---- Under mpirun (ffm-cli-mpi-points.h) ----
+ * Every rank prepares the same strategies; rank 0 runs ffm, then hands
+ * out the other runs (item e x runs + r: entry e, run r) with ffm's time
+ * (budgets are multiples of it); another rank sends a run back as text:
+ * "ok OBJECTIVE SECONDS INTERRUPTED" or "error" and the message, then one
+ * "stat NAME VALUE" and "trace ..." line each (what the outputs read). */
+
+typedef struct {
+  const CompareOptions *o;
+  GPtrArray *entries;
+  FfmMapspace *ms;
+  const FfmCliCancel *cancel;
+  /* rank 0: */
+  Run *runs;                    /* [entries x runs] */
+  GError **errors;              /* [entries x runs], NULL: ran (or never did) */
+  gboolean *ran;                /* [entries x runs] */
+  GAsyncQueue *back;            /* of item + 1, as each comes back */
+} MpiCompare;
+
+static guint64
+compare_fingerprint (const CompareOptions *o, const GPtrArray *entries)
+{
+  g_autofree char *numbers = g_strdup_printf ("%d %" G_GINT64_FORMAT " %d %d %" G_GINT64_FORMAT " %.17g",
+                                              o->runs, o->run.seed,
+                                              o->search.max_fused_loops, o->search.unfused,
+                                              o->search.max_evaluations,
+                                              o->search.max_seconds);
+  char **lists[] = { o->problem.params, o->problem.arch_params, o->search.strategy_params,
+                     o->search.constraint_files, o->search.fuse, o->search.no_fuse,
+                     o->search.backing, o->search.keep, o->search.forbid,
+                     o->search.stationary };
+  guint64 h = 0;
+
+  ffm_cli_mpi_fingerprint_add (&h, numbers);
+  ffm_cli_mpi_fingerprint_add (&h, o->problem.arch);
+  ffm_cli_mpi_fingerprint_add (&h, o->problem.workload);
+  ffm_cli_mpi_fingerprint_add (&h, o->search.objective);
+  ffm_cli_mpi_fingerprint_add (&h, o->search.budget);
+  ffm_cli_mpi_fingerprint_add (&h, o->search.policy);
+  for (guint k = 0; k < G_N_ELEMENTS (lists); k++)
+    for (guint i = 0; lists[k] != NULL && lists[k][i] != NULL; i++)
+      ffm_cli_mpi_fingerprint_add (&h, lists[k][i]);
+  for (guint i = 0; i < entries->len; i++)
+    ffm_cli_mpi_fingerprint_add (&h, ((const Entry *) entries->pdata[i])->name);
+  return h;
+}
+
+/* Run @item of @m with @search (a copy of its entry's: runs may not share
+ * one) under ffm's time @ffm_seconds. */
+static gboolean
+mpi_run_item (MpiCompare *m, guint item, FfmCliSearch *search, double ffm_seconds,
+              Run *out, GError **error)
+{
+  guint r = item % (guint) m->o->runs;
+
+  if (search->budget_multiple > 0)
+    ffm_cli_search_set_budget_multiple (search, ffm_seconds);
+  search->context.cancel = ffm_cli_cancel_get_flag (m->cancel);
+  search->context.progress = NULL;
+  search->context.progress_data = NULL;
+  return run_once (search, (guint64) m->o->run.seed + SEED_STRIDE * (guint64) r, m->ms,
+                   m->cancel, out, error);
+}
+
+/* Rank 0: a run here. */
+static void
+mpi_run_here (guint item, gpointer data)
+{
+  MpiCompare *m = data;
+  Entry *e = m->entries->pdata[item / (guint) m->o->runs];
+  FfmCliSearch search = e->search;
+
+  /* Its budget is set (mpi_share_runs()): ffm_seconds is ffm's time. */
+  m->ran[item] = mpi_run_item (m, item, &search, e->search.ffm_seconds, &m->runs[item],
+                               &m->errors[item]);
+  if (!m->ran[item] && ffm_cli_cancel_get_reason (m->cancel) != FFM_CLI_STOP_NONE)
+    g_clear_error (&m->errors[item]);
+  g_async_queue_push (m->back, GUINT_TO_POINTER (item + 1));
+}
+
+/* Another rank: a run, as text. */
+static char *
+mpi_run_there (guint item, guint n_threads, const char *shared, gpointer data)
+{
+  MpiCompare *m = data;
+  Entry *e;
+  FfmCliSearch search;
+  g_autoptr (GError) error = NULL;
+  GString *text;
+  Run one;
+  char buf[3][G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (item >= m->entries->len * (guint) m->o->runs || shared == NULL)
+    return g_strdup ("error\nMPI: rank 0 handed out a run this rank does not have");
+  e = m->entries->pdata[item / (guint) m->o->runs];
+  search = e->search;
+  if (!mpi_run_item (m, item, &search, g_ascii_strtod (shared, NULL), &one, &error))
+    {
+      if (ffm_cli_cancel_get_reason (m->cancel) != FFM_CLI_STOP_NONE)
+        return NULL;
+      return g_strdup_printf ("error\n%s", error->message);
+    }
+  text = g_string_new (NULL);
+  g_string_append_printf (text, "ok %s %s %d\n",
+                          g_ascii_formatd (buf[0], sizeof buf[0], "%.17g", one.objective),
+                          g_ascii_formatd (buf[1], sizeof buf[1], "%.17g", one.seconds),
+                          one.interrupted);
+  {
+    const GArray *stats = ffm_search_result_get_stats (one.result);
+    const GArray *trace = ffm_search_result_get_trace (one.result);
+    for (guint k = 0; k < stats->len; k++)
+      {
+        const FfmStat *st = &g_array_index (stats, FfmStat, k);
+        g_string_append_printf (text, "stat %s %s\n", st->name,
+                                g_ascii_formatd (buf[0], sizeof buf[0], "%.17g", st->value));
+      }
+    for (guint k = 0; k < trace->len; k++)
+      {
+        const FfmTracePoint *t = &g_array_index (trace, FfmTracePoint, k);
+        g_string_append_printf (text, "trace %" G_GUINT64_FORMAT " %s %s %s",
+                                t->evaluations,
+                                g_ascii_formatd (buf[0], sizeof buf[0], "%.17g", t->seconds),
+                                g_ascii_formatd (buf[1], sizeof buf[1], "%.17g",
+                                                 t->best_objective),
+                                g_ascii_formatd (buf[2], sizeof buf[2], "%.17g",
+                                                 t->pmapping_queries));
+        g_string_append_printf (text, " %s\n", g_ascii_formatd (buf[0], sizeof buf[0],
+                                                                "%.17g", t->modelled_seconds));
+      }
+  }
+  run_clear (&one);
+  return g_string_free (text, FALSE);
+}
+
+/* Reads a run another rank sent (mpi_run_there()). */
+static gboolean
+run_from_text (const char *text, guint64 seed, Run *out, GError **error)
+{
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  g_auto (GStrv) head = g_strsplit (lines[0], " ", -1);
+
+  memset (out, 0, sizeof *out);
+  out->seed = seed;
+  if (strcmp (lines[0], "error") == 0)
+    {
+      const char *message = strchr (text, '\n');
+      g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_FAILED, "%s",
+                   message != NULL ? message + 1 : "failed");
+      return FALSE;
+    }
+  if (g_strv_length (head) != 4 || strcmp (head[0], "ok") != 0)
+    goto bad;
+  out->objective = g_ascii_strtod (head[1], NULL);
+  out->seconds = g_ascii_strtod (head[2], NULL);
+  out->interrupted = strcmp (head[3], "1") == 0;
+  out->result = ffm_search_result_new ();
+  for (guint i = 1; lines[i] != NULL; i++)
+    {
+      g_auto (GStrv) f = g_strsplit (lines[i], " ", -1);
+      guint n = g_strv_length (f);
+      if (n == 0 || lines[i][0] == '\0')
+        continue;
+      if (strcmp (f[0], "stat") == 0 && n == 3)
+        ffm_search_result_set_stat (out->result, f[1], g_ascii_strtod (f[2], NULL));
+      else if (strcmp (f[0], "trace") == 0 && n == 6)
+        {
+          FfmTracePoint t = { g_ascii_strtoull (f[1], NULL, 10), g_ascii_strtod (f[2], NULL),
+                              g_ascii_strtod (f[3], NULL), g_ascii_strtod (f[4], NULL),
+                              g_ascii_strtod (f[5], NULL) };
+          ffm_search_result_add_trace (out->result, &t);
+        }
+      else
+        goto bad;
+    }
+  return TRUE;
+
+bad:
+  g_clear_pointer (&out->result, ffm_search_result_free);
+  g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_FAILED, "MPI: another rank "
+               "sent a run this ffm cannot read: run the same ffm build on every rank");
+  return FALSE;
+}
+
+/* Rank 0: another rank's run, or NULL: not run. */
+static void
+mpi_result (guint item, const char *text, gpointer data)
+{
+  MpiCompare *m = data;
+
+  if (text != NULL)
+    m->ran[item] = run_from_text (text, (guint64) m->o->run.seed + SEED_STRIDE
+                                  * (guint64) (item % (guint) m->o->runs),
+                                  &m->runs[item], &m->errors[item]);
+  g_async_queue_push (m->back, GUINT_TO_POINTER (item + 1));
+}
+
+/* Another rank: builds the shared mapspace itself, then runs what rank 0
+ * hands out. */
+static int
+mpi_serve_runs (const CompareOptions *o, GPtrArray *entries, FfmCliSearch *ffm_search)
+{
+  g_autoptr (FfmCliCancel) cancel = ffm_cli_cancel_begin (o->search.timeout);
+  g_autoptr (FfmMapspace) ms = NULL;
+  g_autoptr (GError) error = NULL;
+  MpiCompare m = { o, entries, NULL, cancel, NULL, NULL, NULL, NULL };
+
+  if (entries->len > 0)
+    {
+      FfmSearchContext mctx = ffm_search->context;
+      mctx.cancel = ffm_cli_cancel_get_flag (cancel);
+      if ((ms = ffm_mapspace_new_for_context (&mctx, &error)) == NULL)
+        return ffm_cli_fail (COMMAND, error);
+    }
+  m.ms = ms;
+  /* One run at a time with every thread, as one process runs them. */
+  return ffm_cli_mpi_points_serve (COMMAND, compare_fingerprint (o, entries),
+                                   ffm_cli_run_options_get_threads (&o->run), 1,
+                                   mpi_run_there, &m);
+}
+
+/* Rank 0 of several: every run of every strategy over the ranks, then
+ * taken in the order one process runs them (failures, interruptions and
+ * a beaten optimum as there). FALSE when not under mpirun; otherwise
+ * *@status says how it went. */
+static gboolean
+mpi_share_runs (const CompareOptions *o, GPtrArray *entries, FfmMapspace *ms,
+                const FfmCliCancel *cancel, FfmCliProgress *progress, double ffm_seconds,
+                double optimum, char **stopped, gboolean *beaten, int *status)
+{
+  guint n = entries->len * (guint) o->runs;
+  g_autofree guint *items = g_new (guint, MAX (n, 1));
+  g_autofree Run *runs = g_new0 (Run, MAX (n, 1));
+  g_autofree GError **errors = g_new0 (GError *, MAX (n, 1));
+  g_autofree gboolean *ran = g_new0 (gboolean, MAX (n, 1));
+  g_autoptr (GAsyncQueue) back = g_async_queue_new ();
+  g_autoptr (GError) error = NULL;
+  MpiCompare m = { o, entries, ms, cancel, runs, errors, ran, back };
+  char shared[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (ffm_cli_mpi_is_worker ())
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    items[i] = i;
+  for (guint i = 0; i < entries->len; i++)
+    {
+      Entry *e = g_ptr_array_index (entries, i);
+      if (e->search.budget_multiple > 0)
+        ffm_cli_search_set_budget_multiple (&e->search, ffm_seconds);
+    }
+  g_ascii_formatd (shared, sizeof shared, "%.17g", ffm_seconds);
+  if (!ffm_cli_mpi_points_share (COMMAND, "runs", "ffm compare: MPI: stopped by the "
+                                 "launcher (a rank died, a node was lost, or the job "
+                                 "was cancelled): no comparison\n", shared, items, n,
+                                 compare_fingerprint (o, entries), 1,
+                                 ffm_cli_cancel_get_flag (cancel), mpi_run_here,
+                                 mpi_result, &m))
+    return FALSE;
+  for (guint k = 0; k < n; k++)
+    {
+      g_autofree char *phase = g_strdup_printf ("%u of %u runs over MPI ranks", k, n);
+      ffm_cli_progress_update ((double) k / n, phase, progress);
+      g_async_queue_pop (back);
+    }
+  *status = FFM_EXIT_OK;
+  if (!ffm_cli_mpi_points_finish (&error))
+    *status = ffm_cli_fail (COMMAND, error);
+  for (guint k = 0; k < n && *status == FFM_EXIT_OK && *stopped == NULL; k++)
+    {
+      Entry *e = g_ptr_array_index (entries, k / (guint) o->runs);
+      int r = (int) (k % (guint) o->runs);
+      if (!ran[k] && errors[k] == NULL)
+        *stopped = g_strdup (ffm_cli_cancel_describe (cancel) != NULL
+                             ? ffm_cli_cancel_describe (cancel) : "stopped");
+      else if (!ran[k])
+        {
+          g_prefix_error (&errors[k], "%s, run %d (seed %" G_GUINT64_FORMAT "): ", e->name,
+                          r + 1, runs[k].seed);
+          *status = ffm_cli_fail (COMMAND, errors[k]);
+        }
+      else
+        {
+          if (runs[k].objective < optimum * (1 - BEAT_SLACK))
+            {
+              ffm_cli_warn (COMMAND, "%s (seed %" G_GUINT64_FORMAT ") found %.17g, "
+                            "below ffm's optimum %.17g: a bug in one of them",
+                            e->name, runs[k].seed, runs[k].objective, optimum);
+              *beaten = TRUE;
+            }
+          g_array_append_val (e->runs, runs[k]);
+          runs[k].result = NULL;          /* the entry's now */
+          if (runs[k].interrupted)
+            *stopped = g_strdup (ffm_cli_cancel_describe (cancel));
+        }
+    }
+  for (guint k = 0; k < n; k++)
+    {
+      run_clear (&runs[k]);
+      g_clear_error (&errors[k]);
+    }
+  return TRUE;
+}
+
 static int
 run (GOptionContext *context, CompareOptions *o)
 {
@@ -660,6 +964,12 @@ run (GOptionContext *context, CompareOptions *o)
         }
     }
 
+  /* Under mpirun the other ranks only run what rank 0 hands out. */
+  if (ffm_cli_mpi_is_worker ())
+    {
+      status = mpi_serve_runs (o, entries, &ffm_search);
+      goto out;
+    }
   {
     g_autoptr (FfmCliCancel) cancel = ffm_cli_cancel_begin (o->search.timeout);
     g_autoptr (FfmCliProgress) progress = ffm_cli_progress_start (COMMAND, TRUE);
@@ -696,6 +1006,13 @@ run (GOptionContext *context, CompareOptions *o)
         g_clear_error (&error);
       }
     offset = (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
+    if (stopped == NULL && mpi_share_runs (o, entries, ms, cancel, progress, ffm.seconds,
+                                           optimum, &stopped, &beaten, &status))
+      {
+        if (status != FFM_EXIT_OK)
+          goto out;
+      }
+    else
     for (guint i = 0; i < entries->len && stopped == NULL; i++)
       {
         Entry *e = g_ptr_array_index (entries, i);
@@ -857,6 +1174,7 @@ ffm_cmd_compare (int argc, char **argv)
   g_autoptr (GOptionContext) context = ffm_cli_context_new (COMMAND, NULL,
                                                             compare_description);
   g_auto (GStrv) positional = NULL;
+  gboolean mpi_worker;          /* ffm_cli_mpi_is_worker() says it where needed */
   int status;
 
   g_option_context_add_main_entries (context, entries, NULL);
@@ -864,13 +1182,18 @@ ffm_cmd_compare (int argc, char **argv)
   ffm_cli_add_problem_options (context, &o.problem);
   ffm_cli_add_run_options (context, &o.run, FFM_CLI_RUN_THREADS | FFM_CLI_RUN_SEED);
   ffm_cli_add_common_options (context, &o.common, TRUE);
-  if (!ffm_cli_parse (context, COMMAND, &o.common, &o.run, argc, argv, &positional))
-    status = FFM_EXIT_USAGE;
-  else if (positional[0] != NULL)
-    status = ffm_cli_usage_error (context, COMMAND, "unexpected argument '%s'",
-                                  positional[0]);
-  else
-    status = run (context, &o);
+  status = ffm_cli_mpi_begin (COMMAND, &mpi_worker);
+  if (status == FFM_EXIT_OK)
+    {
+      if (!ffm_cli_parse (context, COMMAND, &o.common, &o.run, argc, argv, &positional))
+        status = FFM_EXIT_USAGE;
+      else if (positional[0] != NULL)
+        status = ffm_cli_usage_error (context, COMMAND, "unexpected argument '%s'",
+                                      positional[0]);
+      else
+        status = run (context, &o);
+      status = ffm_cli_mpi_end (COMMAND, status);
+    }
   g_free (o.strategies);
   g_free (o.checkpoints);
   g_free (o.json);

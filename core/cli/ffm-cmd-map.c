@@ -321,7 +321,8 @@ run (GOptionContext *context, MapOptions *o)
     return status;
   /* Under mpirun the other ranks only run rank 0's pmapping jobs. */
   if (o->mpi_worker)
-    return ffm_cli_mpi_serve (COMMAND, problem, ffm_cli_run_options_get_threads (&o->run));
+    return ffm_cli_mpi_serve (COMMAND, problem, search.constraints,
+                              ffm_cli_run_options_get_threads (&o->run));
   ffm_cli_mpi_lead ();
 
   if (search.budget_multiple > 0

@@ -36,6 +36,8 @@
  * point failed, the sweep was stopped, or an output could not be written,
  * 2 usage errors. */
 #include "ffm-cli-cancel.h"
+#include "ffm-cli-mpi.h"
+#include "ffm-cli-mpi-points.h"
 #include "ffm-cli-output.h"
 #include "ffm-cli-progress.h"
 #include "ffm-cli-report.h"
@@ -107,6 +109,7 @@ typedef struct {
   FfmPluginRegistry *registry;
   const FfmPluginInfo *ffm;
   FfmObjective objective;
+  guint64 max_memory;           /* --max-memory, bytes; 0 = the default */
   guint threads_per_point;
   const gint *cancel;
   GAsyncQueue *finished;        /* of Point* */
@@ -293,30 +296,21 @@ parse_double (const char *text, double *out)
   return end != NULL && *end == '\0';
 }
 
-/* Reads the rows of a previous run of the same sweep from @path (which may
- * not exist) into the points they match. FALSE when the file is not this
- * sweep's (other columns) or a row is malformed. */
+/* Reads the rows of @text (CSV of @length bytes from @path: a previous
+ * run's file, or a row another MPI rank sent) into the points they match.
+ * FALSE when the text is not this sweep's (other columns) or a row is
+ * malformed. */
 static gboolean
-resume_from_csv (const char *path, const GArray *axes, GPtrArray *points,
-                 guint *n_resumed, GError **error)
+rows_from_text (const char *path, const char *text, gsize length, const GArray *axes,
+                GPtrArray *points, guint *n_resumed, GError **error)
 {
-  g_autofree char *text = NULL;
   g_autofree char *header = csv_header (axes);
   g_autoptr (GHashTable) by_key = g_hash_table_new (g_str_hash, g_str_equal);
-  g_autoptr (GError) local = NULL;
-  gsize pos = 0, length = 0;
+  gsize pos = 0;
   guint n_axes = axes->len, row = 1;
   GPtrArray *first;
 
   *n_resumed = 0;
-  if (!g_file_get_contents (path, &text, &length, &local))
-    {
-      if (g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
-        return TRUE;
-      g_set_error (error, G_FILE_ERROR, local->code, "--csv %s: cannot read it to "
-                   "resume: %s", path, local->message);
-      return FALSE;
-    }
   if (length == 0)
     return TRUE;
   if (strlen (text) != length)
@@ -400,6 +394,28 @@ resume_from_csv (const char *path, const GArray *axes, GPtrArray *points,
       (*n_resumed)++;
     }
   return TRUE;
+}
+
+/* Reads the rows of a previous run of the same sweep from @path (which may
+ * not exist) into the points they match (rows_from_text()). */
+static gboolean
+resume_from_csv (const char *path, const GArray *axes, GPtrArray *points,
+                 guint *n_resumed, GError **error)
+{
+  g_autofree char *text = NULL;
+  g_autoptr (GError) local = NULL;
+  gsize length = 0;
+
+  *n_resumed = 0;
+  if (!g_file_get_contents (path, &text, &length, &local))
+    {
+      if (g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        return TRUE;
+      g_set_error (error, G_FILE_ERROR, local->code, "--csv %s: cannot read it to "
+                   "resume: %s", path, local->message);
+      return FALSE;
+    }
+  return rows_from_text (path, text, length, axes, points, n_resumed, error);
 }
 
 /* ---- Points ---- */
@@ -689,6 +705,10 @@ run_point (gpointer data, gpointer user_data)
   search.context.unfused = s->o->search.unfused;
   search.context.cancel = s->cancel;
   search.context.constraints = p->constraints;
+  /* Points run in parallel: each gets its share of the budget. */
+  search.context.max_memory = s->max_memory;
+  search.context.max_template_seconds = s->o->search.limits.max_template_seconds;
+  search.context.max_templates = (guint) s->o->search.limits.max_templates;
   search.strategy_values = ffm_param_values_new ();
   if (g_atomic_int_get (s->cancel))
     g_set_error (&error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_CANCELLED, "stopped");
@@ -898,6 +918,170 @@ plot_breakdowns (const char *path, const GArray *axes, const GPtrArray *points,
   return ok;
 }
 
+/* ---- Under mpirun (ffm-cli-mpi-points.h) ---- */
+
+/* What the MPI callbacks need; one sweep per process. */
+typedef struct {
+  Sweep *s;
+  const GArray *axes;
+  GPtrArray *points;
+  GArray *todo;                 /* rank 0: the indices of the points to run */
+  GMutex lock;                  /* other ranks: loading a point's problem */
+} MpiSweep;
+
+static MpiSweep mpi_sweep;
+
+/* What every rank must agree on: the columns, the points and the options
+ * that change their rows. */
+static guint64
+sweep_fingerprint (const SweepOptions *o, const GArray *axes, const GPtrArray *points)
+{
+  g_autofree char *header = csv_header (axes);
+  g_autofree char *numbers = g_strdup_printf ("%d %d %u %.17g %" G_GINT64_FORMAT,
+                                              o->search.max_fused_loops,
+                                              o->search.unfused, points->len,
+                                              o->search.limits.max_template_seconds,
+                                              o->search.limits.max_templates);
+  char **lists[] = { o->problem.params, o->problem.arch_params,
+                     o->search.constraint_files, o->search.fuse, o->search.no_fuse,
+                     o->search.backing, o->search.keep, o->search.forbid,
+                     o->search.stationary };
+  guint64 h = 0;
+
+  ffm_cli_mpi_fingerprint_add (&h, header);
+  ffm_cli_mpi_fingerprint_add (&h, numbers);
+  ffm_cli_mpi_fingerprint_add (&h, o->problem.arch);
+  ffm_cli_mpi_fingerprint_add (&h, o->problem.workload);
+  ffm_cli_mpi_fingerprint_add (&h, o->search.objective);
+  for (guint k = 0; k < G_N_ELEMENTS (lists); k++)
+    for (guint i = 0; lists[k] != NULL && lists[k][i] != NULL; i++)
+      ffm_cli_mpi_fingerprint_add (&h, lists[k][i]);
+  for (guint i = 0; i < points->len; i++)
+    ffm_cli_mpi_fingerprint_add (&h, ((const Point *) points->pdata[i])->key);
+  return h;
+}
+
+/* Rank 0: a point run here. */
+static void
+mpi_run_here (guint item, gpointer data)
+{
+  MpiSweep *m = data;
+
+  run_point (m->points->pdata[item], m->s);
+}
+
+/* Rank 0: another rank's row of a point, read as a resumed one is; NULL:
+ * not run (the point stays to do, as after Ctrl-C). */
+static void
+mpi_result (guint item, const char *text, gpointer data)
+{
+  MpiSweep *m = data;
+  Point *p = m->points->pdata[item];
+
+  if (text != NULL)
+    {
+      g_autofree char *header = csv_header (m->axes);
+      g_autofree char *rows = g_strdup_printf ("%s\n%s\n", header, text);
+      g_autoptr (GPtrArray) one = g_ptr_array_new ();
+      g_autoptr (GError) error = NULL;
+      guint n = 0;
+
+      g_ptr_array_add (one, p);
+      if (!rows_from_text ("(a row from another MPI rank)", rows, strlen (rows),
+                           m->axes, one, &n, &error) || n != 1)
+        {
+          p->done = TRUE;
+          p->ok = FALSE;
+          p->error = g_strdup_printf ("MPI: the row another rank sent is not this "
+                                      "sweep's: %s", error != NULL ? error->message
+                                      : "it is another point's");
+          point_make_line (p);
+        }
+    }
+  g_async_queue_push (m->s->finished, p);
+}
+
+/* Another rank: loads and runs a point and returns its CSV row. */
+static char *
+mpi_run_there (guint item, guint n_threads, const char *shared, gpointer data)
+{
+  MpiSweep *m = data;
+  g_autoptr (GAsyncQueue) finished = g_async_queue_new ();
+  Sweep local = *m->s;
+  Point *p;
+  char *row;
+
+  if (item >= m->points->len)
+    return NULL;
+  p = m->points->pdata[item];
+  local.finished = finished;
+  local.threads_per_point = n_threads;
+  g_mutex_lock (&m->lock);
+  prepare_point (&local, m->axes, p);
+  g_mutex_unlock (&m->lock);
+  if (!p->done)
+    {
+      run_point (p, &local);
+      g_async_queue_pop (finished);
+    }
+  row = p->done ? g_strdup (p->line) : NULL;
+  g_clear_pointer (&p->problem, ffm_problem_unref);
+  g_clear_pointer (&p->constraints, ffm_constraints_unref);
+  return row;
+}
+
+/* Another rank: runs the points rank 0 hands out until the sweep ends. */
+static int
+mpi_serve_points (Sweep *s, const GArray *axes, GPtrArray *points)
+{
+  g_autoptr (FfmCliCancel) cancel = ffm_cli_cancel_begin (s->o->search.timeout);
+  int status;
+
+  s->cancel = ffm_cli_cancel_get_flag (cancel);
+  mpi_sweep = (MpiSweep) { s, axes, points, NULL, { 0 } };
+  g_mutex_init (&mpi_sweep.lock);
+  status = ffm_cli_mpi_points_serve (COMMAND, sweep_fingerprint (s->o, axes, points),
+                                     ffm_cli_run_options_get_threads (&s->o->run), 0,
+                                     mpi_run_there, &mpi_sweep);
+  g_mutex_clear (&mpi_sweep.lock);
+  return status;
+}
+
+/* Rank 0 of several: hands the points to do out to every rank, this one
+ * with @workers threads; they come back through s->finished. FALSE when
+ * not under mpirun. */
+static gboolean
+mpi_share_points (Sweep *s, const GArray *axes, GPtrArray *points, guint workers)
+{
+  if (ffm_cli_mpi_is_worker ())
+    return FALSE;
+  mpi_sweep = (MpiSweep) { s, axes, points, g_array_new (FALSE, FALSE, sizeof (guint)),
+                           { 0 } };
+  for (guint i = 0; i < points->len; i++)
+    if (!((Point *) points->pdata[i])->done)
+      g_array_append_val (mpi_sweep.todo, i);
+  if (ffm_cli_mpi_points_share (COMMAND, "points", "ffm sweep: MPI: stopped by the "
+                                "launcher (a rank died, a node was lost, or the job "
+                                "was cancelled): the points finished so far are in "
+                                "--csv; run the same command again to finish the "
+                                "sweep\n", NULL, (const guint *) mpi_sweep.todo->data,
+                                mpi_sweep.todo->len, sweep_fingerprint (s->o, axes, points),
+                                workers, s->cancel, mpi_run_here, mpi_result, &mpi_sweep))
+    return TRUE;
+  g_clear_pointer (&mpi_sweep.todo, g_array_unref);
+  return FALSE;
+}
+
+/* Rank 0: after every shared point came back. */
+static gboolean
+mpi_finish_points (GError **error)
+{
+  gboolean ok = ffm_cli_mpi_points_finish (error);
+
+  g_clear_pointer (&mpi_sweep.todo, g_array_unref);
+  return ok;
+}
+
 /* ---- Running ---- */
 
 /* Appends @line to the open CSV @f, checked. */
@@ -959,6 +1143,8 @@ run (GOptionContext *context, SweepOptions *o)
   if (!ffm_cli_timeout_is_valid (o->search.timeout))
     return ffm_cli_usage_error (context, COMMAND, "--timeout must be a number of "
                                 "seconds from 0 (none) to %.0f", FFM_CLI_MAX_TIMEOUT);
+  if (!ffm_cli_generator_limits_check (&o->search.limits, &s.max_memory, &error))
+    return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
   if (o->plot != NULL && !ffm_plot_check (o->plot, &error))
     return ffm_cli_fail (COMMAND, error);
   policies = g_strsplit (o->search.policy != NULL ? o->search.policy : "ffm", ",", -1);
@@ -986,6 +1172,9 @@ run (GOptionContext *context, SweepOptions *o)
   if (o->csv != NULL && strcmp (o->csv, "-") == 0)
     return ffm_cli_usage_error (context, COMMAND, "--csv needs a file (the sweep "
                                 "resumes from it)");
+  /* Under mpirun the other ranks only run the points rank 0 hands out. */
+  if (ffm_cli_mpi_is_worker ())
+    return mpi_serve_points (&s, axes, points);
   if (o->csv != NULL && !resume_from_csv (o->csv, axes, points, &n_resumed, &error))
     return ffm_cli_fail (COMMAND, error);
   if (n_resumed > 0)
@@ -1027,6 +1216,10 @@ run (GOptionContext *context, SweepOptions *o)
   threads = ffm_cli_run_options_get_threads (&o->run);
   workers = MAX (1, MIN (threads, n_todo));
   s.threads_per_point = MAX (1, threads / workers);
+  /* --max-memory (or the default) is the sweep's: the points that run at
+   * once share it. */
+  s.max_memory = (s.max_memory > 0 ? s.max_memory : ffm_pmapping_default_max_memory ())
+    / workers;
   {
     g_autoptr (FfmCliCancel) cancel = ffm_cli_cancel_begin (o->search.timeout);
     g_autoptr (FfmCliProgress) progress = ffm_cli_progress_start (COMMAND, TRUE);
@@ -1041,9 +1234,10 @@ run (GOptionContext *context, SweepOptions *o)
           fclose (csv);
         return ffm_cli_fail (COMMAND, error);
       }
-    for (guint i = 0; i < points->len; i++)
-      if (!((Point *) points->pdata[i])->done)
-        g_thread_pool_push (pool, points->pdata[i], NULL);
+    if (!mpi_share_points (&s, axes, points, workers))
+      for (guint i = 0; i < points->len; i++)
+        if (!((Point *) points->pdata[i])->done)
+          g_thread_pool_push (pool, points->pdata[i], NULL);
     for (guint k = 0; k < n_todo; k++)
       {
         Point *p = g_async_queue_pop (finished);
@@ -1062,6 +1256,14 @@ run (GOptionContext *context, SweepOptions *o)
         ffm_cli_progress_update ((double) n_done / n_todo, phase, progress);
       }
     g_thread_pool_free (pool, FALSE, TRUE);
+    if (!mpi_finish_points (&error))
+      {
+        g_prefix_error (&error, "the finished points are in --csv (run the same "
+                        "command again to finish): ");
+        if (status == FFM_EXIT_OK)
+          status = ffm_cli_fail (COMMAND, error);
+        g_clear_error (&error);
+      }
     g_clear_pointer (&progress, ffm_cli_progress_stop);
     if (ffm_cli_cancel_describe (cancel) != NULL)
       stopped = ffm_cli_cancel_describe (cancel);
@@ -1166,20 +1368,27 @@ ffm_cmd_sweep (int argc, char **argv)
   g_autofree char *description = ffm_cli_describe (sweep_text, "dse.md");
   g_autoptr (GOptionContext) context = ffm_cli_context_new (COMMAND, NULL, description);
   g_auto (GStrv) positional = NULL;
+  gboolean mpi_worker;          /* ffm_cli_mpi_is_worker() says it where needed */
   int status;
 
   g_option_context_add_main_entries (context, entries, NULL);
   ffm_cli_add_constraint_options (context, &o.search);
+  ffm_cli_add_generator_limit_options (context, &o.search.limits);
   ffm_cli_add_problem_options (context, &o.problem);
   ffm_cli_add_run_options (context, &o.run, FFM_CLI_RUN_THREADS);
   ffm_cli_add_common_options (context, &o.common, TRUE);
-  if (!ffm_cli_parse (context, COMMAND, &o.common, &o.run, argc, argv, &positional))
-    status = FFM_EXIT_USAGE;
-  else if (positional[0] != NULL)
-    status = ffm_cli_usage_error (context, COMMAND, "unexpected argument '%s'",
-                                  positional[0]);
-  else
-    status = run (context, &o);
+  status = ffm_cli_mpi_begin (COMMAND, &mpi_worker);
+  if (status == FFM_EXIT_OK)
+    {
+      if (!ffm_cli_parse (context, COMMAND, &o.common, &o.run, argc, argv, &positional))
+        status = FFM_EXIT_USAGE;
+      else if (positional[0] != NULL)
+        status = ffm_cli_usage_error (context, COMMAND, "unexpected argument '%s'",
+                                      positional[0]);
+      else
+        status = run (context, &o);
+      status = ffm_cli_mpi_end (COMMAND, status);
+    }
   g_strfreev (o.sweeps);
   g_strfreev (o.sweep_archs);
   g_free (o.csv);
