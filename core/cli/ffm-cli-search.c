@@ -1,6 +1,7 @@
 /* ffm-cli-search.c: search options, context and run. */
 #include "ffm-cli-search.h"
 #include "ffm-cli-cancel.h"
+#include "ffm-cli-mpi-points.h"
 
 #include <math.h>
 #include <string.h>
@@ -22,6 +23,34 @@ ffm_cli_search_options_clear (FfmCliSearchOptions *o)
   g_clear_pointer (&o->forbid, g_strfreev);
   g_clear_pointer (&o->stationary, g_strfreev);
   ffm_cli_generator_limits_clear (&o->limits);
+}
+
+void
+ffm_cli_search_options_fingerprint (const FfmCliProblemOptions *problem,
+                                    const FfmCliSearchOptions *o, guint64 *hash)
+{
+  g_autofree char *numbers = g_strdup_printf ("%d %d %" G_GINT64_FORMAT " %.17g %s "
+                                              "%.17g %" G_GINT64_FORMAT,
+                                              o->max_fused_loops, o->unfused,
+                                              o->max_evaluations, o->max_seconds,
+                                              o->imperfect != NULL ? o->imperfect : "",
+                                              o->limits.max_template_seconds,
+                                              o->limits.max_templates);
+  char *const *lists[] = { problem->params, problem->arch_params, o->strategy_params,
+                           o->constraint_files, o->fuse, o->no_fuse, o->backing,
+                           o->keep, o->forbid, o->stationary };
+  const char *texts[] = { problem->arch, problem->workload, o->strategy, o->objective,
+                          o->budget, o->policy, o->limits.max_memory };
+
+  ffm_cli_mpi_fingerprint_add (hash, numbers);
+  for (guint k = 0; k < G_N_ELEMENTS (texts); k++)
+    ffm_cli_mpi_fingerprint_add (hash, texts[k]);
+  for (guint k = 0; k < G_N_ELEMENTS (lists); k++)
+    {
+      for (guint i = 0; lists[k] != NULL && lists[k][i] != NULL; i++)
+        ffm_cli_mpi_fingerprint_add (hash, lists[k][i]);
+      ffm_cli_mpi_fingerprint_add (hash, "\n");   /* where a list ends */
+    }
 }
 
 void

@@ -59,6 +59,15 @@ void ffm_cli_add_search_options (GOptionContext *context,
  * group "constraints", for commands that take constraints but no search. */
 void ffm_cli_add_constraint_options (GOptionContext *context,
                                      FfmCliSearchOptions *options);
+/* Adds to the FNV-1a hash *@hash (ffm_cli_mpi_fingerprint_add()) what of
+ * @problem and @search changes a search's result: the architecture,
+ * workload and their parameters, the strategy's parameters, the objective,
+ * the mapspace options, the generator's limits and every constraint
+ * option; so that MPI ranks can check they read the same command. */
+void ffm_cli_search_options_fingerprint (const FfmCliProblemOptions *problem,
+                                         const FfmCliSearchOptions *search,
+                                         guint64 *hash);
+
 /* The constraint set the options give (--policy first, then each
  * --constraints file, then the short options in the order of the list
  * above), or NULL in *@out when there is none; bound once to @problem to

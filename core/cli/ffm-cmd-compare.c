@@ -559,26 +559,11 @@ typedef struct {
 static guint64
 compare_fingerprint (const CompareOptions *o, const GPtrArray *entries)
 {
-  g_autofree char *numbers = g_strdup_printf ("%d %" G_GINT64_FORMAT " %d %d %" G_GINT64_FORMAT " %.17g",
-                                              o->runs, o->run.seed,
-                                              o->search.max_fused_loops, o->search.unfused,
-                                              o->search.max_evaluations,
-                                              o->search.max_seconds);
-  char **lists[] = { o->problem.params, o->problem.arch_params, o->search.strategy_params,
-                     o->search.constraint_files, o->search.fuse, o->search.no_fuse,
-                     o->search.backing, o->search.keep, o->search.forbid,
-                     o->search.stationary };
+  g_autofree char *numbers = g_strdup_printf ("%d %" G_GINT64_FORMAT, o->runs, o->run.seed);
   guint64 h = 0;
 
   ffm_cli_mpi_fingerprint_add (&h, numbers);
-  ffm_cli_mpi_fingerprint_add (&h, o->problem.arch);
-  ffm_cli_mpi_fingerprint_add (&h, o->problem.workload);
-  ffm_cli_mpi_fingerprint_add (&h, o->search.objective);
-  ffm_cli_mpi_fingerprint_add (&h, o->search.budget);
-  ffm_cli_mpi_fingerprint_add (&h, o->search.policy);
-  for (guint k = 0; k < G_N_ELEMENTS (lists); k++)
-    for (guint i = 0; lists[k] != NULL && lists[k][i] != NULL; i++)
-      ffm_cli_mpi_fingerprint_add (&h, lists[k][i]);
+  ffm_cli_search_options_fingerprint (&o->problem, &o->search, &h);
   for (guint i = 0; i < entries->len; i++)
     ffm_cli_mpi_fingerprint_add (&h, ((const Entry *) entries->pdata[i])->name);
   return h;

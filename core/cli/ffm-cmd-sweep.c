@@ -937,25 +937,12 @@ static guint64
 sweep_fingerprint (const SweepOptions *o, const GArray *axes, const GPtrArray *points)
 {
   g_autofree char *header = csv_header (axes);
-  g_autofree char *numbers = g_strdup_printf ("%d %d %u %.17g %" G_GINT64_FORMAT,
-                                              o->search.max_fused_loops,
-                                              o->search.unfused, points->len,
-                                              o->search.limits.max_template_seconds,
-                                              o->search.limits.max_templates);
-  char **lists[] = { o->problem.params, o->problem.arch_params,
-                     o->search.constraint_files, o->search.fuse, o->search.no_fuse,
-                     o->search.backing, o->search.keep, o->search.forbid,
-                     o->search.stationary };
+  g_autofree char *count = g_strdup_printf ("%u", points->len);
   guint64 h = 0;
 
   ffm_cli_mpi_fingerprint_add (&h, header);
-  ffm_cli_mpi_fingerprint_add (&h, numbers);
-  ffm_cli_mpi_fingerprint_add (&h, o->problem.arch);
-  ffm_cli_mpi_fingerprint_add (&h, o->problem.workload);
-  ffm_cli_mpi_fingerprint_add (&h, o->search.objective);
-  for (guint k = 0; k < G_N_ELEMENTS (lists); k++)
-    for (guint i = 0; lists[k] != NULL && lists[k][i] != NULL; i++)
-      ffm_cli_mpi_fingerprint_add (&h, lists[k][i]);
+  ffm_cli_mpi_fingerprint_add (&h, count);
+  ffm_cli_search_options_fingerprint (&o->problem, &o->search, &h);
   for (guint i = 0; i < points->len; i++)
     ffm_cli_mpi_fingerprint_add (&h, ((const Point *) points->pdata[i])->key);
   return h;
