@@ -67,6 +67,12 @@ ffm_memory_budget_get_limit (const FfmMemoryBudget *budget)
 }
 
 guint64
+ffm_memory_budget_get_used (FfmMemoryBudget *budget)
+{
+  return budget != NULL ? (guint64) atomic_load (&budget->used) : 0;
+}
+
+guint64
 ffm_memory_budget_get_peak (FfmMemoryBudget *budget)
 {
   return budget != NULL ? (guint64) atomic_load (&budget->peak) : 0;

@@ -1530,6 +1530,18 @@ ffm_pmapping_set_get_n_templates_cut (const FfmPmappingSet *set)
   return n;
 }
 
+guint64
+ffm_pmapping_set_get_memory_held (const FfmPmappingSet *set)
+{
+  return ffm_memory_budget_get_used (set->budget);
+}
+
+guint64
+ffm_pmapping_set_get_memory_limit (const FfmPmappingSet *set)
+{
+  return ffm_memory_budget_get_limit (set->budget);
+}
+
 FfmWorkload *
 ffm_pmapping_set_get_workload (const FfmPmappingSet *set)
 {

@@ -346,7 +346,9 @@ ffm_run (const FfmSearchContext *ctx, const FfmParamValues *values,
   ffm_search_result_set_stat (result, "seconds_pmappings", seconds_since (start));
 
   t = g_get_monotonic_time ();
-  problem = join_problem_new (set, ctx->objective, ctx->n_threads, error);
+  problem = join_problem_new (set, ctx->objective, ctx->n_threads,
+                              FFM_SEARCH_CONTEXT_HAS (ctx, max_memory) ? ctx->max_memory : 0,
+                              error);
   if (problem == NULL)
     return NULL;
   pass.objective = ctx->objective;

@@ -97,6 +97,9 @@ struct _JoinProblem {
   guint mem_level[MAX_MEM];
   guint n_threads;
   Step *steps;
+  FfmMemoryBudget *budget;      /* what the join may hold: the search's
+                                   budget less what the pmappings hold */
+  gsize units_charged;          /* bytes of the units taken from it */
   double *rest_energy;          /* [n_einsums]: sum of minima after x */
   double *rest_latency;
 };

@@ -45,13 +45,21 @@ typedef struct {
   GArray *values;               /* of double */
   GArray *prov;                 /* of Prov */
   GArray *ids;                  /* of guint32: history ids after pruning */
+  FfmMemoryBudget *budget;      /* the join's (borrowed) */
+  gsize charged;                /* bytes taken from it */
 } Group;
+
+/* TUNING: a group's rows are charged to the budget at least this many
+ * bytes at a time (few atomic operations; the overshoot is bounded by
+ * one left row's products with one unit). */
+#define CHARGE_CHUNK ((gsize) 1 << 20)
 
 static void
 group_free (Group *g)
 {
   if (g == NULL)
     return;
+  ffm_memory_budget_release (g->budget, g->charged);
   g_free (g->key);
   g_array_free (g->values, TRUE);
   if (g->prov != NULL)
@@ -119,11 +127,32 @@ join_result_free (JoinResult *r)
   g_free (r);
 }
 
+/* Charges @g's bytes (its key and the capacity its rows need) to its
+ * budget; FALSE when the budget has no more. */
+static gboolean
+group_charge (Group *g)
+{
+  gsize bytes = sizeof (Group) + sizeof (JoinKey)
+    + sizeof (double) * g->values->len
+    + (g->prov != NULL ? sizeof (Prov) * g->prov->len : 0)
+    + (g->ids != NULL ? sizeof (guint32) * g->ids->len : 0);
+  gsize more;
+
+  if (bytes <= g->charged)
+    return TRUE;
+  more = MAX (bytes - g->charged, MIN (CHARGE_CHUNK, g->charged));
+  if (!ffm_memory_budget_reserve (g->budget, more))
+    return FALSE;
+  g->charged += more;
+  return TRUE;
+}
+
 static Group *
-group_new (const JoinKey *key, guint width)
+group_new (const JoinKey *key, guint width, FfmMemoryBudget *budget)
 {
   Group *g = g_new0 (Group, 1);
 
+  g->budget = budget;
   g->key = g_memdup2 (key, sizeof *key);
   g->width = width;
   g->values = g_array_new (FALSE, FALSE, sizeof (double));
@@ -229,11 +258,25 @@ has_future (const JoinProblem *p, guint x, const JoinKey *k)
   return key != NULL && g_hash_table_contains (p->steps[x + 1].index, key);
 }
 
+/* The join at step @x holds more than its budget gives. */
+static void
+join_out_of_memory (const JoinProblem *p, guint x, GError **error)
+{
+  g_autofree char *limit = ffm_format_bytes (ffm_memory_budget_get_limit (p->budget));
+
+  g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_OUT_OF_MEMORY,
+               "the join at Einsum %s needs more memory than the %s the memory "
+               "budget leaves it (after the pmappings); raise the budget "
+               "(--max-memory), or narrow the mapspace (fewer fused loops, "
+               "mapping constraints)", p->steps[x].e->name, limit);
+}
+
 /* Joins step @x: @left (groups with history ids) with the units of Einsum
- * x, into new groups. */
+ * x, into new groups; NULL with @error set when the memory budget runs
+ * out. */
 static GPtrArray *
 join_step (const JoinProblem *p, guint x, GPtrArray *left,
-           const JoinPassOptions *o)
+           const JoinPassOptions *o, GError **error)
 {
   const Step *st = &p->steps[x];
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) group_free);
@@ -266,7 +309,8 @@ join_step (const JoinProblem *p, guint x, GPtrArray *left,
           ng = g_hash_table_lookup (by_key, nkey);
           if (ng == NULL)
             {
-              ng = group_new (&plan->key, join_row_width (p, plan->key.n_spine));
+              ng = group_new (&plan->key, join_row_width (p, plan->key.n_spine),
+                              p->budget);
               g_ptr_array_add (out, ng);
               g_hash_table_insert (by_key, g_steal_pointer (&nkey), ng);
             }
@@ -288,6 +332,13 @@ join_step (const JoinProblem *p, guint x, GPtrArray *left,
                   pv.unit = ui;
                   pv.urow = b;
                   g_array_append_val (ng->prov, pv);
+                }
+              if (!group_charge (ng))
+                {
+                  g_free (plan);
+                  g_ptr_array_unref (out);
+                  join_out_of_memory (p, x, error);
+                  return NULL;
                 }
             }
         }
@@ -317,7 +368,7 @@ initial_side (const JoinProblem *p)
 {
   GPtrArray *left = g_ptr_array_new_with_free_func ((GDestroyNotify) group_free);
   JoinKey *k = g_new0 (JoinKey, 1);
-  Group *g = group_new (k, join_row_width (p, 0));
+  Group *g = group_new (k, join_row_width (p, 0), NULL);
   guint32 id = 0;
 
   for (guint i = 0; i < p->n_obj; i++)
@@ -362,7 +413,12 @@ join_run (JoinProblem *p, const JoinPassOptions *o, GError **error)
           failed = TRUE;
           break;
         }
-      next = join_step (p, x, left, o);
+      next = join_step (p, x, left, o, error);
+      if (next == NULL)
+        {
+          failed = TRUE;
+          break;
+        }
       GArray *hist = g_array_new (FALSE, FALSE, sizeof (Prov));
 
       for (guint i = 0; i < next->len; i++)

@@ -40,9 +40,13 @@ GPtrArray *join_pmapping_path (const FfmEinsumPmappings *pm,
 
 /* Reads the pmapping set's groups into the join's units (rows of one
  * group with the same copies and compute unit), Einsum by Einsum. */
+/* @max_memory (0: the generation's own limit) bounds what the pmapping
+ * set and the join hold together: past it, FFM_SEARCH_ERROR_OUT_OF_MEMORY
+ * naming the Einsum. */
 JoinProblem *join_problem_new (FfmPmappingSet *set,
                                FfmObjective objective,
                                guint n_threads,
+                               guint64 max_memory,
                                GError **error);
 void join_problem_free (JoinProblem *problem);
 

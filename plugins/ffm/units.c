@@ -29,6 +29,7 @@ join_problem_free (JoinProblem *p)
 {
   if (p == NULL)
     return;
+  ffm_memory_budget_release (p->budget, p->units_charged);
   for (guint x = 0; p->steps != NULL && x < p->n_einsums; x++)
     {
       Step *st = &p->steps[x];
@@ -48,6 +49,7 @@ join_problem_free (JoinProblem *p)
   g_free (p->steps);
   g_free (p->rest_energy);
   g_free (p->rest_latency);
+  ffm_memory_budget_free (p->budget);
   g_free (p);
 }
 
@@ -263,6 +265,34 @@ read_units (JoinProblem *p, Step *st, GError **error)
   return TRUE;
 }
 
+/* Takes the bytes of @st's units from the join's budget. */
+static gboolean
+charge_units (JoinProblem *p, Step *st, GError **error)
+{
+  gsize bytes = sizeof (Unit) * st->units->len;
+
+  for (guint i = 0; i < st->units->len; i++)
+    {
+      const Unit *u = &g_array_index (st->units, Unit, i);
+      bytes += sizeof (guint) * u->rows->len + sizeof (double) * u->table->len;
+    }
+  if (!ffm_memory_budget_reserve (p->budget, bytes))
+    {
+      g_autofree char *limit = ffm_format_bytes (ffm_memory_budget_get_limit (p->budget));
+      g_autofree char *need = ffm_format_bytes (bytes);
+      g_autofree char *held = ffm_format_bytes (ffm_memory_budget_get_used (p->budget));
+      g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_OUT_OF_MEMORY,
+                   "the join's %u units of Einsum %s need %s more, and the join "
+                   "already holds %s of the %s the memory budget leaves it after "
+                   "the pmappings; raise the budget (--max-memory), or narrow the "
+                   "mapspace (fewer fused loops, mapping constraints)",
+                   st->units->len, st->e->name, need, held, limit);
+      return FALSE;
+    }
+  p->units_charged += bytes;
+  return TRUE;
+}
+
 /* ---- Indexing ---- */
 
 static void
@@ -306,9 +336,11 @@ index_units (JoinProblem *p, Step *st)
 
 JoinProblem *
 join_problem_new (FfmPmappingSet *set, FfmObjective objective,
-                  guint n_threads, GError **error)
+                  guint n_threads, guint64 max_memory, GError **error)
 {
   JoinProblem *p = g_new0 (JoinProblem, 1);
+  guint64 limit = max_memory > 0 ? max_memory : ffm_pmapping_set_get_memory_limit (set);
+  guint64 held = ffm_pmapping_set_get_memory_held (set);
   guint n_tensors, n_tracked;
   const guint *tracked;
   g_autofree guint *first = NULL, *last = NULL;
@@ -323,6 +355,10 @@ join_problem_new (FfmPmappingSet *set, FfmObjective objective,
   p->first = objective == FFM_OBJECTIVE_ENERGY ? 0
     : objective == FFM_OBJECTIVE_LATENCY ? 1 : -1;
   p->n_threads = CLAMP (n_threads, 1, FFM_MAX_THREADS);
+  /* TUNING: at least 16 MiB, so that a budget the pmappings filled still
+   * names the join's Einsum rather than failing on its first group. */
+  p->budget = ffm_memory_budget_new (MAX (limit > held ? limit - held : 0,
+                                          (guint64) 16 << 20));
   tracked = ffm_pmapping_set_get_tracked_levels (set, &n_tracked);
   if (n_tracked > MAX_MEM || ffm_pmapping_set_get_n_einsums (set) != p->n_einsums)
     {
@@ -378,7 +414,7 @@ join_problem_new (FfmPmappingSet *set, FfmObjective objective,
           join_problem_free (p);
           return NULL;
         }
-      if (!read_units (p, st, error))
+      if (!read_units (p, st, error) || !charge_units (p, st, error))
         {
           join_problem_free (p);
           return NULL;

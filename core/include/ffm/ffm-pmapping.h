@@ -319,6 +319,11 @@ FFM_API double ffm_pmapping_set_get_seconds (const FfmPmappingSet *set);
 /* Templates cut by max_template_seconds or max_templates over every
  * Einsum: when not 0 the pmappings are not proven to hold the optimum. */
 FFM_API guint ffm_pmapping_set_get_n_templates_cut (const FfmPmappingSet *set);
+/* Bytes the set still holds of its memory budget (its Pareto rows and
+ * templates), and that budget's limit: what a strategy may still use after
+ * the generation is the difference. */
+FFM_API guint64 ffm_pmapping_set_get_memory_held (const FfmPmappingSet *set);
+FFM_API guint64 ffm_pmapping_set_get_memory_limit (const FfmPmappingSet *set);
 
 /* ---- One Einsum ---- */
 

@@ -9,6 +9,7 @@
 #include "ffm-error.h"
 #include "ffm-limits.h"
 #include "ffm-tsan.h"
+#include "ffm-memory-budget.h"
 #include "ffm-json-writer.h"
 #include "ffm-output-file.h"
 #include "ffm-format.h"

@@ -1,4 +1,4 @@
-/* ffm-memory-budget.h: the memory budget of one search (internal).
+/* ffm-memory-budget.h: the memory budget of one search.
  *
  * The pmapping generator's tables grow with the input (partial tile
  * vectors, their pruning scratch, the Pareto rows of each template and
@@ -15,23 +15,27 @@
 
 #include <glib.h>
 
+#include "ffm-version.h"
+
 G_BEGIN_DECLS
 
 typedef struct _FfmMemoryBudget FfmMemoryBudget;
 
 /* A budget of @limit bytes (0: unlimited). (transfer full) */
-FfmMemoryBudget *ffm_memory_budget_new (guint64 limit);
-void ffm_memory_budget_free (FfmMemoryBudget *budget);
+FFM_API FfmMemoryBudget *ffm_memory_budget_new (guint64 limit);
+FFM_API void ffm_memory_budget_free (FfmMemoryBudget *budget);
 
 /* Takes @bytes from @budget; FALSE, taking nothing, when that would pass
  * its limit. A NULL @budget always gives. */
-gboolean ffm_memory_budget_reserve (FfmMemoryBudget *budget, gsize bytes);
+FFM_API gboolean ffm_memory_budget_reserve (FfmMemoryBudget *budget, gsize bytes);
 /* Gives back @bytes taken by ffm_memory_budget_reserve(). */
-void ffm_memory_budget_release (FfmMemoryBudget *budget, gsize bytes);
+FFM_API void ffm_memory_budget_release (FfmMemoryBudget *budget, gsize bytes);
 
-guint64 ffm_memory_budget_get_limit (const FfmMemoryBudget *budget);
+FFM_API guint64 ffm_memory_budget_get_limit (const FfmMemoryBudget *budget);
 /* The most bytes held at once so far. */
-guint64 ffm_memory_budget_get_peak (FfmMemoryBudget *budget);
+FFM_API guint64 ffm_memory_budget_get_peak (FfmMemoryBudget *budget);
+/* The bytes held now. */
+FFM_API guint64 ffm_memory_budget_get_used (FfmMemoryBudget *budget);
 
 /* A buffer whose capacity is reserved from a budget. */
 typedef struct {
@@ -43,11 +47,11 @@ typedef struct {
  * least half its capacity so that appending row by row stays amortized,
  * but never past the budget when @bytes alone fits. FALSE, @buffer
  * unchanged, when @budget cannot give it or the allocation fails. */
-gboolean ffm_budget_buffer_reserve (FfmBudgetBuffer *buffer,
+FFM_API gboolean ffm_budget_buffer_reserve (FfmBudgetBuffer *buffer,
                                     FfmMemoryBudget *budget,
                                     gsize bytes);
 /* Frees @buffer's memory and gives its capacity back to @budget. */
-void ffm_budget_buffer_clear (FfmBudgetBuffer *buffer, FfmMemoryBudget *budget);
+FFM_API void ffm_budget_buffer_clear (FfmBudgetBuffer *buffer, FfmMemoryBudget *budget);
 
 /* n * size, or G_MAXSIZE when that overflows (then no budget gives it). */
 static inline gsize
