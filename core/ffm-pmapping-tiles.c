@@ -1426,7 +1426,7 @@ prune_scratch_clear (PruneScratch *s, FfmMemoryBudget *budget)
  * in for every depth of every template; that capacity is reserved from
  * @budget, the generation's, until the workspace is freed. */
 struct _FfmTileWorkspace {
-  Table tables[2];
+  Table tables[MAX_VARS + 1];   /* per depth: the chunk being extended */
   PruneScratch scratch;
   FfmMemoryBudget *budget;  /* borrowed; NULL: unlimited */
 };
@@ -1445,8 +1445,8 @@ ffm_tile_workspace_free (FfmTileWorkspace *ws)
 {
   if (ws == NULL)
     return;
-  table_clear (&ws->tables[0], ws->budget);
-  table_clear (&ws->tables[1], ws->budget);
+  for (guint k = 0; k < G_N_ELEMENTS (ws->tables); k++)
+    table_clear (&ws->tables[k], ws->budget);
   prune_scratch_clear (&ws->scratch, ws->budget);
   g_free (ws);
 }
@@ -1571,10 +1571,13 @@ table_prune (Enum *en, Table *t, guint first, guint n_units,
   return TRUE;
 }
 
-/* Extends every row of @in (depth @k) by every feasible chain of the
- * depth's variable into @out. */
+/* Extends the rows of @in (depth @k) from *@next on by every feasible
+ * chain of the depth's variable into @out, until @out holds @max_rows rows
+ * or more (each row's children go in whole); *@next is then the first row
+ * not extended. */
 static gboolean
-table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *ws)
+table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *ws,
+              guint *next, guint max_rows)
 {
   guint v = en->order[k], nu = en->n_units[k], nu2 = en->n_units[k + 1];
   guint nd = en->n_desc[k], nl = en->var_n_loops[v];
@@ -1584,7 +1587,7 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
   double base_occ[MAX_BUFFETS];      /* the other variables at their smallest */
   double base_forced[MAX_BUFFETS];   /* same, with their fused loops trivial */
 
-  for (guint r = 0; r < in->n_rows; r++)
+  for (guint r = *next; r < in->n_rows && out->n_rows < max_rows; r++, *next = r)
     {
       const double *src = TABLE_VALS (in) + (gsize) r * nu;
       const double *src_mag = TABLE_MAGS (in) + (gsize) r * nu;
@@ -1728,13 +1731,66 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
   return TRUE;
 }
 
+/* TUNING: the rows of one depth's table extended at a time. Tables larger
+ * than this are cut into chunks, each pruned and searched to the leaves
+ * before the next (depth first over chunks, breadth first within one), so
+ * that the search holds at most this many rows per depth: a row that a
+ * row of another chunk dominates is no longer dropped there, only by the
+ * next depths' pruning or the groups' Pareto pruning (the result is the
+ * same; its leaves may be more). GPT-3 6.7B's largest tables at one fused
+ * loop hold 7 M rows, so they are not cut; unlimited fused loops make 100 M
+ * and more. FFM_PMAPPING_CHUNK_ROWS sets it (tests cut small problems). */
+#define CHUNK_ROWS (8u << 20)
+
+/* Searches from depth @k, whose rows are in ws->tables[k], to the leaves. */
+static void
+search_chunks (Enum *en, FfmTileWorkspace *ws, guint k, guint chunk_rows)
+{
+  Table *in = &ws->tables[k], *out = &ws->tables[k + 1];
+  guint next = 0;
+
+  if (k == en->n_vars)
+    {
+      for (guint r = 0; r < in->n_rows && !en->stopped; r++)
+        {
+          restore_row (en, in, r, en->n_vars);
+          en->out->n_partial++;
+          leaf (en);
+        }
+      return;
+    }
+  while (next < in->n_rows && !en->stopped)
+    {
+      gint64 start = g_get_monotonic_time ();
+      guint first = next, before;
+
+      out->n_rows = 0;
+      if (!table_extend (en, in, k, out, ws, &next, chunk_rows))
+        return;
+      before = out->n_rows;
+      if (!table_prune (en, out, 0, en->n_units[k + 1], en->unit_lex[k + 1],
+                        &ws->scratch))
+        return;
+      g_debug ("template %u depth %u (%s, %u chains, %u units): rows %u-%u of %u "
+               "extended to %u, %u after pruning (%.3f s)", en->t->id, k,
+               en->e->rank_var_names[en->order[k]], en->n_chains[en->order[k]],
+               en->n_units[k + 1], first, next, in->n_rows, before, out->n_rows,
+               (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC);
+      search_chunks (en, ws, k + 1, chunk_rows);
+    }
+}
+
 static void
 search_pruned (Enum *en, FfmTileWorkspace *ws)
 {
   Table *table = &ws->tables[0];
   g_autofree guint64 *diff = g_new0 (guint64, MAX (en->n_diff, 1));
   g_autofree guint32 *chains = g_new0 (guint32, MAX (en->n_vars, 1));
+  const char *knob = g_getenv ("FFM_PMAPPING_CHUNK_ROWS");
+  guint chunk_rows = CHUNK_ROWS;
 
+  if (knob != NULL && g_ascii_strtoull (knob, NULL, 10) > 0)
+    chunk_rows = (guint) MIN (g_ascii_strtoull (knob, NULL, 10), G_MAXUINT);
   table->n_rows = 0;
   if (!table_reserve (en, table, 1, en->n_units[0]))
     return;
@@ -1749,36 +1805,7 @@ search_pruned (Enum *en, FfmTileWorkspace *ws)
   if (en->n_diff > 0)
     memcpy (TABLE_DIFF (table), diff, sizeof (guint64) * en->n_diff);
   table->n_rows = 1;
-  for (guint k = 0; k < en->n_vars && table->n_rows > 0; k++)
-    {
-      Table *next = table == &ws->tables[0] ? &ws->tables[1] : &ws->tables[0];
-      gint64 start = g_get_monotonic_time ();
-      next->n_rows = 0;
-      if (!table_extend (en, table, k, next, ws))
-        return;
-      g_debug ("template %u depth %u: extended %u rows to %u (%.3f s)", en->t->id,
-               k, table->n_rows, next->n_rows,
-               (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC);
-      table = next;
-      {
-        guint before = table->n_rows;
-        gint64 t0 = g_get_monotonic_time ();
-        if (!table_prune (en, table, 0, en->n_units[k + 1], en->unit_lex[k + 1],
-                          &ws->scratch))
-          return;
-        g_debug ("template %u depth %u (%s, %u chains, %u units): %u rows, "
-                 "%u after pruning (%.3f s)", en->t->id, k,
-                 en->e->rank_var_names[en->order[k]], en->n_chains[en->order[k]],
-                 en->n_units[k + 1], before, table->n_rows,
-                 (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC);
-      }
-    }
-  for (guint r = 0; r < table->n_rows && !en->stopped; r++)
-    {
-      restore_row (en, table, r, en->n_vars);
-      en->out->n_partial++;
-      leaf (en);
-    }
+  search_chunks (en, ws, 0, chunk_rows);
 }
 
 void
