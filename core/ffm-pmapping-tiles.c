@@ -1205,11 +1205,19 @@ table_clear (Table *t, FfmMemoryBudget *budget)
   t->n_rows = 0;
 }
 
-/* Makes @t hold @n_rows rows of @n_units units; FALSE (the search is out
- * of memory, en->out says how much it asked for) when the budget cannot
- * give it. */
+/* Bytes of one row of @n_units units. */
+static gsize
+table_row_bytes (const Enum *en, guint n_units)
+{
+  return sizeof (guint32) * MAX (en->n_vars, 1) + 2 * sizeof (double) * MAX (n_units, 1)
+    + sizeof (guint64) * MAX (en->n_diff, 1);
+}
+
+/* Makes @t hold @n_rows rows of @n_units units; FALSE when the budget
+ * cannot give it: then, if @fatal, the search is out of memory (en->out
+ * says how much it asked for). */
 static gboolean
-table_reserve (Enum *en, Table *t, gsize n_rows, guint n_units)
+table_try_reserve (Enum *en, Table *t, gsize n_rows, guint n_units, gboolean fatal)
 {
   gsize need[4] = {
     ffm_budget_bytes (n_rows, sizeof (guint32) * MAX (en->n_vars, 1)),
@@ -1222,10 +1230,17 @@ table_reserve (Enum *en, Table *t, gsize n_rows, guint n_units)
   for (guint i = 0; i < 4; i++)
     if (!ffm_budget_buffer_reserve (buffers[i], en->budget, need[i]))
       {
-        out_of_memory (en, need[i] - MIN (need[i], buffers[i]->capacity));
+        if (fatal)
+          out_of_memory (en, need[i] - MIN (need[i], buffers[i]->capacity));
         return FALSE;
       }
   return TRUE;
+}
+
+static gboolean
+table_reserve (Enum *en, Table *t, gsize n_rows, guint n_units)
+{
+  return table_try_reserve (en, t, n_rows, n_units, TRUE);
 }
 
 /* Sets en->tiles for the variables chosen in row @r of @t (depth @k). */
@@ -1392,7 +1407,8 @@ typedef struct {
 } PruneScratch;
 
 static gboolean
-prune_scratch_reserve (Enum *en, PruneScratch *s, guint n_rows, guint n_units)
+prune_scratch_try_reserve (Enum *en, PruneScratch *s, guint n_rows, guint n_units,
+                           gboolean fatal)
 {
   gsize need[4] = {
     ffm_budget_bytes (n_rows, sizeof (RowKey)),
@@ -1405,10 +1421,17 @@ prune_scratch_reserve (Enum *en, PruneScratch *s, guint n_rows, guint n_units)
   for (guint i = 0; i < 4; i++)
     if (!ffm_budget_buffer_reserve (buffers[i], en->budget, need[i]))
       {
-        out_of_memory (en, need[i] - MIN (need[i], buffers[i]->capacity));
+        if (fatal)
+          out_of_memory (en, need[i] - MIN (need[i], buffers[i]->capacity));
         return FALSE;
       }
   return TRUE;
+}
+
+static gboolean
+prune_scratch_reserve (Enum *en, PruneScratch *s, guint n_rows, guint n_units)
+{
+  return prune_scratch_try_reserve (en, s, n_rows, n_units, TRUE);
 }
 
 static void
@@ -1573,8 +1596,10 @@ table_prune (Enum *en, Table *t, guint first, guint n_units,
 
 /* Extends the rows of @in (depth @k) from *@next on by every feasible
  * chain of the depth's variable into @out, until @out holds @max_rows rows
- * or more (each row's children go in whole); *@next is then the first row
- * not extended. */
+ * or more, or the memory budget gives it no more (each row's children go
+ * in whole: a row whose children do not fit is left for the next chunk);
+ * *@next is then the first row not extended. Out of memory (FALSE) only
+ * when one row's children alone do not fit. */
 static gboolean
 table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *ws,
               guint *next, guint max_rows)
@@ -1708,8 +1733,18 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
                   diff[en->var_loops[v][i]] = chain[i];
               for (guint d = 0; d < en->n_dims; d++)
                 diff[en->n_fused + d] = en->used[k + 1][d];
-              if (!table_reserve (en, out, (gsize) out->n_rows + 1, nu2))
-                return FALSE;
+              /* The table and the scratch that will prune it grow together,
+               * so that a chunk the budget cut can still be pruned. */
+              if (!table_try_reserve (en, out, (gsize) out->n_rows + 1, nu2, kids == 0)
+                  || !prune_scratch_try_reserve (en, &ws->scratch, out->n_rows + 1, nu2,
+                                                 kids == 0))
+                {
+                  if (kids == 0)
+                    return FALSE;
+                  out->n_rows = kids;   /* the chunk is full: this row next time */
+                  *next = r;
+                  return TRUE;
+                }
               chains = TABLE_CHAINS (out) + (gsize) out->n_rows * en->n_vars;
               memcpy (chains, src_chains, sizeof (guint32) * en->n_vars);
               chains[v] = c;
@@ -1731,23 +1766,25 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
   return TRUE;
 }
 
-/* TUNING: the rows of one depth's table extended at a time. Tables larger
- * than this are cut into chunks, each pruned and searched to the leaves
- * before the next (depth first over chunks, breadth first within one), so
- * that the search holds at most this many rows per depth: a row that a
- * row of another chunk dominates is no longer dropped there, only by the
- * next depths' pruning or the groups' Pareto pruning (the result is the
- * same; its leaves may be more). GPT-3 6.7B's largest tables at one fused
- * loop hold 7 M rows, so they are not cut; unlimited fused loops make 100 M
- * and more. FFM_PMAPPING_CHUNK_ROWS sets it (tests cut small problems). */
-#define CHUNK_ROWS (8u << 20)
+/* TUNING: the bytes of one depth's table extended at a time. Tables larger
+ * than this, or than the memory budget leaves, are cut into chunks, each
+ * pruned and searched to the leaves before the next (depth first over
+ * chunks, breadth first within one), so that the search's memory stays
+ * bounded: a row that a row of another chunk dominates is no longer
+ * dropped there, only by the next depths' pruning or the groups' Pareto
+ * pruning (the result is the same; its leaves may be more). GPT-3 6.7B's
+ * largest tables at one fused loop hold 7 M rows of 188 bytes, so they
+ * are not cut; unlimited fused loops make 100 M rows and more.
+ * FFM_PMAPPING_CHUNK_ROWS sets a number of rows instead (tests cut small
+ * problems). */
+#define CHUNK_BYTES ((gsize) 2 << 30)
 
 /* Searches from depth @k, whose rows are in ws->tables[k], to the leaves. */
 static void
 search_chunks (Enum *en, FfmTileWorkspace *ws, guint k, guint chunk_rows)
 {
   Table *in = &ws->tables[k], *out = &ws->tables[k + 1];
-  guint next = 0;
+  guint next = 0, max_rows = chunk_rows;
 
   if (k == en->n_vars)
     {
@@ -1765,7 +1802,10 @@ search_chunks (Enum *en, FfmTileWorkspace *ws, guint k, guint chunk_rows)
       guint first = next, before;
 
       out->n_rows = 0;
-      if (!table_extend (en, in, k, out, ws, &next, chunk_rows))
+      if (max_rows == 0)
+        max_rows = (guint) MIN (CHUNK_BYTES / table_row_bytes (en, en->n_units[k + 1]),
+                                G_MAXUINT);
+      if (!table_extend (en, in, k, out, ws, &next, max_rows))
         return;
       before = out->n_rows;
       if (!table_prune (en, out, 0, en->n_units[k + 1], en->unit_lex[k + 1],
@@ -1787,7 +1827,7 @@ search_pruned (Enum *en, FfmTileWorkspace *ws)
   g_autofree guint64 *diff = g_new0 (guint64, MAX (en->n_diff, 1));
   g_autofree guint32 *chains = g_new0 (guint32, MAX (en->n_vars, 1));
   const char *knob = g_getenv ("FFM_PMAPPING_CHUNK_ROWS");
-  guint chunk_rows = CHUNK_ROWS;
+  guint chunk_rows = 0;     /* 0: CHUNK_BYTES */
 
   if (knob != NULL && g_ascii_strtoull (knob, NULL, 10) > 0)
     chunk_rows = (guint) MIN (g_ascii_strtoull (knob, NULL, 10), G_MAXUINT);
