@@ -559,9 +559,10 @@ typedef struct {
 static guint64
 compare_fingerprint (const CompareOptions *o, const GPtrArray *entries)
 {
-  g_autofree char *numbers = g_strdup_printf ("%d %" G_GINT64_FORMAT " %d %d %" G_GINT64_FORMAT " %.17g",
+  g_autofree char *numbers = g_strdup_printf ("%d %" G_GINT64_FORMAT " %d %d %d %" G_GINT64_FORMAT " %.17g",
                                               o->runs, o->run.seed,
-                                              o->search.max_fused_loops, o->search.unfused,
+                                              o->search.max_fused_loops,
+                                              o->search.max_fused_per_var, o->search.unfused,
                                               o->search.max_evaluations,
                                               o->search.max_seconds);
   char **lists[] = { o->problem.params, o->problem.arch_params, o->search.strategy_params,
