@@ -137,8 +137,8 @@ typedef struct {
 
 /* Fills @context with the defaults: struct_size, @problem (not referenced:
  * the caller keeps it alive during the search), objective EDP, no budget,
- * seed 1, one thread, max_fused_loops 1 (and 1 per rank variable), fused, no progress callback, no
- * cancel flag, no constraints. */
+ * seed 1, one thread, max_fused_loops 1 (and 1 per rank variable), fused,
+ * no progress callback, no cancel flag, no constraints. */
 FFM_API void ffm_search_context_init (FfmSearchContext *context,
                                       FfmProblem *problem);
 
