@@ -235,13 +235,21 @@ void
 random_problem_make_fused (guint64 seed, FfmWorkload **workload, FfmArch **arch)
 {
   g_autoptr (GRand) r = g_rand_new_with_seed ((guint32) seed ^ 0x5eedf00du);
-  int kind = g_rand_int_range (r, 0, 4);
+  int kind = g_rand_int_range (r, 0, 5);
   guint extra = 0;
   g_autoptr (GError) error = NULL;
   g_autofree char *text = NULL;
 
-  *arch = random_arch (r, kind == 3 ? 0 : 1, FALSE, &extra);
-  if (kind == 0)        /* a chain of 2 or 3 matmuls */
+  *arch = random_arch (r, kind >= 3 ? 0 : 1, FALSE, &extra);
+  if (kind == 4)        /* two matmuls, long rows: two fused loops over m */
+    text = g_strdup_printf ("{\"ffm_workload\": 1, \"name\": \"rows\", "
+                            "\"ranks\": {\"M\": %d, \"N0\": %d, \"N1\": 2, \"N2\": %d}, "
+                            "\"bits_per_value\": {\"all\": 8}, \"einsums\": ["
+                            "\"T1[m,n1] = T0[m,n0] * W0[n0,n1]\", "
+                            "\"T2[m,n2] = T1[m,n1] * W1[n1,n2]\"]}",
+                            g_rand_boolean (r) ? 8 : 4, g_rand_int_range (r, 1, 3),
+                            g_rand_int_range (r, 1, 3));
+  else if (kind == 0)        /* a chain of 2 or 3 matmuls */
     text = random_workload_text (r, 0, g_rand_int_range (r, 2, 4), extra,
                                  FFM_IMPERFECT_NONE);
   else if (kind == 1)   /* a DAG: element-wise, skip, fork, join, copy */

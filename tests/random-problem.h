@@ -30,5 +30,6 @@ void random_problem_make_imperfect (guint64 seed, guint imperfect,
  * tensors indexed by batch, heads and two sequence ranks, so that several
  * ranks can tile them at once; the FFM paper's Fig. 10), on an
  * architecture of at most one level besides MainMemory and GlobalBuffer
- * (sizes up to 4, so that one rank variable can have two fused loops). */
+ * (sizes up to 4, and two matmuls with 4 or 8 rows now and then, so that
+ * one rank variable can have two fused loops). */
 void random_problem_make_fused (guint64 seed, FfmWorkload **workload, FfmArch **arch);

@@ -551,9 +551,9 @@ test_optimality_remainders (void)
   g_assert_cmpuint (8 * fronts_with_remainders, >=, cases);
 }
 
-/* TUNING: as many cases as the random test: its default, 200, took 27 s
- * of CPU in the release build (about 0.13 s a problem, a third of the
- * problems drawn too large for exhaustive search and replaced). */
+/* TUNING: as many cases as the random test: its default, 200, took 22 s
+ * of CPU in the release build (about 0.1 s a problem; 53 more were drawn
+ * too large for exhaustive search and replaced). */
 
 static void
 test_optimality_fused_loops (void)
@@ -591,7 +591,7 @@ test_optimality_fused_loops (void)
                   "a better EDP than with one fused loop, %" G_GUINT64_FORMAT
                   " with a better EDP than with one per rank variable", done,
                   infeasible, too_large, fused_improved, per_var_improved);
-  /* TUNING: the larger spaces improved the EDP of 8 problems in 201 when
+  /* TUNING: the larger spaces improved the EDP of 10 problems in 200 when
    * the test was written; a test comparing equal spaces would prove
    * little (checked from 150 problems on, where none would be unlikely). */
   if (cases >= 150)
