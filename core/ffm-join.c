@@ -407,19 +407,57 @@ fused_blocks (const FfmJoinPmapping *p, guint *starts)
   return p->n_fused > 0 ? n : 0;
 }
 
-/* Orders of loops [a, b): every permutation if their variables differ. */
+/* The loops of [a, b) labelled by variable: label[i - a] = the first loop
+ * of the block over the same variable. */
+static void
+block_labels (const FfmJoinPmapping *p, guint a, guint b, guint *label)
+{
+  for (guint i = a; i < b; i++)
+    {
+      label[i - a] = i - a;
+      for (guint j = a; j < i; j++)
+        if (g_strcmp0 (p->loops[i].var_name, p->loops[j].var_name) == 0)
+          {
+            label[i - a] = j - a;
+            break;
+          }
+    }
+}
+
+/* Orders of @count[0 .. @n) loops per label: the multinomial coefficient
+ * (capped at FFM_JOIN_MAX_ORDERS, which no index reaches). */
+static guint
+orders_of_counts (const guint *count, guint n)
+{
+  guint64 f = 1;
+  guint total = 0;
+
+  for (guint l = 0; l < n; l++)
+    for (guint i = 1; i <= count[l]; i++)
+      {
+        total++;
+        /* f * C(total, i) / C(total - 1, i - 1): exact at every step */
+        f = f * total / i;
+        if (f > FFM_JOIN_MAX_ORDERS)
+          return FFM_JOIN_MAX_ORDERS + 1;
+      }
+  return (guint) f;
+}
+
+/* Orders of loops [a, b): every permutation that keeps the loops over one
+ * variable in their order (their tiles nest: the outer one's tile holds
+ * the inner one's). Swapping two loops with no storage node between them
+ * changes no count and no reservation [1, §5.2] whatever their variables;
+ * only the order of one variable's loops is fixed by their tiles. */
 static guint
 block_orders (const FfmJoinPmapping *p, guint a, guint b)
 {
-  guint f = 1;
+  guint label[FFM_COST_MAX_LOOPS], count[FFM_COST_MAX_LOOPS] = { 0 };
 
-  for (guint i = a; i < b; i++)
-    for (guint j = i + 1; j < b; j++)
-      if (g_strcmp0 (p->loops[i].var_name, p->loops[j].var_name) == 0)
-        return 1;
-  for (guint k = 2; k <= b - a; k++)
-    f *= k;
-  return f;
+  block_labels (p, a, b, label);
+  for (guint i = 0; i < b - a; i++)
+    count[label[i]]++;
+  return MIN (orders_of_counts (count, b - a), FFM_JOIN_MAX_ORDERS);
 }
 
 guint
@@ -442,27 +480,62 @@ ffm_join_pmapping_get_order (const FfmJoinPmapping *p, guint index, guint *order
   for (guint i = 0; i < p->n_fused; i++)
     order[i] = i;
   /* Mixed radix over blocks, block 0 the least significant digit; within
-   * a block the permutation of that rank in lexicographic order. */
+   * a block the orders of its variables' labels in lexicographic order
+   * (every permutation in lexicographic order when the variables differ),
+   * each variable's loops taken in their own order. */
   for (guint k = 0; k < n; k++)
     {
       guint a = starts[k], b = starts[k + 1], f = block_orders (p, a, b);
-      guint r = index % f, left[FFM_COST_MAX_LOOPS], n_left = b - a;
+      guint r = index % f, label[FFM_COST_MAX_LOOPS];
+      guint count[FFM_COST_MAX_LOOPS] = { 0 }, next[FFM_COST_MAX_LOOPS];
       index /= f;
       if (f == 1)
         continue;
-      for (guint i = 0; i < n_left; i++)
-        left[i] = a + i;
-      for (guint i = a; i < b; i++)
+      block_labels (p, a, b, label);
+      for (guint i = 0; i < b - a; i++)
         {
-          guint rest = 1, pick;
-          for (guint m = 2; m < n_left; m++)
-            rest *= m;
-          pick = r / rest;
-          r %= rest;
-          order[i] = left[pick];
-          memmove (&left[pick], &left[pick + 1], sizeof (guint) * (n_left - pick - 1));
-          n_left--;
+          count[label[i]]++;
+          next[i] = 0;
         }
+      /* Index 0 is the pmapping's own order: shift by its rank (0 unless
+       * one variable's loops are apart, as in m, n, m). */
+      {
+        guint own = 0, left[FFM_COST_MAX_LOOPS];
+        memcpy (left, count, sizeof left);
+        for (guint i = 0; i < b - a; i++)
+          {
+            for (guint l = 0; l < label[i]; l++)
+              if (left[l] > 0)
+                {
+                  left[l]--;
+                  own += orders_of_counts (left, b - a);
+                  left[l]++;
+                }
+            left[label[i]]--;
+          }
+        r = (guint) (((guint64) r + own) % f);
+      }
+      for (guint i = a; i < b; i++)
+        for (guint l = 0; l < b - a; l++)
+          {
+            guint rest;
+            if (count[l] == 0)
+              continue;
+            count[l]--;
+            rest = orders_of_counts (count, b - a);
+            if (r < rest)
+              {
+                /* the next loop of label l, in the block's own order */
+                guint j = next[l];
+                while (label[j] != l)
+                  j++;
+                next[l] = j + 1;
+                order[i] = a + j;
+                break;
+              }
+            r -= rest;
+            count[l]++;
+          }
     }
 }
 

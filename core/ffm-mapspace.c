@@ -434,6 +434,8 @@ ffm_mapspace_new_for_context (const FfmSearchContext *ctx, GError **error)
     options.imperfect = ctx->imperfect;   /* the same space as ffm's */
   if (FFM_SEARCH_CONTEXT_HAS (ctx, constraints))
     options.constraints = ctx->constraints;
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, max_fused_loops_per_rank_var))
+    options.max_fused_loops_per_rank_var = ctx->max_fused_loops_per_rank_var;
   if (FFM_SEARCH_CONTEXT_HAS (ctx, max_templates))
     {
       options.max_memory = ctx->max_memory;

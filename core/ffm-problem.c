@@ -175,6 +175,7 @@ ffm_search_context_init (FfmSearchContext *context, FfmProblem *problem)
   context->seed = DEFAULT_SEED;
   context->n_threads = 1;
   context->max_fused_loops = DEFAULT_MAX_FUSED_LOOPS;
+  context->max_fused_loops_per_rank_var = 1;
   context->unfused = FALSE;
   context->progress = NULL;
   context->progress_data = NULL;

@@ -209,3 +209,54 @@ random_problem_make_imperfect (guint64 seed, guint imperfect,
   g_assert_no_error (error);
   *max_fused_loops = seed % 3 == 0 ? 2 : 1;
 }
+
+/* An attention block: sizes 1, 2 or 4 on the sequence ranks (two fused
+ * loops of one rank variable need 4), 1 or 2 elsewhere. */
+static char *
+attention_text (GRand *r)
+{
+  static const int small[] = { 1, 2, 2 }, seq[] = { 1, 2, 4 };
+  GString *s = g_string_new ("{\"ffm_workload\": 1, \"name\": \"attention\", ");
+
+  g_string_append_printf (s, "\"ranks\": {\"B\": %d, \"H\": %d, \"M\": %d, "
+                          "\"P\": %d, \"E\": %d, \"F\": %d}, ",
+                          pick (r, small, 3), pick (r, small, 3), pick (r, seq, 3),
+                          pick (r, seq, 3), pick (r, small, 3), pick (r, small, 3));
+  g_string_append_printf (s, "\"bits_per_value\": {\"all\": %d}, ",
+                          g_rand_boolean (r) ? 8 : 4);
+  g_string_append (s, "\"einsums\": ["
+                   "\"QK[b,h,m,p] = Q[b,h,m,e] * K[b,h,p,e]\", "
+                   "\"S[b,h,m,p] = QK[b,h,m,p]\", "
+                   "\"AV[b,h,m,f] = S[b,h,m,p] * V[b,h,p,f]\"]}");
+  return g_string_free (s, FALSE);
+}
+
+void
+random_problem_make_fused (guint64 seed, FfmWorkload **workload, FfmArch **arch)
+{
+  g_autoptr (GRand) r = g_rand_new_with_seed ((guint32) seed ^ 0x5eedf00du);
+  int kind = g_rand_int_range (r, 0, 5);
+  guint extra = 0;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *text = NULL;
+
+  *arch = random_arch (r, kind >= 3 ? 0 : 1, FALSE, &extra);
+  if (kind == 4)        /* two matmuls, long rows: two fused loops over m */
+    text = g_strdup_printf ("{\"ffm_workload\": 1, \"name\": \"rows\", "
+                            "\"ranks\": {\"M\": %d, \"N0\": %d, \"N1\": 2, \"N2\": %d}, "
+                            "\"bits_per_value\": {\"all\": 8}, \"einsums\": ["
+                            "\"T1[m,n1] = T0[m,n0] * W0[n0,n1]\", "
+                            "\"T2[m,n2] = T1[m,n1] * W1[n1,n2]\"]}",
+                            g_rand_boolean (r) ? 8 : 4, g_rand_int_range (r, 1, 3),
+                            g_rand_int_range (r, 1, 3));
+  else if (kind == 0)        /* a chain of 2 or 3 matmuls */
+    text = random_workload_text (r, 0, g_rand_int_range (r, 2, 4), extra,
+                                 FFM_IMPERFECT_NONE);
+  else if (kind == 1)   /* a DAG: element-wise, skip, fork, join, copy */
+    text = random_workload_text (r, g_rand_int_range (r, 4, 9), 3, extra,
+                                 FFM_IMPERFECT_NONE);
+  else
+    text = attention_text (r);
+  *workload = ffm_workload_load_from_data (text, "random", NULL, &error);
+  g_assert_no_error (error);
+}

@@ -23,3 +23,13 @@ void random_problem_make (guint64 seed, FfmWorkload **workload, FfmArch **arch,
 void random_problem_make_imperfect (guint64 seed, guint imperfect,
                                     FfmWorkload **workload, FfmArch **arch,
                                     int *max_fused_loops);
+
+/* A problem for the larger fused-loop spaces (max_fused_loops 2, 3 or
+ * unlimited, per rank variable 1 or unlimited): a chain, a small DAG or an
+ * attention-like block (Q,K -> QK -> softmax -> AV with V, its shared
+ * tensors indexed by batch, heads and two sequence ranks, so that several
+ * ranks can tile them at once; the FFM paper's Fig. 10), on an
+ * architecture of at most one level besides MainMemory and GlobalBuffer
+ * (sizes up to 4, and two matmuls with 4 or 8 rows now and then, so that
+ * one rank variable can have two fused loops). */
+void random_problem_make_fused (guint64 seed, FfmWorkload **workload, FfmArch **arch);

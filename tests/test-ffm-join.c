@@ -363,6 +363,34 @@ test_chain_orders (void)
   g_assert_cmpfloat (ffm_cost_report_get_cost (r, 1)->latency, ==, cost->latency);
 }
 
+/* Two fused loops over one variable in a block (max_fused_loops_per_rank_var
+ * above 1): the orders keep them in their order (their tiles nest), the
+ * other loop goes anywhere; order 0 is the pmapping's own. */
+static void
+test_chain_orders_same_var (void)
+{
+  g_autoptr (FfmWorkload) w = matmuls (2, 8, 4);
+  g_autoptr (FfmArch) a = named_arch ("simple");
+  g_autoptr (FfmJoinPmapping) p = pmapping (w, a,
+    "S MainMemory W1; S MainMemory T2; L m 4; L n1 2; L m 2; "
+    "S GlobalBuffer T1; L n2 1; L n1 1; L m 1; C Matmul1 MAC");
+  /* (m 4, n1 2, m 2), then (n1 2, m 4, m 2), then (m 4, m 2, n1 2) */
+  static const guint expected[3][3] = { { 0, 1, 2 }, { 1, 0, 2 }, { 0, 2, 1 } };
+  guint order[3];
+
+  g_test_summary ("loop orders: m, n1, m above T1 has 3 orders, m before m in each");
+  g_assert_cmpuint (ffm_join_pmapping_get_n_fused_loops (p), ==, 3);
+  g_assert_cmpuint (ffm_join_pmapping_get_n_orders (p), ==, 3);
+  for (guint i = 0; i < 3; i++)
+    {
+      g_autoptr (FfmJoinPmapping) r = ffm_join_pmapping_reorder (p, w, a, i);
+      ffm_join_pmapping_get_order (p, i, order);
+      g_assert_cmpmem (order, sizeof order, expected[i], sizeof expected[i]);
+      g_assert_nonnull (r);
+      g_assert_cmpuint (ffm_join_pmapping_get_n_orders (r), ==, 3);
+    }
+}
+
 /* ---- The strategy ---- */
 
 static double
@@ -680,6 +708,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ffm-join/chain/copy", test_chain_copy);
   g_test_add_func ("/ffm-join/chain/dependency", test_chain_dependency);
   g_test_add_func ("/ffm-join/chain/orders", test_chain_orders);
+  g_test_add_func ("/ffm-join/chain/orders-same-var", test_chain_orders_same_var);
   g_test_add_func ("/ffm-join/reservations/force-worse-pmapping",
                    test_reservations_force_worse_pmapping);
   g_test_add_func ("/ffm-join/reservations/fused-tile-lifetimes",

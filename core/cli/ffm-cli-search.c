@@ -29,9 +29,10 @@ void
 ffm_cli_search_options_fingerprint (const FfmCliProblemOptions *problem,
                                     const FfmCliSearchOptions *o, guint64 *hash)
 {
-  g_autofree char *numbers = g_strdup_printf ("%d %d %" G_GINT64_FORMAT " %.17g %s "
+  g_autofree char *numbers = g_strdup_printf ("%d %d %d %" G_GINT64_FORMAT " %.17g %s "
                                               "%.17g %" G_GINT64_FORMAT,
-                                              o->max_fused_loops, o->unfused,
+                                              o->max_fused_loops, o->max_fused_per_var,
+                                              o->unfused,
                                               o->max_evaluations, o->max_seconds,
                                               o->imperfect != NULL ? o->imperfect : "",
                                               o->limits.max_template_seconds,
@@ -197,6 +198,9 @@ ffm_cli_add_search_options (GOptionContext *context, FfmCliSearchOptions *o)
     { "max-fused-loops", 0, 0, G_OPTION_ARG_INT, &o->max_fused_loops,
       "Fused loops (of more than one iteration) per pmapping, -1 = no limit "
       "(default 1)", "N" },
+    { "max-fused-loops-per-rank-var", 0, 0, G_OPTION_ARG_INT, &o->max_fused_per_var,
+      "Fused loops (of more than one iteration) per rank variable, -1 = no "
+      "limit (default 1)", "N" },
     { "unfused", 0, 0, G_OPTION_ARG_NONE, &o->unfused,
       "Back every tensor in the outermost memory (no fusion)", NULL },
     { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o->timeout,
@@ -242,6 +246,10 @@ ffm_cli_search_prepare (GOptionContext *context, const char *command,
   if (o->max_fused_loops < -1)
     return ffm_cli_usage_error (context, command,
                                 "--max-fused-loops must be -1 (no limit) or more");
+  if (o->max_fused_per_var < -1)
+    return ffm_cli_usage_error (context, command,
+                                "--max-fused-loops-per-rank-var must be -1 (no "
+                                "limit) or more");
   if (!ffm_cli_timeout_is_valid (o->timeout))
     return ffm_cli_usage_error (context, command,
                                 "--timeout must be a number of seconds from 0 "
@@ -282,6 +290,7 @@ ffm_cli_search_prepare (GOptionContext *context, const char *command,
   out->context.seed = (guint64) run->seed;
   out->context.n_threads = ffm_cli_run_options_get_threads (run);
   out->context.max_fused_loops = o->max_fused_loops;
+  out->context.max_fused_loops_per_rank_var = o->max_fused_per_var;
   out->context.unfused = o->unfused;
   out->context.imperfect = imperfect;
   out->context.max_memory = max_memory;
@@ -312,6 +321,8 @@ ffm_cli_search_record (const FfmCliSearch *s, FfmResultInfo *info)
   ffm_result_info_set_strategy (info, s->plugin->descriptor->name, values);
   ffm_result_info_set_objective (info, ffm_objective_to_string (s->objective));
   ffm_result_info_set_option_int (info, "max_fused_loops", s->context.max_fused_loops);
+  ffm_result_info_set_option_int (info, "max_fused_loops_per_rank_var",
+                                  s->context.max_fused_loops_per_rank_var);
   ffm_result_info_set_option_boolean (info, "unfused", s->context.unfused);
   ffm_result_info_set_option_int (info, "seed", (gint64) s->context.seed);
   ffm_result_info_set_option_int (info, "threads", s->context.n_threads);

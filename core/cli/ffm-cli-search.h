@@ -38,11 +38,12 @@ typedef struct {
   char **stationary;            /* --stationary TENSORS@LEVEL */
   FfmCliGeneratorLimits limits; /* --max-memory, --max-template-seconds,
                                    --max-templates */
+  int max_fused_per_var;        /* --max-fused-loops-per-rank-var; -1 = no limit */
 } FfmCliSearchOptions;
 
 #define FFM_CLI_SEARCH_OPTIONS_INIT { NULL, NULL, NULL, 1, FALSE, 0, 0, 0, NULL, NULL, \
                                       NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
-                                      FFM_CLI_GENERATOR_LIMITS_INIT }
+                                      FFM_CLI_GENERATOR_LIMITS_INIT, 1 }
 
 void ffm_cli_search_options_clear (FfmCliSearchOptions *options);
 /* The help of --imperfect, for every command that has it. */

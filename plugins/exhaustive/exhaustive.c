@@ -160,6 +160,8 @@ within_fused_limits (Template *t, const FfmEinsum *e)
   const FfmSearchContext *ctx = t->s->ctx;
   guint per_var[FFM_MAX_EINSUM_RANK_VARS] = { 0 };
   guint total = 0;
+  int per_var_limit = FFM_SEARCH_CONTEXT_HAS (ctx, max_fused_loops_per_rank_var)
+    ? ctx->max_fused_loops_per_rank_var : 1;
 
   for (guint j = 0; j < t->n_fused; j++)
     {
@@ -170,8 +172,7 @@ within_fused_limits (Template *t, const FfmEinsum *e)
         continue;
       total++;
       per_var[l->rank_var]++;
-      /* The generator's default: one fused loop per rank variable. */
-      if (per_var[l->rank_var] > 1)
+      if (per_var_limit >= 0 && per_var[l->rank_var] > (guint) per_var_limit)
         return FALSE;
     }
   return ctx->max_fused_loops < 0 || total <= (guint) ctx->max_fused_loops;
@@ -701,6 +702,8 @@ generate_templates (const FfmSearchContext *ctx, GError **error)
     options.imperfect = ctx->imperfect;
   if (FFM_SEARCH_CONTEXT_HAS (ctx, constraints))
     options.constraints = ctx->constraints;
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, max_fused_loops_per_rank_var))
+    options.max_fused_loops_per_rank_var = ctx->max_fused_loops_per_rank_var;
   if (FFM_SEARCH_CONTEXT_HAS (ctx, max_templates))
     {
       options.max_memory = ctx->max_memory;

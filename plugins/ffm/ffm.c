@@ -332,6 +332,8 @@ ffm_run (const FfmSearchContext *ctx, const FfmParamValues *values,
     }
   if (FFM_SEARCH_CONTEXT_HAS (ctx, constraints))
     options.constraints = ctx->constraints;
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, max_fused_loops_per_rank_var))
+    options.max_fused_loops_per_rank_var = ctx->max_fused_loops_per_rank_var;
   if (FFM_SEARCH_CONTEXT_HAS (ctx, max_templates))
     {
       options.max_memory = ctx->max_memory;

@@ -118,6 +118,15 @@ typedef struct {
   double max_template_seconds;  /* FfmPmappingOptions.max_template_seconds;
                                    0 = none */
   guint max_templates;          /* FfmPmappingOptions.max_templates; 0 = all */
+  guint padding_2_1;            /* unused: ABI 2.1's context was 144 bytes with
+                                   these 4 bytes its padding, so a 2.1 host's
+                                   context must not seem to have the next
+                                   field (FFM_SEARCH_CONTEXT_HAS) */
+  int max_fused_loops_per_rank_var; /* FfmPmappingOptions.max_fused_loops_per_rank_var:
+                                   fused loops of more than one iteration per
+                                   rank variable, -1 = no limit; default 1
+                                   (ABI 2.2; read it with
+                                   FFM_SEARCH_CONTEXT_HAS) */
 } FfmSearchContext;
 
 /* TRUE if the context as built by the host has @field (it was appended
@@ -128,8 +137,8 @@ typedef struct {
 
 /* Fills @context with the defaults: struct_size, @problem (not referenced:
  * the caller keeps it alive during the search), objective EDP, no budget,
- * seed 1, one thread, max_fused_loops 1, fused, no progress callback, no
- * cancel flag, no constraints. */
+ * seed 1, one thread, max_fused_loops 1 (and 1 per rank variable), fused,
+ * no progress callback, no cancel flag, no constraints. */
 FFM_API void ffm_search_context_init (FfmSearchContext *context,
                                       FfmProblem *problem);
 
