@@ -132,7 +132,8 @@ typedef struct {
   guint objectives;             /* FfmPmappingObjectives; default both */
   int max_fused_loops;          /* fused loops of more than one iteration per
                                    pmapping; default 1 (the reference's
-                                   setting); negative = no limit */
+                                   regression tests' setting; its default
+                                   is no limit); negative = no limit */
   int max_fused_loops_per_rank_var; /* same, per rank variable; default 1;
                                        negative = no limit */
   guint n_threads;              /* worker threads; 0 = one per processor */
