@@ -1205,6 +1205,23 @@ table_clear (Table *t, FfmMemoryBudget *budget)
   t->n_rows = 0;
 }
 
+/* Grows each of the four @buffers to @need bytes from the search's
+ * budget; FALSE when one cannot grow: then, if @fatal, the search is out
+ * of memory. */
+static gboolean
+reserve_buffers (Enum *en, FfmBudgetBuffer *buffers[4], const gsize need[4],
+                 gboolean fatal)
+{
+  for (guint i = 0; i < 4; i++)
+    if (!ffm_budget_buffer_reserve (buffers[i], en->budget, need[i]))
+      {
+        if (fatal)
+          out_of_memory (en, need[i] - MIN (need[i], buffers[i]->capacity));
+        return FALSE;
+      }
+  return TRUE;
+}
+
 /* Bytes of one row of @n_units units. */
 static gsize
 table_row_bytes (const Enum *en, guint n_units)
@@ -1227,14 +1244,7 @@ table_try_reserve (Enum *en, Table *t, gsize n_rows, guint n_units, gboolean fat
   };
   FfmBudgetBuffer *buffers[4] = { &t->chains, &t->vals, &t->mags, &t->diff };
 
-  for (guint i = 0; i < 4; i++)
-    if (!ffm_budget_buffer_reserve (buffers[i], en->budget, need[i]))
-      {
-        if (fatal)
-          out_of_memory (en, need[i] - MIN (need[i], buffers[i]->capacity));
-        return FALSE;
-      }
-  return TRUE;
+  return reserve_buffers (en, buffers, need, fatal);
 }
 
 static gboolean
@@ -1418,14 +1428,7 @@ prune_scratch_try_reserve (Enum *en, PruneScratch *s, guint n_rows, guint n_unit
   };
   FfmBudgetBuffer *buffers[4] = { &s->keys, &s->kept, &s->alive, &s->vals };
 
-  for (guint i = 0; i < 4; i++)
-    if (!ffm_budget_buffer_reserve (buffers[i], en->budget, need[i]))
-      {
-        if (fatal)
-          out_of_memory (en, need[i] - MIN (need[i], buffers[i]->capacity));
-        return FALSE;
-      }
-  return TRUE;
+  return reserve_buffers (en, buffers, need, fatal);
 }
 
 static gboolean

@@ -1,6 +1,7 @@
 /* ffm-cli-common.c: options, messages and loading shared by the `ffm`
  * subcommands (see ffm-cli-common.h). */
 #include "ffm-cli-common.h"
+#include "ffm-cli-mpi.h"
 #include "ffm-config.h"
 
 #include <stdarg.h>
@@ -520,4 +521,25 @@ ffm_cli_problem_info_new (const char *command, const FfmPluginRegistry *registry
   ffm_result_info_set_workload (info, options->workload, ffm_workload_get_name (workload),
                                 workload_file, ffm_workload_get_param_values (workload));
   return info;
+}
+
+int
+ffm_cli_mpi_run_command (GOptionContext *context, const char *command,
+                         FfmCliCommon *common, FfmCliRunOptions *run_options,
+                         int argc, char **argv, gboolean *is_worker,
+                         FfmCliCommandRun run, gpointer options)
+{
+  g_auto (GStrv) positional = NULL;
+  int status = ffm_cli_mpi_begin (command, is_worker);
+
+  if (status != FFM_EXIT_OK)
+    return status;
+  if (!ffm_cli_parse (context, command, common, run_options, argc, argv, &positional))
+    status = FFM_EXIT_USAGE;
+  else if (positional[0] != NULL)
+    status = ffm_cli_usage_error (context, command, "unexpected argument '%s'",
+                                  positional[0]);
+  else
+    status = run (context, options);
+  return ffm_cli_mpi_end (command, status);
 }

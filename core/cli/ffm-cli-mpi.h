@@ -34,6 +34,21 @@ gboolean ffm_cli_mpi_is_built (void);
  * FFM_EXIT_FAILURE. */
 int ffm_cli_mpi_begin (const char *command, gboolean *is_worker);
 
+/* The body of a command that can run under mpirun: starts MPI
+ * (ffm_cli_mpi_begin(), *@is_worker set), parses @argv into @context (no
+ * positional argument allowed), calls @run with @options, and ends MPI
+ * with its status (ffm_cli_mpi_end()). Returns the exit status. */
+typedef int (*FfmCliCommandRun) (GOptionContext *context, gpointer options);
+int ffm_cli_mpi_run_command (GOptionContext *context,
+                             const char *command,
+                             FfmCliCommon *common,
+                             FfmCliRunOptions *run_options,
+                             int argc,
+                             char **argv,
+                             gboolean *is_worker,
+                             FfmCliCommandRun run,
+                             gpointer options);
+
 /* Rank 0 of several: the pmapping generator's jobs go to every rank from
  * now on. */
 void ffm_cli_mpi_lead (void);

@@ -1130,6 +1130,13 @@ out:
   return status;
 }
 
+/* run() as ffm_cli_mpi_run_command() calls it. */
+static int
+run_command (GOptionContext *context, gpointer options)
+{
+  return run (context, options);
+}
+
 int
 ffm_cmd_compare (int argc, char **argv)
 {
@@ -1158,7 +1165,6 @@ ffm_cmd_compare (int argc, char **argv)
   };
   g_autoptr (GOptionContext) context = ffm_cli_context_new (COMMAND, NULL,
                                                             compare_description);
-  g_auto (GStrv) positional = NULL;
   gboolean mpi_worker;          /* ffm_cli_mpi_is_worker() says it where needed */
   int status;
 
@@ -1167,18 +1173,8 @@ ffm_cmd_compare (int argc, char **argv)
   ffm_cli_add_problem_options (context, &o.problem);
   ffm_cli_add_run_options (context, &o.run, FFM_CLI_RUN_THREADS | FFM_CLI_RUN_SEED);
   ffm_cli_add_common_options (context, &o.common, TRUE);
-  status = ffm_cli_mpi_begin (COMMAND, &mpi_worker);
-  if (status == FFM_EXIT_OK)
-    {
-      if (!ffm_cli_parse (context, COMMAND, &o.common, &o.run, argc, argv, &positional))
-        status = FFM_EXIT_USAGE;
-      else if (positional[0] != NULL)
-        status = ffm_cli_usage_error (context, COMMAND, "unexpected argument '%s'",
-                                      positional[0]);
-      else
-        status = run (context, &o);
-      status = ffm_cli_mpi_end (COMMAND, status);
-    }
+  status = ffm_cli_mpi_run_command (context, COMMAND, &o.common, &o.run, argc, argv,
+                                    &mpi_worker, run_command, &o);
   g_free (o.strategies);
   g_free (o.checkpoints);
   g_free (o.json);

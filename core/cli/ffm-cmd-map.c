@@ -404,6 +404,13 @@ run (GOptionContext *context, MapOptions *o)
   return FFM_EXIT_OK;
 }
 
+/* run() as ffm_cli_mpi_run_command() calls it. */
+static int
+run_command (GOptionContext *context, gpointer options)
+{
+  return run (context, options);
+}
+
 int
 ffm_cmd_map (int argc, char **argv)
 {
@@ -434,7 +441,6 @@ ffm_cmd_map (int argc, char **argv)
     "  ffm map --arch simple --workload matmuls --param n_einsums=2\n",
     "ffm-search.md");
   g_autoptr (GOptionContext) context = ffm_cli_context_new (COMMAND, NULL, description);
-  g_auto (GStrv) positional = NULL;
   int status;
 
   ffm_cli_add_search_options (context, &o.search);
@@ -443,18 +449,8 @@ ffm_cmd_map (int argc, char **argv)
   ffm_cli_add_problem_options (context, &o.problem);
   ffm_cli_add_run_options (context, &o.run, FFM_CLI_RUN_THREADS | FFM_CLI_RUN_SEED);
   ffm_cli_add_common_options (context, &o.common, TRUE);
-  status = ffm_cli_mpi_begin (COMMAND, &o.mpi_worker);
-  if (status == FFM_EXIT_OK)
-    {
-      if (!ffm_cli_parse (context, COMMAND, &o.common, &o.run, argc, argv, &positional))
-        status = FFM_EXIT_USAGE;
-      else if (positional[0] != NULL)
-        status = ffm_cli_usage_error (context, COMMAND, "unexpected argument '%s'",
-                                      positional[0]);
-      else
-        status = run (context, &o);
-      status = ffm_cli_mpi_end (COMMAND, status);
-    }
+  status = ffm_cli_mpi_run_command (context, COMMAND, &o.common, &o.run, argc, argv,
+                                    &o.mpi_worker, run_command, &o);
   g_free (o.trace_csv);
   ffm_cli_output_options_clear (&o.output);
   ffm_cli_search_options_clear (&o.search);

@@ -1321,6 +1321,13 @@ run (GOptionContext *context, SweepOptions *o)
   return FFM_EXIT_OK;
 }
 
+/* run() as ffm_cli_mpi_run_command() calls it. */
+static int
+run_command (GOptionContext *context, gpointer options)
+{
+  return run (context, options);
+}
+
 int
 ffm_cmd_sweep (int argc, char **argv)
 {
@@ -1354,7 +1361,6 @@ ffm_cmd_sweep (int argc, char **argv)
   };
   g_autofree char *description = ffm_cli_describe (sweep_text, "dse.md");
   g_autoptr (GOptionContext) context = ffm_cli_context_new (COMMAND, NULL, description);
-  g_auto (GStrv) positional = NULL;
   gboolean mpi_worker;          /* ffm_cli_mpi_is_worker() says it where needed */
   int status;
 
@@ -1364,18 +1370,8 @@ ffm_cmd_sweep (int argc, char **argv)
   ffm_cli_add_problem_options (context, &o.problem);
   ffm_cli_add_run_options (context, &o.run, FFM_CLI_RUN_THREADS);
   ffm_cli_add_common_options (context, &o.common, TRUE);
-  status = ffm_cli_mpi_begin (COMMAND, &mpi_worker);
-  if (status == FFM_EXIT_OK)
-    {
-      if (!ffm_cli_parse (context, COMMAND, &o.common, &o.run, argc, argv, &positional))
-        status = FFM_EXIT_USAGE;
-      else if (positional[0] != NULL)
-        status = ffm_cli_usage_error (context, COMMAND, "unexpected argument '%s'",
-                                      positional[0]);
-      else
-        status = run (context, &o);
-      status = ffm_cli_mpi_end (COMMAND, status);
-    }
+  status = ffm_cli_mpi_run_command (context, COMMAND, &o.common, &o.run, argc, argv,
+                                    &mpi_worker, run_command, &o);
   g_strfreev (o.sweeps);
   g_strfreev (o.sweep_archs);
   g_free (o.csv);
