@@ -589,11 +589,14 @@ static void
 fail_generation (FfmPmappingSet *set, GError *error)
 {
   g_mutex_lock (&set->failure_lock);
+  /* GLib's mutex is invisible to ThreadSanitizer (ffm-tsan.h). */
+  FFM_TSAN_ACQUIRE (&set->failure_lock);
   if (set->failure == NULL)
     set->failure = error;
   else
     g_error_free (error);
   g_atomic_int_set (&set->failed, 1);
+  FFM_TSAN_RELEASE (&set->failure_lock);
   g_mutex_unlock (&set->failure_lock);
 }
 
