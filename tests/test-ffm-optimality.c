@@ -211,6 +211,34 @@ typedef enum {
   CASE_INFEASIBLE,
 } CaseOutcome;
 
+/* What a test's random problems came to. */
+typedef struct {
+  guint64 done;             /* compared (infeasible ones included) */
+  guint64 infeasible;       /* no mapping for either strategy */
+  guint64 replaced;         /* too large for exhaustive search (or skipped) */
+} Tally;
+
+/* Counts @outcome; replaced problems may be at most @max_replaced (the
+ * generator must mostly make problems exhaustive search takes). */
+static void
+tally_add (Tally *t, CaseOutcome outcome, guint64 max_replaced)
+{
+  switch (outcome)
+    {
+    case CASE_DONE:
+      t->done++;
+      break;
+    case CASE_TOO_LARGE:
+      t->replaced++;
+      break;
+    case CASE_INFEASIBLE:
+      t->infeasible++;
+      t->done++;
+      break;
+    }
+  g_assert_cmpuint (t->replaced, <=, max_replaced);
+}
+
 /* Problems whose exhaustive Pareto set has a mapping with a remainder
  * tile (the remainder-tile test must not pass on perfect tiles alone). */
 static guint64 fronts_with_remainders;
@@ -496,33 +524,19 @@ env_number (const char *name, guint64 fallback)
 static void
 run_cases (guint64 cases, guint64 seed, int imperfect)
 {
-  guint64 done = 0, too_large = 0, infeasible = 0;
+  Tally t = { 0 };
 
-  for (guint64 s = seed; done < cases; s++)
+  for (guint64 s = seed; t.done < cases; s++)
     {
       guint mode = imperfect >= 0 ? (guint) imperfect
         : (guint[]) { FFM_IMPERFECT_SPATIAL, FFM_IMPERFECT_TEMPORAL,
                       FFM_IMPERFECT_ALL }[s % 3];
-      switch (run_case (s, mode))
-        {
-        case CASE_DONE:
-          done++;
-          break;
-        case CASE_TOO_LARGE:
-          too_large++;
-          break;
-        case CASE_INFEASIBLE:
-          infeasible++;
-          done++;
-          break;
-        }
-      /* The generator must mostly make problems exhaustive search takes. */
-      g_assert_cmpuint (too_large, <=, 2 * cases + 20);
+      tally_add (&t, run_case (s, mode), 2 * cases + 20);
     }
   g_test_message ("%" G_GUINT64_FORMAT " problems (%" G_GUINT64_FORMAT
                   " infeasible for both), %" G_GUINT64_FORMAT " too large "
-                  "for exhaustive search, replaced", done, infeasible,
-                  too_large);
+                  "for exhaustive search, replaced", t.done, t.infeasible,
+                  t.replaced);
 }
 
 static void
@@ -560,7 +574,7 @@ test_optimality_fused_loops (void)
 {
   guint64 cases = env_number ("FFM_OPTIMALITY_CASES", DEFAULT_CASES);
   guint64 seed = env_number ("FFM_OPTIMALITY_SEED", DEFAULT_SEED) + 200000;
-  guint64 done = 0, too_large = 0, infeasible = 0;
+  Tally t = { 0 };
 
   fused_improved = 0;
   per_var_improved = 0;
@@ -568,29 +582,14 @@ test_optimality_fused_loops (void)
                   "each with one or any number per rank variable), ffm's "
                   "optimum equals exhaustive search's on random chains, DAGs "
                   "and attention blocks, for every objective, to the last bit");
-  for (guint64 s = seed; done < cases; s++)
-    {
-      switch (run_fused_case (s))
-        {
-        case CASE_DONE:
-          done++;
-          break;
-        case CASE_TOO_LARGE:
-          too_large++;
-          break;
-        case CASE_INFEASIBLE:
-          infeasible++;
-          done++;
-          break;
-        }
-      g_assert_cmpuint (too_large, <=, 2 * cases + 20);
-    }
+  for (guint64 s = seed; t.done < cases; s++)
+    tally_add (&t, run_fused_case (s), 2 * cases + 20);
   g_test_message ("%" G_GUINT64_FORMAT " problems (%" G_GUINT64_FORMAT
                   " infeasible for both), %" G_GUINT64_FORMAT " too large "
                   "for exhaustive search, replaced; %" G_GUINT64_FORMAT " with "
                   "a better EDP than with one fused loop, %" G_GUINT64_FORMAT
-                  " with a better EDP than with one per rank variable", done,
-                  infeasible, too_large, fused_improved, per_var_improved);
+                  " with a better EDP than with one per rank variable", t.done,
+                  t.infeasible, t.replaced, fused_improved, per_var_improved);
   /* TUNING: the larger spaces improved the EDP of 10 problems in 200 when
    * the test was written; a test comparing equal spaces would prove
    * little (checked from 150 problems on, where none would be unlikely). */
@@ -786,34 +785,19 @@ test_optimality_constrained (void)
   /* TUNING: a quarter of the unconstrained test's cases. */
   guint64 cases = env_number ("FFM_OPTIMALITY_CASES", DEFAULT_CASES) / 4 + 1;
   guint64 seed = env_number ("FFM_OPTIMALITY_SEED", DEFAULT_SEED) + 100000;
-  guint64 done = 0, skipped = 0, infeasible = 0;
+  Tally t = { 0 };
 
   g_test_summary ("Under random mapping constraints, ffm's optimum equals "
                   "exhaustive search's under the same constraints, both "
                   "return only admitted mappings, and the unconstrained "
                   "optimum is never worse");
-  for (guint64 s = seed; done < cases; s++)
-    {
-      switch (run_constrained_case (s))
-        {
-        case CASE_DONE:
-          done++;
-          break;
-        case CASE_TOO_LARGE:
-          skipped++;
-          break;
-        case CASE_INFEASIBLE:
-          infeasible++;
-          done++;
-          break;
-        }
-      g_assert_cmpuint (skipped, <=, 3 * cases + 20);
-    }
+  for (guint64 s = seed; t.done < cases; s++)
+    tally_add (&t, run_constrained_case (s), 3 * cases + 20);
   /* Most cases must have a mapping, or the test compares little. */
-  g_assert_cmpuint (infeasible, <, done / 2 + 1);
+  g_assert_cmpuint (t.infeasible, <, t.done / 2 + 1);
   g_test_message ("%" G_GUINT64_FORMAT " problems (%" G_GUINT64_FORMAT
                   " with no mapping under their constraints), %" G_GUINT64_FORMAT
-                  " skipped (contradictory or too large)", done, infeasible, skipped);
+                  " skipped (contradictory or too large)", t.done, t.infeasible, t.replaced);
 }
 
 int

@@ -261,41 +261,38 @@ run_two_programs (FfmTestRun *run, const char *const *rank1_args)
   run_ranks (run, 1, (const char *const *) args->pdata, NULL);
 }
 
+/* Rank 1 reads another command line than rank 0: its jobs' fingerprint
+ * differs from rank 0's, and the run fails saying so. */
+typedef struct {
+  const char *const *rank1;     /* rank 1's arguments */
+  const char *why;              /* what the message must also name */
+} OtherInput;
+
+static const char *const other_problem[] = { "map", "--arch", "simple", "--workload",
+                                             "matmuls", "--param", "n_einsums=3",
+                                             "--param", "m=256", NULL };
+static const char *const other_constraints[] = { "map", "--arch", "simple", "--workload",
+                                                 "matmuls", "--param", "n_einsums=3",
+                                                 "--no-fuse", "intermediates", NULL };
+static const OtherInput other_inputs[] = {
+  { other_problem, "differ from rank 0's" },
+  { other_constraints, "constraints" },
+};
+
 static void
-test_rank_other_input (void)
+test_rank_other_input (gconstpointer data)
 {
-  const char *const rank1[] = { "map", "--arch", "simple", "--workload", "matmuls",
-                                "--param", "n_einsums=3", "--param", "m=256", NULL };
+  const OtherInput *c = data;
   g_auto (FfmTestRun) run = { 0 };
 
   if (skip_without_mpi ())
     return;
-  run_two_programs (&run, rank1);
+  run_two_programs (&run, c->rank1);
   g_assert_false (run.timed_out);
   g_assert_cmpint (run.status, !=, 0);
   g_assert_null (strstr (run.out, "Best mapping"));
   g_assert_nonnull (strstr (run.err, "MPI: rank 1 failed"));
-  g_assert_nonnull (strstr (run.err, "differ from rank 0's"));
-}
-
-/* Rank 1 reads the same problem under other constraints: its jobs'
- * fingerprint differs from rank 0's. */
-static void
-test_rank_other_constraints (void)
-{
-  const char *const rank1[] = { "map", "--arch", "simple", "--workload", "matmuls",
-                                "--param", "n_einsums=3", "--no-fuse", "intermediates",
-                                NULL };
-  g_auto (FfmTestRun) run = { 0 };
-
-  if (skip_without_mpi ())
-    return;
-  run_two_programs (&run, rank1);
-  g_assert_false (run.timed_out);
-  g_assert_cmpint (run.status, !=, 0);
-  g_assert_null (strstr (run.out, "Best mapping"));
-  g_assert_nonnull (strstr (run.err, "MPI: rank 1 failed"));
-  g_assert_nonnull (strstr (run.err, "constraints"));
+  g_assert_nonnull (strstr (run.err, c->why));
 }
 
 static void
@@ -786,8 +783,10 @@ main (int argc, char **argv)
   g_test_add_func ("/mpi/map/one-rank", test_one_rank);
   g_test_add_func ("/mpi/map/rank-killed", test_rank_killed);
   g_test_add_func ("/mpi/map/constraints-file", test_constraints_file);
-  g_test_add_func ("/mpi/map/rank-other-constraints", test_rank_other_constraints);
-  g_test_add_func ("/mpi/map/rank-other-input", test_rank_other_input);
+  g_test_add_data_func ("/mpi/map/rank-other-constraints", &other_inputs[1],
+                        test_rank_other_input);
+  g_test_add_data_func ("/mpi/map/rank-other-input", &other_inputs[0],
+                        test_rank_other_input);
   g_test_add_func ("/mpi/map/rank-bad-argument", test_rank_bad_argument);
   g_test_add_func ("/mpi/sweep/same-as-one-process", test_sweep_same_as_one_process);
   g_test_add_func ("/mpi/sweep/resume", test_sweep_resume);

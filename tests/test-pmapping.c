@@ -85,6 +85,27 @@ generate (FfmWorkload *w, FfmArch *a, const FfmPmappingOptions *options)
   return set;
 }
 
+/* Templates enumerated, and tile vectors evaluated, over every Einsum. */
+static guint
+count_templates (const FfmPmappingSet *set)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (set); i++)
+    n += ffm_einsum_pmappings_get_stats (ffm_pmapping_set_get_einsum (set, i))->n_templates;
+  return n;
+}
+
+static guint64
+count_evaluated (const FfmPmappingSet *set)
+{
+  guint64 n = 0;
+
+  for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (set); i++)
+    n += ffm_einsum_pmappings_get_stats (ffm_pmapping_set_get_einsum (set, i))->n_evaluated;
+  return n;
+}
+
 /* Rebuilds the pmapping of row @ref of @pm (without its one-iteration loops
  * if @drop), compiles it and evaluates it; the evaluation must be valid.
  * @nodes receives the node list and @model the compiled model, which
@@ -1594,7 +1615,7 @@ test_partial_pruning (gconstpointer data)
   FfmPmappingOptions options;
   g_autoptr(FfmPmappingSet) pruned = NULL;
   g_autoptr(FfmPmappingSet) full = NULL;
-  guint64 n_pruned = 0, n_full = 0;
+  guint64 n_pruned, n_full;
 
   g_test_summary ("Pruning partial tile vectors by dominance of their cost "
                   "terms leaves every group's Pareto set unchanged, and "
@@ -1605,11 +1626,8 @@ test_partial_pruning (gconstpointer data)
   ffm_pmapping_options_set_diagnostics (&options, FALSE, FALSE);
   full = generate (w, a, &options);
   assert_pareto_sets_equal (pruned, full);
-  for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (pruned); i++)
-    {
-      n_pruned += ffm_einsum_pmappings_get_stats (ffm_pmapping_set_get_einsum (pruned, i))->n_evaluated;
-      n_full += ffm_einsum_pmappings_get_stats (ffm_pmapping_set_get_einsum (full, i))->n_evaluated;
-    }
+  n_pruned = count_evaluated (pruned);
+  n_full = count_evaluated (full);
   g_test_message ("evaluated %" G_GUINT64_FORMAT " pruned, %" G_GUINT64_FORMAT
                   " in full", n_pruned, n_full);
   /* Tables cut into small chunks prune less (FFM_PMAPPING_CHUNK_ROWS). */
@@ -2066,7 +2084,7 @@ test_chunked_tables (void)
   g_autoptr(FfmArch) a = arch_from_file ("simple.json");
   FfmPmappingOptions options;
   g_autoptr(FfmPmappingSet) whole = NULL;
-  guint64 n_whole = 0, n_last = 0;
+  guint64 n_whole, n_last;
   const guint chunks[] = { 1000, 64, 1 };
 
   g_test_summary ("Chunked tile tables keep every group's Pareto set");
@@ -2075,21 +2093,19 @@ test_chunked_tables (void)
   options.max_fused_loops = -1;
   g_unsetenv ("FFM_PMAPPING_CHUNK_ROWS");
   whole = generate (w, a, &options);
-  for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (whole); i++)
-    n_whole += ffm_einsum_pmappings_get_stats (ffm_pmapping_set_get_einsum (whole, i))->n_evaluated;
+  n_whole = count_evaluated (whole);
   n_last = n_whole;
   for (guint c = 0; c < G_N_ELEMENTS (chunks); c++)
     {
       g_autoptr(FfmPmappingSet) cut = NULL;
       g_autofree char *value = g_strdup_printf ("%u", chunks[c]);
-      guint64 n = 0;
+      guint64 n;
 
       g_setenv ("FFM_PMAPPING_CHUNK_ROWS", value, TRUE);
       cut = generate (w, a, &options);
       g_unsetenv ("FFM_PMAPPING_CHUNK_ROWS");
       assert_pareto_sets_equal (whole, cut);
-      for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (cut); i++)
-        n += ffm_einsum_pmappings_get_stats (ffm_pmapping_set_get_einsum (cut, i))->n_evaluated;
+      n = count_evaluated (cut);
       g_test_message ("chunks of %u rows: %" G_GUINT64_FORMAT " evaluated (whole: %"
                       G_GUINT64_FORMAT ")", chunks[c], n, n_whole);
       g_assert_cmpuint (n, >=, n_last);
@@ -2101,16 +2117,6 @@ test_chunked_tables (void)
 
 /* ---- Memory budget and limits (FfmPmappingOptions.max_memory,
  * max_template_seconds, max_templates) ---- */
-
-static guint
-count_templates (const FfmPmappingSet *set)
-{
-  guint n = 0;
-
-  for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (set); i++)
-    n += ffm_einsum_pmappings_get_stats (ffm_pmapping_set_get_einsum (set, i))->n_templates;
-  return n;
-}
 
 /* A budget that holds the search changes nothing; one that holds the
  * templates but not the tile search's tables fails naming the Einsum, the
