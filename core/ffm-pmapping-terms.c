@@ -33,8 +33,17 @@
  *     x the energy of the action (a buffet's read, fill, update, drain
  *     energies); latency per port = unit actions / bandwidth, drains left
  *     out of a memory whose drains do not read.
- * A template is not eligible (no pruning) when it is a copy, when an index
- * is not one rank variable with coefficient 1, or when a bandwidth is 0.
+ * An affine index (a convolution's p + r, a stride's 2p) has the extent
+ * 1 + sum_k coef_k (tile_k - 1) per rank, a sum of monomials of one
+ * variable each and a constant; a tensor's tile, the product over its
+ * ranks, expands into at most MAX_TILE_MONOMIALS monomials, each again one
+ * factor per rank variable (with remainder tiles the model sums extents
+ * over blocks, and the sum of a product over independent variables'
+ * blocks factors the same way). A template is not eligible (no pruning)
+ * when it is a copy, when a variable appears twice in one tensor's indices
+ * (its tile would be squared, which a monomial's one position per
+ * variable cannot write), when the expansion is larger, or when a
+ * bandwidth is 0.
  * tests/test-pmapping.c checks the sums against the model at every leaf
  * (FFM_PMAPPING_CHECK_TERMS=1). */
 #include "ffm-pmapping-private.h"
@@ -45,6 +54,17 @@
 #include <string.h>
 
 #define BIT(i) (G_GUINT64_CONSTANT (1) << (i))
+
+/* A conv input's two affine ranks give 3 x 3 monomials; more than this
+ * many and the template is enumerated without partial pruning. */
+#define MAX_TILE_MONOMIALS 64
+
+/* One monomial of a tensor's tile: coef x prod_v tile_v(pos[v]), -2 for
+ * the variables it does not contain. */
+typedef struct {
+  double coef;
+  int pos[FFM_MAX_EINSUM_RANK_VARS];
+} TileMonomial;
 
 typedef struct {
   const FfmWorkload *w;
@@ -60,6 +80,7 @@ typedef struct {
   int class_read[64];       /* per level: latency class of reads (-1 none) */
   int class_write[64];
   gboolean need_latency;
+  gboolean inexpressible;   /* a tile the monomials cannot write */
 } Builder;
 
 static guint
@@ -90,7 +111,7 @@ tile_positions (const Builder *b, guint access, guint n_loops_above, int *pos)
 }
 
 static void
-add_term (Builder *b, int cls, double coef, guint64 mask, const int *pos)
+add_monomial (Builder *b, int cls, double coef, guint64 mask, const int *pos)
 {
   FfmTerm term;
 
@@ -109,6 +130,70 @@ add_term (Builder *b, int cls, double coef, guint64 mask, const int *pos)
         term.coef *= (double) b->e->rank_var_bounds[v];  /* a constant tile */
     }
   g_array_append_val (b->terms->terms, term);
+}
+
+/* The tile of access @access with its variables' tiles at @pos (as
+ * tile_positions() gives them) as monomials: per rank, the constant
+ * 1 - sum_k coef_k or one term coef_k tile_k, multiplied out. 0 when it
+ * cannot be written so (a variable twice in one monomial, or too many). */
+static guint
+expand_tile (const Builder *b, guint access, const int *pos, TileMonomial *out)
+{
+  const FfmTensor *t = ffm_workload_get_tensor (b->w, b->e->accesses[access].tensor);
+  TileMonomial next[MAX_TILE_MONOMIALS];
+  guint n = 1;
+
+  out[0].coef = 1;
+  for (guint v = 0; v < FFM_MAX_EINSUM_RANK_VARS; v++)
+    out[0].pos[v] = -2;
+  for (guint r = 0; r < t->n_ranks; r++)
+    {
+      const FfmProjection *p = &b->e->accesses[access].projections[r];
+      double constant = 1;
+      guint m = 0;
+      for (guint k = 0; k < p->n_terms; k++)
+        constant -= (double) p->terms[k].coefficient;
+      for (guint i = 0; i < n; i++)
+        {
+          if (constant != 0)
+            {
+              if (m == MAX_TILE_MONOMIALS)
+                return 0;
+              next[m] = out[i];
+              next[m++].coef *= constant;
+            }
+          for (guint k = 0; k < p->n_terms; k++)
+            {
+              guint var = p->terms[k].var;
+              if (out[i].pos[var] != -2 || m == MAX_TILE_MONOMIALS)
+                return 0;
+              next[m] = out[i];
+              next[m].coef *= (double) p->terms[k].coefficient;
+              next[m++].pos[var] = pos[var];
+            }
+        }
+      memcpy (out, next, sizeof (TileMonomial) * m);
+      n = m;
+    }
+  return n;
+}
+
+/* Adds coef x (loops in @mask) x the tile of @access at @pos, one term per
+ * monomial of the tile. */
+static void
+add_term (Builder *b, int cls, double coef, guint64 mask, guint access,
+          const int *pos)
+{
+  TileMonomial monos[MAX_TILE_MONOMIALS];
+  guint n;
+
+  if (cls < 0 || coef == 0)
+    return;
+  n = expand_tile (b, access, pos, monos);
+  if (n == 0)
+    b->inexpressible = TRUE;
+  for (guint i = 0; i < n; i++)
+    add_monomial (b, cls, coef * monos[i].coef, mask, monos[i].pos);
 }
 
 /* Loops before path node @node. */
@@ -188,39 +273,39 @@ add_transfer (Builder *b, guint access, gboolean output, int hb, guint hnode,
     ? ffm_arch_get_level (b->a, h->level)->u.memory.skip_initial_output_write : TRUE;
 
   /* parent reads (serving h), unit reads */
-  add_term (b, b->class_energy, ps * pe->read, all & ~mc, pos);
+  add_term (b, b->class_energy, ps * pe->read, all & ~mc, access, pos);
   if (!isinf (prbw))
-    add_term (b, b->class_read[p->level], ps / prbw, temporal | seg, pos);
+    add_term (b, b->class_read[p->level], ps / prbw, temporal | seg, access, pos);
   if (h != NULL)
     {
-      add_term (b, b->class_energy, hs * he->fill, all, pos);
+      add_term (b, b->class_energy, hs * he->fill, all, access, pos);
       if (!isinf (hwbw))
-        add_term (b, b->class_write[h->level], hs / hwbw, temporal, pos);
+        add_term (b, b->class_write[h->level], hs / hwbw, temporal, access, pos);
     }
   if (!output)
     return;
   if (h != NULL)
     {
-      add_term (b, b->class_energy, hs * he->drain, all, pos);
+      add_term (b, b->class_energy, hs * he->drain, all, access, pos);
       if (!isinf (hrbw) && h->drains_read)
-        add_term (b, b->class_read[h->level], hs / hrbw, temporal, pos);
+        add_term (b, b->class_read[h->level], hs / hrbw, temporal, access, pos);
     }
-  add_term (b, b->class_energy, ps * pe->update, all & ~mc, pos);
+  add_term (b, b->class_energy, ps * pe->update, all & ~mc, access, pos);
   if (!isinf (pwbw))
-    add_term (b, b->class_write[p->level], ps / pwbw, temporal | seg, pos);
+    add_term (b, b->class_write[p->level], ps / pwbw, temporal | seg, access, pos);
   if (h_skip)
     {
       if (h != NULL)
         {
-          add_term (b, b->class_energy, -hs * he->fill, first, pos);
+          add_term (b, b->class_energy, -hs * he->fill, first, access, pos);
           if (!isinf (hwbw))
-            add_term (b, b->class_write[h->level], -hs / hwbw, first_t, pos);
+            add_term (b, b->class_write[h->level], -hs / hwbw, first_t, access, pos);
         }
       if (p_skip)
         {
-          add_term (b, b->class_energy, -ps * pe->read, first & ~mc, pos);
+          add_term (b, b->class_energy, -ps * pe->read, first & ~mc, access, pos);
           if (!isinf (prbw))
-            add_term (b, b->class_read[p->level], -ps / prbw, first_t | seg, pos);
+            add_term (b, b->class_read[p->level], -ps / prbw, first_t | seg, access, pos);
         }
     }
 }
@@ -246,16 +331,6 @@ ffm_terms_build (const FfmWorkload *w, const FfmArch *a,
   b.e = ffm_workload_get_einsum (w, ffm_pmapping_model_get_einsum (m));
   if (b.e->is_copy || n_levels > 64)
     return NULL;
-  for (guint ac = 0; ac < b.e->n_accesses; ac++)
-    {
-      const FfmTensor *tensor = ffm_workload_get_tensor (w, b.e->accesses[ac].tensor);
-      for (guint r = 0; r < tensor->n_ranks; r++)
-        {
-          const FfmProjection *p = &b.e->accesses[ac].projections[r];
-          if (p->n_terms != 1 || p->terms[0].coefficient != 1)
-            return NULL;
-        }
-    }
   b.n_loops = ffm_pmapping_model_get_n_loops (m);
   for (guint j = 0; j < b.n_loops; j++)
     {
@@ -334,7 +409,7 @@ ffm_terms_build (const FfmWorkload *w, const FfmArch *a,
     }
   for (guint v = 0; v < b.e->n_rank_vars; v++)
     pos[v] = -2;
-  add_term (&b, b.class_energy, compute->u.compute.energy, all, pos);
+  add_monomial (&b, b.class_energy, compute->u.compute.energy, all, pos);
   /* No term for the compute unit's latency with tiles that divide: its
    * steps are the operations divided by the product of all spatial
    * iteration counts, i.e. by the fanout usages, which the tile search
@@ -349,7 +424,7 @@ ffm_terms_build (const FfmWorkload *w, const FfmArch *a,
       return NULL;
     }
   if (b.need_latency && remainders)
-    add_term (&b, add_class (t, FFM_TERM_LATENCY,
+    add_monomial (&b, add_class (t, FFM_TERM_LATENCY,
                              ffm_pmapping_model_get_compute_level (m), 0),
               1 / compute->u.compute.throughput, temporal, pos);
 
@@ -365,7 +440,12 @@ ffm_terms_build (const FfmWorkload *w, const FfmArch *a,
       tile_positions (&b, info->access, nla, pos);
       add_term (&b, add_class (t, FFM_TERM_OCCUPANCY, info->level,
                                info->persistent ? -1 : (int) MIN (nla, n_fused)),
-                info->bits_per_value, 0, pos);
+                info->bits_per_value, 0, info->access, pos);
+    }
+  if (b.inexpressible)
+    {
+      ffm_terms_free (t);
+      return NULL;
     }
   return t;
 }
@@ -384,7 +464,7 @@ double
 ffm_terms_var_factor (guint64 bound, const guint64 *chain, const guint *loops,
                       guint n, guint64 mask, int pos)
 {
-  guint8 modes[FFM_COST_MAX_LOOPS];
+  guint8 modes[FFM_COST_MAX_LOOPS] = { 0 };
   guint64 count, extent;
   gboolean ovf = FALSE;
 

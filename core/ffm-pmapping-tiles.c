@@ -71,11 +71,19 @@ typedef struct {
   guint n_vars;
   guint64 bounds[MAX_VARS];
   guint order[MAX_VARS];
+  guint dfs_order[MAX_VARS];        /* fewest chains first: the depth-first
+                                       search's order (the probe for "try
+                                       best" keeps it when partial pruning
+                                       chose another) */
   guint var_n_loops[MAX_VARS];
   guint var_loops[MAX_VARS][MAX_LOOPS];
   GArray *chains[MAX_VARS];         /* of guint64, var_n_loops tiles per chain */
   guint n_chains[MAX_VARS];
   guint64 chain_dim[MAX_VARS][MAX_DIMS];  /* largest product a var adds per dim */
+  double reach_suffix[MAX_VARS + 1][MAX_DIMS];  /* per depth: the product of
+                                                   chain_dim over the variables
+                                                   from that depth on in
+                                                   order, at most the count */
   GArray *buckets[MAX_VARS];        /* of Bucket: chains sorted by what the
                                        search checks, so that a whole bucket
                                        is accepted or skipped at once */
@@ -88,6 +96,7 @@ typedef struct {
   guint n_buffets;
   guint buffet_level[MAX_BUFFETS];
   guint buffet_access[MAX_BUFFETS];
+  guint buffet_ranks[MAX_BUFFETS];  /* its tensor's rank count */
   double buffet_bits[MAX_BUFFETS];
   int res_loop[MAX_BUFFETS][MAX_VARS];  /* loop giving the var's tile at the
                                            reservation, -1 = the bound */
@@ -103,6 +112,9 @@ typedef struct {
                                        usage of a valid vector, keep no row */
   double best_score;                /* probing: highest usage seen, or -1 */
   double target_score;              /* relaxed, second pass: that usage */
+  gboolean probe_until_min;         /* probing: stop once the minimum usage
+                                       is reached by a valid vector */
+  gboolean min_reached;             /* ... which it was */
   guint64 usage_rejected;
 
   /* Pruning by dominance of cost terms (see "Partial dominance" below). */
@@ -119,6 +131,9 @@ typedef struct {
                                          for energy first (its ties broken by
                                          latency, no leak); NULL otherwise */
   guint var_exp[MAX_BUFFETS][MAX_VARS];  /* ranks of a buffet's tensor a var indexes */
+  gboolean buffet_affine[MAX_BUFFETS];   /* an index of its tensor is not one
+                                            variable: occupancy is not a
+                                            product of per-variable tiles */
   int buffet_memory[MAX_BUFFETS];     /* index into memories, -1 infinite */
 
   /* Fixed tiles (mapping constraints): chain position (loops of the
@@ -351,6 +366,8 @@ make_buckets (Enum *en, guint v)
   en->chains[v] = sorted;
 }
 
+static void set_reach_suffix (Enum *en);
+
 /* ---- Setup ---- */
 
 static int
@@ -445,6 +462,7 @@ setup (Enum *en, const FfmWorkload *w, const FfmArch *a)
 
       en->buffet_level[b] = info->level;
       en->buffet_access[b] = info->access;
+      en->buffet_ranks[b] = ffm_workload_get_tensor (w, en->e->accesses[info->access].tensor)->n_ranks;
       en->buffet_bits[b] = info->bits_per_value;
       for (guint v = 0; v < en->n_vars; v++)
         en->res_loop[b][v] = -1;
@@ -492,6 +510,8 @@ setup (Enum *en, const FfmWorkload *w, const FfmArch *a)
   for (guint v = 0; v < en->n_vars; v++)
     en->order[v] = v;
   g_qsort_with_data (en->order, (gint) en->n_vars, sizeof (guint), compare_vars, en);
+  memcpy (en->dfs_order, en->order, sizeof en->order);
+  set_reach_suffix (en);
   return TRUE;
 }
 
@@ -539,6 +559,33 @@ past_deadline (Enum *en)
   en->stopped = TRUE;
   en->out->cut = TRUE;
   return TRUE;
+}
+
+/* ffm_access_tile_values() for buffet @b, over its tensor's ranks only and
+ * inlined (the bounds of the depth-first search call it per node). */
+static inline guint64
+buffet_tile_values (const Enum *en, guint b, const guint64 *tile)
+{
+  const FfmProjection *proj = en->e->accesses[en->buffet_access[b]].projections;
+  guint64 values = 1;
+
+  for (guint r = 0; r < en->buffet_ranks[b]; r++)
+    {
+      guint64 extent = 1;
+      for (guint t = 0; t < proj[r].n_terms; t++)
+        {
+          guint64 size = tile[proj[r].terms[t].var], span;
+          if (size == 0)
+            return 0;
+          if (__builtin_mul_overflow ((guint64) proj[r].terms[t].coefficient,
+                                      size - 1, &span)
+              || __builtin_add_overflow (extent, span, &extent))
+            return G_MAXUINT64;
+        }
+      if (__builtin_mul_overflow (values, extent, &values))
+        return G_MAXUINT64;
+    }
+  return values;
 }
 
 /* The smallest tile variable @v, not chosen yet, can have at the
@@ -616,8 +663,7 @@ capacity_ok (Enum *en, guint depth)
                 en->var_tiles[v] = smallest_tile (en, b, v,
                                                   budget == 0 || (budget == 1 && (int) v != free));
             }
-          occ[k] += (double) ffm_access_tile_values (en->e, en->buffet_access[b],
-                                                     en->var_tiles)
+          occ[k] += (double) buffet_tile_values (en, b, en->var_tiles)
             * en->buffet_bits[b];
         }
       for (guint k = 0; k < en->n_memories; k++)
@@ -645,16 +691,30 @@ capacity_ok (Enum *en, guint depth)
  * at its largest reach. Computed in the same order as usage_score(), with
  * factors at least as large, so it bounds the score exactly in floating
  * point too. */
+/* Recomputes reach_suffix for the current order (the probe and the
+ * pruned search go in different orders). Products past the count are
+ * clipped, so they stay exact in floating point. */
+static void
+set_reach_suffix (Enum *en)
+{
+  for (guint d = 0; d < en->n_dims; d++)
+    {
+      en->reach_suffix[en->n_vars][d] = 1;
+      for (guint i = en->n_vars; i-- > 0; )
+        en->reach_suffix[i][d] = MIN (en->reach_suffix[i + 1][d]
+                                      * (double) en->chain_dim[en->order[i]][d],
+                                      (double) en->dim_count[d]);
+    }
+}
+
 /* The most instances of fanout dimension @d that a completion of the
  * variables chosen up to @depth can use. */
 static double
 dim_reach (const Enum *en, guint depth, guint d)
 {
-  double reach = (double) en->used[depth][d];
-
-  for (guint i = depth; i < en->n_vars; i++)
-    reach *= (double) en->chain_dim[en->order[i]][d];
-  return MIN (reach, (double) en->dim_count[d]);
+  /* used >= 1: clipping the suffix at the count changes no minimum */
+  return MIN ((double) en->used[depth][d] * en->reach_suffix[depth][d],
+              (double) en->dim_count[d]);
 }
 
 static double
@@ -760,6 +820,11 @@ leaf (Enum *en)
   if (en->probing)
     {
       en->best_score = MAX (en->best_score, usage_score (en));
+      /* a vector the groups would take (not one of too many fused loops) */
+      if (en->probe_until_min && usage_ok (en)
+          && ffm_describe_row (&en->info, en->m, en->tiles, cost, &en->compat,
+                               en->columns, en->values) > 0)
+        en->min_reached = TRUE;
       return;
     }
   if (!usage_ok (en))
@@ -860,7 +925,8 @@ search (Enum *en, guint depth)
       leaf (en);
       return;
     }
-  if (en->stopped
+  if (en->min_reached
+      || en->stopped
       || ((en->out->n_partial % DEADLINE_CHECK_NODES) == 0 && past_deadline (en)))
     return;
   v = en->order[depth];
@@ -895,12 +961,40 @@ search (Enum *en, guint depth)
           if (!capacity_ok (en, depth + 1))
             continue;
           search (en, depth + 1);
+          if (en->min_reached)
+            return;
           /* Probing: the chains of one bucket have the same usage; once
            * one of them reached the bucket's bound, no other can beat it. */
           if (en->probing && usage_score_bound (en, depth + 1) <= en->best_score)
             break;
         }
     }
+}
+
+/* Try best's first pass: the highest usage score of a valid vector into
+ * en->best_score (-1: none), by a depth-first branch and bound; with
+ * en->probe_until_min it stops at the first valid vector that reaches the
+ * minimum usage (en->min_reached). Leaves en->relaxed set. */
+static void
+probe_best_usage (Enum *en)
+{
+  guint order[MAX_VARS];
+
+  en->relaxed = TRUE;
+  en->probing = TRUE;
+  en->best_score = -1;
+  en->min_reached = FALSE;
+  /* TUNING: partial pruning's order (fewest units) made the probe visit
+   * 10x the nodes on convolutions: fewest chains first finds a high usage
+   * early and bounds the rest. */
+  memcpy (order, en->order, sizeof order);
+  memcpy (en->order, en->dfs_order, sizeof en->order);
+  set_reach_suffix (en);
+  search (en, 0);
+  memcpy (en->order, order, sizeof en->order);
+  set_reach_suffix (en);
+  en->probing = FALSE;
+  en->relaxed = FALSE;
 }
 
 /* ---- Partial dominance ----
@@ -936,6 +1030,9 @@ search (Enum *en, guint depth)
  * a dominated row in is safe (the final Pareto pruning drops its leaves);
  * the bound keeps pruning linear in the table. Tried 64-4096 on GPT-3 V. */
 #define PRUNE_WINDOW 32
+/* TUNING: rows ahead that the gather in sort order prefetches (tried
+ * 4-16 on MobileNet-V3's depthwise convolution). */
+#define PRUNE_PREFETCH 8
 /* Relative margin that covers the rounding of the unit sums. */
 #define DOMINANCE_MARGIN 1e-12
 
@@ -1003,8 +1100,18 @@ static void
 choose_order (Enum *en, const guint *desc, guint n_terms)
 {
   guint64 assigned = 0;
+  guint k = 0;
 
-  for (guint k = 0; k < en->n_vars; k++)
+  /* Variables of one chain (bound 1, or tiles fixed by constraints) first:
+   * each is a depth of one row, instead of a pass over a large table that
+   * only copies it. */
+  for (guint v = 0; v < en->n_vars; v++)
+    if (en->n_chains[v] == 1)
+      {
+        en->order[k++] = v;
+        assigned |= G_GUINT64_CONSTANT (1) << v;
+      }
+  for (; k < en->n_vars; k++)
     {
       int best = -1;
       guint best_units = 0;
@@ -1057,6 +1164,7 @@ setup_units (Enum *en)
         }
     }
   choose_order (en, vdesc, n_terms);
+  set_reach_suffix (en);
   for (guint b = 0; b < en->n_buffets; b++)
     {
       const FfmTensor *tensor = ffm_workload_get_tensor (en->info.workload,
@@ -1067,8 +1175,15 @@ setup_units (Enum *en)
           en->buffet_memory[b] = q;
       for (guint v = 0; v < n; v++)
         en->var_exp[b][v] = 0;
+      en->buffet_affine[b] = FALSE;
       for (guint r = 0; r < tensor->n_ranks; r++)
-        en->var_exp[b][en->e->accesses[en->buffet_access[b]].projections[r].terms[0].var]++;
+        {
+          const FfmProjection *p = &en->e->accesses[en->buffet_access[b]].projections[r];
+          if (p->n_terms == 1 && p->terms[0].coefficient == 1)
+            en->var_exp[b][p->terms[0].var]++;
+          else
+            en->buffet_affine[b] = TRUE;
+        }
     }
   for (guint k = 0; k < n; k++)
     {
@@ -1545,6 +1660,17 @@ table_prune (Enum *en, Table *t, guint first, guint n_units,
       const double *v = vals + (gsize) s->keys[i].index * n_units;
       const double *m = mags + (gsize) s->keys[i].index * n_units;
       double *to = s->vals + (gsize) i * 2 * n_units;
+      /* The rows are read in a random order: fetch a few ahead (TUNING:
+       * the gather was a fifth of the pruning, waiting on memory). */
+      if (i + PRUNE_PREFETCH < n_rows)
+        {
+          gsize ahead = (gsize) s->keys[i + PRUNE_PREFETCH].index * n_units;
+          for (guint u = 0; u < n_units; u += 8)
+            {
+              __builtin_prefetch (vals + ahead + u);
+              __builtin_prefetch (mags + ahead + u);
+            }
+        }
       for (guint u = 0; u < n_units; u++)
         {
           to[2 * u] = v[u];
@@ -1597,6 +1723,26 @@ table_prune (Enum *en, Table *t, guint first, guint n_units,
   return TRUE;
 }
 
+/* The occupancy lower bound of buffet @b, whose tensor has an affine
+ * index, while depth @k's variable is being chosen (its tiles already in
+ * en->tiles): the variables chosen so far and that one at their tiles, the
+ * others at their smallest (@trivial_fused: with the fused-loop budget
+ * spent). Extents only grow with tiles, so this bounds every completion. */
+static double
+affine_occupancy (Enum *en, guint b, guint k, gboolean trivial_fused)
+{
+  for (guint q = 0; q < en->n_vars; q++)
+    {
+      guint u = en->order[q];
+      int j = en->res_loop[b][u];
+      if (q <= k || en->var_n_loops[u] == 0)
+        en->var_tiles[u] = j >= 0 ? en->tiles[j] : en->bounds[u];
+      else
+        en->var_tiles[u] = smallest_tile (en, b, u, trivial_fused);
+    }
+  return (double) buffet_tile_values (en, b, en->var_tiles) * en->buffet_bits[b];
+}
+
 /* Extends the rows of @in (depth @k) from *@next on by every feasible
  * chain of the depth's variable into @out, until @out holds @max_rows rows
  * or more, or the memory budget gives it no more (each row's children go
@@ -1647,7 +1793,7 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
       for (guint b = 0; b < en->n_buffets; b++)
         {
           double base = en->buffet_bits[b], forced = en->buffet_bits[b];
-          if (en->buffet_memory[b] < 0)
+          if (en->buffet_memory[b] < 0 || en->buffet_affine[b])
             continue;
           for (guint q = 0; q < en->n_vars; q++)
             {
@@ -1708,6 +1854,12 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
                   double f = base[b];
                   if (en->buffet_memory[b] < 0)
                     continue;
+                  if (en->buffet_affine[b])
+                    {
+                      occ[en->buffet_memory[b]] +=
+                        affine_occupancy (en, b, k, fused_budget (en, fused) == 0);
+                      continue;
+                    }
                   for (guint x = 0; x < en->var_exp[b][v]; x++)
                     f *= (double) (j >= 0 ? en->tiles[j] : en->bounds[v]);
                   occ[en->buffet_memory[b]] += f;
@@ -1894,30 +2046,46 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
         g_clear_pointer (&en->terms, ffm_terms_free);
       if (capacity_ok (en, 0))
         {
-          if (en->terms != NULL)
-            search_pruned (en, ws);
-          else
-            search (en, 0);
-          if (en->constrained && out->groups->len == 0 && en->usage_rejected > 0
-              && !en->stopped)
+          if (en->constrained && en->terms != NULL)
             {
-              /* Try best in two passes: a depth-first branch and bound
-               * finds the highest usage of a valid vector (highest
-               * products first), then the search keeps the vectors of that
-               * usage, pruned by it (a single pass that keeps the best so
-               * far cannot prune the breadth-first search by its bound). */
-              en->relaxed = TRUE;
-              en->probing = TRUE;
-              en->best_score = -1;
-              search (en, 0);
-              en->probing = FALSE;
-              en->target_score = en->best_score;
-              if (en->best_score < 0)
-                ;   /* no valid vector at any usage */
-              else if (en->terms != NULL)
+              /* A minimum usage with partial pruning: the probe first, as
+               * the breadth-first search is no branch and bound and would
+               * build its tables twice when no vector reaches the
+               * minimum. The probe stops at the first valid vector that
+               * reaches it (then the plain pass), or finds the highest
+               * usage (then try best). */
+              en->probe_until_min = TRUE;
+              probe_best_usage (en);
+              if (en->min_reached)
+                search_pruned (en, ws);
+              else if (!en->stopped && en->best_score >= 0)
+                {
+                  en->relaxed = TRUE;
+                  en->target_score = en->best_score;
+                  search_pruned (en, ws);
+                }
+            }
+          else
+            {
+              if (en->terms != NULL)
                 search_pruned (en, ws);
               else
                 search (en, 0);
+              if (en->constrained && out->groups->len == 0 && en->usage_rejected > 0
+                  && !en->stopped)
+                {
+                  /* Try best in two passes: a depth-first branch and bound
+                   * finds the highest usage of a valid vector (highest
+                   * products first), then the search keeps the vectors of
+                   * that usage, pruned by it (a single pass that keeps the
+                   * best so far cannot prune the breadth-first search by its
+                   * bound). */
+                  probe_best_usage (en);
+                  en->relaxed = TRUE;
+                  en->target_score = en->best_score;
+                  if (en->best_score >= 0)   /* else no valid vector at any usage */
+                    search (en, 0);
+                }
             }
         }
       ffm_pmapping_cost_free (en->cost);

@@ -1606,6 +1606,23 @@ static const char *deep_arch =
   "  \"keep\": \"input | output\" },"
   "{ \"compute\": \"MAC\", \"energy\": 1, \"throughput\": 2 } ] }";
 
+/* Generates with and without partial pruning under @options and checks
+ * that every group keeps the same Pareto set; returns the tile vectors
+ * each evaluated. */
+static void
+assert_pruning_exact (FfmWorkload *w, FfmArch *a, FfmPmappingOptions *options,
+                      guint64 *n_pruned, guint64 *n_full)
+{
+  g_autoptr(FfmPmappingSet) pruned = generate (w, a, options);
+  g_autoptr(FfmPmappingSet) full = NULL;
+
+  ffm_pmapping_options_set_diagnostics (options, FALSE, FALSE);
+  full = generate (w, a, options);
+  assert_pareto_sets_equal (pruned, full);
+  *n_pruned = count_evaluated (pruned);
+  *n_full = count_evaluated (full);
+}
+
 static void
 test_partial_pruning (gconstpointer data)
 {
@@ -1613,8 +1630,6 @@ test_partial_pruning (gconstpointer data)
   g_autoptr(FfmWorkload) w = which == 0 ? load_matmuls (2, 32, 16) : load_matmuls (2, 16, 32);
   g_autoptr(FfmArch) a = arch_from_text (deep_arch);
   FfmPmappingOptions options;
-  g_autoptr(FfmPmappingSet) pruned = NULL;
-  g_autoptr(FfmPmappingSet) full = NULL;
   guint64 n_pruned, n_full;
 
   g_test_summary ("Pruning partial tile vectors by dominance of their cost "
@@ -1622,12 +1637,7 @@ test_partial_pruning (gconstpointer data)
                   "evaluates fewer tile vectors");
   ffm_pmapping_options_init (&options);
   options.n_threads = 2;
-  pruned = generate (w, a, &options);
-  ffm_pmapping_options_set_diagnostics (&options, FALSE, FALSE);
-  full = generate (w, a, &options);
-  assert_pareto_sets_equal (pruned, full);
-  n_pruned = count_evaluated (pruned);
-  n_full = count_evaluated (full);
+  assert_pruning_exact (w, a, &options, &n_pruned, &n_full);
   g_test_message ("evaluated %" G_GUINT64_FORMAT " pruned, %" G_GUINT64_FORMAT
                   " in full", n_pruned, n_full);
   /* Tables cut into small chunks prune less (FFM_PMAPPING_CHUNK_ROWS). */
@@ -1667,16 +1677,73 @@ test_remainder_partial_pruning (void)
         "  \"write_energy\": 0.1, \"may_keep\": \"all\"},"
         " {\"compute\": \"MAC\", \"energy\": 1, \"throughput\": 1}]}");
       FfmPmappingOptions options;
-      g_autoptr(FfmPmappingSet) pruned = NULL;
-      g_autoptr(FfmPmappingSet) full = NULL;
+      guint64 n_pruned, n_full;
 
       ffm_pmapping_options_init (&options);
       options.n_threads = 1;
       options.imperfect = FFM_IMPERFECT_ALL;
-      pruned = generate (w, a, &options);
-      ffm_pmapping_options_set_diagnostics (&options, FALSE, FALSE);
-      full = generate (w, a, &options);
-      assert_pareto_sets_equal (pruned, full);
+      assert_pruning_exact (w, a, &options, &n_pruned, &n_full);
+    }
+  g_unsetenv ("FFM_PMAPPING_CHECK_TERMS");
+}
+
+/* Convolutions index their input by sums of rank variables (p + r, a
+ * stride's 2p + r): a tile of extent 1 + sum coef (tile - 1) per rank, which
+ * the cost terms write as monomials (ffm-pmapping-terms.c). Two chained
+ * convolutions (2D, then strided 1D rows) with a fanout whose minimum usage
+ * they cannot reach ("try best"), perfect and with remainders: the terms
+ * equal the model at every evaluated vector, the pruned and the full
+ * enumerations keep the same Pareto sets, and the pruning evaluates fewer. */
+static void
+test_affine_partial_pruning (void)
+{
+  /* Remainder tiles multiply the full enumeration's vectors: smaller
+   * ranks there, so that it finishes in seconds. */
+  static const struct {
+    FfmImperfect imperfect;
+    int k, c, p, q, h, w;
+  } cases[] = {
+    { FFM_IMPERFECT_NONE, 4, 3, 6, 4, 8, 5 },
+    { FFM_IMPERFECT_ALL, 2, 2, 5, 2, 7, 3 },
+  };
+  g_autoptr(FfmArch) a = arch_from_text (
+    "{\"ffm_architecture\": 1, \"name\": \"a\", \"levels\": ["
+    " {\"memory\": \"MainMemory\", \"size\": \"inf\", \"read_energy\": 8,"
+    "  \"write_energy\": 8, \"read_bandwidth\": 16, \"write_bandwidth\": 16,"
+    "  \"keep\": \"~intermediates\", \"may_keep\": \"all\"},"
+    " {\"memory\": \"GlobalBuffer\", \"size\": 3000, \"read_energy\": 2,"
+    "  \"write_energy\": 3, \"read_bandwidth\": 64, \"write_bandwidth\": 32,"
+    "  \"may_keep\": \"all\"},"
+    " {\"fanout\": \"X\", \"count\": 16, \"min_usage\": 1, \"may_reuse\": \"input\"},"
+    " {\"memory\": \"Reg\", \"size\": 128, \"read_energy\": 0.1,"
+    "  \"write_energy\": 0.1, \"may_keep\": \"all\"},"
+    " {\"compute\": \"MAC\", \"energy\": 1, \"throughput\": 1}]}");
+
+  g_test_summary ("Convolutions (affine indices, strides) are pruned by "
+                  "their cost terms: the terms equal the model, the Pareto "
+                  "sets are unchanged, fewer tile vectors are evaluated");
+  g_setenv ("FFM_PMAPPING_CHECK_TERMS", "1", TRUE);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = g_strdup_printf (
+        "{\"ffm_workload\": 1, \"name\": \"convs\", \"ranks\": {\"K\": %d, \"C\": %d,"
+        " \"P\": %d, \"Q\": %d, \"R\": 3, \"S\": 2, \"H\": %d, \"W\": %d, \"J\": 2,"
+        " \"U\": 2}, \"bits_per_value\": {\"all\": 8},"
+        " \"einsums\": [\"O[k,P:p,Q:q] = I[c,H:p+r,W:q+s] * F[k,c,r,s]\","
+        " \"Z[j,U:u,Q:q] = O[k,P:2*u+r,Q:q] * G[j,k,r]\"]}",
+        cases[i].k, cases[i].c, cases[i].p, cases[i].q, cases[i].h, cases[i].w);
+      g_autoptr(FfmWorkload) w = workload_from_text (text);
+      FfmPmappingOptions options;
+      guint64 n_pruned, n_full;
+
+      ffm_pmapping_options_init (&options);
+      options.n_threads = 2;
+      options.imperfect = cases[i].imperfect;
+      assert_pruning_exact (w, a, &options, &n_pruned, &n_full);
+      g_test_message ("imperfect %d: evaluated %" G_GUINT64_FORMAT " pruned, %"
+                      G_GUINT64_FORMAT " in full", (int) cases[i].imperfect,
+                      n_pruned, n_full);
+      g_assert_cmpuint (n_pruned * 2, <, n_full);
     }
   g_unsetenv ("FFM_PMAPPING_CHECK_TERMS");
 }
@@ -2228,6 +2295,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pmapping/pareto-lexicographic", test_pareto_lexicographic);
   g_test_add_func ("/pmapping/remainders/partial-pruning", test_remainder_partial_pruning);
   g_test_add_func ("/pmapping/remainders/fill-fanout", test_remainder_fill_fanout);
+  g_test_add_func ("/pmapping/affine/partial-pruning", test_affine_partial_pruning);
   g_test_add_func ("/pmapping/simple-matmul", test_simple_matmul);
   g_test_add_func ("/pmapping/threads", test_threads);
   g_test_add_func ("/pmapping/cancel", test_cancel);
