@@ -120,6 +120,9 @@ typedef struct {
   /* Pruning by dominance of cost terms (see "Partial dominance" below). */
   FfmTerms *terms;
   gboolean check_terms;     /* FFM_PMAPPING_CHECK_TERMS: terms vs model */
+  guint *leaf_unit_class;   /* per unit at the last depth: its class */
+  guint prune_sample_rows;  /* PRUNE_SAMPLE_ROWS, or
+                               FFM_PMAPPING_PRUNE_SAMPLE_ROWS (tests) */
   guint n_units[MAX_VARS + 1];        /* comparison units per depth */
   guint *unit_next[MAX_VARS];         /* [n_units[k]]: its unit at depth k+1 */
   guint *unit_desc[MAX_VARS];         /* [n_units[k]]: descriptor of var order[k] */
@@ -1274,6 +1277,13 @@ setup_units (Enum *en)
               en->unit_desc[k - 1][unit[i]] = desc[(gsize) i * n + (k - 1)];
             }
         }
+      if (k == n)
+        {
+          en->leaf_unit_class = g_new0 (guint, MAX (en->n_units[n], 1));
+          for (guint i = 0; i < n_terms; i++)
+            en->leaf_unit_class[next_unit[i]] =
+              (guint) g_array_index (t->terms, FfmTerm, i).cls;
+        }
       memcpy (unit, next_unit, sizeof (guint) * n_terms);
     }
   en->n_diff = en->n_fused + en->n_dims;
@@ -1931,8 +1941,81 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
  * largest tables at one fused loop hold 7 M rows of 188 bytes, so they
  * are not cut; unlimited fused loops make 100 M rows and more.
  * FFM_PMAPPING_CHUNK_ROWS sets a number of rows instead (tests cut small
- * problems). */
+ * problems; FFM_PMAPPING_PRUNE_SAMPLE_ROWS likewise shrinks the sample of
+ * table_prune_sampled()). All depths together hold at most TABLES_BYTES (a depth's
+ * chunk at most its share), so that deep searches whose pruning keeps
+ * nearly every row (Simba's convolutions: 8 variables, 3 M rows of 27
+ * units at one depth) leave room for the depths below instead of running
+ * out of memory there. */
 #define CHUNK_BYTES ((gsize) 2 << 30)
+#define TABLES_BYTES ((gsize) 8 << 30)
+
+/* The units a complete row carries (one per class) against the terms
+ * evaluated at its tiles: the tables' bookkeeping (extension, pruning,
+ * the moves of chunks and samples) kept each row's values with its
+ * chains (FFM_PMAPPING_CHECK_TERMS). */
+static void
+check_table_row (Enum *en, const Table *t, guint r)
+{
+  guint nu = en->n_units[en->n_vars];
+  const double *vals = TABLE_VALS (t) + (gsize) r * nu;
+  const double *mags = TABLE_MAGS (t) + (gsize) r * nu;
+  double sums[256];
+
+  g_return_if_fail (en->terms->classes->len <= G_N_ELEMENTS (sums));
+  ffm_terms_evaluate (en->terms, en->m, en->bounds, en->tiles, sums);
+  for (guint u = 0; u < nu; u++)
+    {
+      double expect = sums[en->leaf_unit_class[u]];
+      if (fabs (vals[u] - expect) > 1e-9 * (mags[u] + fabs (expect)) + 1e-30)
+        g_warning ("table check: row %u unit %u holds %.17g, its tiles give %.17g",
+                   r, u, vals[u], expect);
+    }
+}
+
+/* TUNING: a table of more than twice this many rows is pruned in a sample
+ * first, its first rows; when that drops fewer than 1 in
+ * PRUNE_FUTILE_RATIO of them, the rest is left unpruned (the pruning
+ * is optional: the next depth's pruning and the groups' Pareto pruning
+ * drop what it would have). Simba's convolutions have depths of 3 M
+ * rows of 27 units where pruning drops 0.2 % in seconds. */
+#define PRUNE_SAMPLE_ROWS 65536
+#define PRUNE_FUTILE_RATIO 50
+
+/* Prunes the whole of @t, or only a sample of it when the sample shows
+ * that pruning drops next to nothing. */
+static gboolean
+table_prune_sampled (Enum *en, Table *t, guint n_units, const guint8 *lex,
+                     PruneScratch *ps)
+{
+  guint total = t->n_rows, sample = en->prune_sample_rows, kept, rest;
+
+  if (total <= 2 * sample)
+    return table_prune (en, t, 0, n_units, lex, ps);
+  t->n_rows = sample;
+  if (!table_prune (en, t, 0, n_units, lex, ps))
+    return FALSE;
+  kept = t->n_rows;
+  rest = total - sample;
+  /* the rows after the sample move up behind its survivors */
+  memmove (TABLE_CHAINS (t) + (gsize) kept * en->n_vars,
+           TABLE_CHAINS (t) + (gsize) sample * en->n_vars,
+           sizeof (guint32) * en->n_vars * rest);
+  memmove (TABLE_VALS (t) + (gsize) kept * n_units,
+           TABLE_VALS (t) + (gsize) sample * n_units,
+           sizeof (double) * n_units * rest);
+  memmove (TABLE_MAGS (t) + (gsize) kept * n_units,
+           TABLE_MAGS (t) + (gsize) sample * n_units,
+           sizeof (double) * n_units * rest);
+  if (en->n_diff > 0)
+    memmove (TABLE_DIFF (t) + (gsize) kept * en->n_diff,
+             TABLE_DIFF (t) + (gsize) sample * en->n_diff,
+             sizeof (guint64) * en->n_diff * rest);
+  t->n_rows = kept + rest;
+  if ((sample - kept) * PRUNE_FUTILE_RATIO < sample)
+    return TRUE;
+  return table_prune (en, t, 0, n_units, lex, ps);
+}
 
 /* Searches from depth @k, whose rows are in ws->tables[k], to the leaves. */
 static void
@@ -1946,6 +2029,8 @@ search_chunks (Enum *en, FfmTileWorkspace *ws, guint k, guint chunk_rows)
       for (guint r = 0; r < in->n_rows && !en->stopped; r++)
         {
           restore_row (en, in, r, en->n_vars);
+          if (en->check_terms)
+            check_table_row (en, in, r);
           en->out->n_partial++;
           leaf (en);
         }
@@ -1958,13 +2043,14 @@ search_chunks (Enum *en, FfmTileWorkspace *ws, guint k, guint chunk_rows)
 
       out->n_rows = 0;
       if (max_rows == 0)
-        max_rows = (guint) MIN (CHUNK_BYTES / table_row_bytes (en, en->n_units[k + 1]),
+        max_rows = (guint) MIN (MIN (CHUNK_BYTES, TABLES_BYTES / MAX (en->n_vars, 1))
+                                / table_row_bytes (en, en->n_units[k + 1]),
                                 G_MAXUINT);
       if (!table_extend (en, in, k, out, ws, &next, max_rows))
         return;
       before = out->n_rows;
-      if (!table_prune (en, out, 0, en->n_units[k + 1], en->unit_lex[k + 1],
-                        &ws->scratch))
+      if (!table_prune_sampled (en, out, en->n_units[k + 1], en->unit_lex[k + 1],
+                                &ws->scratch))
         return;
       g_debug ("template %u depth %u (%s, %u chains, %u units): rows %u-%u of %u "
                "extended to %u, %u after pruning (%.3f s)", en->t->id, k,
@@ -1982,10 +2068,15 @@ search_pruned (Enum *en, FfmTileWorkspace *ws)
   g_autofree guint64 *diff = g_new0 (guint64, MAX (en->n_diff, 1));
   g_autofree guint32 *chains = g_new0 (guint32, MAX (en->n_vars, 1));
   const char *knob = g_getenv ("FFM_PMAPPING_CHUNK_ROWS");
+  const char *sample = g_getenv ("FFM_PMAPPING_PRUNE_SAMPLE_ROWS");
   guint chunk_rows = 0;     /* 0: CHUNK_BYTES */
 
   if (knob != NULL && g_ascii_strtoull (knob, NULL, 10) > 0)
     chunk_rows = (guint) MIN (g_ascii_strtoull (knob, NULL, 10), G_MAXUINT);
+  en->prune_sample_rows = PRUNE_SAMPLE_ROWS;
+  if (sample != NULL && g_ascii_strtoull (sample, NULL, 10) > 0)
+    en->prune_sample_rows = (guint) MIN (g_ascii_strtoull (sample, NULL, 10),
+                                         PRUNE_SAMPLE_ROWS);
   table->n_rows = 0;
   if (!table_reserve (en, table, 1, en->n_units[0]))
     return;
@@ -2103,6 +2194,7 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
   for (guint k = 0; k <= MAX_VARS; k++)
     g_free (en->unit_lex[k]);
   g_free (en->unit_init);
+  g_free (en->leaf_unit_class);
   ffm_terms_free (en->terms);
   ffm_tile_workspace_free (own);
   ffm_template_result_prune (out);

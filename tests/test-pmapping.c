@@ -2182,6 +2182,48 @@ test_chunked_tables (void)
   g_assert_cmpuint (n_last, >, n_whole);
 }
 
+/* A table pruned in a sample first (FFM_PMAPPING_PRUNE_SAMPLE_ROWS: 8
+ * rows here, so that small tables take that path) and left unpruned when
+ * the sample drops nothing keeps every group's Pareto set: on matmuls and
+ * on convolutions. */
+static void
+test_sampled_pruning (void)
+{
+  g_autoptr(FfmWorkload) mm = load_matmuls (3, 64, 48);
+  g_autoptr(FfmArch) simple = arch_from_file ("simple.json");
+  g_autoptr(FfmWorkload) conv = workload_from_text (
+    "{\"ffm_workload\": 1, \"name\": \"conv\", \"ranks\": {\"K\": 8, \"C\": 4,"
+    " \"P\": 12, \"R\": 3, \"H\": 14}, \"bits_per_value\": {\"all\": 8},"
+    " \"einsums\": [\"O[k,P:p] = I[c,H:p+r] * F[k,c,r]\"]}");
+  g_autoptr(FfmArch) deep = arch_from_text (deep_arch);
+  FfmWorkload *workloads[] = { mm, conv };
+  FfmArch *archs[] = { simple, deep };
+
+  g_test_summary ("Pruning a table only when a sample of it shows that "
+                  "pruning drops rows keeps every group's Pareto set");
+  g_setenv ("FFM_PMAPPING_CHECK_TERMS", "1", TRUE);
+  for (guint i = 0; i < G_N_ELEMENTS (workloads); i++)
+    {
+      FfmPmappingOptions options;
+      g_autoptr(FfmPmappingSet) whole = NULL;
+      g_autoptr(FfmPmappingSet) sampled = NULL;
+
+      ffm_pmapping_options_init (&options);
+      options.n_threads = 2;
+      options.max_fused_loops = -1;
+      whole = generate (workloads[i], archs[i], &options);
+      g_setenv ("FFM_PMAPPING_PRUNE_SAMPLE_ROWS", "8", TRUE);
+      sampled = generate (workloads[i], archs[i], &options);
+      g_unsetenv ("FFM_PMAPPING_PRUNE_SAMPLE_ROWS");
+      assert_pareto_sets_equal (whole, sampled);
+      g_test_message ("%s: %" G_GUINT64_FORMAT " evaluated with samples of 8 rows, %"
+                      G_GUINT64_FORMAT " pruning whole tables",
+                      i == 0 ? "matmuls" : "conv", count_evaluated (sampled),
+                      count_evaluated (whole));
+    }
+  g_unsetenv ("FFM_PMAPPING_CHECK_TERMS");
+}
+
 /* ---- Memory budget and limits (FfmPmappingOptions.max_memory,
  * max_template_seconds, max_templates) ---- */
 
@@ -2301,6 +2343,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pmapping/cancel", test_cancel);
   g_test_add_func ("/pmapping/memory-budget", test_memory_budget);
   g_test_add_func ("/pmapping/chunked-tables", test_chunked_tables);
+  g_test_add_func ("/pmapping/sampled-pruning", test_sampled_pruning);
   g_test_add_func ("/pmapping/template-limits", test_template_limits);
   g_test_add_func ("/pmapping/reuse", test_reuse);
   g_test_add_func ("/pmapping/tracked-columns", test_tracked_and_columns);
