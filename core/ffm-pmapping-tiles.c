@@ -689,11 +689,6 @@ capacity_ok (Enum *en, guint depth)
   return FALSE;
 }
 
-/* An upper bound on the usage score (usage_score()) of every completion of
- * the variables chosen up to @depth: each constrained dimension's product
- * at its largest reach. Computed in the same order as usage_score(), with
- * factors at least as large, so it bounds the score exactly in floating
- * point too. */
 /* Recomputes reach_suffix for the current order (the probe and the
  * pruned search go in different orders). Products past the count are
  * clipped, so they stay exact in floating point. */
@@ -710,6 +705,11 @@ set_reach_suffix (Enum *en)
     }
 }
 
+/* An upper bound on the usage score (usage_score()) of every completion of
+ * the variables chosen up to @depth: each constrained dimension's product
+ * at its largest reach. Computed in the same order as usage_score(), with
+ * factors at least as large, so it bounds the score exactly in floating
+ * point too. */
 /* The most instances of fanout dimension @d that a completion of the
  * variables chosen up to @depth can use. */
 static double
