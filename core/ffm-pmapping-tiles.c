@@ -80,10 +80,6 @@ typedef struct {
   GArray *chains[MAX_VARS];         /* of guint64, var_n_loops tiles per chain */
   guint n_chains[MAX_VARS];
   guint64 chain_dim[MAX_VARS][MAX_DIMS];  /* largest product a var adds per dim */
-  double reach_suffix[MAX_VARS + 1][MAX_DIMS];  /* per depth: the product of
-                                                   chain_dim over the variables
-                                                   from that depth on in
-                                                   order, at most the count */
   GArray *buckets[MAX_VARS];        /* of Bucket: chains sorted by what the
                                        search checks, so that a whole bucket
                                        is accepted or skipped at once */
@@ -96,7 +92,6 @@ typedef struct {
   guint n_buffets;
   guint buffet_level[MAX_BUFFETS];
   guint buffet_access[MAX_BUFFETS];
-  guint buffet_ranks[MAX_BUFFETS];  /* its tensor's rank count */
   double buffet_bits[MAX_BUFFETS];
   int res_loop[MAX_BUFFETS][MAX_VARS];  /* loop giving the var's tile at the
                                            reservation, -1 = the bound */
@@ -369,8 +364,6 @@ make_buckets (Enum *en, guint v)
   en->chains[v] = sorted;
 }
 
-static void set_reach_suffix (Enum *en);
-
 /* ---- Setup ---- */
 
 static int
@@ -465,7 +458,6 @@ setup (Enum *en, const FfmWorkload *w, const FfmArch *a)
 
       en->buffet_level[b] = info->level;
       en->buffet_access[b] = info->access;
-      en->buffet_ranks[b] = ffm_workload_get_tensor (w, en->e->accesses[info->access].tensor)->n_ranks;
       en->buffet_bits[b] = info->bits_per_value;
       for (guint v = 0; v < en->n_vars; v++)
         en->res_loop[b][v] = -1;
@@ -514,7 +506,6 @@ setup (Enum *en, const FfmWorkload *w, const FfmArch *a)
     en->order[v] = v;
   g_qsort_with_data (en->order, (gint) en->n_vars, sizeof (guint), compare_vars, en);
   memcpy (en->dfs_order, en->order, sizeof en->order);
-  set_reach_suffix (en);
   return TRUE;
 }
 
@@ -562,33 +553,6 @@ past_deadline (Enum *en)
   en->stopped = TRUE;
   en->out->cut = TRUE;
   return TRUE;
-}
-
-/* ffm_access_tile_values() for buffet @b, over its tensor's ranks only and
- * inlined (the bounds of the depth-first search call it per node). */
-static inline guint64
-buffet_tile_values (const Enum *en, guint b, const guint64 *tile)
-{
-  const FfmProjection *proj = en->e->accesses[en->buffet_access[b]].projections;
-  guint64 values = 1;
-
-  for (guint r = 0; r < en->buffet_ranks[b]; r++)
-    {
-      guint64 extent = 1;
-      for (guint t = 0; t < proj[r].n_terms; t++)
-        {
-          guint64 size = tile[proj[r].terms[t].var], span;
-          if (size == 0)
-            return 0;
-          if (__builtin_mul_overflow ((guint64) proj[r].terms[t].coefficient,
-                                      size - 1, &span)
-              || __builtin_add_overflow (extent, span, &extent))
-            return G_MAXUINT64;
-        }
-      if (__builtin_mul_overflow (values, extent, &values))
-        return G_MAXUINT64;
-    }
-  return values;
 }
 
 /* The smallest tile variable @v, not chosen yet, can have at the
@@ -666,7 +630,8 @@ capacity_ok (Enum *en, guint depth)
                 en->var_tiles[v] = smallest_tile (en, b, v,
                                                   budget == 0 || (budget == 1 && (int) v != free));
             }
-          occ[k] += (double) buffet_tile_values (en, b, en->var_tiles)
+          occ[k] += (double) ffm_access_tile_values (en->e, en->buffet_access[b],
+                                                     en->var_tiles)
             * en->buffet_bits[b];
         }
       for (guint k = 0; k < en->n_memories; k++)
@@ -689,22 +654,6 @@ capacity_ok (Enum *en, guint depth)
   return FALSE;
 }
 
-/* Recomputes reach_suffix for the current order (the probe and the
- * pruned search go in different orders). Products past the count are
- * clipped, so they stay exact in floating point. */
-static void
-set_reach_suffix (Enum *en)
-{
-  for (guint d = 0; d < en->n_dims; d++)
-    {
-      en->reach_suffix[en->n_vars][d] = 1;
-      for (guint i = en->n_vars; i-- > 0; )
-        en->reach_suffix[i][d] = MIN (en->reach_suffix[i + 1][d]
-                                      * (double) en->chain_dim[en->order[i]][d],
-                                      (double) en->dim_count[d]);
-    }
-}
-
 /* An upper bound on the usage score (usage_score()) of every completion of
  * the variables chosen up to @depth: each constrained dimension's product
  * at its largest reach. Computed in the same order as usage_score(), with
@@ -715,9 +664,11 @@ set_reach_suffix (Enum *en)
 static double
 dim_reach (const Enum *en, guint depth, guint d)
 {
-  /* used >= 1: clipping the suffix at the count changes no minimum */
-  return MIN ((double) en->used[depth][d] * en->reach_suffix[depth][d],
-              (double) en->dim_count[d]);
+  double reach = (double) en->used[depth][d];
+
+  for (guint i = depth; i < en->n_vars; i++)
+    reach *= (double) en->chain_dim[en->order[i]][d];
+  return MIN (reach, (double) en->dim_count[d]);
 }
 
 static double
@@ -992,10 +943,8 @@ probe_best_usage (Enum *en)
    * early and bounds the rest. */
   memcpy (order, en->order, sizeof order);
   memcpy (en->order, en->dfs_order, sizeof en->order);
-  set_reach_suffix (en);
   search (en, 0);
   memcpy (en->order, order, sizeof en->order);
-  set_reach_suffix (en);
   en->probing = FALSE;
   en->relaxed = FALSE;
 }
@@ -1167,7 +1116,6 @@ setup_units (Enum *en)
         }
     }
   choose_order (en, vdesc, n_terms);
-  set_reach_suffix (en);
   for (guint b = 0; b < en->n_buffets; b++)
     {
       const FfmTensor *tensor = ffm_workload_get_tensor (en->info.workload,
@@ -1750,7 +1698,8 @@ affine_occupancy (Enum *en, guint b, guint k, gboolean trivial_fused)
       else
         en->var_tiles[u] = smallest_tile (en, b, u, trivial_fused);
     }
-  return (double) buffet_tile_values (en, b, en->var_tiles) * en->buffet_bits[b];
+  return (double) ffm_access_tile_values (en->e, en->buffet_access[b], en->var_tiles)
+    * en->buffet_bits[b];
 }
 
 /* Extends the rows of @in (depth @k) from *@next on by every feasible
