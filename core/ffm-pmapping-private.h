@@ -70,7 +70,8 @@ typedef struct {
   GArray *values;           /* of double, n_columns per row */
   GArray *tiles;            /* of guint64, n_loops per row */
   guint n_rows;
-  guint pruned_rows;        /* n_rows at the last Pareto pass */
+  guint pruned_rows;        /* n_rows at the last Pareto pass: the first
+                               pruned_rows rows are a Pareto set */
   guint objectives;         /* FfmPmappingObjectives: how rows are pruned */
 } FfmTemplateGroup;
 
@@ -82,6 +83,15 @@ guint ffm_pmapping_prune_rows (double *values,
                                guint n_columns,
                                guint objectives,
                                guint *kept);
+
+/* ffm_pmapping_prune_rows() of rows whose first @n_front are a Pareto set
+ * already (ffm_pareto_prune_front()): the same survivors, cheaper. */
+guint ffm_pmapping_prune_rows_front (double *values,
+                                     guint n_rows,
+                                     guint n_columns,
+                                     guint n_front,
+                                     guint objectives,
+                                     guint *kept);
 
 /* What enumerating one template produced. */
 typedef struct {

@@ -1924,7 +1924,7 @@ check_table_row (Enum *en, const Table *t, guint r)
 }
 
 /* TUNING: a table of more than twice this many rows is pruned in a sample
- * first, its first rows; when that drops fewer than 1 in
+ * first, its last rows; when that drops fewer than 1 in
  * PRUNE_FUTILE_RATIO of them, the rest is left unpruned (the pruning
  * is optional: the next depth's pruning and the groups' Pareto pruning
  * drop what it would have). Simba's convolutions have depths of 3 M
@@ -1938,31 +1938,18 @@ static gboolean
 table_prune_sampled (Enum *en, Table *t, guint n_units, const guint8 *lex,
                      PruneScratch *ps)
 {
-  guint total = t->n_rows, sample = en->prune_sample_rows, kept, rest;
+  guint total = t->n_rows, sample = en->prune_sample_rows, first;
 
   if (total <= 2 * sample)
     return table_prune (en, t, 0, n_units, lex, ps);
-  t->n_rows = sample;
-  if (!table_prune (en, t, 0, n_units, lex, ps))
+  /* The sample is the last rows: its survivors stay where they are and
+   * nothing moves (a sample of the first rows moved the rest behind its
+   * survivors; no difference in time measurable on Simba x ResNet-18,
+   * but less to read). */
+  first = total - sample;
+  if (!table_prune (en, t, first, n_units, lex, ps))
     return FALSE;
-  kept = t->n_rows;
-  rest = total - sample;
-  /* the rows after the sample move up behind its survivors */
-  memmove (TABLE_CHAINS (t) + (gsize) kept * en->n_vars,
-           TABLE_CHAINS (t) + (gsize) sample * en->n_vars,
-           sizeof (guint32) * en->n_vars * rest);
-  memmove (TABLE_VALS (t) + (gsize) kept * n_units,
-           TABLE_VALS (t) + (gsize) sample * n_units,
-           sizeof (double) * n_units * rest);
-  memmove (TABLE_MAGS (t) + (gsize) kept * n_units,
-           TABLE_MAGS (t) + (gsize) sample * n_units,
-           sizeof (double) * n_units * rest);
-  if (en->n_diff > 0)
-    memmove (TABLE_DIFF (t) + (gsize) kept * en->n_diff,
-             TABLE_DIFF (t) + (gsize) sample * en->n_diff,
-             sizeof (guint64) * en->n_diff * rest);
-  t->n_rows = kept + rest;
-  if ((sample - kept) * PRUNE_FUTILE_RATIO < sample)
+  if ((total - t->n_rows) * PRUNE_FUTILE_RATIO < sample)
     return TRUE;
   return table_prune (en, t, 0, n_units, lex, ps);
 }

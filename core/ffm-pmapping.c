@@ -430,6 +430,13 @@ guint
 ffm_pmapping_prune_rows (double *values, guint n_rows, guint n_columns,
                          guint objectives, guint *kept)
 {
+  return ffm_pmapping_prune_rows_front (values, n_rows, n_columns, 0, objectives, kept);
+}
+
+guint
+ffm_pmapping_prune_rows_front (double *values, guint n_rows, guint n_columns,
+                               guint n_front, guint objectives, guint *kept)
+{
   guint both = FFM_PMAPPING_ENERGY | FFM_PMAPPING_LATENCY;
 
   /* the objectives are the first columns, energy before latency */
@@ -437,10 +444,10 @@ ffm_pmapping_prune_rows (double *values, guint n_rows, guint n_columns,
       && (objectives & (FFM_PMAPPING_ENERGY_FIRST | FFM_PMAPPING_LATENCY_FIRST)))
     {
       guint first = (objectives & FFM_PMAPPING_ENERGY_FIRST) ? 0 : 1;
-      return ffm_pareto_prune_lexicographic (values, n_rows, n_columns, first,
-                                             1 - first, kept);
+      return ffm_pareto_prune_lexicographic_front (values, n_rows, n_columns, n_front,
+                                                   first, 1 - first, kept);
     }
-  return ffm_pareto_prune (values, n_rows, n_columns, kept);
+  return ffm_pareto_prune_front (values, n_rows, n_columns, n_front, kept);
 }
 
 void ffm_template_group_prune (FfmTemplateGroup *g, guint n_loops);
@@ -449,8 +456,10 @@ void
 ffm_template_group_prune (FfmTemplateGroup *g, guint n_loops)
 {
   guint *kept = g_new (guint, MAX (g->n_rows, 1));
-  guint n = ffm_pmapping_prune_rows ((double *) g->values->data, g->n_rows,
-                                     g->n_columns, g->objectives, kept);
+  /* The rows up to the last pruning are a Pareto set already. */
+  guint n = ffm_pmapping_prune_rows_front ((double *) g->values->data, g->n_rows,
+                                           g->n_columns, g->pruned_rows, g->objectives,
+                                           kept);
   guint64 *tiles = (guint64 *) g->tiles->data;
 
   for (guint i = 0; i < n; i++)

@@ -151,7 +151,10 @@ ffm_template_result_from_bytes (FfmTemplateResult *r, guint n_levels,
       FfmTemplateGroup *g;
       GroupHeader gh;
 
-      if (!take (&c, &gh, 1, sizeof gh) || gh.n_columns > FFM_DESCRIBE_MAX_COLUMNS)
+      /* pruned_rows says the first rows are a Pareto set (the next
+       * pruning trusts it): no more than the rows. */
+      if (!take (&c, &gh, 1, sizeof gh) || gh.n_columns > FFM_DESCRIBE_MAX_COLUMNS
+          || gh.pruned_rows > gh.n_rows)
         goto bad;
       g = g_new0 (FfmTemplateGroup, 1);
       g->compat = gh.compat;

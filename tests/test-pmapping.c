@@ -358,6 +358,191 @@ test_pareto_lexicographic (void)
     }
 }
 
+/* Pruning a table whose first rows are a Pareto set already (the groups
+ * of the tile search, pruned as they grow) gives what pruning the whole
+ * table gives: the same survivors, values and indices, with and without a
+ * lexicographic pair, appended rows copying front rows included. */
+static void
+test_pareto_front (void)
+{
+  g_autoptr(GRand) r = g_rand_new_with_seed (11);
+  enum { MAX_ROWS = 400, MAX_COLS = 12 };
+  g_autofree double *table = g_new (double, MAX_ROWS * MAX_COLS);
+  g_autofree double *whole = g_new (double, MAX_ROWS * MAX_COLS);
+  guint kept_front[MAX_ROWS], kept_whole[MAX_ROWS], dropped = 0;
+
+  g_test_summary ("Pruning rows appended to a Pareto front equals pruning "
+                  "the whole table");
+  for (guint trial = 0; trial < 400; trial++)
+    {
+      guint n_cols = g_rand_int_range (r, 1, MAX_COLS + 1);
+      guint n_first = g_rand_int_range (r, 0, MAX_ROWS / 2);
+      int primary = n_cols >= 2 && g_rand_boolean (r) ? g_rand_int_range (r, 0, 2) : -1;
+      int secondary = primary >= 0 ? 1 - primary : -1;
+      guint levels = g_rand_int_range (r, 2, 40);
+      guint n_front, n_rows, n_a, n_b;
+
+      for (guint i = 0; i < n_first * n_cols; i++)
+        table[i] = g_rand_int_range (r, 0, (gint) levels);
+      n_front = primary >= 0
+        ? ffm_pareto_prune_lexicographic (table, n_first, n_cols, (guint) primary,
+                                          (guint) secondary, NULL)
+        : ffm_pareto_prune (table, n_first, n_cols, NULL);
+      n_rows = n_front + g_rand_int_range (r, 0, MAX_ROWS / 2);
+      for (guint i = n_front; i < n_rows; i++)
+        {
+          if (n_front > 0 && g_rand_int_range (r, 0, 8) == 0)
+            memcpy (table + (gsize) i * n_cols,
+                    table + (gsize) g_rand_int_range (r, 0, (gint) n_front) * n_cols,
+                    sizeof (double) * n_cols);
+          else
+            for (guint c = 0; c < n_cols; c++)
+              table[(gsize) i * n_cols + c] = g_rand_int_range (r, 0, (gint) levels);
+        }
+      memcpy (whole, table, sizeof (double) * n_rows * n_cols);
+      n_a = primary >= 0
+        ? ffm_pareto_prune_lexicographic_front (table, n_rows, n_cols, n_front,
+                                                (guint) primary, (guint) secondary,
+                                                kept_front)
+        : ffm_pareto_prune_front (table, n_rows, n_cols, n_front, kept_front);
+      n_b = primary >= 0
+        ? ffm_pareto_prune_lexicographic (whole, n_rows, n_cols, (guint) primary,
+                                          (guint) secondary, kept_whole)
+        : ffm_pareto_prune (whole, n_rows, n_cols, kept_whole);
+      g_assert_cmpuint (n_a, ==, n_b);
+      g_assert_cmpmem (kept_front, sizeof (guint) * n_a, kept_whole, sizeof (guint) * n_b);
+      g_assert_cmpmem (table, sizeof (double) * n_a * n_cols,
+                       whole, sizeof (double) * n_b * n_cols);
+      for (guint i = 0; i < n_a; i++)
+        dropped += kept_front[i] < n_front ? 0 : 1;
+      dropped += n_rows - n_a;
+    }
+  /* the trials exercised both halves: appended rows survived and fell */
+  g_assert_cmpuint (dropped, >, 0);
+}
+
+/* Large tables with many survivors (points near a simplex: every column
+ * trades against the others) take the filter and k-d tree path of the
+ * pruning (ffm-pareto.c); its survivors must be exactly the rows no other
+ * row beats, by the definition, with and without a lexicographic pair. */
+static void
+test_pareto_many (void)
+{
+  g_autoptr(GRand) r = g_rand_new_with_seed (5);
+  enum { N_ROWS = 12000, MAX_COLS = 12 };
+  g_autofree double *table = g_new (double, N_ROWS * MAX_COLS);
+  g_autofree double *copy = g_new (double, N_ROWS * MAX_COLS);
+  g_autofree guint *kept = g_new (guint, N_ROWS);
+  guint most = 0;
+
+  g_test_summary ("Pruning large tables with many survivors keeps exactly the "
+                  "rows no other row beats");
+  for (guint trial = 0; trial < 6; trial++)
+    {
+      guint n_cols = 3 + trial * 2 > MAX_COLS ? MAX_COLS : 3 + trial * 2;
+      int primary = trial % 2 == 1 ? (int) (trial / 2 % 2) : -1;
+      guint n, expect = 0;
+
+      for (guint i = 0; i < N_ROWS; i++)
+        {
+          double *row = table + (gsize) i * n_cols, sum = 0;
+          if (i > 0 && g_rand_int_range (r, 0, 20) == 0)
+            {
+              /* a copy of an earlier row */
+              memcpy (row, table + (gsize) g_rand_int_range (r, 0, (gint) i) * n_cols,
+                      sizeof (double) * n_cols);
+              continue;
+            }
+          for (guint c = 0; c < n_cols; c++)
+            sum += row[c] = g_rand_double_range (r, 0.01, 1);
+          for (guint c = 0; c < n_cols; c++)
+            {
+              /* on the simplex, rounded (ties), or above it (dominated) */
+              row[c] = floor (row[c] / sum * 1000);
+              if (g_rand_int_range (r, 0, 4) == 0)
+                row[c] += g_rand_int_range (r, 0, 50);
+            }
+        }
+      memcpy (copy, table, sizeof (double) * N_ROWS * n_cols);
+      if (primary == 1)
+        for (guint i = 0; i < N_ROWS; i++)
+          {
+            double t = copy[(gsize) i * n_cols];
+            copy[(gsize) i * n_cols] = copy[(gsize) i * n_cols + 1];
+            copy[(gsize) i * n_cols + 1] = t;
+          }
+      n = primary >= 0
+        ? ffm_pareto_prune_lexicographic (table, N_ROWS, n_cols, (guint) primary,
+                                          (guint) (1 - primary), kept)
+        : ffm_pareto_prune (table, N_ROWS, n_cols, kept);
+      for (guint i = 0; i < N_ROWS; i++)
+        {
+          const double *ri = copy + (gsize) i * n_cols;
+          gboolean beaten = FALSE;
+          for (guint j = 0; j < N_ROWS && !beaten; j++)
+            {
+              const double *rj = copy + (gsize) j * n_cols;
+              if (j == i)
+                continue;
+              if (primary >= 0)
+                beaten = lex_dominates (rj, ri, n_cols)
+                  && (j < i || !lex_dominates (ri, rj, n_cols));
+              else
+                beaten = ffm_pareto_dominates (rj, ri, n_cols)
+                  && (j < i || !ffm_pareto_dominates (ri, rj, n_cols));
+            }
+          if (!beaten)
+            {
+              g_assert_cmpuint (expect, <, n);
+              g_assert_cmpuint (kept[expect], ==, i);
+              expect++;
+            }
+        }
+      g_assert_cmpuint (n, ==, expect);
+      most = MAX (most, n);
+
+      /* The same table's first half pruned, the second appended: pruning
+       * with that front gives what pruning it whole gives (both large:
+       * the tree checks the new rows and the front's rows). */
+      {
+        g_autofree double *whole = g_new (double, N_ROWS * MAX_COLS);
+        g_autofree guint *kept_whole = g_new (guint, N_ROWS);
+        guint half = N_ROWS / 2, n_front, n_rows, n_a, n_b;
+        memcpy (table, copy, sizeof (double) * N_ROWS * n_cols);
+        if (primary == 1)
+          for (guint i = 0; i < N_ROWS; i++)
+            {
+              double t = table[(gsize) i * n_cols];
+              table[(gsize) i * n_cols] = table[(gsize) i * n_cols + 1];
+              table[(gsize) i * n_cols + 1] = t;
+            }
+        memcpy (whole, table + (gsize) half * n_cols, sizeof (double) * half * n_cols);
+        n_front = primary >= 0
+          ? ffm_pareto_prune_lexicographic (table, half, n_cols, (guint) primary,
+                                            (guint) (1 - primary), NULL)
+          : ffm_pareto_prune (table, half, n_cols, NULL);
+        memcpy (table + (gsize) n_front * n_cols, whole, sizeof (double) * half * n_cols);
+        n_rows = n_front + half;
+        memcpy (whole, table, sizeof (double) * n_rows * n_cols);
+        n_a = primary >= 0
+          ? ffm_pareto_prune_lexicographic_front (table, n_rows, n_cols, n_front,
+                                                  (guint) primary, (guint) (1 - primary),
+                                                  kept)
+          : ffm_pareto_prune_front (table, n_rows, n_cols, n_front, kept);
+        n_b = primary >= 0
+          ? ffm_pareto_prune_lexicographic (whole, n_rows, n_cols, (guint) primary,
+                                            (guint) (1 - primary), kept_whole)
+          : ffm_pareto_prune (whole, n_rows, n_cols, kept_whole);
+        g_assert_cmpuint (n_a, ==, n_b);
+        g_assert_cmpmem (kept, sizeof (guint) * n_a, kept_whole, sizeof (guint) * n_b);
+        g_assert_cmpmem (table, sizeof (double) * n_a * n_cols,
+                         whole, sizeof (double) * n_b * n_cols);
+      }
+    }
+  /* enough survivors that the tree, not the plain scan, decided */
+  g_assert_cmpuint (most, >, 8192);
+}
+
 /* ---- Brute force ---- */
 
 typedef enum {
@@ -2335,6 +2520,8 @@ main (int argc, char **argv)
   g_setenv ("FFM_PMAPPING_CHECK_TERMS", "1", FALSE);
   g_test_add_func ("/pmapping/pareto", test_pareto);
   g_test_add_func ("/pmapping/pareto-lexicographic", test_pareto_lexicographic);
+  g_test_add_func ("/pmapping/pareto-front", test_pareto_front);
+  g_test_add_func ("/pmapping/pareto-many", test_pareto_many);
   g_test_add_func ("/pmapping/remainders/partial-pruning", test_remainder_partial_pruning);
   g_test_add_func ("/pmapping/remainders/fill-fanout", test_remainder_fill_fanout);
   g_test_add_func ("/pmapping/affine/partial-pruning", test_affine_partial_pruning);

@@ -45,6 +45,8 @@ typedef struct {
   GArray *values;               /* of double */
   GArray *prov;                 /* of Prov */
   GArray *ids;                  /* of guint32: history ids after pruning */
+  guint pruned;                 /* rows at the last exact pruning: the
+                                   first this many are a Pareto set */
   FfmMemoryBudget *budget;      /* the join's (borrowed) */
   gsize charged;                /* bytes taken from it */
 } Group;
@@ -53,6 +55,14 @@ typedef struct {
  * bytes at a time (few atomic operations; the overshoot is bounded by
  * one left row's products with one unit). */
 #define CHARGE_CHUNK ((gsize) 1 << 20)
+
+/* TUNING: an exact pass prunes a group while the step fills it, whenever
+ * its rows pass twice those of its last pruning plus this many: memory
+ * stays near twice the survivors instead of every combination (Llama-3
+ * decode on Simba: 140 M rows of 12 columns at one step, 13 GB), and the
+ * survivors of the last pruning are not checked against each other again
+ * (ffm_pareto_prune_front()). A first choice, not swept yet. */
+#define GROW_PRUNE_SLACK 262144
 
 static void
 group_free (Group *g)
@@ -164,12 +174,13 @@ group_new (const JoinKey *key, guint width, FfmMemoryBudget *budget)
  * tie-break, the pair is lexicographic (a row of less energy beats one of
  * more whatever their latencies; equal energies compare latencies). */
 static guint
-prune_rows (const JoinProblem *p, double *v, guint n, guint w, guint *kept)
+prune_rows (const JoinProblem *p, double *v, guint n, guint w, guint n_front,
+            guint *kept)
 {
   if (p->first >= 0)
-    return ffm_pareto_prune_lexicographic (v, n, w, (guint) p->first,
-                                           1 - (guint) p->first, kept);
-  return ffm_pareto_prune (v, n, w, kept);
+    return ffm_pareto_prune_lexicographic_front (v, n, w, n_front, (guint) p->first,
+                                                 1 - (guint) p->first, kept);
+  return ffm_pareto_prune_front (v, n, w, n_front, kept);
 }
 
 /* Pareto-prunes @g (objectives in boxes of ratio 1 + @epsilon when
@@ -178,11 +189,15 @@ static void
 prune_group (const JoinProblem *p, Group *g, double epsilon)
 {
   guint n = g->prov->len, w = g->width, kept_n;
-  g_autofree guint *kept = g_new (guint, MAX (n, 1));
+  g_autofree guint *kept = NULL;
   double *v = (double *) g->values->data;
 
-  if (n <= 1)
-    return;
+  if (n <= 1 || (epsilon <= 0 && n == g->pruned))
+    {
+      g->pruned = epsilon > 0 ? 0 : n;
+      return;
+    }
+  kept = g_new (guint, n);
   if (epsilon > 0)
     {
       g_autofree double *boxed = g_memdup2 (v, sizeof (double) * n * w);
@@ -193,10 +208,10 @@ prune_group (const JoinProblem *p, Group *g, double epsilon)
             double x = boxed[(gsize) r * w + k];
             boxed[(gsize) r * w + k] = x > 0 ? floor (log (x) * scale) : -INFINITY;
           }
-      kept_n = prune_rows (p, boxed, n, w, kept);
+      kept_n = prune_rows (p, boxed, n, w, 0, kept);
     }
   else
-    kept_n = prune_rows (p, v, n, w, kept);   /* moves survivors itself */
+    kept_n = prune_rows (p, v, n, w, g->pruned, kept);   /* moves survivors itself */
   for (guint i = 0; i < kept_n; i++)
     if (kept[i] != i)
       {
@@ -206,6 +221,8 @@ prune_group (const JoinProblem *p, Group *g, double epsilon)
       }
   g_array_set_size (g->values, (gsize) kept_n * w);
   g_array_set_size (g->prov, kept_n);
+  /* boxed survivors are no Pareto set of the values themselves */
+  g->pruned = epsilon > 0 ? 0 : kept_n;
 }
 
 typedef struct {
@@ -333,6 +350,14 @@ join_step (const JoinProblem *p, guint x, GPtrArray *left,
                   pv.urow = b;
                   g_array_append_val (ng->prov, pv);
                 }
+              if (o->epsilon <= 0
+                  && ng->prov->len >= 2 * (gsize) ng->pruned + GROW_PRUNE_SLACK)
+                {
+                  guint before = ng->prov->len;
+                  prune_group (p, ng, 0);
+                  g_debug ("step %u (%s): a group of %u rows pruned to %u while "
+                           "filling", x, st->e->name, before, ng->prov->len);
+                }
               if (!group_charge (ng))
                 {
                   g_free (plan);
@@ -350,7 +375,7 @@ join_step (const JoinProblem *p, guint x, GPtrArray *left,
       for (guint i = 0; i < out->len; i++)
         rows += ((Group *) g_ptr_array_index (out, i))->prov->len;
       g_debug ("step %u (%s): %u left groups -> %u groups, %" G_GUINT64_FORMAT
-               " rows before pruning", x, st->e->name, left->len, out->len, rows);
+               " rows before the last pruning", x, st->e->name, left->len, out->len, rows);
     }
   /* Drop empty groups, keep the order. */
   for (guint i = 0; i < out->len; )
@@ -359,6 +384,19 @@ join_step (const JoinProblem *p, guint x, GPtrArray *left,
     else
       i++;
   prune_all (p, out, o->epsilon);
+  if (!g_log_writer_default_would_drop (G_LOG_LEVEL_DEBUG, G_LOG_DOMAIN))
+    {
+      guint64 rows = 0;
+      guint width = 0;
+      for (guint i = 0; i < out->len; i++)
+        {
+          const Group *g = g_ptr_array_index (out, i);
+          rows += g->prov->len;
+          width = MAX (width, g->width);
+        }
+      g_debug ("step %u (%s): %" G_GUINT64_FORMAT " rows after pruning (up to %u "
+               "columns)", x, st->e->name, rows, width);
+    }
   return out;
 }
 

@@ -13,7 +13,8 @@
  *
  * Cost: sorting (n log n) plus, for each row, a comparison with the rows
  * kept so far (n x survivors x columns at worst); one and two columns have
- * an n log n path.
+ * an n log n path, and large tables with many survivors a k-d tree over
+ * the rows a first pass could not drop (ffm-pareto.c).
  *
  * [1] The FFM paper, §3.2 and §6.4. */
 #pragma once
@@ -51,5 +52,28 @@ FFM_API guint ffm_pareto_prune_lexicographic (double *values,
                                               guint primary,
                                               guint secondary,
                                               guint *kept);
+
+/* ffm_pareto_prune() of a table that grew: its first @n_front rows are a
+ * Pareto set already (no row among them dominates or equals another; what
+ * an earlier pruning of those rows kept). The survivors, their order and
+ * @kept are exactly ffm_pareto_prune()'s on the whole table; the front's
+ * rows are not checked against each other, which is what makes pruning
+ * a growing table again and again cheap (a group of the tile search, a
+ * group of the join). */
+FFM_API guint ffm_pareto_prune_front (double *values,
+                                      guint n_rows,
+                                      guint n_columns,
+                                      guint n_front,
+                                      guint *kept);
+
+/* ffm_pareto_prune_front() with ffm_pareto_prune_lexicographic()'s
+ * relation; the front is a set of its survivors. */
+FFM_API guint ffm_pareto_prune_lexicographic_front (double *values,
+                                                    guint n_rows,
+                                                    guint n_columns,
+                                                    guint n_front,
+                                                    guint primary,
+                                                    guint secondary,
+                                                    guint *kept);
 
 G_END_DECLS
