@@ -82,6 +82,23 @@ compare_guint (gconstpointer pa, gconstpointer pb)
   return a < b ? -1 : (a > b ? 1 : 0);
 }
 
+/* Whether one of the @n rows of @list dominates @row; the one that does
+ * moves to the front of @list. */
+static inline gboolean
+find_dominator (const SortContext *ctx, const double **list, guint n,
+                const double *row)
+{
+  for (guint k = 0; k < n; k++)
+    if (dominates (ctx, list[k], row))
+      {
+        const double *hit = list[k];
+        memmove (list + 1, list, sizeof *list * k);
+        list[0] = hit;
+        return TRUE;
+      }
+  return FALSE;
+}
+
 /* The survivors of @order (sorted rows, none of them dominated by a row
  * of @front) into @survivors, each row checked against @front and the
  * survivors before it. Which one is checked first decides the cost: a
@@ -104,17 +121,7 @@ scan_exact (const SortContext *ctx, const guint *order, guint n_rows,
   for (guint i = 0; i < n_rows; i++)
     {
       const double *row = values + (gsize) order[i] * n_columns;
-      gboolean dominated = FALSE;
-      for (guint k = 0; k < n_check; k++)
-        if (dominates (ctx, check[k], row))
-          {
-            const double *hit = check[k];
-            memmove (check + 1, check, sizeof *check * k);
-            check[0] = hit;
-            dominated = TRUE;
-            break;
-          }
-      if (!dominated)
+      if (!find_dominator (ctx, check, n_check, row))
         {
           memmove (check + 1, check, sizeof *check * n_check);
           check[0] = row;
@@ -357,17 +364,7 @@ scan_many (const SortContext *ctx, const guint *order, guint n_rows,
   for (guint i = 0; i < n_rows; i++)
     {
       const double *row = values + (gsize) order[i] * n_columns;
-      gboolean dominated = FALSE;
-      for (guint k = 0; k < n_window; k++)
-        if (dominates (ctx, window[k], row))
-          {
-            const double *hit = window[k];
-            memmove (window + 1, window, sizeof *window * k);
-            window[0] = hit;
-            dominated = TRUE;
-            break;
-          }
-      if (dominated)
+      if (find_dominator (ctx, window, n_window, row))
         continue;
       cand[m++] = order[i];
       n_window = MIN (n_window + 1, (guint) FILTER_WINDOW);

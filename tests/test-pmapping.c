@@ -433,6 +433,7 @@ test_pareto_many (void)
   static const guint cols[] = { 5, 8, 12, 12 };
   g_autofree double *table = g_new (double, N_ROWS * MAX_COLS);
   g_autofree double *copy = g_new (double, N_ROWS * MAX_COLS);
+  g_autofree double *orig = g_new (double, N_ROWS * MAX_COLS);
   g_autofree guint *kept = g_new (guint, N_ROWS);
   guint most = 0;
 
@@ -464,6 +465,7 @@ test_pareto_many (void)
                 row[c] += g_rand_int_range (r, 0, 50);
             }
         }
+      memcpy (orig, table, sizeof (double) * N_ROWS * n_cols);
       memcpy (copy, table, sizeof (double) * N_ROWS * n_cols);
       if (primary == 1)
         for (guint i = 0; i < N_ROWS; i++)
@@ -511,14 +513,7 @@ test_pareto_many (void)
         g_autofree double *whole = g_new (double, N_ROWS * MAX_COLS);
         g_autofree guint *kept_whole = g_new (guint, N_ROWS);
         guint half = N_ROWS / 2, n_front, n_rows, n_a, n_b;
-        memcpy (table, copy, sizeof (double) * N_ROWS * n_cols);
-        if (primary == 1)
-          for (guint i = 0; i < N_ROWS; i++)
-            {
-              double t = table[(gsize) i * n_cols];
-              table[(gsize) i * n_cols] = table[(gsize) i * n_cols + 1];
-              table[(gsize) i * n_cols + 1] = t;
-            }
+        memcpy (table, orig, sizeof (double) * N_ROWS * n_cols);
         memcpy (whole, table + (gsize) half * n_cols, sizeof (double) * half * n_cols);
         n_front = primary >= 0
           ? ffm_pareto_prune_lexicographic (table, half, n_cols, (guint) primary,
