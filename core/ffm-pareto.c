@@ -379,7 +379,8 @@ scan_many (const SortContext *ctx, const guint *order, guint n_rows,
     }
   /* The tree over the front (rank 0: before every new row) and the
    * candidates (ranks 1.. in sort order). */
-  memcpy (cand + m, front_rows, sizeof (guint) * n_front);
+  if (n_front > 0)
+    memcpy (cand + m, front_rows, sizeof (guint) * n_front);
   rank = g_new (guint, (gsize) m + n_front);
   for (guint i = 0; i < m; i++)
     rank[i] = i + 1;
