@@ -28,6 +28,10 @@
  * FFM paper's Fig. 10), and checks that those spaces' optimum is never
  * worse than the default space's.
  *
+ * /ffm/optimality/growing-groups runs problems with the join pruning its
+ * groups after every row it adds (FFM_JOIN_GROW_PRUNE_ROWS=1; by default
+ * only groups past 262,144 rows do, which small problems never reach).
+ *
  * FFM_OPTIMALITY_CASES=N sets the number of problems (default 200),
  * FFM_OPTIMALITY_SEED=S the first seed (case i uses S + i). A failing case
  * prints its workload and architecture as JSON; FFM_OPTIMALITY_VERBOSE=1
@@ -549,6 +553,22 @@ test_optimality (void)
 }
 
 static void
+test_optimality_growing_groups (void)
+{
+  g_autofree char *saved = g_strdup (g_getenv ("FFM_JOIN_GROW_PRUNE_ROWS"));
+
+  g_test_summary ("FFM equals exhaustive search when the join prunes its "
+                  "groups while it fills them");
+  g_setenv ("FFM_JOIN_GROW_PRUNE_ROWS", "1", TRUE);
+  run_cases (env_number ("FFM_OPTIMALITY_CASES", DEFAULT_CASES) / 4 + 1,
+             env_number ("FFM_OPTIMALITY_SEED", DEFAULT_SEED) + 7000, FFM_IMPERFECT_NONE);
+  if (saved != NULL)
+    g_setenv ("FFM_JOIN_GROW_PRUNE_ROWS", saved, TRUE);
+  else
+    g_unsetenv ("FFM_JOIN_GROW_PRUNE_ROWS");
+}
+
+static void
 test_optimality_remainders (void)
 {
   g_test_summary ("With remainder tiles (spatial, temporal or both), ffm's "
@@ -818,6 +838,7 @@ main (int argc, char **argv)
   g_assert_no_error (error);
   g_test_add_func ("/ffm/optimality/random", test_optimality);
   g_test_add_func ("/ffm/optimality/remainders", test_optimality_remainders);
+  g_test_add_func ("/ffm/optimality/growing-groups", test_optimality_growing_groups);
   g_test_add_func ("/ffm/optimality/constrained", test_optimality_constrained);
   g_test_add_func ("/ffm/optimality/fused-loops", test_optimality_fused_loops);
   status = g_test_run ();

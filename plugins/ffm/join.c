@@ -61,8 +61,21 @@ typedef struct {
  * stays near twice the survivors instead of every combination (Llama-3
  * decode on Simba: 140 M rows of 12 columns at one step, 13 GB), and the
  * survivors of the last pruning are not checked against each other again
- * (ffm_pareto_prune_front()). A first choice, not swept yet. */
+ * (ffm_pareto_prune_front()). A first choice, not swept yet.
+ * FFM_JOIN_GROW_PRUNE_ROWS sets another number (the optimality test sets 1
+ * so that small problems prune while filling too). */
 #define GROW_PRUNE_SLACK 262144
+
+static gsize
+grow_prune_slack (void)
+{
+  const char *knob = g_getenv ("FFM_JOIN_GROW_PRUNE_ROWS");
+  guint64 rows;
+
+  if (knob != NULL && g_ascii_string_to_unsigned (knob, 10, 1, G_MAXUINT32, &rows, NULL))
+    return (gsize) rows;
+  return GROW_PRUNE_SLACK;
+}
 
 static void
 group_free (Group *g)
@@ -302,6 +315,7 @@ join_step (const JoinProblem *p, guint x, GPtrArray *left,
                                                          NULL);
   Plan *plan = g_new (Plan, 1);
   double row[2 + MAX_MEM * (2 * MAX_LOOPS + 3)];
+  gsize slack = grow_prune_slack ();
 
   for (guint gi = 0; gi < left->len; gi++)
     {
@@ -351,7 +365,7 @@ join_step (const JoinProblem *p, guint x, GPtrArray *left,
                   g_array_append_val (ng->prov, pv);
                 }
               if (o->epsilon <= 0
-                  && ng->prov->len >= 2 * (gsize) ng->pruned + GROW_PRUNE_SLACK)
+                  && ng->prov->len >= 2 * (gsize) ng->pruned + slack)
                 {
                   guint before = ng->prov->len;
                   prune_group (p, ng, 0);
