@@ -152,8 +152,8 @@ scan_exact (const SortContext *ctx, const guint *order, guint n_rows,
  *     dominator. With a lexicographic pair the secondary is left out of
  *     that test (a lower primary dominates whatever the secondary); the
  *     leaves apply the exact relation.
- * The survivors are exactly those of the plain scan (the tests compare
- * both on random tables). */
+ * The survivors are exactly those of the plain scan (/pmapping/pareto-many
+ * checks them against the definition on tables with 8,000+ survivors). */
 
 /* TUNING (first choices, not swept yet): tables of more rows than this
  * take the filter and the tree (small tables keep the plain scan, which
@@ -495,7 +495,7 @@ prune (double *values, guint n_rows, guint n_columns, guint n_front,
   if (n_rows == 0)
     return 0;
   /* The n log n paths of one and two columns sort everything. */
-  if (n_columns <= 1 || n_columns == 2)
+  if (n_columns <= 2)
     n_front = 0;
   /* Sort order: the lexicographic pair first (a dominator sorts before
    * what it dominates: its primary is below, or equal with its secondary
@@ -548,16 +548,15 @@ prune (double *values, guint n_rows, guint n_columns, guint n_front,
 guint
 ffm_pareto_prune (double *values, guint n_rows, guint n_columns, guint *kept)
 {
-  return prune (values, n_rows, n_columns, 0, -1, -1, kept);
+  return ffm_pareto_prune_front (values, n_rows, n_columns, 0, kept);
 }
 
 guint
 ffm_pareto_prune_lexicographic (double *values, guint n_rows, guint n_columns,
                                 guint primary, guint secondary, guint *kept)
 {
-  g_return_val_if_fail (primary < n_columns && secondary < n_columns
-                        && primary != secondary, 0);
-  return prune (values, n_rows, n_columns, 0, (int) primary, (int) secondary, kept);
+  return ffm_pareto_prune_lexicographic_front (values, n_rows, n_columns, 0, primary,
+                                               secondary, kept);
 }
 
 guint

@@ -29,8 +29,9 @@
  * worse than the default space's.
  *
  * /ffm/optimality/growing-groups runs problems with the join pruning its
- * groups after every row it adds (FFM_JOIN_GROW_PRUNE_ROWS=1; by default
- * only groups past 262,144 rows do, which small problems never reach).
+ * groups while it fills them as soon as they pass twice their last
+ * survivors plus one row (FFM_JOIN_GROW_PRUNE_ROWS=1; by default plus
+ * 262,144 rows, which small problems never reach).
  *
  * FFM_OPTIMALITY_CASES=N sets the number of problems (default 200),
  * FFM_OPTIMALITY_SEED=S the first seed (case i uses S + i). A failing case
@@ -558,7 +559,7 @@ test_optimality_growing_groups (void)
   g_autofree char *saved = g_strdup (g_getenv ("FFM_JOIN_GROW_PRUNE_ROWS"));
 
   g_test_summary ("FFM equals exhaustive search when the join prunes its "
-                  "groups while it fills them");
+                  "groups while it fills them, as often as it can");
   g_setenv ("FFM_JOIN_GROW_PRUNE_ROWS", "1", TRUE);
   run_cases (env_number ("FFM_OPTIMALITY_CASES", DEFAULT_CASES) / 4 + 1,
              env_number ("FFM_OPTIMALITY_SEED", DEFAULT_SEED) + 7000, FFM_IMPERFECT_NONE);

@@ -301,6 +301,25 @@ join_out_of_memory (const JoinProblem *p, guint x, GError **error)
                "mapping constraints)", p->steps[x].e->name, limit);
 }
 
+/* The rows of @groups, and (@width non-NULL) their widest row, for the
+ * debug log. */
+static guint64
+groups_rows (GPtrArray *groups, guint *width)
+{
+  guint64 rows = 0;
+
+  if (width != NULL)
+    *width = 0;
+  for (guint i = 0; i < groups->len; i++)
+    {
+      const Group *g = g_ptr_array_index (groups, i);
+      rows += g->prov->len;
+      if (width != NULL)
+        *width = MAX (*width, g->width);
+    }
+  return rows;
+}
+
 /* Joins step @x: @left (groups with history ids) with the units of Einsum
  * x, into new groups; NULL with @error set when the memory budget runs
  * out. */
@@ -384,13 +403,9 @@ join_step (const JoinProblem *p, guint x, GPtrArray *left,
     }
   g_free (plan);
   if (!g_log_writer_default_would_drop (G_LOG_LEVEL_DEBUG, G_LOG_DOMAIN))
-    {
-      guint64 rows = 0;
-      for (guint i = 0; i < out->len; i++)
-        rows += ((Group *) g_ptr_array_index (out, i))->prov->len;
-      g_debug ("step %u (%s): %u left groups -> %u groups, %" G_GUINT64_FORMAT
-               " rows before the last pruning", x, st->e->name, left->len, out->len, rows);
-    }
+    g_debug ("step %u (%s): %u left groups -> %u groups, %" G_GUINT64_FORMAT
+             " rows before the last pruning", x, st->e->name, left->len, out->len,
+             groups_rows (out, NULL));
   /* Drop empty groups, keep the order. */
   for (guint i = 0; i < out->len; )
     if (((Group *) g_ptr_array_index (out, i))->prov->len == 0)
@@ -400,14 +415,8 @@ join_step (const JoinProblem *p, guint x, GPtrArray *left,
   prune_all (p, out, o->epsilon);
   if (!g_log_writer_default_would_drop (G_LOG_LEVEL_DEBUG, G_LOG_DOMAIN))
     {
-      guint64 rows = 0;
-      guint width = 0;
-      for (guint i = 0; i < out->len; i++)
-        {
-          const Group *g = g_ptr_array_index (out, i);
-          rows += g->prov->len;
-          width = MAX (width, g->width);
-        }
+      guint width;
+      guint64 rows = groups_rows (out, &width);
       g_debug ("step %u (%s): %" G_GUINT64_FORMAT " rows after pruning (up to %u "
                "columns)", x, st->e->name, rows, width);
     }
