@@ -5,18 +5,24 @@
  *           under 60 s wall on 2 cores and under 4 GiB peak memory);
  *   chains  matrix-multiplication chains of 1, 2, 4, ..., 64 Einsums
  *           (workload matmul-chain, the paper's Fig. 9) on TPUv4i, EDP:
- *           time per Einsum should stay flat.
+ *           time per Einsum should stay flat;
+ *   paper   the GPT-3 run at 1 and at 2 fused loops (FFM_BENCH_PAPER_LOOPS,
+ *           default "1,2"), each mapping compared point by point with the
+ *           paper's §7.6 description (paper-gpt3-mapping.h); not run
+ *           unless FFM_BENCH=paper (minutes, GiBs).
  * Each run is a child process, so its peak memory is its own. Prints one
  * line per run: wall time, CPU time, peak resident memory, the result and
  * the strategy's phase times and join survivors.
  *
- * FFM_BENCH=gpt|chains selects one part; FFM_BENCH_THREADS (default 2);
+ * FFM_BENCH=gpt|chains|paper selects one part (gpt and chains by default); FFM_BENCH_THREADS (default 2);
  * FFM_BENCH_MAX_CHAIN (default 64); FFM_BENCH_GPT_PARAMS overrides the
  * GPT parameters ("batch=64,new_tokens=4096"); FFM_BENCH_REUSE=0 sets the
  * strategy parameter reuse=false (every Einsum enumerated, even when it
  * equals an earlier one). Run with
  * `meson test -C BUILD --benchmark --suite bench` or directly. */
 #include <ffm.h>
+
+#include "paper-gpt3-mapping.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -42,9 +48,11 @@ stat_or_zero (const FfmSearchResult *r, const char *name)
   return v;
 }
 
-/* Runs ffm on one problem and prints what it found (in the child). */
+/* Runs ffm on one problem and prints what it found (in the child);
+ * @max_fused_loops: 0 for the default; @paper: also the §7.6 points. */
 static int
-run_one (const char *workload, const char *params, guint threads)
+run_one (const char *workload, const char *params, guint threads, int max_fused_loops,
+         gboolean paper)
 {
   g_autoptr (FfmPluginRegistry) registry = ffm_plugin_registry_new ();
   g_autoptr (FfmParamValues) values = ffm_param_values_new ();
@@ -80,6 +88,8 @@ run_one (const char *workload, const char *params, guint threads)
   ffm_search_context_init (&ctx, problem);
   ctx.objective = FFM_OBJECTIVE_EDP;
   ctx.n_threads = threads;
+  if (max_fused_loops != 0)
+    ctx.max_fused_loops = max_fused_loops;
   if (env_uint ("FFM_BENCH_REUSE", 1) == 0)
     ffm_param_values_set (strategy, "reuse", "false");
   result = ffm->descriptor->vtable.search->run (&ctx, strategy, &error);
@@ -107,6 +117,18 @@ run_one (const char *workload, const char *params, guint threads)
         printf (" %.0f", st->value);
     }
   printf ("\n");
+  if (paper)
+    {
+      /* TPUv4i's 4 cores, each with its LocalBuffer (the paper's LLBs) */
+      g_autoptr (GArray) points = paper_gpt3_points (s->mapping, w, 4);
+      printf ("  the paper's §7.6 mapping, point by point:\n");
+      for (guint i = 0; i < points->len; i++)
+        {
+          const PaperPoint *p = &g_array_index (points, PaperPoint, i);
+          printf ("    [%s] %s\n           found: %s\n", p->holds ? "same" : "differs",
+                  p->paper, p->found);
+        }
+    }
   fflush (stdout);
   return 0;
 }
@@ -120,7 +142,8 @@ typedef struct {
 
 /* Runs run_one() in a child process and measures it. */
 static Measure
-measure (const char *workload, const char *params, guint threads)
+measure (const char *workload, const char *params, guint threads, int max_fused_loops,
+         gboolean paper)
 {
   Measure m = { 0 };
   struct rusage ru;
@@ -131,7 +154,7 @@ measure (const char *workload, const char *params, guint threads)
   fflush (stdout);
   pid = fork ();
   if (pid == 0)
-    _exit (run_one (workload, params, threads));
+    _exit (run_one (workload, params, threads, max_fused_loops, paper));
   wait4 (pid, &wstatus, 0, &ru);
   m.wall = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
   m.cpu = (double) ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6
@@ -150,7 +173,7 @@ bench_gpt (guint threads)
   if (params == NULL)
     params = "batch=64,new_tokens=4096";
   printf ("GPT-3 6.7B layer (%s), TPUv4i, EDP, %u threads\n", params, threads);
-  m = measure ("gpt3-6.7b", params, threads);
+  m = measure ("gpt3-6.7b", params, threads, 0, FALSE);
   printf ("  wall %.1f s, CPU %.1f s, peak memory %.0f MiB%s\n\n", m.wall, m.cpu,
           m.peak_mib, m.status == 0 ? "" : " (failed)");
 }
@@ -166,12 +189,31 @@ bench_chains (guint threads)
   for (guint n = 1; n <= max; n *= 2)
     {
       g_autofree char *params = g_strdup_printf ("n_einsums=%u", n);
-      Measure m = measure ("matmul-chain", params, threads);
+      Measure m = measure ("matmul-chain", params, threads, 0, FALSE);
       printf ("%8u %10.2f %10.2f %14.3f %12.0f%s\n", n, m.wall, m.cpu,
               m.wall / n, m.peak_mib, m.status == 0 ? "" : " (failed)");
       fflush (stdout);
     }
   printf ("\n");
+}
+
+/* The paper's §7.6 experiment at each number of fused loops. */
+static void
+bench_paper (guint threads)
+{
+  const char *loops = g_getenv ("FFM_BENCH_PAPER_LOOPS");
+  g_auto (GStrv) each = g_strsplit (loops != NULL ? loops : "1,2", ",", -1);
+
+  for (guint i = 0; each[i] != NULL; i++)
+    {
+      int n = (int) g_ascii_strtoll (each[i], NULL, 10);
+      Measure m;
+      printf ("GPT-3 6.7B layer (batch=64,new_tokens=4096), TPUv4i, EDP, "
+              "--max-fused-loops %d, %u threads\n", n, threads);
+      m = measure ("gpt3-6.7b", "batch=64,new_tokens=4096", threads, n, TRUE);
+      printf ("  wall %.1f s, CPU %.1f s, peak memory %.0f MiB%s\n\n", m.wall, m.cpu,
+              m.peak_mib, m.status == 0 ? "" : " (failed)");
+    }
 }
 
 int
@@ -185,5 +227,7 @@ main (int argc, char **argv)
     bench_chains (threads);
   if (which == NULL || g_str_equal (which, "gpt"))
     bench_gpt (threads);
+  if (which != NULL && g_str_equal (which, "paper"))
+    bench_paper (threads);
   return 0;
 }
