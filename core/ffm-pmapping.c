@@ -237,6 +237,7 @@ ffm_describe_row (const FfmDescribeInfo *info, const FfmPmappingModel *model,
   const FfmEinsum *e = info->einsum;
   guint nt_prefix[FFM_COST_MAX_LOOPS + 1];
   int depth_of[64];
+  double reserved[G_N_ELEMENTS (info->memories)][FFM_COMPAT_MAX_LOOPS + 2];
   guint n_columns = 0, n_buffets, F = 0;
 
   if (cost->status != FFM_COST_VALID)
@@ -299,6 +300,10 @@ ffm_describe_row (const FfmDescribeInfo *info, const FfmPmappingModel *model,
 
   n_buffets = ffm_pmapping_model_get_n_buffets (model);
   g_return_val_if_fail (n_buffets <= G_N_ELEMENTS (depth_of), 0);
+  /* Each memory's reservation at each depth d (-1..F): the occupancy of
+   * its buffets alive at d, summed in buffet order (one pass: this runs
+   * at every leaf of the tile search). */
+  memset (reserved, 0, sizeof reserved[0] * info->n_memories);
   for (guint b = 0; b < n_buffets; b++)
     {
       const FfmBuffetInfo *bi = ffm_pmapping_model_get_buffet (model, b);
@@ -309,6 +314,10 @@ ffm_describe_row (const FfmDescribeInfo *info, const FfmPmappingModel *model,
           depth_of[b] = nt_prefix[MIN ((guint) bi->n_loops_above, info->n_fused)];
           compat->stops |= 1u << depth_of[b];
         }
+      for (guint k = 0; k < info->n_memories; k++)
+        if (info->memories[k] == bi->level)
+          for (int d = depth_of[b]; d <= (int) F; d++)
+            reserved[k][d + 1] += cost->buffet_occupancy[b];
     }
 
   if (info->objectives & FFM_PMAPPING_ENERGY)
@@ -322,20 +331,12 @@ ffm_describe_row (const FfmDescribeInfo *info, const FfmPmappingModel *model,
       values[n_columns++] = cost->latency;
     }
   for (guint k = 0; k < info->n_memories; k++)
-    {
-      guint level = info->memories[k];
-      for (int d = -1; d <= (int) F; d++)
-        {
-          double sum = 0;
-          for (guint b = 0; b < n_buffets; b++)
-            if (ffm_pmapping_model_get_buffet (model, b)->level == level
-                && depth_of[b] <= d)
-              sum += cost->buffet_occupancy[b];
-          columns[n_columns] = (FfmPmappingColumn) {
-            FFM_PMAPPING_COLUMN_RESERVATION, level, d };
-          values[n_columns++] = sum;
-        }
-    }
+    for (int d = -1; d <= (int) F; d++)
+      {
+        columns[n_columns] = (FfmPmappingColumn) {
+          FFM_PMAPPING_COLUMN_RESERVATION, info->memories[k], d };
+        values[n_columns++] = reserved[k][d + 1];
+      }
   return n_columns;
 }
 
