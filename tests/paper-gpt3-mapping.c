@@ -97,14 +97,15 @@ indexes (const Path *p, const FfmWorkload *workload, const char *var, const char
 
 /* The loops above node @at that tile @tensor (more than one iteration, over
  * a variable indexing it), as "b tile 1 (64 iterations), ...", or "whole"
- * ; @tiled_by_var: whether one is over @var with a tile of 1. */
+ * (transfer full); *@any: whether there is one; *@var_tile: the tile of
+ * the innermost of them over @var (may be NULL), 0 if none. */
 static char *
 tiling_above (const Path *p, const FfmWorkload *workload, guint at, const char *tensor,
-              const char *var, gboolean *one_of_var, gboolean *any)
+              const char *var, guint64 *var_tile, gboolean *any)
 {
   GString *s = g_string_new (NULL);
 
-  *one_of_var = FALSE;
+  *var_tile = 0;
   *any = FALSE;
   for (guint k = 0; k < at; k++)
     {
@@ -116,8 +117,8 @@ tiling_above (const Path *p, const FfmWorkload *workload, guint at, const char *
                               " iterations)", *any ? ", " : "", path_var (p, k),
                               node->tile, p->iterations[k]);
       *any = TRUE;
-      if (var != NULL && g_str_equal (path_var (p, k), var) && node->tile == 1)
-        *one_of_var = TRUE;
+      if (var != NULL && g_str_equal (path_var (p, k), var))
+        *var_tile = node->tile;
     }
   if (!*any)
     g_string_append (s, "whole");
@@ -177,6 +178,35 @@ find_in_glb (const Path *paths, guint n, const FfmWorkload *workload, const char
 /* §7.6: "1024x reuse of WQ" in the PE registers. */
 #define PAPER_WQ_REUSE 1024
 
+/* How each of @tensors is tiled in the GlobalBuffer, into @found; TRUE if
+ * each is, by a loop over @var (with a tile of 1 if @tile_one). */
+static gboolean
+glb_tiling (const Path *paths, guint n, const FfmWorkload *workload,
+            const char *const *tensors, guint n_tensors, const char *var,
+            gboolean tile_one, gboolean with_einsum, GString *found)
+{
+  gboolean all = TRUE;
+
+  for (guint t = 0; t < n_tensors; t++)
+    {
+      int at = -1;
+      const Path *p = find_in_glb (paths, n, workload, tensors[t], &at);
+      guint64 var_tile = 0;
+      gboolean any;
+      g_autofree char *tiling = p != NULL
+        ? tiling_above (p, workload, (guint) at, tensors[t], var, &var_tile, &any) : NULL;
+      g_string_append_printf (found, "%s%s: ", t > 0 ? "; " : "", tensors[t]);
+      if (p == NULL)
+        g_string_append (found, "not kept in the GlobalBuffer");
+      else if (with_einsum)
+        g_string_append_printf (found, "%s (in %s)", tiling, p->einsum->name);
+      else
+        g_string_append (found, tiling);
+      all &= var_tile != 0 && (!tile_one || var_tile == 1);
+    }
+  return all;
+}
+
 GArray *
 paper_gpt3_points (const FfmMapping *mapping, const FfmWorkload *workload,
                    guint n_cores)
@@ -185,8 +215,8 @@ paper_gpt3_points (const FfmMapping *mapping, const FfmWorkload *workload,
   g_autofree Path *paths = g_new0 (Path, MAX (raw->len, 1));
   GArray *points = g_array_new (FALSE, TRUE, sizeof (PaperPoint));
   static const char *weights[][2] = { { "WQ", "Q" }, { "WK", "K" }, { "WV", "V" } };
-  static const char *tiled[] = { "I", "Q", "K" };
-  static const char *heads[] = { "QK", "QK_softmax" };
+  static const char *const tiled[] = { "I", "Q", "K" };
+  static const char *const heads[] = { "QK", "QK_softmax" };
   guint n = 0;
   gboolean all;
   GString *found;
@@ -204,7 +234,8 @@ paper_gpt3_points (const FfmMapping *mapping, const FfmWorkload *workload,
     {
       const Path *p = find_path (paths, n, weights[w][1]);
       int at = p != NULL ? storage_at (p, weights[w][0], "GlobalBuffer") : -1;
-      gboolean one, any, batch_below = FALSE;
+      guint64 var_tile;
+      gboolean any, batch_below = FALSE;
       g_autofree char *tiling = NULL;
       g_string_append_printf (found, "%s%s: ", w > 0 ? "; " : "", weights[w][0]);
       if (at < 0)
@@ -214,12 +245,12 @@ paper_gpt3_points (const FfmMapping *mapping, const FfmWorkload *workload,
           all = FALSE;
           continue;
         }
-      tiling = tiling_above (p, workload, (guint) at, weights[w][0], NULL, &one, &any);
+      tiling = tiling_above (p, workload, (guint) at, weights[w][0], NULL, &var_tile, &any);
       for (guint k = (guint) at + 1; k < p->nodes->len; k++)
         if (is_loop (path_node (p, k)) && p->iterations[k] > 1
             && g_str_equal (path_var (p, k), "b"))
           batch_below = TRUE;
-      g_string_append_printf (found, "%s in the GlobalBuffer, %s", any ? tiling : "whole",
+      g_string_append_printf (found, "%s in the GlobalBuffer, %s", tiling,
                               batch_below ? "a batch loop below it" : "no batch loop below it");
       all &= !any && batch_below;
     }
@@ -227,46 +258,14 @@ paper_gpt3_points (const FfmMapping *mapping, const FfmWorkload *workload,
              all, found);
 
   /* 2. I, Q, K in the GLB one batch element at a time. */
-  all = TRUE;
   found = g_string_new (NULL);
-  for (guint t = 0; t < G_N_ELEMENTS (tiled); t++)
-    {
-      int at = -1;
-      const Path *p = find_in_glb (paths, n, workload, tiled[t], &at);
-      gboolean one = FALSE, any;
-      g_autofree char *tiling = p != NULL
-        ? tiling_above (p, workload, (guint) at, tiled[t], "b", &one, &any) : NULL;
-      g_string_append_printf (found, "%s%s: ", t > 0 ? "; " : "", tiled[t]);
-      if (p == NULL)
-        g_string_append (found, "not kept in the GlobalBuffer");
-      else
-        g_string_append_printf (found, "%s (in %s)", tiling, p->einsum->name);
-      all &= p != NULL && one;
-    }
+  all = glb_tiling (paths, n, workload, tiled, G_N_ELEMENTS (tiled), "b", TRUE, TRUE, found);
   add_point (points, "I, Q and K tiled in the GLB one batch element at a time",
              all, found);
 
   /* 3. QK and QK_softmax tiled in heads. */
-  all = TRUE;
   found = g_string_new (NULL);
-  for (guint t = 0; t < G_N_ELEMENTS (heads); t++)
-    {
-      int at = -1;
-      const Path *p = find_in_glb (paths, n, workload, heads[t], &at);
-      gboolean one = FALSE, any, by_heads = FALSE;
-      g_autofree char *tiling = p != NULL
-        ? tiling_above (p, workload, (guint) at, heads[t], "h", &one, &any) : NULL;
-      for (guint k = 0; p != NULL && k < (guint) at; k++)
-        if (is_loop (path_node (p, k)) && p->iterations[k] > 1
-            && g_str_equal (path_var (p, k), "h"))
-          by_heads = TRUE;
-      g_string_append_printf (found, "%s%s: ", t > 0 ? "; " : "", heads[t]);
-      if (p == NULL)
-        g_string_append (found, "not kept in the GlobalBuffer");
-      else
-        g_string_append_printf (found, "%s", tiling);
-      all &= by_heads;
-    }
+  all = glb_tiling (paths, n, workload, heads, G_N_ELEMENTS (heads), "h", FALSE, FALSE, found);
   add_point (points, "QK and QK_softmax tiled in the heads rank in the GLB", all, found);
 
   /* 4. Q's LLBs parallel over tokens, all used. */
