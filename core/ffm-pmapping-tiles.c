@@ -1343,6 +1343,16 @@ restore_row (Enum *en, const Table *t, guint r, guint k)
     }
 }
 
+/* Whether A is worse than B in unit @u, by the rounding margin where the
+ * two differ. */
+static inline gboolean
+unit_worse (const double *a, const double *b, guint u)
+{
+  double av = a[2 * u], bv = b[2 * u];
+  return av > bv
+    || (av < bv && av > bv - DOMINANCE_MARGIN * (a[2 * u + 1] + b[2 * u + 1]));
+}
+
 /* A <= B in every unit, by the rounding margin where the two differ; @a
  * and @b interleave each unit's value and magnitude. Equal values pass; a
  * larger one fails at once (the margin only ever asks more of A).
@@ -1354,23 +1364,32 @@ restore_row (Enum *en, const Table *t, guint r, guint k)
  * unit's completion factor is positive; without leak energy is a sum of
  * units), so B is never the cheapest and its latency never matters;
  * otherwise A's energy is never above B's and its latency, every port's,
- * never either. */
+ * never either.
+ *
+ * @fail (< @n_units): the unit where A was worse last time, checked first
+ * and updated (a row survives the window only after failing every
+ * candidate; its neighbours in sort order mostly agree with it on the
+ * units the last variables left alone and differ in the same few). */
 static inline gboolean
 unit_dominates (const double *a, const double *b, guint n_units,
-                const guint8 *lex)
+                const guint8 *lex, guint *fail)
 {
   gboolean below = FALSE, latency_ok = TRUE;
 
+  if (n_units > 0 && (lex == NULL || lex[*fail] != LEX_LATENCY)
+      && unit_worse (a, b, *fail))
+    return FALSE;
   for (guint u = 0; u < n_units; u++)
     {
-      double av = a[2 * u], bv = b[2 * u];
-      gboolean worse = av > bv
-        || (av < bv && av > bv - DOMINANCE_MARGIN * (a[2 * u + 1] + b[2 * u + 1]));
+      gboolean worse = unit_worse (a, b, u);
       if (lex != NULL && lex[u] == LEX_LATENCY)
         latency_ok &= !worse;
       else if (worse)
-        return FALSE;
-      else if (lex != NULL && lex[u] == LEX_ENERGY && av < bv)
+        {
+          *fail = u;
+          return FALSE;
+        }
+      else if (lex != NULL && lex[u] == LEX_ENERGY && a[2 * u] < b[2 * u])
         below = TRUE;
     }
   return below || latency_ok;
@@ -1557,6 +1576,7 @@ table_prune (Enum *en, Table *t, guint first, guint n_units,
              const guint8 *lex, PruneScratch *ps)
 {
   guint n_rows = t->n_rows - first, n = 0, n_kept = 0, start = 0, nd = en->n_diff;
+  guint fail = 0;           /* unit_dominates()' first unit to check */
   guint64 *diffs = TABLE_DIFF (t) + (gsize) first * nd;
   double *vals = TABLE_VALS (t) + (gsize) first * n_units;
   double *mags = TABLE_MAGS (t) + (gsize) first * n_units;
@@ -1651,7 +1671,7 @@ table_prune (Enum *en, Table *t, guint first, guint n_units,
           /* Equal hashes; the diffs are compared only when the units say
            * dominated (a collision merely interleaves two diffs). */
           dominated = unit_dominates (s->vals + (gsize) q * 2 * n_units, ub,
-                                      n_units, lex)
+                                      n_units, lex, &fail)
             && diff_equal (diffs + (gsize) qr * nd, diffs + (gsize) r * nd, nd);
         }
       if (!dominated)
