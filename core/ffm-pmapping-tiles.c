@@ -32,6 +32,7 @@
  *     tile-shape enumeration with partial-mapping pruning. */
 #include "ffm-pmapping-private.h"
 #include "ffm-tile-chain-private.h"
+#include "ffm-row-key-sort-private.h"
 #include "ffm-memory-budget.h"
 
 #include <math.h>
@@ -80,6 +81,11 @@ typedef struct {
   GArray *chains[MAX_VARS];         /* of guint64, var_n_loops tiles per chain */
   guint n_chains[MAX_VARS];
   guint64 chain_dim[MAX_VARS][MAX_DIMS];  /* largest product a var adds per dim */
+  double reach_after[MAX_VARS + 1][MAX_DIMS];  /* chain_dim's product over the
+                                                  variables from a depth on, in
+                                                  search order, at most the
+                                                  dimension's count (see
+                                                  set_order()) */
   GArray *buckets[MAX_VARS];        /* of Bucket: chains sorted by what the
                                        search checks, so that a whole bucket
                                        is accepted or skipped at once */
@@ -87,6 +93,10 @@ typedef struct {
   guint n_dims;
   guint64 dim_count[MAX_DIMS];
   double dim_min[MAX_DIMS];
+  guint n_min_dims;                 /* the dimensions with a minimum usage */
+  guint min_dims[MAX_DIMS];
+  double dim_count_f[MAX_DIMS];     /* dim_count, as the bounds use it */
+  double dim_need[MAX_DIMS];        /* dim_min x dim_count: the instances to use */
   gboolean constrained;             /* some dimension has a minimum usage */
 
   guint n_buffets;
@@ -118,6 +128,8 @@ typedef struct {
   guint *leaf_unit_class;   /* per unit at the last depth: its class */
   guint prune_sample_rows;  /* PRUNE_SAMPLE_ROWS, or
                                FFM_PMAPPING_PRUNE_SAMPLE_ROWS (tests) */
+  guint radix_min_rows;     /* RADIX_MIN_ROWS, or
+                               FFM_PMAPPING_RADIX_MIN_ROWS (tests) */
   guint n_units[MAX_VARS + 1];        /* comparison units per depth */
   guint *unit_next[MAX_VARS];         /* [n_units[k]]: its unit at depth k+1 */
   guint *unit_desc[MAX_VARS];         /* [n_units[k]]: descriptor of var order[k] */
@@ -157,6 +169,25 @@ typedef struct {
   FfmPmappingColumn columns[FFM_DESCRIBE_MAX_COLUMNS];
   double values[FFM_DESCRIBE_MAX_COLUMNS];
 } Enum;
+
+/* Sets the search order to @order and what dim_reach() needs of it, which
+ * it would otherwise multiply out for every bucket of every row (an
+ * eighth of ResNet-18's instructions on TPUv4i). Capping the products at
+ * the dimension's count changes no reach (a used count is at least 1) and
+ * keeps them exact integers in a double. */
+static void
+set_order (Enum *en, const guint *order)
+{
+  memmove (en->order, order, sizeof (guint) * en->n_vars);
+  for (guint d = 0; d < en->n_dims; d++)
+    {
+      en->reach_after[en->n_vars][d] = 1;
+      for (guint i = en->n_vars; i-- > 0; )
+        en->reach_after[i][d] = MIN (en->reach_after[i + 1][d]
+                                     * (double) en->chain_dim[en->order[i]][d],
+                                     (double) en->dim_count[d]);
+    }
+}
 
 /* ---- Chains ---- */
 
@@ -444,8 +475,13 @@ setup (Enum *en, const FfmWorkload *w, const FfmArch *a)
       const FfmFanoutDimInfo *f = ffm_pmapping_model_get_fanout_dim (m, d);
       en->dim_count[d] = f->count;
       en->dim_min[d] = f->min_usage;
+      en->dim_count_f[d] = (double) f->count;
+      en->dim_need[d] = f->min_usage * (double) f->count;
       if (f->min_usage > 0)
-        en->constrained = TRUE;
+        {
+          en->constrained = TRUE;
+          en->min_dims[en->n_min_dims++] = d;
+        }
     }
 
   en->n_buffets = ffm_pmapping_model_get_n_buffets (m);
@@ -472,6 +508,28 @@ setup (Enum *en, const FfmWorkload *w, const FfmArch *a)
         }
     }
 
+  /* Each buffet's memory and tile shape: a product of one variable's tile
+   * per rank, or affine (capacity_ok() and the tables' occupancy bounds). */
+  for (guint b = 0; b < en->n_buffets; b++)
+    {
+      const FfmTensor *tensor = ffm_workload_get_tensor (en->info.workload,
+                                                         en->e->accesses[en->buffet_access[b]].tensor);
+      en->buffet_memory[b] = -1;
+      for (guint q = 0; q < en->n_memories; q++)
+        if (en->memories[q] == en->buffet_level[b])
+          en->buffet_memory[b] = q;
+      for (guint v = 0; v < en->n_vars; v++)
+        en->var_exp[b][v] = 0;
+      en->buffet_affine[b] = FALSE;
+      for (guint r = 0; r < tensor->n_ranks; r++)
+        {
+          const FfmProjection *p = &en->e->accesses[en->buffet_access[b]].projections[r];
+          if (p->n_terms == 1 && p->terms[0].coefficient == 1)
+            en->var_exp[b][p->terms[0].var]++;
+          else
+            en->buffet_affine[b] = TRUE;
+        }
+    }
   setup_fixed_tiles (en);
   for (guint v = 0; v < en->n_vars; v++)
     {
@@ -503,9 +561,9 @@ setup (Enum *en, const FfmWorkload *w, const FfmArch *a)
   for (guint v = 0; v < en->n_vars; v++)
     make_buckets (en, v);
   for (guint v = 0; v < en->n_vars; v++)
-    en->order[v] = v;
-  g_qsort_with_data (en->order, (gint) en->n_vars, sizeof (guint), compare_vars, en);
-  memcpy (en->dfs_order, en->order, sizeof en->order);
+    en->dfs_order[v] = v;
+  g_qsort_with_data (en->dfs_order, (gint) en->n_vars, sizeof (guint), compare_vars, en);
+  set_order (en, en->dfs_order);
   return TRUE;
 }
 
@@ -615,24 +673,30 @@ capacity_ok (Enum *en, guint depth)
         continue;
       for (guint b = 0; b < en->n_buffets; b++)
         {
-          guint k;
-          for (k = 0; k < en->n_memories; k++)
-            if (en->memories[k] == en->buffet_level[b])
-              break;
-          if (k == en->n_memories)
+          int k = en->buffet_memory[b];
+          guint64 values = 1;
+          if (k < 0)
             continue;
           for (guint v = 0; v < en->n_vars; v++)
             {
               int j = en->res_loop[b][v];
+              if (!en->buffet_affine[b] && en->var_exp[b][v] == 0)
+                continue;
               if (chosen[v] || en->var_n_loops[v] == 0)
                 en->var_tiles[v] = j >= 0 ? en->tiles[j] : en->bounds[v];
               else
                 en->var_tiles[v] = smallest_tile (en, b, v,
                                                   budget == 0 || (budget == 1 && (int) v != free));
+              /* One rank per factor: ffm_access_tile_values()' product,
+               * without its pass over every possible rank (the probes
+               * call this for every node they visit). */
+              for (guint x = 0; x < en->var_exp[b][v] && values != G_MAXUINT64; x++)
+                if (__builtin_mul_overflow (values, en->var_tiles[v], &values))
+                  values = G_MAXUINT64;
             }
-          occ[k] += (double) ffm_access_tile_values (en->e, en->buffet_access[b],
-                                                     en->var_tiles)
-            * en->buffet_bits[b];
+          if (en->buffet_affine[b])
+            values = ffm_access_tile_values (en->e, en->buffet_access[b], en->var_tiles);
+          occ[k] += (double) values * en->buffet_bits[b];
         }
       for (guint k = 0; k < en->n_memories; k++)
         if (occ[k] > en->capacity[k])
@@ -664,11 +728,8 @@ capacity_ok (Enum *en, guint depth)
 static double
 dim_reach (const Enum *en, guint depth, guint d)
 {
-  double reach = (double) en->used[depth][d];
-
-  for (guint i = depth; i < en->n_vars; i++)
-    reach *= (double) en->chain_dim[en->order[i]][d];
-  return MIN (reach, (double) en->dim_count[d]);
+  return MIN ((double) en->used[depth][d] * en->reach_after[depth][d],
+              en->dim_count_f[d]);
 }
 
 static double
@@ -676,9 +737,11 @@ usage_score_bound (const Enum *en, guint depth)
 {
   double bound = 1;
 
-  for (guint d = 0; d < en->n_dims; d++)
-    if (en->dim_min[d] > 0)
-      bound *= dim_reach (en, depth, d) / (double) en->dim_count[d];
+  for (guint i = 0; i < en->n_min_dims; i++)
+    {
+      guint d = en->min_dims[i];
+      bound *= dim_reach (en, depth, d) / en->dim_count_f[d];
+    }
   return bound;
 }
 
@@ -696,13 +759,15 @@ usage_reachable (Enum *en, guint depth)
       double bound = usage_score_bound (en, depth);
       return en->probing ? bound > en->best_score : bound >= en->target_score;
     }
-  for (guint d = 0; d < en->n_dims; d++)
-    if (en->dim_min[d] > 0
-        && dim_reach (en, depth, d) < en->dim_min[d] * (double) en->dim_count[d])
-      {
-        en->usage_rejected++;
-        return FALSE;
-      }
+  for (guint i = 0; i < en->n_min_dims; i++)
+    {
+      guint d = en->min_dims[i];
+      if (dim_reach (en, depth, d) < en->dim_need[d])
+        {
+          en->usage_rejected++;
+          return FALSE;
+        }
+    }
   return TRUE;
 }
 
@@ -872,6 +937,7 @@ static void
 search (Enum *en, guint depth)
 {
   guint v;
+  double bound;
 
   en->out->n_partial++;
   if (depth == en->n_vars)
@@ -905,6 +971,9 @@ search (Enum *en, guint depth)
       en->fused[depth + 1] = fused;
       if (!usage_reachable (en, depth + 1))
         continue;
+      /* The bucket's chains share its spatial products, hence this bound;
+       * computed once, not after each of them. */
+      bound = en->probing ? usage_score_bound (en, depth + 1) : 0;
       for (guint c = bucket->first; c < bucket->first + bucket->n; c++)
         {
           const guint64 *chain = en->var_n_loops[v] > 0
@@ -919,7 +988,7 @@ search (Enum *en, guint depth)
             return;
           /* Probing: the chains of one bucket have the same usage; once
            * one of them reached the bucket's bound, no other can beat it. */
-          if (en->probing && usage_score_bound (en, depth + 1) <= en->best_score)
+          if (en->probing && bound <= en->best_score)
             break;
         }
     }
@@ -942,9 +1011,9 @@ probe_best_usage (Enum *en)
    * 10x the nodes on convolutions: fewest chains first finds a high usage
    * early and bounds the rest. */
   memcpy (order, en->order, sizeof order);
-  memcpy (en->order, en->dfs_order, sizeof en->order);
+  set_order (en, en->dfs_order);
   search (en, 0);
-  memcpy (en->order, order, sizeof en->order);
+  set_order (en, order);
   en->probing = FALSE;
   en->relaxed = FALSE;
 }
@@ -985,6 +1054,11 @@ probe_best_usage (Enum *en)
 /* TUNING: rows ahead that the gather in sort order prefetches (tried
  * 4-16 on MobileNet-V3's depthwise convolution). */
 #define PRUNE_PREFETCH 8
+/* TUNING: tables of this many rows or more sort their keys by radix
+ * (ffm-row-key-sort-private.h), in the values' scratch, which is not yet
+ * in use then and holds enough at 4 units or more (when it is smaller,
+ * and below this many rows, the quicksort runs). */
+#define RADIX_MIN_ROWS 16384
 /* Relative margin that covers the rounding of the unit sums. */
 #define DOMINANCE_MARGIN 1e-12
 
@@ -1052,6 +1126,7 @@ static void
 choose_order (Enum *en, const guint *desc, guint n_terms)
 {
   guint64 assigned = 0;
+  guint order[MAX_VARS];
   guint k = 0;
 
   /* Variables of one chain (bound 1, or tiles fixed by constraints) first:
@@ -1060,7 +1135,7 @@ choose_order (Enum *en, const guint *desc, guint n_terms)
   for (guint v = 0; v < en->n_vars; v++)
     if (en->n_chains[v] == 1)
       {
-        en->order[k++] = v;
+        order[k++] = v;
         assigned |= G_GUINT64_CONSTANT (1) << v;
       }
   for (; k < en->n_vars; k++)
@@ -1080,9 +1155,10 @@ choose_order (Enum *en, const guint *desc, guint n_terms)
               best_units = units;
             }
         }
-      en->order[k] = best;
+      order[k] = (guint) best;
       assigned |= G_GUINT64_CONSTANT (1) << best;
     }
+  set_order (en, order);
 }
 
 static gboolean
@@ -1116,26 +1192,6 @@ setup_units (Enum *en)
         }
     }
   choose_order (en, vdesc, n_terms);
-  for (guint b = 0; b < en->n_buffets; b++)
-    {
-      const FfmTensor *tensor = ffm_workload_get_tensor (en->info.workload,
-                                                         en->e->accesses[en->buffet_access[b]].tensor);
-      en->buffet_memory[b] = -1;
-      for (guint q = 0; q < en->n_memories; q++)
-        if (en->memories[q] == en->buffet_level[b])
-          en->buffet_memory[b] = q;
-      for (guint v = 0; v < n; v++)
-        en->var_exp[b][v] = 0;
-      en->buffet_affine[b] = FALSE;
-      for (guint r = 0; r < tensor->n_ranks; r++)
-        {
-          const FfmProjection *p = &en->e->accesses[en->buffet_access[b]].projections[r];
-          if (p->n_terms == 1 && p->terms[0].coefficient == 1)
-            en->var_exp[b][p->terms[0].var]++;
-          else
-            en->buffet_affine[b] = TRUE;
-        }
-    }
   for (guint k = 0; k < n; k++)
     {
       guint v = en->order[k];
@@ -1395,85 +1451,6 @@ unit_dominates (const double *a, const double *b, guint n_units,
   return below || latency_ok;
 }
 
-/* Sort key of a table row: its diff (hashed), then its units
- * lexicographically, then its index. Rows with equal diffs end up together
- * (a hash collision only interleaves two groups, which costs pruning, never
- * correctness: rows are compared only when their diffs are equal), a row's
- * dominators come before it, and similar rows sit close together, which is
- * what the comparison window relies on. */
-typedef struct {
-  guint64 hash;
-  double first;
-  double rest;              /* the other units, weighted */
-  guint index;
-} RowKey;
-
-static inline gboolean
-row_key_less (const RowKey *a, const RowKey *b)
-{
-  if (a->hash != b->hash)
-    return a->hash < b->hash;
-  if (a->first != b->first)
-    return a->first < b->first;
-  if (a->rest != b->rest)
-    return a->rest < b->rest;
-  return a->index < b->index;
-}
-
-/* Sorts @keys by row_key_less: a quicksort with the comparison inlined
- * (the sort is a third of the pruning; a callback per comparison was
- * measured at twice the time). Keys are distinct (the index breaks ties),
- * so no pivot degenerates on equal keys. */
-static void
-sort_row_keys (RowKey *keys, gsize n)
-{
-  while (n > 16)
-    {
-      gsize mid = n / 2, i = 0, j = n - 1;
-      RowKey pivot, tmp;
-      /* median of three as the pivot */
-      if (row_key_less (&keys[mid], &keys[0]))
-        { tmp = keys[mid]; keys[mid] = keys[0]; keys[0] = tmp; }
-      if (row_key_less (&keys[n - 1], &keys[0]))
-        { tmp = keys[n - 1]; keys[n - 1] = keys[0]; keys[0] = tmp; }
-      if (row_key_less (&keys[n - 1], &keys[mid]))
-        { tmp = keys[n - 1]; keys[n - 1] = keys[mid]; keys[mid] = tmp; }
-      pivot = keys[mid];
-      for (;;)
-        {
-          while (row_key_less (&keys[i], &pivot))
-            i++;
-          while (row_key_less (&pivot, &keys[j]))
-            j--;
-          if (i >= j)
-            break;
-          tmp = keys[i]; keys[i] = keys[j]; keys[j] = tmp;
-          i++;
-          j--;
-        }
-      /* [0, j] <= pivot <= [j + 1, n): recurse into the smaller part */
-      if (j + 1 < n - (j + 1))
-        {
-          sort_row_keys (keys, j + 1);
-          keys += j + 1;
-          n -= j + 1;
-        }
-      else
-        {
-          sort_row_keys (keys + j + 1, n - (j + 1));
-          n = j + 1;
-        }
-    }
-  for (gsize i = 1; i < n; i++)
-    {
-      RowKey x = keys[i];
-      gsize k = i;
-      for (; k > 0 && row_key_less (&x, &keys[k - 1]); k--)
-        keys[k] = keys[k - 1];
-      keys[k] = x;
-    }
-}
-
 static guint64
 hash_diff (const guint64 *diff, guint n)
 {
@@ -1501,7 +1478,7 @@ diff_equal (const guint64 *a, const guint64 *b, guint n)
  * allocates nothing once it has grown; sized from the rows and units of
  * the table being pruned, within the memory budget. */
 typedef struct {
-  FfmBudgetBuffer keys;     /* of RowKey */
+  FfmBudgetBuffer keys;     /* of FfmRowKey */
   FfmBudgetBuffer kept;     /* of guint */
   FfmBudgetBuffer alive;    /* of gboolean */
   FfmBudgetBuffer vals;     /* of double: the rows' values and magnitudes,
@@ -1513,7 +1490,7 @@ prune_scratch_try_reserve (Enum *en, PruneScratch *s, guint n_rows, guint n_unit
                            gboolean fatal)
 {
   gsize need[4] = {
-    ffm_budget_bytes (n_rows, sizeof (RowKey)),
+    ffm_budget_bytes (n_rows, sizeof (FfmRowKey)),
     ffm_budget_bytes (n_rows, sizeof (guint)),
     ffm_budget_bytes (n_rows, sizeof (gboolean)),
     ffm_budget_bytes (n_rows, 2 * sizeof (double) * MAX (n_units, 1)),
@@ -1582,7 +1559,7 @@ table_prune (Enum *en, Table *t, guint first, guint n_units,
   double *mags = TABLE_MAGS (t) + (gsize) first * n_units;
   guint32 *chains = TABLE_CHAINS (t) + (gsize) first * en->n_vars;
   struct {
-    RowKey *keys;
+    FfmRowKey *keys;
     guint *kept;
     gboolean *alive;
     double *vals;
@@ -1630,7 +1607,17 @@ table_prune (Enum *en, Table *t, guint first, guint n_units,
         s->alive[i] = FALSE;
       }
   }
-  sort_row_keys (s->keys, n_rows);
+  if (n_rows >= en->radix_min_rows
+      && ps->vals.capacity / FFM_ROW_KEY_RADIX_SCRATCH >= n_rows)
+    {
+      ffm_row_keys_sort_radix (s->keys, n_rows, s->vals);   /* not yet in use */
+      if (en->check_terms)
+        for (guint i = 1; i < n_rows; i++)
+          if (!ffm_row_key_less (&s->keys[i - 1], &s->keys[i]))
+            g_warning ("radix sort: key %u of %u is out of order", i, n_rows);
+    }
+  else
+    ffm_row_keys_sort (s->keys, n_rows);
   /* Values and magnitudes in sort order, so that the window reads
    * contiguous memory; diffs are read in place, only to confirm. */
   for (guint i = 0; i < n_rows; i++)
@@ -1722,6 +1709,29 @@ affine_occupancy (Enum *en, guint b, guint k, gboolean trivial_fused)
     * en->buffet_bits[b];
 }
 
+/* The rows that table @t and scratch @s hold at @n_units units without
+ * growing: what table_try_reserve() and prune_scratch_try_reserve() would
+ * accept with no new memory (table_extend() calls them only past it;
+ * called for every row, they were 5 % of GPT-3's V). */
+static gsize
+rows_reserved (const Enum *en, const Table *t, const PruneScratch *s, guint n_units)
+{
+  const FfmBudgetBuffer *buffers[8] = {
+    &t->chains, &t->vals, &t->mags, &t->diff, &s->keys, &s->kept, &s->alive, &s->vals,
+  };
+  const gsize row_bytes[8] = {
+    sizeof (guint32) * MAX (en->n_vars, 1), sizeof (double) * MAX (n_units, 1),
+    sizeof (double) * MAX (n_units, 1), sizeof (guint64) * MAX (en->n_diff, 1),
+    sizeof (FfmRowKey), sizeof (guint), sizeof (gboolean),
+    2 * sizeof (double) * MAX (n_units, 1),
+  };
+  gsize rows = G_MAXSIZE;
+
+  for (guint i = 0; i < 8; i++)
+    rows = MIN (rows, buffers[i]->capacity / row_bytes[i]);
+  return rows;
+}
+
 /* Extends the rows of @in (depth @k) from *@next on by every feasible
  * chain of the depth's variable into @out, until @out holds @max_rows rows
  * or more, or the memory budget gives it no more (each row's children go
@@ -1739,6 +1749,8 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
   g_autofree guint64 *diff = g_new0 (guint64, MAX (en->n_diff, 1));
   double base_occ[MAX_BUFFETS];      /* the other variables at their smallest */
   double base_forced[MAX_BUFFETS];   /* same, with their fused loops trivial */
+  gsize room = 0;   /* rows that @out and the scratch hold without growing
+                       (capacities only grow while extending) */
 
   for (guint r = *next; r < in->n_rows && out->n_rows < max_rows; r++, *next = r)
     {
@@ -1869,15 +1881,19 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
                 diff[en->n_fused + d] = en->used[k + 1][d];
               /* The table and the scratch that will prune it grow together,
                * so that a chunk the budget cut can still be pruned. */
-              if (!table_try_reserve (en, out, (gsize) out->n_rows + 1, nu2, kids == 0)
-                  || !prune_scratch_try_reserve (en, &ws->scratch, out->n_rows + 1, nu2,
-                                                 kids == 0))
+              if ((gsize) out->n_rows + 1 > room)
                 {
-                  if (kids == 0)
-                    return FALSE;
-                  out->n_rows = kids;   /* the chunk is full: this row next time */
-                  *next = r;
-                  return TRUE;
+                  if (!table_try_reserve (en, out, (gsize) out->n_rows + 1, nu2, kids == 0)
+                      || !prune_scratch_try_reserve (en, &ws->scratch, out->n_rows + 1,
+                                                     nu2, kids == 0))
+                    {
+                      if (kids == 0)
+                        return FALSE;
+                      out->n_rows = kids;   /* the chunk is full: this row next time */
+                      *next = r;
+                      return TRUE;
+                    }
+                  room = rows_reserved (en, out, &ws->scratch, nu2);
                 }
               chains = TABLE_CHAINS (out) + (gsize) out->n_rows * en->n_vars;
               memcpy (chains, src_chains, sizeof (guint32) * en->n_vars);
@@ -2038,6 +2054,7 @@ search_pruned (Enum *en, FfmTileWorkspace *ws)
   g_autofree guint32 *chains = g_new0 (guint32, MAX (en->n_vars, 1));
   const char *knob = g_getenv ("FFM_PMAPPING_CHUNK_ROWS");
   const char *sample = g_getenv ("FFM_PMAPPING_PRUNE_SAMPLE_ROWS");
+  const char *radix = g_getenv ("FFM_PMAPPING_RADIX_MIN_ROWS");
   guint chunk_rows = 0;     /* 0: CHUNK_BYTES */
 
   if (knob != NULL && g_ascii_strtoull (knob, NULL, 10) > 0)
@@ -2046,6 +2063,10 @@ search_pruned (Enum *en, FfmTileWorkspace *ws)
   if (sample != NULL && g_ascii_strtoull (sample, NULL, 10) > 0)
     en->prune_sample_rows = (guint) MIN (g_ascii_strtoull (sample, NULL, 10),
                                          PRUNE_SAMPLE_ROWS);
+  en->radix_min_rows = RADIX_MIN_ROWS;
+  if (radix != NULL && g_ascii_strtoull (radix, NULL, 10) > 0)
+    en->radix_min_rows = (guint) MIN (g_ascii_strtoull (radix, NULL, 10),
+                                      RADIX_MIN_ROWS);
   table->n_rows = 0;
   if (!table_reserve (en, table, 1, en->n_units[0]))
     return;

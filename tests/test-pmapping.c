@@ -2365,12 +2365,13 @@ test_chunked_tables (void)
   g_assert_cmpuint (n_last, >, n_whole);
 }
 
-/* A table pruned in a sample first (FFM_PMAPPING_PRUNE_SAMPLE_ROWS: 8
- * rows here, so that small tables take that path) and left unpruned when
- * the sample drops nothing keeps every group's Pareto set: on matmuls and
- * on convolutions. */
+/* Generates 3 chained matmuls on the simple architecture and a 1D
+ * convolution on a deep one (unlimited fused loops, 2 threads,
+ * FFM_PMAPPING_CHECK_TERMS), each without and with environment variable
+ * @var set to @value, and checks that every group keeps its Pareto set;
+ * with @same_leaves, also that the same tile vectors were evaluated. */
 static void
-test_sampled_pruning (void)
+assert_knob_keeps_pareto_sets (const char *var, const char *value, gboolean same_leaves)
 {
   g_autoptr(FfmWorkload) mm = load_matmuls (3, 64, 48);
   g_autoptr(FfmArch) simple = arch_from_file ("simple.json");
@@ -2382,29 +2383,52 @@ test_sampled_pruning (void)
   FfmWorkload *workloads[] = { mm, conv };
   FfmArch *archs[] = { simple, deep };
 
-  g_test_summary ("Pruning a table only when a sample of it shows that "
-                  "pruning drops rows keeps every group's Pareto set");
   g_setenv ("FFM_PMAPPING_CHECK_TERMS", "1", TRUE);
   for (guint i = 0; i < G_N_ELEMENTS (workloads); i++)
     {
       FfmPmappingOptions options;
-      g_autoptr(FfmPmappingSet) whole = NULL;
-      g_autoptr(FfmPmappingSet) sampled = NULL;
+      g_autoptr(FfmPmappingSet) plain = NULL;
+      g_autoptr(FfmPmappingSet) knob = NULL;
 
       ffm_pmapping_options_init (&options);
       options.n_threads = 2;
       options.max_fused_loops = -1;
-      whole = generate (workloads[i], archs[i], &options);
-      g_setenv ("FFM_PMAPPING_PRUNE_SAMPLE_ROWS", "8", TRUE);
-      sampled = generate (workloads[i], archs[i], &options);
-      g_unsetenv ("FFM_PMAPPING_PRUNE_SAMPLE_ROWS");
-      assert_pareto_sets_equal (whole, sampled);
-      g_test_message ("%s: %" G_GUINT64_FORMAT " evaluated with samples of 8 rows, %"
-                      G_GUINT64_FORMAT " pruning whole tables",
-                      i == 0 ? "matmuls" : "conv", count_evaluated (sampled),
-                      count_evaluated (whole));
+      plain = generate (workloads[i], archs[i], &options);
+      g_setenv (var, value, TRUE);
+      knob = generate (workloads[i], archs[i], &options);
+      g_unsetenv (var);
+      assert_pareto_sets_equal (plain, knob);
+      if (same_leaves)
+        g_assert_cmpuint (count_evaluated (plain), ==, count_evaluated (knob));
+      g_test_message ("%s: %" G_GUINT64_FORMAT " evaluated with %s=%s, %"
+                      G_GUINT64_FORMAT " without", i == 0 ? "matmuls" : "conv",
+                      count_evaluated (knob), var, value, count_evaluated (plain));
     }
   g_unsetenv ("FFM_PMAPPING_CHECK_TERMS");
+}
+
+/* A table pruned in a sample first (FFM_PMAPPING_PRUNE_SAMPLE_ROWS: 8
+ * rows here, so that small tables take that path) and left unpruned when
+ * the sample drops nothing keeps every group's Pareto set: on matmuls and
+ * on convolutions. */
+static void
+test_sampled_pruning (void)
+{
+  g_test_summary ("Pruning a table only when a sample of it shows that "
+                  "pruning drops rows keeps every group's Pareto set");
+  assert_knob_keeps_pareto_sets ("FFM_PMAPPING_PRUNE_SAMPLE_ROWS", "8", FALSE);
+}
+
+/* Tables whose keys the radix sort orders (FFM_PMAPPING_RADIX_MIN_ROWS:
+ * 64 rows here, so that small tables take that path; with
+ * FFM_PMAPPING_CHECK_TERMS each such sort checks its order) prune the same
+ * rows as with the quicksort: the same leaves evaluated, the same groups. */
+static void
+test_radix_sorted_pruning (void)
+{
+  g_test_summary ("Pruning whose keys are sorted by radix keeps the same rows "
+                  "as with the quicksort");
+  assert_knob_keeps_pareto_sets ("FFM_PMAPPING_RADIX_MIN_ROWS", "64", TRUE);
 }
 
 /* ---- Memory budget and limits (FfmPmappingOptions.max_memory,
@@ -2529,6 +2553,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pmapping/memory-budget", test_memory_budget);
   g_test_add_func ("/pmapping/chunked-tables", test_chunked_tables);
   g_test_add_func ("/pmapping/sampled-pruning", test_sampled_pruning);
+  g_test_add_func ("/pmapping/radix-sorted-pruning", test_radix_sorted_pruning);
   g_test_add_func ("/pmapping/template-limits", test_template_limits);
   g_test_add_func ("/pmapping/reuse", test_reuse);
   g_test_add_func ("/pmapping/tracked-columns", test_tracked_and_columns);
