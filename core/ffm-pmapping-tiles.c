@@ -1351,12 +1351,26 @@ reserve_buffers (Enum *en, FfmBudgetBuffer *buffers[4], const gsize need[4],
   return TRUE;
 }
 
+/* The bytes per row of a table's buffers at @n_units units, in the order
+ * chains, values, magnitudes, diffs (table_try_reserve() and
+ * rows_reserved() must agree on them). */
+static void
+table_buffer_row_bytes (const Enum *en, guint n_units, gsize bytes[4])
+{
+  bytes[0] = sizeof (guint32) * MAX (en->n_vars, 1);
+  bytes[1] = sizeof (double) * MAX (n_units, 1);
+  bytes[2] = sizeof (double) * MAX (n_units, 1);
+  bytes[3] = sizeof (guint64) * MAX (en->n_diff, 1);
+}
+
 /* Bytes of one row of @n_units units. */
 static gsize
 table_row_bytes (const Enum *en, guint n_units)
 {
-  return sizeof (guint32) * MAX (en->n_vars, 1) + 2 * sizeof (double) * MAX (n_units, 1)
-    + sizeof (guint64) * MAX (en->n_diff, 1);
+  gsize bytes[4];
+
+  table_buffer_row_bytes (en, n_units, bytes);
+  return bytes[0] + bytes[1] + bytes[2] + bytes[3];
 }
 
 /* Makes @t hold @n_rows rows of @n_units units; FALSE when the budget
@@ -1365,14 +1379,12 @@ table_row_bytes (const Enum *en, guint n_units)
 static gboolean
 table_try_reserve (Enum *en, Table *t, gsize n_rows, guint n_units, gboolean fatal)
 {
-  gsize need[4] = {
-    ffm_budget_bytes (n_rows, sizeof (guint32) * MAX (en->n_vars, 1)),
-    ffm_budget_bytes (n_rows, sizeof (double) * MAX (n_units, 1)),
-    ffm_budget_bytes (n_rows, sizeof (double) * MAX (n_units, 1)),
-    ffm_budget_bytes (n_rows, sizeof (guint64) * MAX (en->n_diff, 1)),
-  };
+  gsize row[4], need[4];
   FfmBudgetBuffer *buffers[4] = { &t->chains, &t->vals, &t->mags, &t->diff };
 
+  table_buffer_row_bytes (en, n_units, row);
+  for (guint i = 0; i < 4; i++)
+    need[i] = ffm_budget_bytes (n_rows, row[i]);
   return reserve_buffers (en, buffers, need, fatal);
 }
 
@@ -1485,18 +1497,28 @@ typedef struct {
                                interleaved, in sort order */
 } PruneScratch;
 
+/* The bytes per row of the pruning scratch at @n_units units, in the
+ * order keys, kept, alive, values (prune_scratch_try_reserve() and
+ * rows_reserved() must agree on them). */
+static void
+prune_scratch_buffer_row_bytes (guint n_units, gsize bytes[4])
+{
+  bytes[0] = sizeof (FfmRowKey);
+  bytes[1] = sizeof (guint);
+  bytes[2] = sizeof (gboolean);
+  bytes[3] = 2 * sizeof (double) * MAX (n_units, 1);
+}
+
 static gboolean
 prune_scratch_try_reserve (Enum *en, PruneScratch *s, guint n_rows, guint n_units,
                            gboolean fatal)
 {
-  gsize need[4] = {
-    ffm_budget_bytes (n_rows, sizeof (FfmRowKey)),
-    ffm_budget_bytes (n_rows, sizeof (guint)),
-    ffm_budget_bytes (n_rows, sizeof (gboolean)),
-    ffm_budget_bytes (n_rows, 2 * sizeof (double) * MAX (n_units, 1)),
-  };
+  gsize row[4], need[4];
   FfmBudgetBuffer *buffers[4] = { &s->keys, &s->kept, &s->alive, &s->vals };
 
+  prune_scratch_buffer_row_bytes (n_units, row);
+  for (guint i = 0; i < 4; i++)
+    need[i] = ffm_budget_bytes (n_rows, row[i]);
   return reserve_buffers (en, buffers, need, fatal);
 }
 
@@ -1719,14 +1741,11 @@ rows_reserved (const Enum *en, const Table *t, const PruneScratch *s, guint n_un
   const FfmBudgetBuffer *buffers[8] = {
     &t->chains, &t->vals, &t->mags, &t->diff, &s->keys, &s->kept, &s->alive, &s->vals,
   };
-  const gsize row_bytes[8] = {
-    sizeof (guint32) * MAX (en->n_vars, 1), sizeof (double) * MAX (n_units, 1),
-    sizeof (double) * MAX (n_units, 1), sizeof (guint64) * MAX (en->n_diff, 1),
-    sizeof (FfmRowKey), sizeof (guint), sizeof (gboolean),
-    2 * sizeof (double) * MAX (n_units, 1),
-  };
+  gsize row_bytes[8];
   gsize rows = G_MAXSIZE;
 
+  table_buffer_row_bytes (en, n_units, row_bytes);
+  prune_scratch_buffer_row_bytes (n_units, row_bytes + 4);
   for (guint i = 0; i < 8; i++)
     rows = MIN (rows, buffers[i]->capacity / row_bytes[i]);
   return rows;
