@@ -20,4 +20,9 @@ FFM_API void ffm_pmapping_options_set_diagnostics (FfmPmappingOptions *options,
                                                    gboolean prune_partial,
                                                    gboolean track_all_memories);
 
+/* The memories whose reservations @set's groups left out from the start
+ * of the search, being known untracked from the templates alone (the
+ * others untracked are dropped once every Einsum is done). */
+FFM_API guint ffm_pmapping_set_count_untracked_early (const FfmPmappingSet *set);
+
 G_END_DECLS

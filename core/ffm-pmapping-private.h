@@ -156,11 +156,15 @@ FfmTileWorkspace *ffm_tile_workspace_new (FfmMemoryBudget *budget);
 void ffm_tile_workspace_free (FfmTileWorkspace *ws);
 
 /* Enumerates the tile vectors of @t (ffm-pmapping-tiles.c) into @out,
- * with @workspace's memory (NULL: a temporary one). */
+ * with @workspace's memory (NULL: a temporary one). @untracked (per
+ * architecture level, transfer none, NULL for none): memories whose
+ * reservations the groups leave out, known to be untracked before the
+ * search. */
 void ffm_pmapping_template_enumerate (const FfmWorkload *workload,
                                       const FfmArch *arch,
                                       const FfmPmappingTemplate *t,
                                       const FfmPmappingOptions *options,
+                                      const gboolean *untracked,
                                       FfmTileWorkspace *workspace,
                                       FfmTemplateResult *out);
 

@@ -447,7 +447,7 @@ setup_fixed_tiles (Enum *en)
 }
 
 static gboolean
-setup (Enum *en, const FfmWorkload *w, const FfmArch *a)
+setup (Enum *en, const FfmWorkload *w, const FfmArch *a, const gboolean *untracked)
 {
   const FfmPmappingModel *m = en->m;
   guint64 scratch[MAX_LOOPS];
@@ -465,6 +465,16 @@ setup (Enum *en, const FfmWorkload *w, const FfmArch *a)
   if (!ffm_describe_info_init (&en->info, w, a, m, en->opt->objectives))
     return FALSE;
   en->n_fused = en->info.n_fused;
+  /* The groups leave out the reservations of memories known to be
+   * untracked (the bounds below still check their capacity). */
+  if (untracked != NULL)
+    {
+      guint n = 0;
+      for (guint k = 0; k < en->info.n_memories; k++)
+        if (!untracked[en->info.memories[k]])
+          en->info.memories[n++] = en->info.memories[k];
+      en->info.n_memories = n;
+    }
   en->remainders = en->opt->imperfect != FFM_IMPERFECT_NONE
     && ffm_pmapping_model_counts_remainders (m);
 
@@ -2108,6 +2118,7 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
                                  const FfmArch *arch,
                                  const FfmPmappingTemplate *t,
                                  const FfmPmappingOptions *options,
+                                 const gboolean *untracked,
                                  FfmTileWorkspace *workspace,
                                  FfmTemplateResult *out)
 {
@@ -2132,7 +2143,7 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
                               + sizeof options->max_template_seconds
       && options->max_template_seconds > 0)
     en->deadline = start + (gint64) (options->max_template_seconds * G_USEC_PER_SEC);
-  if (setup (en, workload, arch))
+  if (setup (en, workload, arch, untracked))
     {
       out->n_loops = en->n_loops;
       en->cost = ffm_pmapping_cost_new (en->m);

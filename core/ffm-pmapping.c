@@ -521,6 +521,9 @@ struct _FfmPmappingSet {
   GPtrArray *einsums;       /* of FfmEinsumPmappings* */
   FfmEinsumPmappings **by_einsum; /* [n workload Einsums], borrowed */
   GArray *tracked;          /* of guint */
+  gboolean *untracked_early; /* [n levels]: memories known to be untracked
+                               before the search (memory_untracked_early()),
+                               whose reservations no group carries */
   double seconds;
   GAsyncQueue *workspaces;  /* of FfmTileWorkspace*, one per thread, while
                                generating */
@@ -873,6 +876,93 @@ set_unsatisfiable_error (FfmPmappingSet *set, guint einsum, const GError *cause,
 
 /* ---- Tracked memories (as in the reference implementation, accelforge) ---- */
 
+/* Whether memory @level is infinite or can hold every tensor of every
+ * Einsum at once: 1 if so, 0 if not, -1 when its size or bits per value
+ * do not evaluate (then it is tracked). */
+static int
+memory_holds_workload (FfmPmappingSet *set, guint level)
+{
+  guint n_einsums = ffm_workload_get_n_einsums (set->workload);
+  double total = 0, size = INFINITY;
+
+  for (guint e = 0; e < n_einsums; e++)
+    {
+      const FfmEinsum *einsum = ffm_workload_get_einsum (set->workload, e);
+      double s;
+      if (!ffm_arch_memory_size (set->arch, level, set->workload, e, &s, NULL))
+        return -1;
+      size = MIN (size, s);
+      for (guint a = 0; a < einsum->n_accesses; a++)
+        {
+          double bits;
+          if (!ffm_arch_bits_per_value (set->arch, level, set->workload, e, a,
+                                        &bits, NULL))
+            return -1;
+          total += (double) ffm_workload_get_tensor_values (set->workload,
+                                                            einsum->accesses[a].tensor)
+            * bits;
+        }
+    }
+  return isinf (size) || total <= size ? 1 : 0;
+}
+
+/* Whether every template of every Einsum makes memory @level always below
+ * (memory_is_tracked()) whatever its tiles: the memory backs no shared
+ * tensor, and each of its tiles is reserved below every loop that can be
+ * fused (a fused loop of one iteration only moves a reservation deeper). */
+static gboolean
+memory_below_in_every_template (FfmPmappingSet *set, guint level)
+{
+  for (guint i = 0; i < set->einsums->len; i++)
+    {
+      FfmEinsumPmappings *pm = g_ptr_array_index (set->einsums, i);
+      for (guint t = 0; t < pm->templates->len; t++)
+        {
+          const FfmPmappingTemplate *tp = g_ptr_array_index (pm->templates, t);
+          FfmDescribeInfo info;
+          guint n_buffets = ffm_pmapping_model_get_n_buffets (tp->model);
+          if (!ffm_describe_info_init (&info, set->workload, set->arch, tp->model,
+                                       set->options.objectives))
+            return FALSE;
+          for (guint s = 0; s < info.n_shared; s++)
+            if (info.shared_level[s] == level)
+              return FALSE;
+          for (guint b = 0; b < n_buffets; b++)
+            {
+              const FfmBuffetInfo *bi = ffm_pmapping_model_get_buffet (tp->model, b);
+              if (bi->level == level
+                  && (bi->persistent || bi->n_loops_above < 0
+                      || (guint) bi->n_loops_above < info.n_fused))
+                return FALSE;
+            }
+        }
+    }
+  return TRUE;
+}
+
+/* Whether memory @level is known to be untracked from the templates
+ * alone, before any tile is chosen: then the groups need not carry its
+ * reservations while they are built. Those columns only split the
+ * groups' Pareto sets (Register and LocalBuffer of TPUv4i, every memory
+ * of ResNet-18 on TPUv4i, Simba or Eyeriss), which the drop at the end
+ * merges again. Pruning on fewer columns keeps the same values: what
+ * a dropped column would have kept is dominated in the others by what
+ * survives, so the rows differ at most among ties. */
+static gboolean
+memory_untracked_early (FfmPmappingSet *set, guint level)
+{
+  const FfmLevel *l = ffm_arch_get_level (set->arch, level);
+
+  if (l->kind != FFM_LEVEL_MEMORY)
+    return FALSE;
+  if (FFM_PMAPPING_TRACK_ALL_MEMORIES (&set->options))
+    return isinf (l->u.memory.size);
+  if (g_getenv ("FFM_PMAPPING_UNTRACKED_LATE") != NULL)
+    return FALSE;           /* tests: the columns dropped only at the end */
+  return memory_holds_workload (set, level) == 1
+    || memory_below_in_every_template (set, level);
+}
+
 /* A memory is tracked unless it is infinite, can hold every tensor of
  * every Einsum at once, or is always below: in every group of every
  * Einsum it reserves nothing above the group's deepest fused loop and
@@ -882,36 +972,22 @@ static gboolean
 memory_is_tracked (FfmPmappingSet *set, guint level)
 {
   const FfmLevel *l = ffm_arch_get_level (set->arch, level);
-  guint n_einsums = ffm_workload_get_n_einsums (set->workload);
 
   if (l->kind != FFM_LEVEL_MEMORY)
     return FALSE;
   if (FFM_PMAPPING_TRACK_ALL_MEMORIES (&set->options))
     return !isinf (ffm_arch_get_level (set->arch, level)->u.memory.size);
-  /* Capacity against the whole workload's footprint. */
-  {
-    double total = 0, size = INFINITY;
-    for (guint e = 0; e < n_einsums; e++)
-      {
-        const FfmEinsum *einsum = ffm_workload_get_einsum (set->workload, e);
-        double s;
-        if (!ffm_arch_memory_size (set->arch, level, set->workload, e, &s, NULL))
-          return TRUE;
-        size = MIN (size, s);
-        for (guint a = 0; a < einsum->n_accesses; a++)
-          {
-            double bits;
-            if (!ffm_arch_bits_per_value (set->arch, level, set->workload, e, a,
-                                          &bits, NULL))
-              return TRUE;
-            total += (double) ffm_workload_get_tensor_values (set->workload,
-                                                              einsum->accesses[a].tensor)
-              * bits;
-          }
-      }
-    if (isinf (size) || total <= size)
+  if (set->untracked_early != NULL && set->untracked_early[level])
+    return FALSE;
+  switch (memory_holds_workload (set, level))
+    {
+    case 1:
       return FALSE;
-  }
+    case -1:
+      return TRUE;
+    default:
+      break;
+    }
   for (guint i = 0; i < set->einsums->len; i++)
     {
       FfmEinsumPmappings *pm = g_ptr_array_index (set->einsums, i);
@@ -1050,7 +1126,8 @@ run_template_job (gpointer data, gpointer user_data)
       report_progress (set, job->pm, FALSE, FALSE);
       ws = g_async_queue_pop (set->workspaces);
       FFM_TSAN_ACQUIRE (ws);
-      ffm_pmapping_template_enumerate (set->workload, set->arch, t, &set->options, ws, r);
+      ffm_pmapping_template_enumerate (set->workload, set->arch, t, &set->options,
+                                       set->untracked_early, ws, r);
       FFM_TSAN_RELEASE (ws);
       g_async_queue_push (set->workspaces, ws);
       check_template_result (set, job->pm, job->template_id, r);
@@ -1257,6 +1334,15 @@ ffm_pmapping_jobs_new (FfmWorkload *workload, FfmArch *arch,
         }
     }
 
+  set->untracked_early = g_new0 (gboolean, MAX (n_levels, 1));
+  for (guint l = 0; l < n_levels; l++)
+    {
+      set->untracked_early[l] = memory_untracked_early (set, l);
+      if (set->untracked_early[l] && !isinf (ffm_arch_get_level (arch, l)->u.memory.size))
+        g_debug ("memory %s: untracked (known before the search)",
+                 ffm_arch_get_level (arch, l)->name);
+    }
+
   /* Einsums that copy an earlier one, or have no template, are done. */
   set->n_templates = jobs->jobs->len;
   for (guint i = 0; i < set->einsums->len; i++)
@@ -1374,7 +1460,8 @@ ffm_pmapping_jobs_run_to_bytes (FfmPmappingJobs *jobs, guint job,
       FfmTileWorkspace *ws = g_async_queue_pop (jobs->set->workspaces);
       FFM_TSAN_ACQUIRE (ws);
       ffm_pmapping_template_enumerate (jobs->set->workload, jobs->set->arch, t,
-                                       &jobs->set->options, ws, r);
+                                       &jobs->set->options, jobs->set->untracked_early,
+                                       ws, r);
       FFM_TSAN_RELEASE (ws);
       g_async_queue_push (jobs->set->workspaces, ws);
     }
@@ -1522,6 +1609,7 @@ ffm_pmapping_set_free (FfmPmappingSet *set)
   g_mutex_clear (&set->failure_lock);
   if (set->tracked != NULL)
     g_array_free (set->tracked, TRUE);
+  g_free (set->untracked_early);
   g_clear_pointer (&set->workspaces, g_async_queue_unref);
   /* Last: the Einsums and workspaces give their bytes back to it. */
   ffm_memory_budget_free (set->budget);
@@ -1600,6 +1688,18 @@ ffm_pmapping_set_get_tracked_levels (const FfmPmappingSet *set, guint *n_levels)
   if (n_levels != NULL)
     *n_levels = set->tracked->len;
   return (const guint *) set->tracked->data;
+}
+
+guint
+ffm_pmapping_set_count_untracked_early (const FfmPmappingSet *set)
+{
+  guint n = 0;
+
+  g_return_val_if_fail (set != NULL, 0);
+  for (guint l = 0; set->untracked_early != NULL && l < ffm_arch_get_n_levels (set->arch); l++)
+    n += set->untracked_early[l]
+      && !isinf (ffm_arch_get_level (set->arch, l)->u.memory.size) ? 1 : 0;
+  return n;
 }
 
 const FfmBoundConstraints *

@@ -2431,6 +2431,118 @@ test_radix_sorted_pruning (void)
   assert_knob_keeps_pareto_sets ("FFM_PMAPPING_RADIX_MIN_ROWS", "64", TRUE);
 }
 
+/* Memories known to be untracked before the search (they hold the whole
+ * workload, or every template keeps their tiles below its fused loops)
+ * leave the groups' columns from the start instead of at the end
+ * (FFM_PMAPPING_UNTRACKED_LATE, for tests, drops them only at the end):
+ * the same memories tracked, the same groups with the same columns, and
+ * every group the same Pareto set of values. The cases mix memories
+ * dropped early, dropped late and tracked: a memory taken for untracked
+ * that the join must track changes the tracked list and fails here. */
+static void
+test_untracked_early (void)
+{
+  g_autoptr(FfmWorkload) mm = load_matmuls (3, 64, 48);
+  g_autoptr(FfmWorkload) mm2 = load_matmuls (2, 32, 32);
+  /* WeightBuffer backs nothing but may hold weights above the fused loop
+   * (tracked); GlobalBuffer holds only the intermediate, in both Einsums
+   * at the fused loop's depth (tracked: it backs the shared tensor). */
+  g_autoptr(FfmArch) fused = arch_from_text (
+    "{ \"ffm_architecture\": 1, \"name\": \"fused\", \"levels\": ["
+    "{ \"memory\": \"MainMemory\", \"size\": \"inf\", \"read_energy\": 8, \"write_energy\": 8,"
+    "  \"keep\": \"~intermediates\", \"may_keep\": \"all\" },"
+    "{ \"memory\": \"WeightBuffer\", \"size\": 16384, \"read_energy\": 2, \"write_energy\": 2,"
+    "  \"keep\": \"nothing\", \"may_keep\": \"weight\" },"
+    "{ \"memory\": \"GlobalBuffer\", \"size\": 4096, \"read_energy\": 1, \"write_energy\": 1,"
+    "  \"keep\": \"~MainMemory\", \"may_keep\": \"intermediates\" },"
+    "{ \"compute\": \"MAC\", \"energy\": 1, \"throughput\": 1 } ] }");
+  /* Persistent weights backed in WeightBuffer (tracked: they live for the
+   * whole workload), which cannot hold the whole workload. */
+  g_autoptr(FfmWorkload) pmm = workload_from_text (
+    "{\"ffm_workload\": 1, \"name\": \"pmm\", \"ranks\": {\"M\": 32, \"N0\": 32,"
+    " \"N1\": 32, \"N2\": 32}, \"bits_per_value\": {\"all\": 8}, \"persistent\": \"weight\","
+    " \"einsums\": [{\"name\": \"A\", \"einsum\": \"T1[m,n1] = T0[m,n0] * W0[n0,n1]\","
+    " \"roles\": {\"weight\": \"W0\"}}, {\"name\": \"B\","
+    " \"einsum\": \"T2[m,n2] = T1[m,n1] * W1[n1,n2]\", \"roles\": {\"weight\": \"W1\"}}]}");
+  g_autoptr(FfmArch) persist = arch_from_text (
+    "{ \"ffm_architecture\": 1, \"name\": \"persist\", \"levels\": ["
+    "{ \"memory\": \"MainMemory\", \"size\": \"inf\", \"read_energy\": 8, \"write_energy\": 8,"
+    "  \"keep\": \"~intermediates - weight\", \"may_keep\": \"all - weight\" },"
+    "{ \"memory\": \"WeightBuffer\", \"size\": 16384, \"read_energy\": 2, \"write_energy\": 2,"
+    "  \"keep\": \"weight\", \"may_keep\": \"weight\" },"
+    "{ \"memory\": \"GlobalBuffer\", \"size\": 4096, \"read_energy\": 1, \"write_energy\": 1,"
+    "  \"keep\": \"~MainMemory - weight\", \"may_keep\": \"intermediates\" },"
+    "{ \"compute\": \"MAC\", \"energy\": 1, \"throughput\": 1 } ] }");
+  g_autoptr(FfmArch) simple = arch_from_file ("simple.json");
+  g_autoptr(FfmArch) deep = arch_from_text (deep_arch);
+  g_autoptr(FfmWorkload) conv = workload_from_text (
+    "{\"ffm_workload\": 1, \"name\": \"convs\", \"ranks\": {\"K\": 8, \"C\": 4,"
+    " \"P\": 12, \"R\": 3, \"H\": 14}, \"bits_per_value\": {\"all\": 8},"
+    " \"einsums\": [\"T[k,P:p] = I[c,H:p+r] * F[k,c,r]\","
+    "               \"O[k,P:p] = T[K:c,P:p] * G[k,c]\"]}");
+  struct { FfmWorkload *w; FfmArch *a; int max_fused; } cases[] = {
+    { mm, simple, 1 }, { mm, deep, 1 }, { conv, deep, -1 }, { mm2, fused, 1 },
+    { pmm, persist, 1 },
+  };
+  guint early_total = 0;
+
+  g_test_summary ("Memories known to be untracked before the search leave the "
+                  "groups from the start: the same tracked memories, columns and "
+                  "Pareto sets as dropping them at the end");
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      FfmPmappingOptions options;
+      g_autoptr(FfmPmappingSet) early = NULL;
+      g_autoptr(FfmPmappingSet) late = NULL;
+      g_autoptr(FfmPmappingSet) all = NULL;
+      const guint *tracked_early, *tracked_late;
+      guint n_early, n_late;
+
+      ffm_pmapping_options_init (&options);
+      options.n_threads = 2;
+      options.max_fused_loops = cases[i].max_fused;
+      early = generate (cases[i].w, cases[i].a, &options);
+      g_setenv ("FFM_PMAPPING_UNTRACKED_LATE", "1", TRUE);
+      late = generate (cases[i].w, cases[i].a, &options);
+      g_unsetenv ("FFM_PMAPPING_UNTRACKED_LATE");
+      g_assert_cmpuint (ffm_pmapping_set_count_untracked_early (late), ==, 0);
+      early_total += ffm_pmapping_set_count_untracked_early (early);
+      g_test_message ("case %u: %u memories untracked before the search", i,
+                      ffm_pmapping_set_count_untracked_early (early));
+
+      tracked_early = ffm_pmapping_set_get_tracked_levels (early, &n_early);
+      tracked_late = ffm_pmapping_set_get_tracked_levels (late, &n_late);
+      g_assert_cmpmem (tracked_early, sizeof (guint) * n_early,
+                       tracked_late, sizeof (guint) * n_late);
+      for (guint e = 0; e < ffm_pmapping_set_get_n_einsums (early); e++)
+        {
+          const FfmEinsumPmappings *pe = ffm_pmapping_set_get_einsum (early, e);
+          const FfmEinsumPmappings *pl = ffm_pmapping_set_get_einsum (late, e);
+          g_assert_cmpuint (ffm_einsum_pmappings_get_n_groups (pe), ==,
+                            ffm_einsum_pmappings_get_n_groups (pl));
+          for (guint k = 0; k < ffm_einsum_pmappings_get_n_groups (pe); k++)
+            {
+              const FfmPmappingGroup *ge = ffm_einsum_pmappings_get_group (pe, k);
+              const FfmPmappingGroup *gl = ffm_einsum_pmappings_get_group (pl, k);
+              g_assert_true (ffm_compatibility_equal (&ge->compat, &gl->compat));
+              g_assert_cmpmem (ge->columns, sizeof (FfmPmappingColumn) * ge->n_columns,
+                               gl->columns, sizeof (FfmPmappingColumn) * gl->n_columns);
+            }
+        }
+      assert_pareto_sets_equal (early, late);
+
+      /* Tracking every memory (a diagnostic) drops none early. */
+      if (cases[i].w == conv)
+        {
+          ffm_pmapping_options_set_diagnostics (&options, TRUE, TRUE);
+          all = generate (cases[i].w, cases[i].a, &options);
+          g_assert_cmpuint (ffm_pmapping_set_count_untracked_early (all), ==, 0);
+        }
+    }
+  /* Not vacuous: some case drops memories early. */
+  g_assert_cmpuint (early_total, >, 0);
+}
+
 /* ---- Memory budget and limits (FfmPmappingOptions.max_memory,
  * max_template_seconds, max_templates) ---- */
 
@@ -2554,6 +2666,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pmapping/chunked-tables", test_chunked_tables);
   g_test_add_func ("/pmapping/sampled-pruning", test_sampled_pruning);
   g_test_add_func ("/pmapping/radix-sorted-pruning", test_radix_sorted_pruning);
+  g_test_add_func ("/pmapping/untracked-early", test_untracked_early);
   g_test_add_func ("/pmapping/template-limits", test_template_limits);
   g_test_add_func ("/pmapping/reuse", test_reuse);
   g_test_add_func ("/pmapping/tracked-columns", test_tracked_and_columns);
