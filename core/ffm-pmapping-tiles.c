@@ -126,10 +126,18 @@ typedef struct {
   FfmTerms *terms;
   gboolean check_terms;     /* FFM_PMAPPING_CHECK_TERMS: terms vs model */
   guint *leaf_unit_class;   /* per unit at the last depth: its class */
+  guint n_leaf_slots;       /* what the groups compare of a complete row
+                               (search_leaves()) */
+  guint *leaf_slot;         /* per unit at the last depth: its slot, or
+                               G_MAXUINT when the groups ignore it */
+  guint8 *leaf_slot_max;    /* per slot: TRUE for the largest of its units
+                               (latency), FALSE for their sum */
   guint prune_sample_rows;  /* PRUNE_SAMPLE_ROWS, or
                                FFM_PMAPPING_PRUNE_SAMPLE_ROWS (tests) */
   guint radix_min_rows;     /* RADIX_MIN_ROWS, or
                                FFM_PMAPPING_RADIX_MIN_ROWS (tests) */
+  gboolean every_leaf;      /* FFM_PMAPPING_EVERY_LEAF (tests): no
+                               search_leaves() pruning */
   guint n_units[MAX_VARS + 1];        /* comparison units per depth */
   guint *unit_next[MAX_VARS];         /* [n_units[k]]: its unit at depth k+1 */
   guint *unit_desc[MAX_VARS];         /* [n_units[k]]: descriptor of var order[k] */
@@ -829,7 +837,8 @@ find_group (Enum *en, guint n_columns)
 void ffm_template_group_prune (FfmTemplateGroup *g, guint n_loops);
 static void check_terms (Enum *en);
 
-static void
+/* Evaluates the tile vector in en->tiles; TRUE when a group took it. */
+static gboolean
 leaf (Enum *en)
 {
   FfmPmappingCost *cost = en->cost;
@@ -844,7 +853,7 @@ leaf (Enum *en)
         reject_at (en, cost->bad_level,
                    cost->status == FFM_COST_DOES_NOT_FIT
                    ? cost->level_occupancy[cost->bad_level] : -1, -1);
-      return;
+      return FALSE;
     }
   if (en->probing)
     {
@@ -854,20 +863,20 @@ leaf (Enum *en)
           && ffm_describe_row (&en->info, en->m, en->tiles, cost, &en->compat,
                                en->columns, en->values) > 0)
         en->min_reached = TRUE;
-      return;
+      return FALSE;
     }
   if (!usage_ok (en))
     {
       en->usage_rejected++;
       if (!en->relaxed || usage_score (en) < en->target_score)
-        return;
+        return FALSE;
     }
   if (en->check_terms && en->terms != NULL)
     check_terms (en);
   n_columns = ffm_describe_row (&en->info, en->m, en->tiles, cost, &en->compat,
                                 en->columns, en->values);
   if (n_columns == 0)
-    return;
+    return FALSE;
   en->out->n_valid++;
   g = find_group (en, n_columns);
   /* Rows are charged to the budget in chunks (TUNING: a quarter of what
@@ -883,7 +892,7 @@ leaf (Enum *en)
           {
             r->bytes -= row;
             out_of_memory (en, chunk);
-            return;
+            return FALSE;
           }
         r->charged += chunk;
         r->budget = en->budget;
@@ -894,6 +903,7 @@ leaf (Enum *en)
   g->n_rows++;
   if (g->n_rows > 2 * g->pruned_rows + PRUNE_SLACK)
     ffm_template_group_prune (g, en->n_loops);
+  return TRUE;
 }
 
 /* The term model's sums against the cost model's numbers (a debugging aid,
@@ -1171,6 +1181,50 @@ choose_order (Enum *en, const guint *desc, guint n_terms)
   set_order (en, order);
 }
 
+/* What the groups compare of a complete row, from its units (one per
+ * class at the last depth): the energy units' sum (dynamic energy; leak
+ * only adds a non-negative multiple of the latency), the latency units'
+ * largest (the latency, but for the compute unit's, equal for rows of one
+ * diff, or counted among the units with remainders), and each occupancy
+ * unit of a memory whose reservations the groups carry (a reservation
+ * column is a sum of them over lifetime classes). The occupancy units of
+ * the other memories only decide whether a row fits. */
+static void
+setup_leaf_slots (Enum *en)
+{
+  guint nu = en->n_units[en->n_vars], n = 0;
+  guint energy = G_MAXUINT, latency = G_MAXUINT;
+
+  en->leaf_slot = g_new (guint, MAX (nu, 1));
+  en->leaf_slot_max = g_new0 (guint8, MAX (nu, 1));
+  for (guint u = 0; u < nu; u++)
+    {
+      const FfmTermClass *c = &g_array_index (en->terms->classes, FfmTermClass,
+                                              en->leaf_unit_class[u]);
+      en->leaf_slot[u] = G_MAXUINT;
+      if (c->kind == FFM_TERM_ENERGY)
+        {
+          if (energy == G_MAXUINT)
+            energy = n++;
+          en->leaf_slot[u] = energy;
+        }
+      else if (c->kind == FFM_TERM_LATENCY)
+        {
+          if (latency == G_MAXUINT)
+            {
+              latency = n++;
+              en->leaf_slot_max[latency] = TRUE;
+            }
+          en->leaf_slot[u] = latency;
+        }
+      else
+        for (guint k = 0; k < en->info.n_memories; k++)
+          if (en->info.memories[k] == c->level)
+            en->leaf_slot[u] = n++;
+    }
+  en->n_leaf_slots = n;
+}
+
 static gboolean
 setup_units (Enum *en)
 {
@@ -1297,6 +1351,7 @@ setup_units (Enum *en)
           for (guint i = 0; i < n_terms; i++)
             en->leaf_unit_class[next_unit[i]] =
               (guint) g_array_index (t->terms, FfmTerm, i).cls;
+          setup_leaf_slots (en);
         }
       memcpy (unit, next_unit, sizeof (guint) * n_terms);
     }
@@ -2030,6 +2085,139 @@ table_prune_sampled (Enum *en, Table *t, guint n_units, const guint8 *lex,
   return table_prune (en, t, 0, n_units, lex, ps);
 }
 
+/* A complete row's slots (setup_leaf_slots()): value and magnitude
+ * interleaved into @to. */
+static void
+leaf_slots (const Enum *en, const Table *t, guint r, double *to)
+{
+  guint nu = en->n_units[en->n_vars];
+  const double *vals = TABLE_VALS (t) + (gsize) r * nu;
+  const double *mags = TABLE_MAGS (t) + (gsize) r * nu;
+
+  for (guint x = 0; x < en->n_leaf_slots; x++)
+    to[2 * x] = to[2 * x + 1] = en->leaf_slot_max[x] ? -INFINITY : 0;
+  for (guint u = 0; u < nu; u++)
+    {
+      guint x = en->leaf_slot[u];
+      if (x == G_MAXUINT)
+        continue;
+      if (!en->leaf_slot_max[x])
+        {
+          to[2 * x] += vals[u];
+          to[2 * x + 1] += mags[u];
+        }
+      else if (vals[u] > to[2 * x])
+        {
+          to[2 * x] = vals[u];
+          to[2 * x + 1] = mags[u];
+        }
+    }
+}
+
+/* Whether search_leaves() compares complete rows by fewer slots than
+ * their units. */
+static gboolean
+leaves_pruned (const Enum *en)
+{
+  return en->n_leaf_slots > 0 && en->n_leaf_slots < en->n_units[en->n_vars]
+    && !en->every_leaf;
+}
+
+/* The leaves of the complete rows of @t, each evaluated unless a row of
+ * the same diff whose leaf a group took matches or beats it in every slot
+ * (setup_leaf_slots(), by the rounding margin of unit_dominates()): the
+ * groups keep only those quantities, so they would drop its leaf. Only
+ * rows whose leaves were valid dominate: the occupancy units of memories
+ * the groups ignore no longer show that a dominator fits wherever the row
+ * does. Rows go in sort order (table_prune()), so that dominators come
+ * first; a row is compared with the PRUNE_WINDOW rows taken last before
+ * it. Such a table is not pruned by its units first (search_chunks()):
+ * a row another matches or beats in every unit is dropped here too, once
+ * that one's leaf is valid. Small tables, and templates whose groups
+ * compare every unit, take every leaf. */
+static void
+search_leaves (Enum *en, const Table *t, PruneScratch *ps)
+{
+  guint n_rows = t->n_rows, ns = en->n_leaf_slots, nd = en->n_diff, n_taken = 0;
+  guint start = 0, fail = 0;
+  const guint64 *diffs = TABLE_DIFF (t);
+  FfmRowKey *keys;
+  guint *taken;
+  double *slots;
+
+  if (n_rows < PRUNE_MIN_ROWS || !leaves_pruned (en) || ns > MAX_VARS * 64
+      || !prune_scratch_reserve (en, ps, n_rows, en->n_units[en->n_vars]))
+    {
+      for (guint r = 0; r < n_rows && !en->stopped; r++)
+        {
+          restore_row (en, t, r, en->n_vars);
+          if (en->check_terms)
+            check_table_row (en, t, r);
+          en->out->n_partial++;
+          leaf (en);
+        }
+      return;
+    }
+  keys = ps->keys.data;
+  taken = ps->kept.data;
+  slots = ps->vals.data;
+  /* Keys as table_prune() makes them, from the slots. */
+  {
+    double weight[MAX_VARS * 64], row[2 * MAX_VARS * 64];
+    for (guint x = 0; x < ns; x++)
+      weight[x] = 0;
+    for (guint r = 0; r < n_rows; r++)
+      {
+        leaf_slots (en, t, r, row);
+        for (guint x = 0; x < ns; x++)
+          weight[x] = MAX (weight[x], fabs (row[2 * x]));
+      }
+    for (guint x = 0; x < ns; x++)
+      weight[x] = weight[x] > 0 ? 1 / weight[x] : 0;
+    for (guint r = 0; r < n_rows; r++)
+      {
+        double rest = 0;
+        leaf_slots (en, t, r, row);
+        for (guint x = 1; x < ns; x++)
+          rest += row[2 * x] * weight[x];
+        keys[r].hash = hash_diff (diffs + (gsize) r * nd, nd);
+        keys[r].first = row[0];
+        keys[r].rest = rest;
+        keys[r].index = r;
+      }
+  }
+  if (n_rows >= en->radix_min_rows
+      && ps->vals.capacity / FFM_ROW_KEY_RADIX_SCRATCH >= n_rows)
+    ffm_row_keys_sort_radix (keys, n_rows, slots);    /* not yet in use */
+  else
+    ffm_row_keys_sort (keys, n_rows);
+  for (guint i = 0; i < n_rows; i++)
+    leaf_slots (en, t, keys[i].index, slots + (gsize) i * 2 * ns);
+
+  for (guint i = 0; i < n_rows && !en->stopped; i++)
+    {
+      guint r = keys[i].index;
+      const double *row = slots + (gsize) i * 2 * ns;
+      gboolean dominated = FALSE;
+      if (i > 0 && keys[i].hash != keys[i - 1].hash)
+        start = n_taken;    /* a new diff */
+      for (guint k = n_taken; k-- > start && !dominated && n_taken - k <= PRUNE_WINDOW; )
+        {
+          guint q = taken[k];
+          if (keys[q].rest > keys[i].rest)
+            continue;
+          dominated = unit_dominates (slots + (gsize) q * 2 * ns, row, ns, NULL, &fail)
+            && diff_equal (diffs + (gsize) keys[q].index * nd, diffs + (gsize) r * nd, nd);
+        }
+      restore_row (en, t, r, en->n_vars);
+      if (en->check_terms)
+        check_table_row (en, t, r);
+      en->out->n_partial++;
+      if (!dominated && leaf (en))
+        taken[n_taken++] = i;
+    }
+}
+
 /* Searches from depth @k, whose rows are in ws->tables[k], to the leaves. */
 static void
 search_chunks (Enum *en, FfmTileWorkspace *ws, guint k, guint chunk_rows)
@@ -2039,14 +2227,7 @@ search_chunks (Enum *en, FfmTileWorkspace *ws, guint k, guint chunk_rows)
 
   if (k == en->n_vars)
     {
-      for (guint r = 0; r < in->n_rows && !en->stopped; r++)
-        {
-          restore_row (en, in, r, en->n_vars);
-          if (en->check_terms)
-            check_table_row (en, in, r);
-          en->out->n_partial++;
-          leaf (en);
-        }
+      search_leaves (en, in, &ws->scratch);
       return;
     }
   while (next < in->n_rows && !en->stopped)
@@ -2062,9 +2243,12 @@ search_chunks (Enum *en, FfmTileWorkspace *ws, guint k, guint chunk_rows)
       if (!table_extend (en, in, k, out, ws, &next, max_rows))
         return;
       before = out->n_rows;
-      if (!table_prune_sampled (en, out, en->n_units[k + 1], en->unit_lex[k + 1],
-                                k + 2 == en->n_vars ? PRUNE_FUTILE_RATIO_LAST
-                                : PRUNE_FUTILE_RATIO, &ws->scratch))
+      /* The complete rows' own pruning is search_leaves()', by fewer
+       * slots, when it compares them. */
+      if (!(k + 1 == en->n_vars && leaves_pruned (en))
+          && !table_prune_sampled (en, out, en->n_units[k + 1], en->unit_lex[k + 1],
+                                   k + 2 == en->n_vars ? PRUNE_FUTILE_RATIO_LAST
+                                   : PRUNE_FUTILE_RATIO, &ws->scratch))
         return;
       g_debug ("template %u depth %u (%s, %u chains, %u units): rows %u-%u of %u "
                "extended to %u, %u after pruning (%.3f s)", en->t->id, k,
@@ -2093,6 +2277,7 @@ search_pruned (Enum *en, FfmTileWorkspace *ws)
     en->prune_sample_rows = (guint) MIN (g_ascii_strtoull (sample, NULL, 10),
                                          PRUNE_SAMPLE_ROWS);
   en->radix_min_rows = RADIX_MIN_ROWS;
+  en->every_leaf = g_getenv ("FFM_PMAPPING_EVERY_LEAF") != NULL;
   if (radix != NULL && g_ascii_strtoull (radix, NULL, 10) > 0)
     en->radix_min_rows = (guint) MIN (g_ascii_strtoull (radix, NULL, 10),
                                       RADIX_MIN_ROWS);
@@ -2215,6 +2400,8 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
     g_free (en->unit_lex[k]);
   g_free (en->unit_init);
   g_free (en->leaf_unit_class);
+  g_free (en->leaf_slot);
+  g_free (en->leaf_slot_max);
   ffm_terms_free (en->terms);
   ffm_tile_workspace_free (own);
   ffm_template_result_prune (out);

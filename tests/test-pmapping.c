@@ -2431,6 +2431,50 @@ test_radix_sorted_pruning (void)
   assert_knob_keeps_pareto_sets ("FFM_PMAPPING_RADIX_MIN_ROWS", "64", TRUE);
 }
 
+/* The leaves of a template are evaluated unless a valid leaf of the same
+ * diff matches or beats them in what the groups compare (energy, latency,
+ * the reservations of memories not known untracked): every group keeps
+ * its Pareto set, with fewer tile vectors evaluated than with every leaf
+ * taken (FFM_PMAPPING_EVERY_LEAF, for tests). */
+static void
+test_leaves_pruned (void)
+{
+  g_autoptr(FfmWorkload) conv = workload_from_text (
+    "{\"ffm_workload\": 1, \"name\": \"conv\", \"ranks\": {\"K\": 8, \"C\": 4,"
+    " \"P\": 12, \"R\": 3, \"H\": 14}, \"bits_per_value\": {\"all\": 8},"
+    " \"einsums\": [\"O[k,P:p] = I[c,H:p+r] * F[k,c,r]\"]}");
+  g_autoptr(FfmWorkload) mm = load_matmuls (3, 64, 48);
+  g_autoptr(FfmArch) deep = arch_from_text (deep_arch);
+  FfmWorkload *workloads[] = { conv, mm };
+
+  g_test_summary ("Leaves that a valid leaf of the same diff dominates in what "
+                  "the groups compare are not evaluated, and every group keeps "
+                  "its Pareto set");
+  g_setenv ("FFM_PMAPPING_CHECK_TERMS", "1", TRUE);
+  for (guint i = 0; i < G_N_ELEMENTS (workloads); i++)
+    for (int fused = 1; fused >= (i == 0 ? 1 : -1); fused -= 2)   /* one Einsum: 1 */
+      {
+        FfmPmappingOptions options;
+        g_autoptr(FfmPmappingSet) pruned = NULL;
+        g_autoptr(FfmPmappingSet) every = NULL;
+
+        ffm_pmapping_options_init (&options);
+        options.n_threads = 2;
+        options.max_fused_loops = fused;
+        pruned = generate (workloads[i], deep, &options);
+        g_setenv ("FFM_PMAPPING_EVERY_LEAF", "1", TRUE);
+        every = generate (workloads[i], deep, &options);
+        g_unsetenv ("FFM_PMAPPING_EVERY_LEAF");
+        assert_pareto_sets_equal (pruned, every);
+        assert_pareto_sets_equal (every, pruned);
+        g_test_message ("%s, max fused loops %d: %" G_GUINT64_FORMAT " evaluated, %"
+                        G_GUINT64_FORMAT " with every leaf", i == 0 ? "conv" : "matmuls",
+                        fused, count_evaluated (pruned), count_evaluated (every));
+        g_assert_cmpuint (count_evaluated (pruned), <, count_evaluated (every));
+      }
+  g_unsetenv ("FFM_PMAPPING_CHECK_TERMS");
+}
+
 /* Memories known to be untracked before the search (they hold the whole
  * workload, or every template keeps their tiles below its fused loops)
  * leave the groups' columns from the start instead of at the end
@@ -2667,6 +2711,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pmapping/sampled-pruning", test_sampled_pruning);
   g_test_add_func ("/pmapping/radix-sorted-pruning", test_radix_sorted_pruning);
   g_test_add_func ("/pmapping/untracked-early", test_untracked_early);
+  g_test_add_func ("/pmapping/leaves-pruned", test_leaves_pruned);
   g_test_add_func ("/pmapping/template-limits", test_template_limits);
   g_test_add_func ("/pmapping/reuse", test_reuse);
   g_test_add_func ("/pmapping/tracked-columns", test_tracked_and_columns);
