@@ -25,4 +25,9 @@ FFM_API void ffm_pmapping_options_set_diagnostics (FfmPmappingOptions *options,
  * others untracked are dropped once every Einsum is done). */
 FFM_API guint ffm_pmapping_set_count_untracked_early (const FfmPmappingSet *set);
 
+/* The templates of @set's Einsums that the pilots chose to search with
+ * the variable of most chains last rather than in the greedy order
+ * (docs/pmapping-generator.md, "The search order, chosen per template"). */
+FFM_API guint ffm_pmapping_set_count_chains_last (const FfmPmappingSet *set);
+
 G_END_DECLS

@@ -101,6 +101,8 @@ typedef struct {
   guint64 n_evaluated;
   guint64 n_valid;
   guint64 n_partial;
+  guint n_chains_last;      /* 1 when the pilots chose to search with the
+                               variable of most chains last (diagnostics) */
   double seconds;
   /* Why tile vectors failed, for the error when an Einsum has no pmapping:
    * per architecture level, tile vectors (or partial ones) rejected there. */

@@ -143,7 +143,10 @@ typedef struct {
   guint *unit_desc[MAX_VARS];         /* [n_units[k]]: descriptor of var order[k] */
   double *unit_init;                  /* [2 n_units[0]]: value, magnitude */
   guint n_desc[MAX_VARS];             /* per depth k: descriptors of order[k] */
-  double *phi[MAX_VARS];              /* per depth: [n_chains x n_desc] factors */
+  double *phi[MAX_VARS];              /* per depth: [n_chains x n_desc] factors
+                                         (its variable's var_phi, borrowed) */
+  double *var_phi[MAX_VARS];          /* per variable: the same, computed once
+                                         for every search order tried */
   guint n_diff;                       /* diff entries: fused loops + dims */
   guint8 *unit_lex[MAX_VARS + 1];     /* per depth: each unit's LEX_* kind
                                          for energy first (its ties broken by
@@ -1111,30 +1114,80 @@ intern_desc (GArray *descs, guint64 mask, int pos)
   return descs->len / 2 - 1;
 }
 
+static guint
+hash_unit_key (const UnitKey *key)
+{
+  const guint8 *p = (const guint8 *) key;
+  guint32 h = 2166136261u;    /* FNV-1a */
+
+  for (gsize i = 0; i < sizeof *key; i++)
+    h = (h ^ p[i]) * 16777619u;
+  return h;
+}
+
+/* Numbers the distinct keys among @keys in order of first appearance
+ * (@ids[i]: key i's number); returns how many there are. An open
+ * addressing table of positions: setup_units() runs for every template
+ * and order, and GBytes keys in a GHashTable took 8 % of a matmul
+ * chain's instructions. */
+static guint
+number_keys (const UnitKey *keys, guint n, guint *ids)
+{
+  gsize size = 16;
+  guint count = 0;
+  g_autofree guint *slot = NULL;    /* key index + 1; 0: empty */
+
+  while (size < 2 * (gsize) n)
+    size *= 2;
+  slot = g_new0 (guint, size);
+  for (guint i = 0; i < n; i++)
+    for (gsize h = hash_unit_key (&keys[i]) & (size - 1); ; h = (h + 1) & (size - 1))
+      {
+        if (slot[h] == 0)
+          {
+            slot[h] = i + 1;
+            ids[i] = count++;
+            break;
+          }
+        if (memcmp (&keys[slot[h] - 1], &keys[i], sizeof (UnitKey)) == 0)
+          {
+            ids[i] = ids[slot[h] - 1];
+            break;
+          }
+      }
+  return count;
+}
+
 /* Number of units when the variables in @assigned are chosen: terms
  * grouped by class and by their descriptors of the other variables. */
 static guint
 count_units (const Enum *en, const guint *desc, guint n_terms,
              guint64 assigned)
 {
-  GHashTable *index = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
-                                             (GDestroyNotify) g_bytes_unref, NULL);
-  guint n;
+  g_autofree UnitKey *keys = g_new0 (UnitKey, MAX (n_terms, 1));
+  g_autofree guint *ids = g_new (guint, MAX (n_terms, 1));
 
   for (guint i = 0; i < n_terms; i++)
     {
       const FfmTerm *term = &g_array_index (en->terms->terms, FfmTerm, i);
-      UnitKey key;
-      memset (&key, 0, sizeof key);
-      key.cls = term->cls;
+      keys[i].cls = term->cls;
       for (guint v = 0; v < en->n_vars; v++)
         if (!(assigned & (G_GUINT64_CONSTANT (1) << v)))
-          key.desc[v] = desc[(gsize) i * en->n_vars + v];
-      g_hash_table_add (index, g_bytes_new (&key, sizeof key));
+          keys[i].desc[v] = desc[(gsize) i * en->n_vars + v];
     }
-  n = g_hash_table_size (index);
-  g_hash_table_destroy (index);
-  return n;
+  return number_keys (keys, n_terms, ids);
+}
+
+/* The first position in @order of a variable of the most chains. */
+static guint
+most_chains_position (const Enum *en, const guint *order)
+{
+  guint m = 0;
+
+  for (guint q = 1; q < en->n_vars; q++)
+    if (en->n_chains[order[q]] > en->n_chains[order[m]])
+      m = q;
+  return m;
 }
 
 /* TUNING: the search order is greedy: next comes the variable whose
@@ -1143,10 +1196,10 @@ count_units (const Enum *en, const guint *desc, guint n_terms,
  * fewest chains first and most chains first both take over 120 s where
  * greedy takes 22 s. */
 static void
-choose_order (Enum *en, const guint *desc, guint n_terms)
+choose_order (Enum *en, const guint *desc, guint n_terms, gboolean chains_last)
 {
   guint64 assigned = 0;
-  guint order[MAX_VARS];
+  guint order[MAX_VARS] = { 0 };
   guint k = 0;
 
   /* Variables of one chain (bound 1, or tiles fixed by constraints) first:
@@ -1177,6 +1230,16 @@ choose_order (Enum *en, const guint *desc, guint n_terms)
         }
       order[k] = (guint) best;
       assigned |= G_GUINT64_CONSTANT (1) << best;
+    }
+  if (chains_last && en->n_vars > 1)
+    {
+      /* The alternative (choose_search_order()): the variable of most
+       * chains moves last, where its rows are only sorted and compared by
+       * the few quantities the groups keep (search_leaves()). */
+      guint m = most_chains_position (en, order), v;
+      v = order[m];
+      memmove (order + m, order + m + 1, sizeof (guint) * (en->n_vars - 1 - m));
+      order[en->n_vars - 1] = v;
     }
   set_order (en, order);
 }
@@ -1225,8 +1288,28 @@ setup_leaf_slots (Enum *en)
   en->n_leaf_slots = n;
 }
 
+/* Frees what setup_units() made for one search order. */
+static void
+free_units (Enum *en)
+{
+  for (guint k = 0; k < MAX_VARS; k++)
+    {
+      g_clear_pointer (&en->unit_next[k], g_free);
+      g_clear_pointer (&en->unit_desc[k], g_free);
+      en->phi[k] = NULL;    /* borrowed */
+    }
+  for (guint k = 0; k <= MAX_VARS; k++)
+    g_clear_pointer (&en->unit_lex[k], g_free);
+  g_clear_pointer (&en->unit_init, g_free);
+  g_clear_pointer (&en->leaf_unit_class, g_free);
+  g_clear_pointer (&en->leaf_slot, g_free);
+  g_clear_pointer (&en->leaf_slot_max, g_free);
+}
+
+/* The search order (choose_order(): greedy, or with @chains_last its
+ * alternative) and the comparison units of each depth in that order. */
 static gboolean
-setup_units (Enum *en)
+setup_units (Enum *en, gboolean chains_last)
 {
   const FfmTerms *t = en->terms;
   guint n_terms = t->terms->len, n = en->n_vars;
@@ -1234,6 +1317,7 @@ setup_units (Enum *en)
   g_autofree guint *desc = g_new0 (guint, (gsize) MAX (n_terms, 1) * MAX (n, 1));
   g_autofree guint *unit = g_new0 (guint, MAX (n_terms, 1));
   g_autofree guint *next_unit = g_new0 (guint, MAX (n_terms, 1));
+  g_autofree UnitKey *keys = g_new (UnitKey, MAX (n_terms, 1));
   GArray *descs[MAX_VARS];
   /* Energy first, without leak (which makes energy depend on latency):
    * lexicographic dominance (unit_dominates()); otherwise plain dominance,
@@ -1255,7 +1339,7 @@ setup_units (Enum *en)
                                                   term->pos[v] >= 0 ? term->pos[v] : -1);
         }
     }
-  choose_order (en, vdesc, n_terms);
+  choose_order (en, vdesc, n_terms, chains_last);
   for (guint k = 0; k < n; k++)
     {
       guint v = en->order[k];
@@ -1264,21 +1348,25 @@ setup_units (Enum *en)
       for (guint i = 0; i < n_terms; i++)
         desc[(gsize) i * n + k] = vdesc[(gsize) i * n + v];
       en->n_desc[k] = descs[v]->len / 2;
-      en->phi[k] = g_new (double, (gsize) MAX (k_chains, 1) * MAX (en->n_desc[k], 1));
-      for (guint c = 0; c < k_chains; c++)
+      if (en->var_phi[v] == NULL)
         {
-          const guint64 *chain = nl > 0
-            ? &g_array_index (en->chains[v], guint64, (gsize) c * nl) : NULL;
-          for (guint d = 0; d < en->n_desc[k]; d++)
+          en->var_phi[v] = g_new (double, (gsize) MAX (k_chains, 1) * MAX (en->n_desc[k], 1));
+          for (guint c = 0; c < k_chains; c++)
             {
-              guint64 mask = g_array_index (descs[v], guint64, 2 * d);
-              int pos = (int) (gint64) g_array_index (descs[v], guint64, 2 * d + 1);
-              /* exact with remainder tiles too */
-              en->phi[k][(gsize) c * en->n_desc[k] + d] =
-                nl > 0 ? ffm_terms_var_factor (en->bounds[v], chain, en->var_loops[v],
-                                               nl, mask, pos) : 1;
+              const guint64 *chain = nl > 0
+                ? &g_array_index (en->chains[v], guint64, (gsize) c * nl) : NULL;
+              for (guint d = 0; d < en->n_desc[k]; d++)
+                {
+                  guint64 mask = g_array_index (descs[v], guint64, 2 * d);
+                  int pos = (int) (gint64) g_array_index (descs[v], guint64, 2 * d + 1);
+                  /* exact with remainder tiles too */
+                  en->var_phi[v][(gsize) c * en->n_desc[k] + d] =
+                    nl > 0 ? ffm_terms_var_factor (en->bounds[v], chain, en->var_loops[v],
+                                                   nl, mask, pos) : 1;
+                }
             }
         }
+      en->phi[k] = en->var_phi[v];
     }
   for (guint v = 0; v < n; v++)
     g_array_free (descs[v], TRUE);
@@ -1287,32 +1375,15 @@ setup_units (Enum *en)
    * for the variables not chosen yet. */
   for (guint k = 0; k <= n; k++)
     {
-      GHashTable *index = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
-                                                 (GDestroyNotify) g_bytes_unref, NULL);
+      memset (keys, 0, sizeof (UnitKey) * MAX (n_terms, 1));
       for (guint i = 0; i < n_terms; i++)
         {
           const FfmTerm *term = &g_array_index (t->terms, FfmTerm, i);
-          UnitKey key;
-          GBytes *bytes;
-          gpointer found;
-          memset (&key, 0, sizeof key);
-          key.cls = term->cls;
+          keys[i].cls = term->cls;
           for (guint q = k; q < n; q++)
-            key.desc[q] = desc[(gsize) i * n + q];
-          bytes = g_bytes_new (&key, sizeof key);
-          if (g_hash_table_lookup_extended (index, bytes, NULL, &found))
-            {
-              next_unit[i] = GPOINTER_TO_UINT (found);
-              g_bytes_unref (bytes);
-            }
-          else
-            {
-              next_unit[i] = g_hash_table_size (index);
-              g_hash_table_insert (index, bytes, GUINT_TO_POINTER (next_unit[i]));
-            }
+            keys[i].desc[q] = desc[(gsize) i * n + q];
         }
-      en->n_units[k] = g_hash_table_size (index);
-      g_hash_table_destroy (index);
+      en->n_units[k] = number_keys (keys, n_terms, next_unit);
       if (lex_energy)
         {
           en->unit_lex[k] = g_new0 (guint8, MAX (en->n_units[k], 1));
@@ -2259,12 +2330,184 @@ search_chunks (Enum *en, FfmTileWorkspace *ws, guint k, guint chunk_rows)
     }
 }
 
+/* Makes @table the search's root: one row, no variable chosen. */
+static gboolean
+table_set_root (Enum *en, Table *table)
+{
+  g_autofree guint64 *diff = g_new0 (guint64, MAX (en->n_diff, 1));
+  g_autofree guint32 *chains = g_new0 (guint32, MAX (en->n_vars, 1));
+
+  table->n_rows = 0;
+  if (!table_reserve (en, table, 1, en->n_units[0]))
+    return FALSE;
+  for (guint d = 0; d < en->n_dims; d++)
+    diff[en->n_fused + d] = 1;
+  memcpy (TABLE_CHAINS (table), chains, sizeof (guint32) * en->n_vars);
+  for (guint u = 0; u < en->n_units[0]; u++)
+    {
+      TABLE_VALS (table)[u] = en->unit_init[2 * u];
+      TABLE_MAGS (table)[u] = en->unit_init[2 * u + 1];
+    }
+  if (en->n_diff > 0)
+    memcpy (TABLE_DIFF (table), diff, sizeof (guint64) * en->n_diff);
+  table->n_rows = 1;
+  return TRUE;
+}
+
+/* TUNING: the pilot (pilot_work()) extends at most PILOT_ROWS rows per
+ * depth, from at most PILOT_PARENTS rows of the depth above spread over
+ * its pruned sample. Measured (2 threads, wall, one round each; the
+ * 4-Einsum matmul chain in callgrind instructions, greedy 22.64 G):
+ * 1024/64: GPT-3 6.7B b64 15.3 s (worse choices), ResNet-18 on TPUv4i
+ * 4.8 s, the chain 21.66 G; 2048/128: 11.2 s, 5.0 s, 22.11 G; 4096/256:
+ * 12.4 s, 5.5 s, 23.20 G. */
+#define PILOT_ROWS 2048
+#define PILOT_PARENTS 128
+
+/* TUNING: the alternative order is taken when its pilot work is below
+ * this share of the greedy order's: the pilots' sample pruning misjudges
+ * both (per template, the estimated ratio of the two orders' work was
+ * within 2-3x of the measured one). Over the templates of GPT-3 6.7B
+ * b64, ResNet-18 on TPUv4i and on Eyeriss (1 thread, each template timed
+ * in both orders), 0.5 gave 22.1, 9.5 and 7.0 s, 0.7 gave 20.2, 9.3 and
+ * 7.5 s, 1.0 gave 19.5, 9.1 and 8.0 s (greedy alone: 34.4, 20.0, 7.0 s;
+ * the best order of each template: 18.6, 9.0, 6.9 s). */
+#define PILOT_MARGIN 0.7
+
+/* TUNING: below this pilot work of the greedy order (about 20 ms of
+ * search), the greedy order is kept without a second pilot, which would
+ * cost more than it could save. */
+#define PILOT_MIN_WORK 1e6
+
+/* Moves row @from of @t to row @to (@to <= @from). */
+static void
+table_move_row (const Enum *en, Table *t, guint from, guint to, guint n_units)
+{
+  if (from == to)
+    return;
+  memcpy (TABLE_CHAINS (t) + (gsize) to * en->n_vars,
+          TABLE_CHAINS (t) + (gsize) from * en->n_vars, sizeof (guint32) * en->n_vars);
+  memcpy (TABLE_VALS (t) + (gsize) to * n_units,
+          TABLE_VALS (t) + (gsize) from * n_units, sizeof (double) * n_units);
+  memcpy (TABLE_MAGS (t) + (gsize) to * n_units,
+          TABLE_MAGS (t) + (gsize) from * n_units, sizeof (double) * n_units);
+  if (en->n_diff > 0)
+    memcpy (TABLE_DIFF (t) + (gsize) to * en->n_diff,
+            TABLE_DIFF (t) + (gsize) from * en->n_diff, sizeof (guint64) * en->n_diff);
+}
+
+/* An estimate of the search's work in the present order: a search of
+ * samples, each depth extending PILOT_PARENTS rows of the pruned sample
+ * above; the rows a depth would hold follow from the sample's children
+ * per row and the share its pruning keeps, and each costs its units (it
+ * is summed, extended and compared by them). Pruning keeps more of a
+ * sample than of a whole table, so the estimate errs high for depths that
+ * prune well, alike for every order. Negative when the search stopped
+ * (time, memory). Counters of the template's result are left as they
+ * were: the search proper counts its rows and rejections. */
+static double
+pilot_work (Enum *en, FfmTileWorkspace *ws, double enough)
+{
+  FfmTemplateResult *r = en->out;
+  guint n_levels = ffm_arch_get_n_levels (en->arch);
+  guint64 n_partial = r->n_partial, usage_rejected = en->usage_rejected;
+  g_autofree guint64 *rejected = g_memdup2 (r->rejected, sizeof (guint64) * n_levels);
+  g_autofree double *min_excess = g_memdup2 (r->min_excess, sizeof (double) * n_levels);
+  g_autofree double *min_need = g_memdup2 (r->min_need, sizeof (double) * n_levels);
+  double rows = 1, work = 0;
+
+  if (!table_set_root (en, &ws->tables[0]))
+    return -1;
+  for (guint k = 0; k < en->n_vars && !en->stopped; k++)
+    {
+      Table *in = &ws->tables[k], *out = &ws->tables[k + 1];
+      guint nu2 = en->n_units[k + 1], next = 0, stride;
+
+      out->n_rows = 0;
+      if (in->n_rows == 0
+          || !table_extend (en, in, k, out, ws, &next, PILOT_ROWS) || next == 0)
+        break;
+      rows *= (double) out->n_rows / next;
+      work += rows * (en->n_units[k] + nu2 + en->n_diff);
+      if (k + 1 == en->n_vars || out->n_rows == 0 || work >= enough)
+        break;
+      {
+        guint before = out->n_rows;
+        if (!table_prune (en, out, 0, nu2, en->unit_lex[k + 1], &ws->scratch))
+          break;
+        rows *= (double) out->n_rows / before;
+      }
+      stride = (out->n_rows + PILOT_PARENTS - 1) / PILOT_PARENTS;
+      if (stride > 1)
+        {
+          guint n = 0;
+          for (guint i = 0; i < out->n_rows; i += stride)
+            table_move_row (en, out, i, n++, nu2);
+          out->n_rows = n;
+        }
+    }
+  r->n_partial = n_partial;
+  en->usage_rejected = usage_rejected;
+  memcpy (r->rejected, rejected, sizeof (guint64) * n_levels);
+  memcpy (r->min_excess, min_excess, sizeof (double) * n_levels);
+  memcpy (r->min_need, min_need, sizeof (double) * n_levels);
+  return en->stopped ? -1 : work;
+}
+
+/* TUNING: the greedy order (choose_order()) makes the units few early, so
+ * that tables prune well; moving the variable of most chains last instead
+ * makes its fan-out meet only the leaves' cheap comparison
+ * (search_leaves()). Either can be many times faster than the other for
+ * one template (GPT-3 6.7B's templates: 0.52 s greedy against 14.8 s, and
+ * 1.09 s against 0.13 s), and neither rule wins on every workload, so the
+ * pilots (pilot_work()) of both orders pick. The greedy order stays when
+ * its pilot says the search is small (PILOT_MIN_WORK, or
+ * FFM_PMAPPING_PILOT_MIN_WORK for tests), when the alternative is the
+ * same order, and when a pilot stopped (time, memory: the search then
+ * stops too). FFM_PMAPPING_ORDER=greedy or =chains-last forces one order
+ * (tests). */
+static void
+choose_search_order (Enum *en, FfmTileWorkspace *ws)
+{
+  const char *force = g_getenv ("FFM_PMAPPING_ORDER");
+  const char *min_knob = g_getenv ("FFM_PMAPPING_PILOT_MIN_WORK");
+  double min_work = PILOT_MIN_WORK, w_greedy, w_last;
+  gboolean last;
+
+  /* No alternative: one variable, or the greedy order ends with the
+   * variable of most chains. */
+  if (en->n_vars < 2 || most_chains_position (en, en->order) == en->n_vars - 1
+      || (force != NULL && strcmp (force, "greedy") == 0))
+    return;
+  if (force != NULL && strcmp (force, "chains-last") == 0)
+    {
+      free_units (en);
+      setup_units (en, TRUE);
+      return;
+    }
+  if (min_knob != NULL && g_ascii_strtod (min_knob, NULL) > 0)
+    min_work = g_ascii_strtod (min_knob, NULL);
+  w_greedy = pilot_work (en, ws, G_MAXDOUBLE);
+  if (w_greedy < min_work)    /* negative when it stopped */
+    return;
+  free_units (en);
+  setup_units (en, TRUE);
+  /* Its pilot stops once it cannot win. */
+  w_last = pilot_work (en, ws, PILOT_MARGIN * w_greedy);
+  last = w_last >= 0 && w_last < PILOT_MARGIN * w_greedy;
+  g_debug ("template %u: pilot work %.3g greedy, %.3g chains last: %s", en->t->id,
+           w_greedy, w_last, last ? "chains last" : "greedy");
+  en->out->n_chains_last += last;
+  if (!last)
+    {
+      free_units (en);
+      setup_units (en, FALSE);
+    }
+}
+
 static void
 search_pruned (Enum *en, FfmTileWorkspace *ws)
 {
-  Table *table = &ws->tables[0];
-  g_autofree guint64 *diff = g_new0 (guint64, MAX (en->n_diff, 1));
-  g_autofree guint32 *chains = g_new0 (guint32, MAX (en->n_vars, 1));
   const char *knob = g_getenv ("FFM_PMAPPING_CHUNK_ROWS");
   const char *sample = g_getenv ("FFM_PMAPPING_PRUNE_SAMPLE_ROWS");
   const char *radix = g_getenv ("FFM_PMAPPING_RADIX_MIN_ROWS");
@@ -2281,20 +2524,9 @@ search_pruned (Enum *en, FfmTileWorkspace *ws)
   if (radix != NULL && g_ascii_strtoull (radix, NULL, 10) > 0)
     en->radix_min_rows = (guint) MIN (g_ascii_strtoull (radix, NULL, 10),
                                       RADIX_MIN_ROWS);
-  table->n_rows = 0;
-  if (!table_reserve (en, table, 1, en->n_units[0]))
+  choose_search_order (en, ws);
+  if (en->stopped || !table_set_root (en, &ws->tables[0]))
     return;
-  for (guint d = 0; d < en->n_dims; d++)
-    diff[en->n_fused + d] = 1;
-  memcpy (TABLE_CHAINS (table), chains, sizeof (guint32) * en->n_vars);
-  for (guint u = 0; u < en->n_units[0]; u++)
-    {
-      TABLE_VALS (table)[u] = en->unit_init[2 * u];
-      TABLE_MAGS (table)[u] = en->unit_init[2 * u + 1];
-    }
-  if (en->n_diff > 0)
-    memcpy (TABLE_DIFF (table), diff, sizeof (guint64) * en->n_diff);
-  table->n_rows = 1;
   search_chunks (en, ws, 0, chunk_rows);
 }
 
@@ -2338,7 +2570,7 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
         en->terms = ffm_terms_build (workload, arch, en->m, options->objectives,
                                      en->n_fused, en->remainders);
       en->check_terms = g_getenv ("FFM_PMAPPING_CHECK_TERMS") != NULL;
-      if (en->terms != NULL && !setup_units (en))
+      if (en->terms != NULL && !setup_units (en, FALSE))
         g_clear_pointer (&en->terms, ffm_terms_free);
       if (capacity_ok (en, 0))
         {
@@ -2392,16 +2624,9 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
         g_array_free (en->chains[v], TRUE);
       if (en->buckets[v] != NULL)
         g_array_free (en->buckets[v], TRUE);
-      g_free (en->unit_next[v]);
-      g_free (en->unit_desc[v]);
-      g_free (en->phi[v]);
+      g_free (en->var_phi[v]);
     }
-  for (guint k = 0; k <= MAX_VARS; k++)
-    g_free (en->unit_lex[k]);
-  g_free (en->unit_init);
-  g_free (en->leaf_unit_class);
-  g_free (en->leaf_slot);
-  g_free (en->leaf_slot_max);
+  free_units (en);
   ffm_terms_free (en->terms);
   ffm_tile_workspace_free (own);
   ffm_template_result_prune (out);

@@ -507,6 +507,8 @@ struct _FfmEinsumPmappings {
   GArray *tile_pool;        /* of guint64 */
   GPtrArray *groups;        /* of Group* */
   FfmPmappingStats stats;
+  guint n_chains_last;      /* templates searched with the variable of most
+                               chains last (diagnostics) */
   gsize charged;            /* bytes of the groups reserved from the set's
                                budget */
   FfmMemoryBudget *budget;  /* borrowed: the set's */
@@ -663,6 +665,7 @@ merge_einsum (FfmEinsumPmappings *pm)
       pm->stats.n_evaluated += r->n_evaluated;
       pm->stats.n_valid += r->n_valid;
       pm->stats.n_partial += r->n_partial;
+      pm->n_chains_last += r->n_chains_last;
       pm->stats.n_templates_cut += r->cut ? 1 : 0;
       pm->stats.seconds += r->seconds;
       for (guint k = 0; k < r->groups->len; k++)
@@ -1699,6 +1702,17 @@ ffm_pmapping_set_count_untracked_early (const FfmPmappingSet *set)
   for (guint l = 0; set->untracked_early != NULL && l < ffm_arch_get_n_levels (set->arch); l++)
     n += set->untracked_early[l]
       && !isinf (ffm_arch_get_level (set->arch, l)->u.memory.size) ? 1 : 0;
+  return n;
+}
+
+guint
+ffm_pmapping_set_count_chains_last (const FfmPmappingSet *set)
+{
+  guint n = 0;
+
+  g_return_val_if_fail (set != NULL, 0);
+  for (guint i = 0; i < set->einsums->len; i++)
+    n += ((const FfmEinsumPmappings *) g_ptr_array_index (set->einsums, i))->n_chains_last;
   return n;
 }
 

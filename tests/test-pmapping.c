@@ -2365,6 +2365,16 @@ test_chunked_tables (void)
   g_assert_cmpuint (n_last, >, n_whole);
 }
 
+/* One small 1D convolution (an affine input index). */
+static FfmWorkload *
+small_conv (void)
+{
+  return workload_from_text (
+    "{\"ffm_workload\": 1, \"name\": \"conv\", \"ranks\": {\"K\": 8, \"C\": 4,"
+    " \"P\": 12, \"R\": 3, \"H\": 14}, \"bits_per_value\": {\"all\": 8},"
+    " \"einsums\": [\"O[k,P:p] = I[c,H:p+r] * F[k,c,r]\"]}");
+}
+
 /* Generates 3 chained matmuls on the simple architecture and a 1D
  * convolution on a deep one (unlimited fused loops, 2 threads,
  * FFM_PMAPPING_CHECK_TERMS), each without and with environment variable
@@ -2375,10 +2385,7 @@ assert_knob_keeps_pareto_sets (const char *var, const char *value, gboolean same
 {
   g_autoptr(FfmWorkload) mm = load_matmuls (3, 64, 48);
   g_autoptr(FfmArch) simple = arch_from_file ("simple.json");
-  g_autoptr(FfmWorkload) conv = workload_from_text (
-    "{\"ffm_workload\": 1, \"name\": \"conv\", \"ranks\": {\"K\": 8, \"C\": 4,"
-    " \"P\": 12, \"R\": 3, \"H\": 14}, \"bits_per_value\": {\"all\": 8},"
-    " \"einsums\": [\"O[k,P:p] = I[c,H:p+r] * F[k,c,r]\"]}");
+  g_autoptr(FfmWorkload) conv = small_conv ();
   g_autoptr(FfmArch) deep = arch_from_text (deep_arch);
   FfmWorkload *workloads[] = { mm, conv };
   FfmArch *archs[] = { simple, deep };
@@ -2439,10 +2446,7 @@ test_radix_sorted_pruning (void)
 static void
 test_leaves_pruned (void)
 {
-  g_autoptr(FfmWorkload) conv = workload_from_text (
-    "{\"ffm_workload\": 1, \"name\": \"conv\", \"ranks\": {\"K\": 8, \"C\": 4,"
-    " \"P\": 12, \"R\": 3, \"H\": 14}, \"bits_per_value\": {\"all\": 8},"
-    " \"einsums\": [\"O[k,P:p] = I[c,H:p+r] * F[k,c,r]\"]}");
+  g_autoptr(FfmWorkload) conv = small_conv ();
   g_autoptr(FfmWorkload) mm = load_matmuls (3, 64, 48);
   g_autoptr(FfmArch) deep = arch_from_text (deep_arch);
   FfmWorkload *workloads[] = { conv, mm };
@@ -2473,6 +2477,93 @@ test_leaves_pruned (void)
         g_assert_cmpuint (count_evaluated (pruned), <, count_evaluated (every));
       }
   g_unsetenv ("FFM_PMAPPING_CHECK_TERMS");
+}
+
+/* The search order of each template (greedy, the variable of most chains
+ * last, or the pilots' choice between them) changes the work, never the
+ * pmappings: every group keeps the same Pareto set under each. The forced
+ * orders must differ somewhere, and the pilots, which on problems this
+ * small would keep the greedy order (FFM_PMAPPING_PILOT_MIN_WORK=1 lets
+ * them choose), must choose each order somewhere, or the test would
+ * compare a search with itself. */
+static void
+test_search_order (void)
+{
+  g_autoptr(FfmWorkload) conv = small_conv ();
+  g_autoptr(FfmWorkload) mm = load_matmuls (3, 64, 48);
+  g_autoptr(FfmArch) deep = arch_from_text (deep_arch);
+  g_autofree char *usage_text = usage_arch_text (16, 1);
+  g_autoptr(FfmArch) usage = arch_from_text (usage_text);
+  struct { FfmWorkload *w; FfmArch *a; int fused; const char *name; } cases[] = {
+    { conv, deep, 1, "conv, deep" },
+    { mm, deep, 1, "matmuls, deep, 1 fused loop" },
+    { mm, deep, -1, "matmuls, deep, unlimited fused loops" },
+    { mm, usage, 1, "matmuls, minimum usage" },
+  };
+  const char *orders[] = { "greedy", "chains-last", NULL, NULL };
+  const char *min_work[] = { NULL, NULL, NULL, "1" };
+  guint64 partial[G_N_ELEMENTS (orders)] = { 0 };
+  guint chosen_last = 0, chosen_greedy = 0;
+
+  g_test_summary ("Every search order gives every group the same Pareto set");
+  g_setenv ("FFM_PMAPPING_CHECK_TERMS", "1", TRUE);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      FfmPmappingSet *sets[G_N_ELEMENTS (orders)];
+      FfmPmappingOptions options;
+
+      ffm_pmapping_options_init (&options);
+      options.n_threads = 2;
+      options.max_fused_loops = cases[i].fused;
+      for (guint o = 0; o < G_N_ELEMENTS (orders); o++)
+        {
+          guint64 n = 0;
+          guint n_templates = 0, n_last;
+          if (orders[o] != NULL)
+            g_setenv ("FFM_PMAPPING_ORDER", orders[o], TRUE);
+          else
+            g_unsetenv ("FFM_PMAPPING_ORDER");
+          if (min_work[o] != NULL)
+            g_setenv ("FFM_PMAPPING_PILOT_MIN_WORK", min_work[o], TRUE);
+          else
+            g_unsetenv ("FFM_PMAPPING_PILOT_MIN_WORK");
+          sets[o] = generate (cases[i].w, cases[i].a, &options);
+          for (guint e = 0; e < ffm_pmapping_set_get_n_einsums (sets[o]); e++)
+            {
+              const FfmPmappingStats *st =
+                ffm_einsum_pmappings_get_stats (ffm_pmapping_set_get_einsum (sets[o], e));
+              n += st->n_partial;
+              n_templates += st->n_templates;
+            }
+          partial[o] += n;
+          n_last = ffm_pmapping_set_count_chains_last (sets[o]);
+          g_test_message ("%s, order %s%s: %" G_GUINT64_FORMAT " partial vectors, "
+                          "%u of %u templates chosen chains last", cases[i].name,
+                          orders[o] != NULL ? orders[o] : "chosen",
+                          min_work[o] != NULL ? " on any work" : "", n, n_last,
+                          n_templates);
+          if (orders[o] != NULL)
+            g_assert_cmpuint (n_last, ==, 0);
+          if (min_work[o] != NULL)
+            {
+              chosen_last += n_last;
+              chosen_greedy += n_templates - n_last;
+            }
+        }
+      g_unsetenv ("FFM_PMAPPING_ORDER");
+      g_unsetenv ("FFM_PMAPPING_PILOT_MIN_WORK");
+      for (guint o = 1; o < G_N_ELEMENTS (orders); o++)
+        {
+          assert_pareto_sets_equal (sets[0], sets[o]);
+          assert_pareto_sets_equal (sets[o], sets[0]);
+        }
+      for (guint o = 0; o < G_N_ELEMENTS (orders); o++)
+        ffm_pmapping_set_free (sets[o]);
+    }
+  g_unsetenv ("FFM_PMAPPING_CHECK_TERMS");
+  g_assert_cmpuint (partial[0], !=, partial[1]);
+  g_assert_cmpuint (chosen_last, >, 0);
+  g_assert_cmpuint (chosen_greedy, >, 0);
 }
 
 /* Memories known to be untracked before the search (they hold the whole
@@ -2712,6 +2803,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pmapping/radix-sorted-pruning", test_radix_sorted_pruning);
   g_test_add_func ("/pmapping/untracked-early", test_untracked_early);
   g_test_add_func ("/pmapping/leaves-pruned", test_leaves_pruned);
+  g_test_add_func ("/pmapping/search-order", test_search_order);
   g_test_add_func ("/pmapping/template-limits", test_template_limits);
   g_test_add_func ("/pmapping/reuse", test_reuse);
   g_test_add_func ("/pmapping/tracked-columns", test_tracked_and_columns);
