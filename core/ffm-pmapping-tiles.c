@@ -2232,13 +2232,15 @@ search_leaves (Enum *en, const Table *t, PruneScratch *ps)
   keys = ps->keys.data;
   taken = ps->kept.data;
   slots = ps->vals.data;
-  /* Keys as table_prune() makes them, from the slots. */
+  /* Each row's slots once, in table order (2 ns <= 2 units per row: they
+   * fit the scratch), then keys as table_prune() makes them. */
   {
-    double weight[MAX_VARS * 64], row[2 * MAX_VARS * 64];
+    double weight[MAX_VARS * 64];
     for (guint x = 0; x < ns; x++)
       weight[x] = 0;
     for (guint r = 0; r < n_rows; r++)
       {
+        double *row = slots + (gsize) r * 2 * ns;
         leaf_slots (en, t, r, row);
         for (guint x = 0; x < ns; x++)
           weight[x] = MAX (weight[x], fabs (row[2 * x]));
@@ -2247,8 +2249,8 @@ search_leaves (Enum *en, const Table *t, PruneScratch *ps)
       weight[x] = weight[x] > 0 ? 1 / weight[x] : 0;
     for (guint r = 0; r < n_rows; r++)
       {
+        const double *row = slots + (gsize) r * 2 * ns;
         double rest = 0;
-        leaf_slots (en, t, r, row);
         for (guint x = 1; x < ns; x++)
           rest += row[2 * x] * weight[x];
         keys[r].hash = hash_diff (diffs + (gsize) r * nd, nd);
@@ -2257,33 +2259,41 @@ search_leaves (Enum *en, const Table *t, PruneScratch *ps)
         keys[r].index = r;
       }
   }
+  /* The radix sort's scratch follows the slots, when the scratch has room. */
   if (n_rows >= en->radix_min_rows
-      && ps->vals.capacity / FFM_ROW_KEY_RADIX_SCRATCH >= n_rows)
-    ffm_row_keys_sort_radix (keys, n_rows, slots);    /* not yet in use */
+      && (ps->vals.capacity - (gsize) n_rows * 2 * ns * sizeof (double))
+         / FFM_ROW_KEY_RADIX_SCRATCH >= n_rows)
+    {
+      ffm_row_keys_sort_radix (keys, n_rows, slots + (gsize) n_rows * 2 * ns);
+      if (en->check_terms)
+        for (guint i = 1; i < n_rows; i++)
+          if (!ffm_row_key_less (&keys[i - 1], &keys[i]))
+            g_warning ("radix sort: leaf key %u of %u is out of order", i, n_rows);
+    }
   else
     ffm_row_keys_sort (keys, n_rows);
-  for (guint i = 0; i < n_rows; i++)
-    leaf_slots (en, t, keys[i].index, slots + (gsize) i * 2 * ns);
 
   for (guint i = 0; i < n_rows && !en->stopped; i++)
     {
       guint r = keys[i].index;
-      const double *row = slots + (gsize) i * 2 * ns;
+      const double *row = slots + (gsize) r * 2 * ns;
       gboolean dominated = FALSE;
       if (i > 0 && keys[i].hash != keys[i - 1].hash)
         start = n_taken;    /* a new diff */
       for (guint k = n_taken; k-- > start && !dominated && n_taken - k <= PRUNE_WINDOW; )
         {
-          guint q = taken[k];
-          if (keys[q].rest > keys[i].rest)
+          const FfmRowKey *q = &keys[taken[k]];
+          if (q->rest > keys[i].rest)
             continue;
-          dominated = unit_dominates (slots + (gsize) q * 2 * ns, row, ns, NULL, &fail)
-            && diff_equal (diffs + (gsize) keys[q].index * nd, diffs + (gsize) r * nd, nd);
+          dominated = unit_dominates (slots + (gsize) q->index * 2 * ns, row, ns, NULL, &fail)
+            && diff_equal (diffs + (gsize) q->index * nd, diffs + (gsize) r * nd, nd);
         }
+      en->out->n_partial++;
+      if (dominated && !en->check_terms)
+        continue;     /* its tiles are not needed */
       restore_row (en, t, r, en->n_vars);
       if (en->check_terms)
         check_table_row (en, t, r);
-      en->out->n_partial++;
       if (!dominated && leaf (en))
         taken[n_taken++] = i;
     }
