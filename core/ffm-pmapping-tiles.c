@@ -1704,6 +1704,23 @@ ffm_tile_workspace_free (FfmTileWorkspace *ws)
   g_free (ws);
 }
 
+/* Moves row @from of @t to row @to (@to <= @from). */
+static void
+table_move_row (const Enum *en, Table *t, guint from, guint to, guint n_units)
+{
+  if (from == to)
+    return;
+  memcpy (TABLE_CHAINS (t) + (gsize) to * en->n_vars,
+          TABLE_CHAINS (t) + (gsize) from * en->n_vars, sizeof (guint32) * en->n_vars);
+  memcpy (TABLE_VALS (t) + (gsize) to * n_units,
+          TABLE_VALS (t) + (gsize) from * n_units, sizeof (double) * n_units);
+  memcpy (TABLE_MAGS (t) + (gsize) to * n_units,
+          TABLE_MAGS (t) + (gsize) from * n_units, sizeof (double) * n_units);
+  if (en->n_diff > 0)
+    memcpy (TABLE_DIFF (t) + (gsize) to * en->n_diff,
+            TABLE_DIFF (t) + (gsize) from * en->n_diff, sizeof (guint64) * en->n_diff);
+}
+
 /* Drops the rows from @first on of @t that another row from @first on with
  * the same diff dominates; survivors keep their order. */
 static gboolean
@@ -1715,7 +1732,6 @@ table_prune (Enum *en, Table *t, guint first, guint n_units,
   guint64 *diffs = TABLE_DIFF (t) + (gsize) first * nd;
   double *vals = TABLE_VALS (t) + (gsize) first * n_units;
   double *mags = TABLE_MAGS (t) + (gsize) first * n_units;
-  guint32 *chains = TABLE_CHAINS (t) + (gsize) first * en->n_vars;
   struct {
     FfmRowKey *keys;
     guint *kept;
@@ -1829,17 +1845,7 @@ table_prune (Enum *en, Table *t, guint first, guint n_units,
     {
       if (!s->alive[r])
         continue;
-      if (r != n)
-        {
-          memcpy (chains + (gsize) n * en->n_vars, chains + (gsize) r * en->n_vars,
-                  sizeof (guint32) * en->n_vars);
-          memcpy (vals + (gsize) n * n_units, vals + (gsize) r * n_units,
-                  sizeof (double) * n_units);
-          memcpy (mags + (gsize) n * n_units, mags + (gsize) r * n_units,
-                  sizeof (double) * n_units);
-          memcpy (diffs + (gsize) n * nd, diffs + (gsize) r * nd,
-                  sizeof (guint64) * nd);
-        }
+      table_move_row (en, t, first + r, first + n, n_units);
       n++;
     }
   t->n_rows = first + n;
@@ -2388,23 +2394,6 @@ table_set_root (Enum *en, Table *table)
  * search), the greedy order is kept without a second pilot, which would
  * cost more than it could save. */
 #define PILOT_MIN_WORK 1e6
-
-/* Moves row @from of @t to row @to (@to <= @from). */
-static void
-table_move_row (const Enum *en, Table *t, guint from, guint to, guint n_units)
-{
-  if (from == to)
-    return;
-  memcpy (TABLE_CHAINS (t) + (gsize) to * en->n_vars,
-          TABLE_CHAINS (t) + (gsize) from * en->n_vars, sizeof (guint32) * en->n_vars);
-  memcpy (TABLE_VALS (t) + (gsize) to * n_units,
-          TABLE_VALS (t) + (gsize) from * n_units, sizeof (double) * n_units);
-  memcpy (TABLE_MAGS (t) + (gsize) to * n_units,
-          TABLE_MAGS (t) + (gsize) from * n_units, sizeof (double) * n_units);
-  if (en->n_diff > 0)
-    memcpy (TABLE_DIFF (t) + (gsize) to * en->n_diff,
-            TABLE_DIFF (t) + (gsize) from * en->n_diff, sizeof (guint64) * en->n_diff);
-}
 
 /* An estimate of the search's work in the present order: a search of
  * samples, each depth extending PILOT_PARENTS rows of the pruned sample
