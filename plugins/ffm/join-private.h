@@ -14,6 +14,13 @@ G_BEGIN_DECLS
 #define MAX_LIVE 64             /* tensors carried across one step */
 #define MAX_MEM 16              /* tracked memories */
 
+/* The bytes of a key with their hash (merge.c). */
+typedef struct {
+  guint hash;
+  guint len;                    /* bytes of data */
+  guint8 data[];
+} ByteKey;
+
 /* One fused loop of a key's spine (the loop nodes the next Einsum must
  * share), as the rules compare it. */
 typedef struct {
@@ -47,25 +54,49 @@ typedef struct {
   KeyLive live[MAX_LIVE];       /* by tensor index */
 } JoinKey;
 
+/* The bytes of @k that hold something: a group keeps only these (the
+ * tensors past n_live are never read; a whole JoinKey is 12 kB, and GPT-3
+ * at unlimited fused loops makes 200,000 groups in one step). */
+static inline gsize
+join_key_size (const JoinKey *k)
+{
+  return G_STRUCT_OFFSET (JoinKey, live) + sizeof (KeyLive) * k->n_live;
+}
+
 /* The right side of a step: the rows of one generator group with the same
- * copies, compute unit and order of fused loops. */
+ * copies, compute unit and order of fused loops. GPT-3 at unlimited fused
+ * loops makes millions of units, so a unit borrows its group's
+ * compatibility and names its loop order by a permutation, and the units
+ * of one group's orders share their rows and table (a unit of ~2 kB, the
+ * compatibility copied, took 5 GB there). */
 typedef struct {
   guint group;                  /* index among the Einsum's groups */
   const FfmPmappingGroup *g;
-  FfmCompatibility compat;      /* g's, its fused loops in this unit's order */
+  const FfmCompatibility *compat; /* g's (borrowed from the pmapping set) */
+  guint8 perm[MAX_LOOPS];       /* this unit's fused loop d is
+                                   compat->loops[perm[d]] */
   guint order;                  /* ffm_join_pmapping_get_order() index */
   guint n_orders;               /* orders of the group's loops */
   guint compute_level;
   guint copy[FFM_MAX_EINSUM_TENSORS]; /* per compat tensor: shallowest copy, NONE */
-  int ranks[MAX_LOOPS][FFM_MAX_EINSUM_TENSORS]; /* plain rank per fused loop, access */
-  double size[MAX_MEM];         /* capacity per tracked memory (0 off its path) */
+  gint8 ranks[MAX_LOOPS][FFM_MAX_EINSUM_TENSORS]; /* plain rank per fused loop
+                                                     (unit order), access; -1 */
   gboolean unbounded[FFM_MAX_EINSUM_TENSORS]; /* per compat tensor: backed in
                                                  an unbounded memory */
+  double size[MAX_MEM];         /* capacity per tracked memory (0 off its path) */
   guint n_fused;
   guint width;                  /* n_obj + n_mem * (n_fused + 2) */
-  GArray *rows;                 /* of guint: row in the group */
-  GArray *table;                /* of double: width per row */
+  GArray *rows;                 /* of guint: row in the group (shared by the
+                                   group's orders: g_array_unref) */
+  GArray *table;                /* of double: width per row (shared too) */
 } Unit;
+
+/* Fused loop @d of @u, in the unit's order. */
+static inline const FfmCompatLoop *
+join_unit_loop (const Unit *u, guint d)
+{
+  return &u->compat->loops[u->perm[d]];
+}
 
 /* One Einsum's step. */
 typedef struct {
@@ -114,11 +145,20 @@ typedef struct {
 
 /* ---- merge.c ---- */
 
-GBytes *join_key_bytes (const JoinKey *k);
+/* Keys as bytes (join_key_bytes(), join_match_bytes()) are written into
+ * a caller's scratch array and returned from it (valid until its next
+ * use): hash tables of ByteKey (join_byte_key_hash(), _equal()) are looked
+ * up without allocating, and store join_byte_key_copy() (g_free). */
+const ByteKey *join_key_bytes (const JoinKey *k, GByteArray *scratch);
 const KeyLive *join_key_find (const JoinKey *k, guint tensor);
-GBytes *join_match_bytes (guint s, const KeyLoop *loops,
-                          const KeyLive *const *tensors, guint n);
-GBytes *join_left_match_bytes (const Step *st, const JoinKey *k);
+const ByteKey *join_match_bytes (guint s, const KeyLoop *loops,
+                                 const KeyLive *const *tensors, guint n,
+                                 GByteArray *scratch);
+const ByteKey *join_left_match_bytes (const Step *st, const JoinKey *k,
+                                      GByteArray *scratch);
+guint join_byte_key_hash (gconstpointer key);
+gboolean join_byte_key_equal (gconstpointer a, gconstpointer b);
+ByteKey *join_byte_key_copy (const ByteKey *k);
 void join_compat_loop (const FfmCompatLoop *c, KeyLoop *k);
 gboolean join_unit_live (const Unit *u, guint t, KeyLive *out);
 int join_compat_find (const FfmCompatibility *c, guint tensor);

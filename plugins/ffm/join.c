@@ -40,7 +40,7 @@ typedef struct {
 
 /* A group of rows with one key. */
 typedef struct {
-  JoinKey *key;                 /* owned */
+  JoinKey *key;                 /* owned: join_key_size() bytes */
   guint width;
   GArray *values;               /* of double */
   GArray *prov;                 /* of Prov */
@@ -155,7 +155,7 @@ join_result_free (JoinResult *r)
 static gboolean
 group_charge (Group *g)
 {
-  gsize bytes = sizeof (Group) + sizeof (JoinKey)
+  gsize bytes = sizeof (Group) + join_key_size (g->key)
     + sizeof (double) * g->values->len
     + (g->prov != NULL ? sizeof (Prov) * g->prov->len : 0)
     + (g->ids != NULL ? sizeof (guint32) * g->ids->len : 0);
@@ -176,7 +176,7 @@ group_new (const JoinKey *key, guint width, FfmMemoryBudget *budget)
   Group *g = g_new0 (Group, 1);
 
   g->budget = budget;
-  g->key = g_memdup2 (key, sizeof *key);
+  g->key = g_memdup2 (key, join_key_size (key));
   g->width = width;
   g->values = g_array_new (FALSE, FALSE, sizeof (double));
   g->prov = g_array_new (FALSE, FALSE, sizeof (Prov));
@@ -278,15 +278,20 @@ prune_all (const JoinProblem *p, GPtrArray *groups, double epsilon)
 
 /* Whether a group can meet any unit of the next step at all. */
 static gboolean
-has_future (const JoinProblem *p, guint x, const JoinKey *k)
+has_future (const JoinProblem *p, guint x, const JoinKey *k, GByteArray *scratch)
 {
-  g_autoptr (GBytes) key = NULL;
+  const ByteKey *key;
 
   if (x + 1 >= p->n_einsums)
     return TRUE;
-  key = join_left_match_bytes (&p->steps[x + 1], k);
+  key = join_left_match_bytes (&p->steps[x + 1], k, scratch);
   return key != NULL && g_hash_table_contains (p->steps[x + 1].index, key);
 }
+
+/* Stands in by_key for a result key with no future: its pairs are skipped
+ * without asking again. */
+static const char no_future_group;
+#define NO_FUTURE ((Group *) &no_future_group)
 
 /* The join at step @x holds more than its budget gives. */
 static void
@@ -329,9 +334,11 @@ join_step (const JoinProblem *p, guint x, GPtrArray *left,
 {
   const Step *st = &p->steps[x];
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) group_free);
-  g_autoptr (GHashTable) by_key = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
-                                                         (GDestroyNotify) g_bytes_unref,
-                                                         NULL);
+  g_autoptr (GHashTable) by_key = g_hash_table_new_full (join_byte_key_hash,
+                                                         join_byte_key_equal,
+                                                         g_free, NULL);
+  g_autoptr (GByteArray) scratch = g_byte_array_new ();
+  g_autoptr (GByteArray) scratch_next = g_byte_array_new ();
   Plan *plan = g_new (Plan, 1);
   double row[2 + MAX_MEM * (2 * MAX_LOOPS + 3)];
   gsize slack = grow_prune_slack ();
@@ -339,7 +346,7 @@ join_step (const JoinProblem *p, guint x, GPtrArray *left,
   for (guint gi = 0; gi < left->len; gi++)
     {
       const Group *lg = g_ptr_array_index (left, gi);
-      g_autoptr (GBytes) mkey = join_left_match_bytes (st, lg->key);
+      const ByteKey *mkey = join_left_match_bytes (st, lg->key, scratch);
       GArray *cands = mkey != NULL ? g_hash_table_lookup (st->index, mkey) : NULL;
       guint n_left = lg->ids->len;
 
@@ -347,22 +354,27 @@ join_step (const JoinProblem *p, guint x, GPtrArray *left,
         {
           guint ui = g_array_index (cands, guint, ci);
           const Unit *u = &g_array_index (st->units, Unit, ui);
-          g_autoptr (GBytes) nkey = NULL;
+          const ByteKey *nkey;
           Group *ng;
           guint nw;
 
           if (u->n_fused < lg->key->n_spine || !join_plan_merge (p, st, lg->key, u, plan))
             continue;
-          if (!has_future (p, x, &plan->key))
-            continue;
-          nkey = join_key_bytes (&plan->key);
+          nkey = join_key_bytes (&plan->key, scratch);
           ng = g_hash_table_lookup (by_key, nkey);
+          if (ng == NO_FUTURE)
+            continue;
           if (ng == NULL)
             {
+              if (!has_future (p, x, &plan->key, scratch_next))
+                {
+                  g_hash_table_insert (by_key, join_byte_key_copy (nkey), NO_FUTURE);
+                  continue;
+                }
               ng = group_new (&plan->key, join_row_width (p, plan->key.n_spine),
                               p->budget);
               g_ptr_array_add (out, ng);
-              g_hash_table_insert (by_key, g_steal_pointer (&nkey), ng);
+              g_hash_table_insert (by_key, join_byte_key_copy (nkey), ng);
             }
           nw = ng->width;
           for (guint a = 0; a < n_left; a++)

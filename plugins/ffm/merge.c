@@ -50,25 +50,75 @@ live_backing_bytes (GByteArray *b, const KeyLive *l)
   bytes_add (b, l->ranks, sizeof (int) * l->depth);
 }
 
-GBytes *
-join_key_bytes (const JoinKey *k)
+/* Starts a key in @scratch: room for its header. */
+static void
+byte_key_begin (GByteArray *scratch)
 {
-  GByteArray *b = g_byte_array_new ();
+  g_byte_array_set_size (scratch, sizeof (ByteKey));
+}
 
-  key_loops_bytes (b, k->spine, k->n_spine);
-  bytes_add (b, &k->n_live, sizeof (guint));
+/* Ends the key in @scratch: its length and hash (FNV-1a over 32-bit words:
+ * every field is 4 or 8 bytes, so keys are whole words). */
+static const ByteKey *
+byte_key_end (GByteArray *scratch)
+{
+  ByteKey *k = (ByteKey *) scratch->data;
+  const guint8 *d = k->data;
+  guint len = scratch->len - (guint) sizeof (ByteKey);
+  guint32 h = 2166136261u;
+
+  for (guint i = 0; i + 4 <= len; i += 4)
+    {
+      guint32 w;
+      memcpy (&w, d + i, 4);
+      h = (h ^ w) * 16777619u;
+    }
+  for (guint i = len & ~3u; i < len; i++)
+    h = (h ^ d[i]) * 16777619u;
+  k->hash = h ^ (h >> 15);
+  k->len = len;
+  return k;
+}
+
+guint
+join_byte_key_hash (gconstpointer key)
+{
+  return ((const ByteKey *) key)->hash;
+}
+
+gboolean
+join_byte_key_equal (gconstpointer a, gconstpointer b)
+{
+  const ByteKey *x = a, *y = b;
+
+  return x->hash == y->hash && x->len == y->len
+    && memcmp (x->data, y->data, x->len) == 0;
+}
+
+ByteKey *
+join_byte_key_copy (const ByteKey *k)
+{
+  return g_memdup2 (k, sizeof (ByteKey) + k->len);
+}
+
+const ByteKey *
+join_key_bytes (const JoinKey *k, GByteArray *scratch)
+{
+  byte_key_begin (scratch);
+  key_loops_bytes (scratch, k->spine, k->n_spine);
+  bytes_add (scratch, &k->n_live, sizeof (guint));
   for (guint i = 0; i < k->n_live; i++)
     {
       const KeyLive *l = &k->live[i];
-      live_backing_bytes (b, l);
-      bytes_add (b, &l->produced, sizeof (int));
-      bytes_add (b, &l->dep_depth, sizeof (guint));
+      live_backing_bytes (scratch, l);
+      bytes_add (scratch, &l->produced, sizeof (int));
+      bytes_add (scratch, &l->dep_depth, sizeof (guint));
       if (l->produced)
-        bytes_add (b, l->dep_ranks, sizeof (int) * l->dep_depth);
-      bytes_add (b, &l->last_use, sizeof (guint));
-      bytes_add (b, &l->open_copy, sizeof (guint));
+        bytes_add (scratch, l->dep_ranks, sizeof (int) * l->dep_depth);
+      bytes_add (scratch, &l->last_use, sizeof (guint));
+      bytes_add (scratch, &l->open_copy, sizeof (guint));
     }
-  return g_byte_array_free_to_bytes (b);
+  return byte_key_end (scratch);
 }
 
 const KeyLive *
@@ -84,16 +134,15 @@ join_key_find (const JoinKey *k, guint tensor)
 
 /* The part of a key that the right unit must equal: the first @s spine
  * loops and the backing of the tensors @before. */
-GBytes *
+const ByteKey *
 join_match_bytes (guint s, const KeyLoop *loops, const KeyLive *const *tensors,
-             guint n)
+                  guint n, GByteArray *scratch)
 {
-  GByteArray *b = g_byte_array_new ();
-
-  key_loops_bytes (b, loops, s);
+  byte_key_begin (scratch);
+  key_loops_bytes (scratch, loops, s);
   for (guint i = 0; i < n; i++)
-    live_backing_bytes (b, tensors[i]);
-  return g_byte_array_free_to_bytes (b);
+    live_backing_bytes (scratch, tensors[i]);
+  return byte_key_end (scratch);
 }
 
 void
@@ -111,7 +160,7 @@ join_compat_loop (const FfmCompatLoop *c, KeyLoop *k)
 gboolean
 join_unit_live (const Unit *u, guint t, KeyLive *out)
 {
-  const FfmCompatTensor *ct = &u->compat.tensors[t];
+  const FfmCompatTensor *ct = &u->compat->tensors[t];
 
   memset (out, 0, sizeof *out);
   out->tensor = ct->tensor;
@@ -139,8 +188,8 @@ join_compat_find (const FfmCompatibility *c, guint tensor)
 }
 
 /* The match key a left key @k presents to step @st. */
-GBytes *
-join_left_match_bytes (const Step *st, const JoinKey *k)
+const ByteKey *
+join_left_match_bytes (const Step *st, const JoinKey *k, GByteArray *scratch)
 {
   const KeyLive *ptrs[MAX_LIVE];
 
@@ -150,7 +199,7 @@ join_left_match_bytes (const Step *st, const JoinKey *k)
       if (ptrs[i] == NULL)
         return NULL;
     }
-  return join_match_bytes (k->n_spine, k->spine, ptrs, st->before->len);
+  return join_match_bytes (k->n_spine, k->spine, ptrs, st->before->len, scratch);
 }
 
 /* ---- Planning one merge ---- */
@@ -170,7 +219,7 @@ static gboolean
 check_live (const JoinProblem *p, const Step *st, const Unit *u, guint s,
             const KeyLive *l, guint t)
 {
-  const FfmCompatTensor *ct = &u->compat.tensors[t];
+  const FfmCompatTensor *ct = &u->compat->tensors[t];
 
   if (l->produced && ct->access != st->e->output_access)
     {
@@ -191,7 +240,7 @@ static gboolean
 next_live (const Step *st, const Unit *u, const KeyLive *l, guint tensor,
            guint s, KeyLive *out)
 {
-  int t = join_compat_find (&u->compat, tensor);
+  int t = join_compat_find (u->compat, tensor);
 
   if (l != NULL)
     {
@@ -204,7 +253,7 @@ next_live (const Step *st, const Unit *u, const KeyLive *l, guint tensor,
     {
       if (t < 0 || !join_unit_live (u, (guint) t, out))
         return FALSE;
-      out->produced = u->compat.tensors[t].access == st->e->output_access;
+      out->produced = u->compat->tensors[t].access == st->e->output_access;
       out->dep_depth = out->produced ? NONE : 0;
       out->last_use = NONE;
     }
@@ -236,7 +285,7 @@ gboolean
 join_plan_merge (const JoinProblem *p, const Step *st, const JoinKey *k,
             const Unit *u, Plan *plan)
 {
-  const FfmCompatibility *c = &u->compat;
+  const FfmCompatibility *c = u->compat;
   JoinKey *nk = &plan->key;
   guint s = k->n_spine, S = 0;
 
@@ -276,7 +325,7 @@ join_plan_merge (const JoinProblem *p, const Step *st, const JoinKey *k,
     return FALSE;
   nk->n_spine = S;
   for (guint d = 0; d < S; d++)
-    join_compat_loop (&c->loops[d], &nk->spine[d]);
+    join_compat_loop (join_unit_loop (u, d), &nk->spine[d]);
   for (guint i = 0; i < nk->n_live; i++)
     normalize_live (u, st, S, &nk->live[i]);
   return TRUE;

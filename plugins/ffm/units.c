@@ -20,8 +20,8 @@
 static void
 unit_clear (Unit *u)
 {
-  g_array_free (u->rows, TRUE);
-  g_array_free (u->table, TRUE);
+  g_array_unref (u->rows);
+  g_array_unref (u->table);
 }
 
 void
@@ -82,8 +82,8 @@ join_pmapping_path (const FfmEinsumPmappings *pm, const FfmPmappingRef *ref)
 {
   const GPtrArray *nodes = ffm_einsum_pmappings_get_template (pm, ref->template_id);
   const FfmPmappingModel *model = ffm_einsum_pmappings_get_model (pm, ref->template_id);
-  /* A template without loops has no tiles to look up (the pool may be
-   * empty): see docs/.join-requests.md. */
+  /* A template without loops has no tiles to look up (its pool of tiles
+   * may be empty). */
   const guint64 *tiles = ffm_pmapping_model_get_n_loops (model) > 0
     ? ffm_einsum_pmappings_get_tiles (pm, ref) : NULL;
   GPtrArray *out = ffm_mapping_node_list_new ();
@@ -98,17 +98,46 @@ join_pmapping_path (const FfmEinsumPmappings *pm, const FfmPmappingRef *ref)
   return out;
 }
 
+/* The nodes of a row's pmapping, as join_pmapping_path() gives them but
+ * shallow: struct copies of its template's nodes with the row's tiles, in
+ * @shallow, pointed to from @ptrs (both reused from row to row). They
+ * share the template's strings, so they are only read:
+ * ffm_join_pmapping_new() deep-copies what it keeps. Reading GPT-3's 2.5 M
+ * rows at unlimited fused loops spent most of its time copying nodes. */
+static void
+row_nodes (const FfmEinsumPmappings *pm, const FfmPmappingRef *ref,
+           GArray *shallow, GPtrArray *ptrs)
+{
+  const GPtrArray *nodes = ffm_einsum_pmappings_get_template (pm, ref->template_id);
+  const FfmPmappingModel *model = ffm_einsum_pmappings_get_model (pm, ref->template_id);
+  /* No loops, no tiles (as in join_pmapping_path()). */
+  const guint64 *tiles = ffm_pmapping_model_get_n_loops (model) > 0
+    ? ffm_einsum_pmappings_get_tiles (pm, ref) : NULL;
+  FfmMappingNode *n;
+
+  g_array_set_size (shallow, nodes->len);
+  g_ptr_array_set_size (ptrs, (gint) nodes->len);
+  n = (FfmMappingNode *) (gpointer) shallow->data;
+  for (guint i = 0, j = 0; i < nodes->len; i++)
+    {
+      n[i] = *(const FfmMappingNode *) g_ptr_array_index (nodes, i);
+      if (n[i].kind == FFM_NODE_TEMPORAL || n[i].kind == FFM_NODE_SPATIAL)
+        n[i].tile = tiles[j++];
+      ptrs->pdata[i] = &n[i];
+    }
+}
+
 /* Copies of shared tensors in one row's pmapping (ffm-join.h). */
 static gboolean
 row_copies (const JoinProblem *p, const FfmEinsumPmappings *pm,
-            const FfmPmappingGroup *g, guint row, guint *copy,
-            guint *compute_level, FfmJoinPmapping **out, GError **error)
+            const FfmPmappingGroup *g, guint row, GArray *shallow, GPtrArray *ptrs,
+            guint *copy, guint *compute_level, FfmJoinPmapping **out, GError **error)
 {
-  g_autoptr (GPtrArray) nodes = join_pmapping_path (pm, &g->refs[row]);
   g_autoptr (FfmJoinPmapping) jp = NULL;
 
-  jp = ffm_join_pmapping_new (p->w, p->a, (const FfmMappingNode *const *) nodes->pdata,
-                              nodes->len, error);
+  row_nodes (pm, &g->refs[row], shallow, ptrs);
+  jp = ffm_join_pmapping_new (p->w, p->a, (const FfmMappingNode *const *) ptrs->pdata,
+                              ptrs->len, error);
   if (jp == NULL)
     return FALSE;
   if (ffm_join_pmapping_get_n_fused_loops (jp) != g->compat.n_loops)
@@ -143,19 +172,22 @@ find_unit (GArray *units, guint first, guint group, const guint *copy,
   return NULL;
 }
 
-/* The rank of each access each fused loop (in the unit's order) walks. */
+/* The rank of each access each fused loop (in the unit's order) walks
+ * (ranks per tensor: at most FFM_MAX_TENSOR_RANKS, so a gint8 holds it). */
+G_STATIC_ASSERT (FFM_MAX_TENSOR_RANKS <= G_MAXINT8);
 static void
 unit_ranks (const JoinProblem *p, const Step *st, Unit *u)
 {
   for (guint d = 0; d < u->n_fused; d++)
     for (guint acc = 0; acc < FFM_MAX_EINSUM_TENSORS; acc++)
-      u->ranks[d][acc] = acc < st->e->n_accesses
-        ? ffm_join_plain_rank (p->w, st->e, acc, u->compat.loops[d].rank_var) : -1;
+      u->ranks[d][acc] = (gint8) (acc < st->e->n_accesses
+        ? ffm_join_plain_rank (p->w, st->e, acc, join_unit_loop (u, d)->rank_var) : -1);
 }
 
 /* The same unit with its fused loops in order @order (of @jp, one of its
- * rows): loops and the ranks each tensor's loops walk reordered; a block
- * never crosses a tensor's backing node, so each keeps its loops. */
+ * rows): the loops and the ranks they walk reordered; a block never
+ * crosses a tensor's backing node, so each tensor keeps its loops, and the
+ * reservations per depth are the base's: the rows and table are shared. */
 static void
 unit_permuted (const JoinProblem *p, const Step *st, const Unit *base,
                const FfmJoinPmapping *jp, guint order, Unit *u)
@@ -164,14 +196,11 @@ unit_permuted (const JoinProblem *p, const Step *st, const Unit *base,
 
   *u = *base;
   u->order = order;
-  u->rows = g_array_copy (base->rows);
-  u->table = g_array_copy (base->table);
+  u->rows = g_array_ref (base->rows);
+  u->table = g_array_ref (base->table);
   ffm_join_pmapping_get_order (jp, order, perm);
   for (guint d = 0; d < u->n_fused; d++)
-    u->compat.loops[d] = base->compat.loops[perm[d]];
-  for (guint t = 0; t < u->compat.n_tensors; t++)
-    for (guint d = 0; d < u->compat.tensors[t].n_loops; d++)
-      u->compat.tensors[t].ranks[d] = base->compat.tensors[t].ranks[perm[d]];
+    u->perm[d] = (guint8) base->perm[perm[d]];
   unit_ranks (p, st, u);
 }
 
@@ -185,7 +214,9 @@ unit_init (const JoinProblem *p, const Step *st, Unit *u, guint group,
   memset (u, 0, sizeof *u);
   u->group = group;
   u->g = g;
-  u->compat = g->compat;
+  u->compat = &g->compat;
+  for (guint d = 0; d < MAX_LOOPS; d++)
+    u->perm[d] = (guint8) d;
   u->n_orders = 1;
   u->compute_level = compute_level;
   for (guint t = 0; t < FFM_MAX_EINSUM_TENSORS; t++)
@@ -240,6 +271,8 @@ read_units (JoinProblem *p, Step *st, GError **error)
 {
   gsize pending = 0;
   double row[2 + MAX_MEM * (MAX_LOOPS + 2)];
+  g_autoptr (GArray) shallow = g_array_new (FALSE, FALSE, sizeof (FfmMappingNode));
+  g_autoptr (GPtrArray) ptrs = g_ptr_array_new ();
 
   st->units = g_array_new (FALSE, FALSE, sizeof (Unit));
   st->min_energy = st->min_latency = INFINITY;
@@ -265,7 +298,8 @@ read_units (JoinProblem *p, Step *st, GError **error)
           guint copy[FFM_MAX_EINSUM_TENSORS], compute_level;
           FfmJoinPmapping *jp = NULL;
           Unit *u;
-          if (!row_copies (p, st->pm, g, r, copy, &compute_level, &jp, error))
+          if (!row_copies (p, st->pm, g, r, shallow, ptrs, copy, &compute_level,
+                           &jp, error))
             return FALSE;
           u = find_unit (st->units, first, gi, copy, compute_level, g->compat.n_tensors);
           if (u == NULL)
@@ -301,9 +335,7 @@ read_units (JoinProblem *p, Step *st, GError **error)
           {
             Unit nu;
             const Unit *base = &g_array_index (st->units, Unit, i);
-            if (!charge_units (p, st, sizeof (Unit) + UNIT_OVERHEAD_BYTES
-                               + sizeof (guint) * base->rows->len
-                               + sizeof (double) * base->table->len, &pending, error))
+            if (!charge_units (p, st, sizeof (Unit), &pending, error))
               return FALSE;
             unit_permuted (p, st, base, g_ptr_array_index (firsts, i - first), o, &nu);
             g_array_append_val (st->units, nu);
@@ -317,9 +349,10 @@ read_units (JoinProblem *p, Step *st, GError **error)
 static void
 index_units (JoinProblem *p, Step *st)
 {
-  st->index = g_hash_table_new_full (g_bytes_hash, g_bytes_equal,
-                                     (GDestroyNotify) g_bytes_unref,
-                                     (GDestroyNotify) g_array_unref);
+  g_autoptr (GByteArray) scratch = g_byte_array_new ();
+
+  st->index = g_hash_table_new_full (join_byte_key_hash, join_byte_key_equal,
+                                     g_free, (GDestroyNotify) g_array_unref);
   for (guint i = 0; i < st->units->len; i++)
     {
       const Unit *u = &g_array_index (st->units, Unit, i);
@@ -329,10 +362,10 @@ index_units (JoinProblem *p, Step *st)
       gboolean ok = TRUE;
 
       for (guint d = 0; d < u->n_fused; d++)
-        join_compat_loop (&u->compat.loops[d], &loops[d]);
+        join_compat_loop (join_unit_loop (u, d), &loops[d]);
       for (guint k = 0; k < st->before->len && ok; k++)
         {
-          int t = join_compat_find (&u->compat, g_array_index (st->before, guint, k));
+          int t = join_compat_find (u->compat, g_array_index (st->before, guint, k));
           ok = t >= 0 && join_unit_live (u, (guint) t, &lives[k]);
           ptrs[k] = &lives[k];
         }
@@ -340,15 +373,15 @@ index_units (JoinProblem *p, Step *st)
         continue;       /* can never join what came before */
       for (guint s = 0; s <= u->n_fused; s++)
         {
-          GBytes *key = join_match_bytes (s, loops, ptrs, st->before->len);
+          const ByteKey *key = join_match_bytes (s, loops, ptrs, st->before->len,
+                                                 scratch);
           GArray *list = g_hash_table_lookup (st->index, key);
           if (list == NULL)
             {
               list = g_array_new (FALSE, FALSE, sizeof (guint));
-              g_hash_table_insert (st->index, g_bytes_ref (key), list);
+              g_hash_table_insert (st->index, join_byte_key_copy (key), list);
             }
           g_array_append_val (list, i);
-          g_bytes_unref (key);
         }
     }
 }
@@ -433,12 +466,19 @@ join_problem_new (FfmPmappingSet *set, FfmObjective objective,
           join_problem_free (p);
           return NULL;
         }
+      gint64 t0 = g_get_monotonic_time (), t1;
       if (!read_units (p, st, error))
         {
           join_problem_free (p);
           return NULL;
         }
+      t1 = g_get_monotonic_time ();
       index_units (p, st);
+      g_debug ("units of Einsum %s: %u units read in %.3f s, indexed in %.3f s "
+               "(units of Einsums so far: %" G_GSIZE_FORMAT " bytes)",
+               st->e->name, st->units->len, (double) (t1 - t0) / G_USEC_PER_SEC,
+               (double) (g_get_monotonic_time () - t1) / G_USEC_PER_SEC,
+               p->units_charged);
     }
   p->rest_energy = g_new0 (double, MAX (p->n_einsums, 1));
   p->rest_latency = g_new0 (double, MAX (p->n_einsums, 1));
