@@ -110,6 +110,7 @@ typedef struct {
   GArray *live_after;           /* of guint: shared tensors used up to it and after, sorted */
   double min_energy;            /* over its rows */
   double min_latency;
+  gsize units_charged;          /* bytes of its units taken from the budget */
 } Step;
 
 struct _JoinProblem {
@@ -130,7 +131,6 @@ struct _JoinProblem {
   Step *steps;
   FfmMemoryBudget *budget;      /* what the join may hold: the search's
                                    budget less what the pmappings hold */
-  gsize units_charged;          /* bytes of the units taken from it */
   double *rest_energy;          /* [n_einsums]: sum of minima after x */
   double *rest_latency;
 };
