@@ -141,6 +141,16 @@ typedef struct {
   guint n_units[MAX_VARS + 1];        /* comparison units per depth */
   guint *unit_next[MAX_VARS];         /* [n_units[k]]: its unit at depth k+1 */
   guint *unit_desc[MAX_VARS];         /* [n_units[k]]: descriptor of var order[k] */
+  /* Depth k's units grouped by their unit at depth k+1 (stably: in
+   * increasing order within a group): gather_unit[k] and gather_desc[k]
+   * ([n_units[k]]) list each one and its descriptor, gather_start[k]
+   * ([n_units[k+1] + 1]) where each unit of depth k+1 starts among them.
+   * table_extend() sums each new unit's group in that order straight into
+   * the new row: the same sums, bit for bit, as adding each unit into its
+   * next unit in turn, without a scatter whose stores wait on each other. */
+  guint *gather_unit[MAX_VARS];
+  guint *gather_desc[MAX_VARS];
+  guint *gather_start[MAX_VARS];
   double *unit_init;                  /* [2 n_units[0]]: value, magnitude */
   guint n_desc[MAX_VARS];             /* per depth k: descriptors of order[k] */
   double *phi[MAX_VARS];              /* per depth: [n_chains x n_desc] factors
@@ -1288,6 +1298,34 @@ setup_leaf_slots (Enum *en)
   en->n_leaf_slots = n;
 }
 
+/* gather_unit, gather_desc and gather_start of depth @k (their comment
+ * in Enum): a counting sort of depth k's units by their next unit. */
+static void
+setup_gather (Enum *en, guint k)
+{
+  guint nu = en->n_units[k], nu2 = en->n_units[k + 1];
+  guint *start = g_new0 (guint, (gsize) nu2 + 1);
+  guint *at = g_new (guint, MAX (nu2, 1));
+
+  en->gather_unit[k] = g_new (guint, MAX (nu, 1));
+  en->gather_desc[k] = g_new (guint, MAX (nu, 1));
+  for (guint u = 0; u < nu; u++)
+    start[en->unit_next[k][u] + 1]++;
+  for (guint to = 0; to < nu2; to++)
+    {
+      start[to + 1] += start[to];
+      at[to] = start[to];
+    }
+  for (guint u = 0; u < nu; u++)
+    {
+      guint i = at[en->unit_next[k][u]]++;
+      en->gather_unit[k][i] = u;
+      en->gather_desc[k][i] = en->unit_desc[k][u];
+    }
+  en->gather_start[k] = start;
+  g_free (at);
+}
+
 /* Frees what setup_units() made for one search order. */
 static void
 free_units (Enum *en)
@@ -1296,6 +1334,9 @@ free_units (Enum *en)
     {
       g_clear_pointer (&en->unit_next[k], g_free);
       g_clear_pointer (&en->unit_desc[k], g_free);
+      g_clear_pointer (&en->gather_unit[k], g_free);
+      g_clear_pointer (&en->gather_desc[k], g_free);
+      g_clear_pointer (&en->gather_start[k], g_free);
       en->phi[k] = NULL;    /* borrowed */
     }
   for (guint k = 0; k <= MAX_VARS; k++)
@@ -1415,6 +1456,7 @@ setup_units (Enum *en, gboolean chains_last)
               en->unit_next[k - 1][unit[i]] = next_unit[i];
               en->unit_desc[k - 1][unit[i]] = desc[(gsize) i * n + (k - 1)];
             }
+          setup_gather (en, k - 1);
         }
       if (k == n)
         {
@@ -1907,9 +1949,6 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
 {
   guint v = en->order[k], nu = en->n_units[k], nu2 = en->n_units[k + 1];
   guint nd = en->n_desc[k], nl = en->var_n_loops[v];
-  g_autofree double *vals = g_new (double, MAX (nu2, 1));
-  g_autofree double *mags = g_new (double, MAX (nu2, 1));
-  g_autofree guint64 *diff = g_new0 (guint64, MAX (en->n_diff, 1));
   double base_occ[MAX_BUFFETS];      /* the other variables at their smallest */
   double base_forced[MAX_BUFFETS];   /* same, with their fused loops trivial */
   gsize room = 0;   /* rows that @out and the scratch hold without growing
@@ -2026,22 +2065,6 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
                   }
               if (!fits)
                 continue;
-              for (guint u = 0; u < nu2; u++)
-                vals[u] = mags[u] = 0;
-              for (guint u = 0; u < nu; u++)
-                {
-                  double f = phi[en->unit_desc[k][u]];
-                  guint to = en->unit_next[k][u];
-                  vals[to] += src[u] * f;
-                  mags[to] += src_mag[u] * f;
-                }
-              if (en->n_diff > 0)  /* src_diff is NULL when there is nothing */
-                memcpy (diff, src_diff, sizeof (guint64) * en->n_diff);
-              for (guint i = 0; i < nl; i++)
-                if (en->var_loops[v][i] < en->n_fused)
-                  diff[en->var_loops[v][i]] = chain[i];
-              for (guint d = 0; d < en->n_dims; d++)
-                diff[en->n_fused + d] = en->used[k + 1][d];
               /* The table and the scratch that will prune it grow together,
                * so that a chunk the budget cut can still be pruned. */
               if ((gsize) out->n_rows + 1 > room)
@@ -2058,16 +2081,39 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
                     }
                   room = rows_reserved (en, out, &ws->scratch, nu2);
                 }
+              /* The new row, written in place: each unit of depth k+1 sums
+               * its group of depth k's units (gather_unit). */
+              {
+                double *dv = TABLE_VALS (out) + (gsize) out->n_rows * nu2;
+                double *dm = TABLE_MAGS (out) + (gsize) out->n_rows * nu2;
+                const guint *gu = en->gather_unit[k], *gd = en->gather_desc[k];
+                const guint *gs = en->gather_start[k];
+                for (guint to = 0; to < nu2; to++)
+                  {
+                    double sv = 0, sm = 0;
+                    for (guint i = gs[to]; i < gs[to + 1]; i++)
+                      {
+                        double f = phi[gd[i]];
+                        sv += src[gu[i]] * f;
+                        sm += src_mag[gu[i]] * f;
+                      }
+                    dv[to] = sv;
+                    dm[to] = sm;
+                  }
+              }
+              if (en->n_diff > 0)  /* src_diff is NULL when there is nothing */
+                {
+                  guint64 *diff = TABLE_DIFF (out) + (gsize) out->n_rows * en->n_diff;
+                  memcpy (diff, src_diff, sizeof (guint64) * en->n_diff);
+                  for (guint i = 0; i < nl; i++)
+                    if (en->var_loops[v][i] < en->n_fused)
+                      diff[en->var_loops[v][i]] = chain[i];
+                  for (guint d = 0; d < en->n_dims; d++)
+                    diff[en->n_fused + d] = en->used[k + 1][d];
+                }
               chains = TABLE_CHAINS (out) + (gsize) out->n_rows * en->n_vars;
               memcpy (chains, src_chains, sizeof (guint32) * en->n_vars);
               chains[v] = c;
-              memcpy (TABLE_VALS (out) + (gsize) out->n_rows * nu2, vals,
-                      sizeof (double) * nu2);
-              memcpy (TABLE_MAGS (out) + (gsize) out->n_rows * nu2, mags,
-                      sizeof (double) * nu2);
-              if (en->n_diff > 0)
-                memcpy (TABLE_DIFF (out) + (gsize) out->n_rows * en->n_diff, diff,
-                        sizeof (guint64) * en->n_diff);
               out->n_rows++;
             }
         }
