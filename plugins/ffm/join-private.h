@@ -67,8 +67,8 @@ join_key_size (const JoinKey *k)
  * copies, compute unit and order of fused loops. GPT-3 at unlimited fused
  * loops makes millions of units, so a unit borrows its group's
  * compatibility and names its loop order by a permutation, and the units
- * of one group's orders share their rows and table (a unit of ~2 kB, the
- * compatibility copied, took 5 GB there). */
+ * of one group's orders share their rows and table (1.7 M units there, of
+ * 2 kB each when each copied the compatibility). */
 typedef struct {
   guint group;                  /* index among the Einsum's groups */
   const FfmPmappingGroup *g;
