@@ -1754,6 +1754,20 @@ einsum_at (Loader *L, guint e)
 static gboolean
 fail_einsum (Loader *L, RawEinsum *r, const char *format, ...) G_GNUC_PRINTF (3, 4);
 
+/* Why @name cannot name a tensor, or NULL: tensor sets (roles, persistent,
+ * bits_per_value keys) would read a class word as the class and inf, true
+ * or false as a number, so the workload would not load back as written. */
+static const char *
+reserved_tensor_name (const char *name)
+{
+  if (ffm_workload_is_class_word (name))
+    return "a class word";
+  if (strcmp (name, "inf") == 0 || strcmp (name, "true") == 0
+      || strcmp (name, "false") == 0)
+    return "a constant of set expressions";
+  return NULL;
+}
+
 static gboolean
 fail_einsum (Loader *L, RawEinsum *r, const char *format, ...)
 {
@@ -2538,12 +2552,13 @@ build (Loader *L, JsonNode *root, JsonNode *einsums_node)
   for (guint i = 0; i < kept->len; i++)
     {
       RawEinsum *r = kept->pdata[i];
-      if (ffm_workload_is_class_word (r->output.tensor))
-        return fail_einsum (L, r, "tensor name %s is reserved (a class word)", r->output.tensor);
+      const char *why;
+      if ((why = reserved_tensor_name (r->output.tensor)) != NULL)
+        return fail_einsum (L, r, "tensor name %s is reserved (%s)", r->output.tensor, why);
       for (guint k = 0; k < r->n_inputs; k++)
-        if (ffm_workload_is_class_word (r->inputs[k].tensor))
-          return fail_einsum (L, r, "tensor name %s is reserved (a class word)",
-                              r->inputs[k].tensor);
+        if ((why = reserved_tensor_name (r->inputs[k].tensor)) != NULL)
+          return fail_einsum (L, r, "tensor name %s is reserved (%s)",
+                              r->inputs[k].tensor, why);
     }
   if (!resolve_tensor_ranks (L, kept))
     return FALSE;

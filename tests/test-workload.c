@@ -688,6 +688,9 @@ static const InvalidCase invalid_cases[] = {
     { "tensor A appears twice with different indices" } },
   { "too-many-ranks.json", NULL, W_INVALID, 7, { "more than 8 ranks" } },
   { "class-word-tensor.json", NULL, W_INVALID, 7, { "tensor name Input is reserved" } },
+  /* the fuzzer's find: a role "true" read back as the number 1 */
+  { "constant-word-tensor.json", NULL, W_INVALID, 7,
+    { "tensor name true is reserved (a constant of set expressions)" } },
   { "role-selects-nothing.json", NULL, W_INVALID, 8,
     { "$.einsums[1].roles.weight: Einsum Z: role weight = \"A\" selects none" } },
   { "bits-overlap.json", NULL, W_INVALID, 5,
