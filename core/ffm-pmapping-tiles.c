@@ -182,6 +182,19 @@ typedef struct {
   gint64 deadline;                  /* monotonic time (µs) at which the
                                        template's time limit ends; 0: none */
 
+  /* The leaves taken so far by search_leaves() in this template's earlier
+   * chunks, by diff (taken_store_add()): table_extend() does not write a
+   * complete row that one of them dominates (taken_store_dominates()). */
+  struct {
+    FfmBudgetBuffer buckets;        /* guint32 [n_buckets]: entry + 1, 0 empty */
+    FfmBudgetBuffer hash;           /* guint64 per entry: its diff's hash */
+    FfmBudgetBuffer next;           /* guint32 per entry: next in bucket + 1 */
+    FfmBudgetBuffer diff;           /* guint64 [n_diff] per entry */
+    FfmBudgetBuffer slots;          /* double [2 n_leaf_slots] per entry */
+    guint n_buckets;                /* a power of two, or 0 */
+    guint n;                        /* entries */
+    gboolean full;                  /* the budget or the cap said no more */
+  } taken;
   guint64 tiles[MAX_LOOPS];
   guint64 used[MAX_VARS + 1][MAX_DIMS]; /* per depth: spatial products chosen */
   guint fused[MAX_VARS + 1];        /* per depth: fused loops of > 1 iteration */
@@ -1942,6 +1955,10 @@ rows_reserved (const Enum *en, const Table *t, const PruneScratch *s, guint n_un
  * *@next is then the first row not extended. Out of memory (FALSE) only
  * when one row's children alone do not fit. */
 static gboolean leaves_pruned (const Enum *en);
+static gboolean taken_store_on (const Enum *en);
+static gboolean taken_store_dominates (const Enum *en, const guint64 *diff, guint64 h,
+                                       const double *slots);
+static void leaf_slots (const Enum *en, const Table *t, guint r, double *to);
 
 static gboolean
 table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *ws,
@@ -1953,6 +1970,9 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
   double base_forced[MAX_BUFFETS];   /* same, with their fused loops trivial */
   gsize room = 0;   /* rows that @out and the scratch hold without growing
                        (capacities only grow while extending) */
+  /* Complete rows a leaf taken in an earlier chunk dominates are dropped
+   * as search_leaves() would drop them, before they are sorted. */
+  gboolean against_taken = k + 1 == en->n_vars && taken_store_on (en);
 
   for (guint r = *next; r < in->n_rows && out->n_rows < max_rows; r++, *next = r)
     {
@@ -2111,6 +2131,18 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
                   for (guint d = 0; d < en->n_dims; d++)
                     diff[en->n_fused + d] = en->used[k + 1][d];
                 }
+              if (against_taken && en->taken.n > 0)
+                {
+                  double slots[2 * MAX_VARS * 64];
+                  const guint64 *diff = en->n_diff > 0
+                    ? TABLE_DIFF (out) + (gsize) out->n_rows * en->n_diff : NULL;
+                  leaf_slots (en, out, out->n_rows, slots);
+                  if (taken_store_dominates (en, diff, hash_diff (diff, en->n_diff), slots))
+                    {
+                      en->out->n_partial++;   /* as search_leaves() counts it */
+                      continue;
+                    }
+                }
               chains = TABLE_CHAINS (out) + (gsize) out->n_rows * en->n_vars;
               memcpy (chains, src_chains, sizeof (guint32) * en->n_vars);
               chains[v] = c;
@@ -2255,6 +2287,111 @@ leaves_pruned (const Enum *en)
     && !en->every_leaf;
 }
 
+/* TUNING: leaves a template's store keeps (taken_store_add()): at most
+ * 2^20 entries of about a hundred bytes each (diff, slots, hash, links),
+ * taken from the generation's budget; past it the chunks that follow only
+ * prune among themselves, as before the store. GPT-3's V at unlimited
+ * fused loops: 84 % of its largest templates' complete rows are dominated
+ * by a leaf of an earlier chunk. */
+#define TAKEN_STORE_MAX (1u << 20)
+
+/* Whether complete rows are checked against the leaves of earlier chunks:
+ * when search_leaves() prunes by slots, unless a test turns it off
+ * (FFM_PMAPPING_LEAVES_PER_CHUNK=1: each chunk prunes only its own rows).
+ * Under FFM_PMAPPING_CHECK_TERMS the rows it drops are not checked. */
+static gboolean
+taken_store_on (const Enum *en)
+{
+  return leaves_pruned (en) && en->n_leaf_slots <= MAX_VARS * 64
+    && g_getenv ("FFM_PMAPPING_LEAVES_PER_CHUNK") == NULL;
+}
+
+static void
+taken_store_clear (Enum *en)
+{
+  ffm_budget_buffer_clear (&en->taken.buckets, en->budget);
+  ffm_budget_buffer_clear (&en->taken.hash, en->budget);
+  ffm_budget_buffer_clear (&en->taken.next, en->budget);
+  ffm_budget_buffer_clear (&en->taken.diff, en->budget);
+  ffm_budget_buffer_clear (&en->taken.slots, en->budget);
+  en->taken.n_buckets = en->taken.n = 0;
+  en->taken.full = FALSE;
+}
+
+/* Whether a taken leaf of diff @diff (hash @h) matches or beats @slots in
+ * every slot (unit_dominates(), with its rounding margin). */
+static gboolean
+taken_store_dominates (const Enum *en, const guint64 *diff, guint64 h,
+                       const double *slots)
+{
+  const guint32 *bucket = en->taken.buckets.data, *next = en->taken.next.data;
+  const guint64 *hashes = en->taken.hash.data, *diffs = en->taken.diff.data;
+  const double *stored = en->taken.slots.data;
+  guint nd = en->n_diff, ns = en->n_leaf_slots, fail = 0;
+
+  if (en->taken.n == 0)
+    return FALSE;
+  for (guint32 e = bucket[h & (en->taken.n_buckets - 1)]; e != 0; e = next[e - 1])
+    if (hashes[e - 1] == h
+        && diff_equal (diffs + (gsize) (e - 1) * nd, diff, nd)
+        && unit_dominates (stored + (gsize) (e - 1) * 2 * ns, slots, ns, NULL, &fail))
+      return TRUE;
+  return FALSE;
+}
+
+/* Adds a taken leaf (its diff and slots) to the store; when the budget or
+ * the cap says no, the store stops growing (the search stays exact). */
+static void
+taken_store_add (Enum *en, const guint64 *diff, guint64 h, const double *slots)
+{
+  guint nd = en->n_diff, ns = en->n_leaf_slots, n = en->taken.n;
+
+  if (en->taken.full)
+    return;
+  if (n >= TAKEN_STORE_MAX
+      || !ffm_budget_buffer_reserve (&en->taken.hash, en->budget, ffm_budget_bytes (n + 1, sizeof (guint64)))
+      || !ffm_budget_buffer_reserve (&en->taken.next, en->budget, ffm_budget_bytes (n + 1, sizeof (guint32)))
+      || !ffm_budget_buffer_reserve (&en->taken.diff, en->budget,
+                                     ffm_budget_bytes (n + 1, sizeof (guint64) * MAX (nd, 1)))
+      || !ffm_budget_buffer_reserve (&en->taken.slots, en->budget,
+                                     ffm_budget_bytes (n + 1, 2 * sizeof (double) * ns)))
+    {
+      en->taken.full = TRUE;
+      return;
+    }
+  /* Buckets: at least twice the entries, rebuilt when they double. */
+  if (2 * (gsize) (n + 1) > en->taken.n_buckets)
+    {
+      guint nb = MAX (en->taken.n_buckets * 2, 1024u);
+      guint32 *bucket, *next = en->taken.next.data;
+      const guint64 *hashes = en->taken.hash.data;
+      if (!ffm_budget_buffer_reserve (&en->taken.buckets, en->budget,
+                                      ffm_budget_bytes (nb, sizeof (guint32))))
+        {
+          en->taken.full = TRUE;
+          return;
+        }
+      bucket = en->taken.buckets.data;
+      memset (bucket, 0, sizeof (guint32) * nb);
+      en->taken.n_buckets = nb;
+      for (guint e = 0; e < n; e++)
+        {
+          next[e] = bucket[hashes[e] & (nb - 1)];
+          bucket[hashes[e] & (nb - 1)] = e + 1;
+        }
+    }
+  ((guint64 *) en->taken.hash.data)[n] = h;
+  if (nd > 0)
+    memcpy ((guint64 *) en->taken.diff.data + (gsize) n * nd, diff, sizeof (guint64) * nd);
+  memcpy ((double *) en->taken.slots.data + (gsize) n * 2 * ns, slots, 2 * sizeof (double) * ns);
+  {
+    guint32 *bucket = en->taken.buckets.data, *next = en->taken.next.data;
+    next[n] = bucket[h & (en->taken.n_buckets - 1)];
+    bucket[h & (en->taken.n_buckets - 1)] = n + 1;
+  }
+  en->taken.n = n + 1;
+}
+
 /* The leaves of the complete rows of @t, each evaluated unless a row of
  * the same diff whose leaf a group took matches or beats it in every slot
  * (setup_leaf_slots(), by the rounding margin of unit_dominates()): the
@@ -2273,6 +2410,7 @@ search_leaves (Enum *en, const Table *t, PruneScratch *ps)
   guint n_rows = t->n_rows, ns = en->n_leaf_slots, nd = en->n_diff, n_taken = 0;
   guint start = 0, fail = 0;
   const guint64 *diffs = TABLE_DIFF (t);
+  gboolean store = taken_store_on (en);
   FfmRowKey *keys;
   guint *taken;
   double *slots;
@@ -2286,7 +2424,14 @@ search_leaves (Enum *en, const Table *t, PruneScratch *ps)
           if (en->check_terms)
             check_table_row (en, t, r);
           en->out->n_partial++;
-          leaf (en);
+          if (leaf (en) && store)
+            {
+              /* taken: later chunks' rows it dominates are not written */
+              double row[2 * MAX_VARS * 64];
+              leaf_slots (en, t, r, row);
+              taken_store_add (en, diffs + (gsize) r * nd, hash_diff (diffs + (gsize) r * nd, nd),
+                               row);
+            }
         }
       return;
     }
@@ -2356,7 +2501,11 @@ search_leaves (Enum *en, const Table *t, PruneScratch *ps)
       if (en->check_terms)
         check_table_row (en, t, r);
       if (!dominated && leaf (en))
-        taken[n_taken++] = i;
+        {
+          taken[n_taken++] = i;
+          if (store)
+            taken_store_add (en, diffs + (gsize) r * nd, keys[i].hash, row);
+        }
     }
 }
 
@@ -2681,6 +2830,7 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
       g_free (en->var_phi[v]);
     }
   free_units (en);
+  taken_store_clear (en);
   ffm_terms_free (en->terms);
   ffm_tile_workspace_free (own);
   ffm_template_result_prune (out);

@@ -2479,6 +2479,63 @@ test_leaves_pruned (void)
   g_unsetenv ("FFM_PMAPPING_CHECK_TERMS");
 }
 
+/* Complete rows that a leaf taken in an earlier chunk of the same template
+ * dominates (same diff, every slot the groups compare) are not written:
+ * with tables cut into small chunks, every group keeps the Pareto set it
+ * has with each chunk pruning only its own rows
+ * (FFM_PMAPPING_LEAVES_PER_CHUNK=1) and with every leaf evaluated, and
+ * fewer leaves are evaluated than per chunk (else the store never
+ * worked). */
+static void
+test_leaves_across_chunks (void)
+{
+  g_autoptr(FfmWorkload) conv = small_conv ();
+  g_autoptr(FfmWorkload) mm = load_matmuls (3, 64, 48);
+  g_autoptr(FfmArch) deep = arch_from_text (deep_arch);
+  g_autoptr(FfmArch) simple = arch_from_file ("simple.json");
+  struct { FfmWorkload *w; FfmArch *a; int fused; const char *name; } cases[] = {
+    { conv, deep, 1, "conv, deep" },
+    { mm, deep, 1, "matmuls, deep, 1 fused loop" },
+    { mm, deep, -1, "matmuls, deep, unlimited fused loops" },
+    { mm, simple, -1, "matmuls, simple, unlimited fused loops" },
+  };
+  guint64 n_store = 0, n_per_chunk = 0;
+
+  g_test_summary ("Leaves taken in earlier chunks prune the complete rows of later "
+                  "ones, and every group keeps its Pareto set");
+  g_setenv ("FFM_PMAPPING_CHUNK_ROWS", "16", TRUE);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      FfmPmappingOptions options;
+      g_autoptr(FfmPmappingSet) store = NULL;
+      g_autoptr(FfmPmappingSet) per_chunk = NULL;
+      g_autoptr(FfmPmappingSet) every = NULL;
+
+      ffm_pmapping_options_init (&options);
+      options.n_threads = 2;
+      options.max_fused_loops = cases[i].fused;
+      store = generate (cases[i].w, cases[i].a, &options);
+      g_setenv ("FFM_PMAPPING_LEAVES_PER_CHUNK", "1", TRUE);
+      per_chunk = generate (cases[i].w, cases[i].a, &options);
+      g_unsetenv ("FFM_PMAPPING_LEAVES_PER_CHUNK");
+      g_setenv ("FFM_PMAPPING_EVERY_LEAF", "1", TRUE);
+      every = generate (cases[i].w, cases[i].a, &options);
+      g_unsetenv ("FFM_PMAPPING_EVERY_LEAF");
+      assert_pareto_sets_equal (store, every);
+      assert_pareto_sets_equal (every, store);
+      assert_pareto_sets_equal (store, per_chunk);
+      assert_pareto_sets_equal (per_chunk, store);
+      g_test_message ("%s: %" G_GUINT64_FORMAT " evaluated, %" G_GUINT64_FORMAT
+                      " with each chunk alone, %" G_GUINT64_FORMAT " with every leaf",
+                      cases[i].name, count_evaluated (store), count_evaluated (per_chunk),
+                      count_evaluated (every));
+      n_store += count_evaluated (store);
+      n_per_chunk += count_evaluated (per_chunk);
+    }
+  g_unsetenv ("FFM_PMAPPING_CHUNK_ROWS");
+  g_assert_cmpuint (n_store, <, n_per_chunk);
+}
+
 /* The search order of each template (greedy, the variable of most chains
  * last, or the pilots' choice between them) changes the work, never the
  * pmappings: every group keeps the same Pareto set under each. The forced
@@ -2804,6 +2861,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pmapping/untracked-early", test_untracked_early);
   g_test_add_func ("/pmapping/leaves-pruned", test_leaves_pruned);
   g_test_add_func ("/pmapping/search-order", test_search_order);
+  g_test_add_func ("/pmapping/leaves-across-chunks", test_leaves_across_chunks);
   g_test_add_func ("/pmapping/template-limits", test_template_limits);
   g_test_add_func ("/pmapping/reuse", test_reuse);
   g_test_add_func ("/pmapping/tracked-columns", test_tracked_and_columns);
