@@ -166,6 +166,12 @@ typedef struct {
                                             variable: occupancy is not a
                                             product of per-variable tiles */
   int buffet_memory[MAX_BUFFETS];     /* index into memories, -1 infinite */
+  guint memory_buffet[MAX_BUFFETS];   /* the buffets of memory q, in order: */
+  guint memory_first[MAX_BUFFETS + 1];/* memory_buffet[memory_first[q]..] */
+  double *chain_occ[MAX_VARS];        /* per variable: [n_chains x n_buffets]
+                                         each chain's factor of each buffet's
+                                         occupancy (its tile, or the bound, to
+                                         the ranks it indexes) */
 
   /* Fixed tiles (mapping constraints): chain position (loops of the
    * variable above a storage node) and the tile required there. */
@@ -186,13 +192,22 @@ typedef struct {
    * chunks, by diff (taken_store_add()): table_extend() does not write a
    * complete row that one of them dominates (taken_store_dominates()). */
   struct {
-    FfmBudgetBuffer buckets;        /* guint32 [n_buckets]: entry + 1, 0 empty */
-    FfmBudgetBuffer hash;           /* guint64 per entry: its diff's hash */
-    FfmBudgetBuffer next;           /* guint32 per entry: next in bucket + 1 */
-    FfmBudgetBuffer diff;           /* guint64 [n_diff] per entry */
-    FfmBudgetBuffer slots;          /* double [2 n_leaf_slots] per entry */
+    /* One record per distinct diff, in open hashing: */
+    FfmBudgetBuffer buckets;        /* guint32 [n_buckets]: record + 1, 0 empty */
+    FfmBudgetBuffer hash;           /* guint64 per record: its diff's hash */
+    FfmBudgetBuffer next;           /* guint32 per record: next in bucket + 1 */
+    FfmBudgetBuffer diff;           /* guint64 [n_diff] per record */
+    FfmBudgetBuffer first;          /* guint32 per record: its first leaf + 1 */
+    FfmBudgetBuffer least;          /* double [n_leaf_slots] per record: each
+                                       slot's least value over its leaves */
+    /* and one entry per leaf: */
+    FfmBudgetBuffer leaf_next;      /* guint32 per leaf: next of its diff + 1 */
+    FfmBudgetBuffer slots;          /* double [2 n_leaf_slots] per leaf */
     guint n_buckets;                /* a power of two, or 0 */
-    guint n;                        /* entries */
+    guint n_records;
+    guint n;                        /* leaves */
+    guint fail;                     /* the slot where a leaf failed last
+                                       (unit_dominates()) */
     gboolean full;                  /* the budget or the cap said no more */
   } taken;
   guint64 tiles[MAX_LOOPS];
@@ -480,6 +495,47 @@ setup_fixed_tiles (Enum *en)
     }
 }
 
+/* The buffets of each memory, and each chain's factor of each buffet's
+ * occupancy, for table_extend()'s capacity bound: computed once, not per
+ * row and chain (GPT-3's V at unlimited fused loops spent 8 % of its time
+ * raising tiles to powers there). Products of integer tiles and bits,
+ * exact below 2^53, so the bound's products do not depend on grouping. */
+static void
+setup_chain_occupancy (Enum *en)
+{
+  guint n = 0;
+
+  for (guint q = 0; q < en->n_memories; q++)
+    {
+      en->memory_first[q] = n;
+      for (guint b = 0; b < en->n_buffets; b++)
+        if (en->buffet_memory[b] == (int) q)
+          en->memory_buffet[n++] = b;
+    }
+  en->memory_first[en->n_memories] = n;
+  for (guint v = 0; v < en->n_vars; v++)
+    {
+      guint nl = en->var_n_loops[v], nc = en->n_chains[v];
+      en->chain_occ[v] = g_new (double, (gsize) MAX (nc, 1) * MAX (en->n_buffets, 1));
+      for (guint c = 0; c < nc; c++)
+        {
+          const guint64 *chain = nl > 0
+            ? &g_array_index (en->chains[v], guint64, (gsize) c * nl) : NULL;
+          for (guint b = 0; b < en->n_buffets; b++)
+            {
+              int j = en->res_loop[b][v];   /* a loop of v, or none */
+              double tile = (double) en->bounds[v], f = 1;
+              for (guint i = 0; i < nl; i++)
+                if (en->var_loops[v][i] == (guint) j)
+                  tile = (double) chain[i];
+              for (guint x = 0; x < en->var_exp[b][v]; x++)
+                f *= tile;
+              en->chain_occ[v][(gsize) c * en->n_buffets + b] = f;
+            }
+        }
+    }
+}
+
 static gboolean
 setup (Enum *en, const FfmWorkload *w, const FfmArch *a, const gboolean *untracked)
 {
@@ -604,6 +660,7 @@ setup (Enum *en, const FfmWorkload *w, const FfmArch *a, const gboolean *untrack
     }
   for (guint v = 0; v < en->n_vars; v++)
     make_buckets (en, v);
+  setup_chain_occupancy (en);
   for (guint v = 0; v < en->n_vars; v++)
     en->dfs_order[v] = v;
   g_qsort_with_data (en->dfs_order, (gint) en->n_vars, sizeof (guint), compare_vars, en);
@@ -1956,8 +2013,8 @@ rows_reserved (const Enum *en, const Table *t, const PruneScratch *s, guint n_un
  * when one row's children alone do not fit. */
 static gboolean leaves_pruned (const Enum *en);
 static gboolean taken_store_on (const Enum *en);
-static gboolean taken_store_dominates (const Enum *en, const guint64 *diff, guint64 h,
-                                       const double *slots);
+static guint32 taken_store_record (const Enum *en, const guint64 *diff, guint64 h);
+static gboolean taken_store_dominates (Enum *en, guint32 record, const double *slots);
 static void leaf_slots (const Enum *en, const Table *t, guint r, double *to);
 
 static gboolean
@@ -1973,6 +2030,8 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
   /* Complete rows a leaf taken in an earlier chunk dominates are dropped
    * as search_leaves() would drop them, before they are sorted. */
   gboolean against_taken = k + 1 == en->n_vars && taken_store_on (en);
+  guint64 record_diff[MAX_LOOPS + MAX_DIMS];
+  guint32 record = G_MAXUINT32;      /* record_diff's, or none looked up yet */
 
   for (guint r = *next; r < in->n_rows && out->n_rows < max_rows; r++, *next = r)
     {
@@ -2048,41 +2107,33 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
             continue;
           /* With the fused-loop budget spent, the variables still to
            * choose have trivial fused loops (see smallest_tile()). */
-          const double *base = fused_budget (en, fused) == 0 ? base_forced : base_occ;
+          gboolean forced = fused_budget (en, fused) == 0;
+          const double *base = forced ? base_forced : base_occ;
           for (guint c = bucket->first; c < bucket->first + bucket->n; c++)
             {
               const guint64 *chain = nl > 0
                 ? &g_array_index (en->chains[v], guint64, (gsize) c * nl) : NULL;
               const double *phi = &en->phi[k][(gsize) c * nd];
               guint32 *chains;
-              double occ[MAX_BUFFETS];
+              const double *factor = en->chain_occ[v] + (gsize) c * en->n_buffets;
               gboolean fits = TRUE;
-              for (guint q = 0; q < en->n_memories; q++)
-                occ[q] = 0;
               for (guint i = 0; i < nl; i++)
                 en->tiles[en->var_loops[v][i]] = chain[i];
-              for (guint b = 0; b < en->n_buffets; b++)
-                {
-                  int j = en->res_loop[b][v];
-                  double f = base[b];
-                  if (en->buffet_memory[b] < 0)
-                    continue;
-                  if (en->buffet_affine[b])
-                    {
-                      occ[en->buffet_memory[b]] +=
-                        affine_occupancy (en, b, k, fused_budget (en, fused) == 0);
-                      continue;
-                    }
-                  for (guint x = 0; x < en->var_exp[b][v]; x++)
-                    f *= (double) (j >= 0 ? en->tiles[j] : en->bounds[v]);
-                  occ[en->buffet_memory[b]] += f;
-                }
               for (guint q = 0; q < en->n_memories && fits; q++)
-                if (occ[q] > en->capacity[q])
-                  {
-                    reject_at (en, en->memories[q], occ[q], en->capacity[q]);
-                    fits = FALSE;
-                  }
+                {
+                  double occ = 0;
+                  for (guint i = en->memory_first[q]; i < en->memory_first[q + 1]; i++)
+                    {
+                      guint b = en->memory_buffet[i];
+                      occ += en->buffet_affine[b] ? affine_occupancy (en, b, k, forced)
+                        : base[b] * factor[b];
+                    }
+                  if (occ > en->capacity[q])
+                    {
+                      reject_at (en, en->memories[q], occ, en->capacity[q]);
+                      fits = FALSE;
+                    }
+                }
               if (!fits)
                 continue;
               /* The table and the scratch that will prune it grow together,
@@ -2136,11 +2187,23 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
                   double slots[2 * MAX_VARS * 64];
                   const guint64 *diff = en->n_diff > 0
                     ? TABLE_DIFF (out) + (gsize) out->n_rows * en->n_diff : NULL;
-                  leaf_slots (en, out, out->n_rows, slots);
-                  if (taken_store_dominates (en, diff, hash_diff (diff, en->n_diff), slots))
+                  /* Consecutive chains mostly share their fused tiles, so
+                   * the diff's record is looked up again only when the
+                   * diff changes (the store does not grow while extending). */
+                  if (record == G_MAXUINT32 || !diff_equal (diff, record_diff, en->n_diff))
                     {
-                      en->out->n_partial++;   /* as search_leaves() counts it */
-                      continue;
+                      if (en->n_diff > 0)
+                        memcpy (record_diff, diff, sizeof (guint64) * en->n_diff);
+                      record = taken_store_record (en, diff, hash_diff (diff, en->n_diff));
+                    }
+                  if (record != 0)
+                    {
+                      leaf_slots (en, out, out->n_rows, slots);
+                      if (taken_store_dominates (en, record, slots))
+                        {
+                          en->out->n_partial++;   /* as search_leaves() counts it */
+                          continue;
+                        }
                     }
                 }
               chains = TABLE_CHAINS (out) + (gsize) out->n_rows * en->n_vars;
@@ -2288,8 +2351,9 @@ leaves_pruned (const Enum *en)
 }
 
 /* TUNING: leaves a template's store keeps (taken_store_add()): at most
- * 2^20 entries of about a hundred bytes each (diff, slots, hash, links),
- * taken from the generation's budget; past it the chunks that follow only
+ * 2^20 leaves of about a hundred bytes each (slots and a link; each
+ * distinct diff once more, with its hash and least slots), taken from
+ * the generation's budget; past it the chunks that follow only
  * prune among themselves, as before the store. GPT-3's V at unlimited
  * fused loops: 84 % of its largest templates' complete rows are dominated
  * by a leaf of an earlier chunk. */
@@ -2313,29 +2377,63 @@ taken_store_clear (Enum *en)
   ffm_budget_buffer_clear (&en->taken.hash, en->budget);
   ffm_budget_buffer_clear (&en->taken.next, en->budget);
   ffm_budget_buffer_clear (&en->taken.diff, en->budget);
+  ffm_budget_buffer_clear (&en->taken.first, en->budget);
+  ffm_budget_buffer_clear (&en->taken.least, en->budget);
+  ffm_budget_buffer_clear (&en->taken.leaf_next, en->budget);
   ffm_budget_buffer_clear (&en->taken.slots, en->budget);
-  en->taken.n_buckets = en->taken.n = 0;
+  en->taken.n_buckets = en->taken.n_records = en->taken.n = 0;
   en->taken.full = FALSE;
+  en->taken.fail = 0;
 }
 
-/* Whether a taken leaf of diff @diff (hash @h) matches or beats @slots in
- * every slot (unit_dominates(), with its rounding margin). */
-static gboolean
-taken_store_dominates (const Enum *en, const guint64 *diff, guint64 h,
-                       const double *slots)
+/* The record of diff @diff (hash @h) + 1, or 0 when no leaf has it. */
+static guint32
+taken_store_record (const Enum *en, const guint64 *diff, guint64 h)
 {
   const guint32 *bucket = en->taken.buckets.data, *next = en->taken.next.data;
   const guint64 *hashes = en->taken.hash.data, *diffs = en->taken.diff.data;
-  const double *stored = en->taken.slots.data;
-  guint nd = en->n_diff, ns = en->n_leaf_slots, fail = 0;
+  guint nd = en->n_diff;
 
-  if (en->taken.n == 0)
-    return FALSE;
-  for (guint32 e = bucket[h & (en->taken.n_buckets - 1)]; e != 0; e = next[e - 1])
-    if (hashes[e - 1] == h
-        && diff_equal (diffs + (gsize) (e - 1) * nd, diff, nd)
-        && unit_dominates (stored + (gsize) (e - 1) * 2 * ns, slots, ns, NULL, &fail))
-      return TRUE;
+  if (en->taken.n_buckets == 0)
+    return 0;
+  for (guint32 d = bucket[h & (en->taken.n_buckets - 1)]; d != 0; d = next[d - 1])
+    if (hashes[d - 1] == h && diff_equal (diffs + (gsize) (d - 1) * nd, diff, nd))
+      return d;
+  return 0;
+}
+
+/* Whether a taken leaf of the diff of @record (taken_store_record(), not
+ * 0) matches or beats @slots in every slot (unit_dominates(), with its
+ * rounding margin). GPT-3's V at
+ * unlimited fused loops asks 180 M times, 81 % dominated, its diffs
+ * holding some fifty leaves each: a row below every leaf of its diff in
+ * some slot is answered by the diff's least values, and a dominating leaf
+ * moves to the front of its diff's list (a few strong leaves dominate most
+ * rows that follow; the answer does not depend on the order). */
+static gboolean
+taken_store_dominates (Enum *en, guint32 d, const double *slots)
+{
+  guint32 *first, *next = en->taken.leaf_next.data;
+  const double *stored = en->taken.slots.data, *least;
+  guint ns = en->n_leaf_slots;
+
+  /* A leaf dominates only with every slot at most the row's. */
+  least = (const double *) en->taken.least.data + (gsize) (d - 1) * ns;
+  for (guint x = 0; x < ns; x++)
+    if (slots[2 * x] < least[x])
+      return FALSE;
+  first = (guint32 *) en->taken.first.data + (d - 1);
+  for (guint32 e = *first, prev = 0; e != 0; prev = e, e = next[e - 1])
+    if (unit_dominates (stored + (gsize) (e - 1) * 2 * ns, slots, ns, NULL, &en->taken.fail))
+      {
+        if (prev != 0)
+          {
+            next[prev - 1] = next[e - 1];
+            next[e - 1] = *first;
+            *first = e;
+          }
+        return TRUE;
+      }
   return FALSE;
 }
 
@@ -2345,49 +2443,82 @@ static void
 taken_store_add (Enum *en, const guint64 *diff, guint64 h, const double *slots)
 {
   guint nd = en->n_diff, ns = en->n_leaf_slots, n = en->taken.n;
+  guint32 d;
+  double *least;
 
   if (en->taken.full)
     return;
   if (n >= TAKEN_STORE_MAX
-      || !ffm_budget_buffer_reserve (&en->taken.hash, en->budget, ffm_budget_bytes (n + 1, sizeof (guint64)))
-      || !ffm_budget_buffer_reserve (&en->taken.next, en->budget, ffm_budget_bytes (n + 1, sizeof (guint32)))
-      || !ffm_budget_buffer_reserve (&en->taken.diff, en->budget,
-                                     ffm_budget_bytes (n + 1, sizeof (guint64) * MAX (nd, 1)))
+      || !ffm_budget_buffer_reserve (&en->taken.leaf_next, en->budget,
+                                     ffm_budget_bytes (n + 1, sizeof (guint32)))
       || !ffm_budget_buffer_reserve (&en->taken.slots, en->budget,
                                      ffm_budget_bytes (n + 1, 2 * sizeof (double) * ns)))
     {
       en->taken.full = TRUE;
       return;
     }
-  /* Buckets: at least twice the entries, rebuilt when they double. */
-  if (2 * (gsize) (n + 1) > en->taken.n_buckets)
+  d = taken_store_record (en, diff, h);
+  if (d == 0)
     {
-      guint nb = MAX (en->taken.n_buckets * 2, 1024u);
-      guint32 *bucket, *next = en->taken.next.data;
-      const guint64 *hashes = en->taken.hash.data;
-      if (!ffm_budget_buffer_reserve (&en->taken.buckets, en->budget,
-                                      ffm_budget_bytes (nb, sizeof (guint32))))
+      guint nr = en->taken.n_records;
+      guint32 *bucket, *next;
+      if (!ffm_budget_buffer_reserve (&en->taken.hash, en->budget,
+                                      ffm_budget_bytes (nr + 1, sizeof (guint64)))
+          || !ffm_budget_buffer_reserve (&en->taken.next, en->budget,
+                                         ffm_budget_bytes (nr + 1, sizeof (guint32)))
+          || !ffm_budget_buffer_reserve (&en->taken.diff, en->budget,
+                                         ffm_budget_bytes (nr + 1, sizeof (guint64) * MAX (nd, 1)))
+          || !ffm_budget_buffer_reserve (&en->taken.first, en->budget,
+                                         ffm_budget_bytes (nr + 1, sizeof (guint32)))
+          || !ffm_budget_buffer_reserve (&en->taken.least, en->budget,
+                                         ffm_budget_bytes (nr + 1, sizeof (double) * MAX (ns, 1))))
         {
           en->taken.full = TRUE;
           return;
         }
-      bucket = en->taken.buckets.data;
-      memset (bucket, 0, sizeof (guint32) * nb);
-      en->taken.n_buckets = nb;
-      for (guint e = 0; e < n; e++)
+      /* Buckets: at least twice the records, rebuilt when they double. */
+      if (2 * (gsize) (nr + 1) > en->taken.n_buckets)
         {
-          next[e] = bucket[hashes[e] & (nb - 1)];
-          bucket[hashes[e] & (nb - 1)] = e + 1;
+          guint nb = MAX (en->taken.n_buckets * 2, 1024u);
+          const guint64 *hashes = en->taken.hash.data;
+          if (!ffm_budget_buffer_reserve (&en->taken.buckets, en->budget,
+                                          ffm_budget_bytes (nb, sizeof (guint32))))
+            {
+              en->taken.full = TRUE;
+              return;
+            }
+          bucket = en->taken.buckets.data;
+          next = en->taken.next.data;
+          memset (bucket, 0, sizeof (guint32) * nb);
+          en->taken.n_buckets = nb;
+          for (guint r = 0; r < nr; r++)
+            {
+              next[r] = bucket[hashes[r] & (nb - 1)];
+              bucket[hashes[r] & (nb - 1)] = r + 1;
+            }
         }
+      bucket = en->taken.buckets.data;
+      next = en->taken.next.data;
+      ((guint64 *) en->taken.hash.data)[nr] = h;
+      if (nd > 0)
+        memcpy ((guint64 *) en->taken.diff.data + (gsize) nr * nd, diff, sizeof (guint64) * nd);
+      ((guint32 *) en->taken.first.data)[nr] = 0;
+      least = (double *) en->taken.least.data + (gsize) nr * ns;
+      for (guint x = 0; x < ns; x++)
+        least[x] = INFINITY;
+      next[nr] = bucket[h & (en->taken.n_buckets - 1)];
+      bucket[h & (en->taken.n_buckets - 1)] = nr + 1;
+      en->taken.n_records = nr + 1;
+      d = nr + 1;
     }
-  ((guint64 *) en->taken.hash.data)[n] = h;
-  if (nd > 0)
-    memcpy ((guint64 *) en->taken.diff.data + (gsize) n * nd, diff, sizeof (guint64) * nd);
+  least = (double *) en->taken.least.data + (gsize) (d - 1) * ns;
+  for (guint x = 0; x < ns; x++)
+    least[x] = MIN (least[x], slots[2 * x]);
   memcpy ((double *) en->taken.slots.data + (gsize) n * 2 * ns, slots, 2 * sizeof (double) * ns);
   {
-    guint32 *bucket = en->taken.buckets.data, *next = en->taken.next.data;
-    next[n] = bucket[h & (en->taken.n_buckets - 1)];
-    bucket[h & (en->taken.n_buckets - 1)] = n + 1;
+    guint32 *first = (guint32 *) en->taken.first.data + (d - 1);
+    ((guint32 *) en->taken.leaf_next.data)[n] = *first;
+    *first = n + 1;
   }
   en->taken.n = n + 1;
 }
@@ -2828,6 +2959,7 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
       if (en->buckets[v] != NULL)
         g_array_free (en->buckets[v], TRUE);
       g_free (en->var_phi[v]);
+      g_free (en->chain_occ[v]);
     }
   free_units (en);
   taken_store_clear (en);
