@@ -2015,7 +2015,6 @@ static gboolean leaves_pruned (const Enum *en);
 static gboolean taken_store_on (const Enum *en);
 static guint32 taken_store_record (const Enum *en, const guint64 *diff, guint64 h);
 static gboolean taken_store_dominates (Enum *en, guint32 record, const double *slots);
-static void leaf_slots (const Enum *en, const Table *t, guint r, double *to);
 
 static gboolean
 table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *ws,
@@ -2152,26 +2151,6 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
                     }
                   room = rows_reserved (en, out, &ws->scratch, nu2);
                 }
-              /* The new row, written in place: each unit of depth k+1 sums
-               * its group of depth k's units (gather_unit). */
-              {
-                double *dv = TABLE_VALS (out) + (gsize) out->n_rows * nu2;
-                double *dm = TABLE_MAGS (out) + (gsize) out->n_rows * nu2;
-                const guint *gu = en->gather_unit[k], *gd = en->gather_desc[k];
-                const guint *gs = en->gather_start[k];
-                for (guint to = 0; to < nu2; to++)
-                  {
-                    double sv = 0, sm = 0;
-                    for (guint i = gs[to]; i < gs[to + 1]; i++)
-                      {
-                        double f = phi[gd[i]];
-                        sv += src[gu[i]] * f;
-                        sm += src_mag[gu[i]] * f;
-                      }
-                    dv[to] = sv;
-                    dm[to] = sm;
-                  }
-              }
               if (en->n_diff > 0)  /* src_diff is NULL when there is nothing */
                 {
                   guint64 *diff = TABLE_DIFF (out) + (gsize) out->n_rows * en->n_diff;
@@ -2182,30 +2161,83 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
                   for (guint d = 0; d < en->n_dims; d++)
                     diff[en->n_fused + d] = en->used[k + 1][d];
                 }
+              /* A complete row whose diff has leaves taken in earlier
+               * chunks is compared with them. Consecutive chains mostly
+               * share their fused tiles, so the diff's record is looked up
+               * again only when the diff changes (the store does not grow
+               * while extending). */
+              gboolean against_record = FALSE;
               if (against_taken && en->taken.n > 0)
                 {
-                  double slots[2 * MAX_VARS * 64];
                   const guint64 *diff = en->n_diff > 0
                     ? TABLE_DIFF (out) + (gsize) out->n_rows * en->n_diff : NULL;
-                  /* Consecutive chains mostly share their fused tiles, so
-                   * the diff's record is looked up again only when the
-                   * diff changes (the store does not grow while extending). */
                   if (record == G_MAXUINT32 || !diff_equal (diff, record_diff, en->n_diff))
                     {
                       if (en->n_diff > 0)
                         memcpy (record_diff, diff, sizeof (guint64) * en->n_diff);
                       record = taken_store_record (en, diff, hash_diff (diff, en->n_diff));
                     }
-                  if (record != 0)
-                    {
-                      leaf_slots (en, out, out->n_rows, slots);
-                      if (taken_store_dominates (en, record, slots))
-                        {
-                          en->out->n_partial++;   /* as search_leaves() counts it */
-                          continue;
-                        }
-                    }
+                  against_record = record != 0;
                 }
+              /* The new row, written in place: each unit of depth k+1 sums
+               * its group of depth k's units (gather_unit); against a
+               * record, its slots are summed on the way (as leaf_slots()
+               * does, in the same order). */
+              {
+                double *dv = TABLE_VALS (out) + (gsize) out->n_rows * nu2;
+                double *dm = TABLE_MAGS (out) + (gsize) out->n_rows * nu2;
+                const guint *gu = en->gather_unit[k], *gd = en->gather_desc[k];
+                const guint *gs = en->gather_start[k];
+                double slots[2 * MAX_VARS * 64];
+                if (!against_record)
+                  for (guint to = 0; to < nu2; to++)
+                    {
+                      double sv = 0, sm = 0;
+                      for (guint i = gs[to]; i < gs[to + 1]; i++)
+                        {
+                          double f = phi[gd[i]];
+                          sv += src[gu[i]] * f;
+                          sm += src_mag[gu[i]] * f;
+                        }
+                      dv[to] = sv;
+                      dm[to] = sm;
+                    }
+                else
+                  {
+                    for (guint x = 0; x < en->n_leaf_slots; x++)
+                      slots[2 * x] = slots[2 * x + 1] = en->leaf_slot_max[x] ? -INFINITY : 0;
+                    for (guint to = 0; to < nu2; to++)
+                      {
+                        double sv = 0, sm = 0;
+                        guint x = en->leaf_slot[to];
+                        for (guint i = gs[to]; i < gs[to + 1]; i++)
+                          {
+                            double f = phi[gd[i]];
+                            sv += src[gu[i]] * f;
+                            sm += src_mag[gu[i]] * f;
+                          }
+                        dv[to] = sv;
+                        dm[to] = sm;
+                        if (x == G_MAXUINT)
+                          continue;
+                        if (!en->leaf_slot_max[x])
+                          {
+                            slots[2 * x] += sv;
+                            slots[2 * x + 1] += sm;
+                          }
+                        else if (sv > slots[2 * x])
+                          {
+                            slots[2 * x] = sv;
+                            slots[2 * x + 1] = sm;
+                          }
+                      }
+                    if (taken_store_dominates (en, record, slots))
+                      {
+                        en->out->n_partial++;   /* as search_leaves() counts it */
+                        continue;
+                      }
+                  }
+              }
               chains = TABLE_CHAINS (out) + (gsize) out->n_rows * en->n_vars;
               memcpy (chains, src_chains, sizeof (guint32) * en->n_vars);
               chains[v] = c;
