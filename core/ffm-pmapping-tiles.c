@@ -202,6 +202,8 @@ typedef struct {
                                        slot's least value over its leaves */
     /* and one entry per leaf: */
     FfmBudgetBuffer leaf_next;      /* guint32 per leaf: next of its diff + 1 */
+    FfmBudgetBuffer leaf_record;    /* guint32 per leaf: its record + 1 (for
+                                       taken_store_dominates_slowly()) */
     FfmBudgetBuffer slots;          /* double [2 n_leaf_slots] per leaf */
     guint n_buckets;                /* a power of two, or 0 */
     guint n_records;
@@ -2015,6 +2017,9 @@ static gboolean leaves_pruned (const Enum *en);
 static gboolean taken_store_on (const Enum *en);
 static guint32 taken_store_record (const Enum *en, const guint64 *diff, guint64 h);
 static gboolean taken_store_dominates (Enum *en, guint32 record, const double *slots);
+static gboolean taken_store_dominates_slowly (Enum *en, const guint64 *diff,
+                                              const double *slots);
+static void leaf_slots (const Enum *en, const Table *t, guint r, double *to);
 
 static gboolean
 table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *ws,
@@ -2231,7 +2236,23 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
                             slots[2 * x + 1] = sm;
                           }
                       }
-                    if (taken_store_dominates (en, record, slots))
+                  }
+                if (against_taken && en->taken.n > 0)
+                  {
+                    gboolean dominated = against_record
+                      && taken_store_dominates (en, record, slots);
+                    if (en->check_terms)
+                      {
+                        /* slots from the written row, and every leaf */
+                        leaf_slots (en, out, out->n_rows, slots);
+                        if (dominated != taken_store_dominates_slowly (
+                              en, en->n_diff > 0 ? TABLE_DIFF (out) + (gsize) out->n_rows * en->n_diff
+                              : NULL, slots))
+                          g_warning ("taken-leaf store: template %u answered %s for a "
+                                     "complete row, every leaf says otherwise",
+                                     en->t->id, dominated ? "dominated" : "not dominated");
+                      }
+                    if (dominated)
                       {
                         en->out->n_partial++;   /* as search_leaves() counts it */
                         continue;
@@ -2394,7 +2415,9 @@ leaves_pruned (const Enum *en)
 /* Whether complete rows are checked against the leaves of earlier chunks:
  * when search_leaves() prunes by slots, unless a test turns it off
  * (FFM_PMAPPING_LEAVES_PER_CHUNK=1: each chunk prunes only its own rows).
- * Under FFM_PMAPPING_CHECK_TERMS the rows it drops are not checked. */
+ * Under FFM_PMAPPING_CHECK_TERMS the rows it drops are not term-checked;
+ * each answer is checked against every leaf instead
+ * (taken_store_dominates_slowly()). */
 static gboolean
 taken_store_on (const Enum *en)
 {
@@ -2412,6 +2435,7 @@ taken_store_clear (Enum *en)
   ffm_budget_buffer_clear (&en->taken.first, en->budget);
   ffm_budget_buffer_clear (&en->taken.least, en->budget);
   ffm_budget_buffer_clear (&en->taken.leaf_next, en->budget);
+  ffm_budget_buffer_clear (&en->taken.leaf_record, en->budget);
   ffm_budget_buffer_clear (&en->taken.slots, en->budget);
   en->taken.n_buckets = en->taken.n_records = en->taken.n = 0;
   en->taken.full = FALSE;
@@ -2469,6 +2493,25 @@ taken_store_dominates (Enum *en, guint32 d, const double *slots)
   return FALSE;
 }
 
+/* The same question asked of every leaf in turn, without the buckets,
+ * the lists, their order or the least values: the check mode's witness
+ * of taken_store_record() and taken_store_dominates() (a leaf they miss
+ * would only cost time, so no other test sees it). */
+static gboolean
+taken_store_dominates_slowly (Enum *en, const guint64 *diff, const double *slots)
+{
+  const guint32 *leaf_record = en->taken.leaf_record.data;
+  const guint64 *diffs = en->taken.diff.data;
+  const double *stored = en->taken.slots.data;
+  guint nd = en->n_diff, ns = en->n_leaf_slots, fail = 0;
+
+  for (guint e = 0; e < en->taken.n; e++)
+    if (diff_equal (diffs + (gsize) (leaf_record[e] - 1) * nd, diff, nd)
+        && unit_dominates (stored + (gsize) e * 2 * ns, slots, ns, NULL, &fail))
+      return TRUE;
+  return FALSE;
+}
+
 /* Adds a taken leaf (its diff and slots) to the store; when the budget or
  * the cap says no, the store stops growing (the search stays exact). */
 static void
@@ -2482,6 +2525,8 @@ taken_store_add (Enum *en, const guint64 *diff, guint64 h, const double *slots)
     return;
   if (n >= TAKEN_STORE_MAX
       || !ffm_budget_buffer_reserve (&en->taken.leaf_next, en->budget,
+                                     ffm_budget_bytes (n + 1, sizeof (guint32)))
+      || !ffm_budget_buffer_reserve (&en->taken.leaf_record, en->budget,
                                      ffm_budget_bytes (n + 1, sizeof (guint32)))
       || !ffm_budget_buffer_reserve (&en->taken.slots, en->budget,
                                      ffm_budget_bytes (n + 1, 2 * sizeof (double) * ns)))
@@ -2550,6 +2595,7 @@ taken_store_add (Enum *en, const guint64 *diff, guint64 h, const double *slots)
   {
     guint32 *first = (guint32 *) en->taken.first.data + (d - 1);
     ((guint32 *) en->taken.leaf_next.data)[n] = *first;
+    ((guint32 *) en->taken.leaf_record.data)[n] = d;
     *first = n + 1;
   }
   en->taken.n = n + 1;

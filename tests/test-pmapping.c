@@ -2514,7 +2514,10 @@ test_leaves_across_chunks (void)
       ffm_pmapping_options_init (&options);
       options.n_threads = 2;
       options.max_fused_loops = cases[i].fused;
+      /* The check mode asks every leaf of the store again, row by row. */
+      g_setenv ("FFM_PMAPPING_CHECK_TERMS", "1", TRUE);
       store = generate (cases[i].w, cases[i].a, &options);
+      g_unsetenv ("FFM_PMAPPING_CHECK_TERMS");
       g_setenv ("FFM_PMAPPING_LEAVES_PER_CHUNK", "1", TRUE);
       per_chunk = generate (cases[i].w, cases[i].a, &options);
       g_unsetenv ("FFM_PMAPPING_LEAVES_PER_CHUNK");
