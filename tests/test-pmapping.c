@@ -1840,7 +1840,6 @@ test_remainder_partial_pruning (void)
   g_test_summary ("With remainder tiles, pruning partial tile vectors leaves "
                   "every group's Pareto set unchanged and the cost terms "
                   "equal the model");
-  g_setenv ("FFM_PMAPPING_CHECK_TERMS", "1", TRUE);
   for (int m = 7; m <= 13; m += 3)
     {
       g_autofree char *wt = g_strdup_printf (
@@ -1867,7 +1866,6 @@ test_remainder_partial_pruning (void)
       options.imperfect = FFM_IMPERFECT_ALL;
       assert_pruning_exact (w, a, &options, &n_pruned, &n_full);
     }
-  g_unsetenv ("FFM_PMAPPING_CHECK_TERMS");
 }
 
 /* Convolutions index their input by sums of rank variables (p + r, a
@@ -1905,7 +1903,6 @@ test_affine_partial_pruning (void)
   g_test_summary ("Convolutions (affine indices, strides) are pruned by "
                   "their cost terms: the terms equal the model, the Pareto "
                   "sets are unchanged, fewer tile vectors are evaluated");
-  g_setenv ("FFM_PMAPPING_CHECK_TERMS", "1", TRUE);
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autofree char *text = g_strdup_printf (
@@ -1928,7 +1925,6 @@ test_affine_partial_pruning (void)
                       n_pruned, n_full);
       g_assert_cmpuint (n_pruned * 2, <, n_full);
     }
-  g_unsetenv ("FFM_PMAPPING_CHECK_TERMS");
 }
 
 static void
@@ -2390,7 +2386,6 @@ assert_knob_keeps_pareto_sets (const char *var, const char *value, gboolean same
   FfmWorkload *workloads[] = { mm, conv };
   FfmArch *archs[] = { simple, deep };
 
-  g_setenv ("FFM_PMAPPING_CHECK_TERMS", "1", TRUE);
   for (guint i = 0; i < G_N_ELEMENTS (workloads); i++)
     {
       FfmPmappingOptions options;
@@ -2411,7 +2406,6 @@ assert_knob_keeps_pareto_sets (const char *var, const char *value, gboolean same
                       G_GUINT64_FORMAT " without", i == 0 ? "matmuls" : "conv",
                       count_evaluated (knob), var, value, count_evaluated (plain));
     }
-  g_unsetenv ("FFM_PMAPPING_CHECK_TERMS");
 }
 
 /* A table pruned in a sample first (FFM_PMAPPING_PRUNE_SAMPLE_ROWS: 8
@@ -2454,7 +2448,6 @@ test_leaves_pruned (void)
   g_test_summary ("Leaves that a valid leaf of the same diff dominates in what "
                   "the groups compare are not evaluated, and every group keeps "
                   "its Pareto set");
-  g_setenv ("FFM_PMAPPING_CHECK_TERMS", "1", TRUE);
   for (guint i = 0; i < G_N_ELEMENTS (workloads); i++)
     for (int fused = 1; fused >= (i == 0 ? 1 : -1); fused -= 2)   /* one Einsum: 1 */
       {
@@ -2476,7 +2469,6 @@ test_leaves_pruned (void)
                         fused, count_evaluated (pruned), count_evaluated (every));
         g_assert_cmpuint (count_evaluated (pruned), <, count_evaluated (every));
       }
-  g_unsetenv ("FFM_PMAPPING_CHECK_TERMS");
 }
 
 /* Complete rows that a leaf taken in an earlier chunk of the same template
@@ -2514,10 +2506,7 @@ test_leaves_across_chunks (void)
       ffm_pmapping_options_init (&options);
       options.n_threads = 2;
       options.max_fused_loops = cases[i].fused;
-      /* The check mode asks every leaf of the store again, row by row. */
-      g_setenv ("FFM_PMAPPING_CHECK_TERMS", "1", TRUE);
       store = generate (cases[i].w, cases[i].a, &options);
-      g_unsetenv ("FFM_PMAPPING_CHECK_TERMS");
       g_setenv ("FFM_PMAPPING_LEAVES_PER_CHUNK", "1", TRUE);
       per_chunk = generate (cases[i].w, cases[i].a, &options);
       g_unsetenv ("FFM_PMAPPING_LEAVES_PER_CHUNK");
@@ -2566,7 +2555,6 @@ test_search_order (void)
   guint chosen_last = 0, chosen_greedy = 0;
 
   g_test_summary ("Every search order gives every group the same Pareto set");
-  g_setenv ("FFM_PMAPPING_CHECK_TERMS", "1", TRUE);
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       FfmPmappingSet *sets[G_N_ELEMENTS (orders)];
@@ -2620,7 +2608,6 @@ test_search_order (void)
       for (guint o = 0; o < G_N_ELEMENTS (orders); o++)
         ffm_pmapping_set_free (sets[o]);
     }
-  g_unsetenv ("FFM_PMAPPING_CHECK_TERMS");
   g_assert_cmpuint (partial[0], !=, partial[1]);
   g_assert_cmpuint (chosen_last, >, 0);
   g_assert_cmpuint (chosen_greedy, >, 0);
@@ -2844,8 +2831,11 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  /* The generator's pruning terms must equal the model at every leaf
-   * (a difference is a g_warning, fatal here). */
+  /* The generator's pruning terms must equal the model at every leaf,
+   * and its fast paths (the taken-leaf store, the capacity bound per
+   * chain) their slow witnesses (a difference is a g_warning, fatal
+   * here): on for every test, none turns it off (one that did left the
+   * tests registered after it unchecked). */
   g_setenv ("FFM_PMAPPING_CHECK_TERMS", "1", FALSE);
   g_test_add_func ("/pmapping/pareto", test_pareto);
   g_test_add_func ("/pmapping/pareto-lexicographic", test_pareto_lexicographic);
