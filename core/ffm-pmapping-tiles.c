@@ -2182,6 +2182,50 @@ static gboolean taken_store_dominates_slowly (Enum *en, const guint64 *diff,
                                               const double *slots);
 static void leaf_slots (const Enum *en, const Table *t, guint r, double *to);
 
+/* Writes a new row's units (dv, dm) at depth @k + 1: each sums its group
+ * of the parent's units (src, src_mag) times the chain's factors @phi
+ * (gather_unit). @with_slots (a constant where it is called, so each
+ * copy's loop stays tight): also the row's leaf slots into @slots, as
+ * leaf_slots() sums them, in the same order. */
+static inline void
+gather_row (const Enum *en, guint k, const double *src, const double *src_mag,
+            const double *phi, double *dv, double *dm, gboolean with_slots, double *slots)
+{
+  const guint *gu = en->gather_unit[k], *gd = en->gather_desc[k];
+  const guint *gs = en->gather_start[k];
+  guint nu2 = en->n_units[k + 1];
+
+  if (with_slots)
+    for (guint x = 0; x < en->n_leaf_slots; x++)
+      slots[2 * x] = slots[2 * x + 1] = en->leaf_slot_max[x] ? -INFINITY : 0;
+  for (guint to = 0; to < nu2; to++)
+    {
+      double sv = 0, sm = 0;
+      guint x;
+      for (guint i = gs[to]; i < gs[to + 1]; i++)
+        {
+          double f = phi[gd[i]];
+          sv += src[gu[i]] * f;
+          sm += src_mag[gu[i]] * f;
+        }
+      dv[to] = sv;
+      dm[to] = sm;
+      /* leaf_slot covers the last depth's units only */
+      if (!with_slots || (x = en->leaf_slot[to]) == G_MAXUINT)
+        continue;
+      if (!en->leaf_slot_max[x])
+        {
+          slots[2 * x] += sv;
+          slots[2 * x + 1] += sm;
+        }
+      else if (sv > slots[2 * x])
+        {
+          slots[2 * x] = sv;
+          slots[2 * x + 1] = sm;
+        }
+    }
+}
+
 static gboolean
 table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *ws,
               guint *next, guint max_rows)
@@ -2352,52 +2396,12 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
               {
                 double *dv = TABLE_VALS (out) + (gsize) out->n_rows * nu2;
                 double *dm = TABLE_MAGS (out) + (gsize) out->n_rows * nu2;
-                const guint *gu = en->gather_unit[k], *gd = en->gather_desc[k];
-                const guint *gs = en->gather_start[k];
                 double slots[2 * MAX_VARS * 64];
-                if (!against_record)
-                  for (guint to = 0; to < nu2; to++)
-                    {
-                      double sv = 0, sm = 0;
-                      for (guint i = gs[to]; i < gs[to + 1]; i++)
-                        {
-                          double f = phi[gd[i]];
-                          sv += src[gu[i]] * f;
-                          sm += src_mag[gu[i]] * f;
-                        }
-                      dv[to] = sv;
-                      dm[to] = sm;
-                    }
+                /* two copies, each with its loop kept tight */
+                if (against_record)
+                  gather_row (en, k, src, src_mag, phi, dv, dm, TRUE, slots);
                 else
-                  {
-                    for (guint x = 0; x < en->n_leaf_slots; x++)
-                      slots[2 * x] = slots[2 * x + 1] = en->leaf_slot_max[x] ? -INFINITY : 0;
-                    for (guint to = 0; to < nu2; to++)
-                      {
-                        double sv = 0, sm = 0;
-                        guint x = en->leaf_slot[to];
-                        for (guint i = gs[to]; i < gs[to + 1]; i++)
-                          {
-                            double f = phi[gd[i]];
-                            sv += src[gu[i]] * f;
-                            sm += src_mag[gu[i]] * f;
-                          }
-                        dv[to] = sv;
-                        dm[to] = sm;
-                        if (x == G_MAXUINT)
-                          continue;
-                        if (!en->leaf_slot_max[x])
-                          {
-                            slots[2 * x] += sv;
-                            slots[2 * x + 1] += sm;
-                          }
-                        else if (sv > slots[2 * x])
-                          {
-                            slots[2 * x] = sv;
-                            slots[2 * x + 1] = sm;
-                          }
-                      }
-                  }
+                  gather_row (en, k, src, src_mag, phi, dv, dm, FALSE, NULL);
                 if (against_taken && en->taken.n > 0)
                   {
                     gboolean dominated = against_record
