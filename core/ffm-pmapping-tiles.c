@@ -1004,8 +1004,9 @@ usage_score_bound (const Enum *en, guint depth)
 /* Counts its cuts in usage_rejected: a template whose every branch is cut
  * here reaches no leaf, and still needs the "try best" pass. In that pass
  * the bound cuts, while probing, what cannot beat the best usage found so
- * far, and then what cannot reach the best usage. */
-static gboolean
+ * far, and then what cannot reach the best usage. Inline: asked for every
+ * bucket of every node (as a call, 3 % of MobileNet-V3's T7). */
+static inline gboolean
 usage_reachable (Enum *en, guint depth)
 {
   if (!en->constrained)
