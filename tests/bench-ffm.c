@@ -9,12 +9,18 @@
  *   paper   the GPT-3 run at 1 and at 2 fused loops (FFM_BENCH_PAPER_LOOPS,
  *           default "1,2"), each mapping compared point by point with the
  *           paper's §7.6 description (paper-gpt3-mapping.h); not run
- *           unless FFM_BENCH=paper (minutes, GiBs).
+ *           unless FFM_BENCH=paper (minutes, GiBs);
+ *   matrix  every architecture the arch models offer x {gpt3-6.7b batch 1 /
+ *           2048 tokens, llama3-8b one decode step over 2047 cached tokens,
+ *           resnet50, mobilenet-v3} at the defaults, each stopped after
+ *           FFM_BENCH_MATRIX_SECONDS (default 120); goal: each under 60 s
+ *           and 4 GiB. Not run unless FFM_BENCH=matrix (an hour or more);
+ *           FFM_BENCH_MATRIX_ARCHS (MODEL:NAME,...) runs those only.
  * Each run is a child process, so its peak memory is its own. Prints one
  * line per run: wall time, CPU time, peak resident memory, the result and
  * the strategy's phase times and join survivors.
  *
- * FFM_BENCH=gpt|chains|paper selects one part (gpt and chains by default); FFM_BENCH_THREADS (default 2);
+ * FFM_BENCH=gpt|chains|paper|matrix selects one part (gpt and chains by default); FFM_BENCH_THREADS (default 2);
  * FFM_BENCH_MAX_CHAIN (default 64); FFM_BENCH_GPT_PARAMS overrides the
  * GPT parameters ("batch=64,new_tokens=4096"); FFM_BENCH_REUSE=0 sets the
  * strategy parameter reuse=false (every Einsum enumerated, even when it
@@ -24,6 +30,7 @@
 
 #include "paper-gpt3-mapping.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -51,8 +58,8 @@ stat_or_zero (const FfmSearchResult *r, const char *name)
 /* Runs ffm on one problem and prints what it found (in the child);
  * @max_fused_loops: 0 for the default; @paper: also the §7.6 points. */
 static int
-run_one (const char *workload, const char *params, guint threads, int max_fused_loops,
-         gboolean paper)
+run_one (const char *arch, const char *workload, const char *params, guint threads,
+         int max_fused_loops, gboolean paper)
 {
   g_autoptr (FfmPluginRegistry) registry = ffm_plugin_registry_new ();
   g_autoptr (FfmParamValues) values = ffm_param_values_new ();
@@ -76,7 +83,7 @@ run_one (const char *workload, const char *params, guint threads, int max_fused_
   if (error == NULL)
     w = ffm_workload_load (workload, values, &error);
   if (w != NULL)
-    a = ffm_plugin_registry_build_arch (registry, "tpuv4i", NULL, &error);
+    a = ffm_plugin_registry_build_arch (registry, arch, NULL, &error);
   ffm = a != NULL ? ffm_plugin_registry_lookup (registry, FFM_PLUGIN_KIND_SEARCH,
                                                 "ffm", &error) : NULL;
   if (ffm == NULL)
@@ -140,10 +147,11 @@ typedef struct {
   int status;
 } Measure;
 
-/* Runs run_one() in a child process and measures it. */
+/* Runs run_one() in a child process and measures it; @seconds > 0: the
+ * child is stopped (SIGALRM) after that long, status -SIGALRM. */
 static Measure
-measure (const char *workload, const char *params, guint threads, int max_fused_loops,
-         gboolean paper)
+measure_arch (const char *arch, const char *workload, const char *params, guint threads,
+              int max_fused_loops, gboolean paper, guint seconds)
 {
   Measure m = { 0 };
   struct rusage ru;
@@ -154,14 +162,26 @@ measure (const char *workload, const char *params, guint threads, int max_fused_
   fflush (stdout);
   pid = fork ();
   if (pid == 0)
-    _exit (run_one (workload, params, threads, max_fused_loops, paper));
+    {
+      if (seconds > 0)
+        alarm (seconds);
+      _exit (run_one (arch, workload, params, threads, max_fused_loops, paper));
+    }
   wait4 (pid, &wstatus, 0, &ru);
   m.wall = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
   m.cpu = (double) ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6
     + (double) ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
   m.peak_mib = (double) ru.ru_maxrss / 1024;
-  m.status = WIFEXITED (wstatus) ? WEXITSTATUS (wstatus) : -1;
+  m.status = WIFEXITED (wstatus) ? WEXITSTATUS (wstatus)
+    : WIFSIGNALED (wstatus) ? -WTERMSIG (wstatus) : -1;
   return m;
+}
+
+static Measure
+measure (const char *workload, const char *params, guint threads, int max_fused_loops,
+         gboolean paper)
+{
+  return measure_arch ("tpuv4i", workload, params, threads, max_fused_loops, paper, 0);
 }
 
 static void
@@ -216,6 +236,56 @@ bench_paper (guint threads)
     }
 }
 
+/* Item 2's matrix: every shipped architecture x four workloads at the
+ * defaults, with a line per run and a summary against 60 s and 4 GiB. */
+static void
+bench_matrix (guint threads)
+{
+  static const struct { const char *workload, *params; } workloads[] = {
+    { "gpt3-6.7b", "batch=1,new_tokens=2048" },
+    { "llama3-8b", "decode=true,new_tokens=1,cached_tokens=2047" },
+    { "resnet50", "" },
+    { "mobilenet-v3", "" },
+  };
+  g_autoptr (FfmPluginRegistry) registry = ffm_plugin_registry_new ();
+  g_auto (GStrv) archs = NULL;
+  guint seconds = env_uint ("FFM_BENCH_MATRIX_SECONDS", 120);
+  const char *only = g_getenv ("FFM_BENCH_MATRIX_ARCHS");
+  g_auto (GStrv) wanted = only != NULL ? g_strsplit (only, ",", -1) : NULL;
+  guint n = 0, n_within = 0, n_slow = 0, n_failed = 0;
+
+  ffm_plugin_registry_scan (registry);
+  archs = ffm_plugin_registry_list_architectures (registry);
+  for (guint i = 0; archs[i] != NULL; i++)
+    for (guint j = 0; j < G_N_ELEMENTS (workloads)
+           && (wanted == NULL || g_strv_contains ((const char *const *) wanted, archs[i])); j++)
+      {
+        Measure m;
+        printf ("%s x %s (%s), EDP, defaults, %u threads\n", archs[i],
+                workloads[j].workload, workloads[j].params, threads);
+        m = measure_arch (archs[i], workloads[j].workload, workloads[j].params, threads,
+                          0, FALSE, seconds);
+        n++;
+        if (m.status == -SIGALRM)
+          {
+            printf ("  stopped after %u s (FFM_BENCH_MATRIX_SECONDS), peak memory %.0f MiB\n\n",
+                    seconds, m.peak_mib);
+            n_slow++;
+            continue;
+          }
+        printf ("  wall %.1f s, CPU %.1f s, peak memory %.0f MiB%s\n\n", m.wall, m.cpu,
+                m.peak_mib, m.status == 0 ? "" : " (failed)");
+        if (m.status != 0)
+          n_failed++;
+        else if (m.wall <= 60 && m.peak_mib <= 4096)
+          n_within++;
+        else
+          n_slow++;
+      }
+  printf ("matrix: %u runs, %u within 60 s and 4 GiB, %u over, %u failed\n", n,
+          n_within, n_slow, n_failed);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -229,5 +299,7 @@ main (int argc, char **argv)
     bench_gpt (threads);
   if (which != NULL && g_str_equal (which, "paper"))
     bench_paper (threads);
+  if (which != NULL && g_str_equal (which, "matrix"))
+    bench_matrix (threads);
   return 0;
 }
