@@ -85,6 +85,20 @@ generate (FfmWorkload *w, FfmArch *a, const FfmPmappingOptions *options)
   return set;
 }
 
+/* generate() with environment variable @var (a knob of the generator's
+ * internals) set to @value for the one run. */
+static FfmPmappingSet *
+generate_with_env (FfmWorkload *w, FfmArch *a, const FfmPmappingOptions *options,
+                   const char *var, const char *value)
+{
+  FfmPmappingSet *set;
+
+  g_setenv (var, value, TRUE);
+  set = generate (w, a, options);
+  g_unsetenv (var);
+  return set;
+}
+
 /* Templates enumerated, and tile vectors evaluated, over every Einsum. */
 static guint
 count_templates (const FfmPmappingSet *set)
@@ -2347,9 +2361,7 @@ test_chunked_tables (void)
       g_autofree char *value = g_strdup_printf ("%u", chunks[c]);
       guint64 n;
 
-      g_setenv ("FFM_PMAPPING_CHUNK_ROWS", value, TRUE);
-      cut = generate (w, a, &options);
-      g_unsetenv ("FFM_PMAPPING_CHUNK_ROWS");
+      cut = generate_with_env (w, a, &options, "FFM_PMAPPING_CHUNK_ROWS", value);
       assert_pareto_sets_equal (whole, cut);
       n = count_evaluated (cut);
       g_test_message ("chunks of %u rows: %" G_GUINT64_FORMAT " evaluated (whole: %"
@@ -2396,9 +2408,7 @@ assert_knob_keeps_pareto_sets (const char *var, const char *value, gboolean same
       options.n_threads = 2;
       options.max_fused_loops = -1;
       plain = generate (workloads[i], archs[i], &options);
-      g_setenv (var, value, TRUE);
-      knob = generate (workloads[i], archs[i], &options);
-      g_unsetenv (var);
+      knob = generate_with_env (workloads[i], archs[i], &options, var, value);
       assert_pareto_sets_equal (plain, knob);
       if (same_leaves)
         g_assert_cmpuint (count_evaluated (plain), ==, count_evaluated (knob));
@@ -2459,9 +2469,8 @@ test_leaves_pruned (void)
         options.n_threads = 2;
         options.max_fused_loops = fused;
         pruned = generate (workloads[i], deep, &options);
-        g_setenv ("FFM_PMAPPING_EVERY_LEAF", "1", TRUE);
-        every = generate (workloads[i], deep, &options);
-        g_unsetenv ("FFM_PMAPPING_EVERY_LEAF");
+        every = generate_with_env (workloads[i], deep, &options,
+                                   "FFM_PMAPPING_EVERY_LEAF", "1");
         assert_pareto_sets_equal (pruned, every);
         assert_pareto_sets_equal (every, pruned);
         g_test_message ("%s, max fused loops %d: %" G_GUINT64_FORMAT " evaluated, %"
@@ -2507,12 +2516,10 @@ test_leaves_across_chunks (void)
       options.n_threads = 2;
       options.max_fused_loops = cases[i].fused;
       store = generate (cases[i].w, cases[i].a, &options);
-      g_setenv ("FFM_PMAPPING_LEAVES_PER_CHUNK", "1", TRUE);
-      per_chunk = generate (cases[i].w, cases[i].a, &options);
-      g_unsetenv ("FFM_PMAPPING_LEAVES_PER_CHUNK");
-      g_setenv ("FFM_PMAPPING_EVERY_LEAF", "1", TRUE);
-      every = generate (cases[i].w, cases[i].a, &options);
-      g_unsetenv ("FFM_PMAPPING_EVERY_LEAF");
+      per_chunk = generate_with_env (cases[i].w, cases[i].a, &options,
+                                     "FFM_PMAPPING_LEAVES_PER_CHUNK", "1");
+      every = generate_with_env (cases[i].w, cases[i].a, &options,
+                                 "FFM_PMAPPING_EVERY_LEAF", "1");
       assert_pareto_sets_equal (store, every);
       assert_pareto_sets_equal (every, store);
       assert_pareto_sets_equal (store, per_chunk);
@@ -2684,9 +2691,8 @@ test_untracked_early (void)
       options.n_threads = 2;
       options.max_fused_loops = cases[i].max_fused;
       early = generate (cases[i].w, cases[i].a, &options);
-      g_setenv ("FFM_PMAPPING_UNTRACKED_LATE", "1", TRUE);
-      late = generate (cases[i].w, cases[i].a, &options);
-      g_unsetenv ("FFM_PMAPPING_UNTRACKED_LATE");
+      late = generate_with_env (cases[i].w, cases[i].a, &options,
+                                "FFM_PMAPPING_UNTRACKED_LATE", "1");
       g_assert_cmpuint (ffm_pmapping_set_count_untracked_early (late), ==, 0);
       early_total += ffm_pmapping_set_count_untracked_early (early);
       g_test_message ("case %u: %u memories untracked before the search", i,
