@@ -2626,25 +2626,25 @@ taken_store_record (const Enum *en, const guint64 *diff, guint64 h)
 
 /* Whether a taken leaf of the diff of @record (taken_store_record(), not
  * 0) matches or beats @slots in every slot (unit_dominates(), with its
- * rounding margin). GPT-3's V at
- * unlimited fused loops asks 180 M times, 81 % dominated, its diffs
- * holding some fifty leaves each: a row below every leaf of its diff in
- * some slot is answered by the diff's least values, and a dominating leaf
- * moves to the front of its diff's list (a few strong leaves dominate most
- * rows that follow; the answer does not depend on the order). */
+ * rounding margin). GPT-3's V at unlimited fused loops asks 180 M times,
+ * 81 % dominated, its diffs holding some fifty leaves each: a row below
+ * every leaf of its diff in some slot is answered by the diff's least
+ * values, and a dominating leaf moves to the front of its diff's list (a
+ * few strong leaves dominate most rows that follow; the answer does not
+ * depend on the order). */
 static gboolean
-taken_store_dominates (Enum *en, guint32 d, const double *slots)
+taken_store_dominates (Enum *en, guint32 record, const double *slots)
 {
   guint32 *first, *next = en->taken.leaf_next.data;
   const double *stored = en->taken.slots.data, *least;
   guint ns = en->n_leaf_slots;
 
   /* A leaf dominates only with every slot at most the row's. */
-  least = (const double *) en->taken.least.data + (gsize) (d - 1) * ns;
+  least = (const double *) en->taken.least.data + (gsize) (record - 1) * ns;
   for (guint x = 0; x < ns; x++)
     if (slots[2 * x] < least[x])
       return FALSE;
-  first = (guint32 *) en->taken.first.data + (d - 1);
+  first = (guint32 *) en->taken.first.data + (record - 1);
   for (guint32 e = *first, prev = 0; e != 0; prev = e, e = next[e - 1])
     if (unit_dominates (stored + (gsize) (e - 1) * 2 * ns, slots, ns, NULL, &en->taken.fail))
       {
