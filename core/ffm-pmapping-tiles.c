@@ -42,6 +42,7 @@
 #define MAX_LOOPS FFM_COST_MAX_LOOPS
 #define MAX_DIMS 16
 #define MAX_BUFFETS 64
+#define RANKS FFM_MAX_TENSOR_RANKS
 
 /* TUNING: a group's rows are Pareto-pruned whenever they grow past twice
  * their count after the last pruning plus this many (bounds memory; 4096
@@ -172,6 +173,17 @@ typedef struct {
                                          each chain's factor of each buffet's
                                          occupancy (its tile, or the bound, to
                                          the ranks it indexes) */
+  /* Buffets whose tensor has an affine index (capacity_chain_ok()): */
+  guint n_affine;
+  int affine_index[MAX_BUFFETS];      /* the buffet's index among them, or -1 */
+  guint64 *affine_coef;               /* [n_vars x n_affine x RANKS]: the
+                                         variable's coefficient in each
+                                         rank's index (summed over terms) */
+  guint32 *affine_mask;               /* [n_vars x n_affine]: the ranks whose
+                                         index has the variable */
+  guint64 *capacity_affine;           /* [n_vars + 1 depths x (n_vars + 1)
+                                         passes x n_affine x (RANKS + 1)]:
+                                         CapacityBase's, see there */
 
   /* Fixed tiles (mapping constraints): chain position (loops of the
    * variable above a storage node) and the tile required there. */
@@ -202,7 +214,8 @@ typedef struct {
                                        slot's least value over its leaves */
     /* and one entry per leaf: */
     FfmBudgetBuffer leaf_next;      /* guint32 per leaf: next of its diff + 1 */
-    FfmBudgetBuffer leaf_record;    /* guint32 per leaf: its record + 1 (for
+    FfmBudgetBuffer leaf_record;    /* guint32 per leaf: its record + 1 (only
+                                       in the check mode, for
                                        taken_store_dominates_slowly()) */
     FfmBudgetBuffer slots;          /* double [2 n_leaf_slots] per leaf */
     guint n_buckets;                /* a power of two, or 0 */
@@ -517,6 +530,27 @@ setup_chain_occupancy (Enum *en)
           en->memory_buffet[n++] = b;
     }
   en->memory_first[en->n_memories] = n;
+  en->n_affine = 0;
+  for (guint b = 0; b < en->n_buffets; b++)
+    en->affine_index[b] = en->buffet_memory[b] >= 0 && en->buffet_affine[b]
+      ? (int) en->n_affine++ : -1;
+  en->affine_coef = g_new0 (guint64, (gsize) MAX (en->n_vars * en->n_affine, 1) * RANKS);
+  en->affine_mask = g_new0 (guint32, MAX (en->n_vars * en->n_affine, 1));
+  for (guint b = 0; b < en->n_buffets; b++)
+    {
+      const FfmTensorAccess *access = &en->e->accesses[en->buffet_access[b]];
+      int a = en->affine_index[b];
+      if (a < 0)
+        continue;
+      for (guint r = 0; r < RANKS; r++)
+        for (guint t = 0; t < access->projections[r].n_terms; t++)
+          {
+            const FfmAffineTerm *term = &access->projections[r].terms[t];
+            gsize va = (gsize) term->var * en->n_affine + (guint) a;
+            en->affine_coef[va * RANKS + r] += (guint64) term->coefficient;
+            en->affine_mask[va] |= 1u << r;
+          }
+    }
   for (guint v = 0; v < en->n_vars; v++)
     {
       guint nl = en->var_n_loops[v], nc = en->n_chains[v];
@@ -835,7 +869,109 @@ typedef struct CapacityBase {
   int free[MAX_VARS + 1];                    /* per pass: capacity_ok()'s free */
   double prod[MAX_VARS + 1][MAX_BUFFETS];    /* per pass: the other variables'
                                                 factor of each buffet */
+  /* Buffets with an affine index, per pass and affine buffet (RANKS + 1
+   * entries): each rank's extent with the variable's tile at 1 (where its
+   * index has the variable), then the product of the other ranks'
+   * extents. With the chain's tile t, a rank's extent is its entry plus
+   * coefficient x (t - 1): ffm_access_tile_values() without a pass over
+   * every rank and variable. */
+  guint64 *affine;
 } CapacityBase;
+
+/* @a x @b, or G_MAXUINT64 when it overflows, as ffm_access_tile_values()
+ * saturates: its factors are >= 1, so its product saturates exactly when
+ * the true product does, in any order. */
+static inline guint64
+saturating_mul (guint64 a, guint64 b)
+{
+  guint64 n;
+  return __builtin_mul_overflow (a, b, &n) ? G_MAXUINT64 : n;
+}
+
+/* The value count of affine buffet @b split for variable @v (@out,
+ * RANKS + 1 entries): each rank's extent with @tiles and @v's tile at 1
+ * where its index has @v, then the product of the other ranks' extents
+ * (@tiles[@v] is not read). affine_values() completes it with a tile of
+ * @v: ffm_access_tile_values() without a pass over every rank and
+ * variable. */
+static void
+affine_split (const Enum *en, guint v, guint b, guint64 *tiles, guint64 *out)
+{
+  const FfmTensorAccess *access = &en->e->accesses[en->buffet_access[b]];
+  guint32 mask = en->affine_mask[(gsize) v * en->n_affine + (guint) en->affine_index[b]];
+  guint64 rest = 1;
+
+  tiles[v] = 1;
+  for (guint r = 0; r < RANKS; r++)
+    {
+      const FfmProjection *p = &access->projections[r];
+      guint64 extent = 1;
+      /* ffm_projection_extent(), here so that it is inlined */
+      for (guint t = 0; t < p->n_terms; t++)
+        {
+          guint64 span;
+          if (__builtin_mul_overflow ((guint64) p->terms[t].coefficient,
+                                      tiles[p->terms[t].var] - 1, &span)
+              || __builtin_add_overflow (extent, span, &extent))
+            {
+              extent = G_MAXUINT64;
+              break;
+            }
+        }
+      if (mask & (1u << r))
+        out[r] = extent;
+      else
+        rest = saturating_mul (rest, extent);
+    }
+  out[RANKS] = rest;
+}
+
+/* ffm_access_tile_values() of affine buffet @b from its split for @v
+ * (@split, affine_split()), with @v's tile from en->tiles. Each rank's
+ * extent saturates where ffm_projection_extent() does (any overflow of
+ * the exact sum), and the product where ffm_access_tile_values() does. */
+static inline guint64
+affine_values (const Enum *en, guint v, guint b, const guint64 *split)
+{
+  guint a = (guint) en->affine_index[b];
+  const guint64 *coef = en->affine_coef + ((gsize) v * en->n_affine + a) * RANKS;
+  guint32 mask = en->affine_mask[(gsize) v * en->n_affine + a];
+  int j = en->res_loop[b][v];
+  guint64 tile = j >= 0 ? en->tiles[j] : en->bounds[v];
+  guint64 n = split[RANKS];
+
+  for (; mask != 0; mask &= mask - 1)
+    {
+      guint r = (guint) __builtin_ctz (mask);
+      guint64 span, extent;
+      if (__builtin_mul_overflow (coef[r], tile - 1, &span)
+          || __builtin_add_overflow (split[r], span, &extent))
+        extent = G_MAXUINT64;
+      n = saturating_mul (n, extent);
+    }
+  return n;
+}
+
+/* CapacityBase's entries (@out, RANKS + 1) of affine buffet @b in the
+ * pass of @free: capacity_ok()'s tiles, split for variable @v. */
+static void
+capacity_base_affine (const Enum *en, guint v, guint budget, int free,
+                      const gboolean *chosen, guint b, guint64 *out)
+{
+  guint64 tiles[MAX_VARS];
+
+  for (guint u = 0; u < en->n_vars; u++)
+    {
+      int j = en->res_loop[b][u];
+      if (u == v)
+        tiles[u] = 1;
+      else if (chosen[u] || en->var_n_loops[u] == 0)
+        tiles[u] = j >= 0 ? en->tiles[j] : en->bounds[u];
+      else
+        tiles[u] = smallest_tile (en, b, u, budget == 0 || (budget == 1 && (int) u != free));
+    }
+  affine_split (en, v, b, tiles, out);
+}
 
 /* The chain-independent part of capacity_ok (@en, @depth) for variable
  * @v = order[@depth - 1]. */
@@ -862,7 +998,14 @@ capacity_base (const Enum *en, guint depth, guint v, CapacityBase *cb)
       for (guint b = 0; b < en->n_buffets; b++)
         {
           double f = 1;
-          if (en->buffet_memory[b] < 0 || en->buffet_affine[b])
+          if (en->affine_index[b] >= 0)
+            {
+              capacity_base_affine (en, v, budget, free, chosen, b,
+                                    cb->affine + ((gsize) (cb->n_passes - 1) * en->n_affine
+                                                  + (guint) en->affine_index[b]) * (RANKS + 1));
+              continue;
+            }
+          if (en->buffet_memory[b] < 0)
             continue;
           for (guint u = 0; u < en->n_vars; u++)
             {
@@ -904,24 +1047,9 @@ capacity_chain_ok (Enum *en, const CapacityBase *cb, guint depth, guint v, guint
               if (!en->buffet_affine[b])
                 values = cb->prod[pass][b] * factor[b];
               else
-                {
-                  /* as capacity_ok() does: every variable's tile */
-                  gboolean chosen[MAX_VARS] = { FALSE };
-                  guint budget = fused_budget (en, en->fused[depth]);
-                  for (guint k = 0; k < depth; k++)
-                    chosen[en->order[k]] = TRUE;
-                  for (guint u = 0; u < en->n_vars; u++)
-                    {
-                      int j = en->res_loop[b][u];
-                      if (chosen[u] || en->var_n_loops[u] == 0)
-                        en->var_tiles[u] = j >= 0 ? en->tiles[j] : en->bounds[u];
-                      else
-                        en->var_tiles[u] = smallest_tile (en, b, u, budget == 0
-                                                          || (budget == 1 && (int) u != cb->free[pass]));
-                    }
-                  values = (double) ffm_access_tile_values (en->e, en->buffet_access[b],
-                                                            en->var_tiles);
-                }
+                values = (double) affine_values (en, v, b, cb->affine
+                                                 + ((gsize) pass * en->n_affine
+                                                    + (guint) en->affine_index[b]) * (RANKS + 1));
               occ += values * en->buffet_bits[b];
             }
           if (occ > en->capacity[q])
@@ -1235,7 +1363,13 @@ search (Enum *en, guint depth)
        * computed once, not after each of them. */
       bound = en->probing ? usage_score_bound (en, depth + 1) : 0;
       if (en->capacity_base == NULL)
-        en->capacity_base = g_new (CapacityBase, en->n_vars + 1);
+        {
+          gsize per_depth = (gsize) (en->n_vars + 1) * en->n_affine * (RANKS + 1);
+          en->capacity_base = g_new (CapacityBase, en->n_vars + 1);
+          en->capacity_affine = g_new (guint64, MAX (per_depth * (en->n_vars + 1), 1));
+          for (guint k = 0; k <= en->n_vars; k++)
+            en->capacity_base[k].affine = en->capacity_affine + k * per_depth;
+        }
       cb = &en->capacity_base[depth + 1];
       capacity_base (en, depth + 1, v, cb);
       for (guint c = bucket->first; c < bucket->first + bucket->n; c++)
@@ -2128,13 +2262,11 @@ table_prune (Enum *en, Table *t, guint first, guint n_units,
   return TRUE;
 }
 
-/* The occupancy lower bound of buffet @b, whose tensor has an affine
- * index, while depth @k's variable is being chosen (its tiles already in
- * en->tiles): the variables chosen so far and that one at their tiles, the
- * others at their smallest (@trivial_fused: with the fused-loop budget
- * spent). Extents only grow with tiles, so this bounds every completion. */
-static double
-affine_occupancy (Enum *en, guint b, guint k, gboolean trivial_fused)
+/* affine_values() from affine_occupancy_split() for @b, as capacity_ok()
+ * computes it: every variable's tile and ffm_access_tile_values()
+ * (FFM_PMAPPING_CHECK_TERMS compares the two). */
+static guint64
+affine_values_slowly (Enum *en, guint b, guint k, gboolean trivial_fused)
 {
   for (guint q = 0; q < en->n_vars; q++)
     {
@@ -2145,8 +2277,31 @@ affine_occupancy (Enum *en, guint b, guint k, gboolean trivial_fused)
       else
         en->var_tiles[u] = smallest_tile (en, b, u, trivial_fused);
     }
-  return (double) ffm_access_tile_values (en->e, en->buffet_access[b], en->var_tiles)
-    * en->buffet_bits[b];
+  return ffm_access_tile_values (en->e, en->buffet_access[b], en->var_tiles);
+}
+
+/* The occupancy lower bound of buffet @b, whose tensor has an affine
+ * index, while depth @k's variable v is being chosen: the split for v
+ * (@split, affine_split()) of the variables chosen so far at their tiles
+ * and the others at their smallest (@trivial_fused: with the fused-loop
+ * budget spent), v's tile from en->tiles. Extents only grow with tiles, so
+ * this bounds every completion. */
+static void
+affine_occupancy_split (const Enum *en, guint b, guint k, gboolean trivial_fused,
+                        guint64 *split)
+{
+  guint64 tiles[MAX_VARS];
+
+  for (guint q = 0; q < en->n_vars; q++)
+    {
+      guint u = en->order[q];
+      int j = en->res_loop[b][u];
+      if (q < k || en->var_n_loops[u] == 0)
+        tiles[u] = j >= 0 ? en->tiles[j] : en->bounds[u];
+      else
+        tiles[u] = smallest_tile (en, b, u, trivial_fused);
+    }
+  affine_split (en, en->order[k], b, tiles, split);
 }
 
 /* The rows that table @t and scratch @s hold at @n_units units without
@@ -2235,6 +2390,8 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
   guint nd = en->n_desc[k], nl = en->var_n_loops[v];
   double base_occ[MAX_BUFFETS];      /* the other variables at their smallest */
   double base_forced[MAX_BUFFETS];   /* same, with their fused loops trivial */
+  /* and of buffets with an affine index, split for v (affine_split()): */
+  guint64 affine_occ[MAX_BUFFETS][RANKS + 1], affine_forced[MAX_BUFFETS][RANKS + 1];
   gsize room = 0;   /* rows that @out and the scratch hold without growing
                        (capacities only grow while extending) */
   /* Complete rows a leaf taken in an earlier chunk dominates are dropped
@@ -2253,6 +2410,8 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
 
       if (past_deadline (en))
         return FALSE;
+
+      gboolean affine_split_done[2] = { FALSE, FALSE };
 
       en->out->n_partial++;
       restore_row (en, in, r, k);
@@ -2319,6 +2478,16 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
            * choose have trivial fused loops (see smallest_tile()). */
           gboolean forced = fused_budget (en, fused) == 0;
           const double *base = forced ? base_forced : base_occ;
+          guint64 (*affine)[RANKS + 1] = forced ? affine_forced : affine_occ;
+          /* split when a chain first needs them (most rows have no chain
+           * past the buckets' tests) */
+          if (en->n_affine > 0 && !affine_split_done[forced])
+            {
+              for (guint b = 0; b < en->n_buffets; b++)
+                if (en->affine_index[b] >= 0)
+                  affine_occupancy_split (en, b, k, forced, affine[en->affine_index[b]]);
+              affine_split_done[forced] = TRUE;
+            }
           for (guint c = bucket->first; c < bucket->first + bucket->n; c++)
             {
               const guint64 *chain = nl > 0
@@ -2335,8 +2504,17 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
                   for (guint i = en->memory_first[q]; i < en->memory_first[q + 1]; i++)
                     {
                       guint b = en->memory_buffet[i];
-                      occ += en->buffet_affine[b] ? affine_occupancy (en, b, k, forced)
-                        : base[b] * factor[b];
+                      if (!en->buffet_affine[b])
+                        {
+                          occ += base[b] * factor[b];
+                          continue;
+                        }
+                      guint64 values = affine_values (en, v, b, affine[en->affine_index[b]]);
+                      if (en->check_terms && values != affine_values_slowly (en, b, k, forced))
+                        g_warning ("table_extend: template %u, depth %u, chain %u, buffet %u: "
+                                   "%" G_GUINT64_FORMAT " values, ffm_access_tile_values() "
+                                   "says otherwise", en->t->id, k, c, b, values);
+                      occ += (double) values * en->buffet_bits[b];
                     }
                   if (occ > en->capacity[q])
                     {
@@ -2692,8 +2870,9 @@ taken_store_add (Enum *en, const guint64 *diff, guint64 h, const double *slots)
   if (n >= TAKEN_STORE_MAX
       || !ffm_budget_buffer_reserve (&en->taken.leaf_next, en->budget,
                                      ffm_budget_bytes (n + 1, sizeof (guint32)))
-      || !ffm_budget_buffer_reserve (&en->taken.leaf_record, en->budget,
-                                     ffm_budget_bytes (n + 1, sizeof (guint32)))
+      || (en->check_terms
+          && !ffm_budget_buffer_reserve (&en->taken.leaf_record, en->budget,
+                                         ffm_budget_bytes (n + 1, sizeof (guint32))))
       || !ffm_budget_buffer_reserve (&en->taken.slots, en->budget,
                                      ffm_budget_bytes (n + 1, 2 * sizeof (double) * ns)))
     {
@@ -2761,7 +2940,8 @@ taken_store_add (Enum *en, const guint64 *diff, guint64 h, const double *slots)
   {
     guint32 *first = (guint32 *) en->taken.first.data + (d - 1);
     ((guint32 *) en->taken.leaf_next.data)[n] = *first;
-    ((guint32 *) en->taken.leaf_record.data)[n] = d;
+    if (en->check_terms)
+      ((guint32 *) en->taken.leaf_record.data)[n] = d;
     *first = n + 1;
   }
   en->taken.n = n + 1;
@@ -3206,6 +3386,9 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
       g_free (en->chain_occ[v]);
     }
   g_free (en->capacity_base);
+  g_free (en->capacity_affine);
+  g_free (en->affine_coef);
+  g_free (en->affine_mask);
   free_units (en);
   taken_store_clear (en);
   ffm_terms_free (en->terms);
