@@ -1051,7 +1051,7 @@ ffm_pmapping_templates_build (const FfmWorkload *workload, const FfmArch *arch,
     }
   if (served == 0)
     {
-      g_set_error (error, FFM_MAPPING_ERROR, FFM_MAPPING_ERROR_INVALID,
+      g_set_error (error, FFM_MAPPING_ERROR, FFM_MAPPING_ERROR_UNSERVED,
                    "Einsum %s: no compute unit of architecture %s serves it "
                    "(every `enabled` is false)", e->name, ffm_arch_get_name (arch));
       return FALSE;

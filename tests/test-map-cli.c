@@ -188,6 +188,21 @@ test_usage_errors (void)
   assert_contains (bad_param.err, "epsilon");
 }
 
+/* A CiM macro's compute unit serves only Einsums of three tensors (as the
+ * CiMLoop models do); GPT-3's first Einsum I (a copy of its input) is not
+ * one: a clear error naming both, exit 1, nothing on stdout. */
+static void
+test_unserved_einsum (void)
+{
+  g_auto (FfmTestRun) run = { 0 };
+
+  FFM_TEST_RUN (&run, "map", "--arch", "cimloop:raella-isca2023", "--workload", "gpt3-6.7b");
+  g_assert_cmpint (run.status, ==, 1);
+  assert_contains (run.err, "Einsum I: no compute unit of architecture raella-isca2023 "
+                   "serves it (every `enabled` is false)");
+  g_assert_cmpstr (run.out, ==, "");
+}
+
 /* --unfused keeps T1 off chip. */
 static void
 test_unfused (void)
@@ -416,6 +431,7 @@ main (int argc, char **argv)
   g_test_add_func ("/map-cli/two-matmuls", test_two_matmuls);
   g_test_add_func ("/map-cli/strategies-and-objectives", test_strategies_and_objectives);
   g_test_add_func ("/map-cli/usage-errors", test_usage_errors);
+  g_test_add_func ("/map-cli/unserved-einsum", test_unserved_einsum);
   g_test_add_func ("/map-cli/unfused", test_unfused);
   g_test_add_func ("/map-cli/reuse", test_reuse);
   g_test_add_func ("/map-cli/tie-breaks", test_tie_breaks);

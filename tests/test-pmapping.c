@@ -2056,6 +2056,30 @@ test_does_not_fit (void)
   g_assert_nonnull (strstr (error->message, "48 bits"));
 }
 
+/* A matmul (three tensors) on an architecture whose only compute unit
+ * serves Einsums of two (as the CiMLoop macros' units serve only three). */
+static void
+test_unserved (void)
+{
+  const char *arch =
+    "{ \"ffm_architecture\": 1, \"name\": \"two-only\", \"levels\": ["
+    "{ \"memory\": \"MainMemory\", \"size\": \"inf\" },"
+    "{ \"compute\": \"MAC\", \"energy\": 1, \"throughput\": 1,"
+    "  \"enabled\": \"len(all) == 2\" } ] }";
+  g_autoptr(FfmWorkload) w = load_matmuls (1, 4, 4);
+  g_autoptr(FfmArch) a = arch_from_text (arch);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FfmPmappingSet) set = ffm_pmappings_generate (w, a, NULL, &error);
+
+  g_test_summary ("An Einsum no compute unit serves is its own error code "
+                  "(the architecture's design, not a failed search), naming "
+                  "the Einsum and the architecture");
+  g_assert_null (set);
+  g_assert_error (error, FFM_MAPPING_ERROR, FFM_MAPPING_ERROR_UNSERVED);
+  g_assert_cmpstr (error->message, ==, "Einsum Matmul0: no compute unit of architecture "
+                   "two-only serves it (every `enabled` is false)");
+}
+
 /* ---- Minimum fanout usage ---- */
 
 /* A matmul on MainMemory, a fanout PE of @count and the MAC. */
@@ -2870,6 +2894,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/pmapping/partial-pruning/wide", GINT_TO_POINTER (1),
                         test_partial_pruning);
   g_test_add_func ("/pmapping/does-not-fit", test_does_not_fit);
+  g_test_add_func ("/pmapping/unserved", test_unserved);
   g_test_add_func ("/pmapping/unfused", test_unfused);
   g_test_add_func ("/pmapping/min-usage/size-one", test_min_usage_size_one);
   g_test_add_func ("/pmapping/min-usage/try-best", test_min_usage_try_best);

@@ -54,6 +54,9 @@ typedef enum {
 typedef enum {
   FFM_MAPPING_ERROR_PARSE,
   FFM_MAPPING_ERROR_INVALID,      /* does not match the workload/arch */
+  FFM_MAPPING_ERROR_UNSERVED,     /* an Einsum no compute unit serves (each
+                                     `enabled` false): the architecture does
+                                     not run that workload, by its design */
 } FfmMappingError;
 
 typedef enum {
