@@ -229,6 +229,17 @@ typedef struct {
   guint64 used[MAX_VARS + 1][MAX_DIMS]; /* per depth: spatial products chosen */
   guint fused[MAX_VARS + 1];        /* per depth: fused loops of > 1 iteration */
   guint64 var_tiles[MAX_VARS];      /* scratch for occupancy */
+  /* search()'s buckets per depth: those of the depth's variable that pass
+   * the fused-loop, fanout and usage tests at the node's spatial products
+   * and fused loops, which every chain of the parent's bucket shares
+   * (search_survivors()). */
+  struct Survivors {
+    guint *bucket;                  /* indices into buckets[order[depth]] */
+    guint n;
+    guint64 unreachable;            /* buckets usage_reachable() cut */
+    gboolean valid;                 /* for the parent's current bucket */
+  } survivors[MAX_VARS + 1];
+  guint *survivor_block;            /* the survivors' indices, one block */
   struct CapacityBase *capacity_base;  /* [n_vars + 1]: search()'s, per depth
                                           (8.7 kB each: not on the stack) */
   FfmCompatibility compat;
@@ -1320,6 +1331,67 @@ check_terms (Enum *en)
 
 /* ---- Search ---- */
 
+/* The buckets of order[@depth] that pass the fused-loop budget, the
+ * fanout dimensions' counts and usage_reachable() at the node's state
+ * (used[@depth], fused[@depth]), into en->survivors[@depth], in search()'s
+ * order. On a node of the same state (the next chain of the parent's
+ * bucket) the list is reused: the tests give the same answers (the probe's
+ * best score only grows, so a bucket it cut stays cut; search() asks
+ * usage_reachable() again while probing), and the cuts are counted again
+ * as if asked. Probing visited 7.2 M nodes of MobileNet-V3's T7 on TPUv4i
+ * with 35 buckets each, of which 0.01 passed. */
+static void
+search_survivors (Enum *en, guint depth)
+{
+  guint v = en->order[depth], n = en->buckets[v]->len;
+  struct Survivors *s = &en->survivors[depth];
+
+  if (depth > 0 && s->valid)
+    {
+      if (!en->relaxed)
+        en->usage_rejected += s->unreachable;
+      return;
+    }
+  if (en->survivor_block == NULL)
+    {
+      guint most = 0;
+      for (guint u = 0; u < en->n_vars; u++)
+        most = MAX (most, en->buckets[u]->len);
+      en->survivor_block = g_new (guint, (gsize) MAX (most, 1) * (en->n_vars + 1));
+      for (guint k = 0; k <= en->n_vars; k++)
+        en->survivors[k].bucket = en->survivor_block + (gsize) k * MAX (most, 1);
+    }
+  s->n = 0;
+  s->valid = TRUE;
+  s->unreachable = 0;
+  for (guint x = 0; x < n; x++)
+    {
+      /* buckets go by ascending spatial products: probing for the highest
+       * usage takes the largest first */
+      guint bi = en->probing ? n - 1 - x : x;
+      const Bucket *bucket = &g_array_index (en->buckets[v], Bucket, bi);
+      guint fused = en->fused[depth] + bucket->fused;
+      gboolean ok = TRUE;
+
+      if (en->opt->max_fused_loops >= 0 && fused > (guint) en->opt->max_fused_loops)
+        continue;
+      for (guint d = 0; d < en->n_dims && ok; d++)
+        {
+          en->used[depth + 1][d] = en->used[depth][d] * bucket->prod[d];
+          ok = en->used[depth + 1][d] <= en->dim_count[d];
+        }
+      if (!ok)
+        continue;
+      en->fused[depth + 1] = fused;
+      if (!usage_reachable (en, depth + 1))
+        {
+          s->unreachable++;
+          continue;
+        }
+      s->bucket[s->n++] = bi;
+    }
+}
+
 static void
 search (Enum *en, guint depth)
 {
@@ -1338,27 +1410,21 @@ search (Enum *en, guint depth)
       || ((en->out->n_partial % DEADLINE_CHECK_NODES) == 0 && past_deadline (en)))
     return;
   v = en->order[depth];
-  for (guint x = 0; x < en->buckets[v]->len; x++)
+  search_survivors (en, depth);
+  for (guint x = 0; x < en->survivors[depth].n; x++)
     {
-      /* buckets go by ascending spatial products: probing for the highest
-       * usage takes the largest first */
-      guint bi = en->probing ? en->buckets[v]->len - 1 - x : x;
-      const Bucket *bucket = &g_array_index (en->buckets[v], Bucket, bi);
-      guint fused = en->fused[depth] + bucket->fused;
-      gboolean ok = TRUE;
+      const Bucket *bucket = &g_array_index (en->buckets[v], Bucket,
+                                             en->survivors[depth].bucket[x]);
 
-      if (en->opt->max_fused_loops >= 0 && fused > (guint) en->opt->max_fused_loops)
+      /* the children overwrote these */
+      for (guint d = 0; d < en->n_dims; d++)
+        en->used[depth + 1][d] = en->used[depth][d] * bucket->prod[d];
+      en->fused[depth + 1] = en->fused[depth] + bucket->fused;
+      /* the best score may have grown since the list was made */
+      if (en->probing && !usage_reachable (en, depth + 1))
         continue;
-      for (guint d = 0; d < en->n_dims && ok; d++)
-        {
-          en->used[depth + 1][d] = en->used[depth][d] * bucket->prod[d];
-          ok = en->used[depth + 1][d] <= en->dim_count[d];
-        }
-      if (!ok)
-        continue;
-      en->fused[depth + 1] = fused;
-      if (!usage_reachable (en, depth + 1))
-        continue;
+      if (depth + 1 < en->n_vars)
+        en->survivors[depth + 1].valid = FALSE;
       /* The bucket's chains share its spatial products, hence this bound;
        * computed once, not after each of them. */
       bound = en->probing ? usage_score_bound (en, depth + 1) : 0;
@@ -3386,6 +3452,7 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
       g_free (en->chain_occ[v]);
     }
   g_free (en->capacity_base);
+  g_free (en->survivor_block);
   g_free (en->capacity_affine);
   g_free (en->affine_coef);
   g_free (en->affine_mask);
