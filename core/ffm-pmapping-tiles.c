@@ -238,7 +238,7 @@ typedef struct {
     guint n;
     guint64 unreachable;            /* buckets usage_reachable() cut */
     gboolean valid;                 /* for the parent's current bucket */
-  } survivors[MAX_VARS + 1];
+  } survivors[MAX_VARS + 2];        /* and [n_vars + 1]: table_extend()'s */
   guint *survivor_block;            /* the survivors' indices, one block */
   struct CapacityBase *capacity_base;  /* [n_vars + 1]: search()'s, per depth
                                           (8.7 kB each: not on the stack) */
@@ -1340,27 +1340,31 @@ check_terms (Enum *en)
  * usage_reachable() again while probing), and the cuts are counted again
  * as if asked. Probing visited 7.2 M nodes of MobileNet-V3's T7 on TPUv4i
  * with 35 buckets each, of which 0.01 passed. */
-static void
-search_survivors (Enum *en, guint depth)
+static guint *
+survivor_lists (Enum *en)
 {
-  guint v = en->order[depth], n = en->buckets[v]->len;
-  struct Survivors *s = &en->survivors[depth];
-
-  if (depth > 0 && s->valid)
-    {
-      if (!en->relaxed)
-        en->usage_rejected += s->unreachable;
-      return;
-    }
   if (en->survivor_block == NULL)
     {
       guint most = 0;
       for (guint u = 0; u < en->n_vars; u++)
         most = MAX (most, en->buckets[u]->len);
-      en->survivor_block = g_new (guint, (gsize) MAX (most, 1) * (en->n_vars + 1));
-      for (guint k = 0; k <= en->n_vars; k++)
+      /* one list per depth for search(), one for table_extend() */
+      en->survivor_block = g_new (guint, (gsize) MAX (most, 1) * (en->n_vars + 2));
+      for (guint k = 0; k <= en->n_vars + 1; k++)
         en->survivors[k].bucket = en->survivor_block + (gsize) k * MAX (most, 1);
     }
+  return en->survivor_block;
+}
+
+/* The buckets of order[@depth] that pass the fused-loop budget, the
+ * fanout dimensions' counts and usage_reachable() at used[@depth] and
+ * fused[@depth], into @s, in search order (the largest spatial products
+ * first while probing). */
+static void
+passing_buckets (Enum *en, guint depth, struct Survivors *s)
+{
+  guint v = en->order[depth], n = en->buckets[v]->len;
+
   s->n = 0;
   s->valid = TRUE;
   s->unreachable = 0;
@@ -1390,6 +1394,21 @@ search_survivors (Enum *en, guint depth)
         }
       s->bucket[s->n++] = bi;
     }
+}
+
+static void
+search_survivors (Enum *en, guint depth)
+{
+  struct Survivors *s = &en->survivors[depth];
+
+  if (depth > 0 && s->valid)
+    {
+      if (!en->relaxed)
+        en->usage_rejected += s->unreachable;
+      return;
+    }
+  survivor_lists (en);
+  passing_buckets (en, depth, s);
 }
 
 static void
@@ -2465,6 +2484,15 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
   gboolean against_taken = k + 1 == en->n_vars && taken_store_on (en);
   guint64 record_diff[MAX_LOOPS + MAX_DIMS];
   guint32 record = G_MAXUINT32;      /* record_diff's, or none looked up yet */
+  /* The buckets that pass at the row's spatial products and fused loops
+   * (passing_buckets()), kept while consecutive rows share them (rows of
+   * one diff do): testing every bucket for every row was 13 % of GPT-3
+   * V's instructions at unlimited fused loops. */
+  struct Survivors *passing = &en->survivors[en->n_vars + 1];
+  guint64 passing_used[MAX_DIMS];
+  guint passing_fused = G_MAXUINT;   /* none yet */
+
+  survivor_lists (en);
 
   for (guint r = *next; r < in->n_rows && out->n_rows < max_rows; r++, *next = r)
     {
@@ -2525,21 +2553,26 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
           base_occ[b] = base;
           base_forced[b] = forced;
         }
-      for (guint bi = 0; bi < en->buckets[v]->len; bi++)
+      if (passing_fused == en->fused[k]
+          && memcmp (passing_used, en->used[k], sizeof (guint64) * en->n_dims) == 0)
         {
-          const Bucket *bucket = &g_array_index (en->buckets[v], Bucket, bi);
+          if (!en->relaxed)
+            en->usage_rejected += passing->unreachable;
+        }
+      else
+        {
+          passing_buckets (en, k, passing);
+          passing_fused = en->fused[k];
+          memcpy (passing_used, en->used[k], sizeof (guint64) * en->n_dims);
+        }
+      for (guint x = 0; x < passing->n; x++)
+        {
+          const Bucket *bucket = &g_array_index (en->buckets[v], Bucket, passing->bucket[x]);
           guint fused = en->fused[k] + bucket->fused;
-          gboolean ok = TRUE;
 
-          if (en->opt->max_fused_loops >= 0 && fused > (guint) en->opt->max_fused_loops)
-            continue;
-          for (guint d = 0; d < en->n_dims && ok; d++)
-            {
-              en->used[k + 1][d] = en->used[k][d] * bucket->prod[d];
-              ok = en->used[k + 1][d] <= en->dim_count[d];
-            }
-          if (!ok || !usage_reachable (en, k + 1))
-            continue;
+          for (guint d = 0; d < en->n_dims; d++)
+            en->used[k + 1][d] = en->used[k][d] * bucket->prod[d];
+          en->fused[k + 1] = fused;
           /* With the fused-loop budget spent, the variables still to
            * choose have trivial fused loops (see smallest_tile()). */
           gboolean forced = fused_budget (en, fused) == 0;
