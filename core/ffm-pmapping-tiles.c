@@ -2365,6 +2365,43 @@ affine_values_slowly (Enum *en, guint b, guint k, gboolean trivial_fused)
   return ffm_access_tile_values (en->e, en->buffet_access[b], en->var_tiles);
 }
 
+/* table_extend()'s occupancy bound of (non-affine) buffet @b without
+ * depth @k's variable v, computed as it was before it was split into a
+ * part no row changes and the row's tiles: every variable's tile in turn
+ * (FFM_PMAPPING_CHECK_TERMS compares the two; integer products as
+ * doubles, exact below 2^53, so the order does not matter). */
+static void
+occupancy_base_checked (Enum *en, guint k, guint b, double fast, double fast_forced)
+{
+  guint v = en->order[k];
+  double base = en->buffet_bits[b], forced = en->buffet_bits[b];
+
+  for (guint q = 0; q < en->n_vars; q++)
+    {
+      guint u = en->order[q];
+      int j = en->res_loop[b][u];
+      double tile, tile_forced;
+      if (u == v || en->var_exp[b][u] == 0)
+        continue;
+      if (q < k || en->var_n_loops[u] == 0)
+        tile = tile_forced = (double) (j >= 0 ? en->tiles[j] : en->bounds[u]);
+      else
+        {
+          tile = (double) smallest_tile (en, b, u, FALSE);
+          tile_forced = (double) smallest_tile (en, b, u, TRUE);
+        }
+      for (guint x = 0; x < en->var_exp[b][u]; x++)
+        {
+          base *= tile;
+          forced *= tile_forced;
+        }
+    }
+  if (base != fast || forced != fast_forced)
+    g_warning ("table_extend: template %u, depth %u, buffet %u: occupancy bound %g "
+               "(%g forced), computed tile by tile %g (%g)", en->t->id, k, b,
+               fast, fast_forced, base, forced);
+}
+
 /* The occupancy lower bound of buffet @b, whose tensor has an affine
  * index, while depth @k's variable v is being chosen: the split for v
  * (@split, affine_split()) of the variables chosen so far at their tiles
@@ -2491,8 +2528,42 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
   struct Survivors *passing = &en->survivors[en->n_vars + 1];
   guint64 passing_used[MAX_DIMS];
   guint passing_fused = G_MAXUINT;   /* none yet */
+  /* The occupancy bounds' part that no row changes (the variables after
+   * v at their smallest tiles, variables without loops at their bounds,
+   * the bits), and per buffet the loops whose tiles the row sets: */
+  double const_occ[MAX_BUFFETS], const_forced[MAX_BUFFETS];
+  guint occ_buffet[MAX_BUFFETS], occ_first[MAX_BUFFETS + 1];
+  guint occ_loop[MAX_BUFFETS * MAX_VARS * RANKS];
+  guint n_occ = 0, n_occ_loops = 0;
 
   survivor_lists (en);
+  for (guint b = 0; b < en->n_buffets; b++)
+    {
+      if (en->buffet_memory[b] < 0 || en->buffet_affine[b])
+        continue;
+      const_occ[b] = const_forced[b] = en->buffet_bits[b];
+      occ_buffet[n_occ] = b;
+      occ_first[n_occ++] = n_occ_loops;
+      for (guint q = 0; q < en->n_vars; q++)
+        {
+          guint u = en->order[q];
+          int j = en->res_loop[b][u];
+          for (guint x = 0; x < en->var_exp[b][u] && u != v; x++)
+            if ((q < k || en->var_n_loops[u] == 0) && j >= 0)
+              occ_loop[n_occ_loops++] = (guint) j;
+            else if (q < k || en->var_n_loops[u] == 0)
+              {
+                const_occ[b] *= (double) en->bounds[u];
+                const_forced[b] *= (double) en->bounds[u];
+              }
+            else
+              {
+                const_occ[b] *= (double) smallest_tile (en, b, u, FALSE);
+                const_forced[b] *= (double) smallest_tile (en, b, u, TRUE);
+              }
+        }
+    }
+  occ_first[n_occ] = n_occ_loops;
 
   for (guint r = *next; r < in->n_rows && out->n_rows < max_rows; r++, *next = r)
     {
@@ -2522,36 +2593,18 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
             if (ffm_chain_iterations (enclosing, en->tiles[j]) > 1)
               en->fused[k]++;
           }
-      /* Occupancy lower bounds without variable v's factor: a product of
-       * per-variable tiles (eligible templates index ranks by single
-       * variables), so each chain of v only multiplies one factor in. */
-      for (guint b = 0; b < en->n_buffets; b++)
+      /* Occupancy lower bounds without variable v's factor: the row's
+       * tiles times the part no row changes (row_occupancy_base()). */
+      for (guint i = 0; i < n_occ; i++)
         {
-          double base = en->buffet_bits[b], forced = en->buffet_bits[b];
-          if (en->buffet_memory[b] < 0 || en->buffet_affine[b])
-            continue;
-          for (guint q = 0; q < en->n_vars; q++)
-            {
-              guint u = en->order[q];
-              int j = en->res_loop[b][u];
-              double tile, tile_forced;
-              if (u == v || en->var_exp[b][u] == 0)
-                continue;
-              if (q < k || en->var_n_loops[u] == 0)
-                tile = tile_forced = (double) (j >= 0 ? en->tiles[j] : en->bounds[u]);
-              else
-                {
-                  tile = (double) smallest_tile (en, b, u, FALSE);
-                  tile_forced = (double) smallest_tile (en, b, u, TRUE);
-                }
-              for (guint x = 0; x < en->var_exp[b][u]; x++)
-                {
-                  base *= tile;
-                  forced *= tile_forced;
-                }
-            }
-          base_occ[b] = base;
-          base_forced[b] = forced;
+          guint b = occ_buffet[i];
+          double tiles = 1;
+          for (guint x = occ_first[i]; x < occ_first[i + 1]; x++)
+            tiles *= (double) en->tiles[occ_loop[x]];
+          base_occ[b] = const_occ[b] * tiles;
+          base_forced[b] = const_forced[b] * tiles;
+          if (G_UNLIKELY (en->check_terms))
+            occupancy_base_checked (en, k, b, base_occ[b], base_forced[b]);
         }
       if (passing_fused == en->fused[k]
           && memcmp (passing_used, en->used[k], sizeof (guint64) * en->n_dims) == 0)
