@@ -33,6 +33,7 @@
 #include "ffm-pmapping-private.h"
 #include "ffm-tile-chain-private.h"
 #include "ffm-row-key-sort-private.h"
+#include "ffm-workload-private.h"
 #include "ffm-memory-budget.h"
 
 #include <math.h>
@@ -915,20 +916,7 @@ affine_split (const Enum *en, guint v, guint b, guint64 *tiles, guint64 *out)
   tiles[v] = 1;
   for (guint r = 0; r < RANKS; r++)
     {
-      const FfmProjection *p = &access->projections[r];
-      guint64 extent = 1;
-      /* ffm_projection_extent(), here so that it is inlined */
-      for (guint t = 0; t < p->n_terms; t++)
-        {
-          guint64 span;
-          if (__builtin_mul_overflow ((guint64) p->terms[t].coefficient,
-                                      tiles[p->terms[t].var] - 1, &span)
-              || __builtin_add_overflow (extent, span, &extent))
-            {
-              extent = G_MAXUINT64;
-              break;
-            }
-        }
+      guint64 extent = ffm_projection_extent_inline (&access->projections[r], tiles);
       if (mask & (1u << r))
         out[r] = extent;
       else

@@ -33,6 +33,28 @@ struct _FfmWorkload {
                                    a "when" left out -> that condition (owned) */
 };
 
+/* ffm_projection_extent(), inline for the pmapping generator's hot loops
+ * (the public function is this). */
+static inline guint64
+ffm_projection_extent_inline (const FfmProjection *projection, const guint64 *tile)
+{
+  guint64 extent = 1;
+
+  for (guint t = 0; t < projection->n_terms; t++)
+    {
+      guint64 span, step;
+      guint64 size = tile[projection->terms[t].var];
+      if (size == 0)
+        return 0;
+      if (__builtin_mul_overflow ((guint64) projection->terms[t].coefficient,
+                                  size - 1, &span)
+          || __builtin_add_overflow (extent, span, &step))
+        return G_MAXUINT64;
+      extent = step;
+    }
+  return extent;
+}
+
 /* An empty workload named @name (no tensors, no Einsums). */
 FfmWorkload *ffm_workload_new_empty (const char *name, const char *source_file);
 

@@ -388,21 +388,7 @@ ffm_einsum_get_n_operations (const FfmEinsum *einsum)
 guint64
 ffm_projection_extent (const FfmProjection *projection, const guint64 *tile)
 {
-  guint64 extent = 1;
-
-  for (guint t = 0; t < projection->n_terms; t++)
-    {
-      guint64 span, step;
-      guint64 size = tile[projection->terms[t].var];
-      if (size == 0)
-        return 0;
-      if (__builtin_mul_overflow ((guint64) projection->terms[t].coefficient,
-                                  size - 1, &span)
-          || __builtin_add_overflow (extent, span, &step))
-        return G_MAXUINT64;
-      extent = step;
-    }
-  return extent;
+  return ffm_projection_extent_inline (projection, tile);
 }
 
 guint64
