@@ -58,13 +58,13 @@ stat_or_zero (const FfmSearchResult *r, const char *name)
   return v;
 }
 
-/* Runs ffm on one problem and prints what it found (in the child);
- * @max_fused_loops: 0 for the default; @paper: also the §7.6 points. */
 /* run_one()'s exit status when an Einsum is one no compute unit of the
  * architecture serves (FFM_MAPPING_ERROR_UNSERVED): the pair is not one
  * the architecture runs, by its design; the matrix counts these apart. */
 #define RUN_UNSERVED 3
 
+/* Runs ffm on one problem and prints what it found (in the child);
+ * @max_fused_loops: 0 for the default; @paper: also the §7.6 points. */
 static int
 run_one (const char *arch, const char *workload, const char *params, guint threads,
          int max_fused_loops, gboolean paper)
