@@ -1322,7 +1322,7 @@ check_terms (Enum *en)
 /* The survivors' lists, allocated at the first use: one per depth for
  * search(), one for table_extend(), each as long as the most buckets of
  * a variable. */
-static guint *
+static void
 survivor_lists (Enum *en)
 {
   if (en->survivor_block == NULL)
@@ -1335,7 +1335,6 @@ survivor_lists (Enum *en)
       for (guint k = 0; k <= en->n_vars + 1; k++)
         en->survivors[k].bucket = en->survivor_block + (gsize) k * MAX (most, 1);
     }
-  return en->survivor_block;
 }
 
 /* The buckets of order[@depth] that pass the fused-loop budget, the
