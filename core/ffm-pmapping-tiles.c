@@ -160,6 +160,17 @@ typedef struct {
   double *var_phi[MAX_VARS];          /* per variable: the same, computed once
                                          for every search order tried */
   guint n_diff;                       /* diff entries: fused loops + dims */
+  /* The last depth's bucket bounds (bucket_bounds()): per bucket of its
+   * variable, each descriptor's least and largest factor over the
+   * bucket's chains ([n_buckets x 2 n_desc]), and per slot whether every
+   * chain gives its units the same factors ([n_buckets x n_leaf_slots]);
+   * NULL until table_extend() first asks. */
+  double *bucket_phi;
+  guint8 *bucket_slot_exact;
+  gboolean bucket_bounds_on;          /* not FFM_PMAPPING_NO_BUCKET_BOUNDS
+                                         (tests) */
+  guint64 bucket_bound_cuts;          /* buckets so cut (out->n_bucket_cuts,
+                                         the debug log) */
   guint8 *unit_lex[MAX_VARS + 1];     /* per depth: each unit's LEX_* kind
                                          for energy first (its ties broken by
                                          latency, no leak); NULL otherwise */
@@ -1788,6 +1799,8 @@ free_units (Enum *en)
   g_clear_pointer (&en->leaf_unit_class, g_free);
   g_clear_pointer (&en->leaf_slot, g_free);
   g_clear_pointer (&en->leaf_slot_max, g_free);
+  g_clear_pointer (&en->bucket_phi, g_free);
+  g_clear_pointer (&en->bucket_slot_exact, g_free);
 }
 
 /* The search order (choose_order(): greedy, or with @chains_last its
@@ -2494,6 +2507,137 @@ gather_row (const Enum *en, guint k, const double *src, const double *src_mag,
     }
 }
 
+/* ---- Bucket bounds: a parent's complete rows, all dominated at once ----
+ *
+ * At the last depth a row's children through one bucket of the last
+ * variable differ only in the chain's factors phi (gather_row()): each
+ * child unit is a sum of the parent's units times phi of one descriptor.
+ * Every phi is non-negative, so taking for each descriptor the least phi
+ * over the bucket's chains (the largest where the parent's unit is
+ * negative) gives, unit by unit and slot by slot, a value no child goes
+ * below: floating-point products and sums are monotone in each operand,
+ * and the sums run in gather_row()'s order, so this holds for the
+ * computed values too, not only for exact ones. The magnitudes summed
+ * with the largest phi bound the children's from above. When a bucket
+ * keeps the fused loops of the variable at one iteration, all its
+ * children share one diff (those loops' tiles are the bound, the spatial
+ * products are the bucket's): when a leaf taken in an earlier chunk beats
+ * the bound in every slot, by the rounding margin (bound_dominated()),
+ * it beats every child as taken_store_dominates() would find, and the
+ * bucket's chains are not visited. Slots whose units get the same phi
+ * from every chain of the bucket are the children's exactly and compare
+ * as unit_dominates() does, equality included. The check mode visits the
+ * chains anyway and warns about any child the store does not dominate. */
+
+/* Makes bucket_phi and bucket_slot_exact for the last depth's variable. */
+static void
+bucket_bounds (Enum *en)
+{
+  guint k = en->n_vars - 1, v = en->order[k], nd = en->n_desc[k];
+  guint nb = en->buckets[v]->len, ns = en->n_leaf_slots, nu2 = en->n_units[k + 1];
+  const guint *gd = en->gather_desc[k], *gs = en->gather_start[k];
+
+  en->bucket_phi = g_new (double, (gsize) MAX (nb, 1) * 2 * MAX (nd, 1));
+  en->bucket_slot_exact = g_new (guint8, (gsize) MAX (nb, 1) * MAX (ns, 1));
+  for (guint b = 0; b < nb; b++)
+    {
+      const Bucket *bucket = &g_array_index (en->buckets[v], Bucket, b);
+      double *lo = en->bucket_phi + (gsize) b * 2 * nd, *hi = lo + nd;
+      guint8 *exact = en->bucket_slot_exact + (gsize) b * ns;
+      for (guint d = 0; d < nd; d++)
+        {
+          lo[d] = INFINITY;
+          hi[d] = -INFINITY;
+        }
+      for (guint c = bucket->first; c < bucket->first + bucket->n; c++)
+        for (guint d = 0; d < nd; d++)
+          {
+            double f = en->phi[k][(gsize) c * nd + d];
+            lo[d] = MIN (lo[d], f);
+            hi[d] = MAX (hi[d], f);
+          }
+      for (guint x = 0; x < ns; x++)
+        exact[x] = TRUE;
+      for (guint to = 0; to < nu2; to++)
+        {
+          guint x = en->leaf_slot[to];
+          if (x == G_MAXUINT)
+            continue;
+          for (guint i = gs[to]; i < gs[to + 1]; i++)
+            if (lo[gd[i]] != hi[gd[i]])
+              exact[x] = FALSE;
+        }
+    }
+}
+
+/* The leaf slots that no child of the parent (@src, @src_mag) through
+ * bucket @b goes below, magnitudes bounding theirs from above. */
+static void
+bucket_bound_slots (const Enum *en, guint b, const double *src, const double *src_mag,
+                    double *slots)
+{
+  guint k = en->n_vars - 1, nd = en->n_desc[k], nu2 = en->n_units[k + 1];
+  const guint *gu = en->gather_unit[k], *gd = en->gather_desc[k];
+  const guint *gs = en->gather_start[k];
+  const double *lo = en->bucket_phi + (gsize) b * 2 * nd, *hi = lo + nd;
+
+  for (guint x = 0; x < en->n_leaf_slots; x++)
+    slots[2 * x] = slots[2 * x + 1] = en->leaf_slot_max[x] ? -INFINITY : 0;
+  for (guint to = 0; to < nu2; to++)
+    {
+      double sv = 0, sm = 0;
+      guint x = en->leaf_slot[to];
+      if (x == G_MAXUINT)
+        continue;
+      for (guint i = gs[to]; i < gs[to + 1]; i++)
+        {
+          double u = src[gu[i]];
+          sv += u * (u >= 0 ? lo[gd[i]] : hi[gd[i]]);
+          sm += src_mag[gu[i]] * hi[gd[i]];
+        }
+      if (!en->leaf_slot_max[x])
+        {
+          slots[2 * x] += sv;
+          slots[2 * x + 1] += sm;
+        }
+      else
+        {
+          /* the largest unit's value; the largest magnitude of any */
+          slots[2 * x] = MAX (slots[2 * x], sv);
+          slots[2 * x + 1] = MAX (slots[2 * x + 1], sm);
+        }
+    }
+}
+
+/* Whether a leaf of @record beats the bound @slots of bucket @b in every
+ * slot: as unit_dominates() where the slot is exact, else below the bound
+ * by the rounding margin (so below every child by it). */
+static gboolean
+bound_dominated (const Enum *en, guint32 record, guint b, const double *slots)
+{
+  guint ns = en->n_leaf_slots;
+  const guint8 *exact = en->bucket_slot_exact + (gsize) b * ns;
+  const guint32 *next = en->taken.leaf_next.data;
+  const double *stored = en->taken.slots.data;
+  const double *least = (const double *) en->taken.least.data + (gsize) (record - 1) * ns;
+
+  for (guint x = 0; x < ns; x++)
+    if (slots[2 * x] < least[x])
+      return FALSE;
+  for (guint32 e = ((const guint32 *) en->taken.first.data)[record - 1]; e != 0;
+       e = next[e - 1])
+    {
+      const double *a = stored + (gsize) (e - 1) * 2 * ns;
+      gboolean beats = TRUE;
+      for (guint x = 0; x < ns && beats; x++)
+        beats = exact[x] ? !unit_worse (a, slots, x)
+          : a[2 * x] <= slots[2 * x] - DOMINANCE_MARGIN * (a[2 * x + 1] + slots[2 * x + 1]);
+      if (beats)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static gboolean
 table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *ws,
               guint *next, guint max_rows)
@@ -2630,6 +2774,39 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
                   affine_occupancy_split (en, b, k, forced, affine[en->affine_index[b]]);
               affine_split_done[forced] = TRUE;
             }
+          /* A bucket whose children a taken leaf all beats (bucket
+           * bounds, above) is not visited; the check mode visits it and
+           * holds every child to that. */
+          gboolean bound_cut = FALSE;
+          guint64 bdiff[MAX_LOOPS + MAX_DIMS];
+          if (against_taken && en->bucket_bounds_on && en->taken.n > 0 && bucket->fused == 0)
+            {
+              const guint64 *first_chain = nl > 0
+                ? &g_array_index (en->chains[v], guint64, (gsize) bucket->first * nl) : NULL;
+              guint32 brecord;
+              if (en->bucket_phi == NULL)
+                bucket_bounds (en);
+              if (en->n_diff > 0)
+                memcpy (bdiff, src_diff, sizeof (guint64) * en->n_diff);
+              for (guint i = 0; i < nl; i++)
+                if (en->var_loops[v][i] < en->n_fused)
+                  bdiff[en->var_loops[v][i]] = first_chain[i];
+              for (guint d = 0; d < en->n_dims; d++)
+                bdiff[en->n_fused + d] = en->used[k + 1][d];
+              brecord = taken_store_record (en, bdiff, hash_diff (bdiff, en->n_diff));
+              if (brecord != 0)
+                {
+                  double bslots[2 * MAX_VARS * 64];
+                  bucket_bound_slots (en, passing->bucket[x], src, src_mag, bslots);
+                  bound_cut = bound_dominated (en, brecord, passing->bucket[x], bslots);
+                }
+              if (bound_cut)
+                {
+                  en->bucket_bound_cuts++;
+                  if (!en->check_terms)
+                    continue;
+                }
+            }
           for (guint c = bucket->first; c < bucket->first + bucket->n; c++)
             {
               const guint64 *chain = nl > 0
@@ -2737,6 +2914,13 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
                           g_warning ("taken-leaf store: template %u answered %s for a "
                                      "complete row, every leaf says otherwise",
                                      en->t->id, dominated ? "dominated" : "not dominated");
+                        if (bound_cut && (!dominated
+                                          || (en->n_diff > 0
+                                              && !diff_equal (TABLE_DIFF (out) + (gsize) out->n_rows * en->n_diff,
+                                                              bdiff, en->n_diff))))
+                          g_warning ("bucket bounds: template %u cut bucket %u of a row "
+                                     "at the last depth, but its chain %u is not dominated "
+                                     "or has another diff", en->t->id, passing->bucket[x], c);
                       }
                     if (dominated)
                       {
@@ -2784,6 +2968,19 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
  * out of memory there (Simba x ResNet-18 on 2 threads: 9.0 GB and 83 s
  * with 8 GiB, 1.5 GB and 70 s with 1 GiB). */
 #define CHUNK_BYTES ((gsize) 2 << 30)
+
+/* TUNING: the complete rows extended at a time, when search_leaves()
+ * prunes them and the taken-leaf store is on. Each chunk's leaves go into
+ * the store before the next chunk is made, and table_extend() drops the
+ * next chunks' rows (whole buckets of them: bucket bounds) that a taken
+ * leaf beats before they are written, sorted or compared; a chunk this
+ * size also stays in the caches. GPT-3 6.7B b64's V (one fused loop, one
+ * thread): the largest templates made 0.83 M complete rows in one chunk,
+ * 9.4 M in all, 1.9 M in chunks of 16,384 (2.9 -> 2.1 s; 4,096 to 65,536
+ * rows measured within 10 % of that, one chunk 35 % slower); more leaves
+ * are evaluated (9,886 -> 15,717: a chunk's own window sees fewer rows),
+ * the same pmappings kept. */
+#define LAST_DEPTH_CHUNK_ROWS 16384u
 #define TABLES_BYTES ((gsize) 1 << 30)
 
 /* The units a complete row carries (one per class) against the terms
@@ -3228,6 +3425,8 @@ search_chunks (Enum *en, FfmTileWorkspace *ws, guint k, guint chunk_rows)
         max_rows = (guint) MIN (MIN (CHUNK_BYTES, TABLES_BYTES / MAX (en->n_vars, 1))
                                 / table_row_bytes (en, en->n_units[k + 1]),
                                 G_MAXUINT);
+      if (k + 1 == en->n_vars && leaves_pruned (en) && taken_store_on (en))
+        max_rows = MIN (max_rows, LAST_DEPTH_CHUNK_ROWS);
       if (!table_extend (en, in, k, out, ws, &next, max_rows))
         return;
       before = out->n_rows;
@@ -3239,10 +3438,12 @@ search_chunks (Enum *en, FfmTileWorkspace *ws, guint k, guint chunk_rows)
                                    : PRUNE_FUTILE_RATIO, &ws->scratch))
         return;
       g_debug ("template %u depth %u (%s, %u chains, %u units): rows %u-%u of %u "
-               "extended to %u, %u after pruning (%.3f s)", en->t->id, k,
+               "extended to %u, %u after pruning (%.3f s; buckets cut by bounds so "
+               "far: %" G_GUINT64_FORMAT ")", en->t->id, k,
                en->e->rank_var_names[en->order[k]], en->n_chains[en->order[k]],
                en->n_units[k + 1], first, next, in->n_rows, before, out->n_rows,
-               (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC);
+               (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC,
+               en->bucket_bound_cuts);
       search_chunks (en, ws, k + 1, chunk_rows);
     }
 }
@@ -3421,6 +3622,7 @@ search_pruned (Enum *en, FfmTileWorkspace *ws)
                                          PRUNE_SAMPLE_ROWS);
   en->radix_min_rows = RADIX_MIN_ROWS;
   en->every_leaf = g_getenv ("FFM_PMAPPING_EVERY_LEAF") != NULL;
+  en->bucket_bounds_on = g_getenv ("FFM_PMAPPING_NO_BUCKET_BOUNDS") == NULL;
   if (radix != NULL && g_ascii_strtoull (radix, NULL, 10) > 0)
     en->radix_min_rows = (guint) MIN (g_ascii_strtoull (radix, NULL, 10),
                                       RADIX_MIN_ROWS);
@@ -3428,6 +3630,7 @@ search_pruned (Enum *en, FfmTileWorkspace *ws)
   if (en->stopped || !table_set_root (en, &ws->tables[0]))
     return;
   search_chunks (en, ws, 0, chunk_rows);
+  en->out->n_bucket_cuts += en->bucket_bound_cuts;
 }
 
 void

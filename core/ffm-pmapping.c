@@ -509,6 +509,8 @@ struct _FfmEinsumPmappings {
   FfmPmappingStats stats;
   guint n_chains_last;      /* templates searched with the variable of most
                                chains last (diagnostics) */
+  guint64 n_bucket_cuts;    /* buckets of complete rows cut by their bounds
+                               (diagnostics) */
   gsize charged;            /* bytes of the groups reserved from the set's
                                budget */
   FfmMemoryBudget *budget;  /* borrowed: the set's */
@@ -666,6 +668,7 @@ merge_einsum (FfmEinsumPmappings *pm)
       pm->stats.n_valid += r->n_valid;
       pm->stats.n_partial += r->n_partial;
       pm->n_chains_last += r->n_chains_last;
+      pm->n_bucket_cuts += r->n_bucket_cuts;
       pm->stats.n_templates_cut += r->cut ? 1 : 0;
       pm->stats.seconds += r->seconds;
       for (guint k = 0; k < r->groups->len; k++)
@@ -1713,6 +1716,17 @@ ffm_pmapping_set_count_chains_last (const FfmPmappingSet *set)
   g_return_val_if_fail (set != NULL, 0);
   for (guint i = 0; i < set->einsums->len; i++)
     n += ((const FfmEinsumPmappings *) g_ptr_array_index (set->einsums, i))->n_chains_last;
+  return n;
+}
+
+guint64
+ffm_pmapping_set_count_bucket_cuts (const FfmPmappingSet *set)
+{
+  guint64 n = 0;
+
+  g_return_val_if_fail (set != NULL, 0);
+  for (guint i = 0; i < set->einsums->len; i++)
+    n += ((const FfmEinsumPmappings *) g_ptr_array_index (set->einsums, i))->n_bucket_cuts;
   return n;
 }
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #define RESULT_MAGIC 0x52464d46u   /* "FFMR" */
-#define RESULT_VERSION 3u
+#define RESULT_VERSION 4u
 #define RESULT_OUT_OF_MEMORY 1u   /* flags: the search ran out of its budget */
 #define RESULT_CUT 2u             /* flags: stopped by its time limit */
 
@@ -26,6 +26,7 @@ typedef struct {
   double seconds;
   guint64 memory_asked;     /* with RESULT_OUT_OF_MEMORY: bytes it asked for */
   guint64 n_chains_last;
+  guint64 n_bucket_cuts;
 } ResultHeader;
 
 typedef struct {
@@ -54,6 +55,7 @@ ffm_template_result_to_bytes (const FfmTemplateResult *r, guint n_levels)
   h.n_valid = r->n_valid;
   h.n_partial = r->n_partial;
   h.n_chains_last = r->n_chains_last;
+  h.n_bucket_cuts = r->n_bucket_cuts;
   h.seconds = r->seconds;
   h.flags = (r->out_of_memory ? RESULT_OUT_OF_MEMORY : 0) | (r->cut ? RESULT_CUT : 0);
   h.memory_asked = r->memory_asked;
@@ -145,6 +147,7 @@ ffm_template_result_from_bytes (FfmTemplateResult *r, guint n_levels,
   r->n_valid = h.n_valid;
   r->n_partial = h.n_partial;
   r->n_chains_last = (guint) MIN (h.n_chains_last, G_MAXUINT);
+  r->n_bucket_cuts = h.n_bucket_cuts;
   r->seconds = h.seconds;
   r->out_of_memory = (h.flags & RESULT_OUT_OF_MEMORY) != 0;
   r->cut = (h.flags & RESULT_CUT) != 0;

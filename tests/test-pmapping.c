@@ -2559,6 +2559,57 @@ test_leaves_across_chunks (void)
   g_assert_cmpuint (n_store, <, n_per_chunk);
 }
 
+/* Bucket bounds (ffm-pmapping-tiles.c): at the last depth a bucket of
+ * chains whose every child a leaf of an earlier chunk beats is not
+ * visited. The children it skips are ones the store would have dropped one
+ * by one, so the groups and the leaves evaluated stay the same; the check
+ * mode (on in every test here) visits each cut bucket anyway and warns,
+ * fatally, about any child the store does not dominate. Small chunks make
+ * many of them; the convolution's affine input gives units of both signs
+ * (the bound takes the largest factor under a negative unit). */
+static void
+test_bucket_bounds (void)
+{
+  g_autoptr(FfmWorkload) conv = small_conv ();
+  g_autoptr(FfmWorkload) mm = load_matmuls (3, 64, 48);
+  g_autoptr(FfmArch) deep = arch_from_text (deep_arch);
+  g_autoptr(FfmArch) simple = arch_from_file ("simple.json");
+  struct { FfmWorkload *w; FfmArch *a; int fused; const char *name; } cases[] = {
+    { conv, deep, 1, "conv, deep" },
+    { conv, deep, -1, "conv, deep, unlimited fused loops" },
+    { mm, deep, 1, "matmuls, deep, 1 fused loop" },
+    { mm, simple, -1, "matmuls, simple, unlimited fused loops" },
+  };
+  guint64 n_cuts = 0;
+
+  g_test_summary ("Buckets of complete rows cut by their bounds hold only rows a "
+                  "taken leaf dominates: the same groups and leaves without them");
+  g_setenv ("FFM_PMAPPING_CHUNK_ROWS", "16", TRUE);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      FfmPmappingOptions options;
+      g_autoptr(FfmPmappingSet) bounded = NULL;
+      g_autoptr(FfmPmappingSet) unbounded = NULL;
+
+      ffm_pmapping_options_init (&options);
+      options.n_threads = 2;
+      options.max_fused_loops = cases[i].fused;
+      bounded = generate (cases[i].w, cases[i].a, &options);
+      unbounded = generate_with_env (cases[i].w, cases[i].a, &options,
+                                     "FFM_PMAPPING_NO_BUCKET_BOUNDS", "1");
+      assert_pareto_sets_equal (bounded, unbounded);
+      assert_pareto_sets_equal (unbounded, bounded);
+      g_assert_cmpuint (count_evaluated (bounded), ==, count_evaluated (unbounded));
+      g_assert_cmpuint (ffm_pmapping_set_count_bucket_cuts (unbounded), ==, 0);
+      g_test_message ("%s: %" G_GUINT64_FORMAT " buckets cut, %" G_GUINT64_FORMAT
+                      " evaluated", cases[i].name,
+                      ffm_pmapping_set_count_bucket_cuts (bounded), count_evaluated (bounded));
+      n_cuts += ffm_pmapping_set_count_bucket_cuts (bounded);
+    }
+  g_unsetenv ("FFM_PMAPPING_CHUNK_ROWS");
+  g_assert_cmpuint (n_cuts, >, 0);
+}
+
 /* The search order of each template (greedy, the variable of most chains
  * last, or the pilots' choice between them) changes the work, never the
  * pmappings: every group keeps the same Pareto set under each. The forced
@@ -2885,6 +2936,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pmapping/leaves-pruned", test_leaves_pruned);
   g_test_add_func ("/pmapping/search-order", test_search_order);
   g_test_add_func ("/pmapping/leaves-across-chunks", test_leaves_across_chunks);
+  g_test_add_func ("/pmapping/bucket-bounds", test_bucket_bounds);
   g_test_add_func ("/pmapping/template-limits", test_template_limits);
   g_test_add_func ("/pmapping/reuse", test_reuse);
   g_test_add_func ("/pmapping/tracked-columns", test_tracked_and_columns);
