@@ -30,10 +30,11 @@ FFM_API guint ffm_pmapping_set_count_untracked_early (const FfmPmappingSet *set)
  * (docs/pmapping-generator.md, "The search order, chosen per template"). */
 FFM_API guint ffm_pmapping_set_count_chains_last (const FfmPmappingSet *set);
 
-/* The buckets of complete rows that @set's searches did not make, a leaf
+/* The groups of complete rows (a bucket's chains with the same fused
+ * tiles, under one parent) that @set's searches did not make, a leaf
  * taken in an earlier chunk beating their bound (docs/pmapping-generator.md,
  * "Bucket bounds"); FFM_PMAPPING_NO_BUCKET_BOUNDS=1 turns them off. Under
- * FFM_PMAPPING_CHECK_TERMS the buckets are counted but still visited, each
+ * FFM_PMAPPING_CHECK_TERMS the groups are counted but still visited, each
  * child held to the store's answer. */
 FFM_API guint64 ffm_pmapping_set_count_bucket_cuts (const FfmPmappingSet *set);
 

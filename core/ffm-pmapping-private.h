@@ -101,7 +101,7 @@ typedef struct {
   guint64 n_evaluated;
   guint64 n_valid;
   guint64 n_partial;
-  guint64 n_bucket_cuts;    /* buckets of complete rows not made, a taken
+  guint64 n_bucket_cuts;    /* groups of complete rows not made, a taken
                                leaf beating their bound (diagnostics) */
   guint n_chains_last;      /* 1 when the pilots chose to search with the
                                variable of most chains last (diagnostics) */

@@ -160,16 +160,21 @@ typedef struct {
   double *var_phi[MAX_VARS];          /* per variable: the same, computed once
                                          for every search order tried */
   guint n_diff;                       /* diff entries: fused loops + dims */
-  /* The last depth's bucket bounds (bucket_bounds()): per bucket of its
-   * variable, each descriptor's least and largest factor over the
-   * bucket's chains ([n_buckets x 2 n_desc]), and per slot whether every
-   * chain gives its units the same factors ([n_buckets x n_leaf_slots]);
-   * NULL until table_extend() first asks. */
-  double *bucket_phi;
-  guint8 *bucket_slot_exact;
+  /* The last depth's bucket bounds (bucket_bounds()): the chains of each
+   * bucket of its variable in groups of equal fused tiles; per group,
+   * each descriptor's least and largest factor over its chains
+   * ([n_groups x 2 n_desc]) and per slot whether every chain gives its
+   * units the same factors ([n_groups x n_leaf_slots]); NULL until
+   * table_extend() first asks. */
+  guint *bucket_group_first;          /* [n_buckets + 1]: bucket b's groups */
+  guint *chain_group;                 /* [n_chains]: its group */
+  guint *group_chain;                 /* [n_groups]: a chain of the group */
+  double *group_phi;
+  guint8 *group_slot_exact;
+  guint8 *group_cut;                  /* [most groups of a bucket]: scratch */
   gboolean bucket_bounds_on;          /* not FFM_PMAPPING_NO_BUCKET_BOUNDS
                                          (tests) */
-  guint64 bucket_bound_cuts;          /* buckets so cut (out->n_bucket_cuts,
+  guint64 bucket_bound_cuts;          /* groups so cut (out->n_bucket_cuts,
                                          the debug log) */
   guint8 *unit_lex[MAX_VARS + 1];     /* per depth: each unit's LEX_* kind
                                          for energy first (its ties broken by
@@ -1799,8 +1804,12 @@ free_units (Enum *en)
   g_clear_pointer (&en->leaf_unit_class, g_free);
   g_clear_pointer (&en->leaf_slot, g_free);
   g_clear_pointer (&en->leaf_slot_max, g_free);
-  g_clear_pointer (&en->bucket_phi, g_free);
-  g_clear_pointer (&en->bucket_slot_exact, g_free);
+  g_clear_pointer (&en->bucket_group_first, g_free);
+  g_clear_pointer (&en->chain_group, g_free);
+  g_clear_pointer (&en->group_chain, g_free);
+  g_clear_pointer (&en->group_phi, g_free);
+  g_clear_pointer (&en->group_slot_exact, g_free);
+  g_clear_pointer (&en->group_cut, g_free);
 }
 
 /* The search order (choose_order(): greedy, or with @chains_last its
@@ -2518,44 +2527,88 @@ gather_row (const Enum *en, guint k, const double *src, const double *src_mag,
  * below: floating-point products and sums are monotone in each operand,
  * and the sums run in gather_row()'s order, so this holds for the
  * computed values too, not only for exact ones. The magnitudes summed
- * with the largest phi bound the children's from above. When a bucket
- * keeps the fused loops of the variable at one iteration, all its
- * children share one diff (those loops' tiles are the bound, the spatial
- * products are the bucket's): when a leaf taken in an earlier chunk beats
- * the bound in every slot, by the rounding margin (bound_dominated()),
- * it beats every child as taken_store_dominates() would find, and the
- * bucket's chains are not visited. Slots whose units get the same phi
- * from every chain of the bucket are the children's exactly and compare
- * as unit_dominates() does, equality included. The check mode visits the
- * chains anyway and warns about any child the store does not dominate. */
+ * with the largest phi bound the children's from above. The chains of a
+ * bucket that give the variable's fused loops the same tiles make
+ * children of one diff (the spatial products are the bucket's): the
+ * bound is taken per such group, and when a leaf of that diff taken in an
+ * earlier chunk beats it in every slot, by the rounding margin
+ * (bound_dominated()), it beats every child of the group as
+ * taken_store_dominates() would find, and the group's chains are not
+ * visited. Slots whose units get the same phi from every chain of the
+ * group are the children's exactly and compare as unit_dominates() does,
+ * equality included. The check mode visits the chains anyway and warns
+ * about any child the store does not dominate or whose diff differs. */
 
-/* Makes bucket_phi and bucket_slot_exact for the last depth's variable. */
+/* Makes the groups of bucket_bounds for the last depth's variable. */
 static void
 bucket_bounds (Enum *en)
 {
   guint k = en->n_vars - 1, v = en->order[k], nd = en->n_desc[k];
   guint nb = en->buckets[v]->len, ns = en->n_leaf_slots, nu2 = en->n_units[k + 1];
+  guint nl = en->var_n_loops[v], nc = en->n_chains[v], ng = 0, most = 1;
   const guint *gd = en->gather_desc[k], *gs = en->gather_start[k];
+  guint fused_pos[MAX_LOOPS], n_fused_pos = 0;
 
-  en->bucket_phi = g_new (double, (gsize) MAX (nb, 1) * 2 * MAX (nd, 1));
-  en->bucket_slot_exact = g_new (guint8, (gsize) MAX (nb, 1) * MAX (ns, 1));
+  for (guint i = 0; i < nl; i++)
+    if (en->var_loops[v][i] < en->n_fused)
+      fused_pos[n_fused_pos++] = i;
+  en->bucket_group_first = g_new (guint, (gsize) nb + 1);
+  en->chain_group = g_new (guint, MAX (nc, 1));
+  en->group_chain = g_new (guint, MAX (nc, 1));
+  /* Groups in order of their first chain, bucket by bucket (a bucket's
+   * chains are contiguous); a chain joins the first group with its fused
+   * tiles. */
   for (guint b = 0; b < nb; b++)
     {
       const Bucket *bucket = &g_array_index (en->buckets[v], Bucket, b);
-      double *lo = en->bucket_phi + (gsize) b * 2 * nd, *hi = lo + nd;
-      guint8 *exact = en->bucket_slot_exact + (gsize) b * ns;
+      en->bucket_group_first[b] = ng;
+      for (guint c = bucket->first; c < bucket->first + bucket->n; c++)
+        {
+          const guint64 *chain = &g_array_index (en->chains[v], guint64, (gsize) c * nl);
+          guint g = en->bucket_group_first[b];
+          for (; g < ng; g++)
+            {
+              const guint64 *other = &g_array_index (en->chains[v], guint64,
+                                                     (gsize) en->group_chain[g] * nl);
+              guint i = 0;
+              while (i < n_fused_pos && chain[fused_pos[i]] == other[fused_pos[i]])
+                i++;
+              if (i == n_fused_pos)
+                break;
+            }
+          if (g == ng)
+            en->group_chain[ng++] = c;
+          en->chain_group[c] = g;
+        }
+      most = MAX (most, ng - en->bucket_group_first[b]);
+    }
+  en->bucket_group_first[nb] = ng;
+  en->group_phi = g_new (double, (gsize) MAX (ng, 1) * 2 * MAX (nd, 1));
+  en->group_slot_exact = g_new (guint8, (gsize) MAX (ng, 1) * MAX (ns, 1));
+  en->group_cut = g_new (guint8, most);
+  for (guint g = 0; g < ng; g++)
+    {
+      double *lo = en->group_phi + (gsize) g * 2 * nd, *hi = lo + nd;
       for (guint d = 0; d < nd; d++)
         {
           lo[d] = INFINITY;
           hi[d] = -INFINITY;
         }
-      for (guint c = bucket->first; c < bucket->first + bucket->n; c++)
-        for (guint d = 0; d < nd; d++)
-          {
-            double f = en->phi[k][(gsize) c * nd + d];
-            lo[d] = MIN (lo[d], f);
-            hi[d] = MAX (hi[d], f);
-          }
+    }
+  for (guint c = 0; c < nc; c++)
+    {
+      double *lo = en->group_phi + (gsize) en->chain_group[c] * 2 * nd, *hi = lo + nd;
+      for (guint d = 0; d < nd; d++)
+        {
+          double f = en->phi[k][(gsize) c * nd + d];
+          lo[d] = MIN (lo[d], f);
+          hi[d] = MAX (hi[d], f);
+        }
+    }
+  for (guint g = 0; g < ng; g++)
+    {
+      const double *lo = en->group_phi + (gsize) g * 2 * nd, *hi = lo + nd;
+      guint8 *exact = en->group_slot_exact + (gsize) g * ns;
       for (guint x = 0; x < ns; x++)
         exact[x] = TRUE;
       for (guint to = 0; to < nu2; to++)
@@ -2571,15 +2624,16 @@ bucket_bounds (Enum *en)
 }
 
 /* The leaf slots that no child of the parent (@src, @src_mag) through
- * bucket @b goes below, magnitudes bounding theirs from above. */
+ * the chains of group @g goes below, magnitudes bounding theirs from
+ * above. */
 static void
-bucket_bound_slots (const Enum *en, guint b, const double *src, const double *src_mag,
+bucket_bound_slots (const Enum *en, guint g, const double *src, const double *src_mag,
                     double *slots)
 {
   guint k = en->n_vars - 1, nd = en->n_desc[k], nu2 = en->n_units[k + 1];
   const guint *gu = en->gather_unit[k], *gd = en->gather_desc[k];
   const guint *gs = en->gather_start[k];
-  const double *lo = en->bucket_phi + (gsize) b * 2 * nd, *hi = lo + nd;
+  const double *lo = en->group_phi + (gsize) g * 2 * nd, *hi = lo + nd;
 
   for (guint x = 0; x < en->n_leaf_slots; x++)
     slots[2 * x] = slots[2 * x + 1] = en->leaf_slot_max[x] ? -INFINITY : 0;
@@ -2609,14 +2663,14 @@ bucket_bound_slots (const Enum *en, guint b, const double *src, const double *sr
     }
 }
 
-/* Whether a leaf of @record beats the bound @slots of bucket @b in every
+/* Whether a leaf of @record beats the bound @slots of group @g in every
  * slot: as unit_dominates() where the slot is exact, else below the bound
  * by the rounding margin (so below every child by it). */
 static gboolean
-bound_dominated (const Enum *en, guint32 record, guint b, const double *slots)
+bound_dominated (const Enum *en, guint32 record, guint g, const double *slots)
 {
   guint ns = en->n_leaf_slots;
-  const guint8 *exact = en->bucket_slot_exact + (gsize) b * ns;
+  const guint8 *exact = en->group_slot_exact + (gsize) g * ns;
   const guint32 *next = en->taken.leaf_next.data;
   const double *stored = en->taken.slots.data;
   const double *least = (const double *) en->taken.least.data + (gsize) (record - 1) * ns;
@@ -2774,38 +2828,44 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
                   affine_occupancy_split (en, b, k, forced, affine[en->affine_index[b]]);
               affine_split_done[forced] = TRUE;
             }
-          /* A bucket whose children a taken leaf all beats (bucket
-           * bounds, above) is not visited; the check mode visits it and
-           * holds every child to that. */
-          gboolean bound_cut = FALSE;
-          guint64 bdiff[MAX_LOOPS + MAX_DIMS];
-          if (against_taken && en->bucket_bounds_on && en->taken.n > 0 && bucket->fused == 0)
+          /* The groups of the bucket's chains whose children a taken
+           * leaf all beats (bucket bounds, above) are not visited; the
+           * check mode visits them and holds every child to that. */
+          guint n_groups = 0, n_groups_cut = 0, group0 = 0;
+          if (against_taken && en->bucket_bounds_on && en->taken.n > 0)
             {
-              const guint64 *first_chain = nl > 0
-                ? &g_array_index (en->chains[v], guint64, (gsize) bucket->first * nl) : NULL;
-              guint32 brecord;
-              if (en->bucket_phi == NULL)
+              guint b = passing->bucket[x];
+              if (en->group_phi == NULL)
                 bucket_bounds (en);
-              if (en->n_diff > 0)
-                memcpy (bdiff, src_diff, sizeof (guint64) * en->n_diff);
-              for (guint i = 0; i < nl; i++)
-                if (en->var_loops[v][i] < en->n_fused)
-                  bdiff[en->var_loops[v][i]] = first_chain[i];
-              for (guint d = 0; d < en->n_dims; d++)
-                bdiff[en->n_fused + d] = en->used[k + 1][d];
-              brecord = taken_store_record (en, bdiff, hash_diff (bdiff, en->n_diff));
-              if (brecord != 0)
+              group0 = en->bucket_group_first[b];
+              n_groups = en->bucket_group_first[b + 1] - group0;
+              for (guint g = 0; g < n_groups; g++)
                 {
-                  double bslots[2 * MAX_VARS * 64];
-                  bucket_bound_slots (en, passing->bucket[x], src, src_mag, bslots);
-                  bound_cut = bound_dominated (en, brecord, passing->bucket[x], bslots);
+                  guint64 gdiff[MAX_LOOPS + MAX_DIMS];
+                  const guint64 *chain = nl > 0
+                    ? &g_array_index (en->chains[v], guint64,
+                                      (gsize) en->group_chain[group0 + g] * nl) : NULL;
+                  guint32 grecord;
+                  en->group_cut[g] = FALSE;
+                  if (en->n_diff > 0)
+                    memcpy (gdiff, src_diff, sizeof (guint64) * en->n_diff);
+                  for (guint i = 0; i < nl; i++)
+                    if (en->var_loops[v][i] < en->n_fused)
+                      gdiff[en->var_loops[v][i]] = chain[i];
+                  for (guint d = 0; d < en->n_dims; d++)
+                    gdiff[en->n_fused + d] = en->used[k + 1][d];
+                  grecord = taken_store_record (en, gdiff, hash_diff (gdiff, en->n_diff));
+                  if (grecord != 0)
+                    {
+                      double gslots[2 * MAX_VARS * 64];
+                      bucket_bound_slots (en, group0 + g, src, src_mag, gslots);
+                      en->group_cut[g] = bound_dominated (en, grecord, group0 + g, gslots);
+                      n_groups_cut += en->group_cut[g];
+                    }
                 }
-              if (bound_cut)
-                {
-                  en->bucket_bound_cuts++;
-                  if (!en->check_terms)
-                    continue;
-                }
+              en->bucket_bound_cuts += n_groups_cut;
+              if (n_groups_cut == n_groups && !en->check_terms)
+                continue;
             }
           for (guint c = bucket->first; c < bucket->first + bucket->n; c++)
             {
@@ -2815,6 +2875,9 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
               guint32 *chains;
               const double *factor = en->chain_occ[v] + (gsize) c * en->n_buffets;
               gboolean fits = TRUE;
+              gboolean bound_cut = n_groups_cut > 0 && en->group_cut[en->chain_group[c] - group0];
+              if (bound_cut && !en->check_terms)
+                continue;
               for (guint i = 0; i < nl; i++)
                 en->tiles[en->var_loops[v][i]] = chain[i];
               for (guint q = 0; q < en->n_memories && fits; q++)
@@ -2914,13 +2977,11 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
                           g_warning ("taken-leaf store: template %u answered %s for a "
                                      "complete row, every leaf says otherwise",
                                      en->t->id, dominated ? "dominated" : "not dominated");
-                        if (bound_cut && (!dominated
-                                          || (en->n_diff > 0
-                                              && !diff_equal (TABLE_DIFF (out) + (gsize) out->n_rows * en->n_diff,
-                                                              bdiff, en->n_diff))))
-                          g_warning ("bucket bounds: template %u cut bucket %u of a row "
-                                     "at the last depth, but its chain %u is not dominated "
-                                     "or has another diff", en->t->id, passing->bucket[x], c);
+                        if (bound_cut && !dominated)
+                          g_warning ("bucket bounds: template %u cut the group of chain %u "
+                                     "(bucket %u) of a row at the last depth, but that "
+                                     "chain's row is not dominated", en->t->id, c,
+                                     passing->bucket[x]);
                       }
                     if (dominated)
                       {
@@ -3438,7 +3499,7 @@ search_chunks (Enum *en, FfmTileWorkspace *ws, guint k, guint chunk_rows)
                                    : PRUNE_FUTILE_RATIO, &ws->scratch))
         return;
       g_debug ("template %u depth %u (%s, %u chains, %u units): rows %u-%u of %u "
-               "extended to %u, %u after pruning (%.3f s; buckets cut by bounds so "
+               "extended to %u, %u after pruning (%.3f s; groups cut by bucket bounds so "
                "far: %" G_GUINT64_FORMAT ")", en->t->id, k,
                en->e->rank_var_names[en->order[k]], en->n_chains[en->order[k]],
                en->n_units[k + 1], first, next, in->n_rows, before, out->n_rows,

@@ -509,7 +509,7 @@ struct _FfmEinsumPmappings {
   FfmPmappingStats stats;
   guint n_chains_last;      /* templates searched with the variable of most
                                chains last (diagnostics) */
-  guint64 n_bucket_cuts;    /* buckets of complete rows cut by their bounds
+  guint64 n_bucket_cuts;    /* groups of complete rows cut by their bounds
                                (diagnostics) */
   gsize charged;            /* bytes of the groups reserved from the set's
                                budget */

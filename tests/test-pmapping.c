@@ -2559,9 +2559,9 @@ test_leaves_across_chunks (void)
   g_assert_cmpuint (n_store, <, n_per_chunk);
 }
 
-/* Bucket bounds (ffm-pmapping-tiles.c): at the last depth a bucket of
- * chains whose every child a leaf of an earlier chunk beats is not
- * visited. The children it skips are ones the store would have dropped one
+/* Bucket bounds (ffm-pmapping-tiles.c): at the last depth a group of a
+ * bucket's chains (those with the same fused tiles) whose every child a
+ * leaf of an earlier chunk beats is not visited. The children it skips are ones the store would have dropped one
  * by one, so the groups and the leaves evaluated stay the same; the check
  * mode (on in every test here) visits each cut bucket anyway and warns,
  * fatally, about any child the store does not dominate. Small chunks make
@@ -2576,13 +2576,13 @@ test_bucket_bounds (void)
   g_autoptr(FfmArch) simple = arch_from_file ("simple.json");
   struct { FfmWorkload *w; FfmArch *a; int fused; const char *name; } cases[] = {
     { conv, deep, 1, "conv, deep" },
-    { conv, deep, -1, "conv, deep, unlimited fused loops" },
     { mm, deep, 1, "matmuls, deep, 1 fused loop" },
+    { mm, deep, -1, "matmuls, deep, unlimited fused loops" },
     { mm, simple, -1, "matmuls, simple, unlimited fused loops" },
   };
   guint64 n_cuts = 0;
 
-  g_test_summary ("Buckets of complete rows cut by their bounds hold only rows a "
+  g_test_summary ("Groups of complete rows cut by their bounds hold only rows a "
                   "taken leaf dominates: the same groups and leaves without them");
   g_setenv ("FFM_PMAPPING_CHUNK_ROWS", "16", TRUE);
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -2601,7 +2601,7 @@ test_bucket_bounds (void)
       assert_pareto_sets_equal (unbounded, bounded);
       g_assert_cmpuint (count_evaluated (bounded), ==, count_evaluated (unbounded));
       g_assert_cmpuint (ffm_pmapping_set_count_bucket_cuts (unbounded), ==, 0);
-      g_test_message ("%s: %" G_GUINT64_FORMAT " buckets cut, %" G_GUINT64_FORMAT
+      g_test_message ("%s: %" G_GUINT64_FORMAT " groups of complete rows cut, %" G_GUINT64_FORMAT
                       " evaluated", cases[i].name,
                       ffm_pmapping_set_count_bucket_cuts (bounded), count_evaluated (bounded));
       n_cuts += ffm_pmapping_set_count_bucket_cuts (bounded);
