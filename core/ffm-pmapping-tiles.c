@@ -2564,12 +2564,13 @@ bucket_bounds (Enum *en)
       en->bucket_group_first[b] = ng;
       for (guint c = bucket->first; c < bucket->first + bucket->n; c++)
         {
-          const guint64 *chain = &g_array_index (en->chains[v], guint64, (gsize) c * nl);
+          const guint64 *chain = nl > 0
+            ? &g_array_index (en->chains[v], guint64, (gsize) c * nl) : NULL;
           guint g = en->bucket_group_first[b];
           for (; g < ng; g++)
             {
-              const guint64 *other = &g_array_index (en->chains[v], guint64,
-                                                     (gsize) en->group_chain[g] * nl);
+              const guint64 *other = nl > 0
+                ? &g_array_index (en->chains[v], guint64, (gsize) en->group_chain[g] * nl) : NULL;
               guint i = 0;
               while (i < n_fused_pos && chain[fused_pos[i]] == other[fused_pos[i]])
                 i++;
