@@ -2504,6 +2504,32 @@ test_leaves_pruned (void)
       }
 }
 
+/* The cases of the tests that cut the tables into small chunks: a
+ * convolution and three matmuls, on an architecture with a fanout and on
+ * the simple one, at one and at any number of fused loops. */
+typedef struct {
+  FfmWorkload *w;
+  FfmArch *a;
+  int fused;
+  const char *name;
+} ChunkCase;
+
+#define N_CHUNK_CASES 4
+
+static void
+chunk_cases (FfmWorkload *conv, FfmWorkload *mm, FfmArch *deep, FfmArch *simple,
+             ChunkCase cases[N_CHUNK_CASES])
+{
+  const ChunkCase all[N_CHUNK_CASES] = {
+    { conv, deep, 1, "conv, deep" },
+    { mm, deep, 1, "matmuls, deep, 1 fused loop" },
+    { mm, deep, -1, "matmuls, deep, unlimited fused loops" },
+    { mm, simple, -1, "matmuls, simple, unlimited fused loops" },
+  };
+
+  memcpy (cases, all, sizeof all);
+}
+
 /* Complete rows that a leaf taken in an earlier chunk of the same template
  * dominates (same diff, every slot the groups compare) are not written:
  * with tables cut into small chunks, every group keeps the Pareto set it
@@ -2518,14 +2544,10 @@ test_leaves_across_chunks (void)
   g_autoptr(FfmWorkload) mm = load_matmuls (3, 64, 48);
   g_autoptr(FfmArch) deep = arch_from_text (deep_arch);
   g_autoptr(FfmArch) simple = arch_from_file ("simple.json");
-  struct { FfmWorkload *w; FfmArch *a; int fused; const char *name; } cases[] = {
-    { conv, deep, 1, "conv, deep" },
-    { mm, deep, 1, "matmuls, deep, 1 fused loop" },
-    { mm, deep, -1, "matmuls, deep, unlimited fused loops" },
-    { mm, simple, -1, "matmuls, simple, unlimited fused loops" },
-  };
+  ChunkCase cases[N_CHUNK_CASES];
   guint64 n_store = 0, n_per_chunk = 0;
 
+  chunk_cases (conv, mm, deep, simple, cases);
   g_test_summary ("Leaves taken in earlier chunks prune the complete rows of later "
                   "ones, and every group keeps its Pareto set");
   g_setenv ("FFM_PMAPPING_CHUNK_ROWS", "16", TRUE);
@@ -2574,14 +2596,10 @@ test_bucket_bounds (void)
   g_autoptr(FfmWorkload) mm = load_matmuls (3, 64, 48);
   g_autoptr(FfmArch) deep = arch_from_text (deep_arch);
   g_autoptr(FfmArch) simple = arch_from_file ("simple.json");
-  struct { FfmWorkload *w; FfmArch *a; int fused; const char *name; } cases[] = {
-    { conv, deep, 1, "conv, deep" },
-    { mm, deep, 1, "matmuls, deep, 1 fused loop" },
-    { mm, deep, -1, "matmuls, deep, unlimited fused loops" },
-    { mm, simple, -1, "matmuls, simple, unlimited fused loops" },
-  };
+  ChunkCase cases[N_CHUNK_CASES];
   guint64 n_cuts = 0;
 
+  chunk_cases (conv, mm, deep, simple, cases);
   g_test_summary ("Groups of complete rows cut by their bounds hold only rows a "
                   "taken leaf dominates: the same groups and leaves without them");
   g_setenv ("FFM_PMAPPING_CHUNK_ROWS", "16", TRUE);
