@@ -2516,6 +2516,25 @@ gather_row (const Enum *en, guint k, const double *src, const double *src_mag,
     }
 }
 
+/* The diff of a child at depth @k + 1 (en->used[k + 1] set): the parent's
+ * (@src_diff, NULL when there is no diff), with the fused tiles of the
+ * depth's variable from @chain and the spatial products. */
+static inline void
+child_diff (const Enum *en, guint k, const guint64 *src_diff, const guint64 *chain,
+            guint64 *diff)
+{
+  guint v = en->order[k];
+
+  if (en->n_diff == 0)
+    return;
+  memcpy (diff, src_diff, sizeof (guint64) * en->n_diff);
+  for (guint i = 0; i < en->var_n_loops[v]; i++)
+    if (en->var_loops[v][i] < en->n_fused)
+      diff[en->var_loops[v][i]] = chain[i];
+  for (guint d = 0; d < en->n_dims; d++)
+    diff[en->n_fused + d] = en->used[k + 1][d];
+}
+
 /* ---- Bucket bounds: a parent's complete rows, all dominated at once ----
  *
  * At the last depth a row's children through one bucket of the last
@@ -2848,13 +2867,7 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
                                       (gsize) en->group_chain[group0 + g] * nl) : NULL;
                   guint32 grecord;
                   en->group_cut[g] = FALSE;
-                  if (en->n_diff > 0)
-                    memcpy (gdiff, src_diff, sizeof (guint64) * en->n_diff);
-                  for (guint i = 0; i < nl; i++)
-                    if (en->var_loops[v][i] < en->n_fused)
-                      gdiff[en->var_loops[v][i]] = chain[i];
-                  for (guint d = 0; d < en->n_dims; d++)
-                    gdiff[en->n_fused + d] = en->used[k + 1][d];
+                  child_diff (en, k, src_diff, chain, gdiff);
                   grecord = taken_store_record (en, gdiff, hash_diff (gdiff, en->n_diff));
                   if (grecord != 0)
                     {
@@ -2923,16 +2936,9 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
                     }
                   room = rows_reserved (en, out, &ws->scratch, nu2);
                 }
-              if (en->n_diff > 0)  /* src_diff is NULL when there is nothing */
-                {
-                  guint64 *diff = TABLE_DIFF (out) + (gsize) out->n_rows * en->n_diff;
-                  memcpy (diff, src_diff, sizeof (guint64) * en->n_diff);
-                  for (guint i = 0; i < nl; i++)
-                    if (en->var_loops[v][i] < en->n_fused)
-                      diff[en->var_loops[v][i]] = chain[i];
-                  for (guint d = 0; d < en->n_dims; d++)
-                    diff[en->n_fused + d] = en->used[k + 1][d];
-                }
+              if (en->n_diff > 0)
+                child_diff (en, k, src_diff, chain,
+                            TABLE_DIFF (out) + (gsize) out->n_rows * en->n_diff);
               /* A complete row whose diff has leaves taken in earlier
                * chunks is compared with them. Consecutive chains mostly
                * share their fused tiles, so the diff's record is looked up
