@@ -563,24 +563,32 @@ test_unfused (void)
     }
 }
 
-/* The same mappings and numbers for 1, 2 and 7 threads. */
+/* The same mappings and numbers for 1, 2 and 7 threads, and whatever the
+ * size of the walk's jobs. */
 static void
 test_threads (void)
 {
   g_autoptr (FfmWorkload) w = matmuls (4, 128, 128);
   g_autoptr (FfmArch) a = named_arch ("tpuv4i");
   g_autoptr (GError) error = NULL;
-  static const guint thread_counts[] = { 2, 7 };
+  static const guint thread_counts[] = { 1, 2, 7 };
+  g_autofree char *saved = g_strdup (g_getenv ("FFM_JOIN_WALK_CHUNK"));
 
-  g_test_summary ("deterministic: 1, 2 and 7 threads give the same mappings, to the bit");
+  g_test_summary ("deterministic: 1, 2 and 7 threads give the same mappings, to the bit, "
+                  "also when every left group is a job of the join's walk");
   for (FfmObjective o = FFM_OBJECTIVE_EDP; o <= FFM_OBJECTIVE_PARETO; o++)
     {
-      g_autoptr (FfmSearchResult) one = run (fixture.ffm, w, a, o, 1, FALSE, &error);
+      g_autoptr (FfmSearchResult) one = NULL;
+      g_unsetenv ("FFM_JOIN_WALK_CHUNK");
+      one = run (fixture.ffm, w, a, o, 1, FALSE, &error);
       g_assert_no_error (error);
-      for (guint t = 0; t < G_N_ELEMENTS (thread_counts); t++)
+      for (guint k = 0; k < 2 * G_N_ELEMENTS (thread_counts); k++)
         {
-          g_autoptr (FfmSearchResult) other = run (fixture.ffm, w, a, o, thread_counts[t],
-                                                   FALSE, &error);
+          guint threads = thread_counts[k % G_N_ELEMENTS (thread_counts)];
+          g_autoptr (FfmSearchResult) other = NULL;
+          if (k == G_N_ELEMENTS (thread_counts))
+            g_setenv ("FFM_JOIN_WALK_CHUNK", "1", TRUE);
+          other = run (fixture.ffm, w, a, o, threads, FALSE, &error);
           g_assert_no_error (error);
           g_assert_cmpuint (ffm_search_result_get_n_solutions (one), ==,
                             ffm_search_result_get_n_solutions (other));
@@ -594,6 +602,10 @@ test_threads (void)
             }
         }
     }
+  if (saved != NULL)
+    g_setenv ("FFM_JOIN_WALK_CHUNK", saved, TRUE);
+  else
+    g_unsetenv ("FFM_JOIN_WALK_CHUNK");
 }
 
 /* The Pareto set: non-dominated, energy ascending, holding the optima of

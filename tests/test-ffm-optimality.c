@@ -557,16 +557,23 @@ static void
 test_optimality_growing_groups (void)
 {
   g_autofree char *saved = g_strdup (g_getenv ("FFM_JOIN_GROW_PRUNE_ROWS"));
+  g_autofree char *saved_chunk = g_strdup (g_getenv ("FFM_JOIN_WALK_CHUNK"));
 
   g_test_summary ("FFM equals exhaustive search when the join prunes its "
-                  "groups while it fills them, as often as it can");
+                  "groups while it fills them, as often as it can, and walks "
+                  "each left group in a job of its own");
   g_setenv ("FFM_JOIN_GROW_PRUNE_ROWS", "1", TRUE);
+  g_setenv ("FFM_JOIN_WALK_CHUNK", "1", TRUE);
   run_cases (env_number ("FFM_OPTIMALITY_CASES", DEFAULT_CASES) / 4 + 1,
              env_number ("FFM_OPTIMALITY_SEED", DEFAULT_SEED) + 7000, FFM_IMPERFECT_NONE);
   if (saved != NULL)
     g_setenv ("FFM_JOIN_GROW_PRUNE_ROWS", saved, TRUE);
   else
     g_unsetenv ("FFM_JOIN_GROW_PRUNE_ROWS");
+  if (saved_chunk != NULL)
+    g_setenv ("FFM_JOIN_WALK_CHUNK", saved_chunk, TRUE);
+  else
+    g_unsetenv ("FFM_JOIN_WALK_CHUNK");
 }
 
 static void

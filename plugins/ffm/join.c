@@ -49,6 +49,8 @@ typedef struct {
                                    first this many are a Pareto set */
   FfmMemoryBudget *budget;      /* the join's (borrowed) */
   gsize charged;                /* bytes taken from it */
+  guint index;                  /* its place in its step's result, while
+                                   the step fills it */
 } Group;
 
 /* TUNING: a group's rows are charged to the budget at least this many
@@ -325,9 +327,297 @@ groups_rows (GPtrArray *groups, guint *width)
   return rows;
 }
 
+/* One (left group, unit) pair of a step whose rows go to group @group of
+ * the step's result. */
+typedef struct {
+  guint32 left;                 /* index in the step's left groups */
+  guint32 unit;                 /* index in the step's units */
+  guint32 group;                /* index in the step's result */
+} Pair;
+
+/* The filling of a step's groups: every group from its own pairs, in the
+ * order a left-to-right walk meets them, so that a group's rows, and the
+ * prunings while it fills, are the same whichever thread fills it, and
+ * whatever the number of threads. */
+typedef struct {
+  const JoinProblem *p;
+  const JoinPassOptions *o;
+  guint x;
+  GPtrArray *left;
+  GPtrArray *out;
+  const Pair *pairs;            /* sorted by group, stably */
+  const gsize *first;           /* [out->len + 1]: group g's pairs are
+                                   pairs[first[g] .. first[g + 1]) */
+  gsize slack;
+  gint out_of_memory;           /* atomic: a group found the budget empty */
+} Fill;
+
+/* Fills group @g of @f from its pairs; FALSE when the budget runs out. */
+static gboolean
+fill_group (Fill *f, guint g)
+{
+  const JoinProblem *p = f->p;
+  const Step *st = &p->steps[f->x];
+  Group *ng = g_ptr_array_index (f->out, g);
+  g_autofree Plan *plan = g_new (Plan, 1);
+  double row[2 + MAX_MEM * (2 * MAX_LOOPS + 3)];
+  guint nw = ng->width;
+
+  for (gsize k = f->first[g]; k < f->first[g + 1]; k++)
+    {
+      const Group *lg = g_ptr_array_index (f->left, f->pairs[k].left);
+      const Unit *u = &g_array_index (st->units, Unit, f->pairs[k].unit);
+      guint n_left = lg->ids->len;
+
+      /* The walk that made the pair planned it already: the same answer. */
+      if (!join_plan_merge (p, st, lg->key, u, plan))
+        g_return_val_if_reached (TRUE);
+      for (guint a = 0; a < n_left; a++)
+        {
+          const double *L = (const double *) lg->values->data + (gsize) a * lg->width;
+          for (guint b = 0; b < u->rows->len; b++)
+            {
+              const double *R = (const double *) u->table->data + (gsize) b * u->width;
+              Prov pv;
+              for (guint c = 0; c < p->n_obj; c++)
+                row[c] = L[c] + R[c];
+              if (!may_beat_bound (p, f->o, f->x, row)
+                  || !join_combine_row (p, plan, u, L, R, row))
+                continue;
+              g_array_append_vals (ng->values, row, nw);
+              pv.parent = g_array_index (lg->ids, guint32, a);
+              pv.unit = f->pairs[k].unit;
+              pv.urow = b;
+              g_array_append_val (ng->prov, pv);
+            }
+          if (f->o->epsilon <= 0
+              && ng->prov->len >= 2 * (gsize) ng->pruned + f->slack)
+            {
+              guint before = ng->prov->len;
+              prune_group (p, ng, 0);
+              g_debug ("step %u (%s): a group of %u rows pruned to %u while "
+                       "filling", f->x, st->e->name, before, ng->prov->len);
+            }
+          if (g_atomic_int_get (&f->out_of_memory) || !group_charge (ng))
+            {
+              g_atomic_int_set (&f->out_of_memory, 1);
+              return FALSE;
+            }
+        }
+    }
+  return TRUE;
+}
+
+static void
+fill_one (gpointer data, gpointer user_data)
+{
+  Fill *f = user_data;
+
+  FFM_TSAN_ACQUIRE (data);
+  fill_group (f, GPOINTER_TO_UINT (data) - 1);
+  FFM_TSAN_RELEASE (f);
+}
+
+/* A group's rows before pruning, at most: the order in which the threads
+ * take the groups (largest first, so that no large group starts last). */
+typedef struct {
+  guint64 rows;
+  guint group;
+} GroupWork;
+
+static int
+compare_work (gconstpointer pa, gconstpointer pb)
+{
+  const GroupWork *a = pa, *b = pb;
+
+  if (a->rows != b->rows)
+    return a->rows > b->rows ? -1 : 1;
+  return a->group < b->group ? -1 : (a->group > b->group ? 1 : 0);
+}
+
+/* Fills every group of @f, on the problem's threads; FALSE when the
+ * budget runs out. */
+static gboolean
+fill_all (Fill *f)
+{
+  const JoinProblem *p = f->p;
+  const Step *st = &p->steps[f->x];
+  guint n = f->out->len;
+  g_autofree GroupWork *work = NULL;
+  GThreadPool *pool;
+
+  if (p->n_threads <= 1 || n <= 1)
+    {
+      for (guint g = 0; g < n; g++)
+        if (!fill_group (f, g))
+          return FALSE;
+      return TRUE;
+    }
+  work = g_new (GroupWork, n);
+  for (guint g = 0; g < n; g++)
+    {
+      work[g].group = g;
+      work[g].rows = 0;
+      for (gsize k = f->first[g]; k < f->first[g + 1]; k++)
+        work[g].rows += (guint64) ((const Group *) g_ptr_array_index
+                                   (f->left, f->pairs[k].left))->ids->len
+          * g_array_index (st->units, Unit, f->pairs[k].unit).rows->len;
+    }
+  qsort (work, n, sizeof *work, compare_work);
+  pool = g_thread_pool_new (fill_one, f, (gint) p->n_threads, TRUE, NULL);
+  for (guint i = 0; i < n; i++)
+    {
+      gpointer data = GUINT_TO_POINTER (work[i].group + 1);
+      /* GLib's queue is invisible to ThreadSanitizer (ffm-tsan.h). */
+      FFM_TSAN_RELEASE (data);
+      g_thread_pool_push (pool, data, NULL);
+    }
+  g_thread_pool_free (pool, FALSE, TRUE);
+  FFM_TSAN_ACQUIRE (f);
+  return !g_atomic_int_get (&f->out_of_memory);
+}
+
+/* TUNING: left groups per job of a step's walk (GPT-3 at unlimited fused
+ * loops: up to 190 k left groups and 1.4 M candidate units a step).
+ * FFM_JOIN_WALK_CHUNK sets another number (tests set 1, so that small
+ * problems walk in many jobs too). */
+#define WALK_CHUNK 256
+
+static guint
+walk_chunk_size (void)
+{
+  const char *knob = g_getenv ("FFM_JOIN_WALK_CHUNK");
+  guint64 groups;
+
+  if (knob != NULL && g_ascii_string_to_unsigned (knob, 10, 1, G_MAXUINT32, &groups, NULL))
+    return (guint) groups;
+  return WALK_CHUNK;
+}
+
+/* The walk over one chunk of a step's left groups: the pairs that match,
+ * each with the chunk's own number for its result key (in the order the
+ * chunk first met the keys), and per key whether a group of it can meet
+ * the next step. */
+typedef struct {
+  guint first, end;             /* left groups first .. end - 1 */
+  GArray *pairs;                /* of Pair; .group: the chunk's key id */
+  GArray *makers;               /* of Pair: per key, the first pair that
+                                   makes it (a whole key is 12 kB) */
+  GPtrArray *bytes;             /* of ByteKey (owned by @ids) */
+  GArray *future;               /* of gboolean, per key */
+  GHashTable *ids;              /* ByteKey -> key id + 1 */
+} WalkChunk;
+
+typedef struct {
+  const JoinProblem *p;
+  guint x;
+  GPtrArray *left;
+  WalkChunk *chunks;
+} Walk;
+
+static void
+walk_chunk (const Walk *w, WalkChunk *c)
+{
+  const JoinProblem *p = w->p;
+  const Step *st = &p->steps[w->x];
+  g_autoptr (GByteArray) scratch = g_byte_array_new ();
+  g_autoptr (GByteArray) scratch_next = g_byte_array_new ();
+  g_autofree Plan *plan = g_new (Plan, 1);
+
+  c->pairs = g_array_new (FALSE, FALSE, sizeof (Pair));
+  c->makers = g_array_new (FALSE, FALSE, sizeof (Pair));
+  c->bytes = g_ptr_array_new ();
+  c->future = g_array_new (FALSE, FALSE, sizeof (gboolean));
+  c->ids = g_hash_table_new_full (join_byte_key_hash, join_byte_key_equal, g_free, NULL);
+  for (guint gi = c->first; gi < c->end; gi++)
+    {
+      const Group *lg = g_ptr_array_index (w->left, gi);
+      const ByteKey *mkey = join_left_match_bytes (st, lg->key, scratch);
+      GArray *cands = mkey != NULL ? g_hash_table_lookup (st->index, mkey) : NULL;
+
+      for (guint ci = 0; cands != NULL && ci < cands->len; ci++)
+        {
+          guint ui = g_array_index (cands, guint, ci);
+          const Unit *u = &g_array_index (st->units, Unit, ui);
+          const ByteKey *nkey;
+          gpointer id;
+          Pair pair;
+
+          if (u->n_fused < lg->key->n_spine || !join_plan_merge (p, st, lg->key, u, plan))
+            continue;
+          nkey = join_key_bytes (&plan->key, scratch);
+          id = g_hash_table_lookup (c->ids, nkey);
+          pair.left = gi;
+          pair.unit = ui;
+          if (id == NULL)
+            {
+              ByteKey *copy = join_byte_key_copy (nkey);
+              gboolean future = has_future (p, w->x, &plan->key, scratch_next);
+              id = GUINT_TO_POINTER (c->bytes->len + 1);
+              pair.group = 0;
+              g_array_append_val (c->makers, pair);
+              g_ptr_array_add (c->bytes, copy);
+              g_array_append_val (c->future, future);
+              g_hash_table_insert (c->ids, copy, id);
+            }
+          if (!g_array_index (c->future, gboolean, GPOINTER_TO_UINT (id) - 1))
+            continue;
+          pair.group = GPOINTER_TO_UINT (id) - 1;
+          g_array_append_val (c->pairs, pair);
+        }
+    }
+}
+
+static void
+walk_chunk_clear (WalkChunk *c)
+{
+  g_clear_pointer (&c->pairs, g_array_unref);
+  g_clear_pointer (&c->makers, g_array_unref);
+  g_clear_pointer (&c->bytes, g_ptr_array_unref);
+  g_clear_pointer (&c->future, g_array_unref);
+  g_clear_pointer (&c->ids, g_hash_table_unref);
+}
+
+static void
+walk_one (gpointer data, gpointer user_data)
+{
+  Walk *w = user_data;
+
+  FFM_TSAN_ACQUIRE (data);
+  walk_chunk (w, &w->chunks[GPOINTER_TO_UINT (data) - 1]);
+  FFM_TSAN_RELEASE (w);
+}
+
+/* Walks every chunk of @w (@n_chunks), on the problem's threads. */
+static void
+walk_all (Walk *w, guint n_chunks)
+{
+  GThreadPool *pool;
+
+  if (w->p->n_threads <= 1 || n_chunks <= 1)
+    {
+      for (guint i = 0; i < n_chunks; i++)
+        walk_chunk (w, &w->chunks[i]);
+      return;
+    }
+  pool = g_thread_pool_new (walk_one, w, (gint) w->p->n_threads, TRUE, NULL);
+  for (guint i = 0; i < n_chunks; i++)
+    {
+      gpointer data = GUINT_TO_POINTER (i + 1);
+      /* GLib's queue is invisible to ThreadSanitizer (ffm-tsan.h). */
+      FFM_TSAN_RELEASE (data);
+      g_thread_pool_push (pool, data, NULL);
+    }
+  g_thread_pool_free (pool, FALSE, TRUE);
+  FFM_TSAN_ACQUIRE (w);
+}
+
 /* Joins step @x: @left (groups with history ids) with the units of Einsum
  * x, into new groups; NULL with @error set when the memory budget runs
- * out. */
+ * out. First a walk over the pairs that match (chunks of left groups in
+ * parallel), then the groups in the order the walk first met their keys,
+ * then the groups are filled (in parallel): the result is the same at any
+ * number of threads. */
 static GPtrArray *
 join_step (const JoinProblem *p, guint x, GPtrArray *left,
            const JoinPassOptions *o, GError **error)
@@ -337,93 +627,135 @@ join_step (const JoinProblem *p, guint x, GPtrArray *left,
   g_autoptr (GHashTable) by_key = g_hash_table_new_full (join_byte_key_hash,
                                                          join_byte_key_equal,
                                                          g_free, NULL);
-  g_autoptr (GByteArray) scratch = g_byte_array_new ();
-  g_autoptr (GByteArray) scratch_next = g_byte_array_new ();
-  Plan *plan = g_new (Plan, 1);
-  double row[2 + MAX_MEM * (2 * MAX_LOOPS + 3)];
-  gsize slack = grow_prune_slack ();
+  g_autoptr (GArray) pairs = g_array_new (FALSE, FALSE, sizeof (Pair));
+  g_autofree Pair *sorted = NULL;
+  g_autofree gsize *first = NULL;
+  guint chunk = walk_chunk_size ();
+  guint n_chunks = MAX ((guint) (((guint64) left->len + chunk - 1) / chunk), 1);
+  g_autofree WalkChunk *chunks = g_new0 (WalkChunk, n_chunks);
+  Walk walk = { p, x, left, chunks };
+  g_autofree Plan *plan = g_new (Plan, 1);
+  gsize charged = 0;
+  gboolean filled, out_of_memory = FALSE;
+  Fill fill;
+  gint64 began = g_get_monotonic_time (), merged, walked;
 
-  for (guint gi = 0; gi < left->len; gi++)
+  for (guint i = 0; i < n_chunks; i++)
     {
-      const Group *lg = g_ptr_array_index (left, gi);
-      const ByteKey *mkey = join_left_match_bytes (st, lg->key, scratch);
-      GArray *cands = mkey != NULL ? g_hash_table_lookup (st->index, mkey) : NULL;
-      guint n_left = lg->ids->len;
-
-      for (guint ci = 0; cands != NULL && ci < cands->len; ci++)
+      chunks[i].first = (guint) MIN ((guint64) i * chunk, left->len);
+      chunks[i].end = (guint) MIN ((guint64) (i + 1) * chunk, left->len);
+    }
+  walk_all (&walk, n_chunks);
+  merged = g_get_monotonic_time ();
+  /* The groups, in the order a walk from the first left group meets their
+   * keys; the pairs, in that walk's order. */
+  for (guint i = 0; i < n_chunks && !out_of_memory; i++)
+    {
+      WalkChunk *c = &chunks[i];
+      g_autofree guint32 *group_of = g_new (guint32, MAX (c->bytes->len, 1));
+      for (guint k = 0; k < c->bytes->len; k++)
         {
-          guint ui = g_array_index (cands, guint, ci);
-          const Unit *u = &g_array_index (st->units, Unit, ui);
-          const ByteKey *nkey;
-          Group *ng;
-          guint nw;
-
-          if (u->n_fused < lg->key->n_spine || !join_plan_merge (p, st, lg->key, u, plan))
-            continue;
-          nkey = join_key_bytes (&plan->key, scratch);
-          ng = g_hash_table_lookup (by_key, nkey);
-          if (ng == NO_FUTURE)
-            continue;
+          const ByteKey *bytes = g_ptr_array_index (c->bytes, k);
+          Group *ng = g_hash_table_lookup (by_key, bytes);
           if (ng == NULL)
             {
-              if (!has_future (p, x, &plan->key, scratch_next))
+              /* the key again, from the pair that made it (the walk's
+               * plan: it merges again) */
+              const Pair *maker = &g_array_index (c->makers, Pair, k);
+              const Group *lg = g_ptr_array_index (left, maker->left);
+              if (!g_array_index (c->future, gboolean, k)
+                  || !join_plan_merge (p, st, lg->key,
+                                       &g_array_index (st->units, Unit, maker->unit),
+                                       plan))
+                ng = NO_FUTURE;
+              else
                 {
-                  g_hash_table_insert (by_key, join_byte_key_copy (nkey), NO_FUTURE);
-                  continue;
+                  ng = group_new (&plan->key, join_row_width (p, plan->key.n_spine),
+                                  p->budget);
+                  ng->index = out->len;
+                  g_ptr_array_add (out, ng);
                 }
-              ng = group_new (&plan->key, join_row_width (p, plan->key.n_spine),
-                              p->budget);
-              g_ptr_array_add (out, ng);
-              g_hash_table_insert (by_key, join_byte_key_copy (nkey), ng);
+              g_hash_table_insert (by_key, join_byte_key_copy (bytes), ng);
             }
-          nw = ng->width;
-          for (guint a = 0; a < n_left; a++)
+          group_of[k] = ng == NO_FUTURE ? G_MAXUINT32 : ng->index;
+        }
+      for (guint k = 0; k < c->pairs->len; k++)
+        {
+          Pair pair = g_array_index (c->pairs, Pair, k);
+          pair.group = group_of[pair.group];
+          if (pair.group == G_MAXUINT32)
+            continue;
+          g_array_append_val (pairs, pair);
+          /* the pairs, twice (sorted below), and the groups' index */
+          if (2 * sizeof (Pair) * pairs->len > charged)
             {
-              const double *L = (const double *) lg->values->data + (gsize) a * lg->width;
-              for (guint b = 0; b < u->rows->len; b++)
+              if (!ffm_memory_budget_reserve (p->budget, CHARGE_CHUNK))
                 {
-                  const double *R = (const double *) u->table->data + (gsize) b * u->width;
-                  Prov pv;
-                  for (guint k = 0; k < p->n_obj; k++)
-                    row[k] = L[k] + R[k];
-                  if (!may_beat_bound (p, o, x, row)
-                      || !join_combine_row (p, plan, u, L, R, row))
-                    continue;
-                  g_array_append_vals (ng->values, row, nw);
-                  pv.parent = g_array_index (lg->ids, guint32, a);
-                  pv.unit = ui;
-                  pv.urow = b;
-                  g_array_append_val (ng->prov, pv);
+                  out_of_memory = TRUE;
+                  break;
                 }
-              if (o->epsilon <= 0
-                  && ng->prov->len >= 2 * (gsize) ng->pruned + slack)
-                {
-                  guint before = ng->prov->len;
-                  prune_group (p, ng, 0);
-                  g_debug ("step %u (%s): a group of %u rows pruned to %u while "
-                           "filling", x, st->e->name, before, ng->prov->len);
-                }
-              if (!group_charge (ng))
-                {
-                  g_free (plan);
-                  g_ptr_array_unref (out);
-                  join_out_of_memory (p, x, error);
-                  return NULL;
-                }
+              charged += CHARGE_CHUNK;
             }
         }
+      walk_chunk_clear (c);
     }
-  g_free (plan);
+  for (guint i = 0; i < n_chunks; i++)
+    walk_chunk_clear (&chunks[i]);
+  if (out_of_memory)
+    {
+      ffm_memory_budget_release (p->budget, charged);
+      g_ptr_array_unref (out);
+      join_out_of_memory (p, x, error);
+      return NULL;
+    }
+  /* The pairs by group, in walk order within a group (a counting sort). */
+  first = g_new0 (gsize, out->len + 1);
+  sorted = g_new (Pair, MAX (pairs->len, 1));
+  for (guint k = 0; k < pairs->len; k++)
+    first[g_array_index (pairs, Pair, k).group + 1]++;
+  for (guint g = 0; g < out->len; g++)
+    first[g + 1] += first[g];
+  {
+    g_autofree gsize *at = g_memdup2 (first, sizeof (gsize) * (out->len + 1));
+    for (guint k = 0; k < pairs->len; k++)
+      {
+        const Pair *pr = &g_array_index (pairs, Pair, k);
+        sorted[at[pr->group]++] = *pr;
+      }
+  }
+  fill = (Fill) { p, o, x, left, out, sorted, first, grow_prune_slack (), 0 };
+  walked = g_get_monotonic_time ();
+  filled = fill_all (&fill);
+  ffm_memory_budget_release (p->budget, charged);
+  if (!filled)
+    {
+      g_ptr_array_unref (out);
+      join_out_of_memory (p, x, error);
+      return NULL;
+    }
   if (!g_log_writer_default_would_drop (G_LOG_LEVEL_DEBUG, G_LOG_DOMAIN))
-    g_debug ("step %u (%s): %u left groups -> %u groups, %" G_GUINT64_FORMAT
+    g_debug ("step %u (%s): %u left groups -> %u groups (%u pairs, walked in "
+             "%.3f s, merged in %.3f s, filled in %.3f s), %" G_GUINT64_FORMAT
              " rows before the last pruning", x, st->e->name, left->len, out->len,
+             pairs->len, (double) (merged - began) / G_USEC_PER_SEC,
+             (double) (walked - merged) / G_USEC_PER_SEC,
+             (double) (g_get_monotonic_time () - walked) / G_USEC_PER_SEC,
              groups_rows (out, NULL));
-  /* Drop empty groups, keep the order. */
-  for (guint i = 0; i < out->len; )
-    if (((Group *) g_ptr_array_index (out, i))->prov->len == 0)
-      g_ptr_array_remove_index (out, i);
-    else
-      i++;
+  /* Drop empty groups, keep the order (in one pass: one removal at a time
+   * moves the rest of the array each time). */
+  {
+    guint n_kept = 0;
+    for (guint i = 0; i < out->len; i++)
+      {
+        Group *g = g_ptr_array_index (out, i);
+        out->pdata[i] = NULL;
+        if (g->prov->len == 0)
+          group_free (g);
+        else
+          out->pdata[n_kept++] = g;
+      }
+    g_ptr_array_set_size (out, n_kept);     /* frees NULLs only */
+  }
   prune_all (p, out, o->epsilon);
   if (!g_log_writer_default_would_drop (G_LOG_LEVEL_DEBUG, G_LOG_DOMAIN))
     {
