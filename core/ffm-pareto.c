@@ -10,6 +10,7 @@
  * dominator still sorts first, and the relation is still transitive (a
  * primary below, or equal with a secondary no larger, composes). */
 #include "ffm-pareto.h"
+#include "ffm-quicksort-private.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -80,63 +81,12 @@ key_compare (const SortContext *ctx, const SortKey *a, const SortKey *b)
   return compare_rows (&ra, &rb, (gpointer) ctx);
 }
 
-#define KEY_LESS(a, b) (key_compare (ctx, (a), (b)) < 0)
-
-/* A quicksort (median of three, the smaller part first) ending in
- * insertion sorts; keys are distinct, so no pivot degenerates. */
-static void
-sort_keys (const SortContext *ctx, SortKey *keys, gsize n)
-{
-  SortKey pivot, tmp;
-
-  while (n > 16)
-    {
-      gsize mid = n / 2, i = 0, j = n - 1;
-      if (KEY_LESS (&keys[mid], &keys[0]))
-        { tmp = keys[mid]; keys[mid] = keys[0]; keys[0] = tmp; }
-      if (KEY_LESS (&keys[n - 1], &keys[0]))
-        { tmp = keys[n - 1]; keys[n - 1] = keys[0]; keys[0] = tmp; }
-      if (KEY_LESS (&keys[n - 1], &keys[mid]))
-        { tmp = keys[n - 1]; keys[n - 1] = keys[mid]; keys[mid] = tmp; }
-      pivot = keys[mid];
-      for (;;)
-        {
-          while (KEY_LESS (&keys[i], &pivot))
-            i++;
-          while (KEY_LESS (&pivot, &keys[j]))
-            j--;
-          if (i >= j)
-            break;
-          tmp = keys[i]; keys[i] = keys[j]; keys[j] = tmp;
-          i++;
-          j--;
-        }
-      if (j + 1 < n - (j + 1))
-        {
-          sort_keys (ctx, keys, j + 1);
-          keys += j + 1;
-          n -= j + 1;
-        }
-      else
-        {
-          sort_keys (ctx, keys + j + 1, n - (j + 1));
-          n = j + 1;
-        }
-    }
-  for (gsize i = 1; i < n; i++)
-    {
-      SortKey x = keys[i];
-      gsize k = i;
-      for (; k > 0 && KEY_LESS (&x, &keys[k - 1]); k--)
-        keys[k] = keys[k - 1];
-      keys[k] = x;
-    }
-}
-
+#define KEY_LESS(ctx, a, b) (key_compare ((ctx), (a), (b)) < 0)
+FFM_DEFINE_QUICKSORT (sort_keys, SortKey, SortContext, KEY_LESS)
 #undef KEY_LESS
 
 /* Rows @first .. @first + @n - 1 of the context's table into @order, in
- * compare_rows()' order. */
+ * key_compare()'s order. */
 static void
 sort_rows (const SortContext *ctx, guint first, guint n, guint *order)
 {

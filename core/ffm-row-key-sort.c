@@ -1,60 +1,18 @@
 /* ffm-row-key-sort.c: the order of a table's rows for its pruning (see
  * ffm-row-key-sort-private.h). */
 #include "ffm-row-key-sort-private.h"
+#include "ffm-quicksort-private.h"
 
 #include <string.h>
 
-/* A quicksort with the comparison inlined (a callback per comparison was
- * measured at twice the time). Keys are distinct (the index breaks ties),
- * so no pivot degenerates on equal keys. */
+/* The quicksort (ffm-quicksort-private.h); it needs no context. */
+#define ROW_KEY_LESS(ctx, a, b) ((void) (ctx), ffm_row_key_less ((a), (b)))
+FFM_DEFINE_QUICKSORT (quicksort_keys, FfmRowKey, void, ROW_KEY_LESS)
+
 void
 ffm_row_keys_sort (FfmRowKey *keys, gsize n)
 {
-  while (n > 16)
-    {
-      gsize mid = n / 2, i = 0, j = n - 1;
-      FfmRowKey pivot, tmp;
-      /* median of three as the pivot */
-      if (ffm_row_key_less (&keys[mid], &keys[0]))
-        { tmp = keys[mid]; keys[mid] = keys[0]; keys[0] = tmp; }
-      if (ffm_row_key_less (&keys[n - 1], &keys[0]))
-        { tmp = keys[n - 1]; keys[n - 1] = keys[0]; keys[0] = tmp; }
-      if (ffm_row_key_less (&keys[n - 1], &keys[mid]))
-        { tmp = keys[n - 1]; keys[n - 1] = keys[mid]; keys[mid] = tmp; }
-      pivot = keys[mid];
-      for (;;)
-        {
-          while (ffm_row_key_less (&keys[i], &pivot))
-            i++;
-          while (ffm_row_key_less (&pivot, &keys[j]))
-            j--;
-          if (i >= j)
-            break;
-          tmp = keys[i]; keys[i] = keys[j]; keys[j] = tmp;
-          i++;
-          j--;
-        }
-      /* [0, j] <= pivot <= [j + 1, n): recurse into the smaller part */
-      if (j + 1 < n - (j + 1))
-        {
-          ffm_row_keys_sort (keys, j + 1);
-          keys += j + 1;
-          n -= j + 1;
-        }
-      else
-        {
-          ffm_row_keys_sort (keys + j + 1, n - (j + 1));
-          n = j + 1;
-        }
-    }
-  for (gsize i = 1; i < n; i++)
-    {
-      FfmRowKey x = keys[i];
-      gsize k = i;
-      for (; k > 0 && ffm_row_key_less (&x, &keys[k - 1]); k--)
-        keys[k] = keys[k - 1];
-      keys[k] = x;
-    }
+  quicksort_keys (NULL, keys, n);
 }
 
 /* The radix sort: a stable LSD sort of 16-byte items by the hash's top 16

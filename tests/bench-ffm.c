@@ -16,7 +16,8 @@
  *           FFM_BENCH_MATRIX_SECONDS (default 120); goal: each under 60 s
  *           and 4 GiB. Not run unless FFM_BENCH=matrix (8 minutes with a
  *           90 s cap on 2 cores, 2026-12); FFM_BENCH_MATRIX_ARCHS
- *           (MODEL:NAME,...) runs those only. Pairs where an Einsum is one
+ *           (MODEL:NAME,...) runs those only, FFM_BENCH_MATRIX_LOOPS=N
+ *           at --max-fused-loops N (-1 unlimited). Pairs where an Einsum is one
  *           no compute unit serves (the CiM macros serve only Einsums of
  *           three tensors) are counted apart from failures.
  * Each run is a child process, so its peak memory is its own. Prints one
@@ -259,6 +260,10 @@ bench_matrix (guint threads)
   g_autoptr (FfmPluginRegistry) registry = ffm_plugin_registry_new ();
   g_auto (GStrv) archs = NULL;
   guint seconds = env_uint ("FFM_BENCH_MATRIX_SECONDS", 120);
+  /* FFM_BENCH_MATRIX_LOOPS: --max-fused-loops for every run (-1:
+   * unlimited; unset: the default) */
+  const char *loops = g_getenv ("FFM_BENCH_MATRIX_LOOPS");
+  int max_fused_loops = loops != NULL ? (int) g_ascii_strtoll (loops, NULL, 10) : 0;
   const char *only = g_getenv ("FFM_BENCH_MATRIX_ARCHS");
   g_auto (GStrv) wanted = only != NULL ? g_strsplit (only, ",", -1) : NULL;
   guint n = 0, n_within = 0, n_slow = 0, n_failed = 0, n_unserved = 0;
@@ -270,10 +275,12 @@ bench_matrix (guint threads)
            && (wanted == NULL || g_strv_contains ((const char *const *) wanted, archs[i])); j++)
       {
         Measure m;
-        printf ("%s x %s (%s), EDP, defaults, %u threads\n", archs[i],
-                workloads[j].workload, workloads[j].params, threads);
+        printf ("%s x %s (%s), EDP, %s, %u threads\n", archs[i],
+                workloads[j].workload, workloads[j].params,
+                max_fused_loops == 0 ? "defaults" : max_fused_loops < 0
+                ? "unlimited fused loops" : "--max-fused-loops set", threads);
         m = measure_arch (archs[i], workloads[j].workload, workloads[j].params, threads,
-                          0, FALSE, seconds);
+                          max_fused_loops, FALSE, seconds);
         n++;
         if (m.status == -SIGALRM)
           {

@@ -68,15 +68,72 @@ typedef struct {
  * so that small problems prune while filling too). */
 #define GROW_PRUNE_SLACK 262144
 
-static gsize
-grow_prune_slack (void)
+/* A tuning constant that the environment variable @name may replace
+ * (a positive integer). */
+static guint64
+tuning_knob (const char *name, guint64 fallback)
 {
-  const char *knob = g_getenv ("FFM_JOIN_GROW_PRUNE_ROWS");
-  guint64 rows;
+  const char *knob = g_getenv (name);
+  guint64 value;
 
-  if (knob != NULL && g_ascii_string_to_unsigned (knob, 10, 1, G_MAXUINT32, &rows, NULL))
-    return (gsize) rows;
-  return GROW_PRUNE_SLACK;
+  if (knob != NULL && g_ascii_string_to_unsigned (knob, 10, 1, G_MAXUINT32, &value, NULL))
+    return value;
+  return fallback;
+}
+
+/* Runs @job on each of @n items on @n_threads threads: @order[i] (@order
+ * NULL: i) is the i-th started; one thread runs them in that order. */
+typedef struct {
+  JoinItemJob job;
+  gpointer user;
+  guint8 *done;                 /* per item: ThreadSanitizer's hand-back */
+} Items;
+
+static void
+item_worker (gpointer data, gpointer user_data)
+{
+  Items *items = user_data;
+  guint i = GPOINTER_TO_UINT (data) - 1;
+
+  FFM_TSAN_ACQUIRE (items);
+  items->job (i, items->user);
+  FFM_TSAN_RELEASE (&items->done[i]);
+}
+
+void
+join_run_items (guint n_threads, JoinItemJob job, gpointer user, const guint *order,
+                guint n)
+{
+  g_autofree guint8 *done = NULL;
+  Items items = { job, user, NULL };
+  GThreadPool *pool;
+
+  if (n_threads <= 1 || n <= 1)
+    {
+      for (guint i = 0; i < n; i++)
+        job (order != NULL ? order[i] : i, user);
+      return;
+    }
+  done = g_new0 (guint8, n);
+  items.done = done;
+  pool = g_thread_pool_new (item_worker, &items, (gint) MIN (n_threads, n), TRUE, NULL);
+  /* GLib's queue is invisible to ThreadSanitizer (ffm-tsan.h). */
+  FFM_TSAN_RELEASE (&items);
+  for (guint i = 0; i < n; i++)
+    g_thread_pool_push (pool, GUINT_TO_POINTER ((order != NULL ? order[i] : i) + 1), NULL);
+  g_thread_pool_free (pool, FALSE, TRUE);
+  for (guint i = 0; i < n; i++)
+    FFM_TSAN_ACQUIRE (&done[i]);
+}
+
+int
+join_work_compare (gconstpointer pa, gconstpointer pb)
+{
+  const JoinWork *a = pa, *b = pb;
+
+  if (a->rows != b->rows)
+    return a->rows > b->rows ? -1 : 1;
+  return a->index < b->index ? -1 : (a->index > b->index ? 1 : 0);
 }
 
 static void
@@ -242,40 +299,24 @@ prune_group (const JoinProblem *p, Group *g, double epsilon)
 
 typedef struct {
   const JoinProblem *p;
+  GPtrArray *groups;
   double epsilon;
 } PruneJob;
 
 static void
-prune_one (gpointer data, gpointer user_data)
+prune_one (guint i, gpointer user)
 {
-  PruneJob *job = user_data;
+  PruneJob *job = user;
 
-  FFM_TSAN_ACQUIRE (data);
-  prune_group (job->p, data, job->epsilon);
-  FFM_TSAN_RELEASE (job);
+  prune_group (job->p, g_ptr_array_index (job->groups, i), job->epsilon);
 }
 
 static void
 prune_all (const JoinProblem *p, GPtrArray *groups, double epsilon)
 {
-  PruneJob job = { p, epsilon };
-  GThreadPool *pool;
+  PruneJob job = { p, groups, epsilon };
 
-  if (p->n_threads <= 1 || groups->len <= 1)
-    {
-      for (guint i = 0; i < groups->len; i++)
-        prune_group (p, g_ptr_array_index (groups, i), epsilon);
-      return;
-    }
-  pool = g_thread_pool_new (prune_one, &job, (gint) p->n_threads, TRUE, NULL);
-  for (guint i = 0; i < groups->len; i++)
-    {
-      /* GLib's queue is invisible to ThreadSanitizer (ffm-tsan.h). */
-      FFM_TSAN_RELEASE (g_ptr_array_index (groups, i));
-      g_thread_pool_push (pool, g_ptr_array_index (groups, i), NULL);
-    }
-  g_thread_pool_free (pool, FALSE, TRUE);
-  FFM_TSAN_ACQUIRE (&job);
+  join_run_items (p->n_threads, prune_one, &job, NULL, groups->len);
 }
 
 /* Whether a group can meet any unit of the next step at all. */
@@ -409,71 +450,36 @@ fill_group (Fill *f, guint g)
 }
 
 static void
-fill_one (gpointer data, gpointer user_data)
+fill_one (guint g, gpointer user)
 {
-  Fill *f = user_data;
-
-  FFM_TSAN_ACQUIRE (data);
-  fill_group (f, GPOINTER_TO_UINT (data) - 1);
-  FFM_TSAN_RELEASE (f);
+  fill_group (user, g);
 }
 
-/* A group's rows before pruning, at most: the order in which the threads
- * take the groups (largest first, so that no large group starts last). */
-typedef struct {
-  guint64 rows;
-  guint group;
-} GroupWork;
-
-static int
-compare_work (gconstpointer pa, gconstpointer pb)
-{
-  const GroupWork *a = pa, *b = pb;
-
-  if (a->rows != b->rows)
-    return a->rows > b->rows ? -1 : 1;
-  return a->group < b->group ? -1 : (a->group > b->group ? 1 : 0);
-}
-
-/* Fills every group of @f, on the problem's threads; FALSE when the
- * budget runs out. */
+/* Fills every group of @f, on the problem's threads, the groups of most
+ * rows (before pruning, at most) first, so that no large group starts
+ * last; FALSE when the budget runs out. */
 static gboolean
 fill_all (Fill *f)
 {
-  const JoinProblem *p = f->p;
-  const Step *st = &p->steps[f->x];
+  const Step *st = &f->p->steps[f->x];
   guint n = f->out->len;
-  g_autofree GroupWork *work = NULL;
-  GThreadPool *pool;
+  g_autofree JoinWork *work = g_new (JoinWork, MAX (n, 1));
+  g_autofree guint *order = g_new (guint, MAX (n, 1));
 
-  if (p->n_threads <= 1 || n <= 1)
-    {
-      for (guint g = 0; g < n; g++)
-        if (!fill_group (f, g))
-          return FALSE;
-      return TRUE;
-    }
-  work = g_new (GroupWork, n);
   for (guint g = 0; g < n; g++)
     {
-      work[g].group = g;
+      work[g].index = g;
       work[g].rows = 0;
       for (gsize k = f->first[g]; k < f->first[g + 1]; k++)
         work[g].rows += (guint64) ((const Group *) g_ptr_array_index
                                    (f->left, f->pairs[k].left))->ids->len
           * g_array_index (st->units, Unit, f->pairs[k].unit).rows->len;
     }
-  qsort (work, n, sizeof *work, compare_work);
-  pool = g_thread_pool_new (fill_one, f, (gint) p->n_threads, TRUE, NULL);
+  if (f->p->n_threads > 1)
+    qsort (work, n, sizeof *work, join_work_compare);
   for (guint i = 0; i < n; i++)
-    {
-      gpointer data = GUINT_TO_POINTER (work[i].group + 1);
-      /* GLib's queue is invisible to ThreadSanitizer (ffm-tsan.h). */
-      FFM_TSAN_RELEASE (data);
-      g_thread_pool_push (pool, data, NULL);
-    }
-  g_thread_pool_free (pool, FALSE, TRUE);
-  FFM_TSAN_ACQUIRE (f);
+    order[i] = work[i].index;
+  join_run_items (f->p->n_threads, fill_one, f, order, n);
   return !g_atomic_int_get (&f->out_of_memory);
 }
 
@@ -482,17 +488,6 @@ fill_all (Fill *f)
  * FFM_JOIN_WALK_CHUNK sets another number (tests set 1, so that small
  * problems walk in many jobs too). */
 #define WALK_CHUNK 256
-
-static guint
-walk_chunk_size (void)
-{
-  const char *knob = g_getenv ("FFM_JOIN_WALK_CHUNK");
-  guint64 groups;
-
-  if (knob != NULL && g_ascii_string_to_unsigned (knob, 10, 1, G_MAXUINT32, &groups, NULL))
-    return (guint) groups;
-  return WALK_CHUNK;
-}
 
 /* The walk over one chunk of a step's left groups: the pairs that match,
  * each with the chunk's own number for its result key (in the order the
@@ -579,37 +574,11 @@ walk_chunk_clear (WalkChunk *c)
 }
 
 static void
-walk_one (gpointer data, gpointer user_data)
+walk_one (guint i, gpointer user)
 {
-  Walk *w = user_data;
+  Walk *w = user;
 
-  FFM_TSAN_ACQUIRE (data);
-  walk_chunk (w, &w->chunks[GPOINTER_TO_UINT (data) - 1]);
-  FFM_TSAN_RELEASE (w);
-}
-
-/* Walks every chunk of @w (@n_chunks), on the problem's threads. */
-static void
-walk_all (Walk *w, guint n_chunks)
-{
-  GThreadPool *pool;
-
-  if (w->p->n_threads <= 1 || n_chunks <= 1)
-    {
-      for (guint i = 0; i < n_chunks; i++)
-        walk_chunk (w, &w->chunks[i]);
-      return;
-    }
-  pool = g_thread_pool_new (walk_one, w, (gint) w->p->n_threads, TRUE, NULL);
-  for (guint i = 0; i < n_chunks; i++)
-    {
-      gpointer data = GUINT_TO_POINTER (i + 1);
-      /* GLib's queue is invisible to ThreadSanitizer (ffm-tsan.h). */
-      FFM_TSAN_RELEASE (data);
-      g_thread_pool_push (pool, data, NULL);
-    }
-  g_thread_pool_free (pool, FALSE, TRUE);
-  FFM_TSAN_ACQUIRE (w);
+  walk_chunk (w, &w->chunks[i]);
 }
 
 /* Joins step @x: @left (groups with history ids) with the units of Einsum
@@ -630,7 +599,7 @@ join_step (const JoinProblem *p, guint x, GPtrArray *left,
   g_autoptr (GArray) pairs = g_array_new (FALSE, FALSE, sizeof (Pair));
   g_autofree Pair *sorted = NULL;
   g_autofree gsize *first = NULL;
-  guint chunk = walk_chunk_size ();
+  guint chunk = (guint) tuning_knob ("FFM_JOIN_WALK_CHUNK", WALK_CHUNK);
   guint n_chunks = MAX ((guint) (((guint64) left->len + chunk - 1) / chunk), 1);
   g_autofree WalkChunk *chunks = g_new0 (WalkChunk, n_chunks);
   Walk walk = { p, x, left, chunks };
@@ -645,7 +614,7 @@ join_step (const JoinProblem *p, guint x, GPtrArray *left,
       chunks[i].first = (guint) MIN ((guint64) i * chunk, left->len);
       chunks[i].end = (guint) MIN ((guint64) (i + 1) * chunk, left->len);
     }
-  walk_all (&walk, n_chunks);
+  join_run_items (p->n_threads, walk_one, &walk, NULL, n_chunks);
   merged = g_get_monotonic_time ();
   /* The groups, in the order a walk from the first left group meets their
    * keys; the pairs, in that walk's order. */
@@ -723,7 +692,7 @@ join_step (const JoinProblem *p, guint x, GPtrArray *left,
         sorted[at[pr->group]++] = *pr;
       }
   }
-  fill = (Fill) { p, o, x, left, out, sorted, first, grow_prune_slack (), 0 };
+  fill = (Fill) { p, o, x, left, out, sorted, first, tuning_knob ("FFM_JOIN_GROW_PRUNE_ROWS", GROW_PRUNE_SLACK), 0 };
   walked = g_get_monotonic_time ();
   filled = fill_all (&fill);
   ffm_memory_budget_release (p->budget, charged);

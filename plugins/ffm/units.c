@@ -408,74 +408,50 @@ step_units (JoinProblem *p, Step *st, GError **error)
 }
 
 static void
-step_units_job (gpointer data, gpointer user_data)
+step_units_job (guint x, gpointer user)
 {
-  UnitJobs *jobs = user_data;
-  guint x = GPOINTER_TO_UINT (data) - 1;
+  UnitJobs *jobs = user;
 
-  FFM_TSAN_ACQUIRE (jobs);
   step_units (jobs->p, &jobs->p->steps[x], &jobs->errors[x]);
-  FFM_TSAN_RELEASE (&jobs->errors[x]);
-}
-
-/* An Einsum's pmappings, for the order of the jobs. */
-typedef struct {
-  guint64 rows;
-  guint x;
-} StepSize;
-
-static int
-compare_step_sizes (gconstpointer pa, gconstpointer pb)
-{
-  const StepSize *a = pa, *b = pb;
-
-  if (a->rows != b->rows)
-    return a->rows > b->rows ? -1 : 1;
-  return a->x < b->x ? -1 : (a->x > b->x ? 1 : 0);
 }
 
 /* Every step's units, one Einsum per job on the problem's threads (GPT-3
- * at unlimited fused loops: 1.7 M units, 10 s on one thread). Steps only
- * read the pmapping set and share the budget (atomic); the error reported
- * is that of the first Einsum that failed, in workload order. */
+ * at unlimited fused loops: 1.7 M units, 10 s on one thread), the
+ * Einsums of most pmappings first, so that none of them starts last
+ * (there, QK_softmax's 775 k units took 2.6 s, alone at the end). Steps
+ * only read the pmapping set and share the budget (atomic); the error
+ * reported is that of the first Einsum that failed, in workload order. */
 static gboolean
 read_all_units (JoinProblem *p, GError **error)
 {
   g_autofree UnitJobs *jobs = g_malloc0 (sizeof (UnitJobs)
                                          + sizeof (GError *) * MAX (p->n_einsums, 1));
+  g_autofree JoinWork *sizes = g_new (JoinWork, MAX (p->n_einsums, 1));
+  g_autofree guint *order = g_new (guint, MAX (p->n_einsums, 1));
   gboolean ok = TRUE;
 
   jobs->p = p;
   if (p->n_threads <= 1 || p->n_einsums <= 1)
     for (guint x = 0; x < p->n_einsums; x++)
       {
+        /* one thread stops at the first failure */
         step_units (p, &p->steps[x], &jobs->errors[x]);
         if (jobs->errors[x] != NULL)
           break;
       }
   else
     {
-      g_autofree StepSize *sizes = g_new (StepSize, p->n_einsums);
-      GThreadPool *pool = g_thread_pool_new (step_units_job, jobs,
-                                             (gint) MIN (p->n_threads, p->n_einsums),
-                                             TRUE, NULL);
-      /* The Einsums of most pmappings first, so that none of them starts
-       * last (GPT-3 at unlimited fused loops: QK_softmax's 775 k units
-       * took 2.6 s, alone at the end). */
       for (guint x = 0; x < p->n_einsums; x++)
         {
-          sizes[x].x = x;
+          sizes[x].index = x;
           sizes[x].rows = 0;
           for (guint gi = 0; gi < ffm_einsum_pmappings_get_n_groups (p->steps[x].pm); gi++)
             sizes[x].rows += ffm_einsum_pmappings_get_group (p->steps[x].pm, gi)->n_rows;
         }
-      qsort (sizes, p->n_einsums, sizeof *sizes, compare_step_sizes);
-      FFM_TSAN_RELEASE (jobs);
-      for (guint i = 0; i < p->n_einsums; i++)
-        g_thread_pool_push (pool, GUINT_TO_POINTER (sizes[i].x + 1), NULL);
-      g_thread_pool_free (pool, FALSE, TRUE);
+      qsort (sizes, p->n_einsums, sizeof *sizes, join_work_compare);
       for (guint x = 0; x < p->n_einsums; x++)
-        FFM_TSAN_ACQUIRE (&jobs->errors[x]);
+        order[x] = sizes[x].index;
+      join_run_items (p->n_threads, step_units_job, jobs, order, p->n_einsums);
     }
   for (guint x = 0; x < p->n_einsums; x++)
     if (jobs->errors[x] != NULL)
