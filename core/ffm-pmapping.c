@@ -52,7 +52,7 @@ options_set_defaults (FfmPmappingOptions *options)
   memset (options, 0, sizeof *options);
   options->struct_size = sizeof *options;
   options->objectives = FFM_PMAPPING_ENERGY | FFM_PMAPPING_LATENCY;
-  options->max_fused_loops = 1;
+  options->max_fused_loops = -1;
   options->max_fused_loops_per_rank_var = 1;
   options->n_threads = 0;
   options->einsum = -1;

@@ -159,7 +159,7 @@ ffm_imperfect_from_string (const char *text, guint *out, GError **error)
 /* The defaults of a search, as `ffm map` uses them when no option says
  * otherwise. */
 #define DEFAULT_SEED 1
-#define DEFAULT_MAX_FUSED_LOOPS 1
+#define DEFAULT_MAX_FUSED_LOOPS (-1)
 
 void
 ffm_search_context_init (FfmSearchContext *context, FfmProblem *problem)

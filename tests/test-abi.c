@@ -233,7 +233,7 @@ test_pmapping_options_sized (void)
   memset (u.bytes, 0xa5, sizeof u.bytes);
   ffm_pmapping_options_init_sized (&u.options, old_size);
   g_assert_cmpuint (u.options.struct_size, ==, old_size);
-  g_assert_cmpint (u.options.max_fused_loops, ==, 1);
+  g_assert_cmpint (u.options.max_fused_loops, ==, -1);
   g_assert_true (u.options.reuse_equal_einsums);
   for (gsize i = old_size; i < sizeof u.bytes; i++)
     g_assert_cmpuint (u.bytes[i], ==, 0xa5);

@@ -91,7 +91,7 @@ test_search_context_init (void)
   g_assert_cmpfloat (context.max_seconds, ==, 0);
   g_assert_cmpuint (context.seed, ==, 1);
   g_assert_cmpuint (context.n_threads, ==, 1);
-  g_assert_cmpint (context.max_fused_loops, ==, 1);
+  g_assert_cmpint (context.max_fused_loops, ==, -1);
   g_assert_false (context.unfused);
   g_assert_null (context.progress);
   g_assert_null (context.progress_data);

@@ -197,7 +197,7 @@ ffm_cli_add_search_options (GOptionContext *context, FfmCliSearchOptions *o)
       "edp (default), energy, latency, or pareto (the energy-latency front)", "OBJ" },
     { "max-fused-loops", 0, 0, G_OPTION_ARG_INT, &o->max_fused_loops,
       "Fused loops (of more than one iteration) per pmapping, -1 = no limit "
-      "(default 1)", "N" },
+      "(default -1; 1 = the one-loop space of earlier releases)", "N" },
     { "max-fused-loops-per-rank-var", 0, 0, G_OPTION_ARG_INT, &o->max_fused_per_var,
       "Fused loops (of more than one iteration) per rank variable, -1 = no "
       "limit (default 1)", "N" },

@@ -41,7 +41,7 @@ typedef struct {
   int max_fused_per_var;        /* --max-fused-loops-per-rank-var; -1 = no limit */
 } FfmCliSearchOptions;
 
-#define FFM_CLI_SEARCH_OPTIONS_INIT { NULL, NULL, NULL, 1, FALSE, 0, 0, 0, NULL, NULL, \
+#define FFM_CLI_SEARCH_OPTIONS_INIT { NULL, NULL, NULL, -1, FALSE, 0, 0, 0, NULL, NULL, \
                                       NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
                                       FFM_CLI_GENERATOR_LIMITS_INIT, 1 }
 

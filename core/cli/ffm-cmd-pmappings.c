@@ -351,7 +351,7 @@ ffm_cmd_pmappings (int argc, char **argv)
 {
   PmappingsOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_RUN_OPTIONS_INIT,
                          FFM_CLI_PROBLEM_OPTIONS_INIT, FFM_CLI_OUTPUT_OPTIONS_INIT,
-                         NULL, NULL, 1, 1, FALSE, FALSE, FALSE, FALSE, FALSE, 0,
+                         NULL, NULL, -1, 1, FALSE, FALSE, FALSE, FALSE, FALSE, 0,
                          NULL, FFM_CLI_SEARCH_OPTIONS_INIT };
   const GOptionEntry entries[] = {
     { "einsum", 'e', 0, G_OPTION_ARG_STRING, &o.einsum,
@@ -359,7 +359,7 @@ ffm_cmd_pmappings (int argc, char **argv)
     { "objective", 'o', 0, G_OPTION_ARG_STRING, &o.objective,
       "Objectives kept: energy, latency, edp or pareto (default edp)", "OBJ" },
     { "max-fused-loops", 0, 0, G_OPTION_ARG_INT, &o.max_fused_loops,
-      "Fused loops per pmapping, -1 = no limit (default 1)", "N" },
+      "Fused loops per pmapping, -1 = no limit (default -1)", "N" },
     { "max-fused-loops-per-rank-var", 0, 0, G_OPTION_ARG_INT, &o.max_fused_per_var,
       "Fused loops per rank variable, -1 = no limit (default 1)", "N" },
     { "unfused", 0, 0, G_OPTION_ARG_NONE, &o.unfused,

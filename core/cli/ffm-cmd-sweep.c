@@ -1343,7 +1343,7 @@ ffm_cmd_sweep (int argc, char **argv)
     { "objective", 'o', 0, G_OPTION_ARG_STRING, &o.search.objective,
       "edp (default), energy or latency", "OBJ" },
     { "max-fused-loops", 0, 0, G_OPTION_ARG_INT, &o.search.max_fused_loops,
-      "Fused loops per pmapping, -1 = no limit (default 1)", "N" },
+      "Fused loops per pmapping, -1 = no limit (default -1)", "N" },
     { "unfused", 0, 0, G_OPTION_ARG_NONE, &o.search.unfused,
       "Back every tensor in the outermost memory (no fusion)", NULL },
     { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o.search.timeout,

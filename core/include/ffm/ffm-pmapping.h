@@ -131,9 +131,10 @@ typedef struct {
   gsize struct_size;            /* set by ffm_pmapping_options_init() */
   guint objectives;             /* FfmPmappingObjectives; default both */
   int max_fused_loops;          /* fused loops of more than one iteration per
-                                   pmapping; default 1 (the reference's
-                                   regression tests' setting; its default
-                                   is no limit); negative = no limit */
+                                   pmapping; negative = no limit, the
+                                   default (as the reference's; 1 before
+                                   2026-12-04, its regression tests'
+                                   setting) */
   int max_fused_loops_per_rank_var; /* same, per rank variable; default 1;
                                        negative = no limit */
   guint n_threads;              /* worker threads; 0 = one per processor */

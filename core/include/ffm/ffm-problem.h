@@ -79,7 +79,7 @@ typedef struct {
   double max_seconds;           /* budget; 0 = none */
   guint64 seed;
   guint n_threads;              /* >= 1 */
-  int max_fused_loops;          /* knob; default 1 */
+  int max_fused_loops;          /* knob; default -1, no limit */
   gboolean unfused;             /* every tensor backed in the outermost memory */
   FfmProgressFunc progress;     /* may be NULL */
   gpointer progress_data;
