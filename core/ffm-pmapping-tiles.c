@@ -176,6 +176,7 @@ typedef struct {
                                          (tests) */
   guint64 bucket_bound_cuts;          /* groups so cut (out->n_bucket_cuts,
                                          the debug log) */
+  guint64 bucket_bound_tests;         /* groups whose bound was taken */
   guint8 *unit_lex[MAX_VARS + 1];     /* per depth: each unit's LEX_* kind
                                          for energy first (its ties broken by
                                          latency, no leak); NULL otherwise */
@@ -2603,6 +2604,8 @@ bucket_bounds (Enum *en)
       most = MAX (most, ng - en->bucket_group_first[b]);
     }
   en->bucket_group_first[nb] = ng;
+  g_debug ("template %u: the last depth's %u chains in %u bound groups of %u buckets",
+           en->t->id, nc, ng, nb);
   en->group_phi = g_new (double, (gsize) MAX (ng, 1) * 2 * MAX (nd, 1));
   en->group_slot_exact = g_new (guint8, (gsize) MAX (ng, 1) * MAX (ns, 1));
   en->group_cut = g_new (guint8, most);
@@ -2874,6 +2877,7 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
                       double gslots[2 * MAX_VARS * 64];
                       bucket_bound_slots (en, group0 + g, src, src_mag, gslots);
                       en->group_cut[g] = bound_dominated (en, grecord, group0 + g, gslots);
+                      en->bucket_bound_tests++;
                       n_groups_cut += en->group_cut[g];
                     }
                 }
@@ -3507,11 +3511,12 @@ search_chunks (Enum *en, FfmTileWorkspace *ws, guint k, guint chunk_rows)
         return;
       g_debug ("template %u depth %u (%s, %u chains, %u units): rows %u-%u of %u "
                "extended to %u, %u after pruning (%.3f s; groups cut by bucket bounds so "
-               "far: %" G_GUINT64_FORMAT ")", en->t->id, k,
+               "far: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " bounds taken)",
+               en->t->id, k,
                en->e->rank_var_names[en->order[k]], en->n_chains[en->order[k]],
                en->n_units[k + 1], first, next, in->n_rows, before, out->n_rows,
                (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC,
-               en->bucket_bound_cuts);
+               en->bucket_bound_cuts, en->bucket_bound_tests);
       search_chunks (en, ws, k + 1, chunk_rows);
     }
 }
