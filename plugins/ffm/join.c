@@ -81,8 +81,7 @@ tuning_knob (const char *name, guint64 fallback)
   return fallback;
 }
 
-/* Runs @job on each of @n items on @n_threads threads: @order[i] (@order
- * NULL: i) is the i-th started; one thread runs them in that order. */
+/* join_run_items()' hand-over to its pool's threads (join-private.h). */
 typedef struct {
   JoinItemJob job;
   gpointer user;
