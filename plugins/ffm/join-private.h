@@ -171,20 +171,12 @@ gboolean join_combine_row (const JoinProblem *p, const Plan *plan,
 
 /* join.c: the parallel parts of the join (reading units, walking,
  * filling and pruning groups). join_run_items() runs @job (@item,
- * @user) for @n items on @n_threads threads, @order[i] (@order NULL: i)
- * started i-th; on one thread, in that order. Jobs must not depend on
- * each other's order. */
+ * @user) for items 0 .. @n - 1 on @n_threads threads; with @sizes
+ * (NULL: in index order), on several threads the largest start first
+ * (ties in index order), so that no large one starts last. Jobs must not
+ * depend on each other's order. */
 typedef void (*JoinItemJob) (guint item, gpointer user);
 void join_run_items (guint n_threads, JoinItemJob job, gpointer user,
-                     const guint *order, guint n);
-
-/* A job's size, to start the largest first (join_work_compare(): rows
- * descending, then index ascending). */
-typedef struct {
-  guint64 rows;
-  guint index;
-} JoinWork;
-
-int join_work_compare (gconstpointer a, gconstpointer b);
+                     const guint64 *sizes, guint n);
 
 G_END_DECLS

@@ -99,19 +99,49 @@ item_worker (gpointer data, gpointer user_data)
   FFM_TSAN_RELEASE (&items->done[i]);
 }
 
+/* A job's size, for the largest first. */
+typedef struct {
+  guint64 size;
+  guint index;
+} ItemSize;
+
+static int
+compare_item_sizes (gconstpointer pa, gconstpointer pb)
+{
+  const ItemSize *a = pa, *b = pb;
+
+  if (a->size != b->size)
+    return a->size > b->size ? -1 : 1;
+  return a->index < b->index ? -1 : (a->index > b->index ? 1 : 0);
+}
+
 void
-join_run_items (guint n_threads, JoinItemJob job, gpointer user, const guint *order,
+join_run_items (guint n_threads, JoinItemJob job, gpointer user, const guint64 *sizes,
                 guint n)
 {
   g_autofree guint8 *done = NULL;
+  g_autofree guint *order = NULL;
   Items items = { job, user, NULL };
   GThreadPool *pool;
 
   if (n_threads <= 1 || n <= 1)
     {
       for (guint i = 0; i < n; i++)
-        job (order != NULL ? order[i] : i, user);
+        job (i, user);
       return;
+    }
+  if (sizes != NULL)
+    {
+      g_autofree ItemSize *by_size = g_new (ItemSize, n);
+      for (guint i = 0; i < n; i++)
+        {
+          by_size[i].size = sizes[i];
+          by_size[i].index = i;
+        }
+      qsort (by_size, n, sizeof *by_size, compare_item_sizes);
+      order = g_new (guint, n);
+      for (guint i = 0; i < n; i++)
+        order[i] = by_size[i].index;
     }
   done = g_new0 (guint8, n);
   items.done = done;
@@ -123,16 +153,6 @@ join_run_items (guint n_threads, JoinItemJob job, gpointer user, const guint *or
   g_thread_pool_free (pool, FALSE, TRUE);
   for (guint i = 0; i < n; i++)
     FFM_TSAN_ACQUIRE (&done[i]);
-}
-
-int
-join_work_compare (gconstpointer pa, gconstpointer pb)
-{
-  const JoinWork *a = pa, *b = pb;
-
-  if (a->rows != b->rows)
-    return a->rows > b->rows ? -1 : 1;
-  return a->index < b->index ? -1 : (a->index > b->index ? 1 : 0);
 }
 
 static void
@@ -458,30 +478,20 @@ fill_one (guint g, gpointer user)
 }
 
 /* Fills every group of @f, on the problem's threads, the groups of most
- * rows (before pruning, at most) first, so that no large group starts
- * last; FALSE when the budget runs out. */
+ * rows (before pruning, at most) first; FALSE when the budget runs out. */
 static gboolean
 fill_all (Fill *f)
 {
   const Step *st = &f->p->steps[f->x];
   guint n = f->out->len;
-  g_autofree JoinWork *work = g_new (JoinWork, MAX (n, 1));
-  g_autofree guint *order = g_new (guint, MAX (n, 1));
+  g_autofree guint64 *rows = g_new0 (guint64, MAX (n, 1));
 
   for (guint g = 0; g < n; g++)
-    {
-      work[g].index = g;
-      work[g].rows = 0;
-      for (gsize k = f->first[g]; k < f->first[g + 1]; k++)
-        work[g].rows += (guint64) ((const Group *) g_ptr_array_index
-                                   (f->left, f->pairs[k].left))->ids->len
-          * g_array_index (st->units, Unit, f->pairs[k].unit).rows->len;
-    }
-  if (f->p->n_threads > 1)
-    qsort (work, n, sizeof *work, join_work_compare);
-  for (guint i = 0; i < n; i++)
-    order[i] = work[i].index;
-  join_run_items (f->p->n_threads, fill_one, f, order, n);
+    for (gsize k = f->first[g]; k < f->first[g + 1]; k++)
+      rows[g] += (guint64) ((const Group *) g_ptr_array_index
+                            (f->left, f->pairs[k].left))->ids->len
+        * g_array_index (st->units, Unit, f->pairs[k].unit).rows->len;
+  join_run_items (f->p->n_threads, fill_one, f, rows, n);
   return !g_atomic_int_get (&f->out_of_memory);
 }
 
@@ -500,7 +510,8 @@ typedef struct {
   GArray *pairs;                /* of Pair; .group: the chunk's key id */
   GArray *makers;               /* of Pair: per key, the first pair that
                                    makes it (a whole key is 12 kB) */
-  GPtrArray *bytes;             /* of ByteKey (owned by @ids) */
+  GPtrArray *bytes;             /* of ByteKey (owned by @ids, then by the
+                                   step's table for a key it takes) */
   GArray *future;               /* of gboolean, per key */
   GHashTable *ids;              /* ByteKey -> key id + 1 */
 } WalkChunk;
@@ -646,7 +657,9 @@ join_step (const JoinProblem *p, guint x, GPtrArray *left,
                   ng->index = out->len;
                   g_ptr_array_add (out, ng);
                 }
-              g_hash_table_insert (by_key, join_byte_key_copy (bytes), ng);
+              /* the chunk's copy of the key moves to the step's table */
+              g_hash_table_steal (c->ids, bytes);
+              g_hash_table_insert (by_key, (gpointer) bytes, ng);
             }
           group_of[k] = ng == NO_FUTURE ? G_MAXUINT32 : ng->index;
         }

@@ -426,8 +426,7 @@ read_all_units (JoinProblem *p, GError **error)
 {
   g_autofree UnitJobs *jobs = g_malloc0 (sizeof (UnitJobs)
                                          + sizeof (GError *) * MAX (p->n_einsums, 1));
-  g_autofree JoinWork *sizes = g_new (JoinWork, MAX (p->n_einsums, 1));
-  g_autofree guint *order = g_new (guint, MAX (p->n_einsums, 1));
+  g_autofree guint64 *rows = g_new0 (guint64, MAX (p->n_einsums, 1));
   gboolean ok = TRUE;
 
   jobs->p = p;
@@ -442,16 +441,9 @@ read_all_units (JoinProblem *p, GError **error)
   else
     {
       for (guint x = 0; x < p->n_einsums; x++)
-        {
-          sizes[x].index = x;
-          sizes[x].rows = 0;
-          for (guint gi = 0; gi < ffm_einsum_pmappings_get_n_groups (p->steps[x].pm); gi++)
-            sizes[x].rows += ffm_einsum_pmappings_get_group (p->steps[x].pm, gi)->n_rows;
-        }
-      qsort (sizes, p->n_einsums, sizeof *sizes, join_work_compare);
-      for (guint x = 0; x < p->n_einsums; x++)
-        order[x] = sizes[x].index;
-      join_run_items (p->n_threads, step_units_job, jobs, order, p->n_einsums);
+        for (guint gi = 0; gi < ffm_einsum_pmappings_get_n_groups (p->steps[x].pm); gi++)
+          rows[x] += ffm_einsum_pmappings_get_group (p->steps[x].pm, gi)->n_rows;
+      join_run_items (p->n_threads, step_units_job, jobs, rows, p->n_einsums);
     }
   for (guint x = 0; x < p->n_einsums; x++)
     if (jobs->errors[x] != NULL)
