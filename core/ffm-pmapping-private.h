@@ -105,6 +105,9 @@ typedef struct {
                                leaf beating their bound (diagnostics) */
   guint n_chains_last;      /* 1 when the pilots chose to search with the
                                variable of most chains last (diagnostics) */
+  guint64 n_unjoinable;     /* vectors dropped for a shared tensor's part
+                               (ffm-joinable-parts-private.h; diagnostics,
+                               not carried by the job bytes) */
   double seconds;
   /* Why tile vectors failed, for the error when an Einsum has no pmapping:
    * per architecture level, tile vectors (or partial ones) rejected there. */
@@ -163,12 +166,16 @@ void ffm_tile_workspace_free (FfmTileWorkspace *ws);
  * with @workspace's memory (NULL: a temporary one). @untracked (per
  * architecture level, transfer none, NULL for none): memories whose
  * reservations the groups leave out, known to be untracked before the
- * search. */
+ * search. @joinable (NULL: none, transfer none): the parts the Einsum's
+ * shared tensors may have (ffm-joinable-parts-private.h); vectors with
+ * another part are dropped and counted in out->n_unjoinable. */
+typedef struct _FfmJoinableParts FfmJoinableParts;
 void ffm_pmapping_template_enumerate (const FfmWorkload *workload,
                                       const FfmArch *arch,
                                       const FfmPmappingTemplate *t,
                                       const FfmPmappingOptions *options,
                                       const gboolean *untracked,
+                                      const FfmJoinableParts *joinable,
                                       FfmTileWorkspace *workspace,
                                       FfmTemplateResult *out);
 

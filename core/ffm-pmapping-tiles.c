@@ -31,10 +31,12 @@
  * [1] the reference implementation (accelforge): min_usage and its
  *     tile-shape enumeration with partial-mapping pruning. */
 #include "ffm-pmapping-private.h"
+#include "ffm-joinable-parts-private.h"
 #include "ffm-tile-chain-private.h"
 #include "ffm-row-key-sort-private.h"
 #include "ffm-workload-private.h"
 #include "ffm-memory-budget.h"
+#include "ffm-join.h"
 
 #include <math.h>
 #include <string.h>
@@ -263,6 +265,40 @@ typedef struct {
   FfmCompatibility compat;
   FfmPmappingColumn columns[FFM_DESCRIBE_MAX_COLUMNS];
   double values[FFM_DESCRIBE_MAX_COLUMNS];
+
+  /* The parts (ffm-joinable-parts-private.h) the shared tensors may have,
+   * or NULL; per shared tensor with a list (n_jt of them, in
+   * describe-info order), what its part is made of: */
+  const FfmJoinableParts *joinable;
+  guint n_jt;
+  struct JoinableTensor {
+    guint access;
+    guint shared;                   /* index among the compatibility's tensors */
+    guint level;
+    gboolean persistent;
+    guint prefix;                   /* loops above its backing node */
+    int rank[MAX_LOOPS];            /* per loop < prefix: the tensor's rank
+                                       it walks (ffm_join_plain_rank()) */
+    int fanout_level[MAX_LOOPS];    /* per spatial loop < prefix */
+    int fanout_dim[MAX_LOOPS];
+    guint depth;                    /* the search depth from which every
+                                       loop < prefix has its tile (set by
+                                       joinable_depths() for the order) */
+    gboolean plain;                 /* each loop < prefix walks a rank of
+                                       its own variable (below 64): ranks
+                                       tell the variables apart */
+    GArray *proj[MAX_VARS + 1];     /* per depth below that where the loops
+                                       chosen so far gain a rank: the list's
+                                       parts over those ranks
+                                       (ffm_joinable_parts_project()), or NULL */
+  } jt[FFM_MAX_EINSUM_TENSORS];
+  guint var_pos[MAX_VARS];          /* each variable's depth in the order */
+  guint8 *chain_dead[MAX_VARS];     /* per variable, NULL or per chain: its
+                                       loops rule out a joinable tensor's
+                                       list (joinable_chains()) */
+  guint64 n_unjoinable;             /* partial and complete vectors, and
+                                       leaves, dropped for their parts */
+  gboolean joinable_in_tables;      /* table_extend() checks the parts */
 } Enum;
 
 /* Sets the search order to @order and what dim_reach() needs of it, which
@@ -1196,6 +1232,262 @@ usage_ok (const Enum *en)
   return TRUE;
 }
 
+/* ---- Joinable parts (options.drop_unjoinable) ----
+ *
+ * A shared tensor's part (ffm-joinable-parts-private.h) is fixed by the
+ * tiles of the fused loops above its backing node; once the search has
+ * chosen them (at jt->depth), a partial vector whose part the tensor's
+ * list lacks is dropped with everything below it: no completion changes
+ * the part, and pruning compares only vectors of one diff (hence one
+ * part), so no other vector's fate depends on it. Leaves are checked
+ * again from their compatibility (every search path goes through
+ * leaf()); the check mode holds the two computations to each other. */
+
+/* Which shared tensors have a list, and what their parts are made of. */
+static void
+joinable_setup (Enum *en)
+{
+  if (en->joinable == NULL)
+    return;
+  for (guint s = 0; s < en->info.n_shared; s++)
+    {
+      guint a = en->info.shared_access[s];
+      struct JoinableTensor *jt;
+      if (!ffm_joinable_parts_restricts (en->joinable, a))
+        continue;
+      jt = &en->jt[en->n_jt++];
+      jt->access = a;
+      jt->shared = s;
+      jt->level = en->info.shared_level[s];
+      jt->persistent = en->info.shared_persistent[s];
+      jt->prefix = en->info.shared_prefix[s];
+      jt->plain = TRUE;
+      for (guint j = 0; j < jt->prefix; j++)
+        {
+          const FfmLoopInfo *l = &en->loops[j];
+          jt->rank[j] = ffm_join_plain_rank (en->info.workload, en->e, a, l->rank_var);
+          jt->plain = jt->plain && jt->rank[j] >= 0 && jt->rank[j] < 64;
+          for (guint x = 0; x < j && jt->plain; x++)
+            jt->plain = jt->rank[x] != jt->rank[j]
+              || en->loops[x].rank_var == l->rank_var;
+          jt->fanout_level[j] = jt->fanout_dim[j] = -1;
+          if (l->spatial)
+            {
+              const FfmFanoutDimInfo *f = ffm_pmapping_model_get_fanout_dim (en->m, l->fanout_dim);
+              jt->fanout_level[j] = (int) f->level;
+              jt->fanout_dim[j] = (int) f->dim;
+            }
+        }
+    }
+}
+
+static void
+joinable_free_projections (Enum *en)
+{
+  for (guint i = 0; i < en->n_jt; i++)
+    for (guint q = 0; q <= MAX_VARS; q++)
+      g_clear_pointer (&en->jt[i].proj[q], g_array_unref);
+}
+
+/* Per variable, the chains whose loops above some joinable tensor's
+ * backing node rule out its list on their own: their loops over the
+ * variable's rank are those of no part of the list (the list projected
+ * onto that rank), whatever the other variables' loops. The tables skip
+ * them at every depth; the pilots see that too. The depth-first searches
+ * (the probe for the minimum usage among them) visit every chain, so
+ * that what they decide is what they decide without lists. */
+static void
+joinable_chains (Enum *en)
+{
+  for (guint v = 0; v < MAX_VARS; v++)
+    g_clear_pointer (&en->chain_dead[v], g_free);
+  for (guint i = 0; i < en->n_jt; i++)
+    {
+      const struct JoinableTensor *jt = &en->jt[i];
+      if (!jt->plain)
+        continue;
+      for (guint v = 0; v < en->n_vars; v++)
+        {
+          guint nl = en->var_n_loops[v], n_chains, first = G_MAXUINT;
+          g_autoptr(GArray) proj = NULL;
+          for (guint x = 0; x < nl && first == G_MAXUINT; x++)
+            if (en->var_loops[v][x] < jt->prefix)
+              first = en->var_loops[v][x];
+          if (first == G_MAXUINT || en->chains[v] == NULL || en->chains[v]->len == 0)
+            continue;
+          proj = ffm_joinable_parts_project (en->joinable, jt->access,
+                                             G_GUINT64_CONSTANT (1) << jt->rank[first]);
+          n_chains = en->chains[v]->len / nl;
+          if (en->chain_dead[v] == NULL)
+            en->chain_dead[v] = g_new0 (guint8, n_chains);
+          for (guint c = 0; c < n_chains; c++)
+            {
+              const guint64 *chain = &g_array_index (en->chains[v], guint64, (gsize) c * nl);
+              FfmPartLoop loops[MAX_LOOPS];
+              guint64 enclosing = en->bounds[v];
+              guint n = 0;
+              for (guint x = 0; x < nl; x++)
+                {
+                  guint j = en->var_loops[v][x];
+                  guint64 count = ffm_chain_iterations (enclosing, chain[x]);
+                  if (j < jt->prefix && count > 1)
+                    {
+                      loops[n].rank = jt->rank[j];
+                      loops[n].spatial = en->loops[j].spatial ? 1 : 0;
+                      loops[n].fanout_level = jt->fanout_level[j];
+                      loops[n].fanout_dim = jt->fanout_dim[j];
+                      loops[n].count = count;
+                      loops[n].tile = chain[x];
+                      n++;
+                    }
+                  enclosing = chain[x];
+                }
+              if (!ffm_joinable_hashes_have (proj, ffm_joinable_part_hash (jt->level,
+                                                                           jt->persistent,
+                                                                           loops, n)))
+                en->chain_dead[v][c] = 1;
+            }
+        }
+    }
+}
+
+/* Each joinable tensor's depth in the present search order, and its
+ * list's projections for the depths before: at depth q the loops of the
+ * variables order[0..q) have their tiles, so a vector's loops over their
+ * ranks are final. Only where each loop above the backing node walks a
+ * rank of its own (below 64), so that ranks tell the variables apart. */
+static void
+joinable_depths (Enum *en)
+{
+  joinable_free_projections (en);
+  for (guint q = 0; q < en->n_vars; q++)
+    en->var_pos[en->order[q]] = q;
+  for (guint i = 0; i < en->n_jt; i++)
+    {
+      struct JoinableTensor *jt = &en->jt[i];
+      jt->depth = 0;
+      for (guint j = 0; j < jt->prefix; j++)
+        jt->depth = MAX (jt->depth, en->var_pos[en->loops[j].rank_var] + 1);
+      if (!jt->plain)
+        continue;
+      for (guint q = 1; q < jt->depth; q++)
+        {
+          guint64 mask = 0;
+          gboolean gained = FALSE;
+          for (guint j = 0; j < jt->prefix; j++)
+            {
+              guint pos = en->var_pos[en->loops[j].rank_var];
+              if (pos < q)
+                mask |= G_GUINT64_CONSTANT (1) << jt->rank[j];
+              gained = gained || pos == q - 1;
+            }
+          if (gained)
+            jt->proj[q] = ffm_joinable_parts_project (en->joinable, jt->access, mask);
+        }
+    }
+}
+
+/* The part of @jt at @tiles with only the loops whose variables come
+ * before depth @depth in the order (all of them for G_MAXUINT); only the
+ * loops above its backing node are read: a diff holds them at the same
+ * indices. */
+static guint64
+joinable_part (const Enum *en, const struct JoinableTensor *jt, const guint64 *tiles,
+               guint depth)
+{
+  FfmPartLoop loops[MAX_LOOPS];
+  guint n = 0;
+
+  for (guint j = 0; j < jt->prefix; j++)
+    {
+      const FfmLoopInfo *l = &en->loops[j];
+      guint64 enclosing, count;
+      if (depth != G_MAXUINT && en->var_pos[l->rank_var] >= depth)
+        continue;
+      enclosing = l->enclosing >= 0 ? tiles[l->enclosing] : en->bounds[l->rank_var];
+      count = ffm_chain_iterations (enclosing, tiles[j]);
+      if (count <= 1)
+        continue;   /* as in the compatibility: it does not exist */
+      loops[n].rank = jt->rank[j];
+      loops[n].spatial = l->spatial ? 1 : 0;
+      loops[n].fanout_level = jt->fanout_level[j];
+      loops[n].fanout_dim = jt->fanout_dim[j];
+      loops[n].count = count;
+      loops[n].tile = tiles[j];
+      n++;
+    }
+  return ffm_joinable_part_hash (jt->level, jt->persistent, loops, n);
+}
+
+/* Whether a joinable tensor is checked at depth @depth: all its loops are
+ * chosen there, or the list has a projection for it. */
+static gboolean
+joinable_checked_at (const struct JoinableTensor *jt, guint depth)
+{
+  return jt->depth == depth || (depth < jt->depth && jt->proj[depth] != NULL);
+}
+
+/* Whether every joinable tensor checked at depth @depth has, at @tiles,
+ * a part (or at a projection's depth, loops over the ranks chosen so far)
+ * its list has. */
+static gboolean
+joinable_ok_at (const Enum *en, const guint64 *tiles, guint depth)
+{
+  for (guint i = 0; i < en->n_jt; i++)
+    {
+      const struct JoinableTensor *jt = &en->jt[i];
+      if (jt->depth == depth)
+        {
+          if (!ffm_joinable_parts_allows (en->joinable, jt->access,
+                                          joinable_part (en, jt, tiles, G_MAXUINT)))
+            return FALSE;
+        }
+      else if (depth < jt->depth && jt->proj[depth] != NULL
+               && !ffm_joinable_hashes_have (jt->proj[depth],
+                                             joinable_part (en, jt, tiles, depth)))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Sets up the joinable tensors; FALSE (counted) when one without fused
+ * loops above its backing node has a part its list lacks: every vector of
+ * the template has that part. */
+static gboolean
+joinable_template_ok (Enum *en)
+{
+  joinable_setup (en);
+  for (guint i = 0; i < en->n_jt; i++)
+    en->jt[i].depth = en->jt[i].prefix == 0 ? 0 : G_MAXUINT;
+  if (joinable_ok_at (en, en->tiles, 0))
+    return TRUE;
+  en->n_unjoinable++;
+  return FALSE;
+}
+
+/* Whether the compatibility in en->compat (a leaf's) has, for every
+ * joinable tensor, a part its list has. The check mode compares each
+ * part with the one the tiles give. */
+static gboolean
+joinable_leaf_ok (Enum *en)
+{
+  gboolean ok = TRUE;
+
+  for (guint i = 0; i < en->n_jt; i++)
+    {
+      const struct JoinableTensor *jt = &en->jt[i];
+      guint64 part = ffm_joinable_part_of_compat (en->info.workload, en->e,
+                                                  &en->compat, jt->shared, NULL);
+      if (en->check_terms && part != joinable_part (en, jt, en->tiles, G_MAXUINT))
+        g_warning ("joinable parts: template %u, tensor access %u: the leaf's "
+                   "compatibility and its tiles give different parts", en->t->id,
+                   jt->access);
+      if (!ffm_joinable_parts_allows (en->joinable, jt->access, part))
+        ok = FALSE;
+    }
+  return ok;
+}
+
 static FfmTemplateGroup *
 find_group (Enum *en, guint n_columns)
 {
@@ -1261,6 +1553,15 @@ leaf (Enum *en)
   if (n_columns == 0)
     return FALSE;
   en->out->n_valid++;
+  if (en->n_jt > 0 && !joinable_leaf_ok (en))
+    {
+      /* A row the tables kept has a part of its list (check mode). */
+      if (en->check_terms && en->joinable_in_tables)
+        g_warning ("joinable parts: template %u: a leaf of the tables has a part "
+                   "its tensor's list lacks", en->t->id);
+      en->n_unjoinable++;
+      return FALSE;
+    }
   g = find_group (en, n_columns);
   /* Rows are charged to the budget in chunks (TUNING: a quarter of what
    * the result holds, at least 64 KiB: few atomic operations). */
@@ -2746,6 +3047,16 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
   guint occ_buffet[MAX_BUFFETS], occ_first[MAX_BUFFETS + 1];
   guint occ_loop[MAX_BUFFETS * MAX_VARS * RANKS];  /* var_exp <= RANKS */
   guint n_occ = 0, n_occ_loops = 0;
+  /* The joinable tensors whose last fused tile this depth chooses: their
+   * parts are checked once per distinct diff prefix (consecutive rows
+   * mostly share it). */
+  guint joinable_prefix = 0;
+  guint64 joinable_seen[MAX_LOOPS];
+  gboolean joinable_seen_valid = FALSE, joinable_seen_ok = TRUE;
+
+  for (guint i = 0; i < en->n_jt; i++)
+    if (joinable_checked_at (&en->jt[i], k + 1))
+      joinable_prefix = MAX (joinable_prefix, en->jt[i].prefix);
 
   survivor_lists (en);
   for (guint b = 0; b < en->n_buffets; b++)
@@ -2896,6 +3207,11 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
               gboolean bound_cut = n_groups_cut > 0 && en->group_cut[en->chain_group[c] - group0];
               if (bound_cut && !en->check_terms)
                 continue;
+              if (en->chain_dead[v] != NULL && en->chain_dead[v][c])
+                {
+                  en->n_unjoinable++;
+                  continue;
+                }
               for (guint i = 0; i < nl; i++)
                 en->tiles[en->var_loops[v][i]] = chain[i];
               for (guint q = 0; q < en->n_memories && fits; q++)
@@ -2943,6 +3259,22 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
               if (en->n_diff > 0)
                 child_diff (en, k, src_diff, chain,
                             TABLE_DIFF (out) + (gsize) out->n_rows * en->n_diff);
+              if (joinable_prefix > 0)
+                {
+                  const guint64 *diff = TABLE_DIFF (out) + (gsize) out->n_rows * en->n_diff;
+                  if (!joinable_seen_valid
+                      || memcmp (joinable_seen, diff, sizeof (guint64) * joinable_prefix) != 0)
+                    {
+                      memcpy (joinable_seen, diff, sizeof (guint64) * joinable_prefix);
+                      joinable_seen_ok = joinable_ok_at (en, diff, k + 1);
+                      joinable_seen_valid = TRUE;
+                    }
+                  if (!joinable_seen_ok)
+                    {
+                      en->n_unjoinable++;
+                      continue;
+                    }
+                }
               /* A complete row whose diff has leaves taken in earlier
                * chunks is compared with them. Consecutive chains mostly
                * share their fused tiles, so the diff's record is looked up
@@ -3699,7 +4031,13 @@ search_pruned (Enum *en, FfmTileWorkspace *ws)
   if (radix != NULL && g_ascii_strtoull (radix, NULL, 10) > 0)
     en->radix_min_rows = (guint) MIN (g_ascii_strtoull (radix, NULL, 10),
                                       RADIX_MIN_ROWS);
+  if (en->n_jt > 0)
+    joinable_chains (en);
   choose_search_order (en, ws);
+  /* The pilots skip the chains ruled out (their work is the search's), the
+   * checks per depth start after them (they depend on the order). */
+  joinable_depths (en);
+  en->joinable_in_tables = en->n_jt > 0;
   if (en->stopped || !table_set_root (en, &ws->tables[0]))
     return;
   search_chunks (en, ws, 0, chunk_rows);
@@ -3712,6 +4050,7 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
                                  const FfmPmappingTemplate *t,
                                  const FfmPmappingOptions *options,
                                  const gboolean *untracked,
+                                 const FfmJoinableParts *joinable,
                                  FfmTileWorkspace *workspace,
                                  FfmTemplateResult *out)
 {
@@ -3736,7 +4075,8 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
                               + sizeof options->max_template_seconds
       && options->max_template_seconds > 0)
     en->deadline = start + (gint64) (options->max_template_seconds * G_USEC_PER_SEC);
-  if (setup (en, workload, arch, untracked))
+  en->joinable = joinable;
+  if (setup (en, workload, arch, untracked) && joinable_template_ok (en))
     {
       out->n_loops = en->n_loops;
       en->cost = ffm_pmapping_cost_new (en->m);
@@ -3775,8 +4115,10 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
                 search_pruned (en, ws);
               else
                 search (en, 0);
-              if (en->constrained && out->groups->len == 0 && en->usage_rejected > 0
-                  && !en->stopped)
+              /* As without parts: no valid vector at the minimum usage,
+               * joinable or not. */
+              if (en->constrained && out->groups->len == 0 && en->n_unjoinable == 0
+                  && en->usage_rejected > 0 && !en->stopped)
                 {
                   /* Try best in two passes: a depth-first branch and bound
                    * finds the highest usage of a valid vector (highest
@@ -3809,14 +4151,18 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
   g_free (en->affine_coef);
   g_free (en->affine_mask);
   free_units (en);
+  joinable_free_projections (en);
+  for (guint v = 0; v < MAX_VARS; v++)
+    g_free (en->chain_dead[v]);
   taken_store_clear (en);
   ffm_terms_free (en->terms);
   ffm_tile_workspace_free (own);
   ffm_template_result_prune (out);
+  out->n_unjoinable += en->n_unjoinable;
   out->seconds += (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
   g_debug ("template %u of Einsum %s: %s%s, %" G_GUINT64_FORMAT " partial, %" G_GUINT64_FORMAT
-           " evaluated, %.3f s", t->id, en->e->name, en->terms != NULL ? "pruned" : "full",
-           en->relaxed ? " (try best)" : "", out->n_partial, out->n_evaluated,
-           out->seconds);
+           " evaluated, %" G_GUINT64_FORMAT " unjoinable, %.3f s", t->id, en->e->name,
+           en->terms != NULL ? "pruned" : "full", en->relaxed ? " (try best)" : "",
+           out->n_partial, out->n_evaluated, en->n_unjoinable, out->seconds);
   g_free (en);
 }

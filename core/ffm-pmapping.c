@@ -28,6 +28,7 @@
  *
  * [1] the reference implementation (accelforge). */
 #include "ffm-pmapping-private.h"
+#include "ffm-joinable-parts-private.h"
 #include "ffm-tile-chain-private.h"
 #include "ffm-pmapping-diagnostics.h"
 #include "ffm-pmapping-jobs.h"
@@ -511,6 +512,10 @@ struct _FfmEinsumPmappings {
                                chains last (diagnostics) */
   guint64 n_bucket_cuts;    /* groups of complete rows cut by their bounds
                                (diagnostics) */
+  FfmJoinableParts *joinable; /* the parts its shared tensors may have
+                                 (options.drop_unjoinable), or NULL */
+  guint64 n_unjoinable;     /* vectors the generation dropped for them */
+  guint n_groups_unjoinable; /* groups the finished set dropped */
   gsize charged;            /* bytes of the groups reserved from the set's
                                budget */
   FfmMemoryBudget *budget;  /* borrowed: the set's */
@@ -596,6 +601,7 @@ einsum_pmappings_free (FfmEinsumPmappings *pm)
     group_free (g_ptr_array_index (pm->groups, i));
   g_ptr_array_free (pm->groups, TRUE);
   g_free (pm->capacity);
+  ffm_joinable_parts_free (pm->joinable);
   g_free (pm);
 }
 
@@ -669,6 +675,7 @@ merge_einsum (FfmEinsumPmappings *pm)
       pm->stats.n_partial += r->n_partial;
       pm->n_chains_last += r->n_chains_last;
       pm->n_bucket_cuts += r->n_bucket_cuts;
+      pm->n_unjoinable += r->n_unjoinable;
       pm->stats.n_templates_cut += r->cut ? 1 : 0;
       pm->stats.seconds += r->seconds;
       for (guint k = 0; k < r->groups->len; k++)
@@ -1133,7 +1140,7 @@ run_template_job (gpointer data, gpointer user_data)
       ws = g_async_queue_pop (set->workspaces);
       FFM_TSAN_ACQUIRE (ws);
       ffm_pmapping_template_enumerate (set->workload, set->arch, t, &set->options,
-                                       set->untracked_early, ws, r);
+                                       set->untracked_early, job->pm->joinable, ws, r);
       FFM_TSAN_RELEASE (ws);
       g_async_queue_push (set->workspaces, ws);
       check_template_result (set, job->pm, job->template_id, r);
@@ -1467,7 +1474,7 @@ ffm_pmapping_jobs_run_to_bytes (FfmPmappingJobs *jobs, guint job,
       FFM_TSAN_ACQUIRE (ws);
       ffm_pmapping_template_enumerate (jobs->set->workload, jobs->set->arch, t,
                                        &jobs->set->options, jobs->set->untracked_early,
-                                       ws, r);
+                                       NULL, ws, r);
       FFM_TSAN_RELEASE (ws);
       g_async_queue_push (jobs->set->workspaces, ws);
     }
@@ -1509,6 +1516,285 @@ ffm_pmapping_jobs_complete_from_bytes (FfmPmappingJobs *jobs, guint job,
   return TRUE;
 }
 
+/* ---- Joinable parts (options.drop_unjoinable) ----
+ *
+ * Pmappings of Einsums that share a tensor must agree on its part
+ * (ffm-joinable-parts-private.h) to be joined. The Einsums are generated
+ * in two waves: first those with no tensor of their own (every tensor
+ * shared with another Einsum: nothing else to place, so the fewest
+ * pmappings; in a transformer the attention's QK, softmax and AV), then
+ * the rest, each skipping the vectors whose part some finished Einsum
+ * sharing the tensor lacks. GPT-3 6.7B's V projection, for one, makes
+ * 924 parts of its output where AV reads 47 (batch 1, 2048 tokens, any
+ * number of fused loops). When every Einsum is done, groups whose part
+ * some other user of the tensor lacks are dropped, until none is. Only
+ * pmappings that no join can use go, so the optimum is the same; the
+ * Pareto groups that stay are those of a generation without parts, row
+ * for row. */
+
+/* The Einsums whose pmappings @rep's are (itself and those reusing it). */
+static GPtrArray *
+reuse_members (FfmPmappingSet *set, FfmEinsumPmappings *rep)
+{
+  GPtrArray *members = g_ptr_array_new ();
+
+  for (guint i = 0; i < set->einsums->len; i++)
+    {
+      FfmEinsumPmappings *pm = g_ptr_array_index (set->einsums, i);
+      if (pm == rep || pm->same_as == rep)
+        g_ptr_array_add (members, pm);
+    }
+  return members;
+}
+
+static gboolean
+tensor_is_shared (FfmPmappingSet *set, guint tensor)
+{
+  return (ffm_workload_get_tensor (set->workload, tensor)->classes
+          & FFM_TENSOR_SHARED) != 0;
+}
+
+/* Whether @rep goes in the first wave: no Einsum it stands for has a
+ * tensor of its own. */
+static gboolean
+first_wave (FfmPmappingSet *set, FfmEinsumPmappings *rep)
+{
+  g_autoptr(GPtrArray) members = reuse_members (set, rep);
+
+  for (guint i = 0; i < members->len; i++)
+    {
+      FfmEinsumPmappings *m = g_ptr_array_index (members, i);
+      for (guint a = 0; a < m->e->n_accesses; a++)
+        if (!tensor_is_shared (set, m->e->accesses[a].tensor))
+          return FALSE;
+    }
+  return TRUE;
+}
+
+static gint
+part_cmp (gconstpointer a, gconstpointer b)
+{
+  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+  return x < y ? -1 : x > y;
+}
+
+static gboolean
+parts_have (const GArray *parts, guint64 part)
+{
+  return ffm_joinable_hashes_have (parts, part);
+}
+
+/* The parts that @user's groups have for @tensor: their hashes (sorted,
+ * unique), and what they are made of appended to @list (of FfmPart; may
+ * be NULL). */
+static GArray *
+user_parts (FfmPmappingSet *set, FfmEinsumPmappings *user, guint tensor, GArray *list)
+{
+  FfmEinsumPmappings *src = user->same_as != NULL ? user->same_as : user;
+  int access = ffm_einsum_find_access (user->e, tensor);
+  GArray *hashes = g_array_new (FALSE, FALSE, sizeof (guint64));
+  guint n = 0;
+
+  for (guint i = 0; access >= 0 && i < src->groups->len; i++)
+    {
+      const FfmCompatibility *c = &((Group *) g_ptr_array_index (src->groups, i))->pub.compat;
+      for (guint t = 0; t < c->n_tensors; t++)
+        if (c->tensors[t].access == (guint) access)
+          {
+            FfmPart part;
+            guint64 h = ffm_joinable_part_of_compat (set->workload, src->e, c, t, &part);
+            g_array_append_val (hashes, h);
+            if (list != NULL)
+              g_array_append_val (list, part);
+          }
+    }
+  g_array_sort (hashes, part_cmp);
+  for (guint i = 0; i < hashes->len; i++)
+    if (n == 0 || g_array_index (hashes, guint64, i) != g_array_index (hashes, guint64, n - 1))
+      g_array_index (hashes, guint64, n++) = g_array_index (hashes, guint64, i);
+  g_array_set_size (hashes, n);
+  return hashes;
+}
+
+/* The parts @rep's generation may keep, from the Einsums @done: per
+ * access, the union over the Einsums it stands for of what every done
+ * user of their tensor has (the intersection over those users); no list
+ * where one of them has an unshared tensor there or no done user. NULL
+ * when no access has a list. */
+static FfmJoinableParts *
+joinable_parts_from_done (FfmPmappingSet *set, FfmEinsumPmappings *rep,
+                          const gboolean *done)
+{
+  g_autoptr(GPtrArray) members = reuse_members (set, rep);
+  g_autoptr(FfmJoinableParts) parts = ffm_joinable_parts_new ();
+
+  for (guint a = 0; a < rep->e->n_accesses; a++)
+    {
+      g_autoptr(GArray) allowed = g_array_new (FALSE, FALSE, sizeof (FfmPart));
+      gboolean any = FALSE;
+      for (guint i = 0; i < members->len && !any; i++)
+        {
+          FfmEinsumPmappings *m = g_ptr_array_index (members, i);
+          guint tensor = m->e->accesses[a].tensor;
+          g_autoptr(GArray) common = NULL;      /* hashes */
+          g_autoptr(GArray) list = NULL;        /* the first done user's parts */
+          if (!tensor_is_shared (set, tensor))
+            {
+              any = TRUE;
+              break;
+            }
+          for (guint u = 0; u < set->einsums->len; u++)
+            {
+              FfmEinsumPmappings *user = g_ptr_array_index (set->einsums, u);
+              FfmEinsumPmappings *urep = user->same_as != NULL ? user->same_as : user;
+              if (user == m || !done[urep->einsum]
+                  || ffm_einsum_find_access (user->e, tensor) < 0)
+                continue;
+              if (common == NULL)
+                {
+                  list = g_array_new (FALSE, FALSE, sizeof (FfmPart));
+                  common = user_parts (set, user, tensor, list);
+                }
+              else
+                {
+                  g_autoptr(GArray) theirs = user_parts (set, user, tensor, NULL);
+                  guint n = 0;
+                  for (guint k = 0; k < common->len; k++)
+                    if (parts_have (theirs, g_array_index (common, guint64, k)))
+                      g_array_index (common, guint64, n++) = g_array_index (common, guint64, k);
+                  g_array_set_size (common, n);
+                }
+            }
+          if (common == NULL)
+            {
+              any = TRUE;
+              break;
+            }
+          for (guint k = 0; k < list->len; k++)
+            {
+              FfmPart p = g_array_index (list, FfmPart, k);
+              if (parts_have (common, ffm_joinable_part_hash (p.level, p.persistent,
+                                                              p.loops, p.n_loops)))
+                g_array_append_val (allowed, p);
+            }
+        }
+      if (!any)
+        ffm_joinable_parts_restrict (parts, a, allowed);
+    }
+  if (ffm_joinable_parts_count_restricted (parts) == 0)
+    return NULL;
+  return g_steal_pointer (&parts);
+}
+
+/* Phase 2 in two waves (above), on the thread pool. */
+static void
+run_in_waves (FfmPmappingJobs *jobs)
+{
+  FfmPmappingSet *set = jobs->set;
+  guint n_einsums = ffm_workload_get_n_einsums (set->workload);
+  g_autofree gboolean *wave1 = g_new0 (gboolean, MAX (n_einsums, 1));
+  g_autoptr(GPtrArray) first = g_ptr_array_new ();
+  g_autoptr(GPtrArray) second = g_ptr_array_new ();
+
+  for (guint i = 0; i < set->einsums->len; i++)
+    {
+      FfmEinsumPmappings *pm = g_ptr_array_index (set->einsums, i);
+      if (pm->same_as == NULL)
+        wave1[pm->einsum] = first_wave (set, pm);
+    }
+  for (guint i = 0; i < jobs->jobs->len; i++)
+    {
+      Job *job = g_ptr_array_index (jobs->jobs, i);
+      g_ptr_array_add (wave1[job->pm->einsum] ? first : second, job);
+    }
+  if (first->len == 0 || second->len == 0)
+    {
+      run_pool (run_template_job, set, jobs->n_threads, jobs->jobs);
+      return;
+    }
+  run_pool (run_template_job, set, jobs->n_threads, first);
+  if (ffm_pmapping_options_is_cancelled (&set->options) || generation_failed (set))
+    {
+      run_pool (run_template_job, set, jobs->n_threads, second);  /* they skip */
+      return;
+    }
+  for (guint i = 0; i < set->einsums->len; i++)
+    {
+      FfmEinsumPmappings *pm = g_ptr_array_index (set->einsums, i);
+      if (pm->same_as != NULL || wave1[pm->einsum] || pm->templates->len == 0)
+        continue;
+      pm->joinable = joinable_parts_from_done (set, pm, wave1);
+      if (pm->joinable != NULL)
+        g_debug ("Einsum %s: generated after the Einsums without a tensor of their "
+                 "own, keeping only their parts of %u of its tensors", pm->e->name,
+                 ffm_joinable_parts_count_restricted (pm->joinable));
+    }
+  run_pool (run_template_job, set, jobs->n_threads, second);
+}
+
+/* Drops the groups whose part of a shared tensor some other user of the
+ * tensor lacks, until there is none (every Einsum generated). */
+static void
+drop_unjoinable_groups (FfmPmappingSet *set)
+{
+  gboolean changed = TRUE;
+
+  while (changed)
+    {
+      changed = FALSE;
+      for (guint i = 0; i < set->einsums->len; i++)
+        {
+          FfmEinsumPmappings *pm = g_ptr_array_index (set->einsums, i);
+          g_autofree gboolean *dead = g_new0 (gboolean, MAX (pm->groups->len, 1));
+          guint n = 0;
+          for (guint a = 0; a < pm->e->n_accesses; a++)
+            {
+              guint tensor = pm->e->accesses[a].tensor;
+              if (!tensor_is_shared (set, tensor))
+                continue;
+              for (guint u = 0; u < set->einsums->len; u++)
+                {
+                  FfmEinsumPmappings *user = g_ptr_array_index (set->einsums, u);
+                  g_autoptr(GArray) theirs = NULL;
+                  if (user == pm || ffm_einsum_find_access (user->e, tensor) < 0)
+                    continue;
+                  theirs = user_parts (set, user, tensor, NULL);
+                  for (guint k = 0; k < pm->groups->len; k++)
+                    {
+                      const FfmCompatibility *c = &((Group *) g_ptr_array_index (pm->groups, k))->pub.compat;
+                      for (guint t = 0; t < c->n_tensors && !dead[k]; t++)
+                        if (c->tensors[t].access == a
+                            && !parts_have (theirs, ffm_joinable_part_of_compat (set->workload,
+                                                                                pm->e, c, t, NULL)))
+                          dead[k] = TRUE;
+                    }
+                }
+            }
+          for (guint k = 0; k < pm->groups->len; k++)
+            {
+              Group *g = g_ptr_array_index (pm->groups, k);
+              if (dead[k])
+                group_free (g);
+              else
+                g_ptr_array_index (pm->groups, n++) = g;
+            }
+          if (n < pm->groups->len)
+            {
+              pm->n_groups_unjoinable += pm->groups->len - n;
+              g_ptr_array_set_size (pm->groups, n);
+              changed = TRUE;
+            }
+        }
+    }
+  for (guint i = 0; i < set->einsums->len; i++)
+    {
+      FfmEinsumPmappings *pm = g_ptr_array_index (set->einsums, i);
+      g_debug ("Einsum %s: %" G_GUINT64_FORMAT " vectors of unjoinable parts skipped, "
+               "%u groups dropped, %u kept", pm->e->name, pm->n_unjoinable,
+               pm->n_groups_unjoinable, pm->groups->len);
+    }
+}
+
 /* Phases 3 (the Einsums reused) and 4, once every job ran. */
 static FfmPmappingSet *
 jobs_finish (FfmPmappingJobs *jobs, GError **error)
@@ -1535,9 +1821,21 @@ jobs_finish (FfmPmappingJobs *jobs, GError **error)
       if (pm->same_as != NULL)
         copy_einsum (pm, pm->same_as);
     }
+  if (set->options.drop_unjoinable && set->options.einsum < 0)
+    drop_unjoinable_groups (set);
   for (guint i = 0; i < set->einsums->len; i++)
     {
       FfmEinsumPmappings *pm = g_ptr_array_index (set->einsums, i);
+      FfmEinsumPmappings *src = pm->same_as != NULL ? pm->same_as : pm;
+      if (pm->groups->len == 0 && (pm->n_groups_unjoinable > 0 || src->n_unjoinable > 0))
+        {
+          g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_INFEASIBLE,
+                       "Einsum %s: none of its pmappings can be fused with those of "
+                       "the Einsums that share its tensors (they never agree on a "
+                       "shared tensor's memory and fused loops); nothing to join",
+                       pm->e->name);
+          return NULL;
+        }
       if (pm->groups->len == 0 && pm->stats.n_templates_cut > 0)
         {
           g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_INFEASIBLE,
@@ -1599,6 +1897,8 @@ ffm_pmappings_generate (FfmWorkload *workload, FfmArch *arch,
       if (!job_runner (jobs, job_runner_data, error))
         return NULL;
     }
+  else if (jobs->set->options.drop_unjoinable && jobs->set->options.einsum < 0)
+    run_in_waves (jobs);
   else
     run_pool (run_template_job, jobs->set, jobs->n_threads, jobs->jobs);
   return jobs_finish (jobs, error);
@@ -1635,6 +1935,24 @@ ffm_pmapping_set_get_n_templates_cut (const FfmPmappingSet *set)
   for (guint i = 0; i < set->einsums->len; i++)
     n += ((const FfmEinsumPmappings *) g_ptr_array_index (set->einsums, i))->stats.n_templates_cut;
   return n;
+}
+
+guint
+ffm_pmapping_set_get_n_unjoinable (const FfmPmappingSet *set, guint64 *vectors)
+{
+  guint groups = 0;
+  guint64 n = 0;
+
+  g_return_val_if_fail (set != NULL, 0);
+  for (guint i = 0; i < set->einsums->len; i++)
+    {
+      const FfmEinsumPmappings *pm = g_ptr_array_index (set->einsums, i);
+      groups += pm->n_groups_unjoinable;
+      n += pm->n_unjoinable;
+    }
+  if (vectors != NULL)
+    *vectors = n;
+  return groups;
 }
 
 guint64

@@ -19,6 +19,7 @@
  * and bandwidths and an optional fanout. */
 #include <ffm.h>
 #include "ffm-pmapping-diagnostics.h"
+#include "random-problem.h"
 #include <math.h>
 #include <string.h>
 
@@ -2944,6 +2945,261 @@ test_template_limits (void)
   assert_sets_equal (all, timed, TRUE);
 }
 
+/* ---- Joinable parts ---- */
+
+/* g_ptr_array_sort() passes pointers to the elements. */
+static gint
+compare_strings (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* A shared tensor's part of @c (its index @t among the compatibility's
+ * tensors) as text, written here from the compatibility's definition
+ * (ffm-compatibility.h), not with the generator's hashing: backing memory,
+ * persistence, and the sorted loops above the backing node, each with the
+ * rank of the tensor it walks. */
+static char *
+part_text (const FfmWorkload *w, const FfmCompatibility *c, guint t)
+{
+  const FfmCompatTensor *ct = &c->tensors[t];
+  const FfmEinsum *e = ffm_workload_get_einsum (w, c->einsum);
+  g_autoptr(GPtrArray) loops = g_ptr_array_new_with_free_func (g_free);
+  GString *s = g_string_new (NULL);
+
+  for (guint k = 0; k < ct->n_loops; k++)
+    {
+      const FfmCompatLoop *l = &c->loops[k];
+      g_ptr_array_add (loops, g_strdup_printf (
+        "r%d:%" G_GUINT64_FORMAT "x%" G_GUINT64_FORMAT ":%d/%d/%d",
+        ffm_join_plain_rank (w, e, ct->access, l->rank_var), l->count, l->tile,
+        l->spatial ? 1 : 0, l->spatial ? l->fanout_level : -1,
+        l->spatial ? l->fanout_dim : -1));
+    }
+  g_ptr_array_sort (loops, compare_strings);
+  g_string_append_printf (s, "L%u P%d", ct->backing_level, ct->persistent ? 1 : 0);
+  for (guint k = 0; k < loops->len; k++)
+    g_string_append_printf (s, " %s", (const char *) g_ptr_array_index (loops, k));
+  return g_string_free (s, FALSE);
+}
+
+/* Whether some group of @other's Einsum in @set has @part for @tensor. */
+static gboolean
+einsum_has_part (const FfmWorkload *w, const FfmEinsumPmappings *other, guint tensor,
+                 const char *part)
+{
+  for (guint k = 0; k < ffm_einsum_pmappings_get_n_groups (other); k++)
+    {
+      const FfmCompatibility *c = &ffm_einsum_pmappings_get_group (other, k)->compat;
+      for (guint t = 0; t < c->n_tensors; t++)
+        if (c->tensors[t].tensor == tensor)
+          {
+            g_autofree char *theirs = part_text (w, c, t);
+            if (strcmp (theirs, part) == 0)
+              return TRUE;
+          }
+    }
+  return FALSE;
+}
+
+/* Whether group @g's every shared tensor has its part among the groups of
+ * every other Einsum of @set that touches the tensor. */
+static gboolean
+group_joinable_in (const FfmWorkload *w, const FfmPmappingSet *set,
+                   const FfmPmappingGroup *g)
+{
+  for (guint t = 0; t < g->compat.n_tensors; t++)
+    {
+      g_autofree char *part = part_text (w, &g->compat, t);
+      for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (set); i++)
+        {
+          const FfmEinsumPmappings *other = ffm_pmapping_set_get_einsum (set, i);
+          guint x = ffm_einsum_pmappings_get_einsum (other);
+          if (x == g->compat.einsum
+              || ffm_einsum_find_access (ffm_workload_get_einsum (w, x),
+                                         g->compat.tensors[t].tensor) < 0)
+            continue;
+          if (!einsum_has_part (w, other, g->compat.tensors[t].tensor, part))
+            return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static guint
+count_groups (const FfmPmappingSet *set)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (set); i++)
+    n += ffm_einsum_pmappings_get_n_groups (ffm_pmapping_set_get_einsum (set, i));
+  return n;
+}
+
+static const FfmPmappingGroup *
+find_group_by_compat (const FfmEinsumPmappings *pm, const FfmCompatibility *c)
+{
+  for (guint j = 0; j < ffm_einsum_pmappings_get_n_groups (pm); j++)
+    if (ffm_compatibility_equal (c, &ffm_einsum_pmappings_get_group (pm, j)->compat))
+      return ffm_einsum_pmappings_get_group (pm, j);
+  return NULL;
+}
+
+/* @kept (drop_unjoinable) against @all (without): every group of @kept
+ * is @all's with the same Pareto rows; a group of @all is in @kept iff
+ * every part of it is among the groups @kept has of the other Einsums
+ * touching the tensor (no group is left out that a join could use, none
+ * kept that none could). Returns the groups @all has more. */
+static guint
+assert_joinable_only (const FfmWorkload *w, const FfmPmappingSet *kept,
+                      const FfmPmappingSet *all)
+{
+  guint dropped = 0;
+
+  for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (all); i++)
+    {
+      const FfmEinsumPmappings *pa = ffm_pmapping_set_get_einsum (all, i);
+      const FfmEinsumPmappings *pk = ffm_pmapping_set_get_einsum (kept, i);
+      for (guint k = 0; k < ffm_einsum_pmappings_get_n_groups (pk); k++)
+        {
+          const FfmPmappingGroup *gk = ffm_einsum_pmappings_get_group (pk, k);
+          const FfmPmappingGroup *ga = find_group_by_compat (pa, &gk->compat);
+          g_assert_nonnull (ga);
+          g_assert_cmpuint (gk->n_rows, ==, ga->n_rows);
+          g_assert_cmpuint (gk->n_columns, ==, ga->n_columns);
+          for (guint r = 0; r < gk->n_rows; r++)
+            {
+              gboolean found = FALSE;
+              for (guint q = 0; q < ga->n_rows && !found; q++)
+                found = memcmp (gk->values + (gsize) r * gk->n_columns,
+                                ga->values + (gsize) q * ga->n_columns,
+                                sizeof (double) * gk->n_columns) == 0;
+              g_assert_true (found);
+            }
+        }
+      for (guint k = 0; k < ffm_einsum_pmappings_get_n_groups (pa); k++)
+        {
+          const FfmPmappingGroup *ga = ffm_einsum_pmappings_get_group (pa, k);
+          gboolean in_kept = find_group_by_compat (pk, &ga->compat) != NULL;
+          g_assert_cmpint (in_kept, ==, group_joinable_in (w, kept, ga));
+          dropped += !in_kept;
+        }
+    }
+  return dropped;
+}
+
+static void
+test_joinable_only (void)
+{
+  static const char *attention =
+    "{\"ffm_workload\": 1, \"name\": \"attention\", "
+    "\"ranks\": {\"B\": 2, \"H\": 2, \"M\": 4, \"P\": 4, \"E\": 2, \"F\": 2}, "
+    "\"bits_per_value\": {\"all\": 8}, \"einsums\": ["
+    "\"QK[b,h,m,p] = Q[b,h,m,e] * K[b,h,p,e]\", "
+    "\"S[b,h,m,p] = QK[b,h,m,p]\", "
+    "\"AV[b,h,m,f] = S[b,h,m,p] * V[b,h,p,f]\", "
+    "\"Z[b,h,m,f] = AV[b,h,m,f] * AV[b,h,m,f]\"]}";
+  /* As GPT's: V written by a projection, read by AV, which (like QK's
+   * copy S) has no tensor of its own and goes first. */
+  static const char *gpt =
+    "{\"ffm_workload\": 1, \"name\": \"gpt\", "
+    "\"ranks\": {\"B\": 2, \"M\": 4, \"P\": 4, \"D\": 2, \"E\": 2, \"F\": 4, \"G\": 2}, "
+    "\"bits_per_value\": {\"all\": 8}, \"einsums\": ["
+    "\"V[b,p,f] = I[b,p,d] * WV[d,f]\", "
+    "\"QK[b,m,p] = Q[b,m,e] * K[b,p,e]\", "
+    "\"S[b,m,p] = QK[b,m,p]\", "
+    "\"AV[b,m,f] = S[b,m,p] * V[b,p,f]\", "
+    "\"Z[b,m,g] = AV[b,m,f] * WZ[f,g]\"]}";
+  const char *workloads[] = { attention, gpt };
+  g_autoptr(FfmArch) deep = arch_from_text (deep_arch);
+  g_autoptr(FfmArch) simple = arch_from_file ("simple.json");
+  FfmArch *arches[] = { deep, simple };
+  const int fused[] = { 1, 2, -1 };
+  guint64 vectors = 0;
+  guint dropped_groups = 0, dropped_by_set = 0;
+
+  g_test_summary ("drop_unjoinable leaves out exactly the pmappings whose part "
+                  "of a shared tensor no other Einsum touching it has (at the "
+                  "fixed point), and keeps the others' Pareto rows; threads do "
+                  "not change what it keeps");
+  for (guint wi = 0; wi < G_N_ELEMENTS (workloads); wi++)
+    for (guint ai = 0; ai < G_N_ELEMENTS (arches); ai++)
+      for (guint fi = 0; fi < G_N_ELEMENTS (fused); fi++)
+        {
+          g_autoptr(FfmWorkload) w = workload_from_text (workloads[wi]);
+          FfmPmappingOptions options;
+          g_autoptr(FfmPmappingSet) all = NULL, kept = NULL, kept1 = NULL;
+          guint64 v = 0;
+          guint d;
+
+          ffm_pmapping_options_init (&options);
+          options.max_fused_loops = fused[fi];
+          options.n_threads = 2;
+          all = generate (w, arches[ai], &options);
+          options.drop_unjoinable = TRUE;
+          kept = generate (w, arches[ai], &options);
+          options.n_threads = 1;
+          kept1 = generate (w, arches[ai], &options);
+          assert_pareto_sets_equal (kept, kept1);
+          assert_pareto_sets_equal (kept1, kept);
+          d = assert_joinable_only (w, kept, all);
+          dropped_by_set += ffm_pmapping_set_get_n_unjoinable (kept, &v);
+          g_test_message ("%s on %s, %d fused loops: %u groups of %u left out, "
+                          "%" G_GUINT64_FORMAT " tile vectors skipped",
+                          ffm_workload_get_name (w), ffm_arch_get_name (arches[ai]),
+                          fused[fi], d, count_groups (all), v);
+          dropped_groups += d;
+          vectors += v;
+        }
+  /* Random chains, DAGs and attention blocks (those of the optimality
+   * test of more fused loops), at 1, 2 and any number of fused loops. */
+  for (guint64 seed = 200000; seed < 200060; seed++)
+    {
+      g_autoptr(FfmWorkload) w = NULL;
+      g_autoptr(FfmArch) a = NULL;
+      FfmPmappingOptions options;
+      g_autoptr(FfmPmappingSet) all = NULL, kept = NULL;
+      g_autoptr(GError) error = NULL;
+      guint64 v = 0;
+
+      random_problem_make_fused (seed, &w, &a);
+      ffm_pmapping_options_init (&options);
+      options.max_fused_loops = fused[seed % G_N_ELEMENTS (fused)];
+      options.n_threads = 2;
+      all = ffm_pmappings_generate (w, a, &options, &error);
+      if (all == NULL)
+        {
+          /* infeasible: then with the option too */
+          g_clear_error (&error);
+          options.drop_unjoinable = TRUE;
+          kept = ffm_pmappings_generate (w, a, &options, &error);
+          g_assert_null (kept);
+          g_assert_nonnull (error);
+          continue;
+        }
+      options.drop_unjoinable = TRUE;
+      kept = ffm_pmappings_generate (w, a, &options, &error);
+      if (kept == NULL)
+        {
+          /* Only when no group of some Einsum could be joined: then the
+           * fixed point of the full set is empty for it. */
+          g_assert_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_INFEASIBLE);
+          continue;
+        }
+      dropped_groups += assert_joinable_only (w, kept, all);
+      dropped_by_set += ffm_pmapping_set_get_n_unjoinable (kept, &v);
+      vectors += v;
+    }
+  g_test_message ("in all: %u groups left out, %u of them by the finished sets, "
+                  "%" G_GUINT64_FORMAT " tile vectors skipped", dropped_groups,
+                  dropped_by_set, vectors);
+  /* Not a comparison of equal sets: the generation skipped vectors, and
+   * the finished sets lost groups. */
+  g_assert_cmpuint (vectors, >, 0);
+  g_assert_cmpuint (dropped_groups, >, 0);
+  g_assert_cmpuint (dropped_by_set, >, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -2975,6 +3231,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pmapping/bucket-bounds", test_bucket_bounds);
   g_test_add_func ("/pmapping/template-limits", test_template_limits);
   g_test_add_func ("/pmapping/reuse", test_reuse);
+  g_test_add_func ("/pmapping/joinable-only", test_joinable_only);
   g_test_add_func ("/pmapping/tracked-columns", test_tracked_and_columns);
   g_test_add_func ("/pmapping/rebuild", test_rebuild);
   g_test_add_data_func ("/pmapping/partial-pruning/tall", GINT_TO_POINTER (0),

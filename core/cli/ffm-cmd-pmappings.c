@@ -38,6 +38,7 @@ typedef struct {
   gboolean groups;
   gboolean templates;
   gboolean no_reuse;
+  gboolean joinable_only;       /* --joinable-only */
   gboolean quiet;
   double timeout;               /* --timeout S, 0 = none */
   char *imperfect;              /* --imperfect (owned) */
@@ -166,6 +167,14 @@ print_text (const FfmPmappingSet *set, GPtrArray *tables, gboolean templates)
                             "--max-template-seconds or --max-templates; the "
                             "pmappings may miss the optimum\n",
                             ffm_pmapping_set_get_n_templates_cut (set));
+  {
+    guint64 vectors = 0;
+    guint groups = ffm_pmapping_set_get_n_unjoinable (set, &vectors);
+    if (vectors > 0 || groups > 0)
+      g_string_append_printf (out, "Left out as no join could use them (--joinable-only): "
+                              "%" G_GUINT64_FORMAT " tile vectors skipped, %u groups "
+                              "dropped\n", vectors, groups);
+  }
   for (guint i = 1; i < tables->len; i++)
     {
       g_string_append_c (out, '\n');
@@ -197,6 +206,12 @@ result_json (const FfmPmappingSet *set, const FfmResultInfo *info, guint n_threa
   /* Cut templates (the generator's limits): the optimum may be missing. */
   ffm_json_writer_member_boolean (b, "proven_optimal",
                                   ffm_pmapping_set_get_n_templates_cut (set) == 0);
+  {
+    guint64 vectors = 0;
+    guint groups = ffm_pmapping_set_get_n_unjoinable (set, &vectors);
+    ffm_json_writer_member_uint (b, "unjoinable_vectors", vectors);
+    ffm_json_writer_member_uint (b, "unjoinable_groups", groups);
+  }
   ffm_json_writer_key (b, "tracked_memories");
   ffm_json_writer_begin_array (b);
   for (guint i = 0; i < n_tracked; i++)
@@ -291,6 +306,7 @@ run (GOptionContext *context, PmappingsOptions *o)
   options.max_fused_loops_per_rank_var = o->max_fused_per_var;
   options.unfused = o->unfused;
   options.reuse_equal_einsums = !o->no_reuse;
+  options.drop_unjoinable = o->joinable_only;
   options.imperfect = imperfect;
   options.n_threads = ffm_cli_run_options_get_threads (&o->run);
   options.max_memory = max_memory;
@@ -303,6 +319,10 @@ run (GOptionContext *context, PmappingsOptions *o)
         return ffm_cli_usage_error (context, COMMAND,
                                     "workload %s has no Einsum %s",
                                     ffm_workload_get_name (workload), o->einsum);
+      /* Which pmappings no join can use depends on the other Einsums. */
+      if (o->joinable_only)
+        return ffm_cli_usage_error (context, COMMAND,
+                                    "--joinable-only needs every Einsum: drop --einsum");
     }
   {
     g_autoptr (FfmCliCancel) cancel = ffm_cli_cancel_begin (o->timeout);
@@ -337,6 +357,7 @@ run (GOptionContext *context, PmappingsOptions *o)
                                       o->max_fused_per_var);
       ffm_result_info_set_option_boolean (info, "unfused", o->unfused);
       ffm_result_info_set_option_boolean (info, "reuse", !o->no_reuse);
+      ffm_result_info_set_option_boolean (info, "joinable_only", o->joinable_only);
       ffm_result_info_set_option_string (info, "einsum", o->einsum);
       ffm_result_info_set_option_int (info, "threads", options.n_threads);
       json = result_json (set, info, options.n_threads);
@@ -351,7 +372,7 @@ ffm_cmd_pmappings (int argc, char **argv)
 {
   PmappingsOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_RUN_OPTIONS_INIT,
                          FFM_CLI_PROBLEM_OPTIONS_INIT, FFM_CLI_OUTPUT_OPTIONS_INIT,
-                         NULL, NULL, -1, 1, FALSE, FALSE, FALSE, FALSE, FALSE, 0,
+                         NULL, NULL, -1, 1, FALSE, FALSE, FALSE, FALSE, FALSE, FALSE, 0,
                          NULL, FFM_CLI_SEARCH_OPTIONS_INIT };
   const GOptionEntry entries[] = {
     { "einsum", 'e', 0, G_OPTION_ARG_STRING, &o.einsum,
@@ -370,6 +391,9 @@ ffm_cmd_pmappings (int argc, char **argv)
       "Print every template (tiles are placeholders)", NULL },
     { "no-reuse", 0, 0, G_OPTION_ARG_NONE, &o.no_reuse,
       "Enumerate every Einsum, also those equal to an earlier one", NULL },
+    { "joinable-only", 0, 0, G_OPTION_ARG_NONE, &o.joinable_only,
+      "Leave out the pmappings no pmapping of another Einsum sharing a tensor "
+      "agrees with (as `ffm map` does; needs every Einsum)", NULL },
     { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &o.timeout,
       "Stop after SECONDS (as Ctrl-C does) with an error", "SECONDS" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet,

@@ -37,6 +37,11 @@ static const FfmParamSpec ffm_params[] = {
     "Einsums equal to an earlier one (shape, tensor classes, architecture "
     "answers) copy its pmappings instead of enumerating them again; the "
     "result is the same", 0, 0, NULL },
+  { "joinable_only", FFM_PARAM_BOOL, "true",
+    "leave out the pmappings that no pmapping of another Einsum sharing a "
+    "tensor agrees with on its memory and fused loops (the Einsums with no "
+    "tensor of their own are generated first, the others skip what they rule "
+    "out); the result is the same", 0, 0, NULL },
   { NULL, 0, NULL, NULL, 0, 0, NULL }
 };
 
@@ -281,6 +286,13 @@ record_pmapping_stats (FfmSearchResult *result, FfmPmappingSet *set)
   ffm_search_result_set_stat (result, "pmappings_generated", (double) rows);
   ffm_search_result_set_stat (result, "pmapping_groups", (double) groups);
   ffm_search_result_set_stat (result, "einsums_reused", (double) reused);
+  {
+    guint64 vectors = 0;
+    guint dropped = ffm_pmapping_set_get_n_unjoinable (set, &vectors);
+    /* Left out as no join could use them (strategy parameter joinable_only). */
+    ffm_search_result_set_stat (result, "pmapping_groups_unjoinable", (double) dropped);
+    ffm_search_result_set_stat (result, "pmapping_vectors_unjoinable", (double) vectors);
+  }
   /* Templates cut by the generator's limits: the optimum may be missing,
    * and the host says so (not proven optimal). */
   ffm_search_result_set_stat (result, "templates_cut",
@@ -304,13 +316,15 @@ ffm_run (const FfmSearchContext *ctx, const FfmParamValues *values,
   FfmPmappingOptions options;
   gint64 start = g_get_monotonic_time (), t;
   double epsilon, mismatches = 0;
-  gboolean ok = FALSE, reuse = TRUE;
+  gboolean ok = FALSE, reuse = TRUE, joinable_only = TRUE;
 
   if (!ffm_param_values_validate (values, ffm_params, OWNER, error)
       || !ffm_param_values_get_number (values, ffm_params, OWNER, "epsilon",
                                        &epsilon, error)
       || !ffm_param_values_get_bool (values, ffm_params, OWNER, "reuse",
-                                     &reuse, error))
+                                     &reuse, error)
+      || !ffm_param_values_get_bool (values, ffm_params, OWNER, "joinable_only",
+                                     &joinable_only, error))
     return NULL;
 
   if (ctx->progress != NULL)
@@ -321,6 +335,7 @@ ffm_run (const FfmSearchContext *ctx, const FfmParamValues *values,
   options.unfused = ctx->unfused;
   options.n_threads = ctx->n_threads;
   options.reuse_equal_einsums = reuse;
+  options.drop_unjoinable = joinable_only;
   if (FFM_SEARCH_CONTEXT_HAS (ctx, imperfect))
     options.imperfect = ctx->imperfect;
   if (FFM_SEARCH_CONTEXT_HAS (ctx, cancel))

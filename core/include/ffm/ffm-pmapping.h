@@ -185,6 +185,16 @@ typedef struct {
                                    Einsum (the first ones, in the generator's
                                    order); default 0 (all). Cutting any makes
                                    the search not proven optimal */
+  gboolean drop_unjoinable;     /* default FALSE; TRUE (every Einsum
+                                   generated): leave out the pmappings no
+                                   pmapping of another Einsum sharing a
+                                   tensor agrees with on that tensor's
+                                   backing memory and fused loops, which no
+                                   join can use: Einsums with no tensor of
+                                   their own are generated first, the others
+                                   skip what those rule out, and the finished
+                                   set drops such groups (the FFM strategy
+                                   sets it; docs/pmapping-generator.md) */
 } FfmPmappingOptions;
 
 /* The default memory budget: three quarters of the machine's physical
@@ -321,6 +331,11 @@ FFM_API double ffm_pmapping_set_get_seconds (const FfmPmappingSet *set);
 /* Templates cut by max_template_seconds or max_templates over every
  * Einsum: when not 0 the pmappings are not proven to hold the optimum. */
 FFM_API guint ffm_pmapping_set_get_n_templates_cut (const FfmPmappingSet *set);
+/* With options.drop_unjoinable: partial and complete tile vectors the
+ * generation skipped for a shared tensor's part (*@vectors, may be NULL),
+ * and the groups the finished set then dropped (returned); 0 without. */
+FFM_API guint ffm_pmapping_set_get_n_unjoinable (const FfmPmappingSet *set,
+                                                 guint64 *vectors);
 /* Bytes the set still holds of its memory budget (its Pareto rows and
  * templates), and that budget's limit: what a strategy may still use after
  * the generation is the difference. */
