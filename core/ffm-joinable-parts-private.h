@@ -81,6 +81,8 @@ gboolean ffm_joinable_parts_allows (const FfmJoinableParts *parts,
  * other loops. NULL when @access has no list. */
 GArray *ffm_joinable_parts_project (const FfmJoinableParts *parts, guint access,
                                     guint64 rank_mask);
+/* Sorts @hashes (of guint64) and drops repeats, in place. */
+void ffm_joinable_hashes_sort_unique (GArray *hashes);
 /* Whether the sorted @hashes (of ffm_joinable_parts_project()) hold @h. */
 gboolean ffm_joinable_hashes_have (const GArray *hashes, guint64 h);
 /* Accesses with a list. */

@@ -126,9 +126,8 @@ hash_cmp (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-/* Sorts @hashes and drops repeats. */
-static void
-sort_unique (GArray *hashes)
+void
+ffm_joinable_hashes_sort_unique (GArray *hashes)
 {
   guint n = 0;
 
@@ -160,7 +159,7 @@ ffm_joinable_parts_restrict (FfmJoinableParts *parts, guint access,
       guint64 h = ffm_joinable_part_hash (p.level, p.persistent, p.loops, p.n_loops);
       g_array_append_val (hashes, h);
     }
-  sort_unique (hashes);
+  ffm_joinable_hashes_sort_unique (hashes);
   /* One part per hash, for the projections. */
   {
     g_autofree gboolean *taken = g_new0 (gboolean, MAX (hashes->len, 1));
@@ -223,7 +222,7 @@ ffm_joinable_parts_project (const FfmJoinableParts *parts, guint access,
       h = ffm_joinable_part_hash (p->level, p->persistent, loops, n);
       g_array_append_val (out, h);
     }
-  sort_unique (out);
+  ffm_joinable_hashes_sort_unique (out);
   return out;
 }
 

@@ -296,6 +296,8 @@ typedef struct {
   guint8 *chain_dead[MAX_VARS];     /* per variable, NULL or per chain: its
                                        loops rule out a joinable tensor's
                                        list (joinable_chains()) */
+  guint n_live_chains[MAX_VARS];    /* per variable, its chains not ruled
+                                       out: what the search orders count */
   guint64 n_unjoinable;             /* partial and complete vectors, and
                                        leaves, dropped for their parts */
   gboolean joinable_in_tables;      /* table_extend() checks the parts */
@@ -1301,6 +1303,7 @@ joinable_chains (Enum *en)
 {
   for (guint v = 0; v < MAX_VARS; v++)
     g_clear_pointer (&en->chain_dead[v], g_free);
+  memcpy (en->n_live_chains, en->n_chains, sizeof en->n_live_chains);
   for (guint i = 0; i < en->n_jt; i++)
     {
       const struct JoinableTensor *jt = &en->jt[i];
@@ -1342,10 +1345,14 @@ joinable_chains (Enum *en)
                     }
                   enclosing = chain[x];
                 }
-              if (!ffm_joinable_hashes_have (proj, ffm_joinable_part_hash (jt->level,
-                                                                           jt->persistent,
-                                                                           loops, n)))
-                en->chain_dead[v][c] = 1;
+              if (!en->chain_dead[v][c]
+                  && !ffm_joinable_hashes_have (proj, ffm_joinable_part_hash (jt->level,
+                                                                              jt->persistent,
+                                                                              loops, n)))
+                {
+                  en->chain_dead[v][c] = 1;
+                  en->n_live_chains[v]--;
+                }
             }
         }
     }
@@ -1459,6 +1466,8 @@ joinable_template_ok (Enum *en)
   joinable_setup (en);
   for (guint i = 0; i < en->n_jt; i++)
     en->jt[i].depth = en->jt[i].prefix == 0 ? 0 : G_MAXUINT;
+  /* Before the search orders are chosen: they count the live chains. */
+  joinable_chains (en);
   if (joinable_ok_at (en, en->tiles, 0))
     return TRUE;
   en->n_unjoinable++;
@@ -1956,7 +1965,7 @@ most_chains_position (const Enum *en, const guint *order)
   guint m = 0;
 
   for (guint q = 1; q < en->n_vars; q++)
-    if (en->n_chains[order[q]] > en->n_chains[order[m]])
+    if (en->n_live_chains[order[q]] > en->n_live_chains[order[m]])
       m = q;
   return m;
 }
@@ -1993,7 +2002,7 @@ choose_order (Enum *en, const guint *desc, guint n_terms, gboolean chains_last)
             continue;
           units = count_units (en, desc, n_terms, assigned | (G_GUINT64_CONSTANT (1) << v));
           if (best < 0 || units < best_units
-              || (units == best_units && en->n_chains[v] < en->n_chains[best]))
+              || (units == best_units && en->n_live_chains[v] < en->n_live_chains[best]))
             {
               best = v;
               best_units = units;
@@ -4031,8 +4040,6 @@ search_pruned (Enum *en, FfmTileWorkspace *ws)
   if (radix != NULL && g_ascii_strtoull (radix, NULL, 10) > 0)
     en->radix_min_rows = (guint) MIN (g_ascii_strtoull (radix, NULL, 10),
                                       RADIX_MIN_ROWS);
-  if (en->n_jt > 0)
-    joinable_chains (en);
   choose_search_order (en, ws);
   /* The pilots skip the chains ruled out (their work is the search's), the
    * checks per depth start after them (they depend on the order). */

@@ -1571,19 +1571,6 @@ first_wave (FfmPmappingSet *set, FfmEinsumPmappings *rep)
   return TRUE;
 }
 
-static gint
-part_cmp (gconstpointer a, gconstpointer b)
-{
-  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
-  return x < y ? -1 : x > y;
-}
-
-static gboolean
-parts_have (const GArray *parts, guint64 part)
-{
-  return ffm_joinable_hashes_have (parts, part);
-}
-
 /* The parts that @user's groups have for @tensor: their hashes (sorted,
  * unique), and what they are made of appended to @list (of FfmPart; may
  * be NULL). */
@@ -1593,7 +1580,6 @@ user_parts (FfmPmappingSet *set, FfmEinsumPmappings *user, guint tensor, GArray 
   FfmEinsumPmappings *src = user->same_as != NULL ? user->same_as : user;
   int access = ffm_einsum_find_access (user->e, tensor);
   GArray *hashes = g_array_new (FALSE, FALSE, sizeof (guint64));
-  guint n = 0;
 
   for (guint i = 0; access >= 0 && i < src->groups->len; i++)
     {
@@ -1608,11 +1594,7 @@ user_parts (FfmPmappingSet *set, FfmEinsumPmappings *user, guint tensor, GArray 
               g_array_append_val (list, part);
           }
     }
-  g_array_sort (hashes, part_cmp);
-  for (guint i = 0; i < hashes->len; i++)
-    if (n == 0 || g_array_index (hashes, guint64, i) != g_array_index (hashes, guint64, n - 1))
-      g_array_index (hashes, guint64, n++) = g_array_index (hashes, guint64, i);
-  g_array_set_size (hashes, n);
+  ffm_joinable_hashes_sort_unique (hashes);
   return hashes;
 }
 
@@ -1660,7 +1642,7 @@ joinable_parts_from_done (FfmPmappingSet *set, FfmEinsumPmappings *rep,
                   g_autoptr(GArray) theirs = user_parts (set, user, tensor, NULL);
                   guint n = 0;
                   for (guint k = 0; k < common->len; k++)
-                    if (parts_have (theirs, g_array_index (common, guint64, k)))
+                    if (ffm_joinable_hashes_have (theirs, g_array_index (common, guint64, k)))
                       g_array_index (common, guint64, n++) = g_array_index (common, guint64, k);
                   g_array_set_size (common, n);
                 }
@@ -1673,7 +1655,7 @@ joinable_parts_from_done (FfmPmappingSet *set, FfmEinsumPmappings *rep,
           for (guint k = 0; k < list->len; k++)
             {
               FfmPart p = g_array_index (list, FfmPart, k);
-              if (parts_have (common, ffm_joinable_part_hash (p.level, p.persistent,
+              if (ffm_joinable_hashes_have (common, ffm_joinable_part_hash (p.level, p.persistent,
                                                               p.loops, p.n_loops)))
                 g_array_append_val (allowed, p);
             }
@@ -1764,7 +1746,7 @@ drop_unjoinable_groups (FfmPmappingSet *set)
                       const FfmCompatibility *c = &((Group *) g_ptr_array_index (pm->groups, k))->pub.compat;
                       for (guint t = 0; t < c->n_tensors && !dead[k]; t++)
                         if (c->tensors[t].access == a
-                            && !parts_have (theirs, ffm_joinable_part_of_compat (set->workload,
+                            && !ffm_joinable_hashes_have (theirs, ffm_joinable_part_of_compat (set->workload,
                                                                                 pm->e, c, t, NULL)))
                           dead[k] = TRUE;
                     }
