@@ -18,7 +18,8 @@ hash_of (guint level, gboolean persistent, const FfmPartLoop *loops, guint n)
 {
   FfmPartLoop copy[FFM_COMPAT_MAX_LOOPS];
 
-  memcpy (copy, loops, sizeof (FfmPartLoop) * n);
+  if (n > 0)
+    memcpy (copy, loops, sizeof (FfmPartLoop) * n);
   return ffm_joinable_part_hash (level, persistent, copy, n);
 }
 
@@ -60,7 +61,8 @@ make_part (guint level, const FfmPartLoop *loops, guint n)
 {
   FfmPart p = { level, FALSE, n, { { 0 } } };
 
-  memcpy (p.loops, loops, sizeof (FfmPartLoop) * n);
+  if (n > 0)
+    memcpy (p.loops, loops, sizeof (FfmPartLoop) * n);
   /* sorted, as ffm_joinable_part_of_compat() gives them */
   ffm_joinable_part_hash (p.level, p.persistent, p.loops, p.n_loops);
   return p;
