@@ -68,6 +68,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (FfmJoinableParts, ffm_joinable_parts_free)
  * before. */
 void ffm_joinable_parts_restrict (FfmJoinableParts *parts, guint access,
                                   const GArray *list);
+/* The bytes the lists hold (for the memory budget). */
+gsize ffm_joinable_parts_get_bytes (const FfmJoinableParts *parts);
 /* Whether @access has a list. */
 gboolean ffm_joinable_parts_restricts (const FfmJoinableParts *parts,
                                        guint access);

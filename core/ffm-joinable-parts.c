@@ -144,44 +144,62 @@ ffm_joinable_hashes_have (const GArray *hashes, guint64 h)
   return bsearch (&h, hashes->data, hashes->len, sizeof (guint64), hash_cmp) != NULL;
 }
 
+typedef struct {
+  guint64 hash;
+  guint index;              /* into the list: the first of equal hashes wins */
+} HashedPart;
+
+static gint
+hashed_part_cmp (gconstpointer a, gconstpointer b)
+{
+  const HashedPart *x = a, *y = b;
+  if (x->hash != y->hash)
+    return x->hash < y->hash ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
 void
 ffm_joinable_parts_restrict (FfmJoinableParts *parts, guint access,
                              const GArray *list)
 {
   GArray *hashes, *kept;
+  g_autofree HashedPart *by_hash = NULL;
 
   g_return_if_fail (parts != NULL && access < FFM_MAX_EINSUM_TENSORS && list != NULL);
-  hashes = g_array_sized_new (FALSE, FALSE, sizeof (guint64), list->len);
-  kept = g_array_new (FALSE, FALSE, sizeof (FfmPart));
+  by_hash = g_new (HashedPart, MAX (list->len, 1));
   for (guint i = 0; i < list->len; i++)
     {
       FfmPart p = g_array_index (list, FfmPart, i);
-      guint64 h = ffm_joinable_part_hash (p.level, p.persistent, p.loops, p.n_loops);
-      g_array_append_val (hashes, h);
+      by_hash[i].hash = ffm_joinable_part_hash (p.level, p.persistent, p.loops, p.n_loops);
+      by_hash[i].index = i;
     }
-  ffm_joinable_hashes_sort_unique (hashes);
+  qsort (by_hash, list->len, sizeof (HashedPart), hashed_part_cmp);
   /* One part per hash, for the projections. */
-  {
-    g_autofree gboolean *taken = g_new0 (gboolean, MAX (hashes->len, 1));
-    for (guint i = 0; i < list->len; i++)
+  hashes = g_array_sized_new (FALSE, FALSE, sizeof (guint64), list->len);
+  kept = g_array_new (FALSE, FALSE, sizeof (FfmPart));
+  for (guint i = 0; i < list->len; i++)
+    if (i == 0 || by_hash[i].hash != by_hash[i - 1].hash)
       {
-        FfmPart p = g_array_index (list, FfmPart, i);
-        guint64 h = ffm_joinable_part_hash (p.level, p.persistent, p.loops, p.n_loops);
-        guint64 *at = bsearch (&h, hashes->data, hashes->len, sizeof (guint64), hash_cmp);
-        guint x = (guint) (at - (guint64 *) (gpointer) hashes->data);
-        if (!taken[x])
-          {
-            taken[x] = TRUE;
-            g_array_append_val (kept, p);
-          }
+        g_array_append_val (hashes, by_hash[i].hash);
+        g_array_append_val (kept, g_array_index (list, FfmPart, by_hash[i].index));
       }
-  }
   if (parts->allowed[access] != NULL)
     g_array_unref (parts->allowed[access]);
   if (parts->list[access] != NULL)
     g_array_unref (parts->list[access]);
   parts->allowed[access] = hashes;
   parts->list[access] = kept;
+}
+
+gsize
+ffm_joinable_parts_get_bytes (const FfmJoinableParts *parts)
+{
+  gsize bytes = 0;
+
+  for (guint a = 0; parts != NULL && a < FFM_MAX_EINSUM_TENSORS; a++)
+    if (parts->allowed[a] != NULL)
+      bytes += parts->allowed[a]->len * (sizeof (guint64) + sizeof (FfmPart));
+  return bytes;
 }
 
 gboolean

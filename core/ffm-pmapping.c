@@ -514,6 +514,9 @@ struct _FfmEinsumPmappings {
                                (diagnostics) */
   FfmJoinableParts *joinable; /* the parts its shared tensors may have
                                  (options.drop_unjoinable), or NULL */
+  gsize joinable_charged;   /* bytes of @joinable reserved from the budget */
+  gboolean copied;          /* @same_as's groups were copied into @groups
+                               (copy_einsum()) */
   guint64 n_unjoinable;     /* vectors the generation dropped for them */
   guint n_groups_unjoinable; /* groups the finished set dropped */
   gsize charged;            /* bytes of the groups reserved from the set's
@@ -556,6 +559,13 @@ group_free (Group *g)
   g_array_free (g->values, TRUE);
   g_array_free (g->refs, TRUE);
   g_free (g);
+}
+
+/* The bytes of @g's rows, as charged to the budget. */
+static gsize
+group_bytes (const Group *g)
+{
+  return sizeof (double) * g->values->len + sizeof (FfmPmappingRef) * g->refs->len;
 }
 
 static void
@@ -601,6 +611,7 @@ einsum_pmappings_free (FfmEinsumPmappings *pm)
     group_free (g_ptr_array_index (pm->groups, i));
   g_ptr_array_free (pm->groups, TRUE);
   g_free (pm->capacity);
+  ffm_memory_budget_release (pm->budget, pm->joinable_charged);
   ffm_joinable_parts_free (pm->joinable);
   g_free (pm);
 }
@@ -723,10 +734,7 @@ merge_einsum (FfmEinsumPmappings *pm)
   {
     gsize bytes = sizeof (guint64) * pm->tile_pool->len;
     for (guint i = 0; i < pm->groups->len; i++)
-      {
-        Group *g = g_ptr_array_index (pm->groups, i);
-        bytes += sizeof (double) * g->values->len + sizeof (FfmPmappingRef) * g->refs->len;
-      }
+      bytes += group_bytes (g_ptr_array_index (pm->groups, i));
     if (ffm_memory_budget_reserve (pm->budget, bytes))
       pm->charged = bytes;
     else if (pm->set != NULL)
@@ -761,6 +769,27 @@ copy_einsum (FfmEinsumPmappings *pm, const FfmEinsumPmappings *from)
       g_ptr_array_add (pm->groups, g);
     }
   g_array_append_vals (pm->tile_pool, from->tile_pool->data, from->tile_pool->len);
+  pm->copied = TRUE;
+}
+
+/* Charges the budget with the copy copy_einsum() gave @pm: the same
+ * bytes as @from's rows. FALSE (and the generation failed) when they do
+ * not fit. */
+static gboolean
+charge_copy (FfmPmappingSet *set, FfmEinsumPmappings *pm, const FfmEinsumPmappings *from)
+{
+  if (ffm_memory_budget_reserve (pm->budget, from->charged))
+    {
+      pm->charged = from->charged;
+      return TRUE;
+    }
+  {
+    g_autofree char *what = g_strdup_printf ("Einsum %s: its copy of the Pareto "
+                                             "pmappings of %s (the same shape)",
+                                             pm->e->name, from->e->name);
+    fail_out_of_memory (set, what, from->charged);
+  }
+  return FALSE;
 }
 
 /* Keeps in the tile pool only the tiles of surviving rows. */
@@ -1572,14 +1601,19 @@ first_wave (FfmPmappingSet *set, FfmEinsumPmappings *rep)
 }
 
 /* The parts that @user's groups have for @tensor: their hashes (sorted,
- * unique), and what they are made of appended to @list (of FfmPart; may
- * be NULL). */
+ * unique), and what they are made of appended to @list (of FfmPart, one
+ * per hash: tens of thousands of groups share a few hundred parts; may be
+ * NULL). Before the copies, an Einsum reused for another has the other's
+ * groups; after them its own, which the finished set's pass thins out
+ * apart from the other's. */
 static GArray *
 user_parts (FfmPmappingSet *set, FfmEinsumPmappings *user, guint tensor, GArray *list)
 {
-  FfmEinsumPmappings *src = user->same_as != NULL ? user->same_as : user;
+  FfmEinsumPmappings *src = user->same_as != NULL && !user->copied ? user->same_as : user;
   int access = ffm_einsum_find_access (user->e, tensor);
   GArray *hashes = g_array_new (FALSE, FALSE, sizeof (guint64));
+  g_autoptr(GHashTable) listed = list != NULL
+    ? g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL) : NULL;
 
   for (guint i = 0; access >= 0 && i < src->groups->len; i++)
     {
@@ -1590,8 +1624,11 @@ user_parts (FfmPmappingSet *set, FfmEinsumPmappings *user, guint tensor, GArray 
             FfmPart part;
             guint64 h = ffm_joinable_part_of_compat (set->workload, src->e, c, t, &part);
             g_array_append_val (hashes, h);
-            if (list != NULL)
-              g_array_append_val (list, part);
+            if (list != NULL && !g_hash_table_contains (listed, &h))
+              {
+                g_hash_table_add (listed, g_memdup2 (&h, sizeof h));
+                g_array_append_val (list, part);
+              }
           }
     }
   ffm_joinable_hashes_sort_unique (hashes);
@@ -1707,6 +1744,20 @@ run_in_waves (FfmPmappingJobs *jobs)
         continue;
       pm->joinable = joinable_parts_from_done (set, pm, wave1);
       if (pm->joinable != NULL)
+        {
+          gsize bytes = ffm_joinable_parts_get_bytes (pm->joinable);
+          if (ffm_memory_budget_reserve (set->budget, bytes))
+            pm->joinable_charged = bytes;
+          else
+            {
+              g_autofree char *what = g_strdup_printf ("Einsum %s: the parts of its "
+                                                       "tensors its users have",
+                                                       pm->e->name);
+              fail_out_of_memory (set, what, bytes);
+              break;
+            }
+        }
+      if (pm->joinable != NULL)
         g_debug ("Einsum %s: generated after the Einsums without a tensor of their "
                  "own, keeping only their parts of %u of its tensors", pm->e->name,
                  ffm_joinable_parts_count_restricted (pm->joinable));
@@ -1756,7 +1807,14 @@ drop_unjoinable_groups (FfmPmappingSet *set)
             {
               Group *g = g_ptr_array_index (pm->groups, k);
               if (dead[k])
-                group_free (g);
+                {
+                  /* Its rows were charged with the merged set's
+                   * (merge_einsum()); the tile pool keeps theirs. */
+                  gsize bytes = MIN (group_bytes (g), pm->charged);
+                  ffm_memory_budget_release (pm->budget, bytes);
+                  pm->charged -= bytes;
+                  group_free (g);
+                }
               else
                 g_ptr_array_index (pm->groups, n++) = g;
             }
@@ -1800,8 +1858,14 @@ jobs_finish (FfmPmappingJobs *jobs, GError **error)
   for (guint i = 0; i < set->einsums->len; i++)
     {
       FfmEinsumPmappings *pm = g_ptr_array_index (set->einsums, i);
-      if (pm->same_as != NULL)
-        copy_einsum (pm, pm->same_as);
+      if (pm->same_as == NULL)
+        continue;
+      copy_einsum (pm, pm->same_as);
+      if (!charge_copy (set, pm, pm->same_as))
+        {
+          g_propagate_error (error, g_steal_pointer (&set->failure));
+          return NULL;
+        }
     }
   if (set->options.drop_unjoinable && set->options.einsum < 0)
     drop_unjoinable_groups (set);
@@ -1814,8 +1878,9 @@ jobs_finish (FfmPmappingJobs *jobs, GError **error)
           g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_INFEASIBLE,
                        "Einsum %s: none of its pmappings can be fused with those of "
                        "the Einsums that share its tensors (they never agree on a "
-                       "shared tensor's memory and fused loops); nothing to join",
-                       pm->e->name);
+                       "shared tensor's memory and fused loops)%s; nothing to join",
+                       pm->e->name, set->constraints != NULL
+                       ? ": the mapping constraints may be what keeps them apart" : "");
           return NULL;
         }
       if (pm->groups->len == 0 && pm->stats.n_templates_cut > 0)

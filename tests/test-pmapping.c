@@ -2983,47 +2983,78 @@ part_text (const FfmWorkload *w, const FfmCompatibility *c, guint t)
   return g_string_free (s, FALSE);
 }
 
-/* Whether some group of @other's Einsum in @set has @part for @tensor. */
-static gboolean
-einsum_has_part (const FfmWorkload *w, const FfmEinsumPmappings *other, guint tensor,
-                 const char *part)
+/* The groups of @set (per Einsum of @set, per group) that the greatest
+ * fixed point keeps: a group stays while each of its shared tensors' part
+ * is that of some staying group of every other Einsum touching the
+ * tensor. Starting from every group and dropping only what must go gives
+ * the greatest such set (any smaller fixed point would drop groups a join
+ * could use). */
+static GPtrArray *
+greatest_joinable (const FfmWorkload *w, const FfmPmappingSet *set)
 {
-  for (guint k = 0; k < ffm_einsum_pmappings_get_n_groups (other); k++)
-    {
-      const FfmCompatibility *c = &ffm_einsum_pmappings_get_group (other, k)->compat;
-      for (guint t = 0; t < c->n_tensors; t++)
-        if (c->tensors[t].tensor == tensor)
-          {
-            g_autofree char *theirs = part_text (w, c, t);
-            if (strcmp (theirs, part) == 0)
-              return TRUE;
-          }
-    }
-  return FALSE;
-}
+  guint n = ffm_pmapping_set_get_n_einsums (set);
+  GPtrArray *alive = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) texts = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  gboolean changed = TRUE;
 
-/* Whether group @g's every shared tensor has its part among the groups of
- * every other Einsum of @set that touches the tensor. */
-static gboolean
-group_joinable_in (const FfmWorkload *w, const FfmPmappingSet *set,
-                   const FfmPmappingGroup *g)
-{
-  for (guint t = 0; t < g->compat.n_tensors; t++)
+  /* texts[i][k * FFM_MAX_EINSUM_TENSORS + t]: group k's part of tensor t */
+  for (guint i = 0; i < n; i++)
     {
-      g_autofree char *part = part_text (w, &g->compat, t);
-      for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (set); i++)
+      const FfmEinsumPmappings *pm = ffm_pmapping_set_get_einsum (set, i);
+      guint ng = ffm_einsum_pmappings_get_n_groups (pm);
+      gboolean *live = g_new (gboolean, MAX (ng, 1));
+      GPtrArray *tx = g_ptr_array_new_with_free_func (g_free);
+      for (guint k = 0; k < ng; k++)
         {
-          const FfmEinsumPmappings *other = ffm_pmapping_set_get_einsum (set, i);
-          guint x = ffm_einsum_pmappings_get_einsum (other);
-          if (x == g->compat.einsum
-              || ffm_einsum_find_access (ffm_workload_get_einsum (w, x),
-                                         g->compat.tensors[t].tensor) < 0)
-            continue;
-          if (!einsum_has_part (w, other, g->compat.tensors[t].tensor, part))
-            return FALSE;
+          const FfmCompatibility *c = &ffm_einsum_pmappings_get_group (pm, k)->compat;
+          live[k] = TRUE;
+          for (guint t = 0; t < FFM_MAX_EINSUM_TENSORS; t++)
+            g_ptr_array_add (tx, t < c->n_tensors ? part_text (w, c, t) : NULL);
+        }
+      g_ptr_array_add (alive, live);
+      g_ptr_array_add (texts, tx);
+    }
+  while (changed)
+    {
+      changed = FALSE;
+      for (guint i = 0; i < n; i++)
+        {
+          const FfmEinsumPmappings *pm = ffm_pmapping_set_get_einsum (set, i);
+          gboolean *live = g_ptr_array_index (alive, i);
+          for (guint k = 0; k < ffm_einsum_pmappings_get_n_groups (pm); k++)
+            {
+              const FfmCompatibility *c = &ffm_einsum_pmappings_get_group (pm, k)->compat;
+              for (guint t = 0; t < c->n_tensors && live[k]; t++)
+                {
+                  const GPtrArray *mine = g_ptr_array_index (texts, i);
+                  const char *part = g_ptr_array_index (mine, k * FFM_MAX_EINSUM_TENSORS + t);
+                  for (guint j = 0; j < n && live[k]; j++)
+                    {
+                      const FfmEinsumPmappings *other = ffm_pmapping_set_get_einsum (set, j);
+                      const gboolean *olive = g_ptr_array_index (alive, j);
+                      const GPtrArray *theirs = g_ptr_array_index (texts, j);
+                      gboolean found = FALSE;
+                      if (j == i || ffm_einsum_find_access (ffm_workload_get_einsum (w, ffm_einsum_pmappings_get_einsum (other)),
+                                                            c->tensors[t].tensor) < 0)
+                        continue;
+                      for (guint q = 0; q < ffm_einsum_pmappings_get_n_groups (other) && !found; q++)
+                        {
+                          const FfmCompatibility *oc = &ffm_einsum_pmappings_get_group (other, q)->compat;
+                          for (guint u = 0; u < oc->n_tensors && !found; u++)
+                            found = olive[q] && oc->tensors[u].tensor == c->tensors[t].tensor
+                              && strcmp (part, g_ptr_array_index (theirs, q * FFM_MAX_EINSUM_TENSORS + u)) == 0;
+                        }
+                      if (!found)
+                        {
+                          live[k] = FALSE;
+                          changed = TRUE;
+                        }
+                    }
+                }
+            }
         }
     }
-  return TRUE;
+  return alive;
 }
 
 static guint
@@ -3046,20 +3077,22 @@ find_group_by_compat (const FfmEinsumPmappings *pm, const FfmCompatibility *c)
 }
 
 /* @kept (drop_unjoinable) against @all (without): every group of @kept
- * is @all's with the same Pareto rows; a group of @all is in @kept iff
- * every part of it is among the groups @kept has of the other Einsums
- * touching the tensor (no group is left out that a join could use, none
- * kept that none could). Returns the groups @all has more. */
+ * is @all's with the same Pareto rows, and @kept has exactly the groups of
+ * @all that greatest_joinable() keeps (no group is left out that a join
+ * could use, none kept that none could). Returns the groups @all has
+ * more. */
 static guint
 assert_joinable_only (const FfmWorkload *w, const FfmPmappingSet *kept,
                       const FfmPmappingSet *all)
 {
+  g_autoptr(GPtrArray) alive = greatest_joinable (w, all);
   guint dropped = 0;
 
   for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (all); i++)
     {
       const FfmEinsumPmappings *pa = ffm_pmapping_set_get_einsum (all, i);
       const FfmEinsumPmappings *pk = ffm_pmapping_set_get_einsum (kept, i);
+      const gboolean *live = g_ptr_array_index (alive, i);
       for (guint k = 0; k < ffm_einsum_pmappings_get_n_groups (pk); k++)
         {
           const FfmPmappingGroup *gk = ffm_einsum_pmappings_get_group (pk, k);
@@ -3081,7 +3114,7 @@ assert_joinable_only (const FfmWorkload *w, const FfmPmappingSet *kept,
         {
           const FfmPmappingGroup *ga = ffm_einsum_pmappings_get_group (pa, k);
           gboolean in_kept = find_group_by_compat (pk, &ga->compat) != NULL;
-          g_assert_cmpint (in_kept, ==, group_joinable_in (w, kept, ga));
+          g_assert_cmpint (in_kept, ==, live[k]);
           dropped += !in_kept;
         }
     }
@@ -3200,6 +3233,84 @@ test_joinable_only (void)
   g_assert_cmpuint (dropped_by_set, >, 0);
 }
 
+/* The bytes of the rows of @set's groups, as the budget counts them. */
+static guint64
+group_row_bytes (const FfmPmappingSet *set)
+{
+  guint64 bytes = 0;
+
+  for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (set); i++)
+    {
+      const FfmEinsumPmappings *pm = ffm_pmapping_set_get_einsum (set, i);
+      for (guint j = 0; j < ffm_einsum_pmappings_get_n_groups (pm); j++)
+        {
+          const FfmPmappingGroup *g = ffm_einsum_pmappings_get_group (pm, j);
+          bytes += (guint64) g->n_rows * (g->n_columns * sizeof (double)
+                                          + sizeof (FfmPmappingRef));
+        }
+    }
+  return bytes;
+}
+
+static void
+test_joinable_only_budget (void)
+{
+  /* Every Einsum has a weight of its own: one wave, no lists, so both
+   * runs generate the same; only the finished set's pass drops groups:
+   * those of Matmul1 whose tiles of T1 in the global buffer are not
+   * Matmul0's (constrained to two rows). Matmul2 is a copy of Matmul1's
+   * generation (the same shape and kinds of tensors, unconstrained). */
+  g_autoptr(FfmWorkload) w = load_matmuls (4, 16, 16);
+  g_autoptr(FfmArch) a = arch_from_text (deep_arch);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FfmConstraints) c = ffm_constraints_load_from_data (
+    "{\"ffm_constraints\": 1, \"constraints\": [{\"tile\": {\"m\": 2}, "
+    "\"level\": \"GlobalBuffer\", \"einsums\": [\"Matmul0\"]}]}", "rows.json", &error);
+  FfmPmappingOptions options;
+  g_autoptr(FfmPmappingSet) all = NULL, kept = NULL;
+  guint64 vectors = 1;
+  guint dropped;
+
+  g_assert_no_error (error);
+
+  g_test_summary ("the groups the finished set drops give their bytes back to "
+                  "the memory budget; an Einsum's copy of another's pmappings "
+                  "is charged as the original");
+  ffm_pmapping_options_init (&options);
+  options.n_threads = 2;
+  options.constraints = c;
+  all = generate (w, a, &options);
+  options.drop_unjoinable = TRUE;
+  kept = generate (w, a, &options);
+  dropped = ffm_pmapping_set_get_n_unjoinable (kept, &vectors);
+  g_test_message ("%u groups of %u dropped; %" G_GUINT64_FORMAT " bytes held "
+                  "instead of %" G_GUINT64_FORMAT, dropped, count_groups (all),
+                  ffm_pmapping_set_get_memory_held (kept),
+                  ffm_pmapping_set_get_memory_held (all));
+  g_assert_cmpuint (vectors, ==, 0);
+  g_assert_cmpuint (dropped, >, 0);
+  g_assert_cmpuint (assert_joinable_only (w, kept, all), ==, dropped);
+  g_assert_cmpuint (ffm_pmapping_set_get_memory_held (all)
+                    - ffm_pmapping_set_get_memory_held (kept), ==,
+                    group_row_bytes (all) - group_row_bytes (kept));
+  /* Matmul2's copy is charged as its own generation would be, and the
+   * finished set's pass thins it out by its own parts, not Matmul1's. */
+  {
+    g_autoptr(FfmPmappingSet) fresh = NULL;
+    const FfmPmappingStats *st;
+    options.reuse_equal_einsums = FALSE;
+    fresh = generate (w, a, &options);
+    g_assert_cmpint (ffm_einsum_pmappings_get_stats (ffm_pmapping_set_get_einsum (kept, 2))->reused_from,
+                     ==, 1);
+    st = ffm_einsum_pmappings_get_stats (ffm_pmapping_set_get_einsum (fresh, 2));
+    g_assert_cmpuint (st->reused_from, ==, -1);
+    assert_pareto_sets_equal (fresh, kept);
+    assert_pareto_sets_equal (kept, fresh);
+    g_assert_cmpuint (ffm_pmapping_set_get_memory_held (fresh), ==,
+                      ffm_pmapping_set_get_memory_held (kept));
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -3232,6 +3343,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pmapping/template-limits", test_template_limits);
   g_test_add_func ("/pmapping/reuse", test_reuse);
   g_test_add_func ("/pmapping/joinable-only", test_joinable_only);
+  g_test_add_func ("/pmapping/joinable-only/budget", test_joinable_only_budget);
   g_test_add_func ("/pmapping/tracked-columns", test_tracked_and_columns);
   g_test_add_func ("/pmapping/rebuild", test_rebuild);
   g_test_add_data_func ("/pmapping/partial-pruning/tall", GINT_TO_POINTER (0),
