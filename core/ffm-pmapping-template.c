@@ -96,6 +96,7 @@ typedef struct {
   FfmMemoryBudget *budget;  /* each template's bytes come from it */
   guint n_cut;              /* templates past options.max_templates */
   GPtrArray *cut_keys;      /* their keys (owned), so that none counts twice */
+  guint64 n_redundant;      /* templates left out for a redundant copy (f) */
 } Builder;
 
 /* Which listed rank variables of each loop order each of its gaps may
@@ -725,6 +726,92 @@ loops_in_order (const Builder *b, const Item *items, guint n)
   return TRUE;
 }
 
+/* ---- Redundant copies ----
+ *
+ * (f) A non-backing node s1 of tensor t at memory M1 followed right away
+ *     (no loop between them, no fanout between the two memories) by t's
+ *     next node s2 at M2: s1's tile is s2's, refilled exactly when s2 is,
+ *     and passes the same data both ways. Without s1, s2 is filled from
+ *     (and writes back to) s1's parent as often as s1 was, so every count
+ *     but s1's own reads and writes is unchanged: energy, M1's traffic and
+ *     reservation only fall, latency cannot grow. The template without s1
+ *     (the same order) is generated from the choice that does not keep t
+ *     in M1, unless the memories' keep and may_keep need t in M1 or react
+ *     to it (checked: the choice must stay admitted level by level), or
+ *     mapping constraints apply (left alone: their checks see the nodes).
+ *     The loops the rules above place are the same in both (s1 is no
+ *     backing node and its tensor is s2's). */
+
+static gboolean level_must_may (const Builder *b, guint p, const guint64 *kept,
+                                guint64 *must_out, guint64 *may_out, GError **error);
+
+/* Whether the path has a fanout of more than one instance strictly
+ * between memories @upper and @lower. */
+static gboolean
+fanout_between (const Builder *b, guint upper, guint lower)
+{
+  for (guint p = 0; p < b->n_path; p++)
+    {
+      const FfmLevel *l = ffm_arch_get_level (b->a, b->path[p]);
+      if (b->path[p] <= upper || b->path[p] >= lower || l->kind != FFM_LEVEL_FANOUT)
+        continue;
+      for (guint d = 0; d < l->u.fanout.n_dims; d++)
+        if (l->u.fanout.dims[d].count > 1)
+          return TRUE;
+    }
+  return FALSE;
+}
+
+/* Whether the current storage choice without access @a at memory @level
+ * is one choose_level() makes. */
+static gboolean
+choice_without_admitted (const Builder *b, guint level, guint a)
+{
+  guint64 alt[G_N_ELEMENTS (b->kept)];
+  guint start = b->n_path;
+
+  for (guint p = 0; p < b->n_path; p++)
+    if (b->path[p] == level)
+      start = p;
+  if (start == b->n_path)
+    return FALSE;
+  for (guint p = start; p < b->n_path; p++)
+    {
+      guint64 must, may, here;
+      g_autoptr(GError) error = NULL;
+      if (ffm_arch_get_level (b->a, b->path[p])->kind != FFM_LEVEL_MEMORY)
+        continue;
+      /* as choose_level() sees it: the memories above chosen, the rest not */
+      memcpy (alt, b->kept, sizeof alt);
+      alt[level] &= ~BIT (a);
+      for (guint q = p; q < b->n_path; q++)
+        alt[b->path[q]] = 0;
+      here = p == start ? b->kept[level] & ~BIT (a) : b->kept[b->path[p]];
+      if (!level_must_may (b, p, alt, &must, &may, &error)
+          || (must & ~here) != 0 || (here & ~(must | may)) != 0)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Whether @items (a complete template) has a redundant copy (f). */
+static gboolean
+has_redundant_copy (const Builder *b, const Item *items, guint n)
+{
+  if (b->ec != NULL)
+    return FALSE;
+  for (guint i = 0; i + 1 < n; i++)
+    {
+      const Item *s1 = &items[i], *s2 = &items[i + 1];
+      if (s1->kind == ITEM_STORAGE && s2->kind == ITEM_STORAGE
+          && s1->access == s2->access && !s1->backing
+          && !fanout_between (b, s1->level, s2->level)
+          && choice_without_admitted (b, s1->level, s1->access))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static gboolean
 build_with_plan (Builder *b, const Item *nodes, guint n_nodes, guint n_g0,
                  const OrderPlan *plan, GError **error)
@@ -739,6 +826,11 @@ build_with_plan (Builder *b, const Item *nodes, guint n_nodes, guint n_g0,
   add_missing_loops (b, items, &n);
   if (plan != NULL && !loops_in_order (b, items, n))
     return TRUE;
+  if (has_redundant_copy (b, items, n))
+    {
+      b->n_redundant++;
+      return TRUE;
+    }
   if (n > FFM_COST_MAX_LOOPS + n_nodes)
     {
       g_set_error (error, FFM_MAPPING_ERROR, FFM_MAPPING_ERROR_INVALID,
@@ -898,22 +990,20 @@ finish_choice (Builder *b, GError **error)
   return permute_levels (b, order, n_g0, n_g0, rest, n_rest, 0, error);
 }
 
+/* What memory path[@p] must and may keep given the choices @kept of the
+ * memories above it (the architecture's keep and may_keep, a copy's one
+ * place per chain, the unfused option; not the mapping constraints). */
 static gboolean
-choose_level (Builder *b, guint p, GError **error)
+level_must_may (const Builder *b, guint p, const guint64 *kept, guint64 *must_out,
+                guint64 *may_out, GError **error)
 {
-  guint level;
-  guint64 must, may, free_set, above = 0, sub;
+  guint level = b->path[p];
+  guint64 must, may, above = 0;
 
-  if (p == b->n_path)
-    return finish_choice (b, error);
-  level = b->path[p];
-  if (ffm_arch_get_level (b->a, level)->kind != FFM_LEVEL_MEMORY)
-    return choose_level (b, p + 1, error);
-  if (!ffm_arch_eval_keep (b->a, level, b->w, b->einsum, b->kept, &must, &may,
-                           error))
+  if (!ffm_arch_eval_keep (b->a, level, b->w, b->einsum, kept, &must, &may, error))
     return FALSE;
   for (guint q = 0; q < p; q++)
-    above |= b->kept[b->path[q]];
+    above |= kept[b->path[q]];
   if (b->e->is_copy)
     may &= ~above | must;     /* a copy keeps each tensor in one place per memory chain */
   if (b->opt->unfused)
@@ -927,6 +1017,26 @@ choose_level (Builder *b, guint p, GError **error)
           may &= ~(b->shared & ~above);
         }
     }
+  *must_out = must;
+  *may_out = may;
+  return TRUE;
+}
+
+static gboolean
+choose_level (Builder *b, guint p, GError **error)
+{
+  guint level;
+  guint64 must, may, free_set, above = 0, sub;
+
+  if (p == b->n_path)
+    return finish_choice (b, error);
+  level = b->path[p];
+  if (ffm_arch_get_level (b->a, level)->kind != FFM_LEVEL_MEMORY)
+    return choose_level (b, p + 1, error);
+  if (!level_must_may (b, p, b->kept, &must, &may, error))
+    return FALSE;
+  for (guint q = 0; q < p; q++)
+    above |= b->kept[b->path[q]];
   if (b->ec != NULL && level < FFM_CONSTRAINTS_MAX_LEVELS)
     {
       /* Mapping constraints: a tensor not kept above is backed here only
@@ -1029,6 +1139,10 @@ ffm_pmapping_templates_build (const FfmWorkload *workload, const FfmArch *arch,
       ok = choose_level (&b, 0, error);
       if (n_cut != NULL)
         *n_cut += b.n_cut;
+      if (b.n_redundant > 0)
+        g_debug ("Einsum %s on %s: %" G_GUINT64_FORMAT " templates with a redundant "
+                 "copy left out", e->name, ffm_arch_get_level (arch, level)->name,
+                 b.n_redundant);
       if (ok && b.n_complete == 0)
         {
           g_autoptr(GString) names = g_string_new (NULL);

@@ -478,11 +478,25 @@ ffm_template_group_prune (FfmTemplateGroup *g, guint n_loops)
 void
 ffm_template_result_prune (FfmTemplateResult *r)
 {
+  gsize bytes = 0;
+
   for (guint i = 0; i < r->groups->len; i++)
     {
       FfmTemplateGroup *g = g_ptr_array_index (r->groups, i);
       if (g->n_rows != g->pruned_rows)
         ffm_template_group_prune (g, r->n_loops);
+      bytes += (gsize) g->n_rows * (sizeof (double) * g->n_columns
+                                    + sizeof (guint64) * r->n_loops);
+    }
+  /* The rows were charged in chunks of at least 64 KiB while the search
+   * ran; what stays until the merge is what the survivors hold (a deep
+   * architecture's hundreds of thousands of templates of a few rows each
+   * would otherwise hold 64 KiB each of the budget). */
+  if (r->budget != NULL && r->charged > bytes)
+    {
+      ffm_memory_budget_release (r->budget, r->charged - bytes);
+      r->charged = bytes;
+      r->bytes = bytes;
     }
 }
 

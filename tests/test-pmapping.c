@@ -1401,6 +1401,18 @@ random_arch (GRand *rand, int variant)
                           bw[g_rand_int_range (rand, 0, 3)],
                           variant == 3 ? per_action[g_rand_int_range (rand, 0, 3)] : "",
                           variant == 2 ? "weight" : "all");
+  /* Variant 4: a second buffer right below, no fanout between, which may
+   * keep the inputs (a copy of a tensor in both with no loop between is
+   * redundant: the generator leaves such templates out; more tensors make
+   * the brute force minutes per Einsum). */
+  if (variant == 4)
+    g_string_append_printf (s, "{ \"memory\": \"LocalBuffer\", \"size\": %d, "
+                            "\"read_energy\": %d, \"write_energy\": %d, "
+                            "\"read_bandwidth\": %s, \"write_bandwidth\": %s, "
+                            "\"may_keep\": \"input\" },",
+                            g_rand_int_range (rand, 1, glb_values + 1) * 8,
+                            g_rand_int_range (rand, 0, 2), g_rand_int_range (rand, 0, 2),
+                            bw[g_rand_int_range (rand, 0, 3)], bw[g_rand_int_range (rand, 0, 3)]);
   g_string_append_printf (s, "{ \"compute\": \"MAC\", \"energy\": 1, \"throughput\": %d } ] }",
                           g_rand_int_range (rand, 1, 3));
   return g_string_free (s, FALSE);
@@ -1422,6 +1434,20 @@ random_workload (GRand *rand, guint imperfect, gboolean small)
                           s[g_rand_int_range (rand, 1, 5)],
                           s[g_rand_int_range (rand, 0, 5)],
                           s[g_rand_int_range (rand, 1, 5)]);
+}
+
+/* Ranks of 1 or 2 (the brute force over two buffers below DRAM is
+ * otherwise minutes per Einsum). */
+static char *
+random_tiny_workload (GRand *rand)
+{
+  return g_strdup_printf ("{ \"ffm_workload\": 1, \"name\": \"random\", "
+                          "\"ranks\": { \"M\": %d, \"K\": %d, \"J\": %d }, "
+                          "\"bits_per_value\": { \"all\": 8 }, "
+                          "\"einsums\": [ \"Y[m] = A[k] * B[k,m]\", "
+                          "\"Z[j] = Y[m] * C[m,j]\" ] }",
+                          g_rand_int_range (rand, 1, 3), g_rand_int_range (rand, 1, 3),
+                          g_rand_int_range (rand, 1, 3));
 }
 
 static char *
@@ -1449,6 +1475,7 @@ brute_force_cases (int variant, guint32 seed, guint cases, guint imperfect)
     {
       g_autofree char *arch_text = random_arch (rand, variant);
       g_autofree char *workload_text = variant == 2 ? random_matmuls (rand, imperfect)
+                                                    : variant == 4 ? random_tiny_workload (rand)
                                                     : random_workload (rand, imperfect,
                                                                        variant == 1);
       g_autoptr(FfmArch) a = arch_from_text (arch_text);
@@ -1465,7 +1492,7 @@ test_brute_force_random (gconstpointer data)
 {
   int variant = GPOINTER_TO_INT (data);
   /* TUNING: the fanout variant's brute force is ~20x larger per case. */
-  guint cases = variant == 1 ? 2 : variant == 2 ? 2 : variant == 3 ? 10 : 6;
+  guint cases = variant == 1 ? 2 : variant == 2 ? 2 : variant == 3 ? 10 : variant == 4 ? 30 : 6;
 
   g_test_summary ("On random small Einsums and architectures, the generator's "
                   "optimum equals brute force and every brute-force pmapping "
@@ -3359,6 +3386,8 @@ main (int argc, char **argv)
   g_test_add_data_func ("/pmapping/brute-force/two-memories", GINT_TO_POINTER (0),
                         test_brute_force_random);
   g_test_add_data_func ("/pmapping/brute-force/fanout", GINT_TO_POINTER (1),
+                        test_brute_force_random);
+  g_test_add_data_func ("/pmapping/brute-force/two-buffers", GINT_TO_POINTER (4),
                         test_brute_force_random);
   g_test_add_data_func ("/pmapping/brute-force-remainders/two-memories",
                         GINT_TO_POINTER (0), test_brute_force_remainders);
