@@ -14,8 +14,8 @@
  *           2048 tokens, llama3-8b one decode step over 2047 cached tokens,
  *           resnet50, mobilenet-v3} at the defaults, each stopped after
  *           FFM_BENCH_MATRIX_SECONDS (default 120); goal: each under 60 s
- *           and 4 GiB. Not run unless FFM_BENCH=matrix (8 minutes with a
- *           90 s cap on 2 cores, 2026-12); FFM_BENCH_MATRIX_ARCHS
+ *           and 4 GiB. Not run unless FFM_BENCH=matrix (4.5 minutes with a
+ *           90 s cap on 2 cores, 2026-12-04); FFM_BENCH_MATRIX_ARCHS
  *           (MODEL:NAME,...) runs those only, FFM_BENCH_MATRIX_LOOPS=N
  *           at --max-fused-loops N (-1 unlimited). Pairs where an Einsum is one
  *           no compute unit serves (the CiM macros serve only Einsums of
