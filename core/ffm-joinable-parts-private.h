@@ -68,6 +68,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (FfmJoinableParts, ffm_joinable_parts_free)
  * before. */
 void ffm_joinable_parts_restrict (FfmJoinableParts *parts, guint access,
                                   const GArray *list);
+/* @access's list: one FfmPart per hash (transfer none), or NULL when it
+ * has none. */
+const GArray *ffm_joinable_parts_get_list (const FfmJoinableParts *parts, guint access);
 /* The bytes the lists hold (for the memory budget). */
 gsize ffm_joinable_parts_get_bytes (const FfmJoinableParts *parts);
 /* Whether @access has a list. */

@@ -191,6 +191,12 @@ ffm_joinable_parts_restrict (FfmJoinableParts *parts, guint access,
   parts->list[access] = kept;
 }
 
+const GArray *
+ffm_joinable_parts_get_list (const FfmJoinableParts *parts, guint access)
+{
+  return parts != NULL && access < FFM_MAX_EINSUM_TENSORS ? parts->list[access] : NULL;
+}
+
 gsize
 ffm_joinable_parts_get_bytes (const FfmJoinableParts *parts)
 {

@@ -59,6 +59,30 @@ FFM_API const char *ffm_pmapping_jobs_describe (const FfmPmappingJobs *jobs,
                                                 guint job,
                                                 guint *template_id);
 
+/* Waves (options.drop_unjoinable, every Einsum): jobs [0, n) are the
+ * first wave, the Einsums with no tensor of their own; the parts of
+ * shared tensors their pmappings have limit what the later Einsums keep.
+ * A runner completes every job of the first wave (here, or elsewhere and
+ * then ffm_pmapping_jobs_complete_from_bytes()), then calls
+ * ffm_pmapping_jobs_begin_second_wave() before it runs any later job
+ * here, and hands the bytes it returns to every other process's jobs
+ * (ffm_pmapping_jobs_set_second_wave()) before they run a later job. The
+ * jobs of either wave run in any order; the set is that of the thread
+ * pool, bit for bit. 0: one wave, no call needed. */
+FFM_API guint ffm_pmapping_jobs_get_n_first_wave (const FfmPmappingJobs *jobs);
+/* Once the first wave is complete here: the later Einsums' parts, set
+ * here, and as bytes for the other processes (transfer full; the bytes
+ * say "no parts" when the generation failed or was cancelled: the later
+ * jobs then skip). Called once. */
+FFM_API GBytes *ffm_pmapping_jobs_begin_second_wave (FfmPmappingJobs *jobs);
+/* The parts of ffm_pmapping_jobs_begin_second_wave() in a process with the
+ * same jobs, before it runs a later job. Fails, saying why, when the bytes
+ * are not such parts, or when they do not fit the memory budget. Called
+ * once. */
+FFM_API gboolean ffm_pmapping_jobs_set_second_wave (FfmPmappingJobs *jobs,
+                                                    GBytes *bytes,
+                                                    GError **error);
+
 /* Runs job @job here, merging its Einsum when it is the last one (as the
  * thread pool does). Thread-safe for distinct jobs. */
 FFM_API void ffm_pmapping_jobs_run (FfmPmappingJobs *jobs, guint job);

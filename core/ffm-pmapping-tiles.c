@@ -296,6 +296,8 @@ typedef struct {
   guint8 *chain_dead[MAX_VARS];     /* per variable, NULL or per chain: its
                                        loops rule out a joinable tensor's
                                        list (joinable_chains()) */
+  guint n_live_chains[MAX_VARS];    /* per variable, its chains not ruled
+                                       out: what the search orders count */
   guint64 n_unjoinable;             /* partial and complete vectors, and
                                        leaves, dropped for their parts */
   gboolean joinable_in_tables;      /* table_extend() checks the parts */
@@ -1293,7 +1295,7 @@ joinable_free_projections (Enum *en)
  * backing node rule out its list on their own: their loops over the
  * variable's rank are those of no part of the list (the list projected
  * onto that rank), whatever the other variables' loops. The tables skip
- * them at every depth (after the pilots). The depth-first searches
+ * them at every depth; the pilots see that too. The depth-first searches
  * (the probe for the minimum usage among them) visit every chain, so
  * that what they decide is what they decide without lists. */
 static void
@@ -1301,6 +1303,7 @@ joinable_chains (Enum *en)
 {
   for (guint v = 0; v < MAX_VARS; v++)
     g_clear_pointer (&en->chain_dead[v], g_free);
+  memcpy (en->n_live_chains, en->n_chains, sizeof en->n_live_chains);
   for (guint i = 0; i < en->n_jt; i++)
     {
       const struct JoinableTensor *jt = &en->jt[i];
@@ -1342,10 +1345,14 @@ joinable_chains (Enum *en)
                     }
                   enclosing = chain[x];
                 }
-              if (!ffm_joinable_hashes_have (proj, ffm_joinable_part_hash (jt->level,
-                                                                           jt->persistent,
-                                                                           loops, n)))
-                en->chain_dead[v][c] = 1;
+              if (!en->chain_dead[v][c]
+                  && !ffm_joinable_hashes_have (proj, ffm_joinable_part_hash (jt->level,
+                                                                              jt->persistent,
+                                                                              loops, n)))
+                {
+                  en->chain_dead[v][c] = 1;
+                  en->n_live_chains[v]--;
+                }
             }
         }
     }
@@ -1459,10 +1466,9 @@ joinable_template_ok (Enum *en)
   joinable_setup (en);
   for (guint i = 0; i < en->n_jt; i++)
     en->jt[i].depth = en->jt[i].prefix == 0 ? 0 : G_MAXUINT;
-  /* The search orders and the pilots see every chain, as without lists:
-   * the order decides which of two pmappings of equal cost a group keeps,
-   * and the ranks of an MPI run, which generate without lists, must keep
-   * the same ones (docs/cluster.md). */
+  /* Before the search orders are chosen: they count the live chains (the
+   * order decides which of two pmappings of equal cost a group keeps, so
+   * every process of an MPI run has the same lists: ffm-pmapping-jobs.h). */
   joinable_chains (en);
   if (joinable_ok_at (en, en->tiles, 0))
     return TRUE;
@@ -1961,7 +1967,7 @@ most_chains_position (const Enum *en, const guint *order)
   guint m = 0;
 
   for (guint q = 1; q < en->n_vars; q++)
-    if (en->n_chains[order[q]] > en->n_chains[order[m]])
+    if (en->n_live_chains[order[q]] > en->n_live_chains[order[m]])
       m = q;
   return m;
 }
@@ -1998,7 +2004,7 @@ choose_order (Enum *en, const guint *desc, guint n_terms, gboolean chains_last)
             continue;
           units = count_units (en, desc, n_terms, assigned | (G_GUINT64_CONSTANT (1) << v));
           if (best < 0 || units < best_units
-              || (units == best_units && en->n_chains[v] < en->n_chains[best]))
+              || (units == best_units && en->n_live_chains[v] < en->n_live_chains[best]))
             {
               best = v;
               best_units = units;
@@ -3212,7 +3218,7 @@ table_extend (Enum *en, const Table *in, guint k, Table *out, FfmTileWorkspace *
               gboolean bound_cut = n_groups_cut > 0 && en->group_cut[en->chain_group[c] - group0];
               if (bound_cut && !en->check_terms)
                 continue;
-              if (en->joinable_in_tables && en->chain_dead[v] != NULL && en->chain_dead[v][c])
+              if (en->chain_dead[v] != NULL && en->chain_dead[v][c])
                 {
                   en->n_unjoinable++;
                   continue;
@@ -4037,8 +4043,8 @@ search_pruned (Enum *en, FfmTileWorkspace *ws)
     en->radix_min_rows = (guint) MIN (g_ascii_strtoull (radix, NULL, 10),
                                       RADIX_MIN_ROWS);
   choose_search_order (en, ws);
-  /* Every check of the parts starts after the pilots, so that they choose
-   * the order a generation without lists would (see joinable_chains()). */
+  /* The pilots skip the chains ruled out (their work is the search's), the
+   * checks per depth start after them (they depend on the order). */
   joinable_depths (en);
   en->joinable_in_tables = en->n_jt > 0;
   if (en->stopped || !table_set_root (en, &ws->tables[0]))

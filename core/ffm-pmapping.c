@@ -1228,13 +1228,18 @@ run_pool (GFunc func, gpointer user_data, guint n_threads, GPtrArray *jobs)
 
 struct _FfmPmappingJobs {
   FfmPmappingSet *set;      /* owned until jobs_finish() */
-  GPtrArray *jobs;          /* of Job* */
+  GPtrArray *jobs;          /* of Job*: the first wave's first */
   guint n_threads;
   gint64 start;
+  guint n_first;            /* jobs of the first wave (0: one wave) */
+  gboolean *wave1;          /* [n workload Einsums]: in the first wave */
+  gboolean second_begun;    /* the second wave's parts are set */
 };
 
 static FfmPmappingJobRunner job_runner;
 static gpointer job_runner_data;
+
+static void order_in_waves (FfmPmappingJobs *jobs);
 
 void
 ffm_pmapping_set_job_runner (FfmPmappingJobRunner runner, gpointer user_data)
@@ -1250,6 +1255,7 @@ ffm_pmapping_jobs_free (FfmPmappingJobs *jobs)
     return;
   g_clear_pointer (&jobs->set, ffm_pmapping_set_free);
   g_ptr_array_unref (jobs->jobs);
+  g_free (jobs->wave1);
   g_free (jobs);
 }
 
@@ -1411,6 +1417,7 @@ ffm_pmapping_jobs_new (FfmWorkload *workload, FfmArch *arch,
   set->workspaces = g_async_queue_new_full ((GDestroyNotify) ffm_tile_workspace_free);
   for (guint i = 0; i < MAX (jobs->n_threads, 1); i++)
     g_async_queue_push (set->workspaces, ffm_tile_workspace_new (set->budget));
+  order_in_waves (jobs);
   return g_steal_pointer (&jobs);
 }
 
@@ -1517,7 +1524,7 @@ ffm_pmapping_jobs_run_to_bytes (FfmPmappingJobs *jobs, guint job,
       FFM_TSAN_ACQUIRE (ws);
       ffm_pmapping_template_enumerate (jobs->set->workload, jobs->set->arch, t,
                                        &jobs->set->options, jobs->set->untracked_early,
-                                       NULL, ws, r);
+                                       j->pm->joinable, ws, r);
       FFM_TSAN_RELEASE (ws);
       g_async_queue_push (jobs->set->workspaces, ws);
     }
@@ -1719,64 +1726,257 @@ joinable_parts_from_done (FfmPmappingSet *set, FfmEinsumPmappings *rep,
   return g_steal_pointer (&parts);
 }
 
-/* Phase 2 in two waves (above), on the thread pool. */
+/* With options.drop_unjoinable (and every Einsum): the jobs of the first
+ * wave first, each wave in the generator's order (Einsum by Einsum), and
+ * @jobs->n_first the first wave's; nothing changes when a wave would be
+ * empty. */
 static void
-run_in_waves (FfmPmappingJobs *jobs)
+order_in_waves (FfmPmappingJobs *jobs)
 {
   FfmPmappingSet *set = jobs->set;
   guint n_einsums = ffm_workload_get_n_einsums (set->workload);
-  g_autofree gboolean *wave1 = g_new0 (gboolean, MAX (n_einsums, 1));
-  g_autoptr(GPtrArray) first = g_ptr_array_new ();
-  g_autoptr(GPtrArray) second = g_ptr_array_new ();
+  g_autoptr(GPtrArray) ordered = NULL;
+  guint n_first = 0;
 
+  jobs->wave1 = g_new0 (gboolean, MAX (n_einsums, 1));
+  if (!set->options.drop_unjoinable || set->options.einsum >= 0)
+    return;
   for (guint i = 0; i < set->einsums->len; i++)
     {
       FfmEinsumPmappings *pm = g_ptr_array_index (set->einsums, i);
       if (pm->same_as == NULL)
-        wave1[pm->einsum] = first_wave (set, pm);
+        jobs->wave1[pm->einsum] = first_wave (set, pm);
     }
   for (guint i = 0; i < jobs->jobs->len; i++)
+    n_first += jobs->wave1[((Job *) g_ptr_array_index (jobs->jobs, i))->pm->einsum] ? 1 : 0;
+  if (n_first == 0 || n_first == jobs->jobs->len)
+    return;
+  ordered = g_ptr_array_new_full (jobs->jobs->len, g_free);
+  for (int wave = 1; wave >= 0; wave--)
+    for (guint i = 0; i < jobs->jobs->len; i++)
+      {
+        Job *job = g_ptr_array_index (jobs->jobs, i);
+        if (jobs->wave1[job->pm->einsum] == (wave == 1))
+          g_ptr_array_add (ordered, job);
+      }
+  /* The jobs move to @ordered: the old array must not free them. */
+  g_ptr_array_set_free_func (jobs->jobs, NULL);
+  g_ptr_array_unref (jobs->jobs);
+  jobs->jobs = g_steal_pointer (&ordered);
+  jobs->n_first = n_first;
+}
+
+guint
+ffm_pmapping_jobs_get_n_first_wave (const FfmPmappingJobs *jobs)
+{
+  return jobs->n_first;
+}
+
+/* Gives @pm the parts @parts (transfer full), charged to the budget.
+ * FALSE (the generation failed) when they do not fit. */
+static gboolean
+set_joinable (FfmPmappingSet *set, FfmEinsumPmappings *pm, FfmJoinableParts *parts)
+{
+  gsize bytes = ffm_joinable_parts_get_bytes (parts);
+
+  ffm_memory_budget_release (set->budget, pm->joinable_charged);
+  pm->joinable_charged = 0;
+  ffm_joinable_parts_free (pm->joinable);
+  pm->joinable = parts;
+  if (ffm_memory_budget_reserve (set->budget, bytes))
     {
-      Job *job = g_ptr_array_index (jobs->jobs, i);
-      g_ptr_array_add (wave1[job->pm->einsum] ? first : second, job);
+      pm->joinable_charged = bytes;
+      return TRUE;
     }
-  if (first->len == 0 || second->len == 0)
-    {
-      run_pool (run_template_job, set, jobs->n_threads, jobs->jobs);
-      return;
-    }
-  run_pool (run_template_job, set, jobs->n_threads, first);
-  if (ffm_pmapping_options_is_cancelled (&set->options) || generation_failed (set))
-    {
-      run_pool (run_template_job, set, jobs->n_threads, second);  /* they skip */
-      return;
-    }
+  {
+    g_autofree char *what = g_strdup_printf ("Einsum %s: the parts of its tensors "
+                                             "its users have", pm->e->name);
+    fail_out_of_memory (set, what, bytes);
+  }
+  return FALSE;
+}
+
+#define PARTS_MAGIC 0x50464d46u   /* "FFMP" */
+#define PARTS_VERSION 1u
+
+typedef struct {
+  guint32 magic;
+  guint32 version;
+  guint32 part_size;        /* sizeof (FfmPart) of the writer */
+  guint32 n_lists;
+} PartsHeader;
+
+typedef struct {
+  guint32 einsum;
+  guint32 access;
+  guint32 n_parts;
+  guint32 reserved;
+} PartsList;
+
+GBytes *
+ffm_pmapping_jobs_begin_second_wave (FfmPmappingJobs *jobs)
+{
+  FfmPmappingSet *set = jobs->set;
+  GByteArray *out = g_byte_array_new ();
+  PartsHeader h = { PARTS_MAGIC, PARTS_VERSION, sizeof (FfmPart), 0 };
+
+  g_return_val_if_fail (!jobs->second_begun, NULL);
+  jobs->second_begun = TRUE;
+  g_byte_array_append (out, (const guint8 *) &h, sizeof h);
+  if (jobs->n_first == 0 || ffm_pmapping_options_is_cancelled (&set->options)
+      || generation_failed (set))
+    return g_byte_array_free_to_bytes (out);  /* the second wave skips */
   for (guint i = 0; i < set->einsums->len; i++)
     {
       FfmEinsumPmappings *pm = g_ptr_array_index (set->einsums, i);
-      if (pm->same_as != NULL || wave1[pm->einsum] || pm->templates->len == 0)
+      FfmJoinableParts *parts;
+      if (pm->same_as != NULL || jobs->wave1[pm->einsum] || pm->templates->len == 0)
         continue;
-      pm->joinable = joinable_parts_from_done (set, pm, wave1);
-      if (pm->joinable != NULL)
+      parts = joinable_parts_from_done (set, pm, jobs->wave1);
+      if (parts == NULL)
+        continue;
+      if (!set_joinable (set, pm, parts))
+        break;
+      g_debug ("Einsum %s: generated after the Einsums without a tensor of their "
+               "own, keeping only their parts of %u of its tensors", pm->e->name,
+               ffm_joinable_parts_count_restricted (pm->joinable));
+      for (guint a = 0; a < pm->e->n_accesses; a++)
         {
-          gsize bytes = ffm_joinable_parts_get_bytes (pm->joinable);
-          if (ffm_memory_budget_reserve (set->budget, bytes))
-            pm->joinable_charged = bytes;
-          else
-            {
-              g_autofree char *what = g_strdup_printf ("Einsum %s: the parts of its "
-                                                       "tensors its users have",
-                                                       pm->e->name);
-              fail_out_of_memory (set, what, bytes);
-              break;
-            }
+          const GArray *list = ffm_joinable_parts_get_list (pm->joinable, a);
+          PartsList l = { pm->einsum, a, 0, 0 };
+          if (list == NULL)
+            continue;
+          l.n_parts = list->len;
+          g_byte_array_append (out, (const guint8 *) &l, sizeof l);
+          g_byte_array_append (out, (const guint8 *) list->data,
+                               (guint) (sizeof (FfmPart) * list->len));
+          h.n_lists++;
         }
-      if (pm->joinable != NULL)
-        g_debug ("Einsum %s: generated after the Einsums without a tensor of their "
-                 "own, keeping only their parts of %u of its tensors", pm->e->name,
-                 ffm_joinable_parts_count_restricted (pm->joinable));
     }
-  run_pool (run_template_job, set, jobs->n_threads, second);
+  memcpy (out->data, &h, sizeof h);
+  return g_byte_array_free_to_bytes (out);
+}
+
+gboolean
+ffm_pmapping_jobs_set_second_wave (FfmPmappingJobs *jobs, GBytes *bytes, GError **error)
+{
+  FfmPmappingSet *set = jobs->set;
+  gsize size, at = sizeof (PartsHeader);
+  const guint8 *data = g_bytes_get_data (bytes, &size);
+  PartsHeader h;
+  guint n_einsums = ffm_workload_get_n_einsums (set->workload);
+  g_autofree FfmJoinableParts **parts = g_new0 (FfmJoinableParts *, MAX (n_einsums, 1));
+  gboolean ok = TRUE;
+  const char *why = "bytes left over";
+  gsize list_at = sizeof (PartsHeader);
+
+  g_return_val_if_fail (!jobs->second_begun, FALSE);
+  jobs->second_begun = TRUE;
+  if (size < sizeof h)
+    {
+      g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_FAILED,
+                   "the second wave's parts: %zu bytes, shorter than their header", size);
+      return FALSE;
+    }
+  memcpy (&h, data, sizeof h);
+  if (h.magic != PARTS_MAGIC)
+    {
+      g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_FAILED,
+                   "the second wave's parts: %zu bytes that do not start as parts do",
+                   size);
+      return FALSE;
+    }
+  if (h.version != PARTS_VERSION || h.part_size != sizeof (FfmPart))
+    {
+      g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_FAILED,
+                   "the second wave's parts come from another ffm build (format "
+                   "%u, parts of %u bytes; this one reads %u, %zu bytes)",
+                   h.version, h.part_size, PARTS_VERSION, sizeof (FfmPart));
+      return FALSE;
+    }
+  for (guint k = 0; k < h.n_lists && ok; k++)
+    {
+      PartsList l;
+      FfmEinsumPmappings *pm;
+      g_autoptr(GArray) list = NULL;
+      list_at = at;
+      if (size - at < sizeof l)
+        {
+          why = "cut short";
+          ok = FALSE;
+          break;
+        }
+      memcpy (&l, data + at, sizeof l);
+      at += sizeof l;
+      pm = l.einsum < n_einsums ? set->by_einsum[l.einsum] : NULL;
+      if (pm == NULL || pm->same_as != NULL || jobs->wave1[l.einsum]
+          || l.access >= pm->e->n_accesses || l.access >= FFM_MAX_EINSUM_TENSORS)
+        {
+          why = "names no access of an Einsum of the second wave";
+          ok = FALSE;
+          break;
+        }
+      if ((size - at) / sizeof (FfmPart) < l.n_parts)
+        {
+          why = "cut short";
+          ok = FALSE;
+          break;
+        }
+      list = g_array_sized_new (FALSE, FALSE, sizeof (FfmPart), l.n_parts);
+      g_array_append_vals (list, data + at, l.n_parts);
+      at += sizeof (FfmPart) * l.n_parts;
+      for (guint i = 0; i < list->len; i++)
+        if (g_array_index (list, FfmPart, i).n_loops > FFM_COMPAT_MAX_LOOPS)
+          {
+            why = "has a part of too many loops";
+            ok = FALSE;
+          }
+      if (!ok)
+        break;
+      if (parts[l.einsum] == NULL)
+        parts[l.einsum] = ffm_joinable_parts_new ();
+      ffm_joinable_parts_restrict (parts[l.einsum], l.access, list);
+    }
+  if (ok && at != size)
+    {
+      list_at = at;
+      ok = FALSE;
+    }
+  for (guint e = 0; e < n_einsums; e++)
+    {
+      if (parts[e] == NULL)
+        continue;
+      if (ok)
+        ok = set_joinable (set, set->by_einsum[e], g_steal_pointer (&parts[e]));
+      else
+        ffm_joinable_parts_free (g_steal_pointer (&parts[e]));
+    }
+  if (ok)
+    g_debug ("the second wave's parts: %u lists in %zu bytes", h.n_lists, size);
+  if (!ok && set->failure == NULL)
+    g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_FAILED,
+                 "the second wave's parts are not those of this workload's jobs "
+                 "(%zu bytes: the list at byte %zu %s)", size,
+                 list_at, why);
+  else if (!ok)
+    g_propagate_error (error, g_error_copy (set->failure));
+  return ok;
+}
+
+/* Phase 2 in two waves (above), on the thread pool. */
+static void
+run_in_waves (FfmPmappingJobs *jobs)
+{
+  g_autoptr(GPtrArray) first = g_ptr_array_new ();
+  g_autoptr(GPtrArray) second = g_ptr_array_new ();
+  g_autoptr(GBytes) parts = NULL;
+
+  for (guint i = 0; i < jobs->jobs->len; i++)
+    g_ptr_array_add (i < jobs->n_first ? first : second, g_ptr_array_index (jobs->jobs, i));
+  run_pool (run_template_job, jobs->set, jobs->n_threads, first);
+  if (jobs->n_first > 0)
+    parts = ffm_pmapping_jobs_begin_second_wave (jobs);
+  run_pool (run_template_job, jobs->set, jobs->n_threads, second);
 }
 
 /* Drops the groups whose part of a shared tensor some other user of the
@@ -1958,10 +2158,8 @@ ffm_pmappings_generate (FfmWorkload *workload, FfmArch *arch,
       if (!job_runner (jobs, job_runner_data, error))
         return NULL;
     }
-  else if (jobs->set->options.drop_unjoinable && jobs->set->options.einsum < 0)
-    run_in_waves (jobs);
   else
-    run_pool (run_template_job, jobs->set, jobs->n_threads, jobs->jobs);
+    run_in_waves (jobs);
   return jobs_finish (jobs, error);
 }
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #define RESULT_MAGIC 0x52464d46u   /* "FFMR" */
-#define RESULT_VERSION 4u
+#define RESULT_VERSION 5u
 #define RESULT_OUT_OF_MEMORY 1u   /* flags: the search ran out of its budget */
 #define RESULT_CUT 2u             /* flags: stopped by its time limit */
 
@@ -27,6 +27,7 @@ typedef struct {
   guint64 memory_asked;     /* with RESULT_OUT_OF_MEMORY: bytes it asked for */
   guint64 n_chains_last;
   guint64 n_bucket_cuts;
+  guint64 n_unjoinable;     /* vectors left out for their parts */
 } ResultHeader;
 
 typedef struct {
@@ -56,6 +57,7 @@ ffm_template_result_to_bytes (const FfmTemplateResult *r, guint n_levels)
   h.n_partial = r->n_partial;
   h.n_chains_last = r->n_chains_last;
   h.n_bucket_cuts = r->n_bucket_cuts;
+  h.n_unjoinable = r->n_unjoinable;
   h.seconds = r->seconds;
   h.flags = (r->out_of_memory ? RESULT_OUT_OF_MEMORY : 0) | (r->cut ? RESULT_CUT : 0);
   h.memory_asked = r->memory_asked;
@@ -148,6 +150,7 @@ ffm_template_result_from_bytes (FfmTemplateResult *r, guint n_levels,
   r->n_partial = h.n_partial;
   r->n_chains_last = (guint) MIN (h.n_chains_last, G_MAXUINT);
   r->n_bucket_cuts = h.n_bucket_cuts;
+  r->n_unjoinable = h.n_unjoinable;
   r->seconds = h.seconds;
   r->out_of_memory = (h.flags & RESULT_OUT_OF_MEMORY) != 0;
   r->cut = (h.flags & RESULT_CUT) != 0;

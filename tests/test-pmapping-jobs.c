@@ -2,7 +2,8 @@
  * (ffm-pmapping-jobs.h): a job runner that sends most jobs through bytes
  * built by a second, independent set of jobs, in reverse order, gives the
  * same pmapping set bit for bit as the thread pool, equal-Einsum reuse
- * included (the property `mpirun ffm map` rests on); bytes that are not a
+ * included, and in two waves with the parts the first sends the second
+ * (the property `mpirun ffm map` rests on); bytes that are not a
  * result of the job fail with a message, never a crash; the fingerprint
  * tells job lists apart. */
 #include <ffm.h>
@@ -44,6 +45,7 @@ typedef struct {
   FfmWorkload *workload;
   FfmArch *arch;
   guint n_remote;
+  gsize parts_bytes;        /* the second wave's parts sent over */
 } Elsewhere;
 
 static gboolean
@@ -54,23 +56,37 @@ run_elsewhere (FfmPmappingJobs *jobs, gpointer user_data, GError **error)
                                                             ffm_pmapping_jobs_get_options (jobs),
                                                             error);
   guint n = ffm_pmapping_jobs_get_n_jobs (jobs);
+  guint n_first = ffm_pmapping_jobs_get_n_first_wave (jobs);
 
   g_assert_nonnull (other);
   g_assert_cmpuint (ffm_pmapping_jobs_get_n_jobs (other), ==, n);
+  g_assert_cmpuint (ffm_pmapping_jobs_get_n_first_wave (other), ==, n_first);
   g_assert_cmpuint (ffm_pmapping_jobs_get_fingerprint (other), ==,
                     ffm_pmapping_jobs_get_fingerprint (jobs));
-  for (guint i = n; i-- > 0; )
+  /* The first wave, then the second (each last job first). */
+  for (guint wave = 0; wave < 2; wave++)
     {
-      if (i % 3 == 0)
-        ffm_pmapping_jobs_run (jobs, i);
-      else
+      guint lo = wave == 0 ? 0 : n_first, hi = wave == 0 ? n_first : n;
+      if (wave == 1 && n_first > 0)
         {
-          double seconds = -1;
-          g_autoptr(GBytes) bytes = ffm_pmapping_jobs_run_to_bytes (other, i, &seconds);
-          g_assert_cmpfloat (seconds, >=, 0);
-          if (!ffm_pmapping_jobs_complete_from_bytes (jobs, i, bytes, error))
+          g_autoptr(GBytes) parts = ffm_pmapping_jobs_begin_second_wave (jobs);
+          e->parts_bytes = g_bytes_get_size (parts);
+          if (!ffm_pmapping_jobs_set_second_wave (other, parts, error))
             return FALSE;
-          e->n_remote++;
+        }
+      for (guint i = hi; i-- > lo; )
+        {
+          if (i % 3 == 0)
+            ffm_pmapping_jobs_run (jobs, i);
+          else
+            {
+              double seconds = -1;
+              g_autoptr(GBytes) bytes = ffm_pmapping_jobs_run_to_bytes (other, i, &seconds);
+              g_assert_cmpfloat (seconds, >=, 0);
+              if (!ffm_pmapping_jobs_complete_from_bytes (jobs, i, bytes, error))
+                return FALSE;
+              e->n_remote++;
+            }
         }
     }
   return TRUE;
@@ -129,18 +145,21 @@ assert_sets_equal (const FfmPmappingSet *a, const FfmPmappingSet *b)
     }
 }
 
-static void
-check_same_set (FfmWorkload *w, FfmArch *a, int max_fused_loops, guint n_threads)
+/* Returns the bytes of the second wave's parts sent over (0: one wave). */
+static gsize
+check_same_set_joinable (FfmWorkload *w, FfmArch *a, int max_fused_loops,
+                         guint n_threads, gboolean joinable_only)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(FfmPmappingSet) pool = NULL;
   g_autoptr(FfmPmappingSet) spread = NULL;
   FfmPmappingOptions options;
-  Elsewhere e = { w, a, 0 };
+  Elsewhere e = { w, a, 0, 0 };
 
   ffm_pmapping_options_init (&options);
   options.max_fused_loops = max_fused_loops;
   options.n_threads = n_threads;
+  options.drop_unjoinable = joinable_only;
   pool = ffm_pmappings_generate (w, a, &options, &error);
   g_assert_no_error (error);
   ffm_pmapping_set_job_runner (run_elsewhere, &e);
@@ -149,6 +168,13 @@ check_same_set (FfmWorkload *w, FfmArch *a, int max_fused_loops, guint n_threads
   g_assert_no_error (error);
   g_assert_nonnull (spread);
   assert_sets_equal (pool, spread);
+  return e.parts_bytes;
+}
+
+static void
+check_same_set (FfmWorkload *w, FfmArch *a, int max_fused_loops, guint n_threads)
+{
+  check_same_set_joinable (w, a, max_fused_loops, n_threads, FALSE);
 }
 
 static void
@@ -173,6 +199,91 @@ test_same_set_library (void)
   for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (reused); i++)
     any_reused |= ffm_einsum_pmappings_get_stats (ffm_pmapping_set_get_einsum (reused, i))->reused_from >= 0;
   g_assert_true (any_reused);
+}
+
+/* With joinable_only: the first wave's jobs, then the parts, then the
+ * others', wherever each ran; the parts' bytes cross over. */
+static void
+test_same_set_waves (void)
+{
+  const char *const gpt[] = { "new_tokens=64", NULL };
+  g_autoptr(FfmArch) nvdla = load_arch ("nvdla.json");
+  g_autoptr(FfmWorkload) w1 = load_workload ("gpt3-6.7b.json", gpt);
+  gsize with_parts = 0;
+
+  g_assert_cmpuint (check_same_set_joinable (w1, nvdla, 1, 2, TRUE), >, 16);
+  g_assert_cmpuint (check_same_set_joinable (w1, nvdla, -1, 1, TRUE), >, 16);
+  for (guint64 seed = 1; seed <= 12; seed++)
+    {
+      g_autoptr(FfmWorkload) w = NULL;
+      g_autoptr(FfmArch) a = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FfmPmappingSet) probe = NULL;
+      FfmPmappingOptions options;
+
+      random_problem_make_fused (seed, &w, &a);
+      ffm_pmapping_options_init (&options);
+      options.drop_unjoinable = TRUE;
+      probe = ffm_pmappings_generate (w, a, &options, &error);
+      if (probe == NULL)
+        continue;       /* infeasible, or nothing joins: nothing to compare */
+      with_parts += check_same_set_joinable (w, a, (int) (seed % 3) - 1,
+                                             1 + (guint) (seed % 2), TRUE) > 16;
+    }
+  g_test_message ("%" G_GSIZE_FORMAT " random problems sent parts over", with_parts);
+  g_assert_cmpuint (with_parts, >, 0);
+}
+
+/* Parts' bytes that are not the parts of these jobs. */
+static void
+test_bad_parts (void)
+{
+  const char *const gpt[] = { "new_tokens=64", NULL };
+  g_autoptr(FfmArch) a = load_arch ("nvdla.json");
+  g_autoptr(FfmWorkload) w = load_workload ("gpt3-6.7b.json", gpt);
+  FfmPmappingOptions options;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FfmPmappingJobs) source = NULL;
+  g_autoptr(GBytes) good = NULL;
+  gsize size;
+  const guint8 *data;
+
+  ffm_pmapping_options_init (&options);
+  options.drop_unjoinable = TRUE;
+  options.n_threads = 1;
+  source = ffm_pmapping_jobs_new (w, a, &options, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (ffm_pmapping_jobs_get_n_first_wave (source), >, 0);
+  for (guint i = 0; i < ffm_pmapping_jobs_get_n_first_wave (source); i++)
+    ffm_pmapping_jobs_run (source, i);
+  good = ffm_pmapping_jobs_begin_second_wave (source);
+  data = g_bytes_get_data (good, &size);
+  g_assert_cmpuint (size, >, 16);
+  for (guint k = 0; k < 4; k++)
+    {
+      g_autoptr(FfmPmappingJobs) target = ffm_pmapping_jobs_new (w, a, &options, &error);
+      g_autoptr(GBytes) bad = NULL;
+      g_autofree guint8 *copy = g_memdup2 (data, size);
+      g_assert_no_error (error);
+      if (k == 0)
+        bad = g_bytes_new (data, size - 1);             /* truncated */
+      else if (k == 1)
+        bad = g_bytes_new (data, 8);                    /* shorter than the header */
+      else if (k == 2)
+        {
+          memset (copy + 16, 0xff, 8);                  /* a list of no Einsum */
+          bad = g_bytes_new (copy, size);
+        }
+      else
+        {
+          copy[0] ^= 1;                                 /* not parts */
+          bad = g_bytes_new (copy, size);
+        }
+      g_assert_false (ffm_pmapping_jobs_set_second_wave (target, bad, &error));
+      g_assert_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_FAILED);
+      g_test_message ("%s", error->message);
+      g_clear_error (&error);
+    }
 }
 
 static void
@@ -264,6 +375,8 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/pmapping-jobs/same-set/library", test_same_set_library);
   g_test_add_func ("/pmapping-jobs/same-set/random", test_same_set_random);
+  g_test_add_func ("/pmapping-jobs/same-set/waves", test_same_set_waves);
+  g_test_add_func ("/pmapping-jobs/bad-parts", test_bad_parts);
   g_test_add_func ("/pmapping-jobs/bad-bytes", test_bad_bytes);
   g_test_add_func ("/pmapping-jobs/fingerprint", test_fingerprint);
   return g_test_run ();

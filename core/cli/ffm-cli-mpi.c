@@ -10,12 +10,17 @@
  *   0 -> r  JOB       a job index, or -1: no more for this thread;
  *   r -> 0  RESULT    a job index and its result's bytes, which also asks
  *                     for the next JOB;
+ *   0 -> r  PARTS     before r's first JOB of the second wave: the parts
+ *                     the first wave's pmappings have (bytes of
+ *                     ffm_pmapping_jobs_begin_second_wave());
  *   r -> 0  DONE      every thread of r got its -1: jobs run, busy seconds
  *                     and peak memory;
  *   r -> 0  FAILED    why r cannot go on (text);
  *   0 -> r  QUIT      the command is over.
  * The jobs go out in the generator's order (Einsum by Einsum) to whichever
- * thread asks first, rank 0's own threads included: a rank that finishes
+ * thread asks first, rank 0's own threads included; with waves
+ * (ffm-pmapping-jobs.h) a request for a job of the second wave waits
+ * until every job of the first came back: a rank that finishes
  * early gets more (dynamic balancing), and few Einsums are in flight at
  * once, so rank 0 frees each Einsum's template rows as its last job comes
  * back. Waiting ranks poll with short sleeps rather than block in MPI,
@@ -43,6 +48,7 @@ enum {
   TAG_DONE,
   TAG_FAILED,
   TAG_QUIT,
+  TAG_PARTS,
 };
 G_STATIC_ASSERT (TAG_QUIT == FFM_CLI_MPI_TAG_QUIT);
 G_STATIC_ASSERT (TAG_FAILED == FFM_CLI_MPI_TAG_FAILED);
@@ -172,25 +178,69 @@ ffm_cli_mpi_begin (const char *command, gboolean *is_worker)
 typedef struct {
   FfmPmappingJobs *jobs;
   GMutex lock;
+  GCond second_wave;            /* signalled when @parts is set or @stop */
   guint next;                   /* the next job to hand out */
   gboolean stop;                /* hand out no more (failure, cancel) */
+  guint n_first;                /* jobs of the first wave */
+  guint first_done;             /* of them completed here */
+  GBytes *parts;                /* the second wave's, once the first is done */
   guint64 local_jobs;
   double local_seconds;
 } Dispatch;
 
-/* The next job, or -1 when there is none or the generation stops. */
+#define JOB_LATER (-2)
+
+/* The next job, or -1 when there is none or the generation stops; a job of
+ * the second wave before its parts are set: with @wait, waits for them,
+ * else JOB_LATER. */
 static gint32
-dispatch_take (Dispatch *d)
+dispatch_take (Dispatch *d, gboolean wait)
 {
   gint32 job = -1;
 
   g_mutex_lock (&d->lock);
-  if (ffm_pmapping_options_is_cancelled (ffm_pmapping_jobs_get_options (d->jobs)))
-    d->stop = TRUE;
-  if (!d->stop && d->next < ffm_pmapping_jobs_get_n_jobs (d->jobs))
-    job = (gint32) d->next++;
+  for (;;)
+    {
+      if (ffm_pmapping_options_is_cancelled (ffm_pmapping_jobs_get_options (d->jobs)))
+        d->stop = TRUE;
+      if (d->stop || d->next >= ffm_pmapping_jobs_get_n_jobs (d->jobs))
+        break;
+      if (d->next < d->n_first || d->n_first == 0 || d->parts != NULL)
+        {
+          job = (gint32) d->next++;
+          break;
+        }
+      /* A job of the second wave, before its parts. */
+      if (!wait)
+        {
+          job = JOB_LATER;
+          break;
+        }
+      /* Woken when the parts come; cancellation is polled. */
+      g_cond_wait_until (&d->second_wave, &d->lock,
+                         g_get_monotonic_time () + 20 * G_TIME_SPAN_MILLISECOND);
+    }
   g_mutex_unlock (&d->lock);
   return job;
+}
+
+/* Job @job came back (here or from a rank). */
+static void
+dispatch_done (Dispatch *d, guint job)
+{
+  g_mutex_lock (&d->lock);
+  if (job < d->n_first)
+    d->first_done++;
+  g_mutex_unlock (&d->lock);
+}
+
+static void
+dispatch_stop (Dispatch *d)
+{
+  g_mutex_lock (&d->lock);
+  d->stop = TRUE;
+  g_cond_broadcast (&d->second_wave);
+  g_mutex_unlock (&d->lock);
 }
 
 static gpointer
@@ -199,10 +249,11 @@ local_thread (gpointer data)
   Dispatch *d = data;
   gint32 job;
 
-  while ((job = dispatch_take (d)) >= 0)
+  while ((job = dispatch_take (d, TRUE)) >= 0)
     {
       gint64 start = g_get_monotonic_time ();
       ffm_pmapping_jobs_run (d->jobs, (guint) job);
+      dispatch_done (d, (guint) job);
       g_mutex_lock (&d->lock);
       d->local_jobs++;
       d->local_seconds += (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
@@ -211,10 +262,66 @@ local_thread (gpointer data)
   return NULL;
 }
 
+/* Sends rank @dest job @job (or -1), the second wave's parts first when
+ * it is the rank's first job of that wave. */
+static void
+send_job (Dispatch *d, gboolean *parts_sent, int dest, gint32 job)
+{
+  if (job >= 0 && (guint) job >= d->n_first && d->n_first > 0 && !parts_sent[dest])
+    {
+      gsize size;
+      const guint8 *data = g_bytes_get_data (d->parts, &size);
+      MPI_Send (data, (int) size, MPI_BYTE, dest, TAG_PARTS, MPI_COMM_WORLD);
+      parts_sent[dest] = TRUE;
+    }
+  send_int (dest, TAG_JOB, job);
+}
+
+/* Once every job of the first wave came back: the second wave's parts,
+ * then the requests that waited for them. */
+static void
+begin_second_wave (Dispatch *d, gboolean *parts_sent, GQueue *waiting)
+{
+  gboolean ready;
+
+  g_mutex_lock (&d->lock);
+  ready = d->n_first > 0 && d->parts == NULL && d->first_done == d->n_first;
+  g_mutex_unlock (&d->lock);
+  if (ready)
+    {
+      /* No job runs now: the first wave is done, the second waits. */
+      GBytes *parts = ffm_pmapping_jobs_begin_second_wave (d->jobs);
+      gsize size = g_bytes_get_size (parts);
+      if (size > (gsize) G_MAXINT)
+        {
+          /* Cannot be sent: the others run without lists would differ. */
+          g_bytes_unref (parts);
+          parts = NULL;
+          dispatch_stop (d);
+        }
+      g_mutex_lock (&d->lock);
+      d->parts = parts;
+      g_cond_broadcast (&d->second_wave);
+      g_mutex_unlock (&d->lock);
+    }
+  while (!g_queue_is_empty (waiting))
+    {
+      gint32 job;
+      int dest = GPOINTER_TO_INT (g_queue_peek_head (waiting));
+      if ((job = dispatch_take (d, FALSE)) == JOB_LATER)
+        break;
+      g_queue_pop_head (waiting);
+      send_job (d, parts_sent, dest, job);
+    }
+}
+
 static gboolean
 run_jobs_over_ranks (FfmPmappingJobs *jobs, gpointer user_data, GError **error)
 {
   Dispatch d = { .jobs = jobs };
+  g_autofree gboolean *parts_sent = g_new0 (gboolean, mpi_size);
+  GQueue waiting = G_QUEUE_INIT;        /* ranks (as pointers) asking for a
+                                           job of the second wave early */
   GenerateMessage m;
   g_autofree gboolean *done = g_new0 (gboolean, mpi_size);
   g_autoptr (GPtrArray) threads = g_ptr_array_new ();
@@ -222,6 +329,8 @@ run_jobs_over_ranks (FfmPmappingJobs *jobs, gpointer user_data, GError **error)
   gboolean ok = TRUE;
 
   g_mutex_init (&d.lock);
+  g_cond_init (&d.second_wave);
+  d.n_first = ffm_pmapping_jobs_get_n_first_wave (jobs);
   memset (&m, 0, sizeof m);
   m.options = *ffm_pmapping_jobs_get_options (jobs);
   /* Pointers mean nothing in another process. */
@@ -244,6 +353,7 @@ run_jobs_over_ranks (FfmPmappingJobs *jobs, gpointer user_data, GError **error)
       MPI_Status status;
       g_autoptr (GBytes) bytes = NULL;
 
+      begin_second_wave (&d, parts_sent, &waiting);
       if (!message_waiting (MPI_ANY_SOURCE, &status))
         {
           idle (&spins);
@@ -259,7 +369,14 @@ run_jobs_over_ranks (FfmPmappingJobs *jobs, gpointer user_data, GError **error)
             if (g_bytes_get_size (bytes) == sizeof slots)
               memcpy (&slots, g_bytes_get_data (bytes, NULL), sizeof slots);
             for (gint32 s = 0; s < MAX (slots, 1); s++)
-              send_int (status.MPI_SOURCE, TAG_JOB, dispatch_take (&d));
+              {
+                gint32 job = g_queue_is_empty (&waiting) ? dispatch_take (&d, FALSE)
+                  : JOB_LATER;
+                if (job == JOB_LATER)
+                  g_queue_push_tail (&waiting, GINT_TO_POINTER (status.MPI_SOURCE));
+                else
+                  send_job (&d, parts_sent, status.MPI_SOURCE, job);
+              }
             break;
           }
         case TAG_RESULT:
@@ -288,12 +405,17 @@ run_jobs_over_ranks (FfmPmappingJobs *jobs, gpointer user_data, GError **error)
                   }
               }
             if (!ok)
-              {
-                g_mutex_lock (&d.lock);
-                d.stop = TRUE;
-                g_mutex_unlock (&d.lock);
-              }
-            send_int (status.MPI_SOURCE, TAG_JOB, dispatch_take (&d));
+              dispatch_stop (&d);
+            else
+              dispatch_done (&d, job);
+            {
+              gint32 next = g_queue_is_empty (&waiting) ? dispatch_take (&d, FALSE)
+                : JOB_LATER;
+              if (next == JOB_LATER)
+                g_queue_push_tail (&waiting, GINT_TO_POINTER (status.MPI_SOURCE));
+              else
+                send_job (&d, parts_sent, status.MPI_SOURCE, next);
+            }
             break;
           }
         case TAG_DONE:
@@ -315,9 +437,7 @@ run_jobs_over_ranks (FfmPmappingJobs *jobs, gpointer user_data, GError **error)
                          "MPI: rank %d failed: %s", status.MPI_SOURCE,
                          (const char *) g_bytes_get_data (bytes, NULL));
           ok = FALSE;
-          g_mutex_lock (&d.lock);
-          d.stop = TRUE;
-          g_mutex_unlock (&d.lock);
+          dispatch_stop (&d);
           /* The failed rank sends nothing more: the others are drained
            * only when the run ends well, so stop waiting now. */
           n_done = (guint) mpi_size;
@@ -326,10 +446,14 @@ run_jobs_over_ranks (FfmPmappingJobs *jobs, gpointer user_data, GError **error)
           break;
         }
     }
+  dispatch_stop (&d);     /* local threads waiting for parts that never come */
   for (guint i = 0; i < threads->len; i++)
     g_thread_join (g_ptr_array_index (threads, i));
   rank_stats[0].n_jobs += d.local_jobs;
   rank_stats[0].busy_seconds += d.local_seconds;
+  g_queue_clear (&waiting);
+  g_clear_pointer (&d.parts, g_bytes_unref);
+  g_cond_clear (&d.second_wave);
   g_mutex_clear (&d.lock);
   n_generations++;
   if (ok)
@@ -519,7 +643,21 @@ serve_generation (FfmProblem *problem, const FfmConstraints *constraints,
       Result *r;
       gboolean busy = FALSE;
 
-      if (message_waiting (0, &status) && status.MPI_TAG == TAG_JOB)
+      if (message_waiting (0, &status) && status.MPI_TAG == TAG_PARTS)
+        {
+          g_autoptr (GBytes) parts = receive_bytes (&status);
+          g_autoptr (GError) parts_error = NULL;
+          /* Every job of the first wave came back to rank 0: none runs
+           * here now, and every later one comes after this. */
+          if (!ffm_pmapping_jobs_set_second_wave (jobs, parts, &parts_error))
+            {
+              *message = g_strdup (parts_error->message);
+              ok = FALSE;
+              break;
+            }
+          busy = TRUE;
+        }
+      else if (message_waiting (0, &status) && status.MPI_TAG == TAG_JOB)
         {
           gint32 job = -1;
           MPI_Recv (&job, 1, MPI_INT32_T, 0, TAG_JOB, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
