@@ -277,15 +277,31 @@ send_job (Dispatch *d, gboolean *parts_sent, int dest, gint32 job)
   send_int (dest, TAG_JOB, job);
 }
 
-/* Once every job of the first wave came back: the second wave's parts,
- * then the requests that waited for them. */
+/* Rank @source asks for a job: the next, or later (queued in @waiting,
+ * behind the others that wait) when it would be one of the second wave
+ * before its parts. */
 static void
-begin_second_wave (Dispatch *d, gboolean *parts_sent, GQueue *waiting)
+answer_request (Dispatch *d, gboolean *parts_sent, GQueue *waiting, int source)
 {
-  gboolean ready;
+  gint32 job = g_queue_is_empty (waiting) ? dispatch_take (d, FALSE) : JOB_LATER;
+
+  if (job == JOB_LATER)
+    g_queue_push_tail (waiting, GINT_TO_POINTER (source));
+  else
+    send_job (d, parts_sent, source, job);
+}
+
+/* Once every job of the first wave came back: the second wave's parts,
+ * then the requests that waited for them. FALSE, with @error, when the
+ * parts cannot be sent. */
+static gboolean
+begin_second_wave (Dispatch *d, gboolean *parts_sent, GQueue *waiting, GError **error)
+{
+  gboolean ready, ok = TRUE;
 
   g_mutex_lock (&d->lock);
-  ready = d->n_first > 0 && d->parts == NULL && d->first_done == d->n_first;
+  ready = !d->stop && d->n_first > 0 && d->parts == NULL
+    && d->first_done == d->n_first;
   g_mutex_unlock (&d->lock);
   if (ready)
     {
@@ -294,9 +310,14 @@ begin_second_wave (Dispatch *d, gboolean *parts_sent, GQueue *waiting)
       gsize size = g_bytes_get_size (parts);
       if (size > (gsize) G_MAXINT)
         {
-          /* Cannot be sent: the others run without lists would differ. */
+          g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_FAILED,
+                       "MPI: the parts of shared tensors the first Einsums' "
+                       "pmappings have take %zu bytes, more than one MPI message "
+                       "carries (2 GiB); run without MPI, or with the strategy "
+                       "parameter joinable_only=false", size);
           g_bytes_unref (parts);
           parts = NULL;
+          ok = FALSE;
           dispatch_stop (d);
         }
       g_mutex_lock (&d->lock);
@@ -313,6 +334,7 @@ begin_second_wave (Dispatch *d, gboolean *parts_sent, GQueue *waiting)
       g_queue_pop_head (waiting);
       send_job (d, parts_sent, dest, job);
     }
+  return ok;
 }
 
 static gboolean
@@ -353,7 +375,9 @@ run_jobs_over_ranks (FfmPmappingJobs *jobs, gpointer user_data, GError **error)
       MPI_Status status;
       g_autoptr (GBytes) bytes = NULL;
 
-      begin_second_wave (&d, parts_sent, &waiting);
+      /* (after a failure: answers the waiting requests with -1) */
+      if (!begin_second_wave (&d, parts_sent, &waiting, error))
+        ok = FALSE;
       if (!message_waiting (MPI_ANY_SOURCE, &status))
         {
           idle (&spins);
@@ -369,14 +393,7 @@ run_jobs_over_ranks (FfmPmappingJobs *jobs, gpointer user_data, GError **error)
             if (g_bytes_get_size (bytes) == sizeof slots)
               memcpy (&slots, g_bytes_get_data (bytes, NULL), sizeof slots);
             for (gint32 s = 0; s < MAX (slots, 1); s++)
-              {
-                gint32 job = g_queue_is_empty (&waiting) ? dispatch_take (&d, FALSE)
-                  : JOB_LATER;
-                if (job == JOB_LATER)
-                  g_queue_push_tail (&waiting, GINT_TO_POINTER (status.MPI_SOURCE));
-                else
-                  send_job (&d, parts_sent, status.MPI_SOURCE, job);
-              }
+              answer_request (&d, parts_sent, &waiting, status.MPI_SOURCE);
             break;
           }
         case TAG_RESULT:
@@ -408,14 +425,7 @@ run_jobs_over_ranks (FfmPmappingJobs *jobs, gpointer user_data, GError **error)
               dispatch_stop (&d);
             else
               dispatch_done (&d, job);
-            {
-              gint32 next = g_queue_is_empty (&waiting) ? dispatch_take (&d, FALSE)
-                : JOB_LATER;
-              if (next == JOB_LATER)
-                g_queue_push_tail (&waiting, GINT_TO_POINTER (status.MPI_SOURCE));
-              else
-                send_job (&d, parts_sent, status.MPI_SOURCE, next);
-            }
+            answer_request (&d, parts_sent, &waiting, status.MPI_SOURCE);
             break;
           }
         case TAG_DONE:
