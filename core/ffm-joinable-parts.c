@@ -141,7 +141,9 @@ ffm_joinable_hashes_sort_unique (GArray *hashes)
 gboolean
 ffm_joinable_hashes_have (const GArray *hashes, guint64 h)
 {
-  return bsearch (&h, hashes->data, hashes->len, sizeof (guint64), hash_cmp) != NULL;
+  /* An empty array's data may be NULL, which bsearch() must not get. */
+  return hashes->len > 0
+    && bsearch (&h, hashes->data, hashes->len, sizeof (guint64), hash_cmp) != NULL;
 }
 
 typedef struct {

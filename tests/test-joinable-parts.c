@@ -123,6 +123,17 @@ test_restrict_and_project (void)
   ffm_joinable_parts_restrict (parts, 2, list);
   g_assert_false (ffm_joinable_parts_allows (parts, 2, hash_of (1, FALSE, a, 2)));
   g_assert_true (ffm_joinable_parts_allows (parts, 2, hash_of (1, FALSE, other, 1)));
+
+  /* an empty list allows nothing; an empty array (its data NULL) holds
+   * nothing (the sanitizer build checks bsearch() never gets NULL) */
+  g_array_set_size (list, 0);
+  ffm_joinable_parts_restrict (parts, 2, list);
+  g_assert_true (ffm_joinable_parts_restricts (parts, 2));
+  g_assert_false (ffm_joinable_parts_allows (parts, 2, hash_of (1, FALSE, other, 1)));
+  {
+    g_autoptr(GArray) none = g_array_new (FALSE, FALSE, sizeof (guint64));
+    g_assert_false (ffm_joinable_hashes_have (none, 42));
+  }
 }
 
 static void
