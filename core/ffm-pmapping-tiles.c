@@ -1283,6 +1283,20 @@ joinable_setup (Enum *en)
     }
 }
 
+/* Loop @j (above @jt's backing node) of @count iterations of tile @tile,
+ * as a part sees it. */
+static void
+part_loop (const Enum *en, const struct JoinableTensor *jt, guint j, guint64 count,
+           guint64 tile, FfmPartLoop *out)
+{
+  out->rank = jt->rank[j];
+  out->spatial = en->loops[j].spatial ? 1 : 0;
+  out->fanout_level = jt->fanout_level[j];
+  out->fanout_dim = jt->fanout_dim[j];
+  out->count = count;
+  out->tile = tile;
+}
+
 static void
 joinable_free_projections (Enum *en)
 {
@@ -1334,15 +1348,7 @@ joinable_chains (Enum *en)
                   guint j = en->var_loops[v][x];
                   guint64 count = ffm_chain_iterations (enclosing, chain[x]);
                   if (j < jt->prefix && count > 1)
-                    {
-                      loops[n].rank = jt->rank[j];
-                      loops[n].spatial = en->loops[j].spatial ? 1 : 0;
-                      loops[n].fanout_level = jt->fanout_level[j];
-                      loops[n].fanout_dim = jt->fanout_dim[j];
-                      loops[n].count = count;
-                      loops[n].tile = chain[x];
-                      n++;
-                    }
+                    part_loop (en, jt, j, count, chain[x], &loops[n++]);
                   enclosing = chain[x];
                 }
               if (!en->chain_dead[v][c]
@@ -1415,13 +1421,7 @@ joinable_part (const Enum *en, const struct JoinableTensor *jt, const guint64 *t
       count = ffm_chain_iterations (enclosing, tiles[j]);
       if (count <= 1)
         continue;   /* as in the compatibility: it does not exist */
-      loops[n].rank = jt->rank[j];
-      loops[n].spatial = l->spatial ? 1 : 0;
-      loops[n].fanout_level = jt->fanout_level[j];
-      loops[n].fanout_dim = jt->fanout_dim[j];
-      loops[n].count = count;
-      loops[n].tile = tiles[j];
-      n++;
+      part_loop (en, jt, j, count, tiles[j], &loops[n++]);
     }
   return ffm_joinable_part_hash (jt->level, jt->persistent, loops, n);
 }
