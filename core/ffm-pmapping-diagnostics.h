@@ -25,6 +25,12 @@ FFM_API void ffm_pmapping_options_set_diagnostics (FfmPmappingOptions *options,
  * others untracked are dropped once every Einsum is done). */
 FFM_API guint ffm_pmapping_set_count_untracked_early (const FfmPmappingSet *set);
 
+/* The storage choices of @set's Einsums whose templates were not built,
+ * a pmapping found while building beating their lower bound
+ * (ffm-storage-bound.h; docs/pmapping-generator.md, "Storage choices
+ * bounded"); FFM_PMAPPING_NO_CHOICE_BOUNDS=1 turns them off. */
+FFM_API guint ffm_pmapping_set_count_choices_bounded (const FfmPmappingSet *set);
+
 /* The templates of @set's Einsums that the pilots chose to search with
  * the variable of most chains last rather than in the greedy order
  * (docs/pmapping-generator.md, "The search order, chosen per template"). */

@@ -50,7 +50,10 @@ char *ffm_pmapping_einsum_signature (const FfmWorkload *workload,
  * unlimited; the caller gives them back when it frees them); when the
  * budget has no more, it fails with FFM_SEARCH_ERROR_OUT_OF_MEMORY. Past
  * options->max_templates the templates are counted in *@n_cut (may be
- * NULL) and not built. */
+ * NULL) and not built. With one Einsum in the workload, storage choices
+ * whose lower bound a pmapping found while building beats are left out
+ * (ffm-pmapping-template.c, rule (g)) and counted in *@n_bounded (may be
+ * NULL). */
 gboolean ffm_pmapping_templates_build (const FfmWorkload *workload,
                                        const FfmArch *arch,
                                        guint einsum,
@@ -59,6 +62,7 @@ gboolean ffm_pmapping_templates_build (const FfmWorkload *workload,
                                        FfmMemoryBudget *budget,
                                        GPtrArray *out,
                                        guint *n_cut,
+                                       guint *n_bounded,
                                        GError **error);
 
 /* Rows of one template that share a compatibility, before the per-Einsum

@@ -40,6 +40,8 @@
 #include "ffm-memory-budget.h"
 #include "ffm-format.h"
 #include "ffm-cost-private.h"
+#include "ffm-pmapping-diagnostics.h"
+#include "ffm-storage-bound.h"
 
 #include <math.h>
 #include <string.h>
@@ -97,6 +99,14 @@ typedef struct {
   guint n_cut;              /* templates past options.max_templates */
   GPtrArray *cut_keys;      /* their keys (owned), so that none counts twice */
   guint64 n_redundant;      /* templates left out for a redundant copy (f) */
+  gboolean collecting;      /* storage choices bounded: finish_choice()
+                               stores each complete choice, builds nothing */
+  GArray *choices;          /* of guint64, n_accesses per choice: each
+                               access's memories as bits of path positions */
+  gsize choices_charged;    /* bytes of the choices' arrays from budget */
+  guint n_bounded;          /* choices left out by their bound */
+  guint n_seeded;           /* choices searched while building */
+  guint n_seed_templates;   /* their templates */
 } Builder;
 
 /* Which listed rank variables of each loop order each of its gaps may
@@ -949,6 +959,8 @@ permute_levels (Builder *b, Item *order, guint n_order, guint n_g0,
   return TRUE;
 }
 
+static gboolean store_choice (Builder *b, GError **error);
+
 /* A complete storage choice: its nodes, then every order. */
 static gboolean
 finish_choice (Builder *b, GError **error)
@@ -968,6 +980,8 @@ finish_choice (Builder *b, GError **error)
       if (b->ec->keep[l] != 0 && (b->kept[l] & b->ec->keep[l]) != b->ec->keep[l])
         return TRUE;      /* a memory it must keep is not on this path */
   b->n_complete++;
+  if (b->collecting)
+    return store_choice (b, error);
   seen = 0;
   for (guint p = 0; p < b->n_path; p++)
     {
@@ -1079,12 +1093,279 @@ choose_level (Builder *b, guint p, GError **error)
   return TRUE;
 }
 
+/* ---- Storage choices bounded ----
+ *
+ * (g) With one Einsum in the workload (no shared tensor: no
+ *     compatibility, no fused loop, and every memory untracked, so a
+ *     pmapping's only criteria are its objectives), every pmapping of a
+ *     storage choice has at least the choice's bound in energy and in
+ *     latency (ffm-storage-bound.h: the choice's nodes with every loop
+ *     below them; the compute unit's time with every instance busy, the
+ *     same for every choice). A pmapping P found in any choice with
+ *     latency at most that bound and energy below a choice's energy bound
+ *     (by a margin above rounding) beats every pmapping of that choice in
+ *     energy and is no worse in latency: the choice has nothing the
+ *     Pareto set, either objective's tie-break or EDP could want, and its
+ *     templates are not built. The choice of P itself is kept (P's energy
+ *     is at least its bound), so P or a pmapping dominating it is in the
+ *     result. Choices are searched (tile search here, on this thread,
+ *     without time limit, so that every process builds the same
+ *     templates) in order of least energy bound, until the bound of the
+ *     next one is beaten (every later one is then beaten too) or
+ *     SEED_TEMPLATES templates have been searched, or SEED_PROBE_TEMPLATES
+ *     without a pmapping at the latency bound (the rest is then kept
+ *     unless already beaten). The searched templates are built again for
+ *     the search proper: the pmappings are the same.
+ *
+ *     Off with remainder tiles (their loops are not all counted as the
+ *     bound's argument assumes), persistent tensors (tracked
+ *     reservations), a template cap (its order would change), the
+ *     diagnostics that keep every memory's reservations, and under
+ *     FFM_PMAPPING_NO_CHOICE_BOUNDS=1 (tests compare). */
+
+/* TUNING: templates searched while building. An 8 x 8 x 8 matmul below
+ * DRAM and six buffers searches 114 (16 choices) before the bound cuts
+ * the other 2,048,367; a Timeloop case with a PE array (tests/data/
+ * timeloop/case2) 192 (27 choices, 37 cut). */
+#define SEED_TEMPLATES 4096u
+/* TUNING: templates searched while building with no pmapping found at the
+ * latency bound before the searching stops (the shipped architectures'
+ * single matmuls: 2 to 32 templates in all, searched twice; none cut). */
+#define SEED_PROBE_TEMPLATES 64u
+/* TUNING: choices stored per budget reservation. */
+#define CHOICE_CHUNK 65536u
+
+static gboolean
+choices_bounded (const Builder *b)
+{
+  return ffm_workload_get_n_einsums (b->w) == 1
+    && !b->e->is_copy && b->persistent == 0 && !b->remainders
+    && b->opt->max_templates == 0
+    && !FFM_PMAPPING_TRACK_ALL_MEMORIES (b->opt)
+    && (b->opt->objectives & FFM_PMAPPING_ENERGY)
+    && g_getenv ("FFM_PMAPPING_NO_CHOICE_BOUNDS") == NULL;
+}
+
+static gboolean
+budget_error (Builder *b, const char *what, GError **error)
+{
+  g_autofree char *limit = ffm_format_bytes (ffm_memory_budget_get_limit (b->budget));
+  g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_OUT_OF_MEMORY,
+               "Einsum %s: %s need more memory than the budget of %s allows; "
+               "raise the budget (--max-memory) or narrow the mapspace (keep or "
+               "forbid tensors per memory in the architecture's may_keep, or "
+               "with mapping constraints)", b->e->name, what, limit);
+  return FALSE;
+}
+
+/* Per choice: its accesses' chains, its bound, its place in the order,
+ * whether it is kept. */
+#define CHOICE_BYTES(n_accesses) ((n_accesses) * sizeof (guint64) + sizeof (double) \
+                                  + sizeof (guint) + 1)
+
+static gboolean
+store_choice (Builder *b, GError **error)
+{
+  guint n_acc = b->e->n_accesses;
+  guint64 chain[FFM_MAX_EINSUM_TENSORS] = { 0 };
+
+  if (b->choices->len % ((gsize) CHOICE_CHUNK * n_acc) == 0)
+    {
+      gsize bytes = (gsize) CHOICE_CHUNK * CHOICE_BYTES (n_acc);
+      if (!ffm_memory_budget_reserve (b->budget, bytes))
+        return budget_error (b, "its storage choices", error);
+      b->choices_charged += bytes;
+    }
+  for (guint a = 0; a < n_acc; a++)
+    for (guint p = 0; p < b->n_path; p++)
+      if (b->kept[b->path[p]] & BIT (a))
+        chain[a] |= BIT (p);
+  g_array_append_vals (b->choices, chain, n_acc);
+  return TRUE;
+}
+
+static void
+restore_choice (Builder *b, guint i)
+{
+  guint n_acc = b->e->n_accesses;
+  const guint64 *chain = &g_array_index (b->choices, guint64, (gsize) i * n_acc);
+
+  memset (b->kept, 0, sizeof b->kept);
+  for (guint p = 0; p < b->n_path; p++)
+    for (guint a = 0; a < n_acc; a++)
+      if (chain[a] & BIT (p))
+        b->kept[b->path[p]] |= BIT (a);
+}
+
+typedef struct {
+  double energy;
+  guint index;
+} ChoiceBound;
+
+static int
+compare_choice_bounds (const void *x, const void *y)
+{
+  const ChoiceBound *p = x, *q = y;
+
+  if (p->energy != q->energy)
+    return p->energy < q->energy ? -1 : 1;
+  return p->index < q->index ? -1 : p->index > q->index;
+}
+
+/* Builds the current choice's templates apart and searches them: lowers
+ * *@incumbent to the least energy of a pmapping found with latency at
+ * most @latency (any latency when latency is no objective). */
+static gboolean
+search_choice (Builder *b, FfmTileWorkspace *ws, const gboolean *untracked,
+               double latency, double *incumbent, guint *searched, GError **error)
+{
+  g_autoptr(GPtrArray) templates =
+    g_ptr_array_new_with_free_func ((GDestroyNotify) ffm_pmapping_template_free);
+  g_autoptr(GHashTable) keys = g_hash_table_new (g_str_hash, g_str_equal);
+  GPtrArray *out = b->out;
+  GHashTable *out_keys = b->keys;
+  guint64 n_redundant = b->n_redundant;
+  FfmPmappingOptions options = *b->opt;
+  guint n_levels = ffm_arch_get_n_levels (b->a);
+  gboolean ok;
+
+  b->out = templates;
+  b->keys = keys;
+  ok = finish_choice (b, error);
+  b->out = out;
+  b->keys = out_keys;
+  b->n_redundant = n_redundant;
+  options.max_template_seconds = 0;
+  options.progress = NULL;
+  for (guint i = 0; ok && i < templates->len; i++)
+    {
+      FfmTemplateResult *r = ffm_template_result_new (n_levels);
+      ffm_pmapping_template_enumerate (b->w, b->a, g_ptr_array_index (templates, i),
+                                       &options, untracked, NULL, ws, r);
+      if (r->out_of_memory)
+        *searched = SEED_TEMPLATES;   /* the search proper reports it */
+      for (guint g = 0; g < r->groups->len; g++)
+        {
+          const FfmTemplateGroup *tg = g_ptr_array_index (r->groups, g);
+          int ce = -1, cl = -1;
+          for (guint c = 0; c < tg->n_columns; c++)
+            {
+              FfmPmappingColumnKind kind = g_array_index (tg->columns, FfmPmappingColumn,
+                                                          c).kind;
+              if (kind == FFM_PMAPPING_COLUMN_ENERGY)
+                ce = (int) c;
+              else if (kind == FFM_PMAPPING_COLUMN_LATENCY)
+                cl = (int) c;
+            }
+          for (guint row = 0; ce >= 0 && row < tg->n_rows; row++)
+            {
+              const double *v = &g_array_index (tg->values, double,
+                                                (gsize) row * tg->n_columns);
+              if (cl < 0 || v[cl] <= latency)
+                *incumbent = MIN (*incumbent, v[ce]);
+            }
+        }
+      ffm_template_result_free (r);
+    }
+  *searched += templates->len;
+  ffm_memory_budget_release (b->budget, (guint64) templates->len * FFM_PMAPPING_TEMPLATE_BYTES);
+  return ok;
+}
+
+static gboolean
+build_bounded (Builder *b, GError **error)
+{
+  g_autoptr(FfmStorageBound) sb = ffm_storage_bound_new (b->w, b->a, b->einsum, b->compute);
+  guint n_acc = b->e->n_accesses, n_levels = ffm_arch_get_n_levels (b->a);
+  guint n = 0, searched = 0;
+  ChoiceBound *order = NULL;
+  guint8 *keep = NULL;
+  g_autofree gboolean *untracked = g_new (gboolean, MAX (n_levels, 1));
+  FfmTileWorkspace *ws = NULL;
+  double latency = 0, incumbent = INFINITY;
+  gboolean ok;
+
+  b->choices = g_array_new (FALSE, FALSE, sizeof (guint64));
+  b->collecting = TRUE;
+  ok = choose_level (b, 0, error);
+  b->collecting = FALSE;
+  if (ok)
+    {
+      n = b->choices->len / n_acc;
+      order = g_new (ChoiceBound, MAX (n, 1));
+      keep = g_new0 (guint8, MAX (n, 1));
+    }
+  for (guint i = 0; ok && i < n; i++)
+    {
+      g_autoptr(GError) local = NULL;
+      double l;
+      restore_choice (b, i);
+      order[i].index = i;
+      /* a bound path that does not compile bounds nothing: 0 */
+      if (ffm_storage_bound_evaluate (sb, b->kept, &order[i].energy, &l, &local))
+        latency = l;
+      else
+        {
+          g_debug ("Einsum %s: no bound for a storage choice: %s", b->e->name,
+                   local->message);
+          order[i].energy = 0;
+        }
+    }
+  if (ok)
+    {
+      qsort (order, n, sizeof *order, compare_choice_bounds);
+      for (guint l = 0; l < MAX (n_levels, 1); l++)
+        untracked[l] = TRUE;
+      ws = ffm_tile_workspace_new (b->budget);
+    }
+  if (!(b->opt->objectives & FFM_PMAPPING_LATENCY))
+    latency = INFINITY;
+  for (guint k = 0; ok && k < n; k++)
+    {
+      guint i = order[k].index;
+      if (incumbent <= order[k].energy * (1 - 1e-9))
+        {
+          b->n_bounded = n - k;
+          break;
+        }
+      keep[i] = 1;
+      /* no pmapping at the latency bound yet: none may come (a memory
+       * bounds the latency, not the compute unit), and the bound could
+       * never cut; stop paying for the search twice */
+      if (searched >= SEED_PROBE_TEMPLATES && isinf (incumbent))
+        searched = SEED_TEMPLATES;
+      if (searched < SEED_TEMPLATES && !ffm_pmapping_options_is_cancelled (b->opt))
+        {
+          restore_choice (b, i);
+          b->n_seeded++;
+          ok = search_choice (b, ws, untracked, latency, &incumbent, &searched, error);
+        }
+    }
+  b->n_seed_templates = searched;
+  ffm_tile_workspace_free (ws);
+  g_free (order);
+  /* the templates proper, in the order choose_level() makes the choices */
+  for (guint i = 0; ok && i < n; i++)
+    if (keep[i])
+      {
+        restore_choice (b, i);
+        ok = finish_choice (b, error);
+      }
+  memset (b->kept, 0, sizeof b->kept);
+  g_free (keep);
+  g_array_free (b->choices, TRUE);
+  b->choices = NULL;
+  ffm_memory_budget_release (b->budget, b->choices_charged);
+  b->choices_charged = 0;
+  return ok;
+}
+
 gboolean
 ffm_pmapping_templates_build (const FfmWorkload *workload, const FfmArch *arch,
                               guint einsum, const FfmPmappingOptions *options,
                               const FfmEinsumConstraints *constraints,
                               FfmMemoryBudget *budget, GPtrArray *out,
-                              guint *n_cut, GError **error)
+                              guint *n_cut, guint *n_bounded, GError **error)
 {
   const FfmEinsum *e = ffm_workload_get_einsum (workload, einsum);
   g_autoptr(GHashTable) keys = g_hash_table_new (g_str_hash, g_str_equal);
@@ -1136,7 +1417,14 @@ ffm_pmapping_templates_build (const FfmWorkload *workload, const FfmArch *arch,
         if (ffm_arch_get_level (arch, b.path[p])->kind == FFM_LEVEL_MEMORY)
           b.first_memory = b.path[p];
       compute_relevancy (&b);
-      ok = choose_level (&b, 0, error);
+      ok = choices_bounded (&b) ? build_bounded (&b, error) : choose_level (&b, 0, error);
+      if (n_bounded != NULL)
+        *n_bounded += b.n_bounded;
+      if (b.n_seeded > 0)
+        g_debug ("Einsum %s on %s: %u storage choices left out by their bound "
+                 "(%u searched while building, %u templates)", e->name,
+                 ffm_arch_get_level (arch, level)->name, b.n_bounded, b.n_seeded,
+                 b.n_seed_templates);
       if (n_cut != NULL)
         *n_cut += b.n_cut;
       if (b.n_redundant > 0)

@@ -526,6 +526,8 @@ struct _FfmEinsumPmappings {
                                chains last (diagnostics) */
   guint64 n_bucket_cuts;    /* groups of complete rows cut by their bounds
                                (diagnostics) */
+  guint n_choices_bounded;  /* storage choices left out by their bound
+                               (diagnostics) */
   FfmJoinableParts *joinable; /* the parts its shared tensors may have
                                  (options.drop_unjoinable), or NULL */
   gsize joinable_charged;   /* bytes of @joinable reserved from the budget */
@@ -909,7 +911,7 @@ set_unsatisfiable_error (FfmPmappingSet *set, guint einsum, const GError *cause,
       templates = g_ptr_array_new_with_free_func ((GDestroyNotify) ffm_pmapping_template_free);
       ok = ffm_pmapping_templates_build (set->workload, set->arch, einsum, &set->options,
                                          ffm_bound_constraints_get_einsum (without, einsum),
-                                         NULL, templates, NULL, NULL);
+                                         NULL, templates, NULL, NULL, NULL);
       if (ok && templates->len > 0)
         {
           g_autofree char *d = ffm_constraints_describe (c, i);
@@ -1342,7 +1344,8 @@ ffm_pmapping_jobs_new (FfmWorkload *workload, FfmArch *arch,
         GError *local = NULL;
         if (!ffm_pmapping_templates_build (workload, arch, e, &set->options, ec,
                                            set->budget, pm->templates,
-                                           &pm->stats.n_templates_cut, &local)
+                                           &pm->stats.n_templates_cut,
+                                           &pm->n_choices_bounded, &local)
             || (ec != NULL && pm->templates->len == 0))
           {
             /* Under constraints, say which leave the Einsum nothing, when
@@ -1352,7 +1355,8 @@ ffm_pmapping_jobs_new (FfmWorkload *workload, FfmArch *arch,
                 g_autoptr (GPtrArray) free_templates =
                   g_ptr_array_new_with_free_func ((GDestroyNotify) ffm_pmapping_template_free);
                 if (ffm_pmapping_templates_build (workload, arch, e, &set->options, NULL,
-                                                  NULL, free_templates, NULL, NULL))
+                                                  NULL, free_templates, NULL, NULL,
+                                                  NULL))
                   {
                     set_unsatisfiable_error (set, e, local, error);
                     g_clear_error (&local);
@@ -2282,6 +2286,17 @@ ffm_pmapping_set_count_untracked_early (const FfmPmappingSet *set)
   for (guint l = 0; set->untracked_early != NULL && l < ffm_arch_get_n_levels (set->arch); l++)
     n += set->untracked_early[l]
       && !isinf (ffm_arch_get_level (set->arch, l)->u.memory.size) ? 1 : 0;
+  return n;
+}
+
+guint
+ffm_pmapping_set_count_choices_bounded (const FfmPmappingSet *set)
+{
+  guint n = 0;
+
+  g_return_val_if_fail (set != NULL, 0);
+  for (guint i = 0; i < set->einsums->len; i++)
+    n += ((const FfmEinsumPmappings *) g_ptr_array_index (set->einsums, i))->n_choices_bounded;
   return n;
 }
 

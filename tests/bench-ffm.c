@@ -19,12 +19,16 @@
  *           (MODEL:NAME,...) runs those only, FFM_BENCH_MATRIX_LOOPS=N
  *           at --max-fused-loops N (-1 unlimited). Pairs where an Einsum is one
  *           no compute unit serves (the CiM macros serve only Einsums of
- *           three tensors) are counted apart from failures.
+ *           three tensors) are counted apart from failures;
+ *   deep    an 8 x 8 x 8 matmul below DRAM and six buffers of default
+ *           may_keep (tests/hostile/arch/six-buffers.json, found through
+ *           FFM_SOURCE_ROOT), EDP: goal under 10 s and 2 GiB.
  * Each run is a child process, so its peak memory is its own. Prints one
  * line per run: wall time, CPU time, peak resident memory, the result and
  * the strategy's phase times and join survivors.
  *
- * FFM_BENCH=gpt|chains|paper|matrix selects one part (gpt and chains by default); FFM_BENCH_THREADS (default 2);
+ * FFM_BENCH=gpt|chains|paper|matrix|deep selects one part (gpt, chains and
+ * deep by default); FFM_BENCH_THREADS (default 2);
  * FFM_BENCH_MAX_CHAIN (default 64); FFM_BENCH_GPT_PARAMS overrides the
  * GPT parameters ("batch=64,new_tokens=4096"); FFM_BENCH_REUSE=0 sets the
  * strategy parameter reuse=false (every Einsum enumerated, even when it
@@ -311,6 +315,23 @@ bench_matrix (guint threads)
           "%u an Einsum no compute unit serves\n", n, n_within, n_slow, n_failed, n_unserved);
 }
 
+static void
+bench_deep (guint threads)
+{
+  const char *root = g_getenv ("FFM_SOURCE_ROOT");
+  g_autofree char *arch = g_build_filename (root != NULL ? root : ".", "tests", "hostile",
+                                            "arch", "six-buffers.json", NULL);
+  Measure m;
+
+  printf ("8 x 8 x 8 matmul, DRAM and six buffers (default may_keep), EDP, %u threads\n",
+          threads);
+  m = measure_arch (arch, "matmuls", "n_einsums=1,m=8,kn=8", threads, 0, FALSE, 0);
+  printf ("  wall %.2f s, CPU %.2f s, peak memory %.0f MiB%s\n\n", m.wall, m.cpu,
+          m.peak_mib, m.status != 0 ? " (failed)"
+          : m.wall <= 10 && m.peak_mib <= 2048 ? " (goal: 10 s, 2 GiB: met)"
+          : " (goal: 10 s, 2 GiB: not met)");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -320,6 +341,8 @@ main (int argc, char **argv)
   setvbuf (stdout, NULL, _IOLBF, 0);
   if (which == NULL || g_str_equal (which, "chains"))
     bench_chains (threads);
+  if (which == NULL || g_str_equal (which, "deep"))
+    bench_deep (threads);
   if (which == NULL || g_str_equal (which, "gpt"))
     bench_gpt (threads);
   if (which != NULL && g_str_equal (which, "paper"))

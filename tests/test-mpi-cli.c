@@ -114,6 +114,10 @@ static const Case cases[] = {
   /* Each rank loads and binds the policy itself. */
   { "gpt3-transfusion", { "map", "--arch", "simple", "--workload", "gpt3-6.7b",
                           "--param", "new_tokens=64", "--policy", "transfusion", NULL } },
+  /* One Einsum: every rank searches the storage choices of least bound
+   * itself and leaves out the same ones (7 of 8 here). */
+  { "one-matmul-bounded", { "map", "--arch", "simple", "--workload", "matmuls",
+                            "--param", "n_einsums=1", NULL } },
 };
 
 static void

@@ -19,6 +19,7 @@
  * and bandwidths and an optional fanout. */
 #include <ffm.h>
 #include "ffm-pmapping-diagnostics.h"
+#include "ffm-storage-bound.h"
 #include "random-problem.h"
 #include <math.h>
 #include <string.h>
@@ -640,6 +641,12 @@ typedef struct {
   guint imperfect;          /* FfmImperfect: loop kinds that may leave remainders */
   const FfmBoundConstraints *bound;  /* keep only what it admits; may be NULL */
   guint64 rejected;         /* pmappings the constraints do not admit */
+  /* The storage choices' lower bounds (ffm-storage-bound.h), witnessed
+   * at every pmapping evaluated (not with remainder tiles, where the
+   * generator does not use them): the current choice's. */
+  FfmStorageBound *storage_bound;
+  double choice_energy, choice_latency;
+  guint64 bound_checked;    /* pmappings checked against them */
 } Brute;
 
 static void brute_loops (Brute *b, const BItem *nodes, guint n_nodes, guint n_g0);
@@ -660,6 +667,18 @@ brute_choose (Brute *b, guint p)
         all |= b->kept[b->path[q]];
       if (all != BIT (b->e->n_accesses) - 1)
         return;
+      if (b->storage_bound != NULL)
+        {
+          /* the sum of per-tensor terms is the whole path's bound */
+          double direct, latency;
+          g_assert_true (ffm_storage_bound_evaluate (b->storage_bound, b->kept,
+                                                     &b->choice_energy,
+                                                     &b->choice_latency, NULL));
+          g_assert_true (ffm_storage_bound_evaluate_direct (b->storage_bound, b->kept,
+                                                            &direct, &latency, NULL));
+          g_assert_cmpfloat (fabs (direct - b->choice_energy), <=, 1e-12 * direct);
+          g_assert_cmpfloat (latency, ==, b->choice_latency);
+        }
       for (guint q = 0; q < b->n_path; q++)
         for (guint a = 0; a < b->e->n_accesses; a++)
           if (b->kept[b->path[q]] & BIT (a))
@@ -967,6 +986,15 @@ brute_assign (Tiles *t, guint v, guint i, guint64 outer)
         }
       ffm_pmapping_model_evaluate (t->m, t->tiles, t->cost);
       b->evaluated++;
+      if (b->storage_bound != NULL
+          && (t->cost->status == FFM_COST_VALID || t->cost->status == FFM_COST_DOES_NOT_FIT))
+        {
+          /* the choice's bounds hold, fitting or not (the latency's
+           * exactly: the generator compares latencies with it as they are) */
+          g_assert_cmpfloat (t->cost->dynamic_energy, >=, b->choice_energy * (1 - 1e-12));
+          g_assert_cmpfloat (t->cost->latency, >=, b->choice_latency);
+          b->bound_checked++;
+        }
       if (t->cost->status != FFM_COST_VALID)
         return;
       g_assert_true (ffm_pmapping_describe (b->w, b->a, t->m, t->tiles, t->cost,
@@ -1129,7 +1157,10 @@ brute_force (FfmWorkload *w, FfmArch *a, guint einsum, int max_fused,
         if (e->accesses[ac].projections[r].n_terms == 1)
           b.direct[ac] |= BIT (e->accesses[ac].projections[r].terms[0].var);
     }
+  if (!imperfect)
+    b.storage_bound = ffm_storage_bound_new (w, a, einsum, b.compute);
   brute_choose (bp, 0);
+  g_clear_pointer (&b.storage_bound, ffm_storage_bound_free);
   g_free (b.path);
 #undef b
   return bp;
@@ -1192,6 +1223,38 @@ assert_rows_admitted (FfmWorkload *w, FfmArch *a, const FfmPmappingSet *set,
     }
 }
 
+/* @set's optimum equals @brute's in energy, latency and EDP, and the
+ * generations with each objective's tie-break (lexicographic pruning) keep
+ * the least energy of least latency and the least latency of least energy
+ * (with @diagnostics: every tile vector evaluated, every memory tracked). */
+static void
+assert_best_as_brute (FfmWorkload *w, FfmArch *a, const FfmPmappingSet *set,
+                      const FfmPmappingOptions *options, gboolean diagnostics,
+                      const Brute *brute)
+{
+  double ge, gl, gedp;
+
+  g_assert_cmpuint (brute->valid, >, 0);
+  best_of_set (ffm_pmapping_set_get_einsum (set, 0), &ge, &gl, &gedp);
+  g_assert_cmpfloat (ge, ==, brute->best_energy);
+  g_assert_cmpfloat (gl, ==, brute->best_latency);
+  g_assert_cmpfloat (gedp, ==, brute->best_edp);
+  for (int first = 0; first < 2; first++)
+    {
+      g_autoptr(FfmPmappingSet) lex = NULL;
+      double best, tie;
+      FfmPmappingOptions lo = *options;
+      if (diagnostics)
+        ffm_pmapping_options_set_diagnostics (&lo, TRUE, TRUE);
+      lo.objectives = ffm_pmapping_objectives_for (first == 0 ? FFM_OBJECTIVE_ENERGY
+                                                   : FFM_OBJECTIVE_LATENCY);
+      lex = generate (w, a, &lo);
+      lex_best_of_set (ffm_pmapping_set_get_einsum (lex, 0), first == 0, &best, &tie);
+      g_assert_cmpfloat (best, ==, first == 0 ? brute->best_energy : brute->best_latency);
+      g_assert_cmpfloat (tie, ==, first == 0 ? brute->energy_tie : brute->latency_tie);
+    }
+}
+
 /* Checks the generator against brute force on one Einsum, under
  * @constraints (may be NULL). */
 static void
@@ -1203,7 +1266,6 @@ check_against_brute_force_constrained (FfmWorkload *w, FfmArch *a, guint einsum,
   g_autoptr(FfmPmappingSet) set = NULL;
   g_autoptr(FfmPmappingSet) unpruned = NULL;
   const FfmEinsumPmappings *pm;
-  double ge, gl, gedp;
   Brute *brute;
   GHashTableIter iter;
   gpointer key_ptr, front_ptr;
@@ -1249,27 +1311,8 @@ check_against_brute_force_constrained (FfmWorkload *w, FfmArch *a, guint einsum,
   assert_pareto_sets_equal (set, unpruned);
 
   pm = ffm_pmapping_set_get_einsum (set, 0);
-  best_of_set (pm, &ge, &gl, &gedp);
   brute = brute_force (w, a, einsum, options.max_fused_loops, imperfect, bound);
-  g_assert_cmpuint (brute->valid, >, 0);
-  g_assert_cmpfloat (ge, ==, brute->best_energy);
-  g_assert_cmpfloat (gl, ==, brute->best_latency);
-  g_assert_cmpfloat (gedp, ==, brute->best_edp);
-  /* The objectives with their tie-breaks (lexicographic pruning) keep the
-   * least energy of least latency and the least latency of least energy. */
-  for (int first = 0; first < 2; first++)
-    {
-      g_autoptr(FfmPmappingSet) lex = NULL;
-      double best, tie;
-      FfmPmappingOptions lo = options;
-      ffm_pmapping_options_set_diagnostics (&lo, TRUE, TRUE);
-      lo.objectives = ffm_pmapping_objectives_for (first == 0 ? FFM_OBJECTIVE_ENERGY
-                                                   : FFM_OBJECTIVE_LATENCY);
-      lex = generate (w, a, &lo);
-      lex_best_of_set (ffm_pmapping_set_get_einsum (lex, 0), first == 0, &best, &tie);
-      g_assert_cmpfloat (best, ==, first == 0 ? brute->best_energy : brute->best_latency);
-      g_assert_cmpfloat (tie, ==, first == 0 ? brute->energy_tie : brute->latency_tie);
-    }
+  assert_best_as_brute (w, a, set, &options, TRUE, brute);
 
   /* Dominance witness: every brute-force pmapping has a generated one with
    * the same backing memories and fused loops that is no worse in energy,
@@ -1348,11 +1391,182 @@ check_against_brute_force_constrained (FfmWorkload *w, FfmArch *a, guint einsum,
   g_ptr_array_free (keyed_rows, TRUE);
   g_test_message ("einsum %u: brute force evaluated %" G_GUINT64_FORMAT
                   " (%" G_GUINT64_FORMAT " valid, %" G_GUINT64_FORMAT " not "
-                  "admitted); generator %" G_GUINT64_FORMAT " evaluated", einsum,
-                  brute->evaluated, brute->valid, brute->rejected,
+                  "admitted, %" G_GUINT64_FORMAT " within their storage "
+                  "choice's bounds); generator %" G_GUINT64_FORMAT " evaluated", einsum,
+                  brute->evaluated, brute->valid, brute->rejected, brute->bound_checked,
                   ffm_einsum_pmappings_get_stats (pm)->n_evaluated);
+  if (!imperfect)
+    g_assert_cmpuint (brute->bound_checked, >=, brute->valid);
   g_hash_table_destroy (brute->fronts);
   g_free (brute);
+}
+
+static char *random_arch (GRand *rand, int variant);
+
+/* The (energy, latency) Pareto front of @rows (2 doubles each), sorted,
+ * without repeats. */
+static void
+energy_latency_front (GArray *rows)
+{
+  guint n = ffm_pareto_prune ((double *) rows->data, rows->len / 2, 2, NULL), m = 0;
+  double *v = (double *) rows->data;
+
+  for (guint i = 1; i < n; i++)
+    for (guint j = i; j > 0 && (v[2 * (j - 1)] > v[2 * j]
+                                || (v[2 * (j - 1)] == v[2 * j]
+                                    && v[2 * (j - 1) + 1] > v[2 * j + 1])); j--)
+      {
+        double e = v[2 * j], l = v[2 * j + 1];
+        v[2 * j] = v[2 * (j - 1)];
+        v[2 * j + 1] = v[2 * (j - 1) + 1];
+        v[2 * (j - 1)] = e;
+        v[2 * (j - 1) + 1] = l;
+      }
+  for (guint i = 0; i < n; i++)
+    if (m == 0 || v[2 * i] != v[2 * (m - 1)] || v[2 * i + 1] != v[2 * (m - 1) + 1])
+      {
+        v[2 * m] = v[2 * i];
+        v[2 * m + 1] = v[2 * i + 1];
+        m++;
+      }
+  g_array_set_size (rows, 2 * m);
+}
+
+static GArray *
+set_energy_latency_front (const FfmPmappingSet *set)
+{
+  GArray *rows = g_array_new (FALSE, FALSE, sizeof (double));
+  const FfmEinsumPmappings *pm = ffm_pmapping_set_get_einsum (set, 0);
+
+  for (guint k = 0; k < ffm_einsum_pmappings_get_n_groups (pm); k++)
+    {
+      const FfmPmappingGroup *g = ffm_einsum_pmappings_get_group (pm, k);
+      int ce = column_of (g, FFM_PMAPPING_COLUMN_ENERGY);
+      int cl = column_of (g, FFM_PMAPPING_COLUMN_LATENCY);
+      for (guint r = 0; r < g->n_rows; r++)
+        {
+          double el[2] = { g->values[(gsize) r * g->n_columns + ce],
+                           g->values[(gsize) r * g->n_columns + cl] };
+          g_array_append_vals (rows, el, 2);
+        }
+    }
+  energy_latency_front (rows);
+  return rows;
+}
+
+static void
+assert_fronts_equal (GArray *x, GArray *y)
+{
+  g_assert_cmpuint (x->len, ==, y->len);
+  g_assert_cmpmem (x->data, sizeof (double) * x->len, y->data, sizeof (double) * y->len);
+}
+
+/* One Einsum alone, with the storage choices bounded (the default):
+ * the optimum, both tie-breaks and the whole (energy, latency) Pareto
+ * front equal brute force's, and the generation without the bounds.
+ * Returns the choices the bounds left out. */
+static guint
+check_choices_bounded (FfmWorkload *w, FfmArch *a)
+{
+  FfmPmappingOptions options;
+  g_autoptr(FfmPmappingSet) set = NULL;
+  g_autoptr(FfmPmappingSet) unbounded = NULL;
+  g_autoptr(GArray) brute_front = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr(GArray) front = NULL;
+  g_autoptr(GArray) unbounded_front = NULL;
+  GHashTableIter iter;
+  gpointer key_ptr, front_ptr;
+  Brute *brute;
+  guint n_bounded;
+
+  ffm_pmapping_options_init (&options);
+  options.n_threads = 1;
+  set = generate (w, a, &options);
+  n_bounded = ffm_pmapping_set_count_choices_bounded (set);
+  unbounded = generate_with_env (w, a, &options, "FFM_PMAPPING_NO_CHOICE_BOUNDS", "1");
+  g_assert_cmpuint (ffm_pmapping_set_count_choices_bounded (unbounded), ==, 0);
+  brute = brute_force (w, a, 0, -1, FFM_IMPERFECT_NONE, NULL);
+  assert_best_as_brute (w, a, set, &options, FALSE, brute);
+  g_hash_table_iter_init (&iter, brute->fronts);
+  while (g_hash_table_iter_next (&iter, &key_ptr, &front_ptr))
+    {
+      Front *f = front_ptr;
+      for (guint i = 0; i < f->n_rows; i++)
+        g_array_append_vals (brute_front,
+                             &g_array_index (f->rows, double, (gsize) i * BROW_COLUMNS), 2);
+    }
+  energy_latency_front (brute_front);
+  front = set_energy_latency_front (set);
+  unbounded_front = set_energy_latency_front (unbounded);
+  assert_fronts_equal (front, brute_front);
+  assert_fronts_equal (unbounded_front, brute_front);
+  g_test_message ("%u choices bounded; front of %u; brute force %" G_GUINT64_FORMAT
+                  " valid, %" G_GUINT64_FORMAT " within their choice's bounds",
+                  n_bounded, front->len / 2, brute->valid, brute->bound_checked);
+  g_hash_table_destroy (brute->fronts);
+  g_free (brute);
+  return n_bounded;
+}
+
+static void
+test_choices_bounded (void)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (20261204);
+  /* DRAM and a buffer too small for every tensor at once: the choice of
+   * least bound keeps all three there alone and fits no pmapping, so the
+   * search goes on to others before the bound cuts */
+  static const char nested[] =
+    "{ \"ffm_architecture\": 1, \"name\": \"nested\", \"levels\": ["
+    "{ \"memory\": \"DRAM\", \"size\": \"inf\", \"read_energy\": 100, "
+    "\"write_energy\": 100 },"
+    "{ \"memory\": \"Buffer\", \"size\": 48, \"read_energy\": 1, \"write_energy\": 1 },"
+    "{ \"compute\": \"MAC\", \"energy\": 0.5, \"throughput\": 1 } ] }";
+  static const char matmul[] =
+    "{ \"ffm_workload\": 1, \"name\": \"mm\", "
+    "\"ranks\": { \"M\": 2, \"K\": 2, \"N\": 2 }, "
+    "\"bits_per_value\": { \"all\": 8 }, "
+    "\"einsums\": [ \"Z[m,n] = A[m,k] * B[k,n]\" ] }";
+  guint n_bounded = 0;
+
+  g_test_summary ("With one Einsum, the storage choices whose lower bound a "
+                  "pmapping found beats are left out, and the result is the "
+                  "same: optimum, tie-breaks and (energy, latency) front equal "
+                  "brute force's (which also checks the bounds at every "
+                  "pmapping) and the generation without the bounds");
+  {
+    g_autoptr(FfmArch) a = arch_from_text (nested);
+    g_autoptr(FfmWorkload) w = workload_from_text (matmul);
+    guint n = check_choices_bounded (w, a);
+    g_assert_cmpuint (n, >, 0);
+    n_bounded += n;
+  }
+  for (guint i = 0; i < 24; i++)
+    {
+      int variant = (int) (i % 5);
+      /* TUNING: brute force grows with the product of the ranks, fastest
+       * with the fanout and the second buffer (a product of 8 is up to
+       * 7 million pmappings) */
+      int limit = variant == 1 || variant == 4 ? 4 : 6, m, k, n;
+      g_autofree char *arch_text = random_arch (rand, variant);
+      g_autofree char *workload_text = NULL;
+      do
+        {
+          m = g_rand_int_range (rand, 1, 4);
+          k = g_rand_int_range (rand, 1, 4);
+          n = g_rand_int_range (rand, 1, 4);
+        }
+      while (m * k * n > limit);
+      workload_text =
+        g_strdup_printf ("{ \"ffm_workload\": 1, \"name\": \"random\", "
+                         "\"ranks\": { \"M\": %d, \"K\": %d, \"N\": %d }, "
+                         "\"bits_per_value\": { \"all\": 8 }, "
+                         "\"einsums\": [ \"Z[m,n] = A[m,k] * B[k,n]\" ] }", m, k, n);
+      g_autoptr(FfmArch) a = arch_from_text (arch_text);
+      g_autoptr(FfmWorkload) w = workload_from_text (workload_text);
+      g_test_message ("case %u: %s\n%s", i, workload_text, arch_text);
+      n_bounded += check_choices_bounded (w, a);
+    }
+  g_assert_cmpuint (n_bounded, >, 0);
 }
 
 static void
@@ -3370,6 +3584,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pmapping/template-limits", test_template_limits);
   g_test_add_func ("/pmapping/reuse", test_reuse);
   g_test_add_func ("/pmapping/joinable-only", test_joinable_only);
+  g_test_add_func ("/pmapping/choices-bounded", test_choices_bounded);
   g_test_add_func ("/pmapping/joinable-only/budget", test_joinable_only_budget);
   g_test_add_func ("/pmapping/tracked-columns", test_tracked_and_columns);
   g_test_add_func ("/pmapping/rebuild", test_rebuild);
