@@ -39,8 +39,11 @@ ffm_storage_bound_new (const FfmWorkload *workload, const FfmArch *arch,
   sb->spread = g_new (double, MAX (sb->n_path, 1));
   for (guint p = sb->n_path; p-- > 0; )
     {
+      guint64 count = MAX (ffm_arch_get_fanout_count (arch, sb->path[p]), 1);
       sb->spread[p] = (double) sb->instances;
-      sb->instances *= MAX (ffm_arch_get_fanout_count (arch, sb->path[p]), 1);
+      /* saturated, the latency bound only weakens */
+      sb->instances = sb->instances > G_MAXUINT64 / count ? G_MAXUINT64
+        : sb->instances * count;
     }
   sb->terms = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   return sb;
@@ -114,6 +117,14 @@ evaluate_chains (FfmStorageBound *sb, const guint64 *chain, double *energy,
     return FALSE;
   cost = ffm_pmapping_cost_new (model);
   ffm_pmapping_model_evaluate (model, NULL, cost);
+  if (cost->status == FFM_COST_OVERFLOW)
+    {
+      g_set_error (error, FFM_MAPPING_ERROR, FFM_MAPPING_ERROR_INVALID,
+                   "Einsum %s: the counts of its storage choice's bound overflow",
+                   e->name);
+      ffm_pmapping_cost_free (cost);
+      return FALSE;
+    }
   *energy = 0;
   for (guint p = 0; p < sb->n_path; p++)
     *energy += cost->level_energy[sb->path[p]] / sb->spread[p];

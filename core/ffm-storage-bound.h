@@ -44,7 +44,8 @@ FFM_API void ffm_storage_bound_free (FfmStorageBound *bound);
  * term per tensor, each computed once per chain of memories and cached
  * (ffm_storage_bound_evaluate_direct() compiles the whole path instead:
  * the same value up to rounding). Fails when the path does not compile
- * (a memory does not let a tensor be kept there). */
+ * (a memory does not let a tensor be kept there) or its counts overflow;
+ * the template builder then bounds the choice by 0. */
 FFM_API gboolean ffm_storage_bound_evaluate (FfmStorageBound *bound,
                                              const guint64 *kept,
                                              double *energy,
