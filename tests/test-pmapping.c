@@ -1512,9 +1512,9 @@ static void
 test_choices_bounded (void)
 {
   g_autoptr(GRand) rand = g_rand_new_with_seed (20261204);
-  /* DRAM and a buffer too small for every tensor at once: the choice of
-   * least bound keeps all three there alone and fits no pmapping, so the
-   * search goes on to others before the bound cuts */
+  /* DRAM and a small buffer: the pmappings of the choices of least bound
+   * cost more than the bounds of others, so six choices are searched
+   * before the bound cuts the rest (21 of 27) */
   static const char nested[] =
     "{ \"ffm_architecture\": 1, \"name\": \"nested\", \"levels\": ["
     "{ \"memory\": \"DRAM\", \"size\": \"inf\", \"read_energy\": 100, "
