@@ -101,8 +101,9 @@ typedef struct {
   guint64 n_redundant;      /* templates left out for a redundant copy (f) */
   gboolean collecting;      /* storage choices bounded: finish_choice()
                                stores each complete choice, builds nothing */
-  GArray *choices;          /* of guint64, n_accesses per choice: each
-                               access's memories as bits of path positions */
+  GArray *choices;          /* of guint64, n_accesses per choice: its
+                               chains (ffm_storage_bound_chains()) */
+  FfmStorageBound *bound;   /* while choices are collected */
   gsize choices_charged;    /* bytes of the choices' arrays from budget */
   guint n_bounded;          /* choices left out by their bound */
   guint n_seeded;           /* choices searched while building */
@@ -1167,7 +1168,7 @@ static gboolean
 store_choice (Builder *b, GError **error)
 {
   guint n_acc = b->e->n_accesses;
-  guint64 chain[FFM_MAX_EINSUM_TENSORS] = { 0 };
+  guint64 chain[FFM_MAX_EINSUM_TENSORS];
 
   if (b->choices->len % ((gsize) CHOICE_CHUNK * n_acc) == 0)
     {
@@ -1176,10 +1177,7 @@ store_choice (Builder *b, GError **error)
         return budget_error (b, "its storage choices", error);
       b->choices_charged += bytes;
     }
-  for (guint a = 0; a < n_acc; a++)
-    for (guint p = 0; p < b->n_path; p++)
-      if (b->kept[b->path[p]] & BIT (a))
-        chain[a] |= BIT (p);
+  ffm_storage_bound_chains (b->bound, b->kept, chain);
   g_array_append_vals (b->choices, chain, n_acc);
   return TRUE;
 }
@@ -1214,10 +1212,13 @@ compare_choice_bounds (const void *x, const void *y)
 
 /* Builds the current choice's templates apart and searches them: lowers
  * *@incumbent to the least energy of a pmapping found with latency at
- * most @latency (any latency when latency is no objective). */
+ * most @latency (any latency when latency is no objective), adds the
+ * templates to *@searched, sets *@out_of_memory when a search ran out of
+ * budget. */
 static gboolean
 search_choice (Builder *b, FfmTileWorkspace *ws, const gboolean *untracked,
-               double latency, double *incumbent, guint *searched, GError **error)
+               double latency, double *incumbent, guint *searched,
+               gboolean *out_of_memory, GError **error)
 {
   g_autoptr(GPtrArray) templates =
     g_ptr_array_new_with_free_func ((GDestroyNotify) ffm_pmapping_template_free);
@@ -1242,21 +1243,15 @@ search_choice (Builder *b, FfmTileWorkspace *ws, const gboolean *untracked,
       FfmTemplateResult *r = ffm_template_result_new (n_levels);
       ffm_pmapping_template_enumerate (b->w, b->a, g_ptr_array_index (templates, i),
                                        &options, untracked, NULL, ws, r);
-      if (r->out_of_memory)
-        *searched = SEED_TEMPLATES;   /* the search proper reports it */
+      *out_of_memory |= r->out_of_memory;   /* the search proper reports it */
       for (guint g = 0; g < r->groups->len; g++)
         {
           const FfmTemplateGroup *tg = g_ptr_array_index (r->groups, g);
-          int ce = -1, cl = -1;
-          for (guint c = 0; c < tg->n_columns; c++)
-            {
-              FfmPmappingColumnKind kind = g_array_index (tg->columns, FfmPmappingColumn,
-                                                          c).kind;
-              if (kind == FFM_PMAPPING_COLUMN_ENERGY)
-                ce = (int) c;
-              else if (kind == FFM_PMAPPING_COLUMN_LATENCY)
-                cl = (int) c;
-            }
+          const FfmPmappingGroup view = {
+            .n_columns = tg->n_columns,
+            .columns = (const FfmPmappingColumn *) tg->columns->data };
+          int ce = ffm_pmapping_group_find_column (&view, FFM_PMAPPING_COLUMN_ENERGY, 0, 0);
+          int cl = ffm_pmapping_group_find_column (&view, FFM_PMAPPING_COLUMN_LATENCY, 0, 0);
           for (guint row = 0; ce >= 0 && row < tg->n_rows; row++)
             {
               const double *v = &g_array_index (tg->values, double,
@@ -1278,6 +1273,7 @@ build_bounded (Builder *b, GError **error)
   g_autoptr(FfmStorageBound) sb = ffm_storage_bound_new (b->w, b->a, b->einsum, b->compute);
   guint n_acc = b->e->n_accesses, n_levels = ffm_arch_get_n_levels (b->a);
   guint n = 0, searched = 0;
+  gboolean out_of_memory = FALSE;
   ChoiceBound *order = NULL;
   guint8 *keep = NULL;
   g_autofree gboolean *untracked = g_new (gboolean, MAX (n_levels, 1));
@@ -1286,9 +1282,11 @@ build_bounded (Builder *b, GError **error)
   gboolean ok;
 
   b->choices = g_array_new (FALSE, FALSE, sizeof (guint64));
+  b->bound = sb;
   b->collecting = TRUE;
   ok = choose_level (b, 0, error);
   b->collecting = FALSE;
+  b->bound = NULL;
   if (ok)
     {
       n = b->choices->len / n_acc;
@@ -1299,10 +1297,11 @@ build_bounded (Builder *b, GError **error)
     {
       g_autoptr(GError) local = NULL;
       double l;
-      restore_choice (b, i);
       order[i].index = i;
       /* a bound path that does not compile bounds nothing: 0 */
-      if (ffm_storage_bound_evaluate (sb, b->kept, &order[i].energy, &l, &local))
+      if (ffm_storage_bound_evaluate (sb, &g_array_index (b->choices, guint64,
+                                                          (gsize) i * n_acc),
+                                      &order[i].energy, &l, &local))
         latency = l;
       else
         {
@@ -1329,16 +1328,17 @@ build_bounded (Builder *b, GError **error)
           break;
         }
       keep[i] = 1;
-      /* no pmapping at the latency bound yet: none may come (a memory
-       * bounds the latency, not the compute unit), and the bound could
-       * never cut; stop paying for the search twice */
-      if (searched >= SEED_PROBE_TEMPLATES && isinf (incumbent))
-        searched = SEED_TEMPLATES;
-      if (searched < SEED_TEMPLATES && !ffm_pmapping_options_is_cancelled (b->opt))
+      /* Past SEED_PROBE_TEMPLATES with no pmapping at the latency bound
+       * yet, none may come (a memory bounds the latency, not the compute
+       * unit) and the bound could never cut: stop paying for the search
+       * twice. */
+      if (searched < (isinf (incumbent) ? SEED_PROBE_TEMPLATES : SEED_TEMPLATES)
+          && !out_of_memory && !ffm_pmapping_options_is_cancelled (b->opt))
         {
           restore_choice (b, i);
           b->n_seeded++;
-          ok = search_choice (b, ws, untracked, latency, &incumbent, &searched, error);
+          ok = search_choice (b, ws, untracked, latency, &incumbent, &searched,
+                              &out_of_memory, error);
         }
     }
   b->n_seed_templates = searched;

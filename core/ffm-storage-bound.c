@@ -60,9 +60,8 @@ ffm_storage_bound_free (FfmStorageBound *sb)
   g_free (sb);
 }
 
-/* The accesses' chains (bit p: path[p] keeps it) of the choice @kept. */
-static void
-chains_of (const FfmStorageBound *sb, const guint64 *kept, guint64 *chain)
+void
+ffm_storage_bound_chains (const FfmStorageBound *sb, const guint64 *kept, guint64 *chain)
 {
   const FfmEinsum *e = ffm_workload_get_einsum (sb->workload, sb->einsum);
 
@@ -156,12 +155,11 @@ set_reference (FfmStorageBound *sb, const guint64 *chain, GError **error)
 }
 
 gboolean
-ffm_storage_bound_evaluate_direct (FfmStorageBound *sb, const guint64 *kept,
+ffm_storage_bound_evaluate_direct (FfmStorageBound *sb, const guint64 *chain,
                                    double *energy, double *latency, GError **error)
 {
-  guint64 chain[FFM_MAX_EINSUM_TENSORS] = { 0 }, operations;
+  guint64 operations;
 
-  chains_of (sb, kept, chain);
   if (!sb->have_ref && !set_reference (sb, chain, error))
     return FALSE;
   if (!evaluate_chains (sb, chain, energy, &operations, error))
@@ -177,16 +175,14 @@ ffm_storage_bound_evaluate_direct (FfmStorageBound *sb, const guint64 *kept,
  * tensor, what its own chain changes. tests/test-pmapping.c checks the
  * sum against ffm_storage_bound_evaluate_direct(). */
 gboolean
-ffm_storage_bound_evaluate (FfmStorageBound *sb, const guint64 *kept,
+ffm_storage_bound_evaluate (FfmStorageBound *sb, const guint64 *chain,
                             double *energy, double *latency, GError **error)
 {
   const FfmEinsum *e = ffm_workload_get_einsum (sb->workload, sb->einsum);
-  guint64 chain[FFM_MAX_EINSUM_TENSORS] = { 0 };
   double sum;
 
-  if (sb->n_path > 60)
-    return ffm_storage_bound_evaluate_direct (sb, kept, energy, latency, error);
-  chains_of (sb, kept, chain);
+  if (sb->n_path > 60)        /* the cache's keys hold 61 bits of chain */
+    return ffm_storage_bound_evaluate_direct (sb, chain, energy, latency, error);
   if (!sb->have_ref && !set_reference (sb, chain, error))
     return FALSE;
   sum = sb->ref_energy;
@@ -216,7 +212,7 @@ ffm_storage_bound_evaluate (FfmStorageBound *sb, const guint64 *kept,
           g_hash_table_insert (sb->terms, g_memdup2 (&key, sizeof key), term);
         }
       if (isnan (*term))
-        return ffm_storage_bound_evaluate_direct (sb, kept, energy, latency, error);
+        return ffm_storage_bound_evaluate_direct (sb, chain, energy, latency, error);
       sum += *term;
     }
   *energy = sum;

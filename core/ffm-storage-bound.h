@@ -38,21 +38,28 @@ FFM_API FfmStorageBound *ffm_storage_bound_new (const FfmWorkload *workload,
                                                 guint compute);
 FFM_API void ffm_storage_bound_free (FfmStorageBound *bound);
 
-/* The bound of the choice @kept (per architecture level, bit a set when
- * the memory keeps the Einsum's access a; every access kept somewhere on
- * the path): *@energy in J, *@latency in s. The energy is a sum of one
- * term per tensor, each computed once per chain of memories and cached
- * (ffm_storage_bound_evaluate_direct() compiles the whole path instead:
- * the same value up to rounding). Fails when the path does not compile
- * (a memory does not let a tensor be kept there) or its counts overflow;
- * the template builder then bounds the choice by 0. */
+/* The choice @kept (per architecture level, bit a set when the memory
+ * keeps the Einsum's access a) as chains: @chains[a] has bit p set when
+ * path position p keeps access a (every access kept somewhere on the
+ * path; the path of at most 64 levels). */
+FFM_API void ffm_storage_bound_chains (const FfmStorageBound *bound,
+                                       const guint64 *kept,
+                                       guint64 *chains);
+
+/* The bound of the choice @chains (as above): *@energy in J, *@latency in
+ * s. The energy is a sum of one term per tensor, each computed once per
+ * chain of memories and cached (ffm_storage_bound_evaluate_direct()
+ * compiles the whole path instead: the same value up to rounding). Fails
+ * when the path does not compile (a memory does not let a tensor be kept
+ * there) or its counts overflow; the template builder then bounds the
+ * choice by 0. */
 FFM_API gboolean ffm_storage_bound_evaluate (FfmStorageBound *bound,
-                                             const guint64 *kept,
+                                             const guint64 *chains,
                                              double *energy,
                                              double *latency,
                                              GError **error);
 FFM_API gboolean ffm_storage_bound_evaluate_direct (FfmStorageBound *bound,
-                                                    const guint64 *kept,
+                                                    const guint64 *chains,
                                                     double *energy,
                                                     double *latency,
                                                     GError **error);
