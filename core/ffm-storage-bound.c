@@ -140,7 +140,10 @@ set_reference (FfmStorageBound *sb, const guint64 *chain, GError **error)
 
   if (!evaluate_chains (sb, chain, &sb->ref_energy, &operations, error))
     return FALSE;
-  memcpy (sb->ref_chain, chain, sizeof sb->ref_chain);
+  /* @chain holds the Einsum's accesses only */
+  memset (sb->ref_chain, 0, sizeof sb->ref_chain);
+  memcpy (sb->ref_chain, chain,
+          sizeof (guint64) * ffm_workload_get_einsum (sb->workload, sb->einsum)->n_accesses);
   /* Every loop's count multiplies the steps of one instance, except those
    * of spatial loops, whose product per fanout dimension is at most its
    * count: the steps are at least the operations over the instances.
