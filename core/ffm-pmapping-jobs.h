@@ -15,7 +15,7 @@
  * bit. The bytes are a flat copy of the job's Pareto groups (compatibility,
  * columns, values, tiles) for processes of the same ffm build and
  * machine type (their sizes are checked). The MPI runner of `ffm map` is
- * core/cli/ffm-cli-mpi.c. */
+ * cli/ffm-cli-mpi.c. */
 #pragma once
 
 #include "ffm-pmapping.h"

@@ -1,4 +1,4 @@
-/* test-plot.c: the plotting module (core/cli/ffm-plot.h).
+/* test-plot.c: the plotting module (cli/ffm-plot.h).
  *
  * Built twice: against this build's ffm-plot.c (with PLplot when meson
  * found it: files are written, in each format, and checked), and from
