@@ -1,7 +1,7 @@
 /* ffm-cli-table.c: tables as text and CSV (ffm-cli-table.h). */
 #include "ffm-cli-table.h"
 
-#include <ffm.h>
+#include <ffm/ffm.h>
 #include <stdarg.h>
 #include <string.h>
 

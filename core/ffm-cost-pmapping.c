@@ -19,7 +19,7 @@
  * is looked up by name.
  *
  * Units: counts in values, actions = values x action_scale, bits, J, s. */
-#include "ffm-cost.h"
+#include <ffm/ffm-cost.h>
 #include "ffm-cost-private.h"
 #include "ffm-tile-chain-private.h"
 

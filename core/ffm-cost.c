@@ -13,12 +13,12 @@
  * producers before consumers, no loop above a split that would hand a
  * consumer a partial tile of what its producer writes, and one backing
  * memory per shared tensor. Errors name the mapping file and the node. */
-#include "ffm-cost.h"
+#include <ffm/ffm-cost.h>
 #include "ffm-cost-private.h"
 
 #include <json-glib/json-glib.h>
-#include "ffm-json-writer.h"
-#include "ffm-format.h"
+#include <ffm/ffm-json-writer.h>
+#include <ffm/ffm-format.h>
 #include <math.h>
 #include <string.h>
 

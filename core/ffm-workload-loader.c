@@ -12,7 +12,7 @@
  * line of the offending value and its JSON path. */
 #include "ffm-workload-private.h"
 #include "ffm-json-util.h"
-#include "ffm-limits.h"
+#include <ffm/ffm-limits.h>
 
 #include <math.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  * the JSON writer (ffm-workload-writer.c). */
 #pragma once
 
-#include "ffm-workload.h"
+#include <ffm/ffm-workload.h>
 
 G_BEGIN_DECLS
 

@@ -4,7 +4,7 @@
  * strings, their roles and rank-variable bounds. The loader reads it back
  * into the same workload. */
 #include "ffm-workload-private.h"
-#include "ffm-json-writer.h"
+#include <ffm/ffm-json-writer.h>
 
 static char *
 access_to_text (const FfmWorkload *w, const FfmEinsum *e, guint a)

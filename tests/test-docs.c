@@ -25,7 +25,7 @@
  * they do in a checkout. A document that drifts from what ffm does fails
  * here. The manual page is rendered too (groff, man or mandoc, whichever
  * is installed). */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include "ffm-run.h"
 

@@ -1,5 +1,6 @@
 /* ffm-pmapping-jobs.h: the pmapping generator's jobs, for running them in
- * other processes (not installed: not part of the plugin API).
+ * other processes (an internal header, docs/layout.md: not installed, not
+ * part of the plugin API).
  *
  * ffm_pmappings_generate() builds one job per (Einsum, template) (phase 1),
  * runs them (phase 2: the tile search; phase 3: each Einsum's merge by its
@@ -18,7 +19,7 @@
  * cli/ffm-cli-mpi.c. */
 #pragma once
 
-#include "ffm-pmapping.h"
+#include <ffm/ffm-pmapping.h>
 
 G_BEGIN_DECLS
 
