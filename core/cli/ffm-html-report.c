@@ -1132,18 +1132,34 @@ ffm_html_sweep_to_string (const char *heading, const char *json, GError **error)
           ffm_cli_table_cell_empty (table);
         }
       ffm_cli_table_cell_quantity (table, member_double (row->o, "seconds"), "s");
-      for (guint k = 0; fused != NULL && k < json_array_get_length (fused); k++)
-        {
-          JsonObject *f = element_object (fused, k);
-          const char *level = member_string (f, "level");
-          /* Every tensor passed between Einsums is listed with where it
-           * is backed; the outermost memory (the first of the energies by
-           * level) is off chip. */
-          if (f == NULL || level == NULL || g_strcmp0 (level, outermost) == 0)
-            continue;
-          g_string_append_printf (on_chip, "%s%s@%s", on_chip->len ? ", " : "",
-                                  member_string (f, "tensor"), level);
-        }
+      /* "GlobalBuffer: I, V, K": every tensor passed between Einsums is
+       * listed with where it is backed; the outermost memory (the first
+       * of the energies by level) is off chip. */
+      {
+        g_autoptr (GPtrArray) where = g_ptr_array_new_with_free_func (g_free);
+        g_autoptr (GPtrArray) lists = g_ptr_array_new_with_free_func (g_free);
+        for (guint k = 0; fused != NULL && k < json_array_get_length (fused); k++)
+          {
+            JsonObject *f = element_object (fused, k);
+            const char *level = member_string (f, "level");
+            guint at;
+            if (f == NULL || level == NULL || g_strcmp0 (level, outermost) == 0)
+              continue;
+            at = intern (where, level);
+            if (at == lists->len)
+              g_ptr_array_add (lists, g_strdup (member_string (f, "tensor")));
+            else
+              {
+                char *more = g_strdup_printf ("%s, %s", (char *) lists->pdata[at],
+                                              member_string (f, "tensor"));
+                g_free (lists->pdata[at]);
+                lists->pdata[at] = more;
+              }
+          }
+        for (guint k = 0; k < where->len; k++)
+          g_string_append_printf (on_chip, "%s%s: %s", k ? "; " : "",
+                                  (char *) where->pdata[k], (char *) lists->pdata[k]);
+      }
       ffm_cli_table_cell (table, on_chip->str, NULL);
       ffm_cli_table_cell (table, member_string (row->o, "error") != NULL
                           ? member_string (row->o, "error") : "", NULL);

@@ -39,13 +39,15 @@ check_format (const char *path, GError **error)
 #define FUSION_TITLE_PX 48.0
 #define FUSION_LEGEND_PX 22.0
 #define BOX_INSET 5.0
+#define FUSION_NOTE "Arcs: a tensor passed on chip (coloured by memory); boxes shaded " \
+  "alike: fused together"
 
 void
 ffm_plot_fusion_geometry (const FfmPlotFusionRow *rows, guint n_rows, guint n_kinds,
                           FfmPlotFusionGeometry *g)
 {
   guint label_chars = 0, box_chars = 0, n_columns = 0;
-  double height = FUSION_TITLE_PX;
+  double height = FUSION_TITLE_PX, legend_width;
 
   memset (g, 0, sizeof *g);
   g->box_font = 11;
@@ -68,10 +70,13 @@ ffm_plot_fusion_geometry (const FfmPlotFusionRow *rows, guint n_rows, guint n_ki
   /* Labels are monospace: a box is as wide as its longest label and
    * 12 px, the label column as its longest label and 20 px. */
   g->label_column = 20 + label_chars * FFM_PLOT_MONO_ADVANCE * g->row_font;
+  /* The legend's last line (monospace too) must fit the page. */
+  legend_width = g->label_column + strlen (FUSION_NOTE) * FFM_PLOT_MONO_ADVANCE * g->row_font;
   g->widest_label = box_chars * FFM_PLOT_MONO_ADVANCE * g->box_font;
   g->column = MAX (g->widest_label + 2 * BOX_INSET + 12, 56);
   g->box_inner = g->column - 2 * BOX_INSET;
-  g->width = (int) CLAMP (ceil (g->label_column + n_columns * g->column + 20), 720, 16000);
+  g->width = (int) CLAMP (ceil (MAX (g->label_column + n_columns * g->column, legend_width) + 20),
+                         720, 16000);
   g->height = (int) CLAMP (ceil (height + 20 + FUSION_LEGEND_PX * (n_kinds + 1)), 240, 16000);
 }
 
@@ -577,7 +582,9 @@ draw_bars (gconstpointer data)
     top = 1;
   pladv (0);
   plvsta ();
-  plwind (-0.6, (double) b->n_categories - 0.4, 0, 1.15 * top);
+  /* Headroom for the legend (a line per component) above the bars. */
+  plwind (-0.6, (double) b->n_categories - 0.4, 0,
+          (1.15 + 0.09 * MIN (b->n_components, 6)) * top);
   plcol0 ((PLINT) (2 + 7));     /* grey grid */
   plwidth (0.5);
   plbox ("", 0, 0, "g", 0, 0);
@@ -863,7 +870,8 @@ draw_fusion (gconstpointer data)
   for (guint r = 0; r < f->n_rows; r++)
     y = draw_fusion_row (f, &f->rows[r], y);
   /* The legend below the rows: one arc colour per memory and what the
-   * shading means. */
+   * shading means, monospace (its width is known). */
+  plsfont (PL_FCI_MONO, -1, -1);
   plschr (0, char_scale (g->row_font));
   for (guint i = 0; i < f->n_kinds; i++)
     {
@@ -878,8 +886,8 @@ draw_fusion (gconstpointer data)
     }
   plcol0 (1);
   plptex (g->label_column, H - (y + 10 + FUSION_LEGEND_PX * f->n_kinds), 1, 0, 0,
-          "Arcs: a tensor passed on chip (coloured by memory); boxes shaded alike: "
-          "fused together");
+          FUSION_NOTE);
+  plsfont (PL_FCI_SANS, -1, -1);
   plschr (0, 1.0);
 }
 
