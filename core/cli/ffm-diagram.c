@@ -755,33 +755,40 @@ typedef struct {
   FfmCanvas *canvas;
   double width;                 /* of the canvas */
   double gutter;                /* the band labels' column */
-  GArray *row_heights;          /* of double, per (band, row): band * 256 + row */
 } Drawing;
 
-#define MAX_ROWS 256
-
-static void
-collect_rows (DNode *n, double *heights, guint *n_rows, guint n_bands)
+/* One more than the largest row of @n's subtree. */
+static guint
+count_rows (const DNode *n)
 {
-  if ((guint) n->band < n_bands && n->row < MAX_ROWS)
+  guint rows = n->row + 1;
+
+  for (guint i = 0; i < n->children->len; i++)
+    rows = MAX (rows, count_rows (g_ptr_array_index (n->children, i)));
+  return rows;
+}
+
+/* The height of each (band, row), at heights[band * @stride + row]. */
+static void
+collect_rows (const DNode *n, double *heights, guint *n_rows, guint n_bands, guint stride)
+{
+  if ((guint) n->band < n_bands)
     {
-      double *h = &heights[(gsize) n->band * MAX_ROWS + n->row];
+      double *h = &heights[(gsize) n->band * stride + n->row];
       *h = MAX (*h, n->h);
       n_rows[n->band] = MAX (n_rows[n->band], n->row + 1);
     }
   for (guint i = 0; i < n->children->len; i++)
-    collect_rows (g_ptr_array_index (n->children, i), heights, n_rows, n_bands);
+    collect_rows (g_ptr_array_index (n->children, i), heights, n_rows, n_bands, stride);
 }
 
 static void
-set_tops (DNode *n, const double *row_top, guint n_bands)
+set_tops (DNode *n, const double *row_top, guint n_bands, guint stride)
 {
-  guint row = MIN (n->row, MAX_ROWS - 1);
-
   if ((guint) n->band < n_bands)
-    n->y = row_top[(gsize) n->band * MAX_ROWS + row];
+    n->y = row_top[(gsize) n->band * stride + n->row];
   for (guint i = 0; i < n->children->len; i++)
-    set_tops (g_ptr_array_index (n->children, i), row_top, n_bands);
+    set_tops (g_ptr_array_index (n->children, i), row_top, n_bands, stride);
 }
 
 static guint32
@@ -931,9 +938,8 @@ draw_part (Drawing *g, DNode *root, int base_band, double top, const char *headi
            gboolean draw, double *width)
 {
   Diagram *d = g->d;
-  guint n_bands = d->band_levels->len;
-  g_autofree double *heights = g_new0 (double, (gsize) n_bands * MAX_ROWS);
-  g_autofree double *row_top = g_new0 (double, (gsize) n_bands * MAX_ROWS);
+  guint n_bands = d->band_levels->len, stride;
+  g_autofree double *heights = NULL, *row_top = NULL;
   g_autofree guint *n_rows = g_new0 (guint, n_bands);
   g_autofree double *band_top = g_new0 (double, n_bands + 1);
   double y = top;
@@ -948,7 +954,11 @@ draw_part (Drawing *g, DNode *root, int base_band, double top, const char *headi
   measure (root);
   place (root, g->gutter + MARGIN - root->l);
   *width = g->gutter + MARGIN + (root->r - root->l) + MARGIN;
-  collect_rows (root, heights, n_rows, n_bands);
+  /* Rows are at most the boxes of a chain: bounded by the mapping. */
+  stride = count_rows (root);
+  heights = g_new0 (double, (gsize) n_bands * stride);
+  row_top = g_new0 (double, (gsize) n_bands * stride);
+  collect_rows (root, heights, n_rows, n_bands, stride);
   for (guint b = 0; b < n_bands; b++)
     {
       band_top[b] = y;
@@ -960,13 +970,13 @@ draw_part (Drawing *g, DNode *root, int base_band, double top, const char *headi
       y += BAND_PAD;
       for (guint r = 0; r < n_rows[b]; r++)
         {
-          row_top[(gsize) b * MAX_ROWS + r] = y;
-          y += heights[(gsize) b * MAX_ROWS + r] + (r + 1 < n_rows[b] ? ROW_GAP : 0);
+          row_top[(gsize) b * stride + r] = y;
+          y += heights[(gsize) b * stride + r] + (r + 1 < n_rows[b] ? ROW_GAP : 0);
         }
       y += BAND_PAD + (b + 1 < n_bands ? ROW_GAP / 2 : 0);
     }
   band_top[n_bands] = y;
-  set_tops (root, row_top, n_bands);
+  set_tops (root, row_top, n_bands, stride);
   if (!draw)
     return y;
   for (guint b = 0; b < n_bands; b++)
