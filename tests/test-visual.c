@@ -1255,6 +1255,7 @@ test_hostile (void)
     { "map", "--html", "out.txt", 2, "name it OUT.html" },
     { "map", "--diagram", "out.jpg", 2, ".svg, .png or .pdf" },
     { "map", "--diagram-dot", "out.svg", 2, "OUT.dot" },
+    { "map", "--diagram-dot", "-", 2, "OUT.dot" },
     { "eval", "--html", "out.json", 2, "name it OUT.html" },
     { "eval", "--diagram", "out", 2, ".svg, .png or .pdf" },
     { "sweep", "--html", "out.pdf", 2, "name it OUT.html" },

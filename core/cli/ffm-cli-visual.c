@@ -15,7 +15,7 @@ ffm_cli_add_visual_options (GOptionContext *context, FfmCliVisualOptions *o, gbo
       "Draw the mapping as a LoopTree in memory-level bands to OUT (.svg; .png and .pdf "
       "in a build with cairo)", "OUT" },
     { "diagram-dot", 0, 0, G_OPTION_ARG_FILENAME, &o->diagram_dot,
-      "Write the mapping's LoopTree as Graphviz DOT to OUT.dot (- = stdout)", "OUT.dot" },
+      "Write the mapping's LoopTree as Graphviz DOT to OUT.dot", "OUT.dot" },
     G_OPTION_ENTRY_NULL
   };
 
@@ -49,11 +49,12 @@ ffm_cli_visual_check (const FfmCliVisualOptions *o, GError **error)
 {
   if (o->diagram != NULL && !ffm_diagram_check_path (o->diagram, "--diagram", error))
     return FALSE;
-  if (o->diagram_dot != NULL && strcmp (o->diagram_dot, "-") != 0
-      && !g_str_has_suffix (o->diagram_dot, ".dot") && !g_str_has_suffix (o->diagram_dot, ".gv"))
+  /* A file (not "-": the report goes to standard output). */
+  if (o->diagram_dot != NULL && !g_str_has_suffix (o->diagram_dot, ".dot")
+      && !g_str_has_suffix (o->diagram_dot, ".gv"))
     {
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "--diagram-dot %s: Graphviz "
-                   "source is named OUT.dot or OUT.gv (- for standard output)", o->diagram_dot);
+                   "source is named OUT.dot or OUT.gv", o->diagram_dot);
       return FALSE;
     }
   if (o->html != NULL && !ffm_html_check_path (o->html, "--html", error))

@@ -542,7 +542,7 @@ print_one (const EvalOptions *o, const Evaluated *e)
     return ffm_cli_fail (COMMAND, error);
   if (ffm_cli_visual_wanted (&o->visual))
     {
-      FfmHtmlResult one = { e->report, e->file, tables, NULL };
+      FfmHtmlResult one = { e->report, e->file, tables };
       if (!ffm_cli_visual_write_results (&o->visual, COMMAND, &one, 1, NULL, NULL, json,
                                          &error))
         return ffm_cli_fail (COMMAND, error);
@@ -677,7 +677,7 @@ print_comparison (const EvalOptions *o, GPtrArray *done)
           GPtrArray *t = ffm_cli_tables_new ();
           ffm_cli_report_add_tables (e->report, t);
           g_ptr_array_add (per_file, t);
-          results[i] = (FfmHtmlResult) { e->report, e->file, t, NULL };
+          results[i] = (FfmHtmlResult) { e->report, e->file, t };
         }
       if (!ffm_cli_visual_write_results (&o->visual, COMMAND, results, done->len, tables,
                                          warnings, json, &error))

@@ -405,7 +405,7 @@ run (GOptionContext *context, MapOptions *o)
     return ffm_cli_fail (COMMAND, error);
   if (ffm_cli_visual_wanted (&o->visual))
     {
-      FfmHtmlResult one = { best, NULL, tables, NULL };
+      FfmHtmlResult one = { best, NULL, tables };
       if (!ffm_cli_visual_write_results (&o->visual, COMMAND, &one, 1, NULL, NULL, json, &error))
         return ffm_cli_fail (COMMAND, error);
     }

@@ -8,7 +8,6 @@
  * of its widest row, siblings side by side, so subtrees never overlap and
  * edges run down inside their own subtree). */
 #include "ffm-diagram.h"
-#include "ffm-cli-output.h"
 #include "ffm-cli-report.h"
 
 #include <math.h>
@@ -1324,10 +1323,11 @@ ffm_diagram_write_dot (const FfmCostReport *report, const char *title, const cha
                        GError **error)
 {
   g_autofree char *dot = ffm_diagram_to_dot (report, title);
+  g_autoptr (GError) local = NULL;
 
-  if (!ffm_cli_output_write (path, dot, error))
+  if (!ffm_output_file_write (path, dot, -1, &local))
     {
-      g_prefix_error (error, "--diagram-dot: ");
+      g_set_error (error, G_FILE_ERROR, local->code, "--diagram-dot: %s", local->message);
       return FALSE;
     }
   return TRUE;

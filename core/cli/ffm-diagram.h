@@ -54,7 +54,7 @@ gboolean ffm_diagram_check_path (const char *path, const char *option, GError **
 /* Draws the diagram into @path (.svg, .png or .pdf). */
 gboolean ffm_diagram_write (const FfmCostReport *report, const char *title, const char *path,
                             GError **error);
-/* Writes the DOT source to @path ("-": standard output). */
+/* Writes the DOT source to @path. */
 gboolean ffm_diagram_write_dot (const FfmCostReport *report, const char *title,
                                 const char *path, GError **error);
 

@@ -447,7 +447,7 @@ member_string (JsonObject *o, const char *name)
 
 /* "batch=1, new_tokens=2048" of inputs.@what.parameters (transfer full). */
 static char *
-input_parameters (JsonObject *o, const char *what, const char **name)
+input_parameters (JsonObject *o, const char *what)
 {
   JsonObject *inputs = o != NULL && json_object_has_member (o, "inputs")
     ? json_object_get_object_member (o, "inputs") : NULL;
@@ -458,7 +458,6 @@ input_parameters (JsonObject *o, const char *what, const char **name)
   GString *out = g_string_new (NULL);
   g_autoptr (GList) keys = params != NULL ? json_object_get_members (params) : NULL;
 
-  *name = member_string (src, "given");
   for (GList *k = keys; k != NULL; k = k->next)
     {
       const char *v = member_string (params, k->data);
@@ -502,8 +501,7 @@ result_summary (GString *out, const FfmCostReport *r, JsonObject *o)
       static const char *const keys[] = { "strategy", "objective", "imperfect", "stopped_by" };
       static const char *const names[] = { "Strategy", "Objective", "Remainder tiles",
                                            "Stopped by" };
-      const char *given = NULL;
-      g_autofree char *wp = input_parameters (o, "workload", &given);
+      g_autofree char *wp = input_parameters (o, "workload");
       g_autofree char *ap = NULL;
       for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
         if (member_string (o, keys[k]) != NULL)
@@ -516,7 +514,7 @@ result_summary (GString *out, const FfmCostReport *r, JsonObject *o)
                           json_object_get_double_member (o, "wall_s"), "s");
       if (*wp != '\0')
         summary_item (out, "Workload parameters", NULL, wp, NULL);
-      ap = input_parameters (o, "architecture", &given);
+      ap = input_parameters (o, "architecture");
       if (*ap != '\0')
         summary_item (out, "Architecture parameters", NULL, ap, NULL);
     }

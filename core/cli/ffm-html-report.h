@@ -41,7 +41,6 @@ typedef struct {
   const char *label;            /* "decode.json", or NULL */
   const GPtrArray *tables;      /* of FfmCliTable*: the text report's tables
                                    and any the command adds (pareto, stats) */
-  const char *text;             /* the text report's LoopTree (may be NULL) */
 } FfmHtmlResult;
 
 /* A page for @n results (map: one; eval: one per file): @command ("map"),
