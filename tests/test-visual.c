@@ -22,6 +22,7 @@
  *     result file that does not parse. */
 #include <ffm.h>
 
+#include "ffm-diagram.h"
 #include "ffm-fusion-layout.h"
 #include "ffm-plot.h"
 #include "ffm-run.h"
@@ -533,7 +534,7 @@ test_fold (void)
   g_assert_true (g_regex_match (size, text, 0, &match));
   {
     g_autofree char *w = g_match_info_fetch (match, 1);
-    g_assert_cmpfloat (number (w), <=, 2400);
+    g_assert_cmpfloat (number (w), <=, FFM_DIAGRAM_MAX_WIDTH);
   }
   ffm_test_remove_dir (dir);
 }
