@@ -266,6 +266,24 @@ int
 ffm_cli_fail (const char *command, const GError *error)
 {
   g_printerr ("ffm %s: %s\n", command, error->message);
+  /* Past the budget under a limit of the process (ulimit, a control group)
+   * tighter than the machine, raising --max-memory past that limit would
+   * only trade the budget's message for a failed allocation: say so. */
+  if (g_error_matches (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_OUT_OF_MEMORY))
+    {
+      FfmMemoryDefault why;
+
+      ffm_memory_budget_default_limit (&why);
+      if (why.kind != FFM_MEMORY_LIMIT_PHYSICAL)
+        {
+          g_autofree char *limit = ffm_format_bytes (why.limit);
+          g_printerr ("ffm %s: note: this process may hold at most %s (its %s); the "
+                      "default budget is three quarters of what that leaves once the "
+                      "memory already mapped and its threads' stacks and malloc "
+                      "arenas are set aside (docs/limits.md)\n", command, limit,
+                      ffm_memory_limit_kind_to_string (why.kind));
+        }
+    }
   return FFM_EXIT_FAILURE;
 }
 

@@ -92,13 +92,7 @@ options_copy (FfmPmappingOptions *out, const FfmPmappingOptions *options)
 guint64
 ffm_pmapping_default_max_memory (void)
 {
-  long pages = sysconf (_SC_PHYS_PAGES), page = sysconf (_SC_PAGESIZE);
-
-  if (pages <= 0 || page <= 0)
-    return G_GUINT64_CONSTANT (4) << 30;   /* unknown: 4 GiB */
-  /* TUNING: three quarters of the machine, leaving the rest to the join,
-   * the process's other data and the system. */
-  return (guint64) pages * (guint64) page / 4 * 3;
+  return ffm_memory_budget_default_limit (NULL);
 }
 
 /* The options' memory budget in bytes (0: the default). */

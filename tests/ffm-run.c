@@ -37,6 +37,7 @@ child_setup (gpointer data)
 
   setpgid (0, 0);
   set_limit (RLIMIT_AS, setup->options->address_space);
+  set_limit (RLIMIT_DATA, setup->options->data_size);
   set_limit (RLIMIT_FSIZE, setup->options->file_size);
   set_limit (RLIMIT_NOFILE, setup->options->open_files);
   /* A file-size limit must end in EFBIG, not in SIGXFSZ. */

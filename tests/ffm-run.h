@@ -27,6 +27,7 @@ typedef struct {
   const char *stdout_path;      /* NULL: captured into out */
   const char *cwd;              /* NULL: the test's */
   guint64 address_space;        /* RLIMIT_AS in bytes, 0: unchanged */
+  guint64 data_size;            /* RLIMIT_DATA in bytes, 0: unchanged */
   guint64 file_size;            /* RLIMIT_FSIZE in bytes, 0: unchanged */
   guint64 open_files;           /* RLIMIT_NOFILE, 0: unchanged */
   double deadline;              /* seconds, 0: 120 */
