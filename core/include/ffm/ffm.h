@@ -21,6 +21,7 @@
 #include "ffm-cost.h"
 #include "ffm-problem.h"
 #include "ffm-result.h"
+#include "ffm-estimator.h"
 #include "ffm-plugin.h"
 #include "ffm-plugin-registry.h"
 #include "ffm-paths.h"
