@@ -30,6 +30,7 @@
  * Action arguments are read and ignored (ffm's leakage is a power, not an
  * energy per cycle). */
 #include "ffm-estimator.h"
+#include "ffm-estimator-private.h"
 #include "ffm-plugin-registry.h"
 #include "ffm-expr.h"
 #include "ffm-format.h"
@@ -170,7 +171,7 @@ ffm_component_library_free (FfmComponentLibrary *library)
 static const FfmPluginRegistry *
 library_registry (const FfmComponentLibrary *library)
 {
-  return library->registry != NULL ? library->registry : ffm_estimators_get_default ();
+  return library->registry != NULL ? library->registry : ffm_estimators_current ();
 }
 
 static CompoundClass *

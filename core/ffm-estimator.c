@@ -621,7 +621,7 @@ ffm_estimate_query_estimate_part (const FfmEstimateQuery *query, const char *par
   sub->depth = query->depth + 1;
   return ffm_plugin_registry_estimate (query->registry != NULL
                                          ? query->registry
-                                         : ffm_estimators_get_default (),
+                                         : ffm_estimators_current (),
                                        sub, out, error);
 }
 
@@ -664,6 +664,31 @@ ffm_estimators_get_default (void)
   return registry;
 }
 
+static GPrivate building_registry;   /* FfmPluginRegistry *, not owned */
+
+FfmPluginRegistry *
+ffm_estimators_enter (FfmPluginRegistry *registry)
+{
+  FfmPluginRegistry *previous = g_private_get (&building_registry);
+
+  g_private_set (&building_registry, registry);
+  return previous;
+}
+
+void
+ffm_estimators_leave (FfmPluginRegistry *previous)
+{
+  g_private_set (&building_registry, previous);
+}
+
+FfmPluginRegistry *
+ffm_estimators_current (void)
+{
+  FfmPluginRegistry *registry = g_private_get (&building_registry);
+
+  return registry != NULL ? registry : ffm_estimators_get_default ();
+}
+
 gboolean
 ffm_estimate_component (const char *component, const char *class_name,
                         const FfmParamValues *attributes, const char *action,
@@ -673,8 +698,7 @@ ffm_estimate_component (const char *component, const char *class_name,
 
   g_return_val_if_fail (class_name != NULL && out != NULL, FALSE);
   query = ffm_estimate_query_new (component, class_name, attributes, action);
-  return ffm_plugin_registry_estimate (ffm_estimators_get_default (), query, out,
-                                       error);
+  return ffm_plugin_registry_estimate (ffm_estimators_current (), query, out, error);
 }
 
 /* ---- Technology scaling ---- */

@@ -1055,6 +1055,7 @@ ffm_plugin_registry_build_arch (FfmPluginRegistry *registry,
   const FfmPluginInfo *model = NULL;
   g_autofree char *arch_name = NULL;
   GError *build_error = NULL;
+  FfmPluginRegistry *previous;
   FfmArch *result;
 
   g_return_val_if_fail (registry != NULL, NULL);
@@ -1063,10 +1064,17 @@ ffm_plugin_registry_build_arch (FfmPluginRegistry *registry,
 
   if (!ffm_plugin_registry_resolve_arch (registry, arch, &model, &arch_name, error))
     return NULL;
+  /* The estimates the architecture asks for come from this registry. */
+  previous = ffm_estimators_enter (registry);
   if (model == NULL)
-    return ffm_arch_load_file (arch_name, params, error);
+    {
+      result = ffm_arch_load_file (arch_name, params, error);
+      ffm_estimators_leave (previous);
+      return result;
+    }
 
   result = model->descriptor->vtable.arch->build (arch_name, params, &build_error);
+  ffm_estimators_leave (previous);
   if (result != NULL)
     {
       g_clear_error (&build_error);

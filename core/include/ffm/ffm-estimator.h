@@ -223,15 +223,17 @@ FFM_API GPtrArray *ffm_plugin_registry_estimator_answers (const FfmPluginRegistr
 /* ---- The default estimators of the process ---- */
 
 /* Makes @registry (transfer none; it must outlive every later estimate)
- * the one ffm_estimate_component() and JSON architectures use. The ffm
+ * the one ffm_estimate_component() and JSON architectures use outside
+ * ffm_plugin_registry_build_arch() (which uses its own registry). The ffm
  * command installs its own after scanning; a program that installs none
  * gets a registry that scans the default plugin path on first use. */
 FFM_API void ffm_estimators_set_default (FfmPluginRegistry *registry);
 /* (transfer none) */
 FFM_API FfmPluginRegistry *ffm_estimators_get_default (void);
 
-/* ffm_plugin_registry_estimate() on the default registry: what an
- * architecture model calls to size a component. */
+/* ffm_plugin_registry_estimate() on the registry building the architecture
+ * (ffm_plugin_registry_build_arch() on this thread), else on the default
+ * one: what an architecture model calls to size a component. */
 FFM_API gboolean ffm_estimate_component (const char *component,
                                          const char *class_name,
                                          const FfmParamValues *attributes,
