@@ -29,12 +29,12 @@
  * error. YAML anchors, aliases and merge keys (<<: *write_action) work.
  * Action arguments are read and ignored (ffm's leakage is a power, not an
  * energy per cycle). */
-#include "ffm-estimator.h"
+#include <ffm/ffm-estimator.h>
 #include "ffm-estimator-private.h"
-#include "ffm-plugin-registry.h"
-#include "ffm-expr.h"
-#include "ffm-format.h"
-#include "ffm-limits.h"
+#include <ffm/ffm-plugin-registry.h>
+#include <ffm/ffm-expr.h>
+#include <ffm/ffm-format.h>
+#include <ffm/ffm-limits.h>
 
 #include <math.h>
 #include <string.h>

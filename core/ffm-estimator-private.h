@@ -2,7 +2,7 @@
  * tells the estimators (ffm-estimator.c). */
 #pragma once
 
-#include "ffm-estimator.h"
+#include <ffm/ffm-estimator.h>
 
 G_BEGIN_DECLS
 

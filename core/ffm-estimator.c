@@ -1,11 +1,11 @@
 /* ffm-estimator.c: component estimator queries, choosing among estimators,
  * the default registry and technology scaling (see ffm-estimator.h).
  * Compound classes are in ffm-component-library.c. */
-#include "ffm-estimator.h"
+#include <ffm/ffm-estimator.h>
 #include "ffm-estimator-private.h"
-#include "ffm-plugin.h"
-#include "ffm-plugin-registry.h"
-#include "ffm-expr.h"
+#include <ffm/ffm-plugin.h>
+#include <ffm/ffm-plugin-registry.h>
+#include <ffm/ffm-expr.h>
 
 #include <math.h>
 #include <stdarg.h>

@@ -5,7 +5,7 @@
  * tests/fixtures/plugins/estimators), compound classes, architectures
  * whose levels name classes, and the edge and tpuv4i models that scale with
  * them. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include <math.h>
 #include <string.h>

@@ -8,7 +8,7 @@
  * tensors), the architecture's area in every row and its Pareto plot
  * against EDP, a global-buffer sweep whose energies and areas follow the
  * size (component estimators), and usage errors. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include "ffm-run.h"
 #include "json-strict.h"

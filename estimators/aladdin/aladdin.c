@@ -35,7 +35,7 @@
  * [2] A. Stillmaker, B. Baas, "Scaling equations for the accurate
  *     prediction of CMOS device performance from 180 nm to 7 nm",
  *     Integration 58 (2017). */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include <math.h>
 #include <string.h>

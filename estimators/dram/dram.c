@@ -33,7 +33,7 @@
  *     extreme bandwidth systems", MICRO 2017.
  * [4] Micron, "Ultra-bandwidth solutions" memory comparison (GDDR6 7.5,
  *     GDDR6X 7.25, HBM2E 6.0 pJ/bit average device power). */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include <math.h>
 #include <string.h>

@@ -25,7 +25,7 @@
  * Accuracy: 60 % for integers (two points per unit; the aladdin estimator,
  * which tabulates leakage too, answers them at 70 %), 70 % for floating
  * point (the only floating-point source shipped). */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include <math.h>
 #include <string.h>

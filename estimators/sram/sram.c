@@ -36,7 +36,7 @@
  *   regfile = width x depth registers, of which width are read or written
  *     per access, plus a comparator of ceil(log2 depth) bits per entry
  *     (the address match) that every access exercises. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 #include "cacti-table.h"
 
 #include <math.h>

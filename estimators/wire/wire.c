@@ -14,7 +14,7 @@
  * Repeaters, routers and arbitration are not included (a first-order
  * model: state them as their own components); the wire neither leaks nor
  * takes area of its own (it is routed over logic). */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include <math.h>
 #include <string.h>

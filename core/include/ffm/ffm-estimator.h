@@ -31,9 +31,9 @@
 #pragma once
 
 #include <glib.h>
-#include "ffm-version.h"
-#include "ffm-error.h"
-#include "ffm-params.h"
+#include <ffm/ffm-version.h>
+#include <ffm/ffm-error.h>
+#include <ffm/ffm-params.h>
 
 G_BEGIN_DECLS
 
