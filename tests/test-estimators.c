@@ -134,6 +134,12 @@ test_aladdin (void)
   assert_rel (energy_of ("aladdin_multiplier", "technology=45", "multiply", &e),
               12.68 * PJ, 1e-12);
   assert_rel (e.area.value, 6350 * UM2, 1e-12);
+  /* Accelergy's log (the 2024 tutorial's intmac): aladdin_multiplier(width=8,
+   * 45nm).multiply: "scaled 0.25x", 3.17 pJ; width_a and width_b scale too. */
+  assert_rel (energy_of ("aladdin_multiplier", "width=8 technology=45nm", "multiply",
+                         NULL), 3.17 * PJ, 1e-12);
+  assert_rel (energy_of ("aladdin_multiplier", "width_a=8 width_b=16 technology=45nm",
+                         "multiply", NULL), 12.68 * PJ / 8, 1e-12);
   assert_rel (energy_of ("aladdin_register", "technology=45nm", "read", &e), 0.009 * PJ,
               1e-12);
   assert_rel (e.area.value, 5.98 * UM2, 1e-12);

@@ -13,17 +13,18 @@
  *   register       1       0.009 read, 0 write  0                 5.98
  *   comparator     32      0.02947 per compare  2.51e-5           71
  *
- * Scaling, first order, as the library plug-in does: adders, registers and
- * comparators linearly with their width, multipliers with the product of
- * their operand widths; energy and leakage from 45 nm to the node with the
+ * Scaling, first order: adders, registers and comparators linearly with
+ * their width, multipliers with the product of their operand widths (the
+ * aladdin_multiplier class as the library plug-in does: linearly in each
+ * of width, width_a and width_b given, 32 for those not given); energy and leakage from 45 nm to the node with the
  * Stillmaker-Baas energy polynomial at 0.8 V, area with their area table
  * [2] (ffm_technology_energy_scale()).
  *
  * Two families of classes:
  *   - aladdin_adder, aladdin_multiplier, aladdin_register,
  *     aladdin_comparator keep the library plug-in's reading of the table:
- *     the width is attribute width (or datawidth; width_a/width_b for the
- *     multiplier), 32 (1 for the register) when absent, and any other
+ *     the width is attribute width (or datawidth; width_a/width_b too for
+ *     the multiplier), 32 (1 for the register) when absent, and any other
  *     attribute (n_bits) is ignored, so a Timeloop design's compound
  *     classes sum to its stored ERT;
  *   - intadder, intmultiplier, intmac, register, comparator, counter read
@@ -213,13 +214,20 @@ estimate_unit (const FfmEstimateQuery *query, const ClassRule *rule, double nm,
     case UNIT_MULTIPLIER:
       if (rule->table_reading)
         {
+          /* The library plug-in scales by each attribute of the row that
+           * is given, linearly, the others staying at 32: width=8 alone is
+           * 0.25x the 32x32 row (the 2024 tutorial's intmac: 3.17 pJ). */
           if (!ffm_estimate_query_get_number (query, "width|datawidth", 32, 0,
                                               MAX_WIDTH, &w, error)
-              || !ffm_estimate_query_get_number (query, "width_a|datawidth_a", w, 0,
+              || !ffm_estimate_query_get_number (query, "width_a|datawidth_a", 32, 0,
                                                  MAX_WIDTH, &wa, error)
-              || !ffm_estimate_query_get_number (query, "width_b|datawidth_b", w, 0,
+              || !ffm_estimate_query_get_number (query, "width_b|datawidth_b", 32, 0,
                                                  MAX_WIDTH, &wb, error))
             return FALSE;
+          *out = scale_row (&multiplier_row, (w / multiplier_row.width)
+                                               * (wa / multiplier_row.width)
+                                               * (wb / multiplier_row.width), nm);
+          return TRUE;
         }
       else if (ffm_estimate_query_get_text (query, "width_a") != NULL)
         {
