@@ -12,10 +12,10 @@
  * The grid holds, at 22, 32 and 45 nm, one bank and one port for every
  * capacity from 256 B to 128 MiB (powers of two and the 1.5x points
  * between) and every word from 4 to 256 bytes; at 22 and 45 nm, 2 to 32
- * banks at every power of two from 1 KiB to 128 MiB and 2 or 4 ports at
- * 1 KiB, 8 KiB, ..., 128 MiB, both with words of 8 and 128 bytes, used as
- * ratios to one bank and one port (at 32 nm, interpolated between the
- * two). Between grid points the logarithm of each quantity is interpolated
+ * banks at every power of two from 1 KiB to 128 MiB with every word, and
+ * 2 or 4 ports at 1 KiB, 8 KiB, ..., 128 MiB with words of 8 and 128
+ * bytes, used as ratios to one bank and one port (at 32 nm, interpolated
+ * between the two). Between grid points the logarithm of each quantity is interpolated
  * linearly in the logarithms of capacity, word, banks and ports, and
  * linearly in the node; beyond 128 MiB and 256-byte words the last segment
  * is extended. Nodes below 22 nm (to 7 nm) and above 45 nm (to 130 nm)
@@ -466,8 +466,8 @@ sram_quantity (double nm, double cap, double block, double banks, double ports, 
       double n0 = g_array_index (nodes, double, i - 1);
       double n1 = g_array_index (nodes, double, i);
       if (nm <= n1)
-        return exp (lerp (nm, n0, n1, node_value (n0, cap, block, banks, ports, q),
-                          node_value (n1, cap, block, banks, ports, q)));
+        return lerp (nm, n0, n1, exp (node_value (n0, cap, block, banks, ports, q)),
+                     exp (node_value (n1, cap, block, banks, ports, q)));
     }
   return NAN;
 }

@@ -8,7 +8,9 @@ answers at odd capacities, words, banks, ports and nodes); FFM the ffm
 command. For each point the SRAM of that shape is estimated (width = the
 word in bits, depth = capacity / word) and the relative error of read
 energy, write energy, leakage and area printed as a Markdown table, then
-the largest and the median error of each."""
+the largest, the 90th-percentile and the median error of each, for the
+points inside the stated range (22-45 nm; banks or ports, not both) and
+for each kind of point outside it."""
 import csv
 import json
 import statistics
@@ -33,7 +35,7 @@ def main():
     path, ffm = sys.argv[1], sys.argv[2]
     rows = [r for r in csv.DictReader(open(path), delimiter="\t")
             if r["read_pj"] != "nan"]
-    errors = {"read": [], "write": [], "leakage": [], "area": []}
+    groups = {}
     print("| node (nm) | capacity (B) | word (B) | banks | ports | read | write | "
           "leakage | area |")
     print("|---|---|---|---|---|---|---|---|---|")
@@ -43,6 +45,14 @@ def main():
                                            "banks", "ports"))
         ours = estimate(ffm, node, cap, block, banks, ports)
         cacti = [float(r[k]) for k in ("read_pj", "write_pj", "leak_mw", "area_mm2")]
+        if not 22 <= node <= 45:
+            group = "nodes outside 22-45 nm"
+        elif banks > 1 and ports > 1:
+            group = "banks and ports together"
+        else:
+            group = "inside the range"
+        errors = groups.setdefault(group, {"read": [], "write": [], "leakage": [],
+                                           "area": []})
         cells = []
         for name, o, c in zip(errors, ours, cacti):
             e = o / c - 1
@@ -50,11 +60,15 @@ def main():
             cells.append(f"{100 * e:+.1f} %")
         print(f"| {node:g} | {cap:g} | {block:g} | {banks:g} | {ports:g} | "
               + " | ".join(cells) + " |")
-    print()
-    for name, values in errors.items():
-        print(f"{name}: largest {100 * max(values):.1f} %, median "
-              f"{100 * statistics.median(values):.1f} % over {len(values)} points")
-
+    for group, errors in groups.items():
+        print()
+        print(f"{group}:")
+        for name, values in errors.items():
+            values = sorted(values)
+            p90 = values[min(len(values) - 1, int(0.9 * len(values)))]
+            print(f"  {name}: largest {100 * values[-1]:.1f} %, 90th percentile "
+                  f"{100 * p90:.1f} %, median {100 * statistics.median(values):.1f} % "
+                  f"over {len(values)} points")
 
 if __name__ == "__main__":
     main()

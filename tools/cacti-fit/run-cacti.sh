@@ -12,7 +12,9 @@
 # The table was made with github.com/HewlettPackard/cacti at commit
 # 1ffd8df. OUT.tsv gets one row per organisation; rows already in OUT.tsv
 # are not run again, so an interrupted run resumes. `check` runs the
-# off-grid points docs/estimators.md compares the estimator against.
+# off-grid points docs/estimators.md compares the estimator against: 20
+# chosen ones (odd sizes, banks and ports together, nodes outside the
+# table) and 80 drawn at random inside the stated range.
 #
 # The CACTI configuration is the one Accelergy's CACTI plug-in writes for its
 # SRAM class (a scratchpad "ram", low-standby-power ITRS cells and
@@ -151,12 +153,12 @@ if [ "$mode" = grid ]; then
   done
   # Banks and ports: factors over the one-bank one-port organisation, at
   # two nodes (the factors change little with the node); banks at every
-  # power-of-two capacity (CACTI's choice of organisation makes them
-  # irregular), ports on a coarser grid.
+  # power-of-two capacity and every word (CACTI's choice of organisation
+  # makes them irregular in both), ports on a coarser grid.
   for node in 45 22; do
     for k in $(seq 10 27); do
       cap=$((1 << k))
-      for block in 8 128; do
+      for block in 4 8 16 32 64 128 256; do
         for banks in 2 4 8 16 32; do
           [ $((cap / block / banks)) -ge 64 ] && run_point "$node" "$cap" "$block" "$banks" 1
         done
@@ -181,6 +183,25 @@ else
               "36 1200 4 1 1" "45 20000 32 4 2" "24 10000000 128 32 1" \
               "60 1000000 64 2 1" "32 160000 8 1 1" "45 600 4 1 1" \
               "22 2500000 32 1 4" "50 30000000 128 16 1"; do
+    run_point $spec
+  done
+  # And 80 points drawn at random inside the range docs/estimators.md
+  # states (22-45 nm, 512 B to 64 MiB, words of 4-256 B, 1-16 banks, 1 or
+  # 2 ports), from a fixed seed (Park-Miller, exact in awk's doubles, so
+  # every awk draws the same points).
+  awk 'BEGIN {
+    x = 43
+    for (i = 0; i < 80; i++) {
+      x = (x * 16807) % 2147483647; node = 22 + int(x / 2147483647 * 24)
+      x = (x * 16807) % 2147483647; cap = int(exp(log(512) + x / 2147483647 * log(131072)))
+      x = (x * 16807) % 2147483647; block = 2 ^ (2 + int(x / 2147483647 * 7))
+      while (cap / block < 64) block /= 2
+      x = (x * 16807) % 2147483647; banks = 2 ^ int(x / 2147483647 * 5)
+      while (cap / block / banks < 64) banks /= 2
+      x = (x * 16807) % 2147483647; ports = x / 2147483647 < 0.15 ? 2 : 1
+      print node, cap, block, banks, ports
+    } }' | while read -r spec; do
+    # shellcheck disable=SC2086
     run_point $spec
   done
 fi

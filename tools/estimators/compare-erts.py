@@ -9,7 +9,8 @@ exercises (its workspace/ folder). FFM is the ffm command. For every stored
 ERT (ref_outputs/, outputs/, ref-output/) that has the flattened
 architecture beside it, each component's class and attributes are read from
 the flattened architecture, the compound classes from the stored
-parsed-processed-input.yaml (the definitions Accelergy used for that ERT),
+parsed-processed-input.yaml (the definitions Accelergy used for that ERT)
+or, where none was stored, the design's own component files,
 and `ffm estimate CLASS ATTR=VALUE... --components FILE --action A --json -`
 is compared with the ERT's energy of A (pJ). The leak action is an energy
 per global cycle in Accelergy: ffm's leakage power times
@@ -57,9 +58,24 @@ def stored_runs(root):
         if not erts or not flats or "/input" in dirpath:
             continue
         parsed = os.path.join(dirpath, "parsed-processed-input.yaml")
+        source = parsed if os.path.exists(parsed) else own_components(dirpath)
         for ert in sorted(erts):
             yield (os.path.join(dirpath, ert), os.path.join(dirpath, sorted(flats)[0]),
-                   parsed if os.path.exists(parsed) else None)
+                   source)
+
+
+def own_components(dirpath):
+    """The design's own compound class files, for runs stored without
+    parsed-processed-input.yaml: the nearest inputs/components.yaml,
+    input/components/ or arch/components/ above the run's folder."""
+    here = dirpath
+    for _ in range(3):
+        for rel in ("inputs/components.yaml", "input/components", "arch/components"):
+            candidate = os.path.join(here, rel)
+            if os.path.exists(candidate):
+                return candidate
+        here = os.path.dirname(here)
+    return None
 
 
 def attribute_text(value):
@@ -95,6 +111,9 @@ def main():
     parser.add_argument("exercises")
     parser.add_argument("ffm")
     parser.add_argument("--csv", action="store_true")
+    parser.add_argument("--by-component", action="store_true",
+                        help="one row per design and component, the ratio of each "
+                             "action in it; runs with the same rows are merged")
     options = parser.parse_args()
 
     rows = []
@@ -103,7 +122,10 @@ def main():
         ert = load(ert_path)
         flat = load(flat_path)
         components = None
-        if parsed is not None:
+        own = None
+        if parsed is not None and not parsed.endswith("parsed-processed-input.yaml"):
+            own = parsed
+        elif parsed is not None:
             spec = load(parsed)
             if spec.get("compound_components"):
                 tmp = tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False)
@@ -130,7 +152,8 @@ def main():
                 if arguments - {"global_cycle_seconds", "action_latency_cycles"}:
                     skipped += 1
                     continue
-                est, error = ffm_estimate(options.ffm, cls, attrs, name, components)
+                est, error = ffm_estimate(options.ffm, cls, attrs, name,
+                                          components or own)
                 ours = None
                 if est is not None:
                     if name == "leak":
@@ -153,6 +176,9 @@ def main():
             print(f'{r["design"]},{r["component"]},{r["class"]},{r["action"]},'
                   f'{r["ert_pj"]},{r["ffm_pj"] if r["ffm_pj"] is not None else ""},'
                   f'{ratio},"{r["error"] or ""}"')
+        return
+    if options.by_component:
+        print_by_component(rows, skipped)
         return
     print("| design | component | class | action | ERT (pJ) | ffm (pJ) | ffm / ERT |")
     print("|---|---|---|---|---|---|---|")
@@ -179,6 +205,55 @@ def main():
     for (cls, leak), ratios in sorted(by_class.items()):
         print(f'| {cls} | {"leakage" if leak else "energies"} | {len(ratios)} | '
               f'{min(ratios):.3f} | {statistics.median(ratios):.3f} | {max(ratios):.3f} |')
+
+
+def ratio_text(r):
+    if r["ffm_pj"] is None:
+        return None
+    if not r["ert_pj"]:
+        return "0 / 0" if r["ffm_pj"] == 0 else "ERT 0"
+    return f'{r["ffm_pj"] / r["ert_pj"]:.3f}'
+
+
+def print_by_component(rows, skipped):
+    """Per design and component, `action ratio` for each action compared,
+    the reason for those that could not be; designs whose component rows
+    are identical are merged."""
+    designs = {}
+    for r in rows:
+        comps = designs.setdefault(r["design"], {})
+        comps.setdefault((r["component"], r["class"]), []).append(r)
+    merged = {}
+    for design, comps in designs.items():
+        lines = []
+        for (component, cls), rs in comps.items():
+            cells, errors = [], set()
+            order = ["read", "write", "update", "compute", "leak"]
+            rs = sorted(rs, key=lambda r: (order.index(r["action"]) if r["action"] in order
+                                           else len(order), r["action"]))
+            for r in rs:
+                t = ratio_text(r)
+                if t is None:
+                    errors.add(re.sub(r" \(known classes: .*\)$", "",
+                                      r["error"].split(": ", 2)[-1]) if r["error"]
+                               else "failed")
+                else:
+                    cells.append(f'{r["action"]} {t}')
+            text = ", ".join(dict.fromkeys(cells))
+            if errors:
+                text += ("; " if text else "") + "not compared: " + "; ".join(sorted(errors))
+            lines.append((component, cls, text))
+        merged.setdefault(tuple(lines), []).append(design)
+    print("| designs | component | class | ffm / ERT per action |")
+    print("|---|---|---|---|")
+    for lines, names in merged.items():
+        first = True
+        for component, cls, text in lines:
+            print(f'| {"<br>".join(names) if first else ""} | {component} | {cls} | {text} |')
+            first = False
+    print()
+    print(f"{skipped} ERT entries with action arguments (address_delta, data_delta) "
+          "were not compared.")
 
 
 if __name__ == "__main__":
