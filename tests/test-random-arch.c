@@ -35,8 +35,10 @@
  * The small ones are also compared with exhaustive search, to the last
  * bit, in test-ffm-optimality.c (/ffm/optimality/random-arch).
  *
- * FFM_RANDOM_ARCH_CASES=N (default 300; the slow suite runs 3000),
- * FFM_RANDOM_ARCH_SEED=S (the first seed; case i uses S + i),
+ * FFM_RANDOM_ARCH_CASES=N (default 300; /random-arch/many, in the suite
+ * 'slow', 3000),
+ * FFM_RANDOM_ARCH_SEED=S (the first seed, default 1, /random-arch/many's
+ * 1001; case i uses S + i),
  * FFM_RANDOM_ARCH_SECONDS=T (per case, before cancelling),
  * FFM_RANDOM_ARCH_VERBOSE=1 prints one line per case,
  * FFM_RANDOM_ARCH_DUMP=DIR writes every case's JSON files there (with
@@ -383,10 +385,8 @@ finish_case (guint64 seed, int wstatus, const struct rusage *ru, double base_rss
 }
 
 static void
-test_random_arch (void)
+run_cases (guint64 n, guint64 first)
 {
-  guint64 n = env_u64 ("FFM_RANDOM_ARCH_CASES", DEFAULT_CASES);
-  guint64 first = env_u64 ("FFM_RANDOM_ARCH_SEED", 1);
   const char *seconds_s = g_getenv ("FFM_RANDOM_ARCH_SECONDS");
   double seconds = seconds_s != NULL ? g_ascii_strtod (seconds_s, NULL) : 0.5;
   struct rusage ru;
@@ -455,6 +455,22 @@ test_random_arch (void)
   g_string_free (t.fixed, TRUE);
 }
 
+/* The default suite's cases: seeds 1-300. */
+static void
+test_random_arch (void)
+{
+  run_cases (env_u64 ("FFM_RANDOM_ARCH_CASES", DEFAULT_CASES),
+             env_u64 ("FFM_RANDOM_ARCH_SEED", 1));
+}
+
+/* The suite 'slow': ten times as many, other seeds. */
+static void
+test_random_arch_many (void)
+{
+  run_cases (env_u64 ("FFM_RANDOM_ARCH_CASES", DEFAULT_CASES * 10),
+             env_u64 ("FFM_RANDOM_ARCH_SEED", 1001));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -467,5 +483,6 @@ main (int argc, char **argv)
   ffm_strategy = ffm_plugin_registry_lookup (registry, FFM_PLUGIN_KIND_SEARCH, "ffm", &error);
   g_assert_no_error (error);
   g_test_add_func ("/random-arch/ffm", test_random_arch);
+  g_test_add_func ("/random-arch/many", test_random_arch_many);
   return g_test_run ();
 }
