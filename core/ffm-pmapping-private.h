@@ -30,6 +30,7 @@
 #pragma once
 
 #include <ffm/ffm-pmapping.h>
+#include <ffm/ffm-limits.h>
 #include "ffm-pmapping-jobs.h"
 #include "ffm-constraints-private.h"
 #include <ffm/ffm-memory-budget.h>
@@ -313,7 +314,11 @@ typedef struct {
   guint dim;                /* SPATIAL */
 } TemplateItem;
 
-#define MAX_ITEMS 128
+/* Storage nodes of one template: every memory of the path may keep every
+ * tensor of the Einsum, so the load-time limits on levels and on tensors
+ * per Einsum (docs/limits.md) bound them. A template's loops come on top;
+ * its item array is sized from the problem (template_max_items()). */
+#define MAX_TEMPLATE_NODES (FFM_MAX_ARCH_LEVELS * FFM_MAX_EINSUM_TENSORS)
 
 typedef struct {
   const FfmWorkload *w;
@@ -357,13 +362,14 @@ typedef struct {
   guint n_bounded;          /* choices left out by their bound */
   guint n_seeded;           /* choices searched while building */
   guint n_seed_templates;   /* their templates */
+  guint max_items;          /* capacity of the template being built */
 } TemplateBuilder;
 
 /* Which listed rank variables of each loop order each of its gaps may
  * iterate: a choice of non-decreasing cuts (see "Loop orders" below). */
 typedef struct {
   guint n_gaps[FFM_CONSTRAINTS_MAX_ORDERS];
-  guint cut[FFM_CONSTRAINTS_MAX_ORDERS][MAX_ITEMS];
+  guint cut[FFM_CONSTRAINTS_MAX_ORDERS][MAX_TEMPLATE_NODES + 1];
 } OrderPlan;
 
 /* ffm-pmapping-template.c */

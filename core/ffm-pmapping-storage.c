@@ -98,8 +98,8 @@ static gboolean store_choice (TemplateBuilder *b, GError **error);
 static gboolean
 finish_choice (TemplateBuilder *b, GError **error)
 {
-  TemplateItem g0[FFM_MAX_EINSUM_TENSORS * 8], rest[FFM_MAX_EINSUM_TENSORS * 8];
-  TemplateItem order[FFM_MAX_EINSUM_TENSORS * 8];
+  TemplateItem g0[MAX_TEMPLATE_NODES], rest[MAX_TEMPLATE_NODES];
+  TemplateItem order[MAX_TEMPLATE_NODES];
   guint n_g0 = 0, n_rest = 0;
   guint64 seen = 0;
 

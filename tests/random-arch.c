@@ -204,7 +204,7 @@ arch_text (GRand *r, RandomArchSize size)
   /* fanout k goes after memory fan_at[k] (0: MainMemory) */
   guint fan_at[3] = { 0 };
   guint fanout = 0, side = 0;
-  gboolean vector = size == RANDOM_ARCH_ANY && g_rand_double (r) < 0.2;
+  gboolean vector = g_rand_double (r) < (size == RANDOM_ARCH_ANY ? 0.2 : 0.15);
   guint vector_at = (guint) g_rand_int_range (r, 0, (gint32) n_mem + 1);
 
   for (guint k = 0; k < n_fan; k++)

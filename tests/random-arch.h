@@ -9,8 +9,8 @@
  * fanouts anywhere with 1-4 dimensions each (random counts, `reuse`,
  * `may_reuse`, `min_usage`), random capacities (tight to unbounded),
  * bandwidths, ports, per-action energies and bits per action, wider
- * partial sums now and then, and sometimes a vector unit on a side branch
- * for element-wise Einsums; the workloads have 1-3 Einsums of up to 7
+ * partial sums now and then, and sometimes a vector unit above some of the
+ * memories for element-wise Einsums (two compute units may serve one); the workloads have 1-3 Einsums of up to 7
  * rank variables (matmul chains, a convolution, a convolution then a 1x1
  * convolution, matmul / element-wise / matmul, batched matmuls). Both are
  * written as the JSON files a user would write and loaded through the
@@ -26,7 +26,8 @@
 
 typedef enum {
   /* sized for exhaustive search: 1-3 memories below MainMemory, at most
-   * one fanout of at most two dimensions, 1-2 Einsums, ranks of 1-3 */
+   * one fanout of at most two dimensions, sometimes a vector unit, 1-2
+   * Einsums, ranks of 1-3 */
   RANDOM_ARCH_SMALL,
   /* the whole range above */
   RANDOM_ARCH_ANY,
