@@ -141,7 +141,7 @@ typedef struct {
   guint shared_access[FFM_MAX_EINSUM_TENSORS];
   guint shared_prefix[FFM_MAX_EINSUM_TENSORS];/* loops above its backing node */
   guint n_memories;         /* memories of finite size on the path */
-  guint memories[16];       /* their levels, outermost first */
+  guint memories[FFM_MAX_ARCH_LEVELS];  /* their levels, outermost first */
   guint objectives;
   guint shared_level[FFM_MAX_EINSUM_TENSORS];  /* its backing memory */
   gboolean shared_persistent[FFM_MAX_EINSUM_TENSORS];
@@ -168,7 +168,7 @@ guint ffm_describe_row (const FfmDescribeInfo *info,
                         FfmPmappingColumn *columns,
                         double *values);
 
-#define FFM_DESCRIBE_MAX_COLUMNS (2 + 16 * (FFM_COMPAT_MAX_LOOPS + 2))
+#define FFM_DESCRIBE_MAX_COLUMNS (2 + FFM_MAX_ARCH_LEVELS * (FFM_COMPAT_MAX_LOOPS + 2))
 void ffm_template_group_free (FfmTemplateGroup *g);
 
 /* ---- Remainder tiles (ffm-pmapping-imperfect.c) ---- */
@@ -462,7 +462,7 @@ void ffm_pmapping_template_enumerate (const FfmWorkload *workload,
 
 #define MAX_LOOPS FFM_COST_MAX_LOOPS
 
-#define MAX_DIMS 16
+#define MAX_DIMS FFM_MAX_PATH_FANOUT_DIMS
 
 #define MAX_BUFFETS 64
 

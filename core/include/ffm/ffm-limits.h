@@ -33,5 +33,9 @@
 /* Levels of an architecture (memories, fanouts and compute units). */
 #define FFM_MAX_ARCH_LEVELS 64
 
+/* Fanout dimensions above one compute unit (the pmapping generator's tile
+ * search keeps them in fixed arrays). */
+#define FFM_MAX_PATH_FANOUT_DIMS 16
+
 /* Worker threads of one command (--threads). */
 #define FFM_MAX_THREADS 1024
