@@ -740,20 +740,22 @@ store_param_value (Loader *L, const FfmParamSpec *spec)
   const char *s;
 
   v->type = FFM_VALUE_NUMBER;
+  /* The getters look the name up from the declarations they are given:
+   * given @spec, it is the first (a workload may declare 100000). */
   switch (spec->type)
     {
     case FFM_PARAM_NUMBER:
     case FFM_PARAM_INTEGER:
-      ok = ffm_param_values_get_number (L->user, L->w->param_specs, L->owner,
+      ok = ffm_param_values_get_number (L->user, spec, L->owner,
                                         spec->name, &v->number, &local);
       break;
     case FFM_PARAM_BOOL:
-      ok = ffm_param_values_get_bool (L->user, L->w->param_specs, L->owner,
+      ok = ffm_param_values_get_bool (L->user, spec, L->owner,
                                       spec->name, &b, &local);
       v->number = b ? 1 : 0;
       break;
     case FFM_PARAM_STRING:
-      s = ffm_param_values_get_string (L->user, L->w->param_specs, L->owner,
+      s = ffm_param_values_get_string (L->user, spec, L->owner,
                                        spec->name, &local);
       ok = s != NULL;
       if (ok)
