@@ -376,7 +376,7 @@ step_infos (const FfmMapspace *ms, StepInfo *steps)
 /* Forwards: the keys before each Einsum and the edges between them. */
 static gboolean
 build_forward (FfmMapspace *ms, StepInfo *steps, GArray **edges,
-               guint32 *n_nodes, GError **error)
+               guint32 *n_nodes, guint64 *held, GError **error)
 {
   guint n = ms->n_einsums;
   g_autoptr (GPtrArray) cur = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
@@ -444,6 +444,15 @@ build_forward (FfmMapspace *ms, StepInfo *steps, GArray **edges,
                 }
             }
         }
+      {
+        /* The edges and the next keys stay until the graph is built. */
+        guint64 bytes = (guint64) edges[x]->len * sizeof (Edge);
+        for (guint v = 0; v < next->len; v++)
+          bytes += g_bytes_get_size (g_ptr_array_index (next, v)) + 64;
+        if (!ms_reserve (ms, bytes, "the links of its graph", error))
+          return FALSE;
+        *held += bytes;
+      }
       if (next->len == 0)
         {
           g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_INFEASIBLE,
@@ -471,28 +480,41 @@ log_add (double a, double b)
   return a > b ? a + log1p (exp (b - a)) : b + log1p (exp (a - b));
 }
 
-/* Backwards: completions, dead nodes dropped, flat arrays. */
-static void
-build_backward (FfmMapspace *ms, GArray **edges, const guint32 *n_nodes)
+/* Backwards: completions, dead nodes dropped, flat arrays. FALSE past
+ * the memory budget. */
+static gboolean
+build_backward (FfmMapspace *ms, GArray **edges, const guint32 *n_nodes, GError **error)
 {
   guint n = ms->n_einsums;
   g_autofree double **logc = g_new0 (double *, n + 1);
+  g_autofree double **logs = g_new0 (double *, n + 1);
   g_autofree guint32 **renum = g_new0 (guint32 *, n + 1);
-  guint64 n_edges = 0, at = 0;
+  guint64 n_edges = 0, at = 0, all_nodes = 0;
 
+  for (guint x = 0; x <= n; x++)
+    all_nodes += n_nodes[x];
+  if (!ms_reserve (ms, all_nodes * (2 * sizeof (double) + sizeof (guint32)),
+                   "the nodes of its graph", error))
+    return FALSE;
   for (guint x = 0; x <= n; x++)
     {
       logc[x] = g_new (double, n_nodes[x]);
+      logs[x] = g_new (double, n_nodes[x]);
       renum[x] = g_new (guint32, n_nodes[x]);
       for (guint v = 0; v < n_nodes[x]; v++)
-        logc[x][v] = x == n ? 0 : -INFINITY;
+        logc[x][v] = logs[x][v] = x == n ? 0 : -INFINITY;
     }
   for (guint x = n; x-- > 0; )
     for (guint i = 0; i < edges[x]->len; i++)
       {
         const Edge *e = &g_array_index (edges[x], Edge, i);
         logc[x][e->from] = log_add (logc[x][e->from], logc[x + 1][e->to]);
+        /* States: each edge stands for its group's rows. */
+        logs[x][e->from] = log_add (logs[x][e->from],
+                                    log ((double) ms_group (ms, x, e->group)->n_rows)
+                                    + logs[x + 1][e->to]);
       }
+  ms->log_states = logs[0][0];
   /* Alive nodes, renumbered globally, step by step. */
   ms->node_first = g_new0 (guint32, n + 2);
   ms->n_nodes = 0;
@@ -516,6 +538,18 @@ build_backward (FfmMapspace *ms, GArray **edges, const guint32 *n_nodes)
       }
   /* Edges in node order; within a node in group order (each node looked
    * its candidates up once, and the index lists them in group order). */
+  if (!ms_reserve (ms, n_edges * (2 * sizeof (guint32) + sizeof (double))
+                   + (guint64) (ms->n_nodes + 1) * (sizeof (guint64) + sizeof (double)),
+                   "its graph", error))
+    {
+      for (guint x = 0; x <= n; x++)
+        {
+          g_free (logc[x]);
+          g_free (logs[x]);
+          g_free (renum[x]);
+        }
+      return FALSE;
+    }
   ms->n_edges = n_edges;
   ms->edge_first = g_new0 (guint64, ms->n_nodes + 1);
   ms->edge_group = g_new (guint32, MAX (n_edges, 1));
@@ -547,8 +581,11 @@ build_backward (FfmMapspace *ms, GArray **edges, const guint32 *n_nodes)
   for (guint x = 0; x <= n; x++)
     {
       g_free (logc[x]);
+      g_free (logs[x]);
       g_free (renum[x]);
     }
+  ms->bytes -= all_nodes * (2 * sizeof (double) + sizeof (guint32));
+  return TRUE;
 }
 
 gboolean
@@ -558,12 +595,14 @@ ms_build_graph (FfmMapspace *ms, GError **error)
   StepInfo *steps = g_new0 (StepInfo, n);
   GArray **edges = g_new0 (GArray *, n);
   g_autofree guint32 *n_nodes = g_new0 (guint32, n + 1);
+  guint64 held = 0;
   gboolean ok;
 
   step_infos (ms, steps);
-  ok = build_forward (ms, steps, edges, n_nodes, error);
+  ok = build_forward (ms, steps, edges, n_nodes, &held, error);
   if (ok)
-    build_backward (ms, edges, n_nodes);
+    ok = build_backward (ms, edges, n_nodes, error);
+  ms->bytes -= held;
   for (guint x = 0; x < n; x++)
     {
       step_info_clear (&steps[x]);

@@ -88,6 +88,37 @@ typedef struct {
   MsTensorRef *refs;
 } MsLists;
 
+/* The indexes local moves draw from, per Einsum (ffm-mapspace-moves.c):
+ * built once, so that a move reads a few flat arrays instead of scanning
+ * every group (groups are large and an Einsum may have a million). */
+typedef struct {
+  guint32 n_usable;
+  guint32 *usable;          /* [n_usable] usable groups, increasing */
+  guint32 *usable_index;    /* [groups] position in usable, MS_NONE */
+  /* Backing classes: usable groups with the same backing memory and
+   * persistence of every shared tensor, members in group order. */
+  guint32 *class_of;        /* [groups] MS_NONE when not usable */
+  guint32 *class_pos;       /* [groups] position in its class */
+  guint32 *class_first;     /* [classes + 1] */
+  guint32 *class_members;   /* [n_usable] */
+  /* Per shared tensor (access order) t: usable groups sorted by the
+   * backing memory of t (then group), runs of one memory. */
+  guint32 n_tensors;
+  guint32 *by_level;        /* [n_tensors * n_usable] */
+  gint32 *level_of;         /* [n_tensors * n_usable] t's memory of usable[i] */
+  guint32 *level_run;       /* [n_tensors * n_usable] run start of usable[i] in by_level */
+  guint32 *level_run_end;   /* [n_tensors * n_usable] run end */
+  /* Tile neighbours: per usable group and fused loop d, the bucket of
+   * groups of its class equal to it in every fused loop but d's tile,
+   * sorted by d's tile (then group). */
+  guint32 *slot_first;      /* [n_usable + 1] slots of usable[i]: one per fused loop */
+  guint32 *slot_bucket;     /* [slots] */
+  guint32 *slot_pos;        /* [slots] position in the bucket's members */
+  guint32 *bucket_first;    /* [buckets + 1] */
+  guint32 *bucket_members;  /* [slots] groups */
+  guint64 *bucket_tiles;    /* [slots] d's tile of each member */
+} MsMoves;
+
 struct _FfmMapspace {
   grefcount ref_count;
   FfmPmappingSet *set;      /* owned */
@@ -126,10 +157,22 @@ struct _FfmMapspace {
   double *edge_cum;
   double *log_completions;  /* [n_nodes]: log of the compatible completions */
 
-  double *query_weight;     /* [n] */
+  double *explored_weight;  /* [n] the generator's evaluated per Pareto pmapping */
+  double *query_weight;     /* [n] under the charge */
   double state_query_weight;
   double seconds_per_pmapping;
   double build_seconds;
+  FfmMapspaceCharge charge;
+  FfmMapspaceSpace space;
+  double log_states;        /* log of the compatible states (rows multiplied) */
+
+  /* Memory: what the arrays above and the move indexes hold, and the
+   * budget they are checked against (the pmapping set's limit less what
+   * the set holds). */
+  guint64 bytes;
+  guint64 limit;            /* 0: none */
+
+  MsMoves *moves;           /* [n] (ffm-mapspace-moves.c) */
 };
 
 /* One level of the backtracking search for a fitting state: the node it
@@ -143,14 +186,28 @@ typedef struct {
   guint32 row_offset;
 } SearchLevel;
 
+/* What a change's repair knows of one node (ffm-mapspace-walk.c). */
+typedef struct {
+  guint32 epoch;            /* the change that wrote it */
+  guint32 exact;            /* fewest changes from here to the end, MS_NONE */
+  guint32 failed;           /* the largest budget found too small, MS_NONE */
+  guint32 pad_;
+  guint64 choice;           /* the edge of the fewest */
+} MsRepairNode;
+
 struct _FfmMapspaceWorkspace {
   FfmMapspace *ms;          /* a reference */
   guint32 *path;            /* [n + 1] nodes of a walked state */
-  guint32 *best;            /* [n_nodes] fewest changes to complete */
   FfmMapspaceChoice *trial; /* [n] */
   SearchLevel *search;      /* [n + 1] */
-  guint32 *cands;           /* [most groups of one Einsum] move candidates */
   FfmMapspaceCost *cost;    /* for the search's partial states */
+  /* A change's repair: */
+  MsRepairNode *repair;     /* [n_nodes] */
+  guint32 epoch;
+  guint32 *labels;          /* [n] the groups before the change */
+  guint held;               /* the Einsum changed, and its group */
+  guint32 held_group;
+  guint64 offset;           /* where each node's edges are tried from */
 };
 
 static inline const MsGroup *
@@ -158,6 +215,29 @@ ms_group (const FfmMapspace *ms, guint einsum, guint group)
 {
   return &ms->groups[ms->group_first[einsum] + group];
 }
+
+/* ffm-mapspace-moves.c: the move indexes of every Einsum (after the
+ * graph: they hold usable groups only), charged to the memory budget;
+ * FALSE with FFM_SEARCH_ERROR_OUT_OF_MEMORY past it. */
+gboolean ms_build_moves (FfmMapspace *ms, GError **error);
+void ms_moves_free (FfmMapspace *ms);
+/* The group move @kind takes Einsum @x of @state to, drawn uniformly from
+ * its candidates (ffm-mapspace.h, FfmMapspaceMove) with @tensor (the
+ * shared tensor a BACKING move re-backs, access order) and @direction (a
+ * LOOPS move: 0 the next larger tile of one loop, 1 the next smaller,
+ * else any other loops), or MS_NONE when there is none. */
+guint32 ms_move_target (const FfmMapspace *ms, GRand *rand,
+                        const FfmMapspaceChoice *state, guint x,
+                        FfmMapspaceMove kind, int tensor, int direction);
+/* Every candidate of that move, in increasing group order, into @out
+ * (room for the Einsum's groups); returns how many (for tests). */
+guint ms_move_candidates (const FfmMapspace *ms, const FfmMapspaceChoice *state,
+                          guint x, FfmMapspaceMove kind, int tensor,
+                          int direction, guint32 *out);
+
+/* Reserves @bytes of the mapspace's memory budget for @what; FALSE with
+ * FFM_SEARCH_ERROR_OUT_OF_MEMORY (naming --max-memory) past it. */
+gboolean ms_reserve (FfmMapspace *ms, guint64 bytes, const char *what, GError **error);
 
 /* The edge of node @v labelled @group, or G_MAXUINT64 (binary search). */
 guint64 ms_find_edge (const FfmMapspace *ms, guint32 v, guint32 group);

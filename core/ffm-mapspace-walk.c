@@ -21,15 +21,10 @@ ffm_mapspace_workspace_new (FfmMapspace *ms)
 
   ws->ms = ffm_mapspace_ref (ms);
   ws->path = g_new0 (guint32, n + 1);
-  ws->best = g_new0 (guint32, MAX (ms->n_nodes, 1));
+  ws->repair = g_new0 (MsRepairNode, MAX (ms->n_nodes, 1));
+  ws->labels = g_new0 (guint32, MAX (n, 1));
   ws->trial = g_new0 (FfmMapspaceChoice, n);
   ws->search = g_new0 (SearchLevel, n + 1);
-  {
-    guint most = 1;
-    for (guint x = 0; x < n; x++)
-      most = MAX (most, ffm_mapspace_get_n_groups (ms, x));
-    ws->cands = g_new (guint32, most);
-  }
   ws->cost = ffm_mapspace_cost_new (ms);
   return ws;
 }
@@ -40,10 +35,10 @@ ffm_mapspace_workspace_free (FfmMapspaceWorkspace *ws)
   if (ws == NULL)
     return;
   g_free (ws->path);
-  g_free (ws->best);
+  g_free (ws->repair);
+  g_free (ws->labels);
   g_free (ws->trial);
   g_free (ws->search);
-  g_free (ws->cands);
   ffm_mapspace_cost_free (ws->cost);
   ffm_mapspace_unref (ws->ms);
   g_free (ws);
@@ -176,6 +171,93 @@ ffm_mapspace_list_alternatives (FfmMapspaceWorkspace *ws,
   return n;
 }
 
+/* The fewest changed groups from node @v (at layer @y) to the end, at
+ * most @k, the Einsums after @y keeping @ws->labels where they can and
+ * Einsum @ws->held taking group @ws->held_group; MS_NONE when more than
+ * @k are needed. Memoized per node for one change (ws->epoch): the exact
+ * value once found (it does not depend on the budget), else the largest
+ * budget that failed. Each node's edges are tried from a random offset
+ * (ws->offset), labels first, the first of the fewest kept as its choice:
+ * ties go to a random one. */
+guint64 dbg_calls, dbg_expand, dbg_edges, dbg_changes, dbg_budget[8];
+static guint32
+fewest (FfmMapspaceWorkspace *ws, guint32 v, guint y, guint32 k)
+{
+  dbg_calls++;
+  const FfmMapspace *ms = ws->ms;
+  MsRepairNode *r = &ws->repair[v];
+  guint64 first, deg, label_edge = G_MAXUINT64;
+  guint32 result = MS_NONE, bound = k;
+
+  if (y == ms->n_einsums)
+    return 0;
+  if (r->epoch == ws->epoch)
+    {
+      if (r->exact != MS_NONE)
+        return r->exact <= k ? r->exact : MS_NONE;
+      if (r->failed != MS_NONE && r->failed >= k)
+        return MS_NONE;
+    }
+  else
+    {
+      r->epoch = ws->epoch;
+      r->exact = MS_NONE;
+      r->failed = MS_NONE;
+    }
+  if (y == ws->held)
+    {
+      guint64 e = ms_find_edge (ms, v, ws->held_group);
+      if (e != G_MAXUINT64)
+        {
+          result = fewest (ws, ms->edge_target[e], y + 1, k);
+          r->choice = e;
+        }
+    }
+  else
+    {
+      /* Keeping the label first: often nothing else is needed. */
+      label_edge = ms_find_edge (ms, v, ws->labels[y]);
+      if (label_edge != G_MAXUINT64)
+        {
+          result = fewest (ws, ms->edge_target[label_edge], y + 1, k);
+          if (result != MS_NONE)
+            {
+              r->choice = label_edge;
+              bound = result;
+            }
+        }
+      first = ms->edge_first[v];
+      deg = ms->edge_first[v + 1] - first;
+      if (bound >= 1 && deg > 0 && (result == MS_NONE || result > 0))
+        {
+          dbg_expand++; dbg_edges += deg;
+          guint64 offset = ws->offset % deg;
+          for (guint64 i = 0; i < deg; i++)
+            {
+              guint64 e = first + (offset + i) % deg;
+              guint32 t;
+              if (e == label_edge)
+                continue;
+              /* Strictly fewer than found so far. */
+              if (result != MS_NONE && result <= 1)
+                break;
+              t = fewest (ws, ms->edge_target[e], y + 1,
+                          (result != MS_NONE ? result - 1 : bound) - 1);
+              if (t != MS_NONE && (result == MS_NONE || t + 1 < result))
+                {
+                  result = t + 1;
+                  r->choice = e;
+                }
+            }
+        }
+    }
+  if (result != MS_NONE)
+    r->exact = result;
+  else if (r->failed == MS_NONE || k > r->failed)
+    r->failed = k;
+  return result;
+}
+
 gboolean
 ffm_mapspace_change (FfmMapspaceWorkspace *ws, GRand *rand,
                      FfmMapspaceChoice *state, guint einsum, guint group,
@@ -183,7 +265,6 @@ ffm_mapspace_change (FfmMapspaceWorkspace *ws, GRand *rand,
 {
   const FfmMapspace *ms = ws->ms;
   guint n = ms->n_einsums, changed = 0;
-  guint32 *best = ws->best, v;
   FfmMapspaceChoice *trial = ws->trial;
 
   g_return_val_if_fail (einsum < n, FALSE);
@@ -196,48 +277,39 @@ ffm_mapspace_change (FfmMapspaceWorkspace *ws, GRand *rand,
   trial[einsum].row = row;
   if (!ffm_mapspace_check (ms, trial, NULL))
     {
-      /* Fewest changed groups from each node to the end, Einsum @einsum
-       * held at @group. */
-      for (guint32 u = ms->node_first[n]; u < ms->node_first[n + 1]; u++)
-        best[u] = 0;
-      for (guint x = n; x-- > 0; )
-        for (guint32 u = ms->node_first[x]; u < ms->node_first[x + 1]; u++)
-          {
-            guint32 b = MS_NONE;
-            for (guint64 e = ms->edge_first[u]; e < ms->edge_first[u + 1]; e++)
-              {
-                guint32 g = ms->edge_group[e], t = best[ms->edge_target[e]];
-                if ((x == einsum && g != group) || t == MS_NONE)
-                  continue;
-                b = MIN (b, t + (x != einsum && g != state[x].group));
-              }
-            best[u] = b;
-          }
-      if (best[0] == MS_NONE)
+      /* Fewest other groups changed: the least budget of changes that
+       * completes, raised one at a time (a repair usually changes one or
+       * two neighbours, and a budget of k visits only the nodes k changes
+       * reach), then the choices read from the start. */
+      guint32 budget, found = MS_NONE, v = 0;
+      if (++ws->epoch == 0)
+        {
+          memset (ws->repair, 0, sizeof (MsRepairNode) * MAX (ms->n_nodes, 1));
+          ws->epoch = 1;
+        }
+      ws->held = einsum;
+      ws->held_group = group;
+      ws->offset = ((guint64) g_rand_int (rand) << 32) | g_rand_int (rand);
+      for (guint x = 0; x < n; x++)
+        ws->labels[x] = state[x].group;
+      for (budget = 1; budget < n && found == MS_NONE; budget++)
+        found = fewest (ws, 0, 0, budget);
+      if (found == MS_NONE)
         return FALSE;
-      v = 0;
+      dbg_changes++; dbg_budget[MIN (found, 7)]++;
       for (guint x = 0; x < n; x++)
         {
-          guint64 pick = G_MAXUINT64;
-          guint ties = 0;
-          for (guint64 e = ms->edge_first[v]; e < ms->edge_first[v + 1]; e++)
+          guint64 e = ws->repair[v].choice;
+          g_assert (ws->repair[v].epoch == ws->epoch && ws->repair[v].exact != MS_NONE);
+          if (x != einsum && ms->edge_group[e] != state[x].group)
             {
-              guint32 g = ms->edge_group[e], t = best[ms->edge_target[e]];
-              guint32 c = x != einsum && g != state[x].group;
-              if ((x == einsum && g != group) || t == MS_NONE || t + c != best[v])
-                continue;
-              if (g_rand_int_range (rand, 0, (gint32) ++ties) == 0)
-                pick = e;
-            }
-          g_assert (pick != G_MAXUINT64);
-          if (x != einsum && ms->edge_group[pick] != state[x].group)
-            {
-              trial[x].group = ms->edge_group[pick];
+              trial[x].group = ms->edge_group[e];
               trial[x].row = random_row (rand, ms_group (ms, x, trial[x].group));
               changed++;
             }
-          v = ms->edge_target[pick];
+          v = ms->edge_target[e];
         }
+      g_assert (changed == found);
     }
   ffm_mapspace_state_copy (ms, state, trial);
   if (n_changed != NULL)
@@ -357,113 +429,7 @@ ffm_mapspace_random_state (FfmMapspaceWorkspace *ws, GRand *rand,
   return ok;
 }
 
-/* ---- Local moves ---- */
-
-static gboolean
-same_backings (const MsGroup *a, const MsGroup *b)
-{
-  for (guint t = 0; t < a->n_tensors; t++)
-    if (a->tensors[t].level != b->tensors[t].level
-        || a->tensors[t].persistent != b->tensors[t].persistent)
-      return FALSE;
-  return TRUE;
-}
-
-/* The loop at which @b's fused loops differ from @a's in the tile alone,
- * or -1 (none or more than one, or other differences). */
-static int
-one_tile_apart (const MsGroup *a, const MsGroup *b)
-{
-  int at = -1;
-
-  if (a->n_fused != b->n_fused)
-    return -1;
-  for (guint d = 0; d < a->n_fused; d++)
-    {
-      const FfmCompatLoop *x = &a->compat.loops[d], *y = &b->compat.loops[d];
-      if (x->rank_var != y->rank_var || x->spatial != y->spatial
-          || x->fanout_level != y->fanout_level || x->fanout_dim != y->fanout_dim)
-        return -1;
-      if (x->tile != y->tile)
-        {
-          if (at >= 0)
-            return -1;
-          at = (int) d;
-        }
-    }
-  return at;
-}
-
-/* A random element of @c[0 .. @n), or MS_NONE. */
-static guint32
-pick (GRand *rand, const guint32 *c, guint n)
-{
-  return n > 0 ? c[g_rand_int_range (rand, 0, (gint32) n)] : MS_NONE;
-}
-
-/* The group @kind moves Einsum @x of @state to, or MS_NONE. */
-static guint32
-move_target (FfmMapspaceWorkspace *ws, GRand *rand, const FfmMapspaceChoice *state,
-             guint x, FfmMapspaceMove kind)
-{
-  const FfmMapspace *ms = ws->ms;
-  const MsGroup *cur = ms_group (ms, x, state[x].group);
-  guint ng = ffm_mapspace_get_n_groups (ms, x), n = 0;
-  guint32 *c = ws->cands;
-  int tensor = cur->n_tensors > 0 ? g_rand_int_range (rand, 0, (gint32) cur->n_tensors) : -1;
-  int direction = g_rand_int_range (rand, 0, 3);     /* 0 larger, 1 smaller, 2 any */
-
-  if (kind == FFM_MAPSPACE_MOVE_LOOPS && direction < 2)
-    {
-      /* The nearest larger (smaller) tile of one loop. */
-      double best = INFINITY;
-      for (guint g = 0; g < ng; g++)
-        {
-          const MsGroup *o = ms_group (ms, x, g);
-          int d;
-          double gap;
-          if (g == state[x].group || !o->usable || !same_backings (cur, o)
-              || (d = one_tile_apart (cur, o)) < 0)
-            continue;
-          gap = log ((double) o->compat.loops[d].tile / (double) cur->compat.loops[d].tile);
-          if ((direction == 0) != (gap > 0))
-            continue;
-          gap = fabs (gap);
-          if (gap < best)
-            {
-              best = gap;
-              n = 0;
-            }
-          if (gap == best)
-            c[n++] = g;
-        }
-      if (n > 0)
-        return pick (rand, c, n);
-    }
-  for (guint g = 0; g < ng; g++)
-    {
-      const MsGroup *o = ms_group (ms, x, g);
-      if (g == state[x].group || !o->usable)
-        continue;
-      switch (kind)
-        {
-        case FFM_MAPSPACE_MOVE_LOOPS:
-          if (same_backings (cur, o))
-            c[n++] = g;
-          break;
-        case FFM_MAPSPACE_MOVE_BACKING:
-          if (tensor >= 0 && o->tensors[tensor].level != cur->tensors[tensor].level)
-            c[n++] = g;
-          break;
-        case FFM_MAPSPACE_MOVE_GROUP:
-        case FFM_MAPSPACE_MOVE_ROW:
-        default:
-          c[n++] = g;
-          break;
-        }
-    }
-  return pick (rand, c, n);
-}
+/* ---- Local moves (the candidates: ffm-mapspace-moves.c) ---- */
 
 gboolean
 ffm_mapspace_move (FfmMapspaceWorkspace *ws, GRand *rand,
@@ -492,7 +458,10 @@ ffm_mapspace_move (FfmMapspaceWorkspace *ws, GRand *rand,
         }
       else
         {
-          guint32 g = move_target (ws, rand, state, x, kind);
+          int tensor = cur->n_tensors > 0
+            ? g_rand_int_range (rand, 0, (gint32) cur->n_tensors) : -1;
+          int direction = g_rand_int_range (rand, 0, 3);  /* larger, smaller, any */
+          guint32 g = ms_move_target (ms, rand, state, x, kind, tensor, direction);
           if (g == MS_NONE)
             continue;
           if (einsum != NULL)

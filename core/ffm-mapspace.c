@@ -8,6 +8,7 @@
  * The FFM join makes the same split (its "units"), so both walk the same
  * space. Rows are read once into one flat pool (ffm-mapspace-private.h). */
 #include "ffm-mapspace-private.h"
+#include "ffm-pmapping-diagnostics.h"
 
 #include <math.h>
 #include <string.h>
@@ -303,6 +304,9 @@ read_groups (FfmMapspace *ms, GError **error)
     }
   ms->group_first[ms->n_einsums] = all->len;
 
+  if (!ms_reserve (ms, (guint64) all->len * (sizeof (MsGroup) + sizeof (guint32)),
+                   "its groups", error))
+    return FALSE;
   ms->groups = g_new0 (MsGroup, MAX (all->len, 1));
   for (guint i = 0; i < all->len; i++)
     {
@@ -316,6 +320,8 @@ read_groups (FfmMapspace *ms, GError **error)
       g->values_offset = pool_size;
       pool_size += (gsize) g->n_rows * g->width;
     }
+  if (!ms_reserve (ms, (guint64) pool_size * sizeof (double), "its rows", error))
+    return FALSE;
   ms->pool = g_new (double, MAX (pool_size, 1));
   for (guint x = 0; x < ms->n_einsums; x++)
     {
@@ -340,15 +346,29 @@ read_groups (FfmMapspace *ms, GError **error)
   return TRUE;
 }
 
+/* The query weight of every Einsum under the charge. */
+static void
+apply_charge (FfmMapspace *ms)
+{
+  ms->state_query_weight = 0;
+  for (guint x = 0; x < ms->n_einsums; x++)
+    {
+      ms->query_weight[x] = ms->charge == FFM_MAPSPACE_CHARGE_EVALUATION
+        ? 1.0 : ms->explored_weight[x];
+      ms->state_query_weight += ms->query_weight[x];
+    }
+}
+
 /* Query weights and the time of one pmapping evaluation (the paper's
- * runtime model, §7.3). */
+ * runtime model, §7.3), the generator's: its thread time over the
+ * pmappings it evaluated. */
 static void
 read_accounting (FfmMapspace *ms)
 {
   double seconds = 0, evaluated = 0, rows = 0;
 
+  ms->explored_weight = g_new0 (double, MAX (ms->n_einsums, 1));
   ms->query_weight = g_new0 (double, MAX (ms->n_einsums, 1));
-  ms->state_query_weight = 0;
   for (guint x = 0; x < ms->n_einsums; x++)
     {
       const FfmPmappingStats *st =
@@ -363,12 +383,32 @@ read_accounting (FfmMapspace *ms)
           evaluated += (double) st->n_evaluated;
         }
       rows += (double) src->n_rows;
-      ms->query_weight[x] = src->n_rows > 0
+      ms->explored_weight[x] = src->n_rows > 0
         ? MAX (1.0, (double) src->n_evaluated / (double) src->n_rows) : 1.0;
-      ms->state_query_weight += ms->query_weight[x];
     }
+  ms->charge = FFM_MAPSPACE_CHARGE_EXPLORED;
+  apply_charge (ms);
   ms->seconds_per_pmapping = evaluated > 0 ? seconds / evaluated
     : ffm_pmapping_set_get_seconds (ms->set) / MAX (rows, 1);
+}
+
+gboolean
+ms_reserve (FfmMapspace *ms, guint64 bytes, const char *what, GError **error)
+{
+  if (ms->limit > 0 && (bytes > ms->limit || ms->bytes > ms->limit - bytes))
+    {
+      g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_OUT_OF_MEMORY,
+                   "mapspace of %s: %s need %" G_GUINT64_FORMAT " MiB more, past the "
+                   "memory budget (--max-memory %" G_GUINT64_FORMAT " MiB, of which the "
+                   "pmappings hold %" G_GUINT64_FORMAT " MiB and the mapspace %"
+                   G_GUINT64_FORMAT " MiB so far)", ffm_workload_get_name (ms->w), what,
+                   (bytes + (1 << 20) - 1) >> 20,
+                   ffm_pmapping_set_get_memory_limit (ms->set) >> 20,
+                   ffm_pmapping_set_get_memory_held (ms->set) >> 20, ms->bytes >> 20);
+      return FALSE;
+    }
+  ms->bytes += bytes;
+  return TRUE;
 }
 
 FfmMapspace *
@@ -405,42 +445,127 @@ ffm_mapspace_new (FfmPmappingSet *set, GError **error)
   ms->n_mem = n_tracked;
   for (guint m = 0; m < n_tracked; m++)     /* tracked is NULL when empty */
     ms->mem_level[m] = tracked[m];
+  {
+    guint64 limit = ffm_pmapping_set_get_memory_limit (set);
+    guint64 held = ffm_pmapping_set_get_memory_held (set);
+    ms->limit = limit == 0 ? 0 : limit > held ? limit - held : 1;
+  }
+  ms->space = FFM_MAPSPACE_SPACE_PAPER;
   if (!read_groups (ms, error))
     return NULL;
   read_accounting (ms);
-  if (!ms_build_cost_lists (ms, error) || !ms_build_graph (ms, error))
+  if (!ms_build_cost_lists (ms, error) || !ms_build_graph (ms, error)
+      || !ms_build_moves (ms, error))
     return NULL;
   ms->build_seconds = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
   return g_steal_pointer (&ms);
 }
 
+/* The generator's options for the mapspace of @ctx. */
+static void
+context_options (const FfmSearchContext *ctx, FfmPmappingOptions *options)
+{
+  ffm_pmapping_options_init (options);
+  options->objectives = ffm_pmapping_objectives_for (ctx->objective);
+  options->max_fused_loops = ctx->max_fused_loops;
+  options->unfused = ctx->unfused;
+  options->n_threads = ctx->n_threads;
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, cancel))
+    options->cancel = ctx->cancel;
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, imperfect))
+    options->imperfect = ctx->imperfect;   /* the same space as ffm's */
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, constraints))
+    options->constraints = ctx->constraints;
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, max_fused_loops_per_rank_var))
+    options->max_fused_loops_per_rank_var = ctx->max_fused_loops_per_rank_var;
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, max_templates))
+    {
+      options->max_memory = ctx->max_memory;
+      options->max_template_seconds = ctx->max_template_seconds;
+      options->max_templates = ctx->max_templates;
+    }
+}
+
+gboolean
+ffm_mapspace_measure_seconds_per_pmapping (FfmWorkload *w, FfmArch *a,
+                                           const FfmPmappingOptions *base,
+                                           double *seconds, guint64 *evaluated,
+                                           GError **error)
+{
+  g_autoptr (FfmPmappingSet) set = NULL;
+  FfmPmappingOptions options;
+  double spent = 0;
+  guint64 count = 0;
+
+  g_return_val_if_fail (w != NULL && a != NULL && seconds != NULL, FALSE);
+  if (base != NULL)
+    options = *base;
+  else
+    ffm_pmapping_options_init (&options);
+  /* One Einsum at a time would be the same count; the options' own
+   * Einsum stays (a caller that generates one Einsum times that one). */
+  options.reuse_equal_einsums = TRUE;
+  options.drop_unjoinable = FALSE;
+  options.progress = NULL;
+  options.progress_data = NULL;
+  options.max_templates = options.max_templates > 0
+    ? MIN (options.max_templates, FFM_MAPSPACE_SAMPLE_TEMPLATES) : FFM_MAPSPACE_SAMPLE_TEMPLATES;
+  options.max_template_seconds = options.max_template_seconds > 0
+    ? MIN (options.max_template_seconds, FFM_MAPSPACE_SAMPLE_TEMPLATE_SECONDS)
+    : FFM_MAPSPACE_SAMPLE_TEMPLATE_SECONDS;
+  ffm_pmapping_options_set_diagnostics (&options, FALSE, FALSE);
+  set = ffm_pmappings_generate (w, a, &options, error);
+  if (set == NULL)
+    {
+      g_prefix_error (error, "timing one pmapping evaluation (pruning off): ");
+      return FALSE;
+    }
+  for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (set); i++)
+    {
+      const FfmPmappingStats *st =
+        ffm_einsum_pmappings_get_stats (ffm_pmapping_set_get_einsum (set, i));
+      if (st->reused_from >= 0)
+        continue;
+      spent += st->seconds;
+      count += st->n_evaluated;
+    }
+  if (count == 0 || !(spent > 0))
+    {
+      g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_FAILED,
+                   "timing one pmapping evaluation of %s on %s: the sample "
+                   "evaluated no pmapping", ffm_workload_get_name (w),
+                   ffm_arch_get_name (a));
+      return FALSE;
+    }
+  *seconds = spent / (double) count;
+  if (evaluated != NULL)
+    *evaluated = count;
+  return TRUE;
+}
+
 FfmMapspace *
-ffm_mapspace_new_for_context (const FfmSearchContext *ctx, GError **error)
+ffm_mapspace_new_for_context_with (const FfmSearchContext *ctx,
+                                   FfmMapspaceSpace space,
+                                   FfmMapspaceCharge charge,
+                                   GError **error)
 {
   FfmPmappingOptions options;
   FfmPmappingSet *set;
+  FfmMapspace *ms;
+  double seconds = 0;
 
   g_return_val_if_fail (ctx != NULL && ctx->problem != NULL, NULL);
-  if (FFM_SEARCH_CONTEXT_HAS (ctx, mapspace) && ctx->mapspace != NULL)
-    return ffm_mapspace_ref (ctx->mapspace);
-  ffm_pmapping_options_init (&options);
-  options.objectives = ffm_pmapping_objectives_for (ctx->objective);
-  options.max_fused_loops = ctx->max_fused_loops;
-  options.unfused = ctx->unfused;
-  options.n_threads = ctx->n_threads;
-  if (FFM_SEARCH_CONTEXT_HAS (ctx, cancel))
-    options.cancel = ctx->cancel;
-  if (FFM_SEARCH_CONTEXT_HAS (ctx, imperfect))
-    options.imperfect = ctx->imperfect;   /* the same space as ffm's */
-  if (FFM_SEARCH_CONTEXT_HAS (ctx, constraints))
-    options.constraints = ctx->constraints;
-  if (FFM_SEARCH_CONTEXT_HAS (ctx, max_fused_loops_per_rank_var))
-    options.max_fused_loops_per_rank_var = ctx->max_fused_loops_per_rank_var;
-  if (FFM_SEARCH_CONTEXT_HAS (ctx, max_templates))
+  context_options (ctx, &options);
+  options.drop_unjoinable = space == FFM_MAPSPACE_SPACE_PRUNED;
+  if (space == FFM_MAPSPACE_SPACE_PAPER)
     {
-      options.max_memory = ctx->max_memory;
-      options.max_template_seconds = ctx->max_template_seconds;
-      options.max_templates = ctx->max_templates;
+      if (ctx->progress != NULL)
+        ctx->progress (-1, "timing one pmapping evaluation (pruning off)",
+                       ctx->progress_data);
+      if (!ffm_mapspace_measure_seconds_per_pmapping (ffm_problem_get_workload (ctx->problem),
+                                                      ffm_problem_get_arch (ctx->problem),
+                                                      &options, &seconds, NULL, error))
+        return NULL;
     }
   if (ctx->progress != NULL)
     ctx->progress (-1, "generating pmappings", ctx->progress_data);
@@ -450,7 +575,22 @@ ffm_mapspace_new_for_context (const FfmSearchContext *ctx, GError **error)
     return NULL;
   if (ctx->progress != NULL)
     ctx->progress (-1, "building the mapspace", ctx->progress_data);
-  return ffm_mapspace_new (set, error);
+  ms = ffm_mapspace_new (set, error);
+  if (ms == NULL)
+    return NULL;
+  ms->space = space;
+  ffm_mapspace_set_accounting (ms, charge, seconds);
+  return ms;
+}
+
+FfmMapspace *
+ffm_mapspace_new_for_context (const FfmSearchContext *ctx, GError **error)
+{
+  g_return_val_if_fail (ctx != NULL && ctx->problem != NULL, NULL);
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, mapspace) && ctx->mapspace != NULL)
+    return ffm_mapspace_ref (ctx->mapspace);
+  return ffm_mapspace_new_for_context_with (ctx, FFM_MAPSPACE_SPACE_PAPER,
+                                            FFM_MAPSPACE_CHARGE_EXPLORED, error);
 }
 
 FfmMapspace *
@@ -483,6 +623,8 @@ ffm_mapspace_unref (FfmMapspace *ms)
   g_free (ms->edge_cum);
   g_free (ms->log_completions);
   g_free (ms->query_weight);
+  g_free (ms->explored_weight);
+  ms_moves_free (ms);
   ffm_pmapping_set_free (ms->set);
   g_free (ms);
 }
@@ -621,6 +763,133 @@ double
 ffm_mapspace_get_seconds_per_pmapping (const FfmMapspace *ms)
 {
   return ms->seconds_per_pmapping;
+}
+
+static const char *const charge_names[] = { "explored", "evaluation" };
+static const char *const space_names[] = { "paper", "pruned" };
+
+const char *
+ffm_mapspace_charge_to_string (FfmMapspaceCharge charge)
+{
+  return (guint) charge < G_N_ELEMENTS (charge_names) ? charge_names[charge] : "unknown";
+}
+
+gboolean
+ffm_mapspace_charge_from_string (const char *text, FfmMapspaceCharge *out, GError **error)
+{
+  for (guint i = 0; text != NULL && i < G_N_ELEMENTS (charge_names); i++)
+    if (g_ascii_strcasecmp (text, charge_names[i]) == 0)
+      {
+        *out = (FfmMapspaceCharge) i;
+        return TRUE;
+      }
+  g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
+               "unknown charge '%s': explored (the pmappings the generator "
+               "evaluated per Pareto pmapping) or evaluation (one per queried "
+               "pmapping)", text != NULL ? text : "");
+  return FALSE;
+}
+
+const char *
+ffm_mapspace_space_to_string (FfmMapspaceSpace space)
+{
+  return (guint) space < G_N_ELEMENTS (space_names) ? space_names[space] : "unknown";
+}
+
+gboolean
+ffm_mapspace_space_from_string (const char *text, FfmMapspaceSpace *out, GError **error)
+{
+  for (guint i = 0; text != NULL && i < G_N_ELEMENTS (space_names); i++)
+    if (g_ascii_strcasecmp (text, space_names[i]) == 0)
+      {
+        *out = (FfmMapspaceSpace) i;
+        return TRUE;
+      }
+  g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
+               "unknown baseline space '%s': paper (every Pareto pmapping per "
+               "compatibility) or pruned (the pmappings ffm joins)",
+               text != NULL ? text : "");
+  return FALSE;
+}
+
+void
+ffm_mapspace_set_accounting (FfmMapspace *ms, FfmMapspaceCharge charge,
+                             double seconds_per_pmapping)
+{
+  g_return_if_fail (ms != NULL);
+  g_return_if_fail ((guint) charge < G_N_ELEMENTS (charge_names));
+  ms->charge = charge;
+  apply_charge (ms);
+  if (seconds_per_pmapping > 0)
+    ms->seconds_per_pmapping = seconds_per_pmapping;
+}
+
+FfmMapspaceCharge
+ffm_mapspace_get_charge (const FfmMapspace *ms)
+{
+  return ms->charge;
+}
+
+FfmMapspaceSpace
+ffm_mapspace_get_space (const FfmMapspace *ms)
+{
+  return ms->space;
+}
+
+double
+ffm_mapspace_get_log10_n_states (const FfmMapspace *ms)
+{
+  return ms->log_states / G_LN10;
+}
+
+double
+ffm_mapspace_get_log10_n_combinations (const FfmMapspace *ms)
+{
+  return ms->log_completions[0] / G_LN10;
+}
+
+void
+ffm_mapspace_get_einsum_stats (const FfmMapspace *ms, guint einsum,
+                               FfmMapspaceEinsumStats *st)
+{
+  const FfmEinsumPmappings *pm;
+  const FfmPmappingStats *ps, *src;
+
+  g_return_if_fail (ms != NULL && st != NULL && einsum < ms->n_einsums);
+  memset (st, 0, sizeof *st);
+  pm = ffm_pmapping_set_lookup_einsum (ms->set, einsum);
+  ps = ffm_einsum_pmappings_get_stats (pm);
+  src = ps->reused_from >= 0
+    ? ffm_einsum_pmappings_get_stats (ffm_pmapping_set_lookup_einsum (ms->set,
+                                                                      (guint) ps->reused_from))
+    : ps;
+  for (guint i = 0; i < ffm_einsum_pmappings_get_n_groups (pm); i++)
+    st->pmappings += ffm_einsum_pmappings_get_group (pm, i)->n_rows;
+  st->pmapping_groups = ffm_einsum_pmappings_get_n_groups (pm);
+  st->groups = ffm_mapspace_get_n_groups (ms, einsum);
+  for (guint g = 0; g < st->groups; g++)
+    {
+      const MsGroup *mg = ms_group (ms, einsum, g);
+      if (!mg->usable)
+        continue;
+      st->usable_groups++;
+      st->usable_pmappings += mg->n_rows;
+    }
+  st->evaluated = src->n_evaluated;
+  st->query_weight = ms->query_weight[einsum];
+  st->keys = ms->node_first[einsum + 1] - ms->node_first[einsum];
+  for (guint32 v = ms->node_first[einsum]; v < ms->node_first[einsum + 1]; v++)
+    {
+      guint64 deg = ms->edge_first[v + 1] - ms->edge_first[v];
+      st->links += deg;
+      st->most_links = MAX (st->most_links, deg);
+    }
+}
+
+guint64
+ffm_mapspace_get_memory_bytes (const FfmMapspace *ms)
+{
+  return ms->bytes;
 }
 
 double
