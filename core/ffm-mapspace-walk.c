@@ -179,11 +179,9 @@ ffm_mapspace_list_alternatives (FfmMapspaceWorkspace *ws,
  * budget that failed. Each node's edges are tried from a random offset
  * (ws->offset), labels first, the first of the fewest kept as its choice:
  * ties go to a random one. */
-guint64 dbg_calls, dbg_expand, dbg_edges, dbg_changes, dbg_budget[8];
 static guint32
 fewest (FfmMapspaceWorkspace *ws, guint32 v, guint y, guint32 k)
 {
-  dbg_calls++;
   const FfmMapspace *ms = ws->ms;
   MsRepairNode *r = &ws->repair[v];
   guint64 first, deg, label_edge = G_MAXUINT64;
@@ -230,7 +228,6 @@ fewest (FfmMapspaceWorkspace *ws, guint32 v, guint y, guint32 k)
       deg = ms->edge_first[v + 1] - first;
       if (bound >= 1 && deg > 0 && (result == MS_NONE || result > 0))
         {
-          dbg_expand++; dbg_edges += deg;
           guint64 offset = ws->offset % deg;
           for (guint64 i = 0; i < deg; i++)
             {
@@ -296,7 +293,6 @@ ffm_mapspace_change (FfmMapspaceWorkspace *ws, GRand *rand,
         found = fewest (ws, 0, 0, budget);
       if (found == MS_NONE)
         return FALSE;
-      dbg_changes++; dbg_budget[MIN (found, 7)]++;
       for (guint x = 0; x < n; x++)
         {
           guint64 e = ws->repair[v].choice;
