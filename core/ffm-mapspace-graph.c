@@ -147,8 +147,10 @@ match_bytes (guint32 s, const MsLoop *loops, const Backing *const *before,
   return g_byte_array_free_to_bytes (b);
 }
 
+/* Shared tensor @t of group @g as its users must agree on it: the ranks
+ * are the tensor's walked by the loops above its backing. */
 static void
-group_backing (const MsTensor *t, Backing *out)
+group_backing (const MsGroup *g, const MsTensor *t, Backing *out)
 {
   memset (out, 0, sizeof *out);
   out->tensor = t->tensor;
@@ -156,7 +158,8 @@ group_backing (const MsTensor *t, Backing *out)
   out->persistent = t->persistent;
   out->depth = t->depth;
   out->bits = t->bits;
-  memcpy (out->ranks, t->ranks, sizeof (gint32) * t->depth);
+  for (guint d = 0; d < t->depth; d++)
+    out->ranks[d] = ms_rank (g, d, t->access);
 }
 
 static int
@@ -200,7 +203,7 @@ follow (const StepInfo *st, const Key *k, const MsGroup *g, Key *out)
       /* A consumer walks its producer's ranks with every shared loop. */
       if (l->produced && mt->access != st->output_access)
         for (guint d = 0; d < MIN (l->dep_depth, s); d++)
-          if (g->ranks[d][mt->access] < 0 || g->ranks[d][mt->access] != l->dep_ranks[d])
+          if (ms_rank (g, d, mt->access) < 0 || ms_rank (g, d, mt->access) != l->dep_ranks[d])
             return FALSE;
       /* No user's path crosses another user's copy. */
       if (l->open_copy != MS_NONE && l->open_copy < s)
@@ -227,7 +230,7 @@ follow (const StepInfo *st, const Key *k, const MsGroup *g, Key *out)
           if (t < 0 || !g->tensors[t].plain)
             return FALSE;
           memset (o, 0, sizeof *o);
-          group_backing (&g->tensors[t], &o->b);
+          group_backing (g, &g->tensors[t], &o->b);
           o->produced = g->tensors[t].access == st->output_access;
           o->dep_depth = o->produced ? MS_NONE : 0;
           o->last_use = MS_NONE;
@@ -251,7 +254,7 @@ follow (const StepInfo *st, const Key *k, const MsGroup *g, Key *out)
         {
           o->dep_depth = S;
           for (guint d = 0; d < S; d++)
-            o->dep_ranks[d] = g->ranks[d][st->output_access];
+            o->dep_ranks[d] = ms_rank (g, d, st->output_access);
         }
       o->dep_depth = o->produced ? MIN (o->dep_depth, S) : 0;
       o->last_use = MIN (o->last_use, S);
@@ -284,7 +287,7 @@ index_groups (const FfmMapspace *ms, guint x, const StepInfo *st)
           int t = group_find (g, g_array_index (st->before, guint, i));
           ok = t >= 0 && g->tensors[t].plain;
           if (ok)
-            group_backing (&g->tensors[t], &lives[i]);
+            group_backing (g, &g->tensors[t], &lives[i]);
           ptrs[i] = &lives[i];
         }
       if (!ok)

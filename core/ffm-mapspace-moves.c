@@ -20,6 +20,7 @@
  * Each draw is uniform over the same candidates as the scan's (the tests
  * compare them with a scan over every group), in O(1) or O(fused loops). */
 #include "ffm-mapspace-private.h"
+#include "ffm-mapspace-diagnostics.h"
 
 #include <math.h>
 #include <string.h>
@@ -64,7 +65,7 @@ class_key (const MsGroup *g)
 /* The tile bucket of group @g (of class @cls) at fused loop @d: every
  * fused loop as one_tile_apart() compares them, d's tile left out. */
 static GBytes *
-bucket_key (const MsGroup *g, guint32 cls, guint d)
+bucket_key (const FfmMapspace *ms, guint x, const MsGroup *g, guint32 cls, guint d)
 {
   guint64 v[3 + 5 * MS_MAX_LOOPS];
   guint n = 0;
@@ -74,7 +75,7 @@ bucket_key (const MsGroup *g, guint32 cls, guint d)
   v[n++] = d;
   for (guint k = 0; k < g->n_fused; k++)
     {
-      const FfmCompatLoop *l = &g->compat.loops[k];
+      const FfmCompatLoop *l = ms_compat_loop (ms, x, g, k);
       v[n++] = l->rank_var;
       v[n++] = (guint64) (l->spatial != 0);
       v[n++] = (guint64) (gint64) l->fanout_level;
@@ -216,7 +217,7 @@ build_einsum (FfmMapspace *ms, guint x, MsMoves *m, GError **error)
         m->slot_first[i] = s;
         for (guint d = 0; d < gr->n_fused; d++, s++)
           {
-            GBytes *key = bucket_key (gr, m->class_of[m->usable[i]], d);
+            GBytes *key = bucket_key (ms, x, gr, m->class_of[m->usable[i]], d);
             gpointer found;
             slot_group[s] = m->usable[i];
             if (g_hash_table_lookup_extended (buckets, key, NULL, &found))
@@ -253,7 +254,7 @@ build_einsum (FfmMapspace *ms, guint x, MsMoves *m, GError **error)
         for (guint32 s = m->slot_first[i]; s < m->slot_first[i + 1]; s++)
           {
             guint32 b = m->slot_bucket[s];
-            tile[s] = gr->compat.loops[s - m->slot_first[i]].tile;
+            tile[s] = ms_compat_loop (ms, x, gr, s - m->slot_first[i])->tile;
             slots[m->bucket_first[b] + fill[b]++] = s;
           }
       }
@@ -508,4 +509,13 @@ ms_move_candidates (const FfmMapspace *ms, const FfmMapspaceChoice *state, guint
     out[k] = runs_get (&r, k);
   qsort (out, count, sizeof (guint32), compare_guint32);
   return (guint) count;
+}
+
+guint
+ffm_mapspace_list_move_targets (const FfmMapspace *ms, const FfmMapspaceChoice *state,
+                                guint einsum, FfmMapspaceMove kind, int tensor,
+                                int direction, guint *groups)
+{
+  g_return_val_if_fail (ms != NULL && state != NULL && einsum < ms->n_einsums, 0);
+  return ms_move_candidates (ms, state, einsum, kind, tensor, direction, groups);
 }

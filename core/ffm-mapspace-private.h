@@ -37,7 +37,9 @@ typedef struct {
   gint32 pad_;              /* zero: keys are compared as bytes */
 } MsLoop;
 
-/* One shared tensor of a group. */
+/* One shared tensor of a group (the same for every loop order of a
+ * generator group's split: an order never moves a loop across a backing
+ * node). */
 typedef struct {
   guint32 tensor;           /* workload index */
   guint32 access;           /* access index in the Einsum */
@@ -48,32 +50,40 @@ typedef struct {
   double bits;              /* backing tile; 0 in an unbounded memory */
   guint32 copy;             /* fused loops above its shallowest copy, MS_NONE */
   gint32 plain;             /* every loop above the backing walks one rank of it */
-  gint32 ranks[MS_MAX_LOOPS]; /* the tensor's rank walked by spine loop d < depth */
 } MsTensor;
 
+/* A group is small (GPT-3 6.7B at batch 64 has 1.7 million): what its
+ * loop orders share (rows, tensors, capacities, row indices) is stored
+ * once, in the mapspace's pools, and pointed to. */
 typedef struct {
   /* Hot: what evaluation reads. */
-  const double *values;     /* rows, width doubles each (in the mapspace's pool) */
+  const double *values;     /* rows, width doubles each (shared by the orders) */
   guint32 n_rows;
   guint32 width;            /* 2 + n_mem * (n_fused + 3) */
   guint32 n_fused;
   guint32 n_tensors;
-  MsTensor tensors[FFM_MAX_EINSUM_TENSORS]; /* by access index (the same in all
-                                               groups of an Einsum) */
-  double size[MS_MAX_MEM];  /* capacity of each tracked memory for this group's
-                               compute unit, bits (0 off its path) */
+  const MsTensor *tensors;  /* [n_tensors] by access index (the same tensors
+                               in all groups of an Einsum; shared by the orders) */
+  const double *size;       /* [n_mem] capacity of each tracked memory for this
+                               group's compute unit, bits (0 off its path) */
   /* Cold: the rules and the accessors. */
-  MsLoop loops[MS_MAX_LOOPS];
-  gint32 ranks[MS_MAX_LOOPS][FFM_MAX_EINSUM_TENSORS]; /* plain rank of each access
-                                                          walked by each fused loop */
-  FfmCompatibility compat;  /* its loops in this group's order */
+  const MsLoop *loops;      /* [n_fused] in this group's order */
+  const gint32 *ranks;      /* [n_fused x n_access]: the plain rank of each access
+                               walked by each fused loop, -1 (ms_rank()) */
+  guint32 n_access;
   guint32 pm_group;
   guint32 order;
   guint32 compute_level;
   gboolean usable;
-  gsize values_offset;      /* into the pool, while building */
-  guint32 *pm_rows;         /* [n_rows] rows in the FfmPmappingGroup */
+  guint8 perm[MS_MAX_LOOPS];/* fused loop d is the generator group's perm[d] */
+  const guint32 *pm_rows;   /* [n_rows] rows in the FfmPmappingGroup (shared) */
 } MsGroup;
+
+static inline gint32
+ms_rank (const MsGroup *g, guint d, guint access)
+{
+  return g->ranks[d * g->n_access + access];
+}
 
 /* A shared tensor of one Einsum as the cost reads it: which Einsum's group
  * says how it is backed (its first user) and where in that group. */
@@ -132,6 +142,15 @@ struct _FfmMapspace {
   guint32 *group_first;
   MsGroup *groups;
   double *pool;             /* all rows */
+  MsTensor *tensor_pool;    /* what groups point to */
+  MsLoop *loop_pool;
+  gint32 *rank_pool;
+  double *size_pool;
+  guint32 *row_pool;
+  /* ffm_mapspace_group_get_compatibility(): every group's, made on the
+   * first call (large: most callers want ffm_mapspace_group_copy_compatibility()). */
+  GMutex compat_lock;
+  FfmCompatibility *compats;
 
   /* What the cost needs besides the groups. */
   MsLists spine;            /* per boundary k (1..n-1, index k): tensors used
@@ -170,7 +189,9 @@ struct _FfmMapspace {
    * budget they are checked against (the pmapping set's limit less what
    * the set holds). */
   guint64 bytes;
+  guint64 peak_bytes;       /* the most held while building */
   guint64 limit;            /* 0: none */
+  guint64 total_limit;      /* the budget, the pmappings included (messages) */
 
   MsMoves *moves;           /* [n] (ffm-mapspace-moves.c) */
 };
@@ -208,7 +229,19 @@ struct _FfmMapspaceWorkspace {
   guint held;               /* the Einsum changed, and its group */
   guint32 held_group;
   guint64 offset;           /* where each node's edges are tried from */
+  guint32 calls_left;       /* of the search for the fewest changes */
+  gboolean gave_up;
+  guint64 n_greedy;         /* changes repaired greedily */
 };
+
+/* TUNING: the repair's search for the fewest changes visits at most this
+ * many nodes; past it the greedy repair draws this many edges where a
+ * choice breaks, and searches the choices before the changed Einsum
+ * within this many nodes. Measured on GPT-3 6.7B (batch 64, 4096 tokens):
+ * docs/compare.md, "The baselines' own work". */
+#define REPAIR_EXACT_CALLS 256
+#define REPAIR_SAMPLES 16
+#define REPAIR_PREFIX_NODES 4096
 
 static inline const MsGroup *
 ms_group (const FfmMapspace *ms, guint einsum, guint group)
@@ -238,6 +271,10 @@ guint ms_move_candidates (const FfmMapspace *ms, const FfmMapspaceChoice *state,
 /* Reserves @bytes of the mapspace's memory budget for @what; FALSE with
  * FFM_SEARCH_ERROR_OUT_OF_MEMORY (naming --max-memory) past it. */
 gboolean ms_reserve (FfmMapspace *ms, guint64 bytes, const char *what, GError **error);
+
+/* Fused loop @d of group @g of Einsum @x as the generator describes it
+ * (its rank variable, tile, fanout), in the group's order. */
+const FfmCompatLoop *ms_compat_loop (const FfmMapspace *ms, guint x, const MsGroup *g, guint d);
 
 /* The edge of node @v labelled @group, or G_MAXUINT64 (binary search). */
 guint64 ms_find_edge (const FfmMapspace *ms, guint32 v, guint32 group);

@@ -29,7 +29,7 @@ test_versions (void)
 {
   g_test_summary ("The ABI version these pins describe; bump both together");
   g_assert_cmpint (FFM_PLUGIN_ABI_MAJOR, ==, 2);
-  g_assert_cmpint (FFM_PLUGIN_ABI_MINOR, ==, 2);
+  g_assert_cmpint (FFM_PLUGIN_ABI_MINOR, ==, 3);
   g_assert_cmpstr (FFM_PLUGIN_ENTRY_SYMBOL, ==, "ffm_plugin_get_descriptor");
 }
 
@@ -198,7 +198,8 @@ test_search_context (void)
   PIN_OFFSET (FfmSearchContext, max_templates, 136);
   PIN_OFFSET (FfmSearchContext, padding_2_1, 140);
   PIN_OFFSET (FfmSearchContext, max_fused_loops_per_rank_var, 144);
-  PIN_SIZE (FfmSearchContext, 152);
+  PIN_OFFSET (FfmSearchContext, target_objective, 152);
+  PIN_SIZE (FfmSearchContext, 160);
 
   PIN_OFFSET (FfmTracePoint, evaluations, 0);
   PIN_OFFSET (FfmTracePoint, seconds, 8);

@@ -29,7 +29,7 @@
 G_BEGIN_DECLS
 
 #define FFM_PLUGIN_ABI_MAJOR 2   /* bump: incompatible change */
-#define FFM_PLUGIN_ABI_MINOR 2   /* bump: appended fields or slots */
+#define FFM_PLUGIN_ABI_MINOR 3   /* bump: appended fields or slots */
 #define FFM_PLUGIN_ENTRY_SYMBOL "ffm_plugin_get_descriptor"
 
 typedef enum {
