@@ -591,6 +591,52 @@ build_backward (FfmMapspace *ms, GArray **edges, const guint32 *n_nodes, GError 
   return TRUE;
 }
 
+/* The reverse indexes (ffm-mapspace-private.h) from the edges. */
+static gboolean
+build_reverse (FfmMapspace *ms, GError **error)
+{
+  guint n = ms->n_einsums, n_groups = ms->group_first[n];
+  g_autofree guint32 *fill = NULL;
+
+  if (!ms_reserve (ms, ms->n_edges * 3 * sizeof (guint32)
+                   + ((guint64) ms->n_nodes + n_groups + 2) * sizeof (guint32),
+                   "the reverse index of its graph", error))
+    return FALSE;
+  ms->in_first = g_new0 (guint32, ms->n_nodes + 1);
+  ms->in_source = g_new (guint32, MAX (ms->n_edges, 1));
+  ms->in_edge = g_new (guint32, MAX (ms->n_edges, 1));
+  ms->group_node_first = g_new0 (guint32, n_groups + 1);
+  ms->group_nodes = g_new (guint32, MAX (ms->n_edges, 1));
+  for (guint64 e = 0; e < ms->n_edges; e++)
+    ms->in_first[ms->edge_target[e] + 1]++;
+  for (guint32 v = 0; v < ms->n_nodes; v++)
+    ms->in_first[v + 1] += ms->in_first[v];
+  for (guint x = 0; x < n; x++)
+    for (guint32 v = ms->node_first[x]; v < ms->node_first[x + 1]; v++)
+      for (guint64 e = ms->edge_first[v]; e < ms->edge_first[v + 1]; e++)
+        ms->group_node_first[ms->group_first[x] + ms->edge_group[e] + 1]++;
+  for (guint g = 0; g < n_groups; g++)
+    ms->group_node_first[g + 1] += ms->group_node_first[g];
+  fill = g_new0 (guint32, MAX (MAX (ms->n_nodes, n_groups), 1));
+  for (guint x = 0; x < n; x++)
+    for (guint32 v = ms->node_first[x]; v < ms->node_first[x + 1]; v++)
+      for (guint64 e = ms->edge_first[v]; e < ms->edge_first[v + 1]; e++)
+        {
+          guint32 t = ms->edge_target[e];
+          ms->in_source[ms->in_first[t] + fill[t]] = v;
+          ms->in_edge[ms->in_first[t] + fill[t]++] = (guint32) e;
+        }
+  memset (fill, 0, sizeof (guint32) * MAX (MAX (ms->n_nodes, n_groups), 1));
+  for (guint x = 0; x < n; x++)
+    for (guint32 v = ms->node_first[x]; v < ms->node_first[x + 1]; v++)
+      for (guint64 e = ms->edge_first[v]; e < ms->edge_first[v + 1]; e++)
+        {
+          guint g = ms->group_first[x] + ms->edge_group[e];
+          ms->group_nodes[ms->group_node_first[g] + fill[g]++] = v;
+        }
+  return TRUE;
+}
+
 gboolean
 ms_build_graph (FfmMapspace *ms, GError **error)
 {
@@ -606,6 +652,8 @@ ms_build_graph (FfmMapspace *ms, GError **error)
   if (ok)
     ok = build_backward (ms, edges, n_nodes, error);
   ms->bytes -= held;
+  if (ok)
+    ok = build_reverse (ms, error);
   for (guint x = 0; x < n; x++)
     {
       step_info_clear (&steps[x]);

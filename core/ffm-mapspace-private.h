@@ -175,6 +175,14 @@ struct _FfmMapspace {
   guint32 *edge_target;     /* global node index */
   double *edge_cum;
   double *log_completions;  /* [n_nodes]: log of the compatible completions */
+  /* Reverse indexes, for repairs: the edges into each node (in_first[v] ..
+   * in_first[v + 1]: source node and edge), and the nodes with an edge of
+   * each group (group_node_first[global group] .. [+ 1]). */
+  guint32 *in_first;        /* [n_nodes + 1] */
+  guint32 *in_source;       /* [n_edges] */
+  guint32 *in_edge;         /* [n_edges] */
+  guint32 *group_node_first; /* [all groups + 1] */
+  guint32 *group_nodes;     /* [n_edges] */
 
   double *explored_weight;  /* [n] the generator's evaluated per Pareto pmapping */
   double *query_weight;     /* [n] under the charge */
@@ -218,6 +226,11 @@ typedef struct {
 
 struct _FfmMapspaceWorkspace {
   FfmMapspace *ms;          /* a reference */
+  guint32 *mark;            /* [n_nodes] a prefix repair's epoch (ffm-mapspace-walk.c) */
+  guint64 *mark_edge;       /* [n_nodes] an edge from a marked node to a marked one */
+  guint32 *mark_count;      /* [n_nodes] such edges met (a uniform draw among them) */
+  guint32 mark_epoch;
+  GArray *frontier, *next;  /* of guint32: nodes of one layer */
   guint32 *path;            /* [n + 1] nodes of a walked state */
   FfmMapspaceChoice *trial; /* [n] */
   SearchLevel *search;      /* [n + 1] */
@@ -236,12 +249,12 @@ struct _FfmMapspaceWorkspace {
 
 /* TUNING: the repair's search for the fewest changes visits at most this
  * many nodes; past it the greedy repair draws this many edges where a
- * choice breaks, and searches the choices before the changed Einsum
- * within this many nodes. Measured on GPT-3 6.7B (batch 64, 4096 tokens):
+ * choice breaks after the changed Einsum, and reads at most this many
+ * edges backwards from it for the Einsums before. Measured on GPT-3 6.7B (batch 64, 4096 tokens):
  * docs/compare.md, "The baselines' own work". */
-#define REPAIR_EXACT_CALLS 256
+#define REPAIR_EXACT_CALLS 64
 #define REPAIR_SAMPLES 16
-#define REPAIR_PREFIX_NODES 4096
+#define REPAIR_PREFIX_EDGES 4096
 
 static inline const MsGroup *
 ms_group (const FfmMapspace *ms, guint einsum, guint group)

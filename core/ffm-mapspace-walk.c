@@ -27,6 +27,11 @@ ffm_mapspace_workspace_new (FfmMapspace *ms)
   ws->ms = ffm_mapspace_ref (ms);
   ws->path = g_new0 (guint32, n + 1);
   ws->repair = g_new0 (MsRepairNode, MAX (ms->n_nodes, 1));
+  ws->mark = g_new0 (guint32, MAX (ms->n_nodes, 1));
+  ws->mark_edge = g_new0 (guint64, MAX (ms->n_nodes, 1));
+  ws->mark_count = g_new0 (guint32, MAX (ms->n_nodes, 1));
+  ws->frontier = g_array_new (FALSE, FALSE, sizeof (guint32));
+  ws->next = g_array_new (FALSE, FALSE, sizeof (guint32));
   ws->labels = g_new0 (guint32, MAX (n, 1));
   ws->trial = g_new0 (FfmMapspaceChoice, n);
   ws->search = g_new0 (SearchLevel, n + 1);
@@ -41,6 +46,11 @@ ffm_mapspace_workspace_free (FfmMapspaceWorkspace *ws)
     return;
   g_free (ws->path);
   g_free (ws->repair);
+  g_free (ws->mark);
+  g_free (ws->mark_edge);
+  g_free (ws->mark_count);
+  g_array_unref (ws->frontier);
+  g_array_unref (ws->next);
   g_free (ws->labels);
   g_free (ws->trial);
   g_free (ws->search);
@@ -319,83 +329,107 @@ greedy_edge (const FfmMapspace *ms, GRand *rand, const guint32 *labels, guint32 
   return best;
 }
 
-/* The repair when the search for the fewest changes gave up: the choices
- * before Einsum @x are searched depth first from the start, each level
- * trying its label first, then its other edges from a random one on (so
- * the Einsums next to @x change before earlier ones), for a node that has
- * @group's edge, within REPAIR_PREFIX_NODES nodes; after @x every Einsum
- * keeps its group where the choices before allow, else takes
- * greedy_edge(). Writes the groups into @trial, with a new random row
- * where a group changed, counting those in *@changed. FALSE when the
- * prefix search found nothing within its limit (@trial's groups then
- * changed). */
+/* The Einsums before @x changed so that the state reaches a node with
+ * @group's edge: the nodes that can reach one are marked backwards, layer
+ * by layer, from the nodes with that edge (the reverse indexes), until the
+ * state's own path is met at layer a, the latest; from there each Einsum
+ * keeps its group if that stays on marked nodes, else takes a marked edge
+ * (drawn uniformly among those the marking met). Writes the groups of
+ * Einsums a .. @x - 1 into @trial and the node reached into *@at_x. FALSE
+ * when more than REPAIR_PREFIX_EDGES edges would be read. */
+static gboolean
+prefix_repair (FfmMapspaceWorkspace *ws, GRand *rand, const FfmMapspaceChoice *state,
+               guint x, guint32 group, FfmMapspaceChoice *trial, guint32 *at_x)
+{
+  const FfmMapspace *ms = ws->ms;
+  guint gi = ms->group_first[x] + group, a = G_MAXUINT;
+  guint64 reads = 0;
+  guint32 u;
+
+  walk (ms, state, ws->path);
+  if (++ws->mark_epoch == 0)
+    {
+      memset (ws->mark, 0, sizeof (guint32) * MAX (ms->n_nodes, 1));
+      ws->mark_epoch = 1;
+    }
+  g_array_set_size (ws->frontier, 0);
+  for (guint32 k = ms->group_node_first[gi]; k < ms->group_node_first[gi + 1]; k++)
+    {
+      guint32 v = ms->group_nodes[k];
+      ws->mark[v] = ws->mark_epoch;
+      g_array_append_val (ws->frontier, v);
+    }
+  for (guint y = x; y-- > 0 && a == G_MAXUINT; )
+    {
+      GArray *tmp;
+      g_array_set_size (ws->next, 0);
+      for (guint i = 0; i < ws->frontier->len; i++)
+        {
+          guint32 v = g_array_index (ws->frontier, guint32, i);
+          for (guint32 k = ms->in_first[v]; k < ms->in_first[v + 1]; k++)
+            {
+              guint32 src = ms->in_source[k];
+              if (++reads > REPAIR_PREFIX_EDGES)
+                return FALSE;
+              if (ws->mark[src] != ws->mark_epoch)
+                {
+                  ws->mark[src] = ws->mark_epoch;
+                  ws->mark_count[src] = 1;
+                  ws->mark_edge[src] = ms->in_edge[k];
+                  g_array_append_val (ws->next, src);
+                }
+              else if (g_rand_int_range (rand, 0, (gint32) ++ws->mark_count[src]) == 0)
+                ws->mark_edge[src] = ms->in_edge[k];
+            }
+        }
+      if (ws->mark[ws->path[y]] == ws->mark_epoch)
+        a = y;
+      tmp = ws->frontier;
+      ws->frontier = ws->next;
+      ws->next = tmp;
+    }
+  if (a == G_MAXUINT)
+    return FALSE;
+  u = ws->path[a];
+  for (guint y = a; y < x; y++)
+    {
+      guint64 e = ms_find_edge (ms, u, state[y].group);
+      if (e == G_MAXUINT64 || ws->mark[ms->edge_target[e]] != ws->mark_epoch)
+        e = ws->mark_edge[u];
+      trial[y].group = ms->edge_group[e];
+      u = ms->edge_target[e];
+    }
+  *at_x = u;
+  return TRUE;
+}
+
+/* The repair when the search for the fewest changes gave up: the Einsums
+ * before @x by prefix_repair() when its node lacks @group's edge; after
+ * @x every Einsum keeps its group where the choices before allow, else
+ * takes greedy_edge(). Writes the groups into @trial, with a new random
+ * row where a group changed, counting those in *@changed. FALSE when
+ * prefix_repair() gave up. */
 static gboolean
 greedy_repair (FfmMapspaceWorkspace *ws, GRand *rand, const FfmMapspaceChoice *state,
                guint x, guint32 group, FfmMapspaceChoice *trial, guint *changed)
 {
   const FfmMapspace *ms = ws->ms;
-  guint n = ms->n_einsums, y = 0;
-  SearchLevel *lv = ws->search;
-  guint64 visits = 0, e;
-  guint32 v = 0;
+  guint n = ms->n_einsums;
+  guint64 e;
+  guint32 v;
 
-  if (x > 0)
-    {
-      lv[0].node = 0;
-      lv[0].edge = 0;
-      lv[0].edge_offset = g_rand_int (rand);
-      for (;;)
-        {
-          SearchLevel *l = &lv[y];
-          guint64 first = ms->edge_first[l->node], deg = ms->edge_first[l->node + 1] - first;
-          guint64 label = ms_find_edge (ms, l->node, state[y].group), pick;
-          /* Choice k of this level: the label, then every edge from the
-           * offset on (the label skipped there). */
-          if (l->edge > deg || ++visits > REPAIR_PREFIX_NODES)
-            {
-              if (y == 0 || visits > REPAIR_PREFIX_NODES)
-                return FALSE;
-              lv[--y].edge++;
-              continue;
-            }
-          if (l->edge == 0)
-            {
-              if (label == G_MAXUINT64)
-                {
-                  l->edge++;
-                  continue;
-                }
-              pick = label;
-            }
-          else
-            {
-              pick = first + (l->edge_offset + l->edge - 1) % deg;
-              if (pick == label)
-                {
-                  l->edge++;
-                  continue;
-                }
-            }
-          trial[y].group = ms->edge_group[pick];
-          v = ms->edge_target[pick];
-          if (y + 1 == x)
-            {
-              if (ms_find_edge (ms, v, group) != G_MAXUINT64)
-                break;
-              l->edge++;
-              continue;
-            }
-          y++;
-          lv[y].node = v;
-          lv[y].edge = 0;
-          lv[y].edge_offset = g_rand_int (rand);
-        }
-    }
+  for (guint y = 0; y < n; y++)
+    trial[y].group = state[y].group;
+  walk (ms, state, ws->path);
+  v = ws->path[x];
+  if (ms_find_edge (ms, v, group) == G_MAXUINT64
+      && !prefix_repair (ws, rand, state, x, group, trial, &v))
+    return FALSE;
   e = ms_find_edge (ms, v, group);
   g_assert (e != G_MAXUINT64);
   trial[x].group = group;
   v = ms->edge_target[e];
-  for (y = x + 1; y < n; y++)
+  for (guint y = x + 1; y < n; y++)
     {
       e = ms_find_edge (ms, v, state[y].group);
       if (e == G_MAXUINT64)
@@ -403,7 +437,7 @@ greedy_repair (FfmMapspaceWorkspace *ws, GRand *rand, const FfmMapspaceChoice *s
       trial[y].group = ms->edge_group[e];
       v = ms->edge_target[e];
     }
-  for (y = 0; y < n; y++)
+  for (guint y = 0; y < n; y++)
     if (y != x && trial[y].group != state[y].group)
       {
         trial[y].row = random_row (rand, ms_group (ms, y, trial[y].group));

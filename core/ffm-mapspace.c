@@ -718,6 +718,11 @@ ffm_mapspace_unref (FfmMapspace *ms)
   g_free (ms->edge_target);
   g_free (ms->edge_cum);
   g_free (ms->log_completions);
+  g_free (ms->in_first);
+  g_free (ms->in_source);
+  g_free (ms->in_edge);
+  g_free (ms->group_node_first);
+  g_free (ms->group_nodes);
   g_free (ms->query_weight);
   g_free (ms->explored_weight);
   ms_moves_free (ms);

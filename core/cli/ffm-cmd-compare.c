@@ -679,6 +679,20 @@ compare_json (const CompareOptions *o, const Comparison *c, const GArray *checkp
   ffm_json_writer_begin_object (b);
   ffm_json_writer_member_double (b, "optimum", c->optimum);
   ffm_json_writer_member_double (b, "seconds", c->ffm.seconds);
+  if (c->ffm.result != NULL)
+    {
+      /* Its own pmappings (joinable only, by default), for comparison
+       * with the baselines' space. */
+      const GArray *stats = ffm_search_result_get_stats (c->ffm.result);
+      ffm_json_writer_key (b, "stats");
+      ffm_json_writer_begin_object (b);
+      for (guint k = 0; k < stats->len; k++)
+        {
+          const FfmStat *st = &g_array_index (stats, FfmStat, k);
+          ffm_json_writer_member_double (b, st->name, st->value);
+        }
+      ffm_json_writer_end_object (b);
+    }
   ffm_json_writer_end_object (b);
   ffm_json_writer_member_double (b, "shared_pmappings_seconds", c->offset);
   write_space_json (b, c, threads);
@@ -1379,6 +1393,17 @@ comparison_report (const CompareOptions *o, const Comparison *c, const GArray *c
            budget);
   g_print ("ffm: optimum %.6g in %.3g s (wall); shared pmappings and mapspace for the "
            "others %.3g s\n", c->optimum, c->ffm.seconds, c->offset);
+  if (c->ffm.result != NULL)
+    {
+      double rows = 0, groups = 0, dropped = 0;
+      if (ffm_search_result_lookup_stat (c->ffm.result, "pmappings_generated", &rows)
+          && ffm_search_result_lookup_stat (c->ffm.result, "pmapping_groups", &groups))
+        {
+          ffm_search_result_lookup_stat (c->ffm.result, "pmapping_groups_unjoinable", &dropped);
+          g_print ("ffm's own pmappings: %.0f in %.0f groups (%.0f groups no join could use "
+                   "left out)\n", rows, groups, dropped);
+        }
+    }
   if (c->ms != NULL)
     print_space (c, threads);
   if (c->stopped != NULL)

@@ -453,24 +453,34 @@ draw_lines (gconstpointer data)
       ylo -= 0.5;
       yhi += 0.5;
     }
-  if (axes->x_max > axes->x_min && usable (axes->x_min, axes->log_x)
-      && usable (axes->x_max, axes->log_x))
-    {
-      xlo = MIN (xlo, axis_value (axes->x_min, axes->log_x));
-      xhi = MAX (xhi, axis_value (axes->x_max, axes->log_x));
-    }
-  if (axes->y_min > 0 && usable (axes->y_min, axes->log_y))
-    ylo = axis_value (axes->y_min, axes->log_y);
-  if (axes->y_max > 0 && usable (axes->y_max, axes->log_y))
-    yhi = MIN (yhi, axis_value (axes->y_max, axes->log_y));
-  if (yhi <= ylo)
-    yhi = ylo + 1;
-  pad = 0.05 * (yhi - ylo);
-  ylo -= pad;
-  yhi += pad;
-  pad = 0.02 * (xhi - xlo);
-  xlo -= pad;
-  xhi += pad;
+  {
+    /* Pad the sides the data set; a range asked for is the axis. */
+    gboolean fixed_x = axes->x_max > axes->x_min && usable (axes->x_min, axes->log_x)
+      && usable (axes->x_max, axes->log_x);
+    gboolean fixed_y_low = axes->y_min > 0 && usable (axes->y_min, axes->log_y);
+    double xpad = 0.02 * (xhi - xlo);
+    if (fixed_x)
+      {
+        double a = axis_value (axes->x_min, axes->log_x), b = axis_value (axes->x_max, axes->log_x);
+        xlo = xlo - xpad < a ? xlo - xpad : a;
+        xhi = xhi + xpad > b ? xhi + xpad : b;
+      }
+    else
+      {
+        xlo -= xpad;
+        xhi += xpad;
+      }
+    if (fixed_y_low)
+      ylo = axis_value (axes->y_min, axes->log_y);
+    if (axes->y_max > 0 && usable (axes->y_max, axes->log_y))
+      yhi = MIN (yhi, axis_value (axes->y_max, axes->log_y));
+    if (yhi <= ylo)
+      yhi = ylo + 1;
+    pad = 0.05 * (yhi - ylo);
+    if (!fixed_y_low)
+      ylo -= pad;
+    yhi += pad;
+  }
   /* The box by hand: plenv's axis styles also draw the lines x = 0 and
    * y = 0, which on a log axis is the line at 1. */
   plenv (xlo, xhi, ylo, yhi, 0, -2);

@@ -31,9 +31,10 @@
  *     ffm_mapspace_random_state() also makes the state fit (sampling, then
  *     a complete backtracking search), or says that nothing fits;
  *   - the compatible alternatives of one Einsum given the rest, and a
- *     change of one Einsum that repairs the others into the compatible
- *     state nearest to the old one (fewest Einsums changed; paper §7.3:
- *     "other pmappings are transformed into compatible equivalents");
+ *     change of one Einsum that repairs the others into a compatible state
+ *     near the old one (paper §7.3: "other pmappings are transformed into
+ *     compatible equivalents"): the fewest Einsums changed when a bounded
+ *     search finds it, else a greedy repair;
  *   - the cost of a state (energy, latency, the bits live in each tracked
  *     memory while each Einsum runs, whether it fits) from the cached rows
  *     alone, with no LoopTree and no allocation: the same doubles as
@@ -44,16 +45,19 @@
  * Runtime accounting (paper §7.3): a strategy that walks this space stands
  * in for a mapper that would evaluate pmappings with the cost model. Each
  * query of one Einsum's pmapping is charged
- * ffm_mapspace_get_query_weight(): the pmappings the generator evaluated
- * for that Einsum per Pareto pmapping it kept (a mapper evaluating one
- * pmapping at a time needs that many, on average, to meet one of them);
- * ffm_mapspace_get_seconds_per_pmapping() turns charges into the paper's
- * modelled time. FfmSearchMeter (ffm-search-meter.h) does this bookkeeping.
+ * ffm_mapspace_get_query_weight() pmapping evaluations (FfmMapspaceCharge:
+ * one, or the pmappings the generator evaluated for that Einsum per Pareto
+ * pmapping it kept); ffm_mapspace_get_seconds_per_pmapping() turns charges
+ * into the paper's modelled time. FfmSearchMeter (ffm-search-meter.h) does
+ * this bookkeeping.
  *
  * Cost of the operations, for n Einsums: evaluating a state O(n x tracked
  * memories x fused loops); checking one O(n log groups); a draw O(n log
- * groups); a change O(n) when the others stay compatible, else one pass
- * over the graph; building O(graph) after the pmapping generation.
+ * groups); a local move O(1) to pick (indexes built once) then a change;
+ * a change O(n) when the others stay compatible, else a search bounded by
+ * a few hundred nodes and a greedy repair; building O(graph) after the
+ * pmapping generation. Memory: about 100 bytes per group besides the rows
+ * and the graph (ffm_mapspace_get_memory_bytes()).
  * Determinism: everything is a function of its inputs and of the GRand
  * passed in. Thread safety: an FfmMapspace may be used by many threads at
  * once; an FfmMapspaceWorkspace and an FfmMapspaceCost by one at a time.
@@ -350,13 +354,22 @@ FFM_API guint ffm_mapspace_list_alternatives (FfmMapspaceWorkspace *workspace,
                                               guint einsum,
                                               guint *groups);
 
-/* Sets @einsum's choice to (@group, @row) and repairs the other Einsums:
- * the result is the compatible state that changes the fewest other
- * Einsums' groups (ties drawn at random with @rand); a repaired Einsum
- * gets a random row of its new group, the others keep theirs. @state must
- * be compatible. Returns FALSE (and leaves @state unchanged) when @group
- * is not usable or @row not in it. *@n_changed (may be NULL) receives the
- * number of other Einsums whose group changed. */
+/* Sets @einsum's choice to (@group, @row) and repairs the other Einsums
+ * into a compatible state: the one that changes the fewest other Einsums'
+ * groups when a search of a few hundred nodes finds it (ties drawn at
+ * random with @rand: on small problems, always), else a greedy repair: the
+ * Einsums before @einsum searched depth first from its neighbours back,
+ * each after it keeping its group where the choices before allow, else
+ * taking one of a few random groups, the one that lets the most next
+ * Einsums keep theirs (a repair of a problem with 10^5 groups per Einsum
+ * costs tens of microseconds, not the milliseconds of an exact pass over
+ * the whole graph). A repaired Einsum gets a random row of its new group,
+ * the others keep theirs. @state must be compatible. Returns FALSE (and
+ * leaves @state unchanged) when @group is not usable, @row not in it, or
+ * the greedy repair found no way through the Einsums before @einsum
+ * within its limit (rare; ffm_mapspace_move() then tries the next Einsum).
+ * *@n_changed (may be NULL) receives the number of other Einsums whose
+ * group changed. */
 FFM_API gboolean ffm_mapspace_change (FfmMapspaceWorkspace *workspace,
                                       GRand *rand,
                                       FfmMapspaceChoice *state,
