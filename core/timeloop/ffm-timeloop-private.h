@@ -11,7 +11,7 @@
  * - ffm-timeloop-mapping.c: `mapping` -> FfmMapping and back to YAML. */
 #pragma once
 
-#include "ffm-timeloop.h"
+#include <ffm/ffm-timeloop.h>
 
 G_BEGIN_DECLS
 

@@ -1,12 +1,13 @@
-/* ffm-mapspace-diagnostics.h: the mapspace's insides, for tests (not
- * installed: not part of the plugin API).
+/* ffm-mapspace-diagnostics.h: the mapspace's insides, for tests (an
+ * internal header, docs/layout.md: not installed, not part of the plugin
+ * API).
  *
  * Local moves draw from indexes built once (ffm-mapspace-moves.c); the
  * tests compare the candidates those give with a scan of every group by
  * the moves' definitions (ffm-mapspace.h, FfmMapspaceMove). */
 #pragma once
 
-#include "ffm-mapspace.h"
+#include <ffm/ffm-mapspace.h>
 
 G_BEGIN_DECLS
 

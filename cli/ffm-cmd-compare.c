@@ -11,6 +11,7 @@
  *               [--unfused] [--seed S] [--threads N] [--timeout S]
  *               [--max-memory SIZE]
  *               [--json OUT] [--csv OUT] [--trace-csv OUT] [--plot OUT.svg]
+ *               [--html OUT.html]
  *
  * Same problem, same cost model, same mapspace and same budget for every
  * strategy: ffm runs once (it is deterministic), giving the optimum and
@@ -28,7 +29,8 @@
  * checkpoint has not reached it. --plot draws percent above optimal
  * against modelled time over T, both on log axes, one line per strategy
  * (the median) with the band of its runs (Fig. 8); --json, --csv and
- * --trace-csv hold every number.
+ * --trace-csv hold every number, --html shows them as one page
+ * (ffm-html-report.h).
  *
  * --sweep-einsums N,... runs the comparison once per number of Einsums
  * (the workload's parameter n_einsums: a chain of matmuls, §7.5) with ffm's
@@ -50,6 +52,7 @@
 #include "ffm-cli-output.h"
 #include "ffm-cli-progress.h"
 #include "ffm-cli-search.h"
+#include "ffm-cli-visual.h"
 #include "ffm-plot.h"
 
 #include <math.h>
@@ -110,6 +113,7 @@ typedef struct {
   char *csv;
   char *trace_csv;
   char *plot;
+  FfmCliVisualOptions visual;   /* --html */
   /* Parsed: */
   FfmMapspaceSpace space;
   FfmMapspaceCharge charge_model;
@@ -1413,10 +1417,11 @@ comparison_report (const CompareOptions *o, const Comparison *c, const GArray *c
                "paper (median [min, max] over runs):", c, checkpoints, (guint) o->runs, FALSE);
   print_table ("Same by wall-clock time (shared pmapping generation included):",
                c, checkpoints, (guint) o->runs, TRUE);
-  if (o->json != NULL)
+  if (o->json != NULL || o->visual.html != NULL)
     {
       g_autofree char *text = compare_json (o, c, checkpoints, budget_reference (c));
-      if (!ffm_cli_output_write (o->json, text, &error))
+      if ((o->json != NULL && !ffm_cli_output_write (o->json, text, &error))
+          || (o->visual.html != NULL && !ffm_html_write_compare (o->visual.html, text, &error)))
         return ffm_cli_fail (COMMAND, error);
     }
   if (o->csv != NULL)
@@ -1910,8 +1915,13 @@ run (GOptionContext *context, CompareOptions *o)
   if (o->sweep_einsums != NULL && o->trace_csv != NULL)
     return ffm_cli_usage_error (context, COMMAND, "--trace-csv is for one comparison, "
                                 "not --sweep-einsums (its --json holds every run's time)");
+  if (o->sweep_einsums != NULL && o->visual.html != NULL)
+    return ffm_cli_usage_error (context, COMMAND, "--html is for one comparison, not "
+                                "--sweep-einsums (its --plot draws Fig. 9)");
   if (o->search.budget == NULL && o->search.max_evaluations == 0 && o->search.max_seconds == 0)
     o->search.budget = g_strdup (DEFAULT_BUDGET);
+  if (!ffm_cli_visual_check (&o->visual, &error))
+    return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
   if (o->plot != NULL && !ffm_plot_check (o->plot, &error))
     {
       /* A bad name is the user's to fix now; a build without plotting
@@ -1981,7 +1991,7 @@ ffm_cmd_compare (int argc, char **argv)
   CompareOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_RUN_OPTIONS_INIT,
                        FFM_CLI_PROBLEM_OPTIONS_INIT,
                        FFM_CLI_SEARCH_OPTIONS_INIT, NULL, 10, NULL, NULL, NULL, NULL,
-                       DEFAULT_WITHIN, NULL, NULL, NULL, NULL,
+                       DEFAULT_WITHIN, NULL, NULL, NULL, NULL, FFM_CLI_VISUAL_OPTIONS_INIT,
                        FFM_MAPSPACE_SPACE_PAPER, FFM_MAPSPACE_CHARGE_EXPLORED };
   const GOptionEntry entries[] = {
     { "strategies", 0, 0, G_OPTION_ARG_STRING, &o.strategies,
@@ -2026,6 +2036,7 @@ ffm_cmd_compare (int argc, char **argv)
   int status;
 
   g_option_context_add_main_entries (context, entries, NULL);
+  ffm_cli_add_visual_options (context, &o.visual, FALSE, "the comparison");
   ffm_cli_add_search_options (context, &o.search);
   ffm_cli_add_problem_options (context, &o.problem);
   ffm_cli_add_run_options (context, &o.run, FFM_CLI_RUN_THREADS | FFM_CLI_RUN_SEED);
@@ -2041,6 +2052,7 @@ ffm_cmd_compare (int argc, char **argv)
   g_free (o.csv);
   g_free (o.trace_csv);
   g_free (o.plot);
+  ffm_cli_visual_options_clear (&o.visual);
   ffm_cli_search_options_clear (&o.search);
   ffm_cli_problem_options_clear (&o.problem);
   ffm_cli_common_clear (&o.common);
