@@ -167,6 +167,10 @@ typedef struct {
     FfmFanoutSpec fanout;
     FfmComputeSpec compute;
   } u;
+  /* Which component estimator gave which of the numbers above, one line
+   * ("read_energy, write_energy: sram 70 %; area: sram 70 %"), or NULL
+   * when none did (ffm-estimator.h). Appended in ABI 2.3. */
+  char *estimated_by;
 } FfmLevel;
 
 typedef struct _FfmArch FfmArch;
