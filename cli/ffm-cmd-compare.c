@@ -741,7 +741,8 @@ compare_csv (const CompareOptions *o, const Comparison *c, const GArray *checkpo
 {
   GString *s = g_string_new ("strategy,run,seed,objective,percent_above_optimum,"
                              "evaluations,pmapping_queries,modelled_seconds,wall_seconds,"
-                             "interrupted,baseline_space,charge");
+                             "interrupted,baseline_space,charge,state_charge,"
+                             "seconds_per_pmapping_evaluation");
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
   for (int wall = 0; wall <= 1; wall++)
@@ -768,9 +769,16 @@ compare_csv (const CompareOptions *o, const Comparison *c, const GArray *checkpo
           g_string_append_printf (s, "%.0f,", ev);
           g_string_append_printf (s, "%s,", ffm_format_double (q, buf));
           g_string_append_printf (s, "%s,", ffm_format_double (m, buf));
-          g_string_append_printf (s, "%s,%d,%s,%s", ffm_format_double (run->seconds, buf),
+          g_string_append_printf (s, "%s,%d,%s,%s,", ffm_format_double (run->seconds, buf),
                                   run->interrupted, ffm_mapspace_space_to_string (o->space),
                                   ffm_mapspace_charge_to_string (o->charge_model));
+          /* What one state was charged, and what one charge was worth. */
+          g_string_append_printf (s, "%s,", c->ms != NULL
+                                  ? ffm_format_double (ffm_mapspace_get_state_query_weight (c->ms), buf)
+                                  : "");
+          g_string_append (s, c->ms != NULL
+                           ? ffm_format_double (ffm_mapspace_get_seconds_per_pmapping (c->ms), buf)
+                           : "");
           for (int wall = 0; wall <= 1; wall++)
             for (guint k = 0; k < checkpoints->len; k++)
               {

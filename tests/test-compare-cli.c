@@ -381,8 +381,26 @@ test_compare_space_and_charge (void)
   assert_contains (paper.out, "A query is charged (--charge explored)");
   assert_contains (paper.out, "Compatible group combinations 10^");
   csv = read_file (csv_path);
-  assert_contains (csv, ",baseline_space,charge");
-  assert_contains (csv, ",paper,explored");
+  assert_contains (csv, ",baseline_space,charge,state_charge,seconds_per_pmapping_evaluation");
+  {
+    /* Every run's line carries the space, the charge and the charge of a
+     * state, the JSON's. */
+    g_auto (GStrv) lines = g_strsplit (g_strchomp (csv), "\n", -1);
+    g_auto (GStrv) head = g_strsplit (lines[0], ",", -1);
+    guint col = 0;
+    while (head[col] != NULL && strcmp (head[col], "state_charge") != 0)
+      col++;
+    g_assert_nonnull (head[col]);
+    g_assert_cmpuint (g_strv_length (lines), ==, 3);
+    for (guint i = 1; lines[i] != NULL; i++)
+      {
+        g_auto (GStrv) f = g_strsplit (lines[i], ",", -1);
+        assert_contains (lines[i], ",paper,explored,");
+        g_assert_cmpfloat_with_epsilon (g_ascii_strtod (f[col], NULL), total, 1e-9 * total);
+        g_assert_cmpfloat (g_ascii_strtod (f[col + 1], NULL), ==,
+                           member (space, "seconds_per_pmapping_evaluation"));
+      }
+  }
 
   FFM_TEST_RUN (&pruned, "compare", SMALL, "--runs", "1", "--budget", "3x",
                 "--strategies", "ffm,set", "--baseline-space", "pruned", "--charge",
