@@ -1540,14 +1540,21 @@ sweep_point_from (const CompareOptions *o, const Comparison *c, guint n_einsums,
   for (guint e = 0; e < p->n_entries; e++)
     {
       const Entry *en = g_ptr_array_index (c->entries, e);
-      for (guint r = 0; r < en->runs->len && r < runs; r++)
+      guint n = 0;
+      for (guint r = 0; r < en->runs->len && n < runs; r++)
         {
           const Run *run = &g_array_index (en->runs, Run, r);
-          p->times[(gsize) e * runs + r] = run->result != NULL
+          double t = run->result != NULL
             ? time_to (run->result, c->optimum * (1 + o->within / 100)) : INFINITY;
-          p->seeds[(gsize) e * runs + r] = run->seed;
+          /* A run stopped by Ctrl-C, SIGTERM or --timeout before it got
+           * there neither got there nor timed out: it is left out. */
+          if (run->interrupted && !isfinite (t))
+            continue;
+          p->times[(gsize) e * runs + n] = t;
+          p->seeds[(gsize) e * runs + n] = run->seed;
+          n++;
         }
-      p->n_runs[e] = MIN (en->runs->len, runs);
+      p->n_runs[e] = n;
     }
 }
 

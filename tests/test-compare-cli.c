@@ -447,6 +447,33 @@ test_compare_sigterm (void)
 }
 
 static void
+test_compare_sweep_sigterm (void)
+{
+  g_auto (FfmTestRun) run = { 0 };
+  FfmTestRunOptions options = { 0 };
+
+  g_test_summary ("SIGTERM during a run of --sweep-einsums reports the sizes done; the "
+                  "run it stopped neither came within --within nor timed out, so it is "
+                  "left out (not counted as a time-out)");
+  options.terminal = TRUE;
+  /* Random sampling cannot meet the exact optimum of 20 matmuls within a
+   * quarter second (it times out at 3000x, about a second a run). */
+  options.interrupt_on = "random run 1 of 2: budget spent";
+  options.interrupt_signal = SIGTERM;
+  options.deadline = 100;
+  ffm_test_run_full (&run, (const char *const[]) {
+      "compare", "--arch", "tpuv4i", "--workload", "matmuls", "--sweep-einsums", "20",
+      "--runs", "2", "--strategies", "ffm,random", "--within", "0.000001",
+      "--budget", "100000000x", NULL }, &options);
+  g_assert_false (run.timed_out);
+  g_assert_true (run.interrupted);
+  g_assert_cmpint (run.status, ==, 0);
+  assert_contains (run.out, "INTERRUPTED: terminated (SIGTERM)");
+  assert_contains (run.out, "not run");
+  g_assert_null (strstr (run.out, "timed out ("));
+}
+
+static void
 test_compare_max_memory (void)
 {
   g_auto (FfmTestRun) run = { 0 };
@@ -551,6 +578,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compare-cli/compare-usage-errors", test_compare_usage_errors);
   g_test_add_func ("/compare-cli/compare-space-and-charge", test_compare_space_and_charge);
   g_test_add_func ("/compare-cli/compare-sigterm", test_compare_sigterm);
+  g_test_add_func ("/compare-cli/compare-sweep-sigterm", test_compare_sweep_sigterm);
   g_test_add_func ("/compare-cli/compare-max-memory", test_compare_max_memory);
   g_test_add_func ("/compare-cli/compare-sweep-einsums", test_compare_sweep_einsums);
   return g_test_run ();
