@@ -57,6 +57,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <sys/resource.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -156,6 +157,9 @@ typedef struct {
   Run ffm;
   double optimum;
   double offset;                /* s: the shared generation and mapspace */
+  double ffm_cpu_seconds;       /* the process's CPU time during ffm's run:
+                                   its wall time on an unloaded machine is
+                                   about this over the threads */
   FfmMapspace *ms;              /* the shared mapspace (owned), NULL */
   char *stopped;                /* why it stopped early (owned), NULL */
   gboolean beaten;
@@ -215,6 +219,18 @@ give_back_memory (void)
 #ifdef __GLIBC__
   malloc_trim (0);
 #endif
+}
+
+/* CPU time of the whole process so far (every thread), s. */
+static double
+process_cpu_seconds (void)
+{
+  struct rusage u;
+
+  if (getrusage (RUSAGE_SELF, &u) != 0)
+    return NAN;
+  return (double) u.ru_utime.tv_sec + u.ru_utime.tv_usec / 1e6
+    + (double) u.ru_stime.tv_sec + u.ru_stime.tv_usec / 1e6;
 }
 
 /* ---- Reading traces ---- */
@@ -683,6 +699,7 @@ compare_json (const CompareOptions *o, const Comparison *c, const GArray *checkp
   ffm_json_writer_begin_object (b);
   ffm_json_writer_member_double (b, "optimum", c->optimum);
   ffm_json_writer_member_double (b, "seconds", c->ffm.seconds);
+  ffm_json_writer_member_double (b, "cpu_seconds", c->ffm_cpu_seconds);
   if (c->ffm.result != NULL)
     {
       /* Its own pmappings (joinable only, by default), for comparison
@@ -1296,6 +1313,7 @@ comparison_run (const CompareOptions *o, Comparison *c, const FfmCliCancel *canc
   c->ffm_search.context.progress_data = phase;
   c->ffm_search.context.cancel = ffm_cli_cancel_get_flag (cancel);
   phase_set (phase, "%sffm", what);
+  c->ffm_cpu_seconds = process_cpu_seconds ();
   if (!run_once (&c->ffm_search, c->ffm_search.context.seed, NULL, cancel, &c->ffm, &error))
     {
       if (ffm_cli_cancel_get_reason (cancel) != FFM_CLI_STOP_NONE)
@@ -1305,6 +1323,7 @@ comparison_run (const CompareOptions *o, Comparison *c, const FfmCliCancel *canc
       return ffm_cli_fail (COMMAND, error);
     }
   c->ffm_done = TRUE;
+  c->ffm_cpu_seconds = process_cpu_seconds () - c->ffm_cpu_seconds;
   c->optimum = c->ffm.objective;
   give_back_memory ();
 
@@ -1403,8 +1422,10 @@ comparison_report (const CompareOptions *o, const Comparison *c, const GArray *c
            ffm_arch_get_name (ffm_problem_get_arch (c->problem)),
            ffm_objective_to_string (c->ffm_search.objective), o->runs, o->runs > 1 ? "s" : "",
            budget);
-  g_print ("ffm: optimum %.6g in %.3g s (wall); shared pmappings and mapspace for the "
-           "others %.3g s\n", c->optimum, c->ffm.seconds, c->offset);
+  g_print ("ffm: optimum %.6g in %.3g s (wall; %.3g s of CPU time over %u thread%s: "
+           "%.3g s on an unloaded machine); shared pmappings and mapspace for the "
+           "others %.3g s\n", c->optimum, c->ffm.seconds, c->ffm_cpu_seconds, threads,
+           threads != 1 ? "s" : "", c->ffm_cpu_seconds / MAX (threads, 1), c->offset);
   if (c->ffm.result != NULL)
     {
       double rows = 0, groups = 0, dropped = 0;

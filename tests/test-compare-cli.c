@@ -236,6 +236,10 @@ test_compare_outputs (void)
   o = parse_object (parser, json, "ffm compare --json");
   optimum = json_object_get_double_member (json_object_get_object_member (o, "ffm"), "optimum");
   g_assert_cmpfloat (optimum, >, 0);
+  /* ffm's CPU time, for its wall time on an unloaded machine. */
+  g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (o, "ffm"),
+                                                    "cpu_seconds"), >, 0);
+  assert_contains (run.out, "s of CPU time over ");
   g_assert_false (json_object_get_boolean_member (o, "interrupted"));
   strategies = json_object_get_array_member (o, "strategies");
   g_assert_cmpuint (json_array_get_length (strategies), ==, 3);
