@@ -1488,6 +1488,7 @@ comparison_report (const CompareOptions *o, const Comparison *c, const GArray *c
 typedef struct {
   guint n_einsums;
   double ffm_seconds;
+  double ffm_cpu_seconds;
   double optimum;
   double offset;
   double budget_seconds;        /* modelled: the time-out */
@@ -1545,6 +1546,7 @@ sweep_point_from (const CompareOptions *o, const Comparison *c, guint n_einsums,
   memset (p, 0, sizeof *p);
   p->n_einsums = n_einsums;
   p->ffm_seconds = c->ffm.seconds;
+  p->ffm_cpu_seconds = c->ffm_cpu_seconds;
   p->optimum = c->optimum;
   p->offset = c->offset;
   p->budget_seconds = budget_reference (c)->context.max_modelled_seconds;
@@ -1638,6 +1640,7 @@ sweep_json (const CompareOptions *o, FfmProblem *first, const FfmCliSearch *sear
       ffm_json_writer_begin_object (b);
       ffm_json_writer_member_uint (b, "n_einsums", p->n_einsums);
       ffm_json_writer_member_double (b, "ffm_seconds", p->ffm_seconds);
+      ffm_json_writer_member_double (b, "ffm_cpu_seconds", p->ffm_cpu_seconds);
       ffm_json_writer_member_double (b, "optimum", p->optimum);
       ffm_json_writer_member_double (b, "shared_pmappings_seconds", p->offset);
       ffm_json_writer_member_double (b, "timeout_modelled_seconds", p->budget_seconds);

@@ -527,6 +527,7 @@ test_compare_sweep_einsums (void)
       double ffm_seconds = member (p, "ffm_seconds"), timeout = member (p, "timeout_modelled_seconds");
       g_assert_cmpint (json_object_get_int_member (p, "n_einsums"), ==, 2 + k);
       g_assert_cmpfloat (ffm_seconds, >, 0);
+      g_assert_cmpfloat (member (p, "ffm_cpu_seconds"), >, 0);
       g_assert_cmpfloat_with_epsilon (timeout, 50 * ffm_seconds, 1e-9 * timeout);
       g_assert_cmpuint (json_array_get_length (strategies), ==, 2);
       for (guint i = 0; i < 2; i++)
