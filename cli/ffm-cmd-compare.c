@@ -1344,7 +1344,7 @@ comparison_run (const CompareOptions *o, Comparison *c, const FfmCliCancel *canc
   c->offset = (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
   if (c->stopped != NULL)
     return FFM_EXIT_OK;
-  if (target_percent <= 0 && mpi_share_runs (o, c, cancel, phase, &status))
+  if (target_percent <= 0 && c->ms != NULL && mpi_share_runs (o, c, cancel, phase, &status))
     return status;
   for (guint i = 0; i < c->entries->len && c->stopped == NULL; i++)
     {

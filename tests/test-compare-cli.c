@@ -297,6 +297,26 @@ test_compare_outputs (void)
 }
 
 static void
+test_compare_ffm_alone (void)
+{
+  g_auto (FfmTestRun) run = { 0 };
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  JsonObject *o;
+
+  g_test_summary ("ffm compare --strategies ffm runs ffm alone (its time, wall and CPU, "
+                  "and optimum; no shared mapspace) without crashing");
+  FFM_TEST_RUN (&run, "compare", SMALL, "--strategies", "ffm", "--json", "-");
+  g_assert_cmpint (run.signal, ==, 0);
+  g_assert_cmpint (run.status, ==, 0);
+  o = parse_object (parser, strstr (run.out, "{"), "ffm compare --strategies ffm --json -");
+  g_assert_cmpfloat (json_object_get_double_member (json_object_get_object_member (o, "ffm"),
+                                                    "cpu_seconds"), >, 0);
+  g_assert_true (json_object_get_null_member (o, "baseline_space"));
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (o, "strategies")),
+                    ==, 0);
+}
+
+static void
 test_compare_usage_errors (void)
 {
   static const char *const bad[][4] = {
@@ -580,6 +600,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compare-cli/map-budget-errors", test_map_budget_errors);
   g_test_add_func ("/compare-cli/map-interrupt-best-so-far", test_map_interrupt_best_so_far);
   g_test_add_func ("/compare-cli/compare-outputs", test_compare_outputs);
+  g_test_add_func ("/compare-cli/compare-ffm-alone", test_compare_ffm_alone);
   g_test_add_func ("/compare-cli/compare-usage-errors", test_compare_usage_errors);
   g_test_add_func ("/compare-cli/compare-space-and-charge", test_compare_space_and_charge);
   g_test_add_func ("/compare-cli/compare-sigterm", test_compare_sigterm);
