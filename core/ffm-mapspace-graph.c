@@ -244,7 +244,8 @@ follow (const StepInfo *st, const Key *k, const MsGroup *g, Key *out)
   if (S > g->n_fused)
     return FALSE;
   out->n_spine = S;
-  memcpy (out->spine, g->loops, sizeof (MsLoop) * S);
+  if (S > 0)                    /* g->loops is NULL for a group with no fused loop */
+    memcpy (out->spine, g->loops, sizeof (MsLoop) * S);
   /* Depths compared later are at most S: cap them so that equal futures
    * get equal keys. */
   for (guint i = 0; i < out->n_live; i++)
