@@ -8,6 +8,7 @@
  * The FFM join makes the same split (its "units"), so both walk the same
  * space. Rows are read once into one flat pool (ffm-mapspace-private.h). */
 #include "ffm-mapspace-private.h"
+#include "ffm-pmapping-private.h"
 #include "ffm-pmapping-diagnostics.h"
 #include "ffm-mapspace-diagnostics.h"
 
@@ -553,31 +554,6 @@ mapspace_new (FfmPmappingSet *set, guint64 limit, GError **error)
   return g_steal_pointer (&ms);
 }
 
-/* The generator's options for the mapspace of @ctx. */
-static void
-context_options (const FfmSearchContext *ctx, FfmPmappingOptions *options)
-{
-  ffm_pmapping_options_init (options);
-  options->objectives = ffm_pmapping_objectives_for (ctx->objective);
-  options->max_fused_loops = ctx->max_fused_loops;
-  options->unfused = ctx->unfused;
-  options->n_threads = ctx->n_threads;
-  if (FFM_SEARCH_CONTEXT_HAS (ctx, cancel))
-    options->cancel = ctx->cancel;
-  if (FFM_SEARCH_CONTEXT_HAS (ctx, imperfect))
-    options->imperfect = ctx->imperfect;   /* the same space as ffm's */
-  if (FFM_SEARCH_CONTEXT_HAS (ctx, constraints))
-    options->constraints = ctx->constraints;
-  if (FFM_SEARCH_CONTEXT_HAS (ctx, max_fused_loops_per_rank_var))
-    options->max_fused_loops_per_rank_var = ctx->max_fused_loops_per_rank_var;
-  if (FFM_SEARCH_CONTEXT_HAS (ctx, max_templates))
-    {
-      options->max_memory = ctx->max_memory;
-      options->max_template_seconds = ctx->max_template_seconds;
-      options->max_templates = ctx->max_templates;
-    }
-}
-
 gboolean
 ffm_mapspace_measure_seconds_per_pmapping (FfmWorkload *w, FfmArch *a,
                                            const FfmPmappingOptions *base,
@@ -605,8 +581,9 @@ ffm_mapspace_measure_seconds_per_pmapping (FfmWorkload *w, FfmArch *a,
   options.max_template_seconds = options.max_template_seconds > 0
     ? MIN (options.max_template_seconds, FFM_MAPSPACE_SAMPLE_TEMPLATE_SECONDS)
     : FFM_MAPSPACE_SAMPLE_TEMPLATE_SECONDS;
-  ffm_pmapping_options_set_diagnostics (&options, FALSE, FALSE);
+  pmapping_options_force_no_partial_pruning (TRUE);
   set = ffm_pmappings_generate (w, a, &options, error);
+  pmapping_options_force_no_partial_pruning (FALSE);
   if (set == NULL)
     {
       g_prefix_error (error, "timing one pmapping evaluation (pruning off): ");
@@ -647,7 +624,7 @@ ffm_mapspace_new_for_context_with (const FfmSearchContext *ctx,
   double seconds = 0;
 
   g_return_val_if_fail (ctx != NULL && ctx->problem != NULL, NULL);
-  context_options (ctx, &options);
+  ffm_pmapping_options_init_from_context (&options, ctx);
   options.drop_unjoinable = space == FFM_MAPSPACE_SPACE_PRUNED;
   if (space == FFM_MAPSPACE_SPACE_PAPER)
     {
