@@ -875,7 +875,7 @@ plot_edp (const char *path, const GArray *axes, const GPtrArray *points,
   g_autofree double *ys = g_new (double, (gsize) n_x * n_policies);
   g_autofree FfmPlotSeries *series = g_new0 (FfmPlotSeries, n_policies);
   g_autofree char *title = g_strdup_printf ("EDP of the best mapping against %s", x->name);
-  FfmPlotAxes ax = { title, x->name, "EDP (J*s)", TRUE, TRUE, 0 };
+  FfmPlotAxes ax = { title, x->name, "EDP (J*s)", TRUE, TRUE, 0, 0, 0, 0 };
 
   for (guint i = 0; i < n_x; i++)
     if (!parse_double (x->values[i], &xs[i]))

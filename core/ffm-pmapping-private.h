@@ -54,6 +54,10 @@ G_BEGIN_DECLS
 
 /* @options (or the defaults, when NULL) into @out, sized as this build's. */
 void pmapping_options_copy (FfmPmappingOptions *out, const FfmPmappingOptions *options);
+/* While @on, the generations this thread starts evaluate every valid tile
+ * vector, as under the debug flag no-partial-pruning: the mapspace times
+ * one pmapping evaluation so (ffm_mapspace_measure_seconds_per_pmapping()). */
+void pmapping_options_force_no_partial_pruning (gboolean on);
 /* The memory budget of @options (the default when 0). */
 guint64 pmapping_options_max_memory (const FfmPmappingOptions *options);
 

@@ -190,7 +190,7 @@ ffm_test_run_full (FfmTestRun *run, const char *const *args,
           && g_get_monotonic_time () >= next_interrupt
           && stderr_contains (err_path, terminal, options->interrupt_on))
         {
-          kill (pid, SIGINT);
+          kill (pid, options->interrupt_signal > 0 ? options->interrupt_signal : SIGINT);
           run->interrupted = TRUE;
           interrupts_sent++;
           next_interrupt = g_get_monotonic_time () + G_USEC_PER_SEC / 2;

@@ -37,6 +37,8 @@ typedef struct {
   const char *interrupt_on;     /* NULL, or send SIGINT (Ctrl-C) once stderr
                                    holds this text */
   guint interrupts;             /* how many SIGINTs then (0: 1), 0.5 s apart */
+  int interrupt_signal;         /* the signal sent instead of SIGINT (SIGTERM:
+                                   what `timeout` and `kill` send), 0: SIGINT */
   const char *const *launcher;  /* a program and its arguments that run
                                    FFM_EXE (mpirun -n 2), NULL: none */
 } FfmTestRunOptions;
