@@ -844,6 +844,7 @@ run (GOptionContext *context, CompareOptions *o)
   double optimum, offset;
   gboolean beaten = FALSE;
   const FfmCliSearch *budget_ref;
+  gboolean to_stdout = FALSE;   /* a data output is "-": no text */
   int status;
 
   if (o->search.strategy != NULL)
@@ -856,6 +857,11 @@ run (GOptionContext *context, CompareOptions *o)
     return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
   if (o->search.budget == NULL && o->search.max_evaluations == 0 && o->search.max_seconds == 0)
     o->search.budget = g_strdup (DEFAULT_BUDGET);
+  if (!ffm_cli_output_paths_check (&to_stdout, &error, "--json", o->json, "--csv", o->csv,
+                                   "--trace-csv", o->trace_csv, "--plot", o->plot,
+                                   "--html", o->visual.html, "--diagram", o->visual.diagram,
+                                   "--diagram-dot", o->visual.diagram_dot, NULL))
+    return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
   if (!ffm_cli_visual_check (&o->visual, &error))
     return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
   if (o->plot != NULL && !ffm_plot_check (o->plot, &error))
@@ -882,6 +888,9 @@ run (GOptionContext *context, CompareOptions *o)
       }
   }
   names = g_strsplit (o->strategies != NULL ? o->strategies : DEFAULT_STRATEGIES, ",", -1);
+  if (names[0] == NULL)
+    return ffm_cli_usage_error (context, COMMAND, "--strategies is empty (name "
+                                "at least one strategy, e.g. " DEFAULT_STRATEGIES ")");
   registry = ffm_cli_registry_new (&o->common);
   status = ffm_cli_load_problem (context, COMMAND, registry, &o->problem, &problem);
   if (status != FFM_EXIT_OK)
@@ -1047,6 +1056,9 @@ run (GOptionContext *context, CompareOptions *o)
 
   budget_ref = entries->len > 0 ? &((Entry *) g_ptr_array_index (entries, 0))->search
     : &ffm_search;
+  if (to_stdout && stopped != NULL)
+    ffm_cli_warn (COMMAND, "%s; the data hold the runs done so far", stopped);
+  if (!to_stdout)
   {
     g_autofree char *budget = NULL;
     const FfmCliSearch *ref = budget_ref;

@@ -699,6 +699,11 @@ run_eval (GOptionContext *context, EvalOptions *o, char **files)
                                 ffm_cli_output_options_conflict (&o->output));
   {
     g_autoptr (GError) error = NULL;
+    if (!ffm_cli_output_paths_check (NULL, &error, "--json", o->output.json,
+                                     "--csv", o->output.csv, "--html", o->visual.html,
+                                     "--diagram", o->visual.diagram,
+                                     "--diagram-dot", o->visual.diagram_dot, NULL))
+      return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
     if (!ffm_cli_visual_check (&o->visual, &error))
       return g_error_matches (error, FFM_CANVAS_ERROR, FFM_CANVAS_ERROR_UNAVAILABLE)
         ? ffm_cli_fail (COMMAND, error)

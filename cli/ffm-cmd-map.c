@@ -310,11 +310,14 @@ run (GOptionContext *context, MapOptions *o)
   FfmCliTable *pareto = NULL, *stats = NULL;
   const FfmCostReport *best;
   g_autofree char *stopped = NULL;
+  gboolean to_stdout = FALSE;
   int status;
 
-  if (ffm_cli_output_options_conflict (&o->output) != NULL)
-    return ffm_cli_usage_error (context, COMMAND, "%s",
-                                ffm_cli_output_options_conflict (&o->output));
+  if (!ffm_cli_output_paths_check (&to_stdout, &error, "--json", o->output.json,
+                                   "--csv", o->output.csv, "--trace-csv", o->trace_csv,
+                                   "--html", o->visual.html, "--diagram", o->visual.diagram,
+                                   "--diagram-dot", o->visual.diagram_dot, NULL))
+    return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
   if (!ffm_cli_visual_check (&o->visual, &error))
     return g_error_matches (error, FFM_CANVAS_ERROR, FFM_CANVAS_ERROR_UNAVAILABLE)
       ? ffm_cli_fail (COMMAND, error) : ffm_cli_usage_error (context, COMMAND, "%s", error->message);
@@ -385,7 +388,7 @@ run (GOptionContext *context, MapOptions *o)
       stats = stats_table (sr.result, sr.seconds);
       g_ptr_array_add (tables, stats);
     }
-  if (!o->quiet && ffm_cli_output_wants_text (&o->output))
+  if (!o->quiet && !to_stdout)
     print_text (o, &search, &sr, pareto, stats, stopped);
   else if (stopped != NULL)
     ffm_cli_warn (COMMAND, "%s: the mapping is the best found so far", stopped);

@@ -53,6 +53,8 @@
 #include "ffm-plot.h"
 #include "ffm-plot-sweep.h"
 #include "ffm-plot-pareto.h"
+#include "ffm-bounded-read.h"
+#include <ffm/ffm-limits.h>
 
 #include <errno.h>
 #include <math.h>
@@ -421,14 +423,17 @@ resume_from_csv (const char *path, const GArray *axes, GPtrArray *points,
   g_autofree char *text = NULL;
   g_autoptr (GError) local = NULL;
   gsize length = 0;
+  gboolean missing = FALSE;
 
   *n_resumed = 0;
-  if (!g_file_get_contents (path, &text, &length, &local))
+  text = ffm_read_file_bounded (path, FFM_MAX_SWEEP_CSV_BYTES, &length, &missing,
+                                G_FILE_ERROR, G_FILE_ERROR_FAILED, &local);
+  if (text == NULL)
     {
-      if (g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+      if (missing)
         return TRUE;
-      g_set_error (error, G_FILE_ERROR, local->code, "--csv %s: cannot read it to "
-                   "resume: %s", path, local->message);
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "--csv %s: cannot "
+                   "resume from it: %s", path, local->message);
       return FALSE;
     }
   return rows_from_text (path, text, length, axes, points, n_resumed, error);
@@ -462,6 +467,16 @@ parse_axes (char **specs, gboolean arch, GArray *axes, GError **error)
             axis_clear (&a);
             return FALSE;
           }
+      for (guint k = 0; a.values[k] != NULL; k++)
+        for (guint j = 0; j < k; j++)
+          if (strcmp (a.values[j], a.values[k]) == 0)
+            {
+              g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
+                           "--sweep%s %s gives the value %s twice", arch ? "-arch" : "",
+                           specs[i], a.values[k]);
+              axis_clear (&a);
+              return FALSE;
+            }
       for (guint k = 0; k < axes->len; k++)
         if (strcmp (g_array_index (axes, Axis, k).name, a.name) == 0
             && g_array_index (axes, Axis, k).arch == arch)
@@ -1239,9 +1254,15 @@ run (GOptionContext *context, SweepOptions *o)
     }
   if (o->plot != NULL && !ffm_plot_check (o->plot, &error))
     return ffm_cli_fail (COMMAND, error);
+  if (!ffm_cli_output_paths_check (NULL, &error, "--csv", o->csv, "--json", o->json,
+                                   "--plot", o->plot, "--html", o->visual.html, NULL))
+    return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
   if (!ffm_cli_visual_check (&o->visual, &error))
     return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
   policies = g_strsplit (o->search.policy != NULL ? o->search.policy : "ffm", ",", -1);
+  if (policies[0] == NULL)
+    return ffm_cli_usage_error (context, COMMAND, "--policy is empty (name at least "
+                                "one policy; ffm = none)");
   for (guint i = 0; policies[i] != NULL; i++)
     {
       g_strstrip (policies[i]);
