@@ -312,11 +312,24 @@ ffm_cli_parse_assignments (char **assignments, const char *option, GError **erro
   g_autoptr (FfmParamValues) values = ffm_param_values_new ();
 
   for (guint i = 0; assignments != NULL && assignments[i] != NULL; i++)
-    if (!ffm_param_values_parse_assignment (values, assignments[i], error))
-      {
-        g_prefix_error (error, "%s: ", option);
-        return NULL;
-      }
+    {
+      const char *const *keys;
+      guint n_before = g_strv_length ((char **) ffm_param_values_get_keys (values));
+      if (!ffm_param_values_parse_assignment (values, assignments[i], error))
+        {
+          g_prefix_error (error, "%s: ", option);
+          return NULL;
+        }
+      /* A key set twice would silently keep the last value. */
+      keys = ffm_param_values_get_keys (values);
+      if (g_strv_length ((char **) keys) == n_before)
+        {
+          g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
+                       "%s %s: the key is set twice (give each key once)", option,
+                       assignments[i]);
+          return NULL;
+        }
+    }
   return g_steal_pointer (&values);
 }
 

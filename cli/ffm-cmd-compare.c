@@ -212,6 +212,13 @@ parse_checkpoints (const char *text, GArray *out, GError **error)
                        "separated by commas (e.g. 1,10,100); got '%s'", parts[i]);
           return FALSE;
         }
+      for (guint k = 0; k < out->len; k++)
+        if (g_array_index (out, double, k) == v)
+          {
+            g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
+                         "--checkpoints gives %s twice", parts[i]);
+            return FALSE;
+          }
       g_array_append_val (out, v);
     }
   if (out->len == 0)

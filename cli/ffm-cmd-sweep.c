@@ -1223,6 +1223,27 @@ run (GOptionContext *context, SweepOptions *o)
     return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
   if (axes->len == 0)
     return ffm_cli_usage_error (context, COMMAND, "give at least one --sweep or --sweep-arch");
+  {
+    /* Checked once here rather than as a failure at every point. */
+    g_autoptr (FfmParamValues) wv = NULL, av = NULL;
+    if ((wv = ffm_cli_parse_assignments (o->problem.params, "--param", &error)) == NULL
+        || (av = ffm_cli_parse_assignments (o->problem.arch_params, "--arch-param",
+                                            &error)) == NULL)
+      return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
+  }
+  for (guint i = 0; i < axes->len; i++)
+    {
+      const Axis *x = &g_array_index (axes, Axis, i);
+      char **set = x->arch ? o->problem.arch_params : o->problem.params;
+      for (guint k = 0; set != NULL && set[k] != NULL; k++)
+        {
+          g_autofree char *key = g_strstrip (g_strndup (set[k], strcspn (set[k], "=")));
+          if (strcmp (key, x->name) == 0)
+            return ffm_cli_usage_error (context, COMMAND, "--sweep%s %s also set by %s %s: "
+                                        "give it once", x->arch ? "-arch" : "", x->name,
+                                        x->arch ? "--arch-param" : "--param", set[k]);
+        }
+    }
   if (o->search.strategy != NULL && strcmp (o->search.strategy, "ffm") != 0)
     return ffm_cli_usage_error (context, COMMAND, "sweep runs the ffm strategy "
                                 "(policies choose the mapspace: --policy)");
