@@ -125,26 +125,42 @@ ffm_cli_add_run_options (GOptionContext *context, FfmCliRunOptions *run, guint w
     g_option_context_add_main_entries (context, seed, NULL);
 }
 
-void
-ffm_cli_add_problem_options (GOptionContext *context,
-                             FfmCliProblemOptions *options)
+static void
+add_problem_options (GOptionContext *context, FfmCliProblemOptions *options,
+                     gboolean timeloop)
 {
   const GOptionEntry entries[] = {
     /* FILENAME, not STRING: the value may be a path, kept byte for byte. */
     { "arch", 'a', 0, G_OPTION_ARG_FILENAME, &options->arch,
-      "Architecture: a name from `ffm list`, MODEL:NAME, a JSON file, or "
-      "Timeloop YAML files timeloop:ARCH.yaml,ERT.yaml", "ARCH" },
+      timeloop ? "Architecture: a name from `ffm list`, MODEL:NAME, a JSON file, or "
+      "Timeloop YAML files timeloop:ARCH.yaml,ERT.yaml"
+      : "Architecture: a name from `ffm list`, MODEL:NAME or a JSON file", "ARCH" },
     { "arch-param", 0, 0, G_OPTION_ARG_STRING_ARRAY, &options->arch_params,
       "Set an architecture parameter (repeatable)", "KEY=VALUE" },
     { "workload", 'w', 0, G_OPTION_ARG_FILENAME, &options->workload,
-      "Workload: a name from the workload folders, a JSON file, or a "
-      "Timeloop problem timeloop:PROBLEM.yaml", "WORKLOAD" },
+      timeloop ? "Workload: a name from the workload folders, a JSON file, or a "
+      "Timeloop problem timeloop:PROBLEM.yaml"
+      : "Workload: a name from the workload folders or a JSON file", "WORKLOAD" },
     { "param", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &options->params,
       "Set a workload parameter (repeatable)", "KEY=VALUE" },
     G_OPTION_ENTRY_NULL
   };
 
   g_option_context_add_main_entries (context, entries, NULL);
+}
+
+void
+ffm_cli_add_problem_options (GOptionContext *context,
+                             FfmCliProblemOptions *options)
+{
+  add_problem_options (context, options, TRUE);
+}
+
+void
+ffm_cli_add_ffm_problem_options (GOptionContext *context,
+                                 FfmCliProblemOptions *options)
+{
+  add_problem_options (context, options, FALSE);
 }
 
 static void

@@ -852,6 +852,7 @@ run (GOptionContext *context, CompareOptions *o)
   gboolean beaten = FALSE;
   const FfmCliSearch *budget_ref;
   gboolean to_stdout = FALSE;   /* a data output is "-": no text */
+  FfmCliStopReason stop_reason = FFM_CLI_STOP_NONE;
   int status;
 
   if (o->search.strategy != NULL)
@@ -989,11 +990,14 @@ run (GOptionContext *context, CompareOptions *o)
     ffm_cli_progress_update (-1, "ffm", progress);
     if (!run_once (&ffm_search, ffm_search.context.seed, NULL, cancel, &ffm, &error))
       {
-        if (ffm_cli_cancel_get_reason (cancel) != FFM_CLI_STOP_NONE)
+        stop_reason = ffm_cli_cancel_get_reason (cancel);
+        if (stop_reason != FFM_CLI_STOP_NONE)
           g_prefix_error (&error, "%s before ffm finished: ", ffm_cli_cancel_describe (cancel));
         else
           g_prefix_error (&error, "ffm: ");
         status = ffm_cli_fail (COMMAND, error);
+        if (stop_reason != FFM_CLI_STOP_NONE)
+          status = ffm_cli_stop_exit_code (stop_reason);
         goto out;
       }
     optimum = ffm.objective;
@@ -1059,6 +1063,8 @@ run (GOptionContext *context, CompareOptions *o)
               stopped = g_strdup (ffm_cli_cancel_describe (cancel));
           }
       }
+    if (stopped != NULL)
+      stop_reason = ffm_cli_cancel_get_reason (cancel);
   }
 
   budget_ref = entries->len > 0 ? &((Entry *) g_ptr_array_index (entries, 0))->search
@@ -1144,7 +1150,8 @@ run (GOptionContext *context, CompareOptions *o)
       status = ffm_cli_fail (COMMAND, error);
       goto out;
     }
-  status = beaten ? FFM_EXIT_FAILURE : FFM_EXIT_OK;
+  /* A stopped comparison wrote what it has, but is not complete. */
+  status = beaten ? FFM_EXIT_FAILURE : ffm_cli_stop_exit_code (stop_reason);
 
 out:
   run_clear (&ffm);

@@ -311,6 +311,7 @@ run (GOptionContext *context, MapOptions *o)
   const FfmCostReport *best;
   g_autofree char *stopped = NULL;
   gboolean to_stdout = FALSE;
+  FfmCliStopReason stop_reason = FFM_CLI_STOP_NONE;
   int status;
 
   if (!ffm_cli_output_paths_check (&to_stdout, &error, "--json", o->output.json,
@@ -350,7 +351,13 @@ run (GOptionContext *context, MapOptions *o)
       search.context.cancel = ffm_cli_cancel_get_flag (cancel);
       ffm_cli_progress_update (-1, "timing ffm for --budget", progress);
       if (!ffm_cli_search_time_ffm (&search, registry, &ffm_seconds, &error))
-        return ffm_cli_fail (COMMAND, error);
+        {
+          FfmCliStopReason reason = ffm_cli_cancel_get_reason (cancel);
+          if (reason != FFM_CLI_STOP_NONE)
+            g_prefix_error (&error, "%s: ", ffm_cli_cancel_describe (cancel));
+          status = ffm_cli_fail (COMMAND, error);
+          return reason != FFM_CLI_STOP_NONE ? ffm_cli_stop_exit_code (reason) : status;
+        }
       ffm_cli_search_set_budget_multiple (&search, ffm_seconds);
     }
 
@@ -365,14 +372,17 @@ run (GOptionContext *context, MapOptions *o)
     ffm_cli_progress_update (-1, "searching", progress);
     ok = ffm_cli_search_run (&search, &sr, &error);
     g_clear_pointer (&progress, ffm_cli_progress_stop);
-    if (ok && ffm_cli_cancel_get_reason (cancel) != FFM_CLI_STOP_NONE)
+    stop_reason = ffm_cli_cancel_get_reason (cancel);
+    if (ok && stop_reason != FFM_CLI_STOP_NONE)
       stopped = g_strdup (ffm_cli_cancel_describe (cancel));
     if (!ok)
       {
-        if (ffm_cli_cancel_get_reason (cancel) != FFM_CLI_STOP_NONE)
+        if (stop_reason != FFM_CLI_STOP_NONE)
           g_prefix_error (&error, "%s with no mapping yet: ",
                           ffm_cli_cancel_describe (cancel));
-        return ffm_cli_fail (COMMAND, error);
+        status = ffm_cli_fail (COMMAND, error);
+        return stop_reason != FFM_CLI_STOP_NONE ? ffm_cli_stop_exit_code (stop_reason)
+                                                : status;
       }
   }
   best = g_ptr_array_index (sr.reports, sr.best);
@@ -418,7 +428,8 @@ run (GOptionContext *context, MapOptions *o)
       if (!ffm_cli_output_write (o->trace_csv, csv, &error))
         return ffm_cli_fail (COMMAND, error);
     }
-  return FFM_EXIT_OK;
+  /* The best mapping so far is written, but the run did not finish. */
+  return ffm_cli_stop_exit_code (stop_reason);
 }
 
 /* run() as ffm_cli_mpi_run_command() calls it. */

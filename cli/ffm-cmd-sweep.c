@@ -1210,6 +1210,7 @@ run (GOptionContext *context, SweepOptions *o)
   FILE *csv = NULL;
   int status = FFM_EXIT_OK;
   const char *stopped = NULL;
+  int stop_code = FFM_EXIT_FAILURE;     /* stopped by an MPI rank, not the user */
 
   g_array_set_clear_func (axes, (GDestroyNotify) axis_clear);
   if (o->problem.arch == NULL || o->problem.workload == NULL)
@@ -1403,6 +1404,8 @@ run (GOptionContext *context, SweepOptions *o)
     g_clear_pointer (&progress, ffm_cli_progress_stop);
     if (ffm_cli_cancel_describe (cancel) != NULL)
       stopped = ffm_cli_cancel_describe (cancel);
+    if (stopped != NULL && ffm_cli_cancel_get_reason (cancel) != FFM_CLI_STOP_NONE)
+      stop_code = ffm_cli_stop_exit_code (ffm_cli_cancel_get_reason (cancel));
     if (stopped != NULL)
       {
         guint kept = 0;
@@ -1410,7 +1413,8 @@ run (GOptionContext *context, SweepOptions *o)
           kept += ((Point *) points->pdata[i])->done;
         ffm_cli_warn (COMMAND, "%s: %u of %u points done%s", stopped, kept, points->len,
                       o->csv != NULL ? "; run the same command again to finish" : "");
-        status = FFM_EXIT_FAILURE;
+        if (status == FFM_EXIT_OK)
+          status = stop_code;
       }
   }
   if (csv != NULL && fclose (csv) != 0 && status == FFM_EXIT_OK)
@@ -1530,7 +1534,7 @@ ffm_cmd_sweep (int argc, char **argv)
   ffm_cli_add_visual_options (context, &o.visual, FALSE, "the sweep");
   ffm_cli_add_constraint_options (context, &o.search);
   ffm_cli_add_generator_limit_options (context, &o.search.limits);
-  ffm_cli_add_problem_options (context, &o.problem);
+  ffm_cli_add_ffm_problem_options (context, &o.problem);
   ffm_cli_add_run_options (context, &o.run, FFM_CLI_RUN_THREADS);
   ffm_cli_add_common_options (context, &o.common, TRUE);
   status = ffm_cli_mpi_run_command (context, COMMAND, &o.common, &o.run, argc, argv,
