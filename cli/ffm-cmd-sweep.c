@@ -60,6 +60,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <glib/gstdio.h>
 
 #define COMMAND "sweep"
 /* TUNING: a sweep larger than this is a typo more often than a plan
@@ -385,8 +387,16 @@ rows_from_text (const char *path, const char *text, gsize length, const GArray *
         key = point_key (f[0], values);
       }
       p = g_hash_table_lookup (by_key, key);
-      if (p == NULL || p->done)
-        continue;               /* not a point of this sweep (any more) */
+      if (p == NULL)
+        {
+          /* Rewriting the file at the end would lose the row. */
+          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "--csv %s: row %u (policy "
+                       "%s) is not a point of this sweep; the file is left as it is",
+                       path, row, f[0]);
+          return FALSE;
+        }
+      if (p->done)
+        continue;               /* a row written twice */
       status = f[1 + n_axes];
       p->ok = strcmp (status, "ok") == 0;
       if ((!p->ok && strcmp (status, "failed") != 0)
@@ -437,6 +447,191 @@ resume_from_csv (const char *path, const GArray *axes, GPtrArray *points,
       return FALSE;
     }
   return rows_from_text (path, text, length, axes, points, n_resumed, error);
+}
+
+/* ---- Which sweep wrote a CSV ----
+ * Beside --csv FILE, FILE.sweep records the sweep that wrote it: ffm's
+ * version, the inputs (names, and the SHA-256 of every file), the grid,
+ * the policies and every option that changes a row, one "key: value" line
+ * each. A rerun resumes only from a CSV whose record is its own; any other
+ * (another grid, an edited architecture file, no record at all) is
+ * refused and left as it is, so that no sweep's rows are lost. */
+
+#define SWEEP_RECORD_HEADER "ffm sweep record 1"
+
+/* "NAME" for a name, "PATH sha256:HEX" for a file (transfer full). */
+static char *
+input_identity (const char *spec)
+{
+  g_autofree char *text = NULL;
+  gsize length = 0;
+  g_autofree char *digest = NULL;
+
+  if (spec == NULL)
+    return g_strdup ("-");
+  if (!g_file_test (spec, G_FILE_TEST_IS_REGULAR))
+    return g_strdup (spec);
+  text = ffm_read_file_bounded (spec, FFM_MAX_INPUT_FILE_BYTES, &length, NULL,
+                                G_FILE_ERROR, G_FILE_ERROR_FAILED, NULL);
+  if (text == NULL)
+    return g_strdup_printf ("%s unreadable", spec);
+  digest = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) text, length);
+  return g_strdup_printf ("%s sha256:%s", spec, digest);
+}
+
+static void
+record_list (GString *r, const char *key, char **items)
+{
+  g_string_append_printf (r, "%s:", key);
+  for (guint i = 0; items != NULL && items[i] != NULL; i++)
+    g_string_append_printf (r, "%s%s", i == 0 ? " " : " | ", items[i]);
+  g_string_append_c (r, '\n');
+}
+
+static void
+record_files (GString *r, const char *key, char **files)
+{
+  g_string_append_printf (r, "%s:", key);
+  for (guint i = 0; files != NULL && files[i] != NULL; i++)
+    {
+      g_autofree char *id = input_identity (files[i]);
+      g_string_append_printf (r, "%s%s", i == 0 ? " " : " | ", id);
+    }
+  g_string_append_c (r, '\n');
+}
+
+/* The record of this sweep (transfer full). */
+static char *
+sweep_record (const SweepOptions *o, const GArray *axes, char **policies)
+{
+  GString *r = g_string_new (SWEEP_RECORD_HEADER "\n");
+  const FfmCliSearchOptions *s = &o->search;
+  g_autofree char *arch = input_identity (o->problem.arch);
+  g_autofree char *workload = input_identity (o->problem.workload);
+
+  g_string_append_printf (r, "ffm: %s\n", FFM_VERSION_STRING);
+  g_string_append_printf (r, "arch: %s\n", arch);
+  g_string_append_printf (r, "workload: %s\n", workload);
+  record_list (r, "params", o->problem.params);
+  record_list (r, "arch params", o->problem.arch_params);
+  g_string_append (r, "grid:");
+  for (guint i = 0; i < axes->len; i++)
+    {
+      const Axis *a = &g_array_index (axes, Axis, i);
+      g_autofree char *values = g_strjoinv (",", a->values);
+      g_string_append_printf (r, "%s%s%s=%s", i == 0 ? " " : " | ", a->arch ? "arch." : "",
+                              a->name, values);
+    }
+  g_string_append_printf (r, "\nzip: %s\n", o->zip ? "yes" : "no");
+  record_files (r, "policies", policies);
+  g_string_append_printf (r, "objective: %s\n", s->objective != NULL ? s->objective : "edp");
+  g_string_append_printf (r, "max fused loops: %d\n", s->max_fused_loops);
+  g_string_append_printf (r, "max fused loops per rank var: %d\n", s->max_fused_per_var);
+  g_string_append_printf (r, "unfused: %s\n", s->unfused ? "yes" : "no");
+  g_string_append_printf (r, "imperfect: %s\n", s->imperfect != NULL ? s->imperfect : "none");
+  record_files (r, "constraints", s->constraint_files);
+  record_list (r, "fuse", s->fuse);
+  record_list (r, "no fuse", s->no_fuse);
+  record_list (r, "backing", s->backing);
+  record_list (r, "keep", s->keep);
+  record_list (r, "forbid", s->forbid);
+  record_list (r, "stationary", s->stationary);
+  g_string_append_printf (r, "max memory: %s\n",
+                          s->limits.max_memory != NULL ? s->limits.max_memory : "default");
+  g_string_append_printf (r, "max template seconds: %g\n", s->limits.max_template_seconds);
+  g_string_append_printf (r, "max templates: %" G_GINT64_FORMAT "\n", s->limits.max_templates);
+  return g_string_free (r, FALSE);
+}
+
+/* What differs between two records, in the user's terms: "grid m=4,8 (this
+ * sweep: m=4,16); ..." (transfer full); NULL when they are the same. */
+static char *
+records_differ (const char *theirs, const char *ours)
+{
+  g_auto (GStrv) a = g_strsplit (theirs, "\n", -1);
+  g_auto (GStrv) b = g_strsplit (ours, "\n", -1);
+  GString *d = g_string_new (NULL);
+
+  if (a[0] == NULL || strcmp (a[0], SWEEP_RECORD_HEADER) != 0)
+    {
+      g_string_free (d, TRUE);
+      return g_strdup ("it is not a record of ffm sweep");
+    }
+  for (guint i = 1; b[i] != NULL; i++)
+    {
+      const char *colon = strchr (b[i], ':');
+      const char *found = NULL;
+      gsize n;
+      if (colon == NULL)
+        continue;
+      n = (gsize) (colon - b[i]) + 1;
+      for (guint k = 1; a[k] != NULL; k++)
+        if (strncmp (a[k], b[i], n) == 0)
+          found = a[k];
+      if (found == NULL || strcmp (found, b[i]) != 0)
+        g_string_append_printf (d, "%s%.*s was %s (this sweep: %s)", d->len > 0 ? "; " : "",
+                                (int) (n - 1), b[i],
+                                found == NULL ? "not recorded"
+                                : found[n] == '\0' ? "none" : found + n + 1,
+                                colon[1] == '\0' ? "none" : colon + 2);
+    }
+  for (guint k = 1; a[k] != NULL; k++)
+    {
+      const char *colon = strchr (a[k], ':');
+      gboolean known = FALSE;
+      if (colon == NULL)
+        continue;
+      for (guint i = 1; b[i] != NULL; i++)
+        known |= strncmp (a[k], b[i], (gsize) (colon - a[k]) + 1) == 0;
+      if (!known)
+        g_string_append_printf (d, "%s%s (this sweep has no such setting)",
+                                d->len > 0 ? "; " : "", a[k]);
+    }
+  if (d->len == 0)
+    {
+      g_string_free (d, TRUE);
+      return NULL;
+    }
+  return g_string_free (d, FALSE);
+}
+
+/* Checks that @csv (existing, not empty) was written by the sweep of
+ * @record; nothing is written either way. */
+static gboolean
+check_sweep_record (const char *csv, const char *record, GError **error)
+{
+  g_autofree char *path = g_strconcat (csv, ".sweep", NULL);
+  g_autofree char *theirs = NULL;
+  g_autofree char *differ = NULL;
+  g_autoptr (GError) local = NULL;
+  gsize length = 0;
+  gboolean missing = FALSE;
+
+  theirs = ffm_read_file_bounded (path, FFM_MAX_INPUT_FILE_BYTES, &length, &missing,
+                                  G_FILE_ERROR, G_FILE_ERROR_FAILED, &local);
+  if (theirs == NULL && missing)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "--csv %s: the file exists "
+                   "but %s, which records the sweep that wrote it, does not: ffm cannot "
+                   "tell that its rows are this sweep's, so it leaves them as they are. "
+                   "Name another file to start afresh", csv, path);
+      return FALSE;
+    }
+  if (theirs == NULL)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "--csv %s: %s", csv,
+                   local->message);
+      return FALSE;
+    }
+  if (strlen (theirs) != length || (differ = records_differ (theirs, record)) != NULL)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "--csv %s was written by "
+                   "another sweep (%s: %s); it is left as it is: name another file to "
+                   "start afresh", csv, path,
+                   differ != NULL ? differ : "it holds a NUL byte");
+      return FALSE;
+    }
+  return TRUE;
 }
 
 /* ---- Points ---- */
@@ -1211,6 +1406,9 @@ run (GOptionContext *context, SweepOptions *o)
   int status = FFM_EXIT_OK;
   const char *stopped = NULL;
   int stop_code = FFM_EXIT_FAILURE;     /* stopped by an MPI rank, not the user */
+  g_autofree char *record = NULL;       /* FILE.sweep's text */
+  GStatBuf csv_stat = { 0 };
+  gboolean complete = FALSE;            /* --csv holds every point already */
 
   g_array_set_clear_func (axes, (GDestroyNotify) axis_clear);
   if (o->problem.arch == NULL || o->problem.workload == NULL)
@@ -1312,15 +1510,28 @@ run (GOptionContext *context, SweepOptions *o)
   /* Under mpirun the other ranks only run the points rank 0 hands out. */
   if (ffm_cli_mpi_is_worker ())
     return mpi_serve_points (&s, axes, points);
+  record = sweep_record (o, axes, policies);
+  if (o->csv != NULL && g_stat (o->csv, &csv_stat) == 0 && S_ISREG (csv_stat.st_mode)
+      && csv_stat.st_size > 0 && !check_sweep_record (o->csv, record, &error))
+    return ffm_cli_fail (COMMAND, error);
   if (o->csv != NULL && !resume_from_csv (o->csv, axes, points, &n_resumed, &error))
     return ffm_cli_fail (COMMAND, error);
-  if (n_resumed > 0)
+  complete = o->csv != NULL && n_resumed == points->len;
+  if (complete)
+    ffm_cli_warn (COMMAND, "all %u points are already in %s: it is left as it is",
+                  points->len, o->csv);
+  else if (n_resumed > 0)
     ffm_cli_warn (COMMAND, "resuming: %u of %u points already in %s", n_resumed,
                   points->len, o->csv);
-  if (o->csv != NULL)
+  if (o->csv != NULL && !complete)
     {
       /* Append to the file as points finish: a killed sweep keeps them. */
       gboolean fresh = !g_file_test (o->csv, G_FILE_TEST_EXISTS) || n_resumed == 0;
+      g_autofree char *record_path = g_strconcat (o->csv, ".sweep", NULL);
+      /* The record first: a CSV is never without it. */
+      if (fresh && (csv_stat.st_mode == 0 || S_ISREG (csv_stat.st_mode))
+          && !ffm_output_file_write (record_path, record, -1, &error))
+        return ffm_cli_fail (COMMAND, error);
       csv = fopen (o->csv, fresh ? "w" : "a");
       if (csv == NULL)
         {
@@ -1437,7 +1648,7 @@ run (GOptionContext *context, SweepOptions *o)
         g_string_append_printf (text, "%s\n", p->line);
         n_failed += !p->ok;
       }
-    if (o->csv != NULL && !ffm_cli_output_write (o->csv, text->str, &error))
+    if (o->csv != NULL && !complete && !ffm_cli_output_write (o->csv, text->str, &error))
       {
         g_string_free (text, TRUE);
         return ffm_cli_fail (COMMAND, error);

@@ -65,11 +65,124 @@ test_interrupt_exit_codes (void)
     }
 }
 
+
+/* ---- Sweeps never lose rows ---- */
+
+static char *
+read_text (const char *path)
+{
+  char *text = NULL;
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (g_file_get_contents (path, &text, NULL, &error));
+  g_assert_no_error (error);
+  return text;
+}
+
+static void
+run_sweep (FfmTestRun *run, const char *arch, const char *grid, const char *csv)
+{
+  FFM_TEST_RUN (run, "sweep", "--arch", arch, "--workload", "matmuls", "--param", "kn=4",
+                "--sweep", grid, "--csv", csv);
+  g_test_message ("sweep %s %s: exit %d\n%s", arch, grid, run->status, run->err);
+}
+
+static void
+test_sweep_refuses_other_sweeps (void)
+{
+  g_autofree char *dir = ffm_test_scratch_dir ("ffm-reliability");
+  g_autofree char *csv = g_build_filename (dir, "s.csv", NULL);
+  g_autofree char *record = g_build_filename (dir, "s.csv.sweep", NULL);
+  g_autofree char *arch = g_build_filename (dir, "arch.json", NULL);
+  g_autofree char *source_arch = g_build_filename (g_getenv ("FFM_SOURCE_ROOT"), "arch-models",
+                                                   "json", "architectures", "simple.json",
+                                                   NULL);
+  g_autofree char *arch_text = read_text (source_arch);
+  g_autofree char *csv_before = NULL, *record_before = NULL;
+  g_autofree char *edited = NULL;
+  g_auto (FfmTestRun) first = { 0 }, grid = { 0 }, changed = { 0 }, done = { 0 };
+  g_auto (FfmTestRun) extra = { 0 }, no_record = { 0 };
+  GStatBuf before, after;
+
+  g_test_summary ("a CSV is resumed only by the sweep that wrote it (FILE.sweep): "
+                  "another grid, an edited architecture, an extra row or no record "
+                  "are refused and both files left byte for byte; a complete sweep "
+                  "is not rewritten");
+  g_assert_true (g_file_set_contents (arch, arch_text, -1, NULL));
+  run_sweep (&first, arch, "m=4,8", csv);
+  g_assert_cmpint (first.status, ==, 0);
+  csv_before = read_text (csv);
+  record_before = read_text (record);
+  assert_contains (record_before, "grid: m=4,8\n");
+  assert_contains (record_before, "sha256:");
+
+  /* The same columns, another grid: the earlier rows must stay. */
+  run_sweep (&grid, arch, "m=4,16", csv);
+  g_assert_cmpint (grid.status, ==, 1);
+  assert_contains (grid.err, "was written by another sweep (");
+  assert_contains (grid.err, "grid was m=4,8 (this sweep: m=4,16)");
+  {
+    g_autofree char *csv_now = read_text (csv), *record_now = read_text (record);
+    g_assert_cmpstr (csv_now, ==, csv_before);
+    g_assert_cmpstr (record_now, ==, record_before);
+  }
+
+  /* The architecture file edited since. */
+  edited = g_strconcat (arch_text, "\n", NULL);
+  g_assert_true (g_file_set_contents (arch, edited, -1, NULL));
+  run_sweep (&changed, arch, "m=4,8", csv);
+  g_assert_cmpint (changed.status, ==, 1);
+  assert_contains (changed.err, "arch was ");
+  {
+    g_autofree char *csv_now = read_text (csv);
+    g_assert_cmpstr (csv_now, ==, csv_before);
+  }
+  g_assert_true (g_file_set_contents (arch, arch_text, -1, NULL));
+
+  /* Complete already: nothing is rewritten (not even the same bytes). */
+  g_assert_cmpint (g_stat (csv, &before), ==, 0);
+  g_usleep (20000);
+  run_sweep (&done, arch, "m=4,8", csv);
+  g_assert_cmpint (done.status, ==, 0);
+  assert_contains (done.err, "all 2 points are already in ");
+  g_assert_cmpint (g_stat (csv, &after), ==, 0);
+  g_assert_cmpint (before.st_mtim.tv_nsec, ==, after.st_mtim.tv_nsec);
+  g_assert_cmpint (before.st_ino, ==, after.st_ino);
+
+  /* A row that is no point of this sweep (written by hand). */
+  {
+    g_autofree char *more = g_strconcat (csv_before, "ffm,1024,failed,,,,,0.000,,,,,,,x\n",
+                                         NULL);
+    g_assert_true (g_file_set_contents (csv, more, -1, NULL));
+    g_autofree char *csv_now = NULL;
+    run_sweep (&extra, arch, "m=4,8", csv);
+    g_assert_cmpint (extra.status, ==, 1);
+    assert_contains (extra.err, "row 4 (policy ffm) is not a point of this sweep; the "
+                     "file is left as it is");
+    csv_now = read_text (csv);
+    g_assert_cmpstr (csv_now, ==, more);
+  }
+
+  /* No record beside the CSV: whose rows are they? */
+  g_assert_true (g_file_set_contents (csv, csv_before, -1, NULL));
+  g_assert_cmpint (g_unlink (record), ==, 0);
+  run_sweep (&no_record, arch, "m=4,8", csv);
+  g_assert_cmpint (no_record.status, ==, 1);
+  assert_contains (no_record.err, "s.csv.sweep, which records the sweep that wrote it, "
+                   "does not");
+  {
+    g_autofree char *csv_now = read_text (csv);
+    g_assert_cmpstr (csv_now, ==, csv_before);
+  }
+  ffm_test_remove_dir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/reliability/bounded/endless-pipe", test_endless_pipe);
   g_test_add_func ("/reliability/exit-codes/interrupt", test_interrupt_exit_codes);
+  g_test_add_func ("/reliability/sweep/other-sweeps", test_sweep_refuses_other_sweeps);
   return g_test_run ();
 }
