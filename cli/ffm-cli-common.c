@@ -551,6 +551,15 @@ ffm_cli_problem_info_new (const char *command, const FfmPluginRegistry *registry
   workload_file = absolute_path (ffm_workload_get_source_file (workload));
   ffm_result_info_set_workload (info, options->workload, ffm_workload_get_name (workload),
                                 workload_file, ffm_workload_get_param_values (workload));
+  /* What `ffm eval` checks before it re-evaluates the result. */
+  {
+    g_autofree char *arch_digest = ffm_result_digest_file (arch_file);
+    g_autofree char *workload_digest = ffm_result_digest_file (workload_file);
+    if (arch_digest != NULL)
+      ffm_result_info_set_digest (info, "architecture", arch_digest);
+    if (workload_digest != NULL)
+      ffm_result_info_set_digest (info, "workload", workload_digest);
+  }
   return info;
 }
 

@@ -177,6 +177,75 @@ test_sweep_refuses_other_sweeps (void)
   ffm_test_remove_dir (dir);
 }
 
+/* ---- Results know their inputs ---- */
+
+static void
+test_result_inputs_changed (void)
+{
+  g_autofree char *dir = ffm_test_scratch_dir ("ffm-reliability");
+  g_autofree char *arch = g_build_filename (dir, "arch.json", NULL);
+  g_autofree char *result = g_build_filename (dir, "r.json", NULL);
+  g_autofree char *old = g_build_filename (dir, "old.json", NULL);
+  g_autofree char *source_arch = g_build_filename (g_getenv ("FFM_SOURCE_ROOT"), "arch-models",
+                                                   "json", "architectures", "simple.json",
+                                                   NULL);
+  g_autofree char *arch_text = read_text (source_arch);
+  g_autofree char *result_text = NULL, *edited = NULL;
+  g_auto (FfmTestRun) map = { 0 }, same = { 0 }, changed = { 0 }, allowed = { 0 };
+  g_auto (FfmTestRun) old_run = { 0 };
+
+  g_test_summary ("a result records the SHA-256 of its architecture and workload "
+                  "files; eval refuses it once one changed, says which, and "
+                  "re-evaluates only with --allow-changed-inputs (saying so); a "
+                  "result file without digests still reads");
+  g_assert_true (g_file_set_contents (arch, arch_text, -1, NULL));
+  FFM_TEST_RUN (&map, "map", "--arch", arch, "--workload", "matmuls", "--param", "m=4",
+                "--param", "kn=4", "--json", result, "--quiet");
+  g_assert_cmpint (map.status, ==, 0);
+  result_text = read_text (result);
+  assert_contains (result_text, "\"digests\": {\n      \"architecture\": \"sha256:");
+  assert_contains (result_text, "\"workload\": \"sha256:");
+
+  FFM_TEST_RUN (&same, "eval", result);
+  g_assert_cmpint (same.status, ==, 0);
+  g_assert_cmpstr (same.err, ==, "");
+
+  edited = g_strconcat (arch_text, "\n", NULL);
+  g_assert_true (g_file_set_contents (arch, edited, -1, NULL));
+  FFM_TEST_RUN (&changed, "eval", result);
+  g_test_message ("%s", changed.err);
+  g_assert_cmpint (changed.status, ==, 1);
+  g_assert_cmpstr (changed.out, ==, "");
+  assert_contains (changed.err, "its inputs changed since it was written: the "
+                   "architecture file ");
+  assert_contains (changed.err, "arch.json changed (sha256:");
+  assert_contains (changed.err, "re-evaluate against the new inputs with "
+                   "--allow-changed-inputs");
+
+  FFM_TEST_RUN (&allowed, "eval", result, "--allow-changed-inputs");
+  g_assert_cmpint (allowed.status, ==, 0);
+  assert_contains (allowed.err, "note: ");
+  assert_contains (allowed.err, "evaluating against changed inputs "
+                   "(--allow-changed-inputs): the architecture file ");
+  assert_contains (allowed.out, "Energy ");
+
+  /* A result file from before digests: read as it always was. */
+  {
+    GString *text = g_string_new (result_text);
+    char *start = strstr (text->str, "    \"digests\": {");
+    char *end = start != NULL ? strstr (start, "},\n") : NULL;
+    g_assert_nonnull (end);
+    g_string_erase (text, start - text->str, end + 3 - start);
+    g_assert_true (g_file_set_contents (old, text->str, -1, NULL));
+    g_string_free (text, TRUE);
+  }
+  FFM_TEST_RUN (&old_run, "eval", old);
+  g_test_message ("%s", old_run.err);
+  g_assert_cmpint (old_run.status, ==, 0);
+  assert_contains (old_run.out, "Energy ");
+  ffm_test_remove_dir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -184,5 +253,6 @@ main (int argc, char **argv)
   g_test_add_func ("/reliability/bounded/endless-pipe", test_endless_pipe);
   g_test_add_func ("/reliability/exit-codes/interrupt", test_interrupt_exit_codes);
   g_test_add_func ("/reliability/sweep/other-sweeps", test_sweep_refuses_other_sweeps);
+  g_test_add_func ("/reliability/results/inputs-changed", test_result_inputs_changed);
   return g_test_run ();
 }
