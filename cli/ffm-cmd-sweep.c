@@ -54,6 +54,7 @@
 #include "ffm-plot-sweep.h"
 #include "ffm-plot-pareto.h"
 #include "ffm-bounded-read.h"
+#include "ffm-sweep-csv.h"
 #include <ffm/ffm-limits.h>
 
 #include <errno.h>
@@ -90,35 +91,6 @@ typedef struct {
   FfmCliVisualOptions visual;   /* --html */
 } SweepOptions;
 
-/* One swept parameter. */
-typedef struct {
-  char *name;                   /* as given */
-  gboolean arch;                /* --sweep-arch */
-  GStrv values;
-} Axis;
-
-typedef struct {
-  guint index;                  /* in point order */
-  const char *policy;           /* "ffm" or a policy name (borrowed) */
-  GStrv values;                 /* one per axis (owned) */
-  char *key;                    /* policy and values, for resuming (owned) */
-  /* the row: */
-  gboolean done;
-  gboolean ok;
-  double energy, latency, edp, seconds;
-  double area;                  /* m^2 of the point's architecture */
-  char *fused;                  /* "T1@GlobalBuffer;T2@MainMemory" (owned) */
-  char *level_energy;           /* "MainMemory=1e-3;GlobalBuffer=..." (owned) */
-  char *class_energy;           /* "weights=...;intermediates_kv=..." (owned) */
-  char *offchip_class_energy;   /* the same in the outermost memory only (owned) */
-  char *einsums;                /* "I;V;K;...", workload order (owned) */
-  char *fused_einsums;          /* "Q>QK@GlobalBuffer;..." (owned) */
-  char *error;                  /* failed: the message (owned) */
-  char *line;                   /* the CSV line, without newline (owned) */
-  /* the work: */
-  FfmProblem *problem;          /* NULL when it did not load (error set) */
-  FfmConstraints *constraints;  /* the policy's and the options' (owned) */
-} Point;
 
 typedef struct {
   const SweepOptions *o;
@@ -131,301 +103,8 @@ typedef struct {
   GAsyncQueue *finished;        /* of Point* */
 } Sweep;
 
-static void
-point_free (Point *p)
-{
-  g_strfreev (p->values);
-  g_free (p->key);
-  g_free (p->fused);
-  g_free (p->level_energy);
-  g_free (p->class_energy);
-  g_free (p->offchip_class_energy);
-  g_free (p->einsums);
-  g_free (p->fused_einsums);
-  g_free (p->error);
-  g_free (p->line);
-  g_clear_pointer (&p->problem, ffm_problem_unref);
-  g_clear_pointer (&p->constraints, ffm_constraints_unref);
-  g_free (p);
-}
-
-static void
-axis_clear (Axis *a)
-{
-  g_free (a->name);
-  g_strfreev (a->values);
-}
-
-/* ---- CSV ---- */
-
-static void
-csv_field (GString *line, const char *text)
-{
-  if (line->len > 0)
-    g_string_append_c (line, ',');
-  if (text == NULL)
-    return;
-  if (strpbrk (text, ",\"\n\r") == NULL)
-    {
-      g_string_append (line, text);
-      return;
-    }
-  g_string_append_c (line, '"');
-  for (const char *c = text; *c != '\0'; c++)
-    {
-      if (*c == '"')
-        g_string_append_c (line, '"');
-      g_string_append_c (line, *c);
-    }
-  g_string_append_c (line, '"');
-}
-
-static void
-csv_double (GString *line, gboolean have, double v)
-{
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-  csv_field (line, have ? g_ascii_formatd (buf, sizeof buf, "%.17g", v) : NULL);
-}
-
-/* Splits one CSV record of @text at *@pos into fields (quotes as written by
- * csv_field; a quoted field may hold newlines); advances *@pos past it.
- * NULL at the end of the text. */
-static GPtrArray *
-csv_record (const char *text, gsize *pos)
-{
-  GPtrArray *fields;
-  GString *f = g_string_new (NULL);
-  const char *c = text + *pos;
-
-  if (*c == '\0')
-    {
-      g_string_free (f, TRUE);
-      return NULL;
-    }
-  fields = g_ptr_array_new_with_free_func (g_free);
-  for (;;)
-    {
-      if (*c == '"')
-        {
-          for (c++; *c != '\0'; c++)
-            {
-              if (*c == '"' && c[1] == '"')
-                g_string_append_c (f, *c++);
-              else if (*c == '"')
-                {
-                  c++;
-                  break;
-                }
-              else
-                g_string_append_c (f, *c);
-            }
-        }
-      while (*c != '\0' && *c != ',' && *c != '\n' && *c != '\r')
-        g_string_append_c (f, *c++);
-      g_ptr_array_add (fields, g_string_free (f, FALSE));
-      f = g_string_new (NULL);
-      if (*c == ',')
-        {
-          c++;
-          continue;
-        }
-      if (*c == '\r')
-        c++;
-      if (*c == '\n')
-        c++;
-      break;
-    }
-  g_string_free (f, TRUE);
-  *pos = (gsize) (c - text);
-  return fields;
-}
-
-/* The fixed columns after the policy and the axes. */
-static const char *const result_columns[] = {
-  "status", "energy_j", "latency_s", "edp_js", "area_m2", "seconds", "fused",
-  "energy_by_level", "energy_by_tensor_class", "offchip_energy_by_tensor_class",
-  "einsums", "fused_einsums", "error", NULL
-};
-#define N_RESULT_COLUMNS (G_N_ELEMENTS (result_columns) - 1)
-
-static char *
-csv_header (const GArray *axes)
-{
-  GString *line = g_string_new (NULL);
-
-  csv_field (line, "policy");
-  for (guint i = 0; i < axes->len; i++)
-    {
-      const Axis *a = &g_array_index (axes, Axis, i);
-      g_autofree char *name = g_strdup_printf ("%s%s", a->arch ? "arch." : "", a->name);
-      csv_field (line, name);
-    }
-  for (guint i = 0; result_columns[i] != NULL; i++)
-    csv_field (line, result_columns[i]);
-  return g_string_free (line, FALSE);
-}
-
-static char *
-point_key (const char *policy, char **values)
-{
-  g_autofree char *joined = g_strjoinv ("\x1f", values);
-
-  return g_strdup_printf ("%s\x1f%s", policy, joined);
-}
-
-static void
-point_make_line (Point *p)
-{
-  GString *line = g_string_new (NULL);
-
-  csv_field (line, p->policy);
-  for (guint i = 0; p->values[i] != NULL; i++)
-    csv_field (line, p->values[i]);
-  csv_field (line, p->ok ? "ok" : "failed");
-  csv_double (line, p->ok, p->energy);
-  csv_double (line, p->ok, p->latency);
-  csv_double (line, p->ok, p->edp);
-  csv_double (line, p->ok, p->area);
-  {
-    char buf[G_ASCII_DTOSTR_BUF_SIZE];
-    csv_field (line, g_ascii_formatd (buf, sizeof buf, "%.3f", p->seconds));
-  }
-  csv_field (line, p->fused);
-  csv_field (line, p->level_energy);
-  csv_field (line, p->class_energy);
-  csv_field (line, p->offchip_class_energy);
-  csv_field (line, p->einsums);
-  csv_field (line, p->fused_einsums);
-  csv_field (line, p->error);
-  g_free (p->line);
-  p->line = g_string_free (line, FALSE);
-}
-
-static gboolean
-parse_double (const char *text, double *out)
-{
-  char *end = NULL;
-
-  if (text == NULL || *text == '\0')
-    return FALSE;
-  *out = g_ascii_strtod (text, &end);
-  return end != NULL && *end == '\0';
-}
-
-/* Reads the rows of @text (CSV of @length bytes from @path: a previous
- * run's file, or a row another MPI rank sent) into the points they match.
- * FALSE when the text is not this sweep's (other columns) or a row is
- * malformed. */
-static gboolean
-rows_from_text (const char *path, const char *text, gsize length, const GArray *axes,
-                GPtrArray *points, guint *n_resumed, GError **error)
-{
-  g_autofree char *header = csv_header (axes);
-  g_autoptr (GHashTable) by_key = g_hash_table_new (g_str_hash, g_str_equal);
-  gsize pos = 0;
-  guint n_axes = axes->len, row = 1;
-  GPtrArray *first;
-
-  *n_resumed = 0;
-  if (length == 0)
-    return TRUE;
-  if (strlen (text) != length)
-    {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "--csv %s: not a CSV "
-                   "file of ffm sweep (it holds a NUL byte)", path);
-      return FALSE;
-    }
-  for (guint i = 0; i < points->len; i++)
-    {
-      Point *p = points->pdata[i];
-      g_hash_table_insert (by_key, p->key, p);
-    }
-  first = csv_record (text, &pos);
-  {
-    g_autoptr (GPtrArray) fields = first;
-    GString *got = g_string_new (NULL);
-    for (guint i = 0; i < fields->len; i++)
-      csv_field (got, fields->pdata[i]);
-    if (strcmp (got->str, header) != 0)
-      {
-        g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "--csv %s: written by "
-                     "another sweep (its columns are %s; this sweep's are %s): "
-                     "name another file to start afresh", path, got->str, header);
-        g_string_free (got, TRUE);
-        return FALSE;
-      }
-    g_string_free (got, TRUE);
-  }
-  for (GPtrArray *next; (next = csv_record (text, &pos)) != NULL; )
-    {
-      g_autoptr (GPtrArray) fields = next;
-      g_autofree char *key = NULL;
-      const char *const *f;
-      const char *status;
-      Point *p;
-      row++;
-      if (fields->len == 1 && ((char *) fields->pdata[0])[0] == '\0')
-        continue;               /* an empty line */
-      if (fields->len != 1 + n_axes + N_RESULT_COLUMNS)
-        {
-          /* The last line of a killed run may be cut short: redo it. */
-          if (text[pos] == '\0' && text[length - 1] != '\n')
-            break;
-          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "--csv %s: row %u "
-                       "has %u fields, expected %u", path, row, fields->len,
-                       (guint) (1 + n_axes + N_RESULT_COLUMNS));
-          return FALSE;
-        }
-      g_ptr_array_add (fields, NULL);
-      /* After the add, which may have moved the array. */
-      f = (const char *const *) fields->pdata;
-      {
-        g_auto (GStrv) values = g_new0 (char *, n_axes + 1);
-        for (guint i = 0; i < n_axes; i++)
-          values[i] = g_strdup (f[1 + i]);
-        key = point_key (f[0], values);
-      }
-      p = g_hash_table_lookup (by_key, key);
-      if (p == NULL)
-        {
-          /* Rewriting the file at the end would lose the row. */
-          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "--csv %s: row %u (policy "
-                       "%s) is not a point of this sweep; the file is left as it is",
-                       path, row, f[0]);
-          return FALSE;
-        }
-      if (p->done)
-        continue;               /* a row written twice */
-      status = f[1 + n_axes];
-      p->ok = strcmp (status, "ok") == 0;
-      if ((!p->ok && strcmp (status, "failed") != 0)
-          || (p->ok && (!parse_double (f[2 + n_axes], &p->energy)
-                        || !parse_double (f[3 + n_axes], &p->latency)
-                        || !parse_double (f[4 + n_axes], &p->edp)
-                        || !parse_double (f[5 + n_axes], &p->area)))
-          || !parse_double (f[6 + n_axes], &p->seconds))
-        {
-          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "--csv %s: row %u: "
-                       "malformed status or numbers", path, row);
-          return FALSE;
-        }
-      p->fused = g_strdup (f[7 + n_axes]);
-      p->level_energy = g_strdup (f[8 + n_axes]);
-      p->class_energy = g_strdup (f[9 + n_axes]);
-      p->offchip_class_energy = g_strdup (f[10 + n_axes]);
-      p->einsums = g_strdup (f[11 + n_axes]);
-      p->fused_einsums = g_strdup (f[12 + n_axes]);
-      p->error = *f[13 + n_axes] != '\0' ? g_strdup (f[13 + n_axes]) : NULL;
-      p->done = TRUE;
-      point_make_line (p);
-      (*n_resumed)++;
-    }
-  return TRUE;
-}
-
 /* Reads the rows of a previous run of the same sweep from @path (which may
- * not exist) into the points they match (rows_from_text()). */
+ * not exist) into the points they match (ffm_sweep_rows_from_text()). */
 static gboolean
 resume_from_csv (const char *path, const GArray *axes, GPtrArray *points,
                  guint *n_resumed, GError **error)
@@ -446,7 +125,7 @@ resume_from_csv (const char *path, const GArray *axes, GPtrArray *points,
                    "resume from it: %s", path, local->message);
       return FALSE;
     }
-  return rows_from_text (path, text, length, axes, points, n_resumed, error);
+  return ffm_sweep_rows_from_text (path, text, length, axes, points, n_resumed, error);
 }
 
 /* ---- Which sweep wrote a CSV ----
@@ -659,7 +338,7 @@ parse_axes (char **specs, gboolean arch, GArray *axes, GError **error)
           {
             g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
                          "--sweep%s %s has an empty value", arch ? "-arch" : "", specs[i]);
-            axis_clear (&a);
+            ffm_sweep_axis_clear (&a);
             return FALSE;
           }
       for (guint k = 0; a.values[k] != NULL; k++)
@@ -669,7 +348,7 @@ parse_axes (char **specs, gboolean arch, GArray *axes, GError **error)
               g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
                            "--sweep%s %s gives the value %s twice", arch ? "-arch" : "",
                            specs[i], a.values[k]);
-              axis_clear (&a);
+              ffm_sweep_axis_clear (&a);
               return FALSE;
             }
       for (guint k = 0; k < axes->len; k++)
@@ -678,7 +357,7 @@ parse_axes (char **specs, gboolean arch, GArray *axes, GError **error)
           {
             g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
                          "--sweep%s names %s twice", arch ? "-arch" : "", a.name);
-            axis_clear (&a);
+            ffm_sweep_axis_clear (&a);
             return FALSE;
           }
       g_array_append_val (axes, a);
@@ -691,7 +370,7 @@ parse_axes (char **specs, gboolean arch, GArray *axes, GError **error)
 static GPtrArray *
 make_points (const GArray *axes, gboolean zip, char **policies, GError **error)
 {
-  GPtrArray *points = g_ptr_array_new_with_free_func ((GDestroyNotify) point_free);
+  GPtrArray *points = g_ptr_array_new_with_free_func ((GDestroyNotify) ffm_sweep_point_free);
   guint64 n_combos = 1;
   guint n_policies = g_strv_length (policies);
   g_autofree guint *digit = g_new0 (guint, MAX (axes->len, 1));
@@ -731,7 +410,7 @@ make_points (const GArray *axes, gboolean zip, char **policies, GError **error)
           p->values = g_new0 (char *, axes->len + 1);
           for (guint i = 0; i < axes->len; i++)
             p->values[i] = g_strdup (g_array_index (axes, Axis, i).values[zip ? c : digit[i]]);
-          p->key = point_key (p->policy, p->values);
+          p->key = ffm_sweep_point_key (p->policy, p->values);
           g_ptr_array_add (points, p);
         }
       /* the next combination, last axis fastest */
@@ -800,7 +479,7 @@ prepare_point (Sweep *s, const GArray *axes, Point *p)
   p->done = TRUE;
   p->ok = FALSE;
   p->error = g_strdup (error->message);
-  point_make_line (p);
+  ffm_sweep_point_make_line (p);
 }
 
 /* The tensor classes of the FFM paper's Fig. 12(b): weights, the K and V
@@ -954,7 +633,7 @@ run_point (gpointer data, gpointer user_data)
   /* A point stopped by Ctrl-C or --timeout is not a result: not recorded. */
   p->done = !g_error_matches (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_CANCELLED);
   if (p->done)
-    point_make_line (p);
+    ffm_sweep_point_make_line (p);
   g_async_queue_push (s->finished, p);
 }
 
@@ -975,7 +654,7 @@ write_pairs_json (FfmJsonWriter *b, const char *key, const char *pairs)
       if (eq == NULL)
         continue;
       *eq = '\0';
-      if (parse_double (eq + 1, &v))
+      if (ffm_sweep_parse_double (eq + 1, &v))
         ffm_json_writer_member_double (b, items[k], v);
     }
   ffm_json_writer_end_object (b);
@@ -1088,7 +767,7 @@ plot_edp (const char *path, const GArray *axes, const GPtrArray *points,
   FfmPlotAxes ax = { title, x->name, "EDP (J*s)", TRUE, TRUE, 0 };
 
   for (guint i = 0; i < n_x; i++)
-    if (!parse_double (x->values[i], &xs[i]))
+    if (!ffm_sweep_parse_double (x->values[i], &xs[i]))
       {
         g_set_error (error, FFM_PLOT_ERROR, FFM_PLOT_ERROR_FAILED, "--plot: %s=%s "
                      "is not a number to plot against", x->name, x->values[i]);
@@ -1241,7 +920,7 @@ static MpiSweep mpi_sweep;
 static guint64
 sweep_fingerprint (const SweepOptions *o, const GArray *axes, const GPtrArray *points)
 {
-  g_autofree char *header = csv_header (axes);
+  g_autofree char *header = ffm_sweep_csv_header (axes);
   g_autofree char *count = g_strdup_printf ("%u", points->len);
   guint64 h = 0;
 
@@ -1272,14 +951,14 @@ mpi_result (guint item, const char *text, gpointer data)
 
   if (text != NULL)
     {
-      g_autofree char *header = csv_header (m->axes);
+      g_autofree char *header = ffm_sweep_csv_header (m->axes);
       g_autofree char *rows = g_strdup_printf ("%s\n%s\n", header, text);
       g_autoptr (GPtrArray) one = g_ptr_array_new ();
       g_autoptr (GError) error = NULL;
       guint n = 0;
 
       g_ptr_array_add (one, p);
-      if (!rows_from_text ("(a row from another MPI rank)", rows, strlen (rows),
+      if (!ffm_sweep_rows_from_text ("(a row from another MPI rank)", rows, strlen (rows),
                            m->axes, one, &n, &error) || n != 1)
         {
           p->done = TRUE;
@@ -1287,7 +966,7 @@ mpi_result (guint item, const char *text, gpointer data)
           p->error = g_strdup_printf ("MPI: the row another rank sent is not this "
                                       "sweep's: %s", error != NULL ? error->message
                                       : "it is another point's");
-          point_make_line (p);
+          ffm_sweep_point_make_line (p);
         }
     }
   g_async_queue_push (m->s->finished, p);
@@ -1410,7 +1089,7 @@ run (GOptionContext *context, SweepOptions *o)
   GStatBuf csv_stat = { 0 };
   gboolean complete = FALSE;            /* --csv holds every point already */
 
-  g_array_set_clear_func (axes, (GDestroyNotify) axis_clear);
+  g_array_set_clear_func (axes, (GDestroyNotify) ffm_sweep_axis_clear);
   if (o->problem.arch == NULL || o->problem.workload == NULL)
     return ffm_cli_usage_error (context, COMMAND, "--arch and --workload are required");
   if (g_str_has_prefix (o->problem.arch, FFM_CLI_TIMELOOP_PREFIX)
@@ -1503,7 +1182,7 @@ run (GOptionContext *context, SweepOptions *o)
   s.ffm = ffm_plugin_registry_lookup (registry, FFM_PLUGIN_KIND_SEARCH, "ffm", &error);
   if (s.ffm == NULL)
     return ffm_cli_fail (COMMAND, error);
-  header = csv_header (axes);
+  header = ffm_sweep_csv_header (axes);
   if (o->csv != NULL && strcmp (o->csv, "-") == 0)
     return ffm_cli_usage_error (context, COMMAND, "--csv needs a file (the sweep "
                                 "resumes from it)");
