@@ -1189,7 +1189,8 @@ run (GOptionContext *context, SweepOptions *o)
   /* Under mpirun the other ranks only run the points rank 0 hands out. */
   if (ffm_cli_mpi_is_worker ())
     return mpi_serve_points (&s, axes, points);
-  record = sweep_record (o, axes, policies);
+  if (o->csv != NULL)
+    record = sweep_record (o, axes, policies);
   if (o->csv != NULL && g_stat (o->csv, &csv_stat) == 0 && S_ISREG (csv_stat.st_mode)
       && csv_stat.st_size > 0 && !check_sweep_record (o->csv, record, &error))
     return ffm_cli_fail (COMMAND, error);
