@@ -19,11 +19,14 @@ static char *
 record_text (const FfmResultInfo *info)
 {
   FfmJsonWriter *w = ffm_json_writer_new ();
+  char *text;
 
   ffm_json_writer_begin_object (w);
   ffm_result_info_write_json (info, w);
   ffm_json_writer_end_object (w);
-  return ffm_json_writer_finish (w);
+  text = ffm_json_writer_finish (w);
+  ffm_json_writer_free (w);
+  return text;
 }
 
 int
