@@ -246,7 +246,8 @@ check_recorded_inputs (const char *file, const FfmResultInfo *recorded,
       const char *now_digest = ffm_result_info_get_digest (now, inputs[i]);
       if (r == NULL || n == NULL || g_strcmp0 (recorded_spec (r), n->given) != 0)
         continue;               /* replaced on the command line (a note says so) */
-      if (arch && g_strcmp0 (r->model, n->model) != 0)
+      /* A member the record leaves out (a file written by hand) says nothing. */
+      if (arch && r->model != NULL && g_strcmp0 (r->model, n->model) != 0)
         {
           g_printerr ("ffm %s: %s: $.inputs.architecture.model is %s%s%s, but %s is "
                       "built by %s%s%s: the record contradicts what it names\n", COMMAND,
@@ -255,7 +256,7 @@ check_recorded_inputs (const char *file, const FfmResultInfo *recorded,
                       n->model ? n->model : "no model (a JSON file)", "");
           return FFM_EXIT_FAILURE;
         }
-      if (g_strcmp0 (r->name, n->name) != 0)
+      if (r->name != NULL && g_strcmp0 (r->name, n->name) != 0)
         {
           g_printerr ("ffm %s: %s: $.inputs.%s.name is \"%s\", but %s is named \"%s\": "
                       "the record contradicts what it names\n", COMMAND, file, inputs[i],

@@ -352,8 +352,15 @@ static gboolean
 load_file (FfmTimeloopSpec *spec, const char *path, GError **error)
 {
   g_autofree char *text = NULL;
+  GStatBuf st;
   gsize length = 0;
 
+  if (g_stat (path, &st) != 0)
+    {
+      g_set_error (error, FFM_TIMELOOP_ERROR, FFM_TIMELOOP_ERROR_PARSE,
+                   "%s: %s", path, g_strerror (errno));
+      return FALSE;
+    }
   text = ffm_read_file_bounded (path, FFM_TIMELOOP_MAX_FILE_BYTES, &length,
                                 NULL, FFM_TIMELOOP_ERROR,
                                 FFM_TIMELOOP_ERROR_PARSE, error);
