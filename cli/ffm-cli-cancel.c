@@ -1,6 +1,7 @@
 /* ffm-cli-cancel.c: Ctrl-C and --timeout as one cancel flag. */
 #include "ffm-cli-cancel.h"
 #include "ffm-cli-progress.h"
+#include "ffm-cli-common.h"
 
 #include <signal.h>
 #include <string.h>
@@ -147,6 +148,18 @@ ffm_cli_cancel_get_reason (const FfmCliCancel *c)
   g_return_val_if_fail (c != NULL, FFM_CLI_STOP_NONE);
   return g_atomic_int_get (&stop_flag) ? (FfmCliStopReason) g_atomic_int_get (&stop_reason)
                                        : FFM_CLI_STOP_NONE;
+}
+
+int
+ffm_cli_stop_exit_code (FfmCliStopReason reason)
+{
+  switch (reason)
+    {
+    case FFM_CLI_STOP_INTERRUPT: return FFM_EXIT_INTERRUPTED;
+    case FFM_CLI_STOP_TIMEOUT: return FFM_EXIT_TIMEOUT;
+    case FFM_CLI_STOP_NONE:
+    default: return FFM_EXIT_OK;
+    }
 }
 
 const char *

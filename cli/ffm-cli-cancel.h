@@ -45,6 +45,12 @@ void ffm_cli_cancel_end (FfmCliCancel *cancel);
 /* The flag to pass to the search (transfer none; valid until _end()). */
 const gint *ffm_cli_cancel_get_flag (const FfmCliCancel *cancel);
 FfmCliStopReason ffm_cli_cancel_get_reason (const FfmCliCancel *cancel);
+/* The exit code of a command that stopped for @reason: FFM_EXIT_INTERRUPTED
+ * (130) for Ctrl-C, FFM_EXIT_TIMEOUT (124) for --timeout, whatever the
+ * strategy and whether or not it had a result to show; FFM_EXIT_OK when
+ * it was not stopped. */
+int ffm_cli_stop_exit_code (FfmCliStopReason reason);
+
 /* Why the command stopped, for messages: "interrupted (Ctrl-C)",
  * "terminated (SIGTERM)", "stopped by --timeout 5 s", or NULL when it was
  * not stopped. */

@@ -118,6 +118,7 @@ typedef struct {
   /* Parsed: */
   FfmMapspaceSpace space;
   FfmMapspaceCharge charge_model;
+  gboolean data_to_stdout;      /* a data output is "-": no text on stdout */
 } CompareOptions;
 
 /* One run of one strategy. */
@@ -356,6 +357,13 @@ parse_positive_list (const char *option, const char *text, gboolean integers,
                        : "positive multiples of ffm's time (e.g. 1,10,100)", parts[i]);
           return FALSE;
         }
+      for (guint k = 0; k < out->len; k++)
+        if (g_array_index (out, double, k) == v)
+          {
+            g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
+                         "%s gives %s twice", option, parts[i]);
+            return FALSE;
+          }
       g_array_append_val (out, v);
     }
   if (out->len == 0)
@@ -1408,6 +1416,12 @@ comparison_report (const CompareOptions *o, const Comparison *c, const GArray *c
   g_autofree char *budget = budget_text (budget_reference (c));
   guint threads = c->ffm_search.context.n_threads;
 
+  if (o->data_to_stdout)
+    {
+      if (c->stopped != NULL)
+        ffm_cli_warn (COMMAND, "%s; the data hold the runs done so far", c->stopped);
+      goto files;
+    }
   g_print ("Comparison on %s / %s, objective %s, %d run%s per strategy, budget %s\n",
            ffm_workload_get_name (ffm_problem_get_workload (c->problem)),
            ffm_arch_get_name (ffm_problem_get_arch (c->problem)),
@@ -1437,6 +1451,7 @@ comparison_report (const CompareOptions *o, const Comparison *c, const GArray *c
                "paper (median [min, max] over runs):", c, checkpoints, (guint) o->runs, FALSE);
   print_table ("Same by wall-clock time (shared pmapping generation included):",
                c, checkpoints, (guint) o->runs, TRUE);
+files:
   if (o->json != NULL || o->visual.html != NULL)
     {
       g_autofree char *text = compare_json (o, c, checkpoints, budget_reference (c));
@@ -1852,15 +1867,21 @@ run_sweep (GOptionContext *context, CompareOptions *o, FfmPluginRegistry *regist
       give_back_memory ();
     }
   ffm_cli_progress_stop (g_steal_pointer (&progress));
-  g_print ("Comparison on %s / %s with --sweep-einsums, objective %s, %d run%s per "
-           "strategy, budget %s per size, baselines' space %s, charge %s\n",
-           ffm_workload_get_name (ffm_problem_get_workload (first)),
-           ffm_arch_get_name (ffm_problem_get_arch (first)), ffm_objective_to_string (ref.objective),
-           o->runs, o->runs > 1 ? "s" : "", budget, ffm_mapspace_space_to_string (o->space),
-           ffm_mapspace_charge_to_string (o->charge_model));
-  if (stopped != NULL)
-    g_print ("INTERRUPTED: %s; the table holds the sizes and runs done so far.\n", stopped);
-  print_sweep (o, points, names);
+  if (o->data_to_stdout && stopped != NULL)
+    ffm_cli_warn (COMMAND, "%s; the data hold the sizes and runs done so far", stopped);
+  if (!o->data_to_stdout)
+    {
+      g_print ("Comparison on %s / %s with --sweep-einsums, objective %s, %d run%s per "
+               "strategy, budget %s per size, baselines' space %s, charge %s\n",
+               ffm_workload_get_name (ffm_problem_get_workload (first)),
+               ffm_arch_get_name (ffm_problem_get_arch (first)),
+               ffm_objective_to_string (ref.objective), o->runs, o->runs > 1 ? "s" : "", budget,
+               ffm_mapspace_space_to_string (o->space),
+               ffm_mapspace_charge_to_string (o->charge_model));
+      if (stopped != NULL)
+        g_print ("INTERRUPTED: %s; the table holds the sizes and runs done so far.\n", stopped);
+      print_sweep (o, points, names);
+    }
   if (o->json != NULL)
     {
       g_autofree char *text = sweep_json (o, first, &ref, &ref, points, names, stopped);
@@ -1879,7 +1900,10 @@ run_sweep (GOptionContext *context, CompareOptions *o, FfmPluginRegistry *regist
     return ffm_cli_fail (COMMAND, error);
   if (status != FFM_EXIT_OK)
     return status;
-  return beaten ? FFM_EXIT_FAILURE : FFM_EXIT_OK;
+  /* A stopped sweep wrote what it has, but is not complete. */
+  return beaten ? FFM_EXIT_FAILURE
+    : ffm_cli_stop_exit_code (stopped != NULL ? ffm_cli_cancel_get_reason (cancel)
+                              : FFM_CLI_STOP_NONE);
 }
 
 /* ---- The command ---- */
@@ -1920,6 +1944,7 @@ run (GOptionContext *context, CompareOptions *o)
   g_autoptr (GArray) sizes = g_array_new (FALSE, FALSE, sizeof (double));
   g_auto (GStrv) names = NULL;
   Comparison c = { 0 };
+  FfmCliStopReason stop_reason = FFM_CLI_STOP_NONE;
   int status;
 
   if (o->search.strategy != NULL)
@@ -1950,6 +1975,12 @@ run (GOptionContext *context, CompareOptions *o)
                                 "--sweep-einsums (its --plot draws Fig. 9)");
   if (o->search.budget == NULL && o->search.max_evaluations == 0 && o->search.max_seconds == 0)
     o->search.budget = g_strdup (DEFAULT_BUDGET);
+  if (!ffm_cli_output_paths_check (&o->data_to_stdout, &error, "--json", o->json,
+                                   "--csv", o->csv, "--trace-csv", o->trace_csv,
+                                   "--plot", o->plot, "--html", o->visual.html,
+                                   "--diagram", o->visual.diagram,
+                                   "--diagram-dot", o->visual.diagram_dot, NULL))
+    return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
   if (!ffm_cli_visual_check (&o->visual, &error))
     return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
   if (o->plot != NULL && !ffm_plot_check (o->plot, &error))
@@ -1976,6 +2007,9 @@ run (GOptionContext *context, CompareOptions *o)
       }
   }
   names = g_strsplit (o->strategies != NULL ? o->strategies : DEFAULT_STRATEGIES, ",", -1);
+  if (names[0] == NULL)
+    return ffm_cli_usage_error (context, COMMAND, "--strategies is empty (name "
+                                "at least one strategy, e.g. " DEFAULT_STRATEGIES ")");
   status = check_names (context, o, names);
   if (status != FFM_EXIT_OK)
     return status;
@@ -1999,9 +2033,17 @@ run (GOptionContext *context, CompareOptions *o)
     g_autoptr (FfmCliProgress) progress = ffm_cli_progress_start (COMMAND, TRUE);
     Phase phase = { progress, "" };
     status = comparison_run (o, &c, cancel, &phase, "", 0);
+    stop_reason = ffm_cli_cancel_get_reason (cancel);
   }
   if (status == FFM_EXIT_OK)
-    status = comparison_report (o, &c, checkpoints);
+    {
+      status = comparison_report (o, &c, checkpoints);
+      /* A stopped comparison wrote what it has, but is not complete. */
+      if (status == FFM_EXIT_OK && c.stopped != NULL)
+        status = ffm_cli_stop_exit_code (stop_reason);
+    }
+  else if (stop_reason != FFM_CLI_STOP_NONE && !c.ffm_done)
+    status = ffm_cli_stop_exit_code (stop_reason);   /* stopped before ffm finished */
 
 out:
   comparison_clear (&c);
@@ -2022,7 +2064,7 @@ ffm_cmd_compare (int argc, char **argv)
                        FFM_CLI_PROBLEM_OPTIONS_INIT,
                        FFM_CLI_SEARCH_OPTIONS_INIT, NULL, 10, NULL, NULL, NULL, NULL,
                        DEFAULT_WITHIN, NULL, NULL, NULL, NULL, FFM_CLI_VISUAL_OPTIONS_INIT,
-                       FFM_MAPSPACE_SPACE_PAPER, FFM_MAPSPACE_CHARGE_EXPLORED };
+                       FFM_MAPSPACE_SPACE_PAPER, FFM_MAPSPACE_CHARGE_EXPLORED, FALSE };
   const GOptionEntry entries[] = {
     { "strategies", 0, 0, G_OPTION_ARG_STRING, &o.strategies,
       "Strategies to compare, separated by commas (default " DEFAULT_STRATEGIES
