@@ -331,7 +331,8 @@ test_compare_space_and_charge (void)
   g_autoptr (JsonParser) p2 = json_parser_new ();
   g_autofree char *dir = ffm_test_scratch_dir ("ffm-compare");
   g_autofree char *csv_path = g_build_filename (dir, "c.csv", NULL);
-  g_autofree char *csv = NULL;
+  g_autofree char *json_path = g_build_filename (dir, "c.json", NULL);
+  g_autofree char *csv = NULL, *json = NULL;
   JsonObject *o, *space;
   JsonArray *einsums;
   double total = 0;
@@ -342,9 +343,10 @@ test_compare_space_and_charge (void)
                   "authors' charge by default, --baseline-space pruned and --charge "
                   "evaluation as asked");
   FFM_TEST_RUN (&paper, "compare", SMALL, "--runs", "2", "--budget", "3x",
-                "--strategies", "ffm,random", "--json", "-", "--csv", csv_path);
+                "--strategies", "ffm,random", "--json", json_path, "--csv", csv_path);
   g_assert_cmpint (paper.status, ==, 0);
-  o = parse_object (p1, strstr (paper.out, "{"), "ffm compare --json -");
+  json = read_file (json_path);
+  o = parse_object (p1, json, "ffm compare --json FILE");
   space = json_object_get_object_member (o, "baseline_space");
   g_assert_cmpstr (json_object_get_string_member (space, "space"), ==, "paper");
   g_assert_cmpstr (json_object_get_string_member (space, "charge"), ==, "explored");
@@ -397,7 +399,9 @@ test_compare_space_and_charge (void)
                 "--strategies", "ffm,set", "--baseline-space", "pruned", "--charge",
                 "evaluation", "--json", "-");
   g_assert_cmpint (pruned.status, ==, 0);
-  o = parse_object (p2, strstr (pruned.out, "{"), "ffm compare --json -");
+  /* "-" is data only: the JSON from the first byte, no table. */
+  g_assert_cmpint (pruned.out[0], ==, '{');
+  o = parse_object (p2, pruned.out, "ffm compare --json -");
   space = json_object_get_object_member (o, "baseline_space");
   g_assert_cmpstr (json_object_get_string_member (space, "space"), ==, "pruned");
   g_assert_cmpstr (json_object_get_string_member (space, "charge"), ==, "evaluation");
@@ -406,8 +410,7 @@ test_compare_space_and_charge (void)
   for (guint x = 0; x < 3; x++)
     g_assert_cmpfloat (member (json_array_get_object_element (einsums, x), "charge_per_query"),
                        ==, 1);
-  assert_contains (pruned.out, "A query is charged (--charge evaluation): one pmapping "
-                   "evaluation per queried pmapping");
+  g_assert_null (strstr (pruned.out, "A query is charged"));
   ffm_test_remove_dir (dir);
 }
 
