@@ -31,7 +31,8 @@ static const char *const memory_members[] = {
   "write_energy", "read_bandwidth", "write_bandwidth", "ports",
   "bits_per_action", "skip_initial_output_write", "keep", "may_keep",
   "bits_per_value", "fill_energy", "update_energy", "drain_energy",
-  "drains_read", "energy_by_tensor", NULL
+  "drains_read", "energy_by_tensor", "cluster_size", "whole_actions",
+  "leak_utilized", NULL
 };
 /* Members of one energy_by_tensor entry. */
 static const char *const energy_override_members[] = {
@@ -39,7 +40,7 @@ static const char *const energy_override_members[] = {
 };
 static const char *const fanout_members[] = {
   "fanout", "description", "leak_power", "area", "dims", "count", "reuse",
-  "may_reuse", "min_usage", "allowed_rank_vars", NULL
+  "may_reuse", "min_usage", "allowed_rank_vars", "leak_utilized", NULL
 };
 static const char *const dim_members[] = {
   "name", "count", "reuse", "may_reuse", "min_usage", "allowed_rank_vars", NULL
@@ -51,7 +52,7 @@ static const char *const single_dim_members[] = {
 };
 static const char *const compute_members[] = {
   "compute", "description", "leak_power", "area", "energy", "throughput",
-  "enabled", NULL
+  "enabled", "operand_reuse", "leak_utilized", NULL
 };
 
 /* State of one load. */
@@ -724,6 +725,8 @@ read_memory (Loader *l, JsonNode *node, const char *base, FfmLevel *level)
          && read_optional_number (l, node, base, "read_bandwidth", &m->read_bandwidth)
          && read_optional_number (l, node, base, "write_bandwidth", &m->write_bandwidth)
          && read_optional_number (l, node, base, "bits_per_action", &m->bits_per_action)
+         && read_optional_number (l, node, base, "cluster_size", &m->cluster_size)
+         && read_optional_bool (l, node, base, "whole_actions", &m->whole_actions)
          && read_ports (l, node, base, &m->ports)
          && read_optional_string (l, node, base, "keep", &m->keep)
          && read_optional_string (l, node, base, "may_keep", &m->may_keep)
@@ -801,7 +804,8 @@ read_compute (Loader *l, JsonNode *node, const char *base, FfmLevel *level)
 
   return read_optional_number (l, node, base, "energy", &c->energy)
          && read_optional_number (l, node, base, "throughput", &c->throughput)
-         && read_optional_string (l, node, base, "enabled", &c->enabled);
+         && read_optional_string (l, node, base, "enabled", &c->enabled)
+         && read_optional_bool (l, node, base, "operand_reuse", &c->operand_reuse);
 }
 
 /* Which of "memory", "fanout", "compute" the level object has. */
@@ -864,6 +868,7 @@ read_level (Loader *l, JsonNode *node, guint index)
           : ffm_arch_add_compute (l->arch, name);
   if (!read_optional_string (l, node, base, "description", &level->description)
       || !read_optional_number (l, node, base, "leak_power", &level->leak_power)
+      || !read_optional_bool (l, node, base, "leak_utilized", &level->leak_utilized)
       || !read_optional_number (l, node, base, "area", &level->area))
     return FALSE;
   switch (kind)
@@ -1183,6 +1188,10 @@ write_memory (FfmJsonWriter *w, const FfmMemorySpec *m)
   ffm_json_writer_member_double (w, "bits_per_action", m->bits_per_action);
   ffm_json_writer_member_boolean (w, "skip_initial_output_write",
                                   m->skip_initial_output_write);
+  if (m->cluster_size != 1)
+    ffm_json_writer_member_double (w, "cluster_size", m->cluster_size);
+  if (m->whole_actions)
+    ffm_json_writer_member_boolean (w, "whole_actions", TRUE);
   add_string (w, "keep", m->keep);
   add_string (w, "may_keep", m->may_keep);
   write_energy_overrides (w, m->energy_overrides);
@@ -1242,9 +1251,13 @@ write_level (FfmJsonWriter *w, const FfmLevel *level)
       ffm_json_writer_member_double (w, "energy", level->u.compute.energy);
       ffm_json_writer_member_double (w, "throughput", level->u.compute.throughput);
       add_string (w, "enabled", level->u.compute.enabled);
+      if (level->u.compute.operand_reuse)
+        ffm_json_writer_member_boolean (w, "operand_reuse", TRUE);
       break;
     }
   ffm_json_writer_member_double (w, "leak_power", level->leak_power);
+  if (level->leak_utilized)
+    ffm_json_writer_member_boolean (w, "leak_utilized", TRUE);
   ffm_json_writer_member_double (w, "area", level->area);
   ffm_json_writer_end_object (w);
 }

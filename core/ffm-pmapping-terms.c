@@ -28,7 +28,9 @@
  *     and for the output, drains at h and updates at p likewise, minus the
  *     skipped first fills x * first (relevant temporal and spatial loops)
  *     at h, and x * first / mc at p when p skips them too;
- *   - compute: operations = all loops, steps = temporal loops;
+ *   - compute: operations = all loops, steps = temporal loops; an input
+ *     the unit keeps across loops (operand reuse, the model's rule) has
+ *     those loops left out of its transfer;
  *   - actions = counts x bits per value / bits per action; energy = actions
  *     x the energy of the action (a buffet's read, fill, update, drain
  *     energies); latency per port = unit actions / bandwidth, drains left
@@ -230,11 +232,15 @@ add_transfer (Builder *b, guint access, gboolean output, int hb, guint hnode,
   const FfmActionEnergies *pe = &p->energies, *he = h != NULL ? &h->energies : NULL;
   double ps = p->action_scale, hs = h != NULL ? h->action_scale : 0;
   gboolean h_skip, p_skip;
+  /* the loops the compute unit keeps an operand across (operand reuse) */
+  guint64 kept = h == NULL ? ffm_pmapping_model_get_operand_reuse_loops (b->m, access) : 0;
 
   for (guint j = 0; j < above; j++)
     {
       const FfmLoopInfo *l = &b->loops[j];
       gboolean relevant = FALSE;
+      if (kept & BIT (j))
+        continue;
       all |= BIT (j);
       for (guint r = 0; r < ffm_workload_get_tensor (b->w, b->e->accesses[access].tensor)->n_ranks; r++)
         {

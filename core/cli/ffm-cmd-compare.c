@@ -882,6 +882,7 @@ run (GOptionContext *context, CompareOptions *o)
     return status;
 
   /* ffm, the reference, and one prepared search per other strategy. */
+  o->search.timeloop_arch = o->problem.arch;
   {
     FfmCliSearchOptions so = o->search;
     so.strategy = (char *) "ffm";
