@@ -45,7 +45,8 @@
  * when it is a copy, when a variable appears twice in one tensor's indices
  * (its tile would be squared, which a monomial's one position per
  * variable cannot write), when the expansion is larger, or when a
- * bandwidth is 0.
+ * bandwidth is 0, or when the architecture asks for Timeloop's counting of
+ * leak (on the instances used), whole actions or clusters.
  * tests/test-pmapping.c checks the sums against the model at every leaf
  * (FFM_PMAPPING_CHECK_TERMS=1). */
 #include "ffm-pmapping-private.h"
@@ -352,8 +353,16 @@ ffm_terms_build (const FfmWorkload *w, const FfmArch *a,
         return NULL;
     }
   for (guint l = 0; l < n_levels; l++)
-    leak += ffm_arch_get_level (a, l)->leak_power
-      * (double) ffm_arch_get_instances_above (a, l);
+    {
+      const FfmLevel *lv = ffm_arch_get_level (a, l);
+      leak += lv->leak_power * (double) ffm_arch_get_instances_above (a, l);
+      /* Timeloop's counting that no monomial writes: leak on the instances
+       * used, whole actions, clusters sharing accesses. */
+      if ((lv->leak_utilized && lv->leak_power > 0)
+          || (lv->kind == FFM_LEVEL_MEMORY
+              && (lv->u.memory.whole_actions || lv->u.memory.cluster_size != 1)))
+        return NULL;
+    }
 
   t = g_new0 (FfmTerms, 1);
   t->classes = g_array_new (FALSE, FALSE, sizeof (FfmTermClass));

@@ -370,15 +370,30 @@ load_timeloop_arch (GOptionContext *context, const char *command,
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (FfmTimeloopSpec) spec = NULL;
+  FfmTimeloopConventions conventions = FFM_TIMELOOP_CONVENTIONS_TIMELOOP;
 
-  if (options->arch_params != NULL && options->arch_params[0] != NULL)
-    return ffm_cli_usage_error (context, command,
-                                "--arch-param: a Timeloop architecture has no "
-                                "parameters (edit its YAML)");
+  /* The one parameter: which of Timeloop's counting rules to replace by
+   * ffm's (docs/cost-model.md, the conventions). */
+  for (guint i = 0; options->arch_params != NULL && options->arch_params[i] != NULL; i++)
+    {
+      const char *p = options->arch_params[i];
+      if (!g_str_has_prefix (p, "ffm_conventions="))
+        return ffm_cli_usage_error (context, command,
+                                    "--arch-param %s: a Timeloop architecture takes "
+                                    "only ffm_conventions=LIST (%s, or all)", p,
+                                    "blocks, whole-blocks, clusters, leak, operand-reuse");
+      if (!ffm_timeloop_conventions_parse (p + strlen ("ffm_conventions="),
+                                           &conventions, &error))
+        return ffm_cli_usage_error (context, command, "--arch-param %s: %s", p,
+                                    error->message);
+    }
   spec = ffm_timeloop_spec_load_list (options->arch + strlen (FFM_CLI_TIMELOOP_PREFIX),
                                       &error);
   if (spec != NULL)
-    *out = ffm_timeloop_spec_to_arch (spec, &error);
+    {
+      ffm_timeloop_spec_set_conventions (spec, conventions);
+      *out = ffm_timeloop_spec_to_arch (spec, &error);
+    }
   return timeloop_done (command, spec, spec != NULL && *out != NULL, error);
 }
 

@@ -388,17 +388,18 @@ no_energies (Arch *a, const GPtrArray *missing, GError **error)
 {
   GString *s = g_string_new (NULL);
   const FfmTlComp *first = missing->pdata[0];
+  g_autofree char *what = ffm_tl_describe_class (a->spec, first->cls);
 
-  g_string_append_printf (s, "%u component%s ha%s no entry in an energy "
-                          "reference table (ERT)%s:", missing->len,
-                          missing->len > 1 ? "s" : "", missing->len > 1 ? "ve" : "s",
-                          a->ert == NULL ? " and the files give none" : "");
-  for (guint i = 0; i < missing->len; i++)
+  g_string_append_printf (s, "%s %s (%s) has no entry in the energy reference "
+                          "table%s", first->kind == FFM_TL_COMP_COMPUTE
+                          ? "compute unit" : "memory", first->base, what,
+                          a->ert == NULL ? " (the files have no ERT)" : "");
+  for (guint i = 1; i < missing->len; i++)
     {
       const FfmTlComp *c = missing->pdata[i];
-      g_autofree char *what = ffm_tl_describe_class (a->spec, c->cls);
-      g_string_append_printf (s, "%s %s (%s:%u, %s)", i > 0 ? ";" : "", c->base,
-                              c->node->file, c->node->line, what);
+      g_autofree char *cw = ffm_tl_describe_class (a->spec, c->cls);
+      g_string_append_printf (s, "%s %s (%s:%u, %s)", i == 1 ? "; nor has" : ",",
+                              c->base, c->node->file, c->node->line, cw);
     }
   g_string_append (s, ". ffm does not run Accelergy and has no energy "
                    "estimator for these classes yet: give the ERT Accelergy "
@@ -406,7 +407,8 @@ no_energies (Arch *a, const GPtrArray *missing, GError **error)
                    "outputs as timeloop-mapper.ERT.yaml or "
                    "timeloop-model.ERT.yaml), e.g. --arch "
                    "timeloop:DESIGN,OUTPUTS/timeloop-mapper.ERT.yaml");
-  ffm_tl_fail (error, FFM_TIMELOOP_ERROR_UNSUPPORTED, first->node, NULL, "%s", s->str);
+  ffm_tl_fail (error, FFM_TIMELOOP_ERROR_UNSUPPORTED, first->node, first->path,
+               "%s", s->str);
   g_string_free (s, TRUE);
   return FALSE;
 }

@@ -114,6 +114,5 @@ ffm_tl_describe_class (const FfmTimeloopSpec *spec, const char *cls)
         }
       return g_string_free (s, FALSE);
     }
-  return g_strdup_printf ("class %s (a primitive class, or a compound class "
-                          "whose file was not given)", cls);
+  return g_strdup_printf ("class %s", cls);
 }

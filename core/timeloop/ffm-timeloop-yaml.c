@@ -227,6 +227,42 @@ ffm_timeloop_convention_names (void)
   return names;
 }
 
+gboolean
+ffm_timeloop_conventions_parse (const char *text, FfmTimeloopConventions *out,
+                                GError **error)
+{
+  const char *const *names = ffm_timeloop_convention_names ();
+  g_auto (GStrv) words = NULL;
+
+  g_return_val_if_fail (text != NULL && out != NULL, FALSE);
+  *out = FFM_TIMELOOP_CONVENTIONS_TIMELOOP;
+  words = g_strsplit (text, ",", -1);
+  for (guint i = 0; words[i] != NULL; i++)
+    {
+      const char *w = g_strstrip (words[i]);
+      guint k;
+      if (w[0] == '\0' || strcmp (w, "none") == 0)
+        continue;
+      if (strcmp (w, "all") == 0)
+        {
+          *out = FFM_TIMELOOP_CONVENTIONS_FFM;
+          continue;
+        }
+      for (k = 0; names[k] != NULL && strcmp (names[k], w) != 0; k++)
+        ;
+      if (names[k] == NULL)
+        {
+          g_autofree char *list = g_strjoinv (", ", (char **) names);
+          g_set_error (error, FFM_TIMELOOP_ERROR, FFM_TIMELOOP_ERROR_INVALID,
+                       "unknown convention '%s' (expected all, none or some of: %s)",
+                       w, list);
+          return FALSE;
+        }
+      *out |= 1 << k;
+    }
+  return TRUE;
+}
+
 void
 ffm_timeloop_spec_set_conventions (FfmTimeloopSpec *spec,
                                    FfmTimeloopConventions conventions)

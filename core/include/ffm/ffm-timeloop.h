@@ -85,6 +85,11 @@ typedef enum {
  * "whole-blocks", "clusters", "leak", "operand-reuse"; NULL-terminated,
  * in flag order. */
 FFM_API const char *const *ffm_timeloop_convention_names (void);
+/* Parses a comma-separated list of those names ("all": every one; ""
+ * or "none": none) into flags; FALSE with an error listing the names. */
+FFM_API gboolean ffm_timeloop_conventions_parse (const char *text,
+                                                 FfmTimeloopConventions *out,
+                                                 GError **error);
 
 /* Energies of one component's actions, pJ (NAN: the estimator has none). */
 typedef struct {
