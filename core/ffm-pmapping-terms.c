@@ -45,8 +45,10 @@
  * when it is a copy, when a variable appears twice in one tensor's indices
  * (its tile would be squared, which a monomial's one position per
  * variable cannot write), when the expansion is larger, or when a
- * bandwidth is 0, or when the architecture asks for Timeloop's counting of
- * leak (on the instances used), whole actions or clusters.
+ * bandwidth is 0, or when a memory counts Timeloop's clusters. With
+ * Timeloop's whole actions the monomials are the counts before rounding,
+ * and leak on the instances used is the same multiple of the latency for
+ * the vectors compared (same spatial products).
  * tests/test-pmapping.c checks the sums against the model at every leaf
  * (FFM_PMAPPING_CHECK_TERMS=1). */
 #include "ffm-pmapping-private.h"
@@ -356,11 +358,15 @@ ffm_terms_build (const FfmWorkload *w, const FfmArch *a,
     {
       const FfmLevel *lv = ffm_arch_get_level (a, l);
       leak += lv->leak_power * (double) ffm_arch_get_instances_above (a, l);
-      /* Timeloop's counting that no monomial writes: leak on the instances
-       * used, whole actions, clusters sharing accesses. */
-      if ((lv->leak_utilized && lv->leak_power > 0)
-          || (lv->kind == FFM_LEVEL_MEMORY
-              && (lv->u.memory.whole_actions || lv->u.memory.cluster_size != 1)))
+      /* Timeloop's clusters scale a memory's energy by the instances used
+       * (constant between the vectors compared, but not within a unit,
+       * which sums several memories): no pruning. Leak on the instances
+       * used is safe: the vectors compared use the same instances (same
+       * spatial products), so it is the same multiple of the latency for
+       * both. Whole actions are left out of the monomials: pruned on the
+       * counts before rounding, the search can miss the optimum by less
+       * than one action per instance, tensor and kind (docs/timeloop.md). */
+      if (lv->kind == FFM_LEVEL_MEMORY && lv->u.memory.cluster_size != 1)
         return NULL;
     }
 
@@ -368,6 +374,9 @@ ffm_terms_build (const FfmWorkload *w, const FfmArch *a,
   t->classes = g_array_new (FALSE, FALSE, sizeof (FfmTermClass));
   t->terms = g_array_new (FALSE, FALSE, sizeof (FfmTerm));
   t->leak = leak > 0;
+  for (guint l = 0; l < n_levels; l++)
+    t->leak |= ffm_arch_get_level (a, l)->leak_utilized
+      && ffm_arch_get_level (a, l)->leak_power > 0;
   b.terms = t;
   b.need_latency = (objectives & FFM_PMAPPING_LATENCY) || leak > 0;
   b.class_energy = (objectives & FFM_PMAPPING_ENERGY)

@@ -807,6 +807,9 @@ build_arch (Arch *a, GPtrArray *comps, const FfmTlNode *root, GError **error)
   {
     g_autofree char *base = name != NULL && strchr (name, '[') != NULL
       ? g_strndup (name, strchr (name, '[') - name) : g_strdup (name);
+    /* the front end names the top level after the first container */
+    if (base != NULL && g_str_has_suffix (base, "_top_level") && strlen (base) > 10)
+      base[strlen (base) - 10] = '\0';
     g_autofree char *id = base != NULL && base[0] != '\0'
       ? ffm_tl_identifier (base) : g_strdup ("timeloop");
     arch = ffm_arch_new (id);

@@ -142,6 +142,17 @@ add_attributes (const FfmTlNode *attrs, const char *path, GPtrArray *keys,
   if (!ffm_tl_require (attrs, FFM_TL_MAPPING, path, error))
     return FALSE;
   for (guint i = 0; i < attrs->n_items; i++)
+    for (guint j = 0; j < i; j++)
+      if (ffm_tl_key_equal (attrs->items[2 * i]->text, attrs->items[2 * j]->text))
+        {
+          g_autofree char *sub = ffm_tl_path_key (path, attrs->items[2 * i]->text);
+          return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, attrs->items[2 * i],
+                              sub, "'%s' and '%s' (line %u) are one key to "
+                              "Timeloop ('-' and '_' alike): give it once",
+                              attrs->items[2 * i]->text, attrs->items[2 * j]->text,
+                              attrs->items[2 * j]->line);
+        }
+  for (guint i = 0; i < attrs->n_items; i++)
     {
       FfmTlNode *key = attrs->items[2 * i], *value = attrs->items[2 * i + 1];
       guint j;

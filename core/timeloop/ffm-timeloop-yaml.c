@@ -663,7 +663,8 @@ find_beside (const char *dir, const char *sub, GFileTest test)
 {
   g_autofree char *here = g_build_filename (dir, sub, NULL);
   g_autofree char *parent = g_path_get_dirname (dir);
-  g_autofree char *beside = g_build_filename (parent, sub, NULL);
+  g_autofree char *beside = strcmp (parent, ".") == 0 ? g_strdup (sub)
+                            : g_build_filename (parent, sub, NULL);
 
   if (g_file_test (here, test))
     return g_steal_pointer (&here);
@@ -1005,13 +1006,20 @@ ffm_tl_number (const FfmTlNode *node, const char *path, double *out,
     return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, node, path,
                         "expected a number, got '%s'", text);
   /* An integer as written that a double cannot hold exactly (as JSON
-   * files refuse them). */
-  if (fabs (*out) > 9007199254740992.0
-      && strspn (text + (text[0] == '-' || text[0] == '+'), "0123456789")
-         == strlen (text + (text[0] == '-' || text[0] == '+')))
-    return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, node, path,
-                        "%s is beyond 2^53, the largest integer ffm holds "
-                        "exactly", text);
+   * files refuse them): 2^53 + 1 reads as 2^53. */
+  {
+    const char *digits = text + (text[0] == '-' || text[0] == '+');
+    if (digits[0] != '\0' && strspn (digits, "0123456789") == strlen (digits))
+      {
+        guint64 magnitude;
+        errno = 0;
+        magnitude = g_ascii_strtoull (digits, NULL, 10);
+        if (errno == ERANGE || magnitude > G_GUINT64_CONSTANT (9007199254740992))
+          return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, node, path,
+                              "%s is beyond 2^53, the largest integer ffm holds "
+                              "exactly", text);
+      }
+  }
   return TRUE;
 }
 
