@@ -1105,18 +1105,23 @@ ffm_bound_constraints_admit_pmapping (const FfmBoundConstraints *b, guint einsum
         }
     }
 
-  /* Fixed tiles: the tile of the variable at every node of the level. */
+  /* Fixed tiles: the tile of the variable at every node of the level that
+   * holds a tensor the variable indexes (the others' tiles do not depend
+   * on it). */
   for (guint k = 0; k < ec->n_tiles; k++)
     {
       const FfmTileConstraint *tc = &ec->tiles[k];
-      guint64 tile = es->rank_var_bounds[tc->var];
+      guint64 tile = es->rank_var_bounds[tc->var], indexed = 0;
+      for (guint a = 0; a < es->n_accesses; a++)
+        if (ffm_access_uses_var (es, a, tc->var))
+          indexed |= BIT (a);
       for (guint i = 0; i < n; i++)
         {
           const PathNode *p = &path[i];
           if (p->kind != FFM_NODE_STORAGE && p->var == (int) tc->var)
             tile = p->tile;
           if (p->kind == FFM_NODE_STORAGE && p->level == (int) tc->level
-              && tile != tc->tile)
+              && (p->accesses & indexed) && tile != tc->tile)
             return violated (why, b, tc->entry, "the tile of %s at %s is %" G_GUINT64_FORMAT,
                              es->rank_var_names[tc->var],
                              ffm_arch_get_level (b->arch, tc->level)->name, tile);

@@ -62,7 +62,7 @@
  *   spatial V on F.D: non-trivial spatial loops on fanout F dimension D
  *                   iterate only rank variables in V;
  *   tile v=N at L   the tile of rank variable v seen by every storage node
- *                   at L is N (N divides v's bound);
+ *                   at L of a tensor v indexes is N (N divides v's bound);
  *   max_fused_loops N: at most N non-trivial loops above the deepest
  *                   backing node of a shared tensor.
  * Einsum-scoped constraints (stationary, loop_order, spatial, tile,
