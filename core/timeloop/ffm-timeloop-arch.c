@@ -115,17 +115,17 @@ static gboolean
 attribute_whole (const FfmTlComp *c, const char *const *names, double *out,
                  gboolean *found, GError **error)
 {
-  const FfmTlNode *v = NULL;
+  const FfmTlNode *v = NULL, *key = NULL;
 
   if (!attribute_number (c, names, out, found, error))
     return FALSE;
   if (!*found || (*out >= 1 && *out == floor (*out) && *out <= 9007199254740992.0))
     return TRUE;
   for (guint i = 0; names[i] != NULL && v == NULL; i++)
-    v = ffm_tl_comp_attribute (c, names[i], NULL);
+    v = ffm_tl_comp_attribute (c, names[i], &key);
   return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, v, c->path,
                       "%s: %s must be a whole number >= 1, got %s", c->base,
-                      names[0], v->text);
+                      key->text, v->text);
 }
 
 static gboolean
