@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Timeloop's published exercises, imported by ffm straight from their files.
 
-Usage: tests/timeloop-exercises.py [--ffm PATH] [--map] [--budget S] EXERCISES_DIR
+Usage: tests/timeloop-exercises.py [--ffm PATH] [--verbose] [--only NAME]
+       [--map [--max-memory SIZE] [--timeout S]] EXERCISES_DIR
 
 EXERCISES_DIR is a checkout of Accelergy-Project/timeloop-accelergy-exercises
 (its workspace/ folder is found inside it). For every dense design and
@@ -228,6 +229,11 @@ def main():
                                                   "..", "build", "core", "cli", "ffm"))
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--only")
+    ap.add_argument("--map", action="store_true",
+                    help="also run ffm map under Timeloop's constraints on the "
+                    "mapper cases")
+    ap.add_argument("--max-memory", default="3G")
+    ap.add_argument("--timeout", type=float, default=1200)
     args = ap.parse_args()
     global args_verbose
     args_verbose = args.verbose
@@ -268,7 +274,57 @@ def main():
         if args.verbose:
             for d in res["diffs"]:
                 print(f"  - {d}")
+    if args.map:
+        failed += map_table(root, args)
     return 1 if failed else 0
+
+
+def map_table(root, args):
+    """ffm map under Timeloop's constraints (EDP) against the mapping
+    Timeloop's mapper stored: Timeloop's EDP in its model, that mapping's
+    EDP in ffm's model, ffm's best EDP in ffm's model."""
+    print()
+    print("| case | Timeloop's mapper: EDP (J·cycle), Timeloop's model | the same mapping, ffm's model | ffm map: EDP, ffm's model | ffm / Timeloop's mapping (one model) | ffm map time (s), peak memory |")
+    print("|---|---|---|---|---|---|")
+    failed = 0
+    for c in CASES:
+        if not c["mapper"] or (args.only and args.only not in c["name"]):
+            continue
+        levels, cycles = parse_stats(os.path.join(root, c["stats"]))
+        tl_energy = 0.0
+        for lv in levels:
+            tl_energy += lv["leak"] + lv.get("compute_energy", 0.0)
+            for ds in lv["spaces"].values():
+                tl_energy += ds.get("energy", 0.0)
+        tl_edp = tl_energy * 1e-12 * cycles
+        arch = tl_list(root, c["arch"] + [c["ert"]])
+        work = tl_list(root, c["problem"])
+        same, err, _ = evaluate(args.ffm, arch, work, tl_list(root, [c["mapping"]]))
+        out = f"/tmp/ffm-tl-map-{os.getpid()}.json"
+        cmd = ["/usr/bin/time", "-f", "%e %M", args.ffm, "map", "--arch", arch,
+               "--workload", work, "--json", out, "--max-memory", args.max_memory,
+               "--quiet"]
+        try:
+            p, secs = run(cmd, timeout=args.timeout)
+        except subprocess.TimeoutExpired:
+            print(f"| {c['name']} | {tl_edp:.4g} | | timed out after {args.timeout:.0f} s | | |")
+            failed += 1
+            continue
+        tail = p.stderr.strip().splitlines()
+        wall, rss = tail[-1].split() if tail else ("?", "0")
+        if p.returncode != 0 or not os.path.exists(out):
+            msg = [l for l in tail[:-1] if "warning" not in l]
+            print(f"| {c['name']} | {tl_edp:.4g} | | failed: {msg[-1] if msg else '?'} | | {wall} s, {int(rss) // 1024} MiB |")
+            failed += 1
+            continue
+        with open(out) as f:
+            r = json.load(f)
+        os.unlink(out)
+        mine = r["energy_j"] * r["latency_s"] / 1e-9
+        theirs = same["energy_j"] * same["latency_s"] / 1e-9 if same else float("nan")
+        print(f"| {c['name']} | {tl_edp:.4g} | {theirs:.4g} | {mine:.4g} | "
+              f"{mine / theirs:.4f} | {wall} s, {int(rss) // 1024} MiB |")
+    return failed
 
 
 if __name__ == "__main__":

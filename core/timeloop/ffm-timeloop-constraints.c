@@ -17,7 +17,9 @@
  *   - temporal permutation (innermost first, `_` separating the innermost
  *     from the outermost): a loop order at the level, outermost first,
  *     the dimensions left out free (ffm's loop_order leaves them free
- *     anywhere, Timeloop between the two parts: ffm admits more);
+ *     anywhere, Timeloop between the two parts: ffm admits more); none at
+ *     the innermost level when no fanout lies below it, which Timeloop's
+ *     mapspace ignores too;
  *   - temporal and spatial factors: where the factors of a dimension are
  *     known (`=`, or 0 for the whole dimension) at a level and at every
  *     level below it, that level's tile of the dimension, their product (a
@@ -617,7 +619,11 @@ emit (Ctx *c, FfmConstraints *set, GError **error)
                     error))
             return FALSE;
         }
-      if (l->has_t_perm && l->n_t_perm > 1)
+      /* Timeloop ignores the temporal permutation of the innermost
+       * storage level when no fanout lies below it (the order of loops
+       * under every buffer changes no count): so does the translation. */
+      if (l->has_t_perm && l->n_t_perm > 1
+          && !(i + 1 == c->n_levels && l->fanout < 0))
         {
           const char *vars[V + 1];
           guint n = 0;
