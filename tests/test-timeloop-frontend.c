@@ -171,6 +171,37 @@ test_design_folder (void)
   assert_contains (warnings[0], "(--verbose lists all)");
 }
 
+/* The folder named ".", "./" or "chip/": _include and _components are
+ * still found beside it. */
+static void
+test_design_folder_names (void)
+{
+  g_autofree char *cwd = g_get_current_dir ();
+  g_autofree char *chip_rel = fe_path ("chip"), *fe_rel = fe_path (".");
+  g_autofree char *chip = g_canonicalize_filename (chip_rel, NULL);
+  g_autofree char *fe = g_canonicalize_filename (fe_rel, NULL);
+  static const struct { gboolean in_chip; const char *name; } cases[] = {
+    { TRUE, "." }, { TRUE, "./" }, { TRUE, "../chip" }, { FALSE, "chip/" },
+  };
+
+  g_test_summary ("A design folder named relatively, with or without a "
+                  "trailing slash, finds the _include and _components beside it");
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (FfmTimeloopSpec) spec = NULL;
+      const char *paths[] = { cases[i].name, NULL };
+      g_assert_cmpint (g_chdir (cases[i].in_chip ? chip : fe), ==, 0);
+      spec = ffm_timeloop_spec_load (paths, &error);
+      g_assert_cmpint (g_chdir (cwd), ==, 0);
+      g_assert_no_error (error);
+      g_test_message ("%s", cases[i].name);
+      g_assert_true (ffm_timeloop_spec_has (spec, "problem"));
+      g_assert_true (ffm_timeloop_spec_has (spec, "mapper"));
+      g_assert_true (ffm_timeloop_spec_has (spec, "compound_components"));
+    }
+}
+
 static void
 test_grouped_warnings (void)
 {
@@ -1010,6 +1041,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/timeloop-fe/design-folder", test_design_folder);
+  g_test_add_func ("/timeloop-fe/design-folder/names", test_design_folder_names);
   g_test_add_func ("/timeloop-fe/grouped-warnings", test_grouped_warnings);
   g_test_add_func ("/timeloop-fe/same-as-rendered", test_same_as_rendered);
   g_test_add_func ("/timeloop-fe/jinja", test_jinja);

@@ -662,13 +662,30 @@ static char *
 find_beside (const char *dir, const char *sub, GFileTest test)
 {
   g_autofree char *here = g_build_filename (dir, sub, NULL);
-  g_autofree char *parent = g_path_get_dirname (dir);
-  g_autofree char *beside = strcmp (parent, ".") == 0 ? g_strdup (sub)
-                            : g_build_filename (parent, sub, NULL);
+  g_autofree char *name = NULL, *parent = NULL, *beside = NULL;
+  gsize n = strlen (dir);
 
   if (g_file_test (here, test))
     return g_steal_pointer (&here);
-  if (strcmp (parent, dir) != 0 && g_file_test (beside, test))
+  /* "design/", ".", "..": the parent by name where it has one, else by
+   * "DIR/.." */
+  while (n > 1 && G_IS_DIR_SEPARATOR (dir[n - 1]))
+    n--;
+  name = g_strndup (dir, n);
+  {
+    g_autofree char *base = g_path_get_basename (name);
+    if (strcmp (base, ".") == 0 || strcmp (base, "..") == 0)
+      beside = g_build_filename (name, "..", sub, NULL);
+    else
+      {
+        parent = g_path_get_dirname (name);
+        if (strcmp (parent, name) == 0)
+          return NULL;          /* the root has no parent */
+        beside = strcmp (parent, ".") == 0 ? g_strdup (sub)
+                 : g_build_filename (parent, sub, NULL);
+      }
+  }
+  if (g_file_test (beside, test))
     return g_steal_pointer (&beside);
   return NULL;
 }
