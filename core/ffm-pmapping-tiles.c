@@ -541,10 +541,6 @@ compare_vars (gconstpointer pa, gconstpointer pb, gpointer data)
   return a < b ? -1 : (a > b ? 1 : 0);
 }
 
-/* The fixed tiles of the Einsum's constraints, as chain requirements: for
- * every storage node at the constraint's memory whose tensor the variable
- * indexes, the tile of the variable after the loops over it above the
- * node. */
 /* Whether storage node @n holds a tensor rank variable @var indexes. */
 static gboolean
 storage_node_uses_var (const Enum *en, const FfmWorkload *w, const FfmMappingNode *n,
@@ -560,6 +556,11 @@ storage_node_uses_var (const Enum *en, const FfmWorkload *w, const FfmMappingNod
   return FALSE;
 }
 
+/* The fixed tiles of the Einsum's constraints, as chain requirements: for
+ * every storage node at the constraint's memory whose tensor the variable
+ * indexes, the tile of the variable after the loops over it above the
+ * node (one instance's tile: templates place a memory's nodes below the
+ * spatial loops of the fanouts above it). */
 static void
 setup_fixed_tiles (Enum *en, const FfmWorkload *w)
 {

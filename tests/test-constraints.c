@@ -322,6 +322,22 @@ test_predicate_refuses (void)
   g_assert_true (ffm_bound_constraints_admit_pmapping (bound, 0,
                                                       (const FfmMappingNode *const *) nodes->pdata,
                                                       nodes->len, NULL));
+  /* The tile is one instance's: A's node sees m = 4 but the fanout above
+   * GlobalBuffer spreads it over 2 instances of 2 */
+  {
+    FfmMappingNode *spread = ffm_mapping_node_new_spatial ("m", 2, "X", "X");
+    ((FfmMappingNode *) g_ptr_array_index (nodes, 4))->tile = 4;
+    g_ptr_array_insert (nodes, 6, spread);
+    g_assert_true (ffm_bound_constraints_admit_pmapping (bound, 0,
+                                                        (const FfmMappingNode *const *) nodes->pdata,
+                                                        nodes->len, NULL));
+    spread->tile = 1;
+    g_string_truncate (why, 0);
+    g_assert_false (ffm_bound_constraints_admit_pmapping (bound, 0,
+                                                         (const FfmMappingNode *const *) nodes->pdata,
+                                                         nodes->len, why));
+    g_assert_nonnull (strstr (why->str, "the tile of m at GlobalBuffer is 1"));
+  }
 }
 
 /* ---- Errors ---- */
