@@ -2,7 +2,10 @@
 """Timeloop's published exercises, imported by ffm straight from their files.
 
 Usage: tests/timeloop-exercises.py [--ffm PATH] [--verbose] [--only NAME]
-       [--map [--max-memory SIZE] [--timeout S]] EXERCISES_DIR
+       [--map [--max-memory SIZE] [--timeout S]] [EXERCISES_DIR]
+
+(also `meson test -C build --benchmark timeloop-exercises` with
+FFM_TIMELOOP_EXERCISES=EXERCISES_DIR in the environment)
 
 EXERCISES_DIR is a checkout of Accelergy-Project/timeloop-accelergy-exercises
 (its workspace/ folder is found inside it). For every dense design and
@@ -224,7 +227,10 @@ def compare(c, root, ffm, use_parsed=False):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("root")
+    ap.add_argument("root", nargs="?",
+                    default=os.environ.get("FFM_TIMELOOP_EXERCISES"),
+                    help="the exercises' checkout (default: "
+                    "$FFM_TIMELOOP_EXERCISES)")
     ap.add_argument("--ffm", default=os.path.join(os.path.dirname(__file__),
                                                   "..", "build", "core", "cli", "ffm"))
     ap.add_argument("--verbose", action="store_true")
@@ -237,6 +243,11 @@ def main():
     args = ap.parse_args()
     global args_verbose
     args_verbose = args.verbose
+    if args.root is None:
+        print("skipped: no checkout of Accelergy-Project/"
+              "timeloop-accelergy-exercises given (an argument or "
+              "FFM_TIMELOOP_EXERCISES)", file=sys.stderr)
+        return 77
     root = args.root
     if os.path.isdir(os.path.join(root, "workspace")):
         root = os.path.join(root, "workspace")
