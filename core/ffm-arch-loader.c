@@ -7,11 +7,11 @@
  * the public constructors and lets ffm_arch_finish_located() check it, so a
  * JSON architecture and a C-built one obey the same rules; the loader only
  * adds the file, line and JSON path to the messages. */
-#include "ffm-arch.h"
+#include <ffm/ffm-arch.h>
 #include "ffm-arch-private.h"
 #include "ffm-json-util.h"
-#include "ffm-json-writer.h"
-#include "ffm-limits.h"
+#include <ffm/ffm-json-writer.h>
+#include <ffm/ffm-limits.h>
 
 #include <math.h>
 #include <stdarg.h>

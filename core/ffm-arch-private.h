@@ -3,7 +3,7 @@
  * so the loader can point at the file's line rather than only the level. */
 #pragma once
 
-#include "ffm-arch.h"
+#include <ffm/ffm-arch.h>
 
 G_BEGIN_DECLS
 

@@ -4,8 +4,8 @@
  * stay valid while a model fills them in. ffm_arch_finish() checks every
  * level, parses the expressions, and precomputes the instance counts; after
  * it the architecture is read-only and may be shared between threads. */
-#include "ffm-arch.h"
-#include "ffm-limits.h"
+#include <ffm/ffm-arch.h>
+#include <ffm/ffm-limits.h>
 #include "ffm-arch-private.h"
 
 #include <math.h>

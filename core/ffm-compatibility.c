@@ -1,7 +1,7 @@
 /* ffm-compatibility.c: equality, hashing and printing of compatibilities
  * (ffm-compatibility.h). Fields are compared one by one, never with memcmp,
  * so padding and unused entries never matter. */
-#include "ffm-compatibility.h"
+#include <ffm/ffm-compatibility.h>
 
 #include <string.h>
 

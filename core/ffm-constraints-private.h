@@ -6,7 +6,7 @@
  * architecture levels (bit l; architectures have at most 64 levels). */
 #pragma once
 
-#include "ffm-constraints.h"
+#include <ffm/ffm-constraints.h>
 
 G_BEGIN_DECLS
 

@@ -2,9 +2,9 @@
  * them back (ffm-constraints.h). Loading from JSON is in
  * ffm-constraints-loader.c, binding to a problem and admitting pmappings
  * in ffm-constraints-bind.c. */
-#include "ffm-constraints.h"
+#include <ffm/ffm-constraints.h>
 #include "ffm-constraints-private.h"
-#include "ffm-paths.h"
+#include <ffm/ffm-paths.h>
 
 #include <string.h>
 

@@ -2,7 +2,7 @@
  * model beyond the public API. */
 #pragma once
 
-#include "ffm-cost.h"
+#include <ffm/ffm-cost.h>
 
 G_BEGIN_DECLS
 

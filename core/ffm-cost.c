@@ -2,7 +2,7 @@
  *
  * A LoopTree with splits is cut at its SEQUENTIAL nodes into one
  * root-to-compute path per Einsum (as the reference implementation, accelforge, rebuilds a mapping); each path is
- * compiled and evaluated by the pmapping model (ffm-pmapping-model.c), and
+ * compiled and evaluated by the pmapping model (ffm-cost-pmapping.c), and
  * the Einsums' energies and latencies are summed (§3.6, §3.7). Buffer
  * capacity is checked over lifetimes: while an Einsum computes, every tile
  * stored on its path is live, including tiles of other Einsums' tensors
@@ -13,12 +13,12 @@
  * producers before consumers, no loop above a split that would hand a
  * consumer a partial tile of what its producer writes, and one backing
  * memory per shared tensor. Errors name the mapping file and the node. */
-#include "ffm-cost.h"
+#include <ffm/ffm-cost.h>
 #include "ffm-cost-private.h"
 
 #include <json-glib/json-glib.h>
-#include "ffm-json-writer.h"
-#include "ffm-format.h"
+#include <ffm/ffm-json-writer.h>
+#include <ffm/ffm-format.h>
 #include <math.h>
 #include <string.h>
 

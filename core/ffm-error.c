@@ -1,5 +1,5 @@
 /* ffm-error.c: the error quarks of libffm (see ffm-error.h). */
-#include "ffm-error.h"
+#include <ffm/ffm-error.h>
 
 G_DEFINE_QUARK (ffm-expr-error-quark, ffm_expr_error)
 G_DEFINE_QUARK (ffm-param-error-quark, ffm_param_error)

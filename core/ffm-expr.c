@@ -6,7 +6,7 @@
  * they need, so `decode == 1 && cached_tokens > 0` does not look up
  * `cached_tokens` when decode is 0. Every node remembers its character
  * position so evaluation errors can point at the culprit too. */
-#include "ffm-expr.h"
+#include <ffm/ffm-expr.h>
 
 #include <math.h>
 #include <string.h>

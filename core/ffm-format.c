@@ -1,5 +1,5 @@
 /* ffm-format.c: numbers for people (ffm-format.h). */
-#include "ffm-format.h"
+#include <ffm/ffm-format.h>
 
 #include <math.h>
 #include <string.h>

@@ -8,8 +8,8 @@
  * share d loops (ffm-join.h, "The tree").
  *
  * [1] the reference implementation (accelforge); docs/ffm-search.md. */
-#include "ffm-join.h"
-#include "ffm-cost.h"
+#include <ffm/ffm-join.h>
+#include <ffm/ffm-cost.h>
 
 #include <math.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * different Einsums must agree on to be joined
  * (ffm-joinable-parts-private.h). */
 #include "ffm-joinable-parts-private.h"
-#include "ffm-join.h"
+#include <ffm/ffm-join.h>
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /* ffm-json-util.c: JSON documents with line numbers (see ffm-json-util.h). */
 #include "ffm-json-util.h"
-#include "ffm-json-writer.h"
+#include <ffm/ffm-json-writer.h>
 
-#include "ffm-limits.h"
+#include <ffm/ffm-limits.h>
 
 #include <errno.h>
 #include <fcntl.h>

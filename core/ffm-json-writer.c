@@ -1,6 +1,6 @@
 /* ffm-json-writer.c: valid JSON out, whatever the values (ffm-json-writer.h). */
-#include "ffm-json-writer.h"
-#include "ffm-limits.h"
+#include <ffm/ffm-json-writer.h>
+#include <ffm/ffm-limits.h>
 
 #include <math.h>
 #include <string.h>

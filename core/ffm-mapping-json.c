@@ -9,12 +9,12 @@
  * format with one node per line and a fixed member order, so a file
  * written by ffm_mapping_write_json() reads back equal and writes back the
  * same text. */
-#include "ffm-mapping.h"
+#include <ffm/ffm-mapping.h>
 #include "ffm-mapping-private.h"
 #include "ffm-json-util.h"
-#include "ffm-limits.h"
-#include "ffm-json-writer.h"
-#include "ffm-output-file.h"
+#include <ffm/ffm-limits.h>
+#include <ffm/ffm-json-writer.h>
+#include <ffm/ffm-output-file.h>
 
 #include <string.h>
 

@@ -2,7 +2,7 @@
  * document (a result file holds one under "mapping"). */
 #pragma once
 
-#include "ffm-mapping.h"
+#include <ffm/ffm-mapping.h>
 #include "ffm-json-util.h"
 
 G_BEGIN_DECLS

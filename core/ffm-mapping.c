@@ -1,7 +1,7 @@
 /* ffm-mapping.c: the LoopTree data model, its structural checks and its
  * printing as a tree and as loop-nest pseudo-code (see ffm-mapping.h).
  * The JSON reader and writer are in ffm-mapping-json.c. */
-#include "ffm-mapping.h"
+#include <ffm/ffm-mapping.h>
 
 #include <stdarg.h>
 #include <string.h>

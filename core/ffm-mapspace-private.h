@@ -15,8 +15,8 @@
  * row's whole use of m (everything on its path while it runs). */
 #pragma once
 
-#include "ffm-mapspace.h"
-#include "ffm-join.h"
+#include <ffm/ffm-mapspace.h>
+#include <ffm/ffm-join.h>
 
 G_BEGIN_DECLS
 

@@ -1,7 +1,7 @@
 /* ffm-memory-budget.c: a byte counter shared by the threads of one
  * generation, and buffers whose capacity it accounts for
  * (ffm-memory-budget.h). */
-#include "ffm-memory-budget.h"
+#include <ffm/ffm-memory-budget.h>
 
 #include <stdatomic.h>
 #include <stdint.h>

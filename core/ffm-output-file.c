@@ -1,6 +1,6 @@
 /* ffm-output-file.c: output files replaced atomically, links followed,
  * devices written in place (ffm-output-file.h). */
-#include "ffm-output-file.h"
+#include <ffm/ffm-output-file.h>
 
 #include <errno.h>
 #include <fcntl.h>

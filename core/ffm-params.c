@@ -5,8 +5,8 @@
  * each time a getter reads them, so one FfmParamValues can be handed to
  * several owners (a workload and an architecture) and each reports its own
  * problems in its own name. */
-#include "ffm-params.h"
-#include "ffm-expr.h"
+#include <ffm/ffm-params.h>
+#include <ffm/ffm-expr.h>
 
 #include <math.h>
 #include <string.h>

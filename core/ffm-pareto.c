@@ -9,7 +9,7 @@
  * pair first (primary, then secondary), then by the other columns: a
  * dominator still sorts first, and the relation is still transitive (a
  * primary below, or equal with a secondary no larger, composes). */
-#include "ffm-pareto.h"
+#include <ffm/ffm-pareto.h>
 #include "ffm-quicksort-private.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
 /* ffm-paths.c: plugin and data folders (see ffm-paths.h). */
-#include "ffm-paths.h"
+#include <ffm/ffm-paths.h>
 #include "ffm-config.h"
 
 #include <string.h>

@@ -17,8 +17,8 @@
  *   8. no plugin of the same kind and name is loaded yet.
  * Then the module is made resident: descriptors, vtables and static
  * parameter arrays must stay valid for the life of the process. */
-#include "ffm-plugin-registry.h"
-#include "ffm-paths.h"
+#include <ffm/ffm-plugin-registry.h>
+#include <ffm/ffm-paths.h>
 
 #include <errno.h>
 #include <string.h>

@@ -3,9 +3,9 @@
  * (ffm-pmapping-tiles.c) and the driver (ffm-pmapping.c). */
 #pragma once
 
-#include "ffm-pmapping.h"
+#include <ffm/ffm-pmapping.h>
 #include "ffm-constraints-private.h"
-#include "ffm-memory-budget.h"
+#include <ffm/ffm-memory-budget.h>
 
 G_BEGIN_DECLS
 

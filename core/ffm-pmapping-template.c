@@ -37,8 +37,8 @@
  *     (mapper/FFM/_make_pmappings), reservations and the closed form of
  *     the counts. */
 #include "ffm-pmapping-private.h"
-#include "ffm-memory-budget.h"
-#include "ffm-format.h"
+#include <ffm/ffm-memory-budget.h>
+#include <ffm/ffm-format.h>
 #include "ffm-cost-private.h"
 #include "ffm-pmapping-diagnostics.h"
 #include "ffm-storage-bound.h"

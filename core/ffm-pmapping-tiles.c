@@ -35,8 +35,8 @@
 #include "ffm-tile-chain-private.h"
 #include "ffm-row-key-sort-private.h"
 #include "ffm-workload-private.h"
-#include "ffm-memory-budget.h"
-#include "ffm-join.h"
+#include <ffm/ffm-memory-budget.h>
+#include <ffm/ffm-join.h>
 
 #include <math.h>
 #include <string.h>

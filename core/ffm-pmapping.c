@@ -32,12 +32,12 @@
 #include "ffm-tile-chain-private.h"
 #include "ffm-pmapping-diagnostics.h"
 #include "ffm-pmapping-jobs.h"
-#include "ffm-limits.h"
-#include "ffm-tsan.h"
-#include "ffm-pareto.h"
+#include <ffm/ffm-limits.h>
+#include <ffm/ffm-tsan.h>
+#include <ffm/ffm-pareto.h>
 #include "ffm-cost-private.h"
-#include "ffm-memory-budget.h"
-#include "ffm-format.h"
+#include <ffm/ffm-memory-budget.h>
+#include <ffm/ffm-format.h>
 
 #include <math.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* ffm-problem.c: problems, objectives and search results (see
  * ffm-problem.h). */
-#include "ffm-problem.h"
+#include <ffm/ffm-problem.h>
 
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* ffm-result.c: the record of what produced a result, and result files
  * read back (ffm-result.h). */
-#include "ffm-result.h"
+#include <ffm/ffm-result.h>
 #include "ffm-json-util.h"
 #include "ffm-mapping-private.h"
 

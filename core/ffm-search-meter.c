@@ -1,6 +1,6 @@
 /* ffm-search-meter.c: budgets, traces and parts of a search
  * (ffm-search-meter.h). */
-#include "ffm-search-meter.h"
+#include <ffm/ffm-search-meter.h>
 
 #include <math.h>
 #include <string.h>

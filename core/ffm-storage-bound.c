@@ -49,7 +49,7 @@ ffm_storage_bound_new (const FfmWorkload *workload, const FfmArch *arch,
   sb->terms = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   /* Timeloop's counting can make a pmapping cheaper than the bound path:
    * an operand kept by the compute unit across loops (when a fanout lies
-   * on the way, ffm-pmapping-model.c), a cluster's instances sharing
+   * on the way, ffm-cost-pmapping.c), a cluster's instances sharing
    * accesses. Then no bound. */
   for (guint p = 0; p < sb->n_path; p++)
     {

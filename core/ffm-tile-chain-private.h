@@ -22,7 +22,7 @@
  * iteration counts and extent = count x the last tile: the closed form of
  * the perfect model.
  *
- * Shared by the cost model (ffm-pmapping-model.c), the cost terms of the
+ * Shared by the cost model (ffm-cost-pmapping.c), the cost terms of the
  * tile search (ffm-pmapping-terms.c) and the imperfect tile enumeration
  * (ffm-pmapping-imperfect.c), so that the three count the same. */
 #pragma once

@@ -1,10 +1,14 @@
 /* ffm-workload-private.h (private): the inside of an FfmWorkload, shared by
- * the model (ffm-workload.c) and the JSON loader (ffm-workload-loader.c). */
+ * the model (ffm-workload.c), the JSON loader (ffm-workload-loader.c) and
+ * the JSON writer (ffm-workload-writer.c). */
 #pragma once
 
-#include "ffm-workload.h"
+#include <ffm/ffm-workload.h>
 
 G_BEGIN_DECLS
+
+/* The "ffm_workload" version the loader reads and the writer writes. */
+#define FFM_WORKLOAD_FORMAT_VERSION 1
 
 /* One declared rank size, for show-workload and lookups. */
 typedef struct {

@@ -2,7 +2,7 @@
  * footprints, tensor-set scopes, and finding workload files by name. The
  * JSON loader is ffm-workload-loader.c. */
 #include "ffm-workload-private.h"
-#include "ffm-paths.h"
+#include <ffm/ffm-paths.h>
 
 #include <string.h>
 

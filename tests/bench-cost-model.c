@@ -9,7 +9,7 @@
  * Prints the rate of each run and the best; exit status 0.
  *
  * Run with `meson test -C BUILD --benchmark` (or directly). */
-#include <ffm.h>
+#include <ffm/ffm.h>
 #include <stdio.h>
 
 /* TUNING: enough distinct tile vectors that the rate is not a cache

@@ -34,7 +34,7 @@
  * strategy parameter reuse=false (every Einsum enumerated, even when it
  * equals an earlier one). Run with
  * `meson test -C BUILD --benchmark --suite bench` or directly. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include "paper-gpt3-mapping.h"
 

@@ -11,7 +11,7 @@
  * Not a test: it asserts nothing but success.
  *   bench-mpi-scaling [ARCH WORKLOAD [KEY=VALUE]...]
  * Default: tpuv4i gpt3-6.7b batch=64. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 #include "ffm-pmapping-jobs.h"
 
 #include <stdlib.h>

@@ -10,7 +10,7 @@
  * generates the space of N fused loops (default: the library's, any
  * number). Goal of issue 4 (in the one-loop space, then the default):
  * under 30 s and 4 GiB on 2 threads. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 #include <stdlib.h>
 #include <sys/resource.h>
 

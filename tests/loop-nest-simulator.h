@@ -6,7 +6,7 @@
  * semantics. Small rank sizes only. */
 #pragma once
 
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 G_BEGIN_DECLS
 

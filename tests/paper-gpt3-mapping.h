@@ -11,7 +11,7 @@
  * levels GlobalBuffer, LocalBuffer's fanout Cores and Register. */
 #pragma once
 
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 G_BEGIN_DECLS
 

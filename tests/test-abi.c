@@ -6,7 +6,7 @@
  * ABI changed: appending at the end of a struct needs FFM_PLUGIN_ABI_MINOR
  * bumped (and these pins extended), anything else needs FFM_PLUGIN_ABI_MAJOR
  * bumped. Update the pins only together with the version. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 #include <stddef.h>
 #include <string.h>
 

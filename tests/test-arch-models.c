@@ -6,7 +6,7 @@
  * the numbers of accelforge's architecture files and the papers they cite. Bad
  * parameter values must fail with errors naming the architecture and the
  * parameter. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include <math.h>
 #include <string.h>

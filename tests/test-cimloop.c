@@ -17,7 +17,7 @@
  * The formulas are compiled into this program (cim-energy-model.c,
  * cim-chips.c) and called directly; the plugin is loaded from this build's
  * plugin folders. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include <math.h>
 #include <stdarg.h>

@@ -4,7 +4,7 @@
  * `ffm list` naming the policies, `ffm eval` checking a mapping against a
  * constraint set (every violation reported, exit 1), and bad input (exit
  * 1, the file or the option and the cause on stderr). */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include "ffm-run.h"
 #include "json-strict.h"

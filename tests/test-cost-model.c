@@ -6,7 +6,7 @@
  * x bits per value / bits per action; on `simple` every action and every
  * operation costs 1 J and the MAC does one operation per second, so energy
  * counts bits and operations and latency counts operations). */
-#include <ffm.h>
+#include <ffm/ffm.h>
 #include <json-glib/json-glib.h>
 #include <glib/gstdio.h>
 #include <math.h>

@@ -5,7 +5,7 @@
  * intermediate under a Sequential split, convolutions (p+r and 2p+r
  * indexing), element-wise Einsums, spatial fanouts with and without
  * multicast, random skip flags and bits per action. Fixed seeds. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 #include <math.h>
 #include <string.h>
 

@@ -25,7 +25,7 @@
  * they do in a checkout. A document that drifts from what ffm does fails
  * here. The manual page is rendered too (groff, man or mandoc, whichever
  * is installed). */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include "ffm-run.h"
 
@@ -518,7 +518,7 @@ static void
 test_manpage (void)
 {
   g_autofree char *build = build_root ();
-  g_autofree char *page = g_build_filename (build, "core", "cli", "ffm.1", NULL);
+  g_autofree char *page = g_build_filename (build, "cli", "ffm.1", NULL);
   g_autofree char *groff = g_find_program_in_path ("groff");
   g_autofree char *man = g_find_program_in_path ("man");
   g_autofree char *mandoc = g_find_program_in_path ("mandoc");

@@ -1,6 +1,6 @@
 /* test-expr.c: the expression language (ffm-expr.h): precedence, types,
  * sets, strings, functions and every class of error. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 #include <math.h>
 #include <string.h>
 

@@ -3,7 +3,7 @@
  * known: reservations that force a worse pmapping (the paper's Fig. 4),
  * lifetimes of fused tiles, infeasible joins, --unfused, thread counts,
  * and the exhaustive strategy's size limit. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include <string.h>
 

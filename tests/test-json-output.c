@@ -12,7 +12,7 @@
  *   shipped architecture and workload as JSON; `ffm list --json`; `ffm map`,
  *   `ffm eval` and `ffm pmappings` --json on every shipped architecture.
  * - Standard output on a full disk: every command exits 1 and says so. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include "ffm-run.h"
 #include "json-strict.h"

@@ -2,7 +2,7 @@
  * a two-matmul chain on the simple architecture, its text and its JSON,
  * the JSON mapping re-evaluated by `ffm eval`, the strategies, objectives
  * and usage errors. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include "ffm-run.h"
 

@@ -1,5 +1,5 @@
 /* test-mapping.c: the LoopTree data model, its JSON format and printing. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include <glib/gstdio.h>
 #include <string.h>

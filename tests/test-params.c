@@ -1,5 +1,5 @@
 /* test-params.c: declared parameters and KEY=VALUE settings (ffm-params.h). */
-#include <ffm.h>
+#include <ffm/ffm.h>
 #include <math.h>
 #include <string.h>
 

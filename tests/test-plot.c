@@ -1,14 +1,20 @@
-/* test-plot.c: the plotting module (core/cli/ffm-plot.h).
+/* test-plot.c: the plotting module (cli/ffm-plot.h).
  *
  * Built twice: against this build's ffm-plot.c (with PLplot when meson
  * found it: files are written, in each format, and checked), and from
  * ffm-plot.c compiled without PLplot (FFM_TEST_NO_PLOT): every call says
- * clearly that this build has no plotting and writes nothing. */
+ * clearly that this build has no plotting and writes nothing. Every kind
+ * of figure is also rendered to PNG and, in a build with cairo, decoded
+ * and checked not blank; FFM_TEST_PLOT_DIR=DIR keeps the PNGs there for a
+ * person to look at. */
 #include "ffm-plot.h"
 
 #include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#ifdef FFM_TEST_CAIRO
+#include <cairo.h>
+#endif
 
 static char *
 tmp_dir (void)
@@ -96,15 +102,66 @@ check_file (const char *path, const char *head, gsize head_len, const char *tail
     g_assert_nonnull (g_strstr_len (data + size - MIN (size, 64), MIN (size, 64), tail));
 }
 
+/* A PNG with enough ink and colours (decoded with cairo when this build
+ * has it). */
+static void
+check_not_blank (const char *path)
+{
+#ifdef FFM_TEST_CAIRO
+  cairo_surface_t *s = cairo_image_surface_create_from_png (path);
+  int w, h, stride;
+  guint64 inked = 0;
+  unsigned char *data;
+  g_autoptr (GHashTable) colours = g_hash_table_new (NULL, NULL);
+
+  g_assert_cmpint (cairo_surface_status (s), ==, CAIRO_STATUS_SUCCESS);
+  w = cairo_image_surface_get_width (s);
+  h = cairo_image_surface_get_height (s);
+  stride = cairo_image_surface_get_stride (s);
+  data = cairo_image_surface_get_data (s);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      {
+        guint32 p = *(guint32 *) (data + (gsize) y * stride + 4 * x) & 0xFFFFFF;
+        inked += p != 0xFFFFFF;
+        if (g_hash_table_size (colours) < 256)
+          g_hash_table_add (colours, GUINT_TO_POINTER (p + 1));
+      }
+  cairo_surface_destroy (s);
+  if (inked < (guint64) w * h / 100 || g_hash_table_size (colours) < 8)
+    g_error ("%s looks blank: %" G_GUINT64_FORMAT " of %d pixels inked, %u colours", path,
+             inked, w * h, g_hash_table_size (colours));
+#else
+  (void) path;
+#endif
+}
+
+/* Copies @path to $FFM_TEST_PLOT_DIR/@name when that is set. */
+static void
+keep (const char *path, const char *name)
+{
+  const char *dir = g_getenv ("FFM_TEST_PLOT_DIR");
+  g_autofree char *data = NULL, *to = NULL;
+  gsize size = 0;
+
+  if (dir == NULL || *dir == '\0')
+    return;
+  to = g_build_filename (dir, name, NULL);
+  g_assert_true (g_file_get_contents (path, &data, &size, NULL));
+  g_assert_true (g_file_set_contents (to, data, (gssize) size, NULL));
+}
+
 static void
 test_formats (void)
 {
   g_autofree char *dir = tmp_dir ();
   static const char *const names[] = { "lines.svg", "lines.png", "lines.pdf", "bars.svg",
-                                       "groups.svg", "groups.png", "fusion.svg", "fusion.pdf" };
+                                       "bars.png", "groups.svg", "groups.png", "fusion.svg",
+                                       "fusion.pdf", "fusion.png" };
 
   g_test_summary ("PLplot writes line plots with bands and log axes, stacked "
-                  "bars, grouped stacked bars and fusion diagrams, as SVG, PNG and PDF");
+                  "bars, grouped stacked bars and fusion diagrams, as SVG, PNG and PDF; "
+                  "every kind as a PNG that is not blank");
   if (!ffm_plot_is_available ())
     {
       g_test_skip ("this build has no plotting (PLplot not found)");
@@ -115,14 +172,18 @@ test_formats (void)
       g_autofree char *path = g_build_filename (dir, names[i], NULL);
       g_autoptr (GError) error = NULL;
       gboolean ok = i < 3 ? plot_lines (path, &error)
-                    : i < 4 ? plot_bars (path, &error)
-                    : i < 6 ? plot_groups (path, &error) : plot_fusion_rows (path, &error);
+                    : i < 5 ? plot_bars (path, &error)
+                    : i < 7 ? plot_groups (path, &error) : plot_fusion_rows (path, &error);
       g_assert_no_error (error);
       g_assert_true (ok);
       if (g_str_has_suffix (path, ".svg"))
         check_file (path, "<?xml", 5, "</svg>");
       else if (g_str_has_suffix (path, ".png"))
-        check_file (path, "\x89PNG", 4, NULL);
+        {
+          check_file (path, "\x89PNG", 4, NULL);
+          check_not_blank (path);
+          keep (path, names[i]);
+        }
       else
         check_file (path, "%PDF", 4, "%%EOF");
       g_unlink (path);

@@ -6,7 +6,7 @@
  * FFM_PLUGIN_PATH and sets FFM_PLUGIN_SYSTEM_PATH to "" so that only the
  * folders a test adds are scanned. Tests of the environment-driven search
  * path run in subprocesses. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include <errno.h>
 #include <string.h>

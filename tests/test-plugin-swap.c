@@ -11,7 +11,7 @@
  * plugin host, and with the built `ffm` command (FFM_EXE). The built-in
  * plugin folders are switched off (FFM_PLUGIN_SYSTEM_PATH empty) so that
  * only the copied or freshly built plugin can answer. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include <glib/gstdio.h>
 #include <sys/wait.h>

@@ -6,7 +6,7 @@
  * (the property `mpirun ffm map` rests on); bytes that are not a
  * result of the job fail with a message, never a crash; the fingerprint
  * tells job lists apart. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 #include "ffm-pmapping-jobs.h"
 #include "random-problem.h"
 

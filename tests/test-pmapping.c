@@ -17,7 +17,7 @@
  * (fixed seeds): two chained Einsums of two rank variables each, on
  * architectures of one to three memories with random capacities, energies
  * and bandwidths and an optional fanout. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 #include "ffm-pmapping-diagnostics.h"
 #include "ffm-storage-bound.h"
 #include "random-problem.h"

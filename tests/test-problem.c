@@ -1,6 +1,6 @@
 /* test-problem.c: problems, objectives, search contexts and search results
  * (ffm-problem.h). */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include <math.h>
 #include <string.h>

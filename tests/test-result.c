@@ -1,7 +1,7 @@
 /* test-result.c: result files (ffm-result.h): the record written and read
  * back equal, plain mapping files, and bad records refused with the file,
  * the line and the JSON path. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include <string.h>
 

@@ -11,7 +11,7 @@
  *     on Ctrl-C;
  *   - the notes and warnings when architectures do not charge the same
  *     things (a free main memory), and only then. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include "csv-strict.h"
 #include "ffm-run.h"

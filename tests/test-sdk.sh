@@ -5,8 +5,11 @@
 # builds the out-of-tree example strategy docs/examples/search-plugin/
 # with cc against the installed ffm.pc (a copy whose prefix line points
 # into the temporary folder), loads it through FFM_PLUGIN_PATH into
-# the built ffm and runs it; checks that both documented includes
-# (<ffm/ffm.h> and <ffm.h>) compile with the installed flags and that the
+# the built ffm and runs it. Checks the public tier as installed
+# (docs/layout.md): <ffm/ffm.h> and every installed header alone compile
+# with the one -I the .pc gives; the .pc's private requirements resolve
+# (pkg-config --static); the installed ffm and plugins load the installed
+# libffm (ldd, no LD_LIBRARY_PATH) and the installed ffm runs; the
 # documentation ffm's help points to is installed.
 set -eu
 build=$1
@@ -46,13 +49,41 @@ for ref in $(grep -rhoE '[A-Za-z0-9_./-]+\.md' "$dest$prefix/include" | sort -u)
     || fail "an installed header cites $ref, which is not installed"
 done
 
-for inc in '<ffm/ffm.h>' '<ffm.h>'; do
-  printf '#include %s\nint main (void) { return ffm_plugin_kind_to_string (FFM_PLUGIN_KIND_SEARCH) == NULL; }\n' \
-    "$inc" > "$dest/inc.c"
+printf '#include <ffm/ffm.h>\nint main (void) { return ffm_plugin_kind_to_string (FFM_PLUGIN_KIND_SEARCH) == NULL; }\n' \
+  > "$dest/inc.c"
+# shellcheck disable=SC2046
+cc -std=gnu11 -Wall -Wextra -Werror -o "$dest/inc" "$dest/inc.c" $(pkg --cflags --libs) \
+  || fail "#include <ffm/ffm.h> does not build with pkg-config --cflags --libs ffm"
+# One include root: the headers include each other as <ffm/...>.
+[ "$(pkg --cflags-only-I | tr ' ' '\n' | grep -c "^-I$dest")" = 1 ] \
+  || fail "pkg-config --cflags ffm gives more than one -I of ffm's: $(pkg --cflags-only-I)"
+# Each installed header compiles alone (it includes what it uses).
+for h in "$dest$prefix"/include/ffm/*.h; do
+  printf '#include <ffm/%s>\n' "$(basename "$h")" > "$dest/alone.c"
   # shellcheck disable=SC2046
-  cc -std=gnu11 -Wall -Wextra -Werror -o "$dest/inc" "$dest/inc.c" $(pkg --cflags --libs) \
-    || fail "#include $inc does not build with pkg-config --cflags --libs ffm"
+  cc -std=gnu11 -Wall -Wextra -Werror -c -o "$dest/alone.o" "$dest/alone.c" $(pkg --cflags) \
+    || fail "the installed header $(basename "$h") does not compile alone"
 done
+# Static linking needs libffm's own libraries: the .pc names them.
+pkg --static --libs | grep -q -- '-lyaml' || fail "ffm.pc: no yaml-0.1 among the private requirements"
+pkg --static --libs | grep -q -- '-ljson-glib' || fail "ffm.pc: no json-glib among the private requirements"
+
+# The installed binaries find the installed libffm by themselves.
+installed_libffm=$(find "$dest" -name 'libffm.so.*' | head -n 1)
+[ -n "$installed_libffm" ] || fail "libffm was not installed"
+installed_exe=$(find "$dest" -path '*/bin/ffm' | head -n 1)
+n_modules=0
+for so in "$installed_exe" $(find "$dest" -path '*/ffm/ffm-*.so'); do
+  n_modules=$((n_modules + 1))
+  out=$(env -u LD_LIBRARY_PATH ldd "$so") || fail "ldd $so failed"
+  echo "$out" | grep -q 'not found' && { echo "$out" >&2; fail "$so: a library is not found"; }
+  loaded=$(echo "$out" | sed -n 's/^[[:space:]]*libffm\.so\.0 => \([^ ]*\) .*/\1/p')
+  [ -n "$loaded" ] && [ "$(realpath "$(dirname "$loaded")")" = "$(realpath "$(dirname "$installed_libffm")")" ] \
+    || { echo "$out" >&2; fail "$so does not load the installed libffm"; }
+done
+[ "$n_modules" -ge 5 ] || fail "only $n_modules installed binaries and plugins found"
+env -u LD_LIBRARY_PATH "$installed_exe" version > "$dest/version.txt" 2>&1 \
+  || { cat "$dest/version.txt" >&2; fail "the installed ffm does not run"; }
 
 mkdir "$dest/plugins"
 # shellcheck disable=SC2046

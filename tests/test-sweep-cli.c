@@ -6,7 +6,7 @@
  * the breakdown columns (components summing to the total, off-chip
  * classes to the outermost memory, fused Einsum pairs matching the fused
  * tensors), and usage errors. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include "ffm-run.h"
 #include "json-strict.h"

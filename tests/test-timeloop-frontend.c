@@ -13,7 +13,7 @@
  * chip-map.yaml, and chip-rendered.yaml, the architecture as Timeloop's
  * front end renders it for Timeloop. The conventions use small
  * architectures written below. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include "ffm-run.h"
 

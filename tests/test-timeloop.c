@@ -17,7 +17,7 @@
  * bad input (syntax, unknown keys, missing sizes and energy entries, ...:
  * errors naming file, line and key), and the `ffm import timeloop`,
  * `ffm export timeloop` and `ffm map|eval --arch timeloop:...` commands. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include "ffm-run.h"
 #include "json-strict.h"

@@ -9,7 +9,7 @@
  * of the compute-in-memory files (§7.2). Expected numbers are the
  * reference's, except where a comment says they are computed by hand.
  * Bad parameters give errors naming the workload and the parameter. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 #include <string.h>
 
 /* ---- Helpers ---- */

@@ -3,7 +3,7 @@
  * workloads (numbers of accelforge's workload files), repeat blocks,
  * tensor-set scopes, the JSON round trip, the table of invalid files, the
  * search by name, and the `ffm show-workload` command. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 #include <glib/gstdio.h>
 #include <string.h>
 #include <sys/wait.h>

@@ -232,7 +232,7 @@ def main():
                     help="the exercises' checkout (default: "
                     "$FFM_TIMELOOP_EXERCISES)")
     ap.add_argument("--ffm", default=os.path.join(os.path.dirname(__file__),
-                                                  "..", "build", "core", "cli", "ffm"))
+                                                  "..", "build", "cli", "ffm"))
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--only")
     ap.add_argument("--map", action="store_true",

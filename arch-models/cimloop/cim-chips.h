@@ -20,7 +20,7 @@
 #pragma once
 
 #include <glib.h>
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include "cim-energy-model.h"
 

@@ -23,7 +23,7 @@
  * What the folding keeps and loses is in docs/cimloop.md.
  *
  * Units: SI in the architecture; parameters in the units of their help. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include <math.h>
 #include <string.h>

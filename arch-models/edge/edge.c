@@ -46,7 +46,7 @@
  * Units: parameters are in the units their help names (MiB, GB/s, pJ/bit,
  * GHz, mW); the architecture built is SI (bits, J per action, actions/s,
  * W, m^2). */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include <math.h>
 #include <string.h>

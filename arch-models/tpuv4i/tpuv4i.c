@@ -39,7 +39,7 @@
  *
  * Units: parameters are in the units their help names (MiB, GB/s, pJ/bit,
  * GHz); the architecture built is SI (bits, J per action, actions/s, m^2). */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include <math.h>
 #include <string.h>

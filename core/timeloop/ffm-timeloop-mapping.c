@@ -34,7 +34,7 @@
  * this rule puts them (every mapping this module imports); otherwise the
  * export warns with both costs. */
 #include "ffm-timeloop-private.h"
-#include "ffm-cost.h"
+#include <ffm/ffm-cost.h>
 
 #include <string.h>
 

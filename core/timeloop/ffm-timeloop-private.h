@@ -21,7 +21,7 @@
  *   FfmConstraints. */
 #pragma once
 
-#include "ffm-timeloop.h"
+#include <ffm/ffm-timeloop.h>
 
 G_BEGIN_DECLS
 

@@ -18,7 +18,7 @@
 #include "ffm-timeloop-private.h"
 #include "ffm-workload-private.h"
 
-#include "ffm-json-writer.h"
+#include <ffm/ffm-json-writer.h>
 
 #include <string.h>
 

@@ -23,7 +23,7 @@
  * max_pmappings pmappings for one Einsum or max_combinations combinations.
  *
  * Determinism: one thread, fixed enumeration orders, stable sorts. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include <math.h>
 #include <string.h>

@@ -17,7 +17,7 @@
  * test-ffm-optimality.c holds it to the exhaustive strategy.
  *
  * [1] The FFM paper §3-§6; docs/ffm-search.md. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include <math.h>
 #include <string.h>

@@ -27,7 +27,7 @@
  * [1] The FFM paper; the reference implementation (accelforge), its join of pmappings. */
 #pragma once
 
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 G_BEGIN_DECLS
 

@@ -3,7 +3,7 @@
  * Any bytes: an architecture or an error, never a crash, hang or leak. An
  * architecture that loads is written back (ffm_arch_to_json()) and must
  * load again to the same text. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include <stdint.h>
 #include <stdio.h>

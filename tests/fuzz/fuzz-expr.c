@@ -4,7 +4,7 @@
  * a hang or undefined behaviour (UBSan aborts on it in this build). The
  * scope knows numbers (n, big, tiny, nan_value), a string (mode) and
  * tensor sets (A, B, C of a universe of three). */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include <math.h>
 #include <stdint.h>

@@ -5,7 +5,7 @@
  * and must load again to the same text, and is evaluated on a two-matmul
  * chain on the simple architecture (both from the source tree, loaded
  * once): a cost report or an error naming the node, never a crash. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include <stdint.h>
 #include <stdio.h>

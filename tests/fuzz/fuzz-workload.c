@@ -4,7 +4,7 @@
  * hangs or leaks. A workload that loads is written back
  * (ffm_workload_to_json()) and must load again to the same text: the
  * writer and the loader agree on every workload the loader accepts. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include <stdint.h>
 #include <stdio.h>

@@ -30,9 +30,9 @@
 #pragma once
 
 #include <glib.h>
-#include "ffm-version.h"
-#include "ffm-workload.h"
-#include "ffm-arch.h"
+#include <ffm/ffm-version.h>
+#include <ffm/ffm-workload.h>
+#include <ffm/ffm-arch.h>
 
 G_BEGIN_DECLS
 

@@ -73,12 +73,12 @@
 #pragma once
 
 #include <glib.h>
-#include "ffm-version.h"
-#include "ffm-error.h"
-#include "ffm-workload.h"
-#include "ffm-arch.h"
-#include "ffm-mapping.h"
-#include "ffm-json-writer.h"
+#include <ffm/ffm-version.h>
+#include <ffm/ffm-error.h>
+#include <ffm/ffm-workload.h>
+#include <ffm/ffm-arch.h>
+#include <ffm/ffm-mapping.h>
+#include <ffm/ffm-json-writer.h>
 
 G_BEGIN_DECLS
 

@@ -54,11 +54,11 @@
 #pragma once
 
 #include <glib.h>
-#include "ffm-version.h"
-#include "ffm-error.h"
-#include "ffm-workload.h"
-#include "ffm-arch.h"
-#include "ffm-mapping.h"
+#include <ffm/ffm-version.h>
+#include <ffm/ffm-error.h>
+#include <ffm/ffm-workload.h>
+#include <ffm/ffm-arch.h>
+#include <ffm/ffm-mapping.h>
 
 G_BEGIN_DECLS
 

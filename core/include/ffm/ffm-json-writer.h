@@ -23,7 +23,7 @@
 
 #include <glib.h>
 #include <json-glib/json-glib.h>
-#include "ffm-version.h"
+#include <ffm/ffm-version.h>
 
 G_BEGIN_DECLS
 

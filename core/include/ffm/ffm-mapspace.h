@@ -62,14 +62,14 @@
 #pragma once
 
 #include <glib.h>
-#include "ffm-version.h"
-#include "ffm-error.h"
-#include "ffm-workload.h"
-#include "ffm-arch.h"
-#include "ffm-mapping.h"
-#include "ffm-problem.h"
-#include "ffm-compatibility.h"
-#include "ffm-pmapping.h"
+#include <ffm/ffm-version.h>
+#include <ffm/ffm-error.h>
+#include <ffm/ffm-workload.h>
+#include <ffm/ffm-arch.h>
+#include <ffm/ffm-mapping.h>
+#include <ffm/ffm-problem.h>
+#include <ffm/ffm-compatibility.h>
+#include <ffm/ffm-pmapping.h>
 
 G_BEGIN_DECLS
 

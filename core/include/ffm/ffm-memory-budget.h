@@ -15,7 +15,7 @@
 
 #include <glib.h>
 
-#include "ffm-version.h"
+#include <ffm/ffm-version.h>
 
 G_BEGIN_DECLS
 

@@ -16,7 +16,7 @@
 #pragma once
 
 #include <glib.h>
-#include "ffm-version.h"
+#include <ffm/ffm-version.h>
 
 G_BEGIN_DECLS
 

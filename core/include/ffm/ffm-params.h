@@ -9,8 +9,8 @@
 #pragma once
 
 #include <glib.h>
-#include "ffm-version.h"
-#include "ffm-error.h"
+#include <ffm/ffm-version.h>
+#include <ffm/ffm-error.h>
 
 G_BEGIN_DECLS
 

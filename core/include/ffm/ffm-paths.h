@@ -3,14 +3,14 @@
  * An installed ffm looks in <libdir>/ffm for plugins and <datadir>/ffm for
  * data (workloads/, architectures/). The uninstalled ffm of a build tree
  * (and the test programs) use that build's plugin folders and the source
- * tree's data folders instead, so `build/core/cli/ffm list` works with no
+ * tree's data folders instead, so `build/cli/ffm list` works with no
  * variable set. Environment variables come first: FFM_PLUGIN_PATH and
  * FFM_DATA_PATH (colon-separated lists). FFM_PLUGIN_SYSTEM_PATH, if set,
  * replaces the built-in plugin folders (empty = none). */
 #pragma once
 
 #include <glib.h>
-#include "ffm-version.h"
+#include <ffm/ffm-version.h>
 
 G_BEGIN_DECLS
 

@@ -17,9 +17,9 @@
 #pragma once
 
 #include <glib.h>
-#include "ffm-version.h"
-#include "ffm-error.h"
-#include "ffm-plugin.h"
+#include <ffm/ffm-version.h>
+#include <ffm/ffm-error.h>
+#include <ffm/ffm-plugin.h>
 
 G_BEGIN_DECLS
 

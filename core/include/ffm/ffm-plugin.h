@@ -20,11 +20,11 @@
 
 #include <glib.h>
 #include <gmodule.h>
-#include "ffm-version.h"
-#include "ffm-error.h"
-#include "ffm-params.h"
-#include "ffm-arch.h"
-#include "ffm-problem.h"
+#include <ffm/ffm-version.h>
+#include <ffm/ffm-error.h>
+#include <ffm/ffm-params.h>
+#include <ffm/ffm-arch.h>
+#include <ffm/ffm-problem.h>
 
 G_BEGIN_DECLS
 

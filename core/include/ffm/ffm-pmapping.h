@@ -64,15 +64,15 @@
 #pragma once
 
 #include <glib.h>
-#include "ffm-version.h"
-#include "ffm-error.h"
-#include "ffm-workload.h"
-#include "ffm-arch.h"
-#include "ffm-mapping.h"
-#include "ffm-cost.h"
-#include "ffm-compatibility.h"
-#include "ffm-constraints.h"
-#include "ffm-problem.h"
+#include <ffm/ffm-version.h>
+#include <ffm/ffm-error.h>
+#include <ffm/ffm-workload.h>
+#include <ffm/ffm-arch.h>
+#include <ffm/ffm-mapping.h>
+#include <ffm/ffm-cost.h>
+#include <ffm/ffm-compatibility.h>
+#include <ffm/ffm-constraints.h>
+#include <ffm/ffm-problem.h>
 
 G_BEGIN_DECLS
 

@@ -32,11 +32,11 @@
 #pragma once
 
 #include <glib.h>
-#include "ffm-version.h"
-#include "ffm-error.h"
-#include "ffm-params.h"
-#include "ffm-mapping.h"
-#include "ffm-json-writer.h"
+#include <ffm/ffm-version.h>
+#include <ffm/ffm-error.h>
+#include <ffm/ffm-params.h>
+#include <ffm/ffm-mapping.h>
+#include <ffm/ffm-json-writer.h>
 
 G_BEGIN_DECLS
 

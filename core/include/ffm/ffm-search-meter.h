@@ -31,9 +31,9 @@
 #pragma once
 
 #include <glib.h>
-#include "ffm-version.h"
-#include "ffm-problem.h"
-#include "ffm-mapspace.h"
+#include <ffm/ffm-version.h>
+#include <ffm/ffm-problem.h>
+#include <ffm/ffm-mapspace.h>
 
 G_BEGIN_DECLS
 

@@ -24,10 +24,10 @@
 #pragma once
 
 #include <glib.h>
-#include "ffm-version.h"
-#include "ffm-error.h"
-#include "ffm-params.h"
-#include "ffm-expr.h"
+#include <ffm/ffm-version.h>
+#include <ffm/ffm-error.h>
+#include <ffm/ffm-params.h>
+#include <ffm/ffm-expr.h>
 
 G_BEGIN_DECLS
 

@@ -15,7 +15,7 @@
  *
  * The file name must be ffm-arch-<name>.so, <name> being the name in
  * FFM_PLUGIN_DEFINE below. Only the descriptor getter is exported. */
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include <math.h>
 #include <string.h>

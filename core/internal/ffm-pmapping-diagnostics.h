@@ -1,5 +1,6 @@
 /* ffm-pmapping-diagnostics.h: the pmapping generator's diagnostics, for
- * tests and analysis (not installed: not part of the plugin API).
+ * tests and analysis (an internal header, docs/layout.md: not installed,
+ * not part of the plugin API).
  *
  * The generator can evaluate every valid tile vector instead of pruning
  * partial ones by their cost terms (the result must be the same: the
@@ -9,7 +10,7 @@
  * rather than in FfmPmappingOptions' public fields. */
 #pragma once
 
-#include "ffm-pmapping.h"
+#include <ffm/ffm-pmapping.h>
 
 G_BEGIN_DECLS
 

@@ -81,6 +81,17 @@ char *ffm_cli_table_to_csv (const FfmCliTable *table);
  * of their columns. (transfer full) */
 char *ffm_cli_tables_to_csv (const GPtrArray *tables);
 
+/* Reading a table back (the HTML report): its title (may be NULL), its
+ * columns (CSV key, text heading, text or number), and a cell's text
+ * (NULL when empty) and CSV spellings ("" when empty). */
+const char *ffm_cli_table_get_title (const FfmCliTable *table);
+guint ffm_cli_table_get_n_columns (const FfmCliTable *table);
+const char *ffm_cli_table_get_key (const FfmCliTable *table, guint column);
+const char *ffm_cli_table_get_heading (const FfmCliTable *table, guint column);
+gboolean ffm_cli_table_column_is_text (const FfmCliTable *table, guint column);
+const char *ffm_cli_table_get_text (const FfmCliTable *table, guint row, guint column);
+const char *ffm_cli_table_get_csv (const FfmCliTable *table, guint row, guint column);
+
 /* A new array of tables that frees them (transfer full). */
 GPtrArray *ffm_cli_tables_new (void);
 

@@ -1,7 +1,7 @@
 /* ffm-cli-table.c: tables as text and CSV (ffm-cli-table.h). */
 #include "ffm-cli-table.h"
 
-#include <ffm.h>
+#include <ffm/ffm.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -383,4 +383,59 @@ ffm_cli_tables_to_csv (const GPtrArray *tables)
         }
     }
   return g_string_free (out, FALSE);
+}
+
+/* ---- Reading a table back (the HTML report) ---- */
+
+const char *
+ffm_cli_table_get_title (const FfmCliTable *t)
+{
+  return t->title;
+}
+
+guint
+ffm_cli_table_get_n_columns (const FfmCliTable *t)
+{
+  return t->columns->len;
+}
+
+const char *
+ffm_cli_table_get_key (const FfmCliTable *t, guint column)
+{
+  g_return_val_if_fail (column < t->columns->len, NULL);
+  return g_array_index (t->columns, Column, column).key;
+}
+
+const char *
+ffm_cli_table_get_heading (const FfmCliTable *t, guint column)
+{
+  g_return_val_if_fail (column < t->columns->len, NULL);
+  return g_array_index (t->columns, Column, column).heading;
+}
+
+gboolean
+ffm_cli_table_column_is_text (const FfmCliTable *t, guint column)
+{
+  g_return_val_if_fail (column < t->columns->len, TRUE);
+  return g_array_index (t->columns, Column, column).text;
+}
+
+const char *
+ffm_cli_table_get_text (const FfmCliTable *t, guint row, guint column)
+{
+  const Cell *c;
+
+  g_return_val_if_fail (row < t->n_rows && column < t->columns->len, NULL);
+  c = &g_array_index (t->cells, Cell, row * t->columns->len + column);
+  return c->text;
+}
+
+const char *
+ffm_cli_table_get_csv (const FfmCliTable *t, guint row, guint column)
+{
+  const Cell *c;
+
+  g_return_val_if_fail (row < t->n_rows && column < t->columns->len, NULL);
+  c = &g_array_index (t->cells, Cell, row * t->columns->len + column);
+  return c->csv != NULL ? c->csv : "";
 }

@@ -6,7 +6,7 @@
  *             --sweep K=V1,V2,... [--sweep-arch K=V1,V2,...]... [--zip]
  *             [--policy ffm,transfusion,...] [--objective edp|energy|latency]
  *             [--threads N] [--csv OUT] [--json OUT] [--plot OUT.svg]
- *             [constraint options of ffm map]
+ *             [--html OUT.html] [constraint options of ffm map]
  *
  * The points are the cartesian product of the --sweep and --sweep-arch
  * lists (with --zip: the lists side by side, all of one length), each run
@@ -28,7 +28,8 @@
  * as an uninterrupted one (times aside). --json writes every row as JSON
  * at the end; --plot draws EDP against the first swept parameter, one line
  * per policy, and beside it the per-point plots of ffm-plot-sweep.h (needs
- * a build with PLplot, checked before any work).
+ * a build with PLplot, checked before any work); --html writes the table,
+ * the same plots as SVG and the JSON as one page (ffm-html-report.h).
  *
  * Points run in parallel: min(--threads, points) at a time, the threads
  * shared among them. On a terminal, a progress line shows the points done
@@ -42,6 +43,7 @@
 #include "ffm-cli-progress.h"
 #include "ffm-cli-report.h"
 #include "ffm-cli-search.h"
+#include "ffm-cli-visual.h"
 #include "ffm-plot.h"
 #include "ffm-plot-sweep.h"
 
@@ -73,6 +75,7 @@ typedef struct {
   char **sweep_archs;           /* --sweep-arch K=V1,V2 (owned) */
   gboolean zip;
   char *csv, *json, *plot;      /* owned */
+  FfmCliVisualOptions visual;   /* --html */
 } SweepOptions;
 
 /* One swept parameter. */
@@ -1134,6 +1137,8 @@ run (GOptionContext *context, SweepOptions *o)
     return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
   if (o->plot != NULL && !ffm_plot_check (o->plot, &error))
     return ffm_cli_fail (COMMAND, error);
+  if (!ffm_cli_visual_check (&o->visual, &error))
+    return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
   policies = g_strsplit (o->search.policy != NULL ? o->search.policy : "ffm", ",", -1);
   for (guint i = 0; policies[i] != NULL; i++)
     {
@@ -1293,10 +1298,15 @@ run (GOptionContext *context, SweepOptions *o)
       g_print ("%s", text->str);
     g_string_free (text, TRUE);
   }
-  if (o->json != NULL)
+  if (o->json != NULL || o->visual.html != NULL)
     {
       g_autofree char *json = points_json (axes, points);
-      if (!ffm_cli_output_write (o->json, json, &error))
+      g_autofree char *heading = g_strdup_printf ("%s on %s", o->problem.workload,
+                                                  o->problem.arch);
+      if (o->json != NULL && !ffm_cli_output_write (o->json, json, &error))
+        return ffm_cli_fail (COMMAND, error);
+      if (o->visual.html != NULL
+          && !ffm_html_write_sweep (o->visual.html, heading, json, &error))
         return ffm_cli_fail (COMMAND, error);
     }
   if (o->plot != NULL && (!plot_edp (o->plot, axes, points, policies, &error)
@@ -1332,7 +1342,8 @@ int
 ffm_cmd_sweep (int argc, char **argv)
 {
   SweepOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_RUN_OPTIONS_INIT, FFM_CLI_PROBLEM_OPTIONS_INIT,
-                     FFM_CLI_SEARCH_OPTIONS_INIT, NULL, NULL, FALSE, NULL, NULL, NULL };
+                     FFM_CLI_SEARCH_OPTIONS_INIT, NULL, NULL, FALSE, NULL, NULL, NULL,
+                     FFM_CLI_VISUAL_OPTIONS_INIT };
   const GOptionEntry entries[] = {
     { "sweep", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.sweeps,
       "Sweep workload parameter NAME over the values (repeatable)", "NAME=V1,V2,..." },
@@ -1365,6 +1376,7 @@ ffm_cmd_sweep (int argc, char **argv)
   int status;
 
   g_option_context_add_main_entries (context, entries, NULL);
+  ffm_cli_add_visual_options (context, &o.visual, FALSE, "the sweep");
   ffm_cli_add_constraint_options (context, &o.search);
   ffm_cli_add_generator_limit_options (context, &o.search.limits);
   ffm_cli_add_problem_options (context, &o.problem);
@@ -1377,6 +1389,7 @@ ffm_cmd_sweep (int argc, char **argv)
   g_free (o.csv);
   g_free (o.json);
   g_free (o.plot);
+  ffm_cli_visual_options_clear (&o.visual);
   ffm_cli_search_options_clear (&o.search);
   ffm_cli_problem_options_clear (&o.problem);
   ffm_cli_common_clear (&o.common);

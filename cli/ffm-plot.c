@@ -8,6 +8,7 @@
  * and exit() on fatal errors, is contained here: one plot at a time, and
  * an exit handler that jumps back out. */
 #include "ffm-plot.h"
+#include "ffm-fusion-layout.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +32,52 @@ check_format (const char *path, GError **error)
                "%s: a plot is written as .svg, .png or .pdf (the file "
                "name's suffix chooses)", path);
   return FALSE;
+}
+
+/* TUNING: the fusion diagram in pixels: title, legend lines, the inset
+ * of a box in its column and the gap below each row. */
+#define FUSION_TITLE_PX 48.0
+#define FUSION_LEGEND_PX 22.0
+#define BOX_INSET 5.0
+#define FUSION_NOTE "Arcs: a tensor passed on chip (coloured by memory); boxes shaded " \
+  "alike: fused together"
+
+void
+ffm_plot_fusion_geometry (const FfmPlotFusionRow *rows, guint n_rows, guint n_kinds,
+                          FfmPlotFusionGeometry *g)
+{
+  guint label_chars = 0, box_chars = 0, n_columns = 0;
+  double height = FUSION_TITLE_PX, legend_width;
+
+  memset (g, 0, sizeof *g);
+  g->box_font = 11;
+  g->row_font = 12;
+  g->box_height = 24;
+  g->level_step = 8;
+  g->row_gap = 14;
+  for (guint r = 0; r < n_rows; r++)
+    {
+      g_autoptr (FfmFusionLayout) layout = ffm_fusion_layout_new (rows[r].n_boxes, rows[r].from,
+                                                                  rows[r].to, rows[r].n_links);
+      label_chars = MAX (label_chars, rows[r].label != NULL ? g_utf8_strlen (rows[r].label, -1)
+                                                            : 0);
+      n_columns = MAX (n_columns, rows[r].n_boxes);
+      for (guint i = 0; i < rows[r].n_boxes; i++)
+        box_chars = MAX (box_chars, g_utf8_strlen (rows[r].boxes[i], -1));
+      height += 4 + (layout->levels_above + layout->levels_below) * g->level_step
+        + g->box_height + g->row_gap;
+    }
+  /* Labels are monospace: a box is as wide as its longest label and
+   * 12 px, the label column as its longest label and 20 px. */
+  g->label_column = 20 + label_chars * FFM_PLOT_MONO_ADVANCE * g->row_font;
+  /* The legend's last line (monospace too) must fit the page. */
+  legend_width = g->label_column + strlen (FUSION_NOTE) * FFM_PLOT_MONO_ADVANCE * g->row_font;
+  g->widest_label = box_chars * FFM_PLOT_MONO_ADVANCE * g->box_font;
+  g->column = MAX (g->widest_label + 2 * BOX_INSET + 12, 56);
+  g->box_inner = g->column - 2 * BOX_INSET;
+  g->width = (int) CLAMP (ceil (MAX (g->label_column + n_columns * g->column, legend_width) + 20),
+                         720, 16000);
+  g->height = (int) CLAMP (ceil (height + 20 + FUSION_LEGEND_PX * (n_kinds + 1)), 240, 16000);
 }
 
 #ifdef FFM_HAVE_PLPLOT
@@ -391,6 +438,38 @@ typedef struct {
   guint n_series;
 } Lines;
 
+/* The corner of the plot (PL_POSITION_TOP | _RIGHT, ...) where the fewest
+ * points fall, for the legend not to hide data (top right first). */
+static PLINT
+quiet_corner (const Lines *l, double xlo, double xhi, double ylo, double yhi)
+{
+  static const PLINT corners[] = {
+    PL_POSITION_TOP | PL_POSITION_RIGHT, PL_POSITION_TOP | PL_POSITION_LEFT,
+    PL_POSITION_BOTTOM | PL_POSITION_RIGHT, PL_POSITION_BOTTOM | PL_POSITION_LEFT,
+  };
+  guint count[4] = { 0, 0, 0, 0 }, best = 0;
+
+  for (guint s = 0; s < l->n_series; s++)
+    for (guint i = 0; i < l->series[s].n; i++)
+      {
+        const FfmPlotSeries *se = &l->series[s];
+        double fx, fy;
+        if (!usable (se->x[i], l->axes->log_x) || !usable (se->y[i], l->axes->log_y))
+          continue;
+        fx = (axis_value (se->x[i], l->axes->log_x) - xlo) / (xhi - xlo);
+        fy = (axis_value (se->y[i], l->axes->log_y) - ylo) / (yhi - ylo);
+        /* A legend of a few series takes about a third by a quarter. */
+        count[0] += fx > 0.62 && fy > 0.7;
+        count[1] += fx < 0.38 && fy > 0.7;
+        count[2] += fx > 0.62 && fy < 0.3;
+        count[3] += fx < 0.38 && fy < 0.3;
+      }
+  for (guint k = 1; k < 4; k++)
+    if (count[k] < count[best])
+      best = k;
+  return corners[best];
+}
+
 static void
 draw_lines (gconstpointer data)
 {
@@ -457,7 +536,8 @@ draw_lines (gconstpointer data)
       markers[s] = l->series[s].markers || l->series[s].n == 1;
     }
   if (l->n_series > 0)
-    legend (labels, l->n_series, FALSE, markers);
+    legend_at (labels, l->n_series, FALSE, markers,
+               quiet_corner (l, xlo, xhi, ylo, yhi) | PL_POSITION_INSIDE, 0.9, 0.08);
 }
 
 gboolean
@@ -502,7 +582,9 @@ draw_bars (gconstpointer data)
     top = 1;
   pladv (0);
   plvsta ();
-  plwind (-0.6, (double) b->n_categories - 0.4, 0, 1.15 * top);
+  /* Headroom for the legend (a line per component) above the bars. */
+  plwind (-0.6, (double) b->n_categories - 0.4, 0,
+          (1.15 + 0.09 * MIN (b->n_components, 6)) * top);
   plcol0 ((PLINT) (2 + 7));     /* grey grid */
   plwidth (0.5);
   plbox ("", 0, 0, "g", 0, 0);
@@ -663,7 +745,7 @@ typedef struct {
   guint n_rows;
   const char *const *kinds;
   guint n_kinds;
-  guint n_columns;
+  FfmPlotFusionGeometry geo;
 } Fusion;
 
 static guint
@@ -674,27 +756,44 @@ find_root (guint *parent, guint i)
   return i;
 }
 
-/* TUNING: geometry of the diagram in world units: a box per column unit,
- * a row per unit; the label column is LABEL_UNITS wide. */
-#define LABEL_UNITS 4.6
-#define BOX_HALF_HEIGHT 0.2
-
-static void
-draw_fusion_row (const FfmPlotFusionRow *row, double y)
+/* The character scale (plschr) that makes characters @px pixels high. */
+static double
+char_scale (double px)
 {
+  PLFLT def, ht, xmin, xmax, ymin, ymax, xp, yp;
+  PLINT xleng, yleng, xoff, yoff;
+
+  plgchr (&def, &ht);
+  plgspa (&xmin, &xmax, &ymin, &ymax);
+  plgpage (&xp, &yp, &xleng, &yleng, &xoff, &yoff);
+  /* def is in mm; the page is xleng pixels over xmax - xmin mm. */
+  return px / (def * (double) xleng / (xmax - xmin));
+}
+
+/* Draws row @row with its top at pixel @top (y down; the world is the
+ * page in pixels, y up). Returns the next row's top. */
+static double
+draw_fusion_row (const Fusion *f, const FfmPlotFusionRow *row, double top)
+{
+  const FfmPlotFusionGeometry *g = &f->geo;
+  g_autoptr (FfmFusionLayout) layout = ffm_fusion_layout_new (row->n_boxes, row->from, row->to,
+                                                              row->n_links);
   g_autofree guint *parent = g_new (guint, MAX (row->n_boxes, 1));
   g_autofree guint *size = g_new0 (guint, MAX (row->n_boxes, 1));
   g_autofree int *shade = g_new (int, MAX (row->n_boxes, 1));
+  double H = g->height, box_top = top + layout->levels_above * g->level_step + 4;
+  double mid = H - (box_top + g->box_height / 2), x0 = g->label_column;
   guint n_groups = 0;
 
   plcol0 (1);
-  plschr (0, 0.7);
-  plptex (-0.15, y, 1, 0, 1.0, row->label);
+  plsfont (PL_FCI_MONO, -1, -1);
+  plschr (0, char_scale (g->row_font));
+  plptex (x0 - 10, mid, 1, 0, 1.0, row->label);
+  plsfont (PL_FCI_SANS, -1, -1);
   if (row->failed)
     {
-      plptex (0.1, y, 1, 0, 0, "failed (no mapping)");
-      plschr (0, 1.0);
-      return;
+      plptex (x0 + 6, mid, 1, 0, 0, "failed (no mapping)");
+      return box_top + g->box_height + g->row_gap;
     }
   for (guint i = 0; i < row->n_boxes; i++)
     parent[i] = i;
@@ -702,41 +801,42 @@ draw_fusion_row (const FfmPlotFusionRow *row, double y)
     if (row->from[k] < row->n_boxes && row->to[k] < row->n_boxes)
       parent[find_root (parent, row->from[k])] = find_root (parent, row->to[k]);
   for (guint i = 0; i < row->n_boxes; i++)
-    size[find_root (parent, i)]++;
-  for (guint i = 0; i < row->n_boxes; i++)
-    shade[i] = -1;
+    {
+      size[find_root (parent, i)]++;
+      shade[i] = -1;
+    }
   for (guint i = 0; i < row->n_boxes; i++)
     {
       guint r = find_root (parent, i);
       if (size[r] > 1 && shade[r] < 0)
         shade[r] = (int) (n_groups++ % N_COLOURS);
     }
-  /* Links first, as arcs above the boxes, so that the boxes cover their
-   * ends; a longer link arcs higher. */
-  for (guint k = 0; k < row->n_links; k++)
+  /* The arcs (ffm-fusion-layout.h: none touches another). */
+  for (guint i = 0; i < layout->arcs->len; i++)
     {
-      PLFLT ax[17], ay[17];
-      double a = MIN (row->from[k], row->to[k]) + 0.5, b = MAX (row->from[k], row->to[k]) + 0.5;
-      double h = 0.12 + 0.05 * MIN (b - a, 5.0);
-      if (row->from[k] >= row->n_boxes || row->to[k] >= row->n_boxes)
-        continue;
-      for (guint s = 0; s < G_N_ELEMENTS (ax); s++)
+      const FfmFusionArc *a = &g_array_index (layout->arcs, FfmFusionArc, i);
+      double p[8];
+      PLFLT ax[4], ay[4];
+      ffm_fusion_arc_points (a, p);
+      for (guint k = 0; k < 4; k++)
         {
-          double f = (double) s / (G_N_ELEMENTS (ax) - 1);
-          ax[s] = a + f * (b - a);
-          ay[s] = y + BOX_HALF_HEIGHT + h * sin (G_PI * f);
+          ax[k] = x0 + p[2 * k] * g->column;
+          ay[k] = H - (p[2 * k + 1] >= 0 ? box_top - p[2 * k + 1] * g->level_step
+                                         : box_top + g->box_height - p[2 * k + 1] * g->level_step);
         }
-      plcol0 ((PLINT) (2 + row->kind[k] % N_COLOURS));
-      plwidth (2.5);
-      plline (G_N_ELEMENTS (ax), ax, ay);
+      plcol0 ((PLINT) (2 + row->kind[a->link] % N_COLOURS));
+      plwidth (2.0);
+      plline (4, ax, ay);
       plwidth (1.0);
     }
-  plschr (0, 0.5);
+  plsfont (PL_FCI_MONO, -1, -1);
+  plschr (0, char_scale (g->box_font));
   for (guint i = 0; i < row->n_boxes; i++)
     {
-      PLFLT bx[5] = { i + 0.06, i + 0.94, i + 0.94, i + 0.06, i + 0.06 };
-      PLFLT by[5] = { y - BOX_HALF_HEIGHT, y - BOX_HALF_HEIGHT, y + BOX_HALF_HEIGHT,
-                      y + BOX_HALF_HEIGHT, y - BOX_HALF_HEIGHT };
+      double l = x0 + i * g->column + BOX_INSET, r = x0 + (i + 1) * g->column - BOX_INSET;
+      double b = H - (box_top + g->box_height), t = H - box_top;
+      PLFLT bx[5] = { l, r, r, l, l };
+      PLFLT by[5] = { b, b, t, t, b };
       int sh = shade[find_root (parent, i)];
       if (sh >= 0)
         {
@@ -748,42 +848,46 @@ draw_fusion_row (const FfmPlotFusionRow *row, double y)
         }
       plcol0 (1);
       plline (5, bx, by);
-      plptex (i + 0.5, y - 0.04, 1, 0, 0.5, row->boxes[i]);
+      plptex ((l + r) / 2, mid, 1, 0, 0.5, row->boxes[i]);
     }
-  plschr (0, 1.0);
+  plsfont (PL_FCI_SANS, -1, -1);
+  return box_top + g->box_height + layout->levels_below * g->level_step + g->row_gap;
 }
 
 static void
 draw_fusion (gconstpointer data)
 {
   const Fusion *f = data;
-  double ytop = 0.6, ybottom = -(double) f->n_rows - 0.5;
+  const FfmPlotFusionGeometry *g = &f->geo;
+  double H = g->height, y = FUSION_TITLE_PX;
 
   pladv (0);
-  plvpor (0.01, 0.99, 0.02, 0.92);
-  plwind (-LABEL_UNITS, (double) MAX (f->n_columns, 1) + 0.1, ybottom, ytop);
+  plvpor (0, 1, 0, 1);
+  plwind (0, g->width, 0, H);
   plcol0 (1);
-  plmtex ("t", 2.0, 0.5, 0.5, f->title != NULL ? f->title : "");
+  plschr (0, char_scale (18));
+  plptex (g->width / 2.0, H - FUSION_TITLE_PX / 2, 1, 0, 0.5, f->title != NULL ? f->title : "");
   for (guint r = 0; r < f->n_rows; r++)
-    draw_fusion_row (&f->rows[r], -(double) r);
-  /* The legend below the rows, drawn by hand: one arc colour per memory
-   * and what the shading means. */
-  plschr (0, 0.8);
+    y = draw_fusion_row (f, &f->rows[r], y);
+  /* The legend below the rows: one arc colour per memory and what the
+   * shading means, monospace (its width is known). */
+  plsfont (PL_FCI_MONO, -1, -1);
+  plschr (0, char_scale (g->row_font));
   for (guint i = 0; i < f->n_kinds; i++)
     {
-      double x = 3.2 * i, y = -(double) f->n_rows + 0.15;
-      PLFLT lx[2] = { x, x + 0.5 }, ly[2] = { y, y };
+      double ly = H - (y + 10 + FUSION_LEGEND_PX * i);
+      PLFLT lx[2] = { g->label_column, g->label_column + 40 }, lys[2] = { ly, ly };
       plcol0 ((PLINT) (2 + i % N_COLOURS));
       plwidth (2.5);
-      plline (2, lx, ly);
+      plline (2, lx, lys);
       plwidth (1.0);
       plcol0 (1);
-      plptex (x + 0.6, y - 0.05, 1, 0, 0, f->kinds[i]);
+      plptex (g->label_column + 50, ly, 1, 0, 0, f->kinds[i]);
     }
   plcol0 (1);
-  plptex (-LABEL_UNITS + 0.1, -(double) f->n_rows - 0.3, 1, 0, 0,
-          "Arcs: a tensor passed on chip (coloured by memory); boxes shaded alike: "
-          "fused together");
+  plptex (g->label_column, H - (y + 10 + FUSION_LEGEND_PX * f->n_kinds), 1, 0, 0,
+          FUSION_NOTE);
+  plsfont (PL_FCI_SANS, -1, -1);
   plschr (0, 1.0);
 }
 
@@ -792,14 +896,11 @@ ffm_plot_fusion (const char *path, const char *title, const FfmPlotFusionRow *ro
                  guint n_rows, const char *const *kinds, guint n_kinds, GError **error)
 {
   Target t = { 0 };
-  Fusion f = { title, rows, n_rows, kinds, n_kinds, 0 };
+  Fusion f = { title, rows, n_rows, kinds, n_kinds, { 0 } };
 
-  for (guint r = 0; r < n_rows; r++)
-    f.n_columns = MAX (f.n_columns, rows[r].n_boxes);
-  /* A box wide enough for a name like QK_softmax at the small size, a
-   * row tall enough for its arcs. */
-  t.width = (int) CLAMP (110.0 * (f.n_columns + LABEL_UNITS), 960, 4000);
-  t.height = (int) CLAMP (160 + 70 * n_rows, 300, 8000);
+  ffm_plot_fusion_geometry (rows, n_rows, n_kinds, &f.geo);
+  t.width = f.geo.width;
+  t.height = f.geo.height;
   if (!begin (&t, path, error))
     return FALSE;
   return guarded (&t, draw_fusion, &f, error);

@@ -8,6 +8,7 @@
  *               [--objective edp|energy|latency] [--max-fused-loops N]
  *               [--unfused] [--seed S] [--threads N] [--timeout S]
  *               [--json OUT] [--csv OUT] [--trace-csv OUT] [--plot OUT.svg]
+ *               [--html OUT.html]
  *
  * Same problem, same cost model, same mapspace and same budget for every
  * strategy: ffm runs once (it is deterministic), giving the optimum and
@@ -21,7 +22,8 @@
  * §7.3), then by k x T of wall time (the shared generation included: what
  * a user waits for one run). --plot draws percent above optimal against
  * modelled time over T, one line per strategy with its spread (Fig. 8);
- * --json, --csv and --trace-csv hold every number. Ctrl-C and --timeout
+ * --json, --csv and --trace-csv hold every number, --html shows them as
+ * one page (ffm-html-report.h). Ctrl-C and --timeout
  * end the comparison cleanly: the runs done so far are reported, marked
  * as interrupted. A strategy that beats ffm's optimum is reported as the
  * bug it is (exit code 1).
@@ -33,6 +35,7 @@
 #include "ffm-cli-output.h"
 #include "ffm-cli-progress.h"
 #include "ffm-cli-search.h"
+#include "ffm-cli-visual.h"
 #include "ffm-plot.h"
 
 #include <math.h>
@@ -73,6 +76,7 @@ typedef struct {
   char *csv;
   char *trace_csv;
   char *plot;
+  FfmCliVisualOptions visual;   /* --html */
 } CompareOptions;
 
 /* One run of one strategy. */
@@ -852,6 +856,8 @@ run (GOptionContext *context, CompareOptions *o)
     return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
   if (o->search.budget == NULL && o->search.max_evaluations == 0 && o->search.max_seconds == 0)
     o->search.budget = g_strdup (DEFAULT_BUDGET);
+  if (!ffm_cli_visual_check (&o->visual, &error))
+    return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
   if (o->plot != NULL && !ffm_plot_check (o->plot, &error))
     {
       /* A bad name is the user's to fix now; a build without plotting
@@ -1069,12 +1075,13 @@ run (GOptionContext *context, CompareOptions *o)
     print_table ("Same by wall-clock time (shared pmapping generation included):",
                  entries, checkpoints, optimum, ffm.seconds, TRUE, offset);
   }
-  if (o->json != NULL)
+  if (o->json != NULL || o->visual.html != NULL)
     {
       g_autofree char *text = compare_json (o, problem, entries, checkpoints, &ffm,
                                             &ffm_search, budget_ref, optimum, offset,
                                             stopped);
-      if (!ffm_cli_output_write (o->json, text, &error))
+      if ((o->json != NULL && !ffm_cli_output_write (o->json, text, &error))
+          || (o->visual.html != NULL && !ffm_html_write_compare (o->visual.html, text, &error)))
         {
           status = ffm_cli_fail (COMMAND, error);
           goto out;
@@ -1144,7 +1151,7 @@ ffm_cmd_compare (int argc, char **argv)
   CompareOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_RUN_OPTIONS_INIT,
                        FFM_CLI_PROBLEM_OPTIONS_INIT,
                        FFM_CLI_SEARCH_OPTIONS_INIT, NULL, 10, NULL, NULL, NULL,
-                       NULL, NULL };
+                       NULL, NULL, FFM_CLI_VISUAL_OPTIONS_INIT };
   const GOptionEntry entries[] = {
     { "strategies", 0, 0, G_OPTION_ARG_STRING, &o.strategies,
       "Strategies to compare, separated by commas (default " DEFAULT_STRATEGIES
@@ -1170,6 +1177,7 @@ ffm_cmd_compare (int argc, char **argv)
   int status;
 
   g_option_context_add_main_entries (context, entries, NULL);
+  ffm_cli_add_visual_options (context, &o.visual, FALSE, "the comparison");
   ffm_cli_add_search_options (context, &o.search);
   ffm_cli_add_problem_options (context, &o.problem);
   ffm_cli_add_run_options (context, &o.run, FFM_CLI_RUN_THREADS | FFM_CLI_RUN_SEED);
@@ -1182,6 +1190,7 @@ ffm_cmd_compare (int argc, char **argv)
   g_free (o.csv);
   g_free (o.trace_csv);
   g_free (o.plot);
+  ffm_cli_visual_options_clear (&o.visual);
   ffm_cli_search_options_clear (&o.search);
   ffm_cli_problem_options_clear (&o.problem);
   ffm_cli_common_clear (&o.common);

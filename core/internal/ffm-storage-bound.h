@@ -1,5 +1,6 @@
-/* ffm-storage-bound.h: lower bounds of a storage choice's pmappings (not
- * installed: the template builder's and the tests').
+/* ffm-storage-bound.h: lower bounds of a storage choice's pmappings (an
+ * internal header, docs/layout.md: the template builder's and the
+ * tests'; not installed).
  *
  * A storage choice says which memories on a compute unit's path keep
  * which tensors of one Einsum; its templates place loops between the
@@ -23,7 +24,7 @@
  * every pmapping brute force evaluates. */
 #pragma once
 
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 G_BEGIN_DECLS
 

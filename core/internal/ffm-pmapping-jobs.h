@@ -1,5 +1,6 @@
 /* ffm-pmapping-jobs.h: the pmapping generator's jobs, for running them in
- * other processes (not installed: not part of the plugin API).
+ * other processes (an internal header, docs/layout.md: not installed, not
+ * part of the plugin API).
  *
  * ffm_pmappings_generate() builds one job per (Einsum, template) (phase 1),
  * runs them (phase 2: the tile search; phase 3: each Einsum's merge by its
@@ -15,10 +16,10 @@
  * bit. The bytes are a flat copy of the job's Pareto groups (compatibility,
  * columns, values, tiles) for processes of the same ffm build and
  * machine type (their sizes are checked). The MPI runner of `ffm map` is
- * core/cli/ffm-cli-mpi.c. */
+ * cli/ffm-cli-mpi.c. */
 #pragma once
 
-#include "ffm-pmapping.h"
+#include <ffm/ffm-pmapping.h>
 
 G_BEGIN_DECLS
 

@@ -32,7 +32,7 @@
  * and the tables. */
 #pragma once
 
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 G_BEGIN_DECLS
 

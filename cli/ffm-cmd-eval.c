@@ -2,6 +2,7 @@
  *
  *   ffm eval RESULT.json [--arch A] [--arch-param K=V]... [--workload W]
  *            [--param K=V]... [--json OUT] [--csv OUT] [--loop-nest]
+ *            [--html OUT.html] [--diagram OUT.svg] [--diagram-dot OUT.dot]
  *   ffm eval --mapping M.json --arch A --workload W [--param K=V]...
  *
  * Reads a result file (what `ffm map --json` and `ffm eval --json` write,
@@ -13,7 +14,9 @@
  * reported on stderr ("note: ..."). A plain mapping file needs --arch and
  * --workload (or the names it records). The mapping is evaluated with the
  * cost model (ffm-cost.h) and its report printed (ffm-cli-report.h);
- * --json writes a result file in turn, --csv the tables.
+ * --json writes a result file in turn, --csv the tables, --html the report
+ * as one page and --diagram the mapping as a LoopTree (ffm-cli-visual.h;
+ * several files: one page, no diagram).
  * A mapping that does not match the workload (an unknown tensor, a loop
  * over a rank variable the Einsum lacks) is an error naming the mapping
  * file and the node, and what differs between the workload the mapping
@@ -38,6 +41,7 @@
 #include "ffm-cli-report.h"
 #include "ffm-cli-search.h"
 #include "ffm-cli-table.h"
+#include "ffm-cli-visual.h"
 
 #include <string.h>
 
@@ -47,6 +51,7 @@ typedef struct {
   FfmCliCommon common;
   FfmCliProblemOptions problem;
   FfmCliOutputOptions output;
+  FfmCliVisualOptions visual;   /* --html, --diagram, --diagram-dot */
   FfmCliSearchOptions constraints; /* --constraints, --policy, --fuse, ...
                                       (only those members are used) */
   char *mapping;                /* --mapping FILE (owned) */
@@ -529,7 +534,7 @@ print_one (const EvalOptions *o, const Evaluated *e)
       append_constraints_text (e, out);
       g_print ("%s", out->str);
     }
-  if (o->output.json != NULL)
+  if (o->output.json != NULL || o->visual.html != NULL)
     {
       g_autoptr (FfmJsonWriter) b = ffm_json_writer_new ();
       ffm_json_writer_begin_object (b);
@@ -537,8 +542,16 @@ print_one (const EvalOptions *o, const Evaluated *e)
       ffm_json_writer_end_object (b);
       json = ffm_json_writer_finish (b);
     }
-  if (!ffm_cli_output_write_results (&o->output, json, tables, &error))
+  if (!ffm_cli_output_write_results (&o->output, o->output.json != NULL ? json : NULL, tables,
+                                     &error))
     return ffm_cli_fail (COMMAND, error);
+  if (ffm_cli_visual_wanted (&o->visual))
+    {
+      FfmHtmlResult one = { e->report, e->file, tables };
+      if (!ffm_cli_visual_write_results (&o->visual, COMMAND, &one, 1, NULL, NULL, json,
+                                         &error))
+        return ffm_cli_fail (COMMAND, error);
+    }
   return FFM_EXIT_OK;
 }
 
@@ -633,7 +646,7 @@ print_comparison (const EvalOptions *o, GPtrArray *done)
                                 (const char *) g_ptr_array_index (warnings, i));
       g_print ("%s", out->str);
     }
-  if (o->output.json != NULL)
+  if (o->output.json != NULL || o->visual.html != NULL)
     {
       g_autoptr (FfmJsonWriter) b = ffm_json_writer_new ();
       ffm_json_writer_begin_object (b);
@@ -656,8 +669,25 @@ print_comparison (const EvalOptions *o, GPtrArray *done)
       ffm_json_writer_end_object (b);
       json = ffm_json_writer_finish (b);
     }
-  if (!ffm_cli_output_write_results (&o->output, json, tables, &error))
+  if (!ffm_cli_output_write_results (&o->output, o->output.json != NULL ? json : NULL, tables,
+                                     &error))
     return ffm_cli_fail (COMMAND, error);
+  if (ffm_cli_visual_wanted (&o->visual))
+    {
+      g_autofree FfmHtmlResult *results = g_new0 (FfmHtmlResult, done->len);
+      g_autoptr (GPtrArray) per_file = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+      for (guint i = 0; i < done->len; i++)
+        {
+          const Evaluated *e = g_ptr_array_index (done, i);
+          GPtrArray *t = ffm_cli_tables_new ();
+          ffm_cli_report_add_tables (e->report, t);
+          g_ptr_array_add (per_file, t);
+          results[i] = (FfmHtmlResult) { e->report, e->file, t };
+        }
+      if (!ffm_cli_visual_write_results (&o->visual, COMMAND, results, done->len, tables,
+                                         warnings, json, &error))
+        return ffm_cli_fail (COMMAND, error);
+    }
   return FFM_EXIT_OK;
 }
 
@@ -672,6 +702,17 @@ run_eval (GOptionContext *context, EvalOptions *o, char **files)
   if (ffm_cli_output_options_conflict (&o->output) != NULL)
     return ffm_cli_usage_error (context, COMMAND, "%s",
                                 ffm_cli_output_options_conflict (&o->output));
+  {
+    g_autoptr (GError) error = NULL;
+    if (!ffm_cli_visual_check (&o->visual, &error))
+      return g_error_matches (error, FFM_CANVAS_ERROR, FFM_CANVAS_ERROR_UNAVAILABLE)
+        ? ffm_cli_fail (COMMAND, error)
+        : ffm_cli_usage_error (context, COMMAND, "%s", error->message);
+  }
+  if (files[0] != NULL && files[1] != NULL
+      && (o->visual.diagram != NULL || o->visual.diagram_dot != NULL))
+    return ffm_cli_usage_error (context, COMMAND, "--diagram draws one mapping: give one "
+                                "file (--html shows each of several)");
   registry = ffm_cli_registry_new (&o->common);
   for (guint i = 0; files[i] != NULL; i++)
     {
@@ -711,7 +752,8 @@ int
 ffm_cmd_eval (int argc, char **argv)
 {
   EvalOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_PROBLEM_OPTIONS_INIT,
-                    FFM_CLI_OUTPUT_OPTIONS_INIT, FFM_CLI_SEARCH_OPTIONS_INIT, NULL, FALSE };
+                    FFM_CLI_OUTPUT_OPTIONS_INIT, FFM_CLI_VISUAL_OPTIONS_INIT,
+                    FFM_CLI_SEARCH_OPTIONS_INIT, NULL, FALSE };
   const GOptionEntry entries[] = {
     { "mapping", 'm', 0, G_OPTION_ARG_FILENAME, &o.mapping,
       "The mapping or result file to evaluate (or give it as the argument; a "
@@ -746,6 +788,7 @@ ffm_cmd_eval (int argc, char **argv)
   context = ffm_cli_context_new (COMMAND, "[FILE...]", description);
   g_option_context_add_main_entries (context, entries, NULL);
   ffm_cli_add_output_options (context, &o.output, "the result");
+  ffm_cli_add_visual_options (context, &o.visual, TRUE, "the report");
   ffm_cli_add_problem_options (context, &o.problem);
   ffm_cli_add_constraint_options (context, &o.constraints);
   ffm_cli_add_common_options (context, &o.common, TRUE);
@@ -767,6 +810,7 @@ ffm_cmd_eval (int argc, char **argv)
     status = run_eval (context, &o, positional);
 
   g_free (o.mapping);
+  ffm_cli_visual_options_clear (&o.visual);
   ffm_cli_output_options_clear (&o.output);
   ffm_cli_search_options_clear (&o.constraints);
   ffm_cli_problem_options_clear (&o.problem);

@@ -129,6 +129,31 @@ typedef struct {
   guint n_links;
 } FfmPlotFusionRow;
 
+/* Where ffm_plot_fusion() puts things, in pixels of its page (computed in
+ * every build: the tests check that each label fits its box). Arcs are
+ * placed by ffm-fusion-layout.h, so that none touches another; boxes are
+ * as wide as their longest label in a monospace font. */
+typedef struct {
+  int width, height;            /* the page */
+  double label_column;          /* the rows' labels, left of the boxes */
+  double column;                /* one box's slot */
+  double box_inner;             /* a box's width */
+  double widest_label;          /* the longest box label at box_font */
+  double box_font;              /* box labels' character height */
+  double row_font;              /* rows' labels */
+  double box_height;
+  double level_step;            /* between two levels of arcs */
+  double row_gap;
+} FfmPlotFusionGeometry;
+
+/* The advance of a monospace character in PLplot's cairo drivers, in
+ * character heights (PLplot 5.15 with DejaVu Sans Mono: 0.80, measured on
+ * PNG output; rounded up). */
+#define FFM_PLOT_MONO_ADVANCE 0.82
+
+void ffm_plot_fusion_geometry (const FfmPlotFusionRow *rows, guint n_rows, guint n_kinds,
+                               FfmPlotFusionGeometry *geometry);
+
 /* Draws the rows top to bottom into @path, with a legend of @kinds
  * ("kept in GlobalBuffer"). */
 gboolean ffm_plot_fusion (const char *path,

@@ -21,7 +21,7 @@
  * progress) goes to stderr. */
 #pragma once
 
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 #include "ffm-commands.h"
 

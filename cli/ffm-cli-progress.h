@@ -14,7 +14,7 @@
  * that ends the process (ffm_cli_progress_clear_from_signal()). */
 #pragma once
 
-#include <ffm.h>
+#include <ffm/ffm.h>
 
 G_BEGIN_DECLS
 

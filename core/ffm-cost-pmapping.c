@@ -1,5 +1,6 @@
-/* ffm-pmapping-model.c: one Einsum's pmapping compiled into flat arrays, and
- * its evaluation, the innermost loop of every search.
+/* ffm-cost-pmapping.c: the cost model's evaluator of one pmapping: one
+ * Einsum's pmapping compiled into flat arrays, and its evaluation, the
+ * innermost loop of every search.
  *
  * Compiling resolves names to indices, checks the path against the workload
  * and the architecture, places reservations (as in the reference implementation, accelforge) and builds
@@ -28,7 +29,7 @@
  * buffets and levels that only such architectures take.
  *
  * Units: counts in values, actions = values x action_scale, bits, J, s. */
-#include "ffm-cost.h"
+#include <ffm/ffm-cost.h>
 #include "ffm-cost-private.h"
 #include "ffm-tile-chain-private.h"
 

@@ -5,7 +5,7 @@
 #include "ffm-plot-sweep.h"
 #include "ffm-plot.h"
 
-#include <ffm.h>
+#include <ffm/ffm.h>
 #include <math.h>
 #include <string.h>
 

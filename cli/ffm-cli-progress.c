@@ -1,7 +1,7 @@
 /* ffm-cli-progress.c: a progress line redrawn by a thread
  * (ffm-cli-progress.h). */
 #include "ffm-cli-progress.h"
-#include "ffm-tsan.h"
+#include <ffm/ffm-tsan.h>
 
 
 #include <signal.h>

@@ -2,7 +2,7 @@
  *
  * Adding a subcommand takes one line in FFM_COMMANDS below, one file
  * ffm-cmd-NAME.c defining the handler, and that file's name in
- * core/cli/meson.build. ffm-main.c builds its dispatch table from this list
+ * cli/meson.build. ffm-main.c builds its dispatch table from this list
  * (plus the built-in `help` and `version`), and `ffm --help` prints the
  * summaries in this order.
  *

@@ -7,6 +7,7 @@
  *           [--unfused] [--imperfect spatial|temporal|all] [--timeout S]
  *           [--threads N] [--seed N]
  *           [--json OUT] [--csv OUT] [--loop-nest] [--stats] [--quiet]
+ *           [--html OUT.html] [--diagram OUT.svg] [--diagram-dot OUT.dot]
  *           [--max-evaluations N] [--max-seconds S] [--budget Nx|Ns]
  *           [--trace-csv OUT] [--constraints FILE]... [--policy NAME]
  *           [--fuse T[@L]] [--no-fuse T] [--backing|--keep|--forbid|
@@ -23,7 +24,8 @@
  * prints nothing on stdout (for scripts that read --json or --csv
  * files). --json writes a self-describing result file (ffm-result.h:
  * `ffm eval OUT` re-evaluates it with no other argument), --csv the
- * report's tables. On a terminal, runs longer than a second draw a
+ * report's tables, --html the whole result as one page and --diagram the
+ * mapping as a LoopTree (ffm-cli-visual.h). On a terminal, runs longer than a second draw a
  * progress line on stderr (ffm-cli-progress.h). Ctrl-C and --timeout stop
  * the search (ffm-cli-cancel.h); a strategy that has a mapping by then
  * returns its best so far, which is printed marked as interrupted.
@@ -46,6 +48,7 @@
 #include "ffm-cli-report.h"
 #include "ffm-cli-search.h"
 #include "ffm-cli-table.h"
+#include "ffm-cli-visual.h"
 
 #include <string.h>
 
@@ -57,6 +60,7 @@ typedef struct {
   FfmCliProblemOptions problem;
   FfmCliSearchOptions search;
   FfmCliOutputOptions output;
+  FfmCliVisualOptions visual;   /* --html, --diagram, --diagram-dot */
   gboolean loop_nest;           /* --loop-nest */
   gboolean stats;               /* --stats */
   gboolean quiet;               /* --quiet */
@@ -311,6 +315,9 @@ run (GOptionContext *context, MapOptions *o)
   if (ffm_cli_output_options_conflict (&o->output) != NULL)
     return ffm_cli_usage_error (context, COMMAND, "%s",
                                 ffm_cli_output_options_conflict (&o->output));
+  if (!ffm_cli_visual_check (&o->visual, &error))
+    return g_error_matches (error, FFM_CANVAS_ERROR, FFM_CANVAS_ERROR_UNAVAILABLE)
+      ? ffm_cli_fail (COMMAND, error) : ffm_cli_usage_error (context, COMMAND, "%s", error->message);
   registry = ffm_cli_registry_new (&o->common);
   status = ffm_cli_load_problem (context, COMMAND, registry, &o->problem, &problem);
   if (status != FFM_EXIT_OK)
@@ -386,7 +393,7 @@ run (GOptionContext *context, MapOptions *o)
   if (!ffm_cost_report_fits (best))
     ffm_cli_warn (COMMAND, "the mapping does not fit: %s",
                   ffm_cost_report_get_problem (best));
-  if (o->output.json != NULL)
+  if (o->output.json != NULL || o->visual.html != NULL)
     {
       info = ffm_cli_problem_info_new (COMMAND, registry, &o->problem,
                                        ffm_problem_get_workload (problem),
@@ -394,8 +401,15 @@ run (GOptionContext *context, MapOptions *o)
       ffm_cli_search_record (&search, info);
       json = result_json (info, &search, &sr, stopped);
     }
-  if (!ffm_cli_output_write_results (&o->output, json, tables, &error))
+  if (!ffm_cli_output_write_results (&o->output, o->output.json != NULL ? json : NULL, tables,
+                                     &error))
     return ffm_cli_fail (COMMAND, error);
+  if (ffm_cli_visual_wanted (&o->visual))
+    {
+      FfmHtmlResult one = { best, NULL, tables };
+      if (!ffm_cli_visual_write_results (&o->visual, COMMAND, &one, 1, NULL, NULL, json, &error))
+        return ffm_cli_fail (COMMAND, error);
+    }
   if (o->trace_csv != NULL)
     {
       g_autofree char *csv = ffm_cli_trace_to_csv (sr.result, NULL, 0, TRUE);
@@ -417,7 +431,8 @@ ffm_cmd_map (int argc, char **argv)
 {
   MapOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_RUN_OPTIONS_INIT,
                    FFM_CLI_PROBLEM_OPTIONS_INIT, FFM_CLI_SEARCH_OPTIONS_INIT,
-                   FFM_CLI_OUTPUT_OPTIONS_INIT, FALSE, FALSE, FALSE, NULL, FALSE };
+                   FFM_CLI_OUTPUT_OPTIONS_INIT, FFM_CLI_VISUAL_OPTIONS_INIT, FALSE, FALSE,
+                   FALSE, NULL, FALSE };
   const GOptionEntry entries[] = {
     { "loop-nest", 0, 0, G_OPTION_ARG_NONE, &o.loop_nest,
       "Also print the mapping as loop-nest pseudo-code", NULL },
@@ -446,6 +461,7 @@ ffm_cmd_map (int argc, char **argv)
 
   ffm_cli_add_search_options (context, &o.search);
   ffm_cli_add_output_options (context, &o.output, "the result");
+  ffm_cli_add_visual_options (context, &o.visual, TRUE, "the result");
   g_option_context_add_main_entries (context, entries, NULL);
   ffm_cli_add_problem_options (context, &o.problem);
   ffm_cli_add_run_options (context, &o.run, FFM_CLI_RUN_THREADS | FFM_CLI_RUN_SEED);
@@ -453,6 +469,7 @@ ffm_cmd_map (int argc, char **argv)
   status = ffm_cli_mpi_run_command (context, COMMAND, &o.common, &o.run, argc, argv,
                                     &o.mpi_worker, run_command, &o);
   g_free (o.trace_csv);
+  ffm_cli_visual_options_clear (&o.visual);
   ffm_cli_output_options_clear (&o.output);
   ffm_cli_search_options_clear (&o.search);
   ffm_cli_problem_options_clear (&o.problem);
