@@ -291,6 +291,8 @@ ffm_cli_registry_new (const FfmCliCommon *common)
   for (guint i = 0; common->plugin_dirs != NULL && common->plugin_dirs[i] != NULL; i++)
     ffm_plugin_registry_add_dir (registry, common->plugin_dirs[i]);
   ffm_plugin_registry_scan (registry);
+  /* Architectures that name component classes ask these estimators. */
+  ffm_estimators_set_default (registry);
   return registry;
 }
 

@@ -242,6 +242,32 @@ per_component_table (const FfmCostReport *r)
   return t;
 }
 
+/* Who gave the numbers of the levels sized by component estimators
+ * (ffm-estimator.h); NULL when none was. */
+static FfmCliTable *
+estimates_table (const FfmCostReport *r)
+{
+  const FfmArch *a = ffm_cost_report_get_arch (r);
+  FfmCliTable *t = NULL;
+
+  for (guint l = 0; l < ffm_arch_get_n_levels (a); l++)
+    {
+      const FfmLevel *level = ffm_arch_get_level (a, l);
+      if (level->estimated_by == NULL)
+        continue;
+      if (t == NULL)
+        {
+          t = ffm_cli_table_new ("estimates", "Component estimates (who gave the numbers)");
+          ffm_cli_table_add_text_column (t, "component", "component");
+          ffm_cli_table_add_text_column (t, "estimated_by", "estimated by");
+        }
+      ffm_cli_table_add_row (t);
+      ffm_cli_table_cell (t, level->name, NULL);
+      ffm_cli_table_cell (t, level->estimated_by, NULL);
+    }
+  return t;
+}
+
 static FfmCliTable *
 fanout_table (const FfmCostReport *r)
 {
@@ -430,6 +456,11 @@ ffm_cli_report_add_tables (const FfmCostReport *r, GPtrArray *tables)
   g_ptr_array_add (tables, totals_table (r));
   g_ptr_array_add (tables, per_einsum_table (r));
   g_ptr_array_add (tables, per_component_table (r));
+  {
+    FfmCliTable *estimates = estimates_table (r);
+    if (estimates != NULL)
+      g_ptr_array_add (tables, estimates);
+  }
   g_ptr_array_add (tables, fanout_table (r));
   g_ptr_array_add (tables, per_tensor_table (r));
   g_ptr_array_add (tables, per_class_table (r));

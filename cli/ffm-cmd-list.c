@@ -1,9 +1,11 @@
 /* ffm-cmd-list.c: `ffm list`, every plugin with what it offers.
  *
  * For each plugin, in load order (arch models first, then search
- * strategies): kind, name, version, summary and file; for an arch model
- * every architecture it offers with its description and parameters; for a
- * search strategy its parameters. Parameters are printed as a table: name,
+ * strategies, then component estimators): kind, name, version, summary and
+ * file; for an arch model every architecture it offers with its
+ * description and parameters; for a search strategy its parameters; for
+ * an estimator the component classes it knows (actions, attributes,
+ * source). Parameters are printed as a table: name,
  * type, default ("required" when there is none), help with range and
  * choices. Then the policies (named constraint sets, ffm-constraints.h)
  * with their descriptions and constraints. Files that failed to load, and architectures whose description
@@ -222,6 +224,50 @@ print_search (const FfmPluginInfo *info)
   print_param_table (info->descriptor->vtable.search->params, "      ");
 }
 
+/* The classes of an estimator as a table (of its FfmCliTable). */
+static FfmCliTable *
+estimator_classes_table (const char *plugin, const FfmEstimatorClass *classes)
+{
+  FfmCliTable *t = ffm_cli_table_new ("classes", NULL);
+
+  if (plugin != NULL)
+    ffm_cli_table_add_text_column (t, "plugin", "plugin");
+  ffm_cli_table_add_text_column (t, "class", "CLASS");
+  ffm_cli_table_add_text_column (t, "actions", "ACTIONS");
+  ffm_cli_table_add_text_column (t, "attributes", "ATTRIBUTES");
+  ffm_cli_table_add_text_column (t, "source", "SOURCE");
+  for (const FfmEstimatorClass *c = classes; c->name != NULL; c++)
+    {
+      ffm_cli_table_add_row (t);
+      if (plugin != NULL)
+        ffm_cli_table_cell (t, plugin, NULL);
+      ffm_cli_table_cell (t, c->name, NULL);
+      ffm_cli_table_cell (t, c->actions, NULL);
+      ffm_cli_table_cell (t, c->attributes, NULL);
+      ffm_cli_table_cell (t, c->source, NULL);
+    }
+  return t;
+}
+
+static void
+print_estimator (const FfmPluginInfo *info)
+{
+  g_autoptr (FfmCliTable) t = estimator_classes_table (
+    NULL, info->descriptor->vtable.estimator->classes);
+  g_autoptr (GString) text = g_string_new (NULL);
+
+  print_plugin_header (info);
+  g_print ("    classes:\n");
+  ffm_cli_table_append_text (t, text);
+  /* Indent the table under the plugin like the parameter tables. */
+  {
+    g_auto (GStrv) lines = g_strsplit (text->str, "\n", -1);
+    for (guint i = 0; lines[i] != NULL; i++)
+      if (lines[i][0] != '\0')
+        g_print ("    %s\n", lines[i]);
+  }
+}
+
 /* ---- Policies ---- */
 
 /* Each policy (ffm-constraints.h) by name, loaded (NULL where it does not
@@ -276,8 +322,10 @@ print_text (const FfmPluginRegistry *registry)
   const GPtrArray *failures = ffm_plugin_registry_get_failures (registry);
   g_autoptr (GPtrArray) problems = g_ptr_array_new_with_free_func (g_free);
   static const FfmPluginKind kinds[] = { FFM_PLUGIN_KIND_ARCH_MODEL,
-                                         FFM_PLUGIN_KIND_SEARCH };
-  static const char *const titles[] = { "Architecture models:", "Search strategies:" };
+                                         FFM_PLUGIN_KIND_SEARCH,
+                                         FFM_PLUGIN_KIND_ESTIMATOR };
+  static const char *const titles[] = { "Architecture models:", "Search strategies:",
+                                        "Component estimators (ffm estimate CLASS):" };
 
   for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
     {
@@ -292,8 +340,10 @@ print_text (const FfmPluginRegistry *registry)
           g_print ("\n");
           if (kinds[k] == FFM_PLUGIN_KIND_ARCH_MODEL)
             print_arch_model (registry, info, problems);
-          else
+          else if (kinds[k] == FFM_PLUGIN_KIND_SEARCH)
             print_search (info);
+          else
+            print_estimator (info);
           any = TRUE;
         }
       if (!any)
@@ -344,8 +394,24 @@ add_plugin_json (FfmJsonWriter *b, const FfmPluginRegistry *registry,
         }
       ffm_json_writer_end_array (b);
     }
-  else
+  else if (desc->kind == FFM_PLUGIN_KIND_SEARCH)
     add_param_json (b, desc->vtable.search->params);
+  else
+    {
+      ffm_json_writer_key (b, "classes");
+      ffm_json_writer_begin_array (b);
+      for (const FfmEstimatorClass *c = desc->vtable.estimator->classes;
+           c->name != NULL; c++)
+        {
+          ffm_json_writer_begin_object_inline (b);
+          ffm_json_writer_member_string (b, "name", c->name);
+          ffm_json_writer_member_string (b, "actions", c->actions);
+          ffm_json_writer_member_string (b, "attributes", c->attributes);
+          ffm_json_writer_member_string (b, "source", c->source);
+          ffm_json_writer_end_object (b);
+        }
+      ffm_json_writer_end_array (b);
+    }
   ffm_json_writer_end_object (b);
 }
 
@@ -361,8 +427,8 @@ list_json (const FfmPluginRegistry *registry)
   ffm_json_writer_begin_object (b);
   ffm_json_writer_key (b, "plugins");
   ffm_json_writer_begin_array (b);
-  /* Same order as the text: arch models, then search strategies. */
-  for (int kind = FFM_PLUGIN_KIND_ARCH_MODEL; kind <= FFM_PLUGIN_KIND_SEARCH; kind++)
+  /* Same order as the text: arch models, search strategies, estimators. */
+  for (int kind = FFM_PLUGIN_KIND_ARCH_MODEL; kind <= FFM_PLUGIN_KIND_ESTIMATOR; kind++)
     for (guint i = 0; i < plugins->len; i++)
       {
         const FfmPluginInfo *info = plugins->pdata[i];
@@ -425,6 +491,7 @@ list_tables (const FfmPluginRegistry *registry)
   FfmCliTable *pt = ffm_cli_table_new ("plugins", NULL);
   FfmCliTable *at = ffm_cli_table_new ("architectures", NULL);
   FfmCliTable *params = ffm_cli_table_new ("parameters", NULL);
+  FfmCliTable *classes = NULL;
 
   ffm_cli_table_add_text_column (pt, "kind", "kind");
   ffm_cli_table_add_text_column (pt, "plugin", "plugin");
@@ -465,12 +532,31 @@ list_tables (const FfmPluginRegistry *registry)
               add_param_rows (params, desc->name, entry->name, entry->params);
             }
         }
-      else
+      else if (desc->kind == FFM_PLUGIN_KIND_SEARCH)
         add_param_rows (params, desc->name, "", desc->vtable.search->params);
+      else if (classes == NULL)
+        classes = estimator_classes_table (desc->name,
+                                           desc->vtable.estimator->classes);
+      else
+        {
+          /* Further estimators' rows go into the same table. */
+          for (const FfmEstimatorClass *c = desc->vtable.estimator->classes;
+               c->name != NULL; c++)
+            {
+              ffm_cli_table_add_row (classes);
+              ffm_cli_table_cell (classes, desc->name, NULL);
+              ffm_cli_table_cell (classes, c->name, NULL);
+              ffm_cli_table_cell (classes, c->actions, NULL);
+              ffm_cli_table_cell (classes, c->attributes, NULL);
+              ffm_cli_table_cell (classes, c->source, NULL);
+            }
+        }
     }
   g_ptr_array_add (tables, pt);
   g_ptr_array_add (tables, at);
   g_ptr_array_add (tables, params);
+  if (classes != NULL)
+    g_ptr_array_add (tables, classes);
   return tables;
 }
 

@@ -6,7 +6,8 @@
  *             --sweep K=V1,V2,... [--sweep-arch K=V1,V2,...]... [--zip]
  *             [--policy ffm,transfusion,...] [--objective edp|energy|latency]
  *             [--threads N] [--csv OUT] [--json OUT] [--plot OUT.svg]
- *             [--html OUT.html] [constraint options of ffm map]
+ *             [--plot-pareto X,Y] [--html OUT.html]
+ *             [constraint options of ffm map]
  *
  * The points are the cartesian product of the --sweep and --sweep-arch
  * lists (with --zip: the lists side by side, all of one length), each run
@@ -28,8 +29,13 @@
  * as an uninterrupted one (times aside). --json writes every row as JSON
  * at the end; --plot draws EDP against the first swept parameter, one line
  * per policy, and beside it the per-point plots of ffm-plot-sweep.h (needs
- * a build with PLplot, checked before any work); --html writes the table,
- * the same plots as SVG and the JSON as one page (ffm-html-report.h).
+ * a build with PLplot, checked before any work); --plot-pareto X,Y adds
+ * OUT-pareto-X-Y, every point's X against its Y (area, edp, energy,
+ * latency) with their Pareto front (ffm-plot-pareto.h). Each row carries
+ * the architecture's area (area_m2), which follows the design when the
+ * architecture sizes its components with estimators (ffm-estimator.h).
+ * --html writes the table, the same plots as SVG and the JSON as one page
+ * (ffm-html-report.h).
  *
  * Points run in parallel: min(--threads, points) at a time, the threads
  * shared among them. On a terminal, a progress line shows the points done
@@ -46,6 +52,7 @@
 #include "ffm-cli-visual.h"
 #include "ffm-plot.h"
 #include "ffm-plot-sweep.h"
+#include "ffm-plot-pareto.h"
 
 #include <errno.h>
 #include <math.h>
@@ -75,6 +82,7 @@ typedef struct {
   char **sweep_archs;           /* --sweep-arch K=V1,V2 (owned) */
   gboolean zip;
   char *csv, *json, *plot;      /* owned */
+  char *plot_pareto;            /* --plot-pareto X,Y (owned) */
   FfmCliVisualOptions visual;   /* --html */
 } SweepOptions;
 
@@ -94,6 +102,7 @@ typedef struct {
   gboolean done;
   gboolean ok;
   double energy, latency, edp, seconds;
+  double area;                  /* m^2 of the point's architecture */
   char *fused;                  /* "T1@GlobalBuffer;T2@MainMemory" (owned) */
   char *level_energy;           /* "MainMemory=1e-3;GlobalBuffer=..." (owned) */
   char *class_energy;           /* "weights=...;intermediates_kv=..." (owned) */
@@ -230,7 +239,7 @@ csv_record (const char *text, gsize *pos)
 
 /* The fixed columns after the policy and the axes. */
 static const char *const result_columns[] = {
-  "status", "energy_j", "latency_s", "edp_js", "seconds", "fused",
+  "status", "energy_j", "latency_s", "edp_js", "area_m2", "seconds", "fused",
   "energy_by_level", "energy_by_tensor_class", "offchip_energy_by_tensor_class",
   "einsums", "fused_einsums", "error", NULL
 };
@@ -273,6 +282,7 @@ point_make_line (Point *p)
   csv_double (line, p->ok, p->energy);
   csv_double (line, p->ok, p->latency);
   csv_double (line, p->ok, p->edp);
+  csv_double (line, p->ok, p->area);
   {
     char buf[G_ASCII_DTOSTR_BUF_SIZE];
     csv_field (line, g_ascii_formatd (buf, sizeof buf, "%.3f", p->seconds));
@@ -347,7 +357,7 @@ rows_from_text (const char *path, const char *text, gsize length, const GArray *
     {
       g_autoptr (GPtrArray) fields = next;
       g_autofree char *key = NULL;
-      const char *const *f = (const char *const *) fields->pdata;
+      const char *const *f;
       const char *status;
       Point *p;
       row++;
@@ -364,6 +374,8 @@ rows_from_text (const char *path, const char *text, gsize length, const GArray *
           return FALSE;
         }
       g_ptr_array_add (fields, NULL);
+      /* After the add, which may have moved the array. */
+      f = (const char *const *) fields->pdata;
       {
         g_auto (GStrv) values = g_new0 (char *, n_axes + 1);
         for (guint i = 0; i < n_axes; i++)
@@ -378,20 +390,21 @@ rows_from_text (const char *path, const char *text, gsize length, const GArray *
       if ((!p->ok && strcmp (status, "failed") != 0)
           || (p->ok && (!parse_double (f[2 + n_axes], &p->energy)
                         || !parse_double (f[3 + n_axes], &p->latency)
-                        || !parse_double (f[4 + n_axes], &p->edp)))
-          || !parse_double (f[5 + n_axes], &p->seconds))
+                        || !parse_double (f[4 + n_axes], &p->edp)
+                        || !parse_double (f[5 + n_axes], &p->area)))
+          || !parse_double (f[6 + n_axes], &p->seconds))
         {
           g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "--csv %s: row %u: "
                        "malformed status or numbers", path, row);
           return FALSE;
         }
-      p->fused = g_strdup (f[6 + n_axes]);
-      p->level_energy = g_strdup (f[7 + n_axes]);
-      p->class_energy = g_strdup (f[8 + n_axes]);
-      p->offchip_class_energy = g_strdup (f[9 + n_axes]);
-      p->einsums = g_strdup (f[10 + n_axes]);
-      p->fused_einsums = g_strdup (f[11 + n_axes]);
-      p->error = *f[12 + n_axes] != '\0' ? g_strdup (f[12 + n_axes]) : NULL;
+      p->fused = g_strdup (f[7 + n_axes]);
+      p->level_energy = g_strdup (f[8 + n_axes]);
+      p->class_energy = g_strdup (f[9 + n_axes]);
+      p->offchip_class_energy = g_strdup (f[10 + n_axes]);
+      p->einsums = g_strdup (f[11 + n_axes]);
+      p->fused_einsums = g_strdup (f[12 + n_axes]);
+      p->error = *f[13 + n_axes] != '\0' ? g_strdup (f[13 + n_axes]) : NULL;
       p->done = TRUE;
       point_make_line (p);
       (*n_resumed)++;
@@ -722,6 +735,7 @@ run_point (gpointer data, gpointer user_data)
       p->energy = ffm_cost_report_get_energy (r);
       p->latency = ffm_cost_report_get_latency (r);
       p->edp = ffm_cost_report_get_edp (r);
+      p->area = ffm_arch_get_area (ffm_problem_get_arch (p->problem));
       describe_result (p, r);
     }
   p->seconds = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
@@ -819,6 +833,7 @@ points_json (const GArray *axes, const GPtrArray *points)
           ffm_json_writer_member_double (b, "energy_j", p->energy);
           ffm_json_writer_member_double (b, "latency_s", p->latency);
           ffm_json_writer_member_double (b, "edp_js", p->edp);
+          ffm_json_writer_member_double (b, "area_m2", p->area);
           ffm_json_writer_key (b, "fused_tensors");
           ffm_json_writer_begin_array (b);
           for (guint k = 0; fused[k] != NULL; k++)
@@ -919,6 +934,83 @@ plot_breakdowns (const char *path, const GArray *axes, const GPtrArray *points,
   ok = ffm_plot_sweep_breakdowns (path, swept->str, rows, points->len, n_policies, error);
   g_string_free (swept, TRUE);
   return ok;
+}
+
+/* The quantities --plot-pareto takes, with their labels. */
+static const struct {
+  const char *name;
+  const char *label;
+} pareto_quantities[] = {
+  { "area", "area (mm^2)" }, { "edp", "EDP (J*s)" }, { "energy", "energy (J)" },
+  { "latency", "latency (s)" },
+};
+
+/* The index of quantity @name, or -1. */
+static int
+pareto_quantity (const char *name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (pareto_quantities); i++)
+    if (strcmp (pareto_quantities[i].name, name) == 0)
+      return (int) i;
+  return -1;
+}
+
+static double
+point_quantity (const Point *p, int q)
+{
+  if (!p->ok)
+    return NAN;
+  switch (q)
+    {
+    case 0: return p->area * 1e6;   /* mm^2 */
+    case 1: return p->edp;
+    case 2: return p->energy;
+    default: return p->latency;
+    }
+}
+
+/* Parses "X,Y" into two quantity indices; FALSE with a usage message. */
+static gboolean
+parse_pareto (const char *spec, int *x, int *y, GError **error)
+{
+  g_auto (GStrv) parts = g_strsplit (spec, ",", -1);
+
+  if (g_strv_length (parts) != 2
+      || (*x = pareto_quantity (g_strstrip (parts[0]))) < 0
+      || (*y = pareto_quantity (g_strstrip (parts[1]))) < 0 || *x == *y)
+    {
+      g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
+                   "--plot-pareto takes two different quantities of area, edp, "
+                   "energy and latency, as X,Y (e.g. area,edp); got '%s'", spec);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* OUT-pareto-X-Y beside @path: every point's X against its Y, one series
+ * per policy, with the front. */
+static gboolean
+plot_pareto (const char *path, const char *spec, const GPtrArray *points,
+             GError **error)
+{
+  g_autofree FfmParetoPoint *pts = g_new0 (FfmParetoPoint, MAX (points->len, 1));
+  g_autofree char *what = NULL, *out = NULL, *title = NULL;
+  int x, y;
+
+  if (!parse_pareto (spec, &x, &y, error))
+    return FALSE;
+  what = g_strdup_printf ("pareto-%s-%s", pareto_quantities[x].name,
+                          pareto_quantities[y].name);
+  out = ffm_plot_sweep_path (path, what);
+  title = g_strdup_printf ("%s against %s, every point and policy",
+                           pareto_quantities[y].name, pareto_quantities[x].name);
+  for (guint i = 0; i < points->len; i++)
+    {
+      const Point *p = points->pdata[i];
+      pts[i] = (FfmParetoPoint) { p->policy, point_quantity (p, x), point_quantity (p, y) };
+    }
+  return ffm_plot_pareto (out, title, pareto_quantities[x].label,
+                          pareto_quantities[y].label, pts, points->len, error);
 }
 
 /* ---- Under mpirun (ffm-cli-mpi-points.h) ---- */
@@ -1135,6 +1227,16 @@ run (GOptionContext *context, SweepOptions *o)
                                 "seconds from 0 (none) to %.0f", FFM_CLI_MAX_TIMEOUT);
   if (!ffm_cli_generator_limits_check (&o->search.limits, &s.max_memory, &error))
     return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
+  if (o->plot_pareto != NULL)
+    {
+      int x, y;
+      if (o->plot == NULL)
+        return ffm_cli_usage_error (context, COMMAND, "--plot-pareto draws beside "
+                                    "--plot OUT.svg (as OUT-pareto-X-Y.svg): give "
+                                    "--plot too");
+      if (!parse_pareto (o->plot_pareto, &x, &y, &error))
+        return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
+    }
   if (o->plot != NULL && !ffm_plot_check (o->plot, &error))
     return ffm_cli_fail (COMMAND, error);
   if (!ffm_cli_visual_check (&o->visual, &error))
@@ -1311,7 +1413,10 @@ run (GOptionContext *context, SweepOptions *o)
     }
   if (o->plot != NULL && (!plot_edp (o->plot, axes, points, policies, &error)
                           || !plot_breakdowns (o->plot, axes, points,
-                                               g_strv_length (policies), &error)))
+                                               g_strv_length (policies), &error)
+                          || (o->plot_pareto != NULL
+                              && !plot_pareto (o->plot, o->plot_pareto, points,
+                                               &error))))
     return ffm_cli_fail (COMMAND, error);
   for (guint i = 0; i < points->len; i++)
     {
@@ -1343,7 +1448,7 @@ ffm_cmd_sweep (int argc, char **argv)
 {
   SweepOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_RUN_OPTIONS_INIT, FFM_CLI_PROBLEM_OPTIONS_INIT,
                      FFM_CLI_SEARCH_OPTIONS_INIT, NULL, NULL, FALSE, NULL, NULL, NULL,
-                     FFM_CLI_VISUAL_OPTIONS_INIT };
+                     NULL, FFM_CLI_VISUAL_OPTIONS_INIT };
   const GOptionEntry entries[] = {
     { "sweep", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.sweeps,
       "Sweep workload parameter NAME over the values (repeatable)", "NAME=V1,V2,..." },
@@ -1368,6 +1473,10 @@ ffm_cmd_sweep (int argc, char **argv)
       "Plot EDP against the first swept parameter, one line per policy (.svg, .png, "
       ".pdf), and beside it OUT-energy-components, OUT-energy-classes, "
       "OUT-energy-classes-all and OUT-fusion, per point and policy", "OUT" },
+    { "plot-pareto", 0, 0, G_OPTION_ARG_STRING, &o.plot_pareto,
+      "Also plot quantity Y against X for every point (area, edp, energy, "
+      "latency; e.g. area,edp) with their Pareto front, as OUT-pareto-X-Y beside "
+      "--plot OUT", "X,Y" },
     G_OPTION_ENTRY_NULL
   };
   g_autofree char *description = ffm_cli_describe (sweep_text, "dse.md");
@@ -1389,6 +1498,7 @@ ffm_cmd_sweep (int argc, char **argv)
   g_free (o.csv);
   g_free (o.json);
   g_free (o.plot);
+  g_free (o.plot_pareto);
   ffm_cli_visual_options_clear (&o.visual);
   ffm_cli_search_options_clear (&o.search);
   ffm_cli_problem_options_clear (&o.problem);

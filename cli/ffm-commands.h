@@ -33,7 +33,9 @@
   X ("import", ffm_cmd_import, \
      "Translate Timeloop YAML (architecture, ERT, problem, mapping) to ffm JSON") \
   X ("export", ffm_cmd_export, \
-     "Write a single-Einsum ffm mapping as a Timeloop map.yaml")
+     "Write a single-Einsum ffm mapping as a Timeloop map.yaml") \
+  X ("estimate", ffm_cmd_estimate, \
+     "Energy per action, leakage and area of a component from its class and attributes")
 
 typedef int (*FfmCommandFunc) (int argc, char **argv);
 

@@ -9,6 +9,8 @@
  * adds the file, line and JSON path to the messages. */
 #include <ffm/ffm-arch.h>
 #include "ffm-arch-private.h"
+#include <ffm/ffm-estimator.h>
+#include "ffm-estimator-private.h"
 #include "ffm-json-util.h"
 #include <ffm/ffm-json-writer.h>
 #include <ffm/ffm-limits.h>
@@ -32,7 +34,7 @@ static const char *const memory_members[] = {
   "bits_per_action", "skip_initial_output_write", "keep", "may_keep",
   "bits_per_value", "fill_energy", "update_energy", "drain_energy",
   "drains_read", "energy_by_tensor", "cluster_size", "whole_actions",
-  "leak_utilized", NULL
+  "leak_utilized", "class", "attributes", "estimated_by", NULL
 };
 /* Members of one energy_by_tensor entry. */
 static const char *const energy_override_members[] = {
@@ -52,7 +54,8 @@ static const char *const single_dim_members[] = {
 };
 static const char *const compute_members[] = {
   "compute", "description", "leak_power", "area", "energy", "throughput",
-  "enabled", "operand_reuse", "leak_utilized", NULL
+  "enabled", "operand_reuse", "leak_utilized", "class", "attributes", "action",
+  "estimated_by", NULL
 };
 
 /* State of one load. */
@@ -808,6 +811,215 @@ read_compute (Loader *l, JsonNode *node, const char *base, FfmLevel *level)
          && read_optional_bool (l, node, base, "operand_reuse", &c->operand_reuse);
 }
 
+/* ---- Levels sized by component estimators ---- */
+
+/* "attributes": {NAME: value}. A number, an expression over the
+ * parameters and lets, or text: a string that does not parse ("7nm") or
+ * is one name that is not a variable ("LPDDR4"). */
+static gboolean
+read_attributes (Loader *l, JsonNode *level_node, const char *base,
+                 FfmParamValues *attrs)
+{
+  JsonNode *node = ffm_json_get_member (level_node, "attributes");
+  g_autofree char *path = g_strdup_printf ("%s.attributes", base);
+  JsonObjectIter iter;
+  const char *name;
+  JsonNode *value;
+
+  if (node == NULL)
+    return TRUE;
+  if (!ffm_json_require_object (l->doc, node, path, FFM_ARCH_ERROR,
+                                FFM_ARCH_ERROR_INVALID, l->error))
+    return FALSE;
+  if (json_object_get_size (json_node_get_object (node)) > FFM_ESTIMATOR_MAX_ATTRIBUTES)
+    return loader_fail (l, node, path, "more than %d attributes",
+                        FFM_ESTIMATOR_MAX_ATTRIBUTES);
+  json_object_iter_init_ordered (&iter, json_node_get_object (node));
+  while (json_object_iter_next_ordered (&iter, &name, &value))
+    {
+      g_autofree char *sub = g_strdup_printf ("%s.%s", path, name);
+      char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+      double number;
+
+      if (node_is_string (value))
+        {
+          const char *text = json_node_get_string (value);
+          g_autoptr (FfmExpr) expr = ffm_expr_parse (text, NULL);
+          gboolean bare_unknown = expr != NULL && strchr (text, ' ') == NULL
+                                  && is_identifier (text)
+                                  && !g_hash_table_contains (l->vars, text);
+          if (expr == NULL || bare_unknown)
+            {
+              ffm_param_values_set (attrs, name, text);
+              continue;
+            }
+        }
+      else if (value != NULL && JSON_NODE_HOLDS_VALUE (value)
+               && json_node_get_value_type (value) == G_TYPE_BOOLEAN)
+        {
+          ffm_param_values_set (attrs, name, json_node_get_boolean (value) ? "1" : "0");
+          continue;
+        }
+      if (!read_number (l, value, sub, &number))
+        return FALSE;
+      ffm_param_values_set (attrs, name, ffm_format_double (number, buffer));
+    }
+  return TRUE;
+}
+
+/* Declares LEVEL.WHAT = @value for the expressions of this level and the
+ * levels below. */
+static void
+declare_estimate (Loader *l, const char *level, const char *what, double value)
+{
+  g_autofree char *name = g_strdup_printf ("%s.%s", level, what);
+  FfmValue v = { .type = FFM_VALUE_NUMBER, .number = value };
+
+  if (!isnan (value))
+    loader_add_var (l, name, &v);
+}
+
+/* "read_energy: sram 70 %" for the @n members of @members the file does
+ * not set itself, all given by @v. */
+static void
+describe_estimate (GString *out, JsonNode *level_node, const char *const *members,
+                   guint n, const FfmEstimatedValue *v)
+{
+  gboolean any = FALSE;
+
+  if (v->estimator == NULL || isnan (v->value))
+    return;
+  for (guint i = 0; i < n; i++)
+    {
+      if (ffm_json_get_member (level_node, members[i]) != NULL)
+        continue;
+      g_string_append_printf (out, "%s%s", any ? ", " : out->len > 0 ? "; " : "",
+                              members[i]);
+      any = TRUE;
+    }
+  if (any)
+    g_string_append_printf (out, ": %s %g %%", v->estimator, v->accuracy);
+}
+
+static gboolean
+estimate_or_fail (Loader *l, JsonNode *class_node, const char *path,
+                  const char *level, const char *class_name,
+                  const FfmParamValues *attrs, const char *action,
+                  FfmComponentEstimate *out)
+{
+  g_autoptr (FfmEstimateQuery) query = ffm_estimate_query_new (level, class_name,
+                                                               attrs, action);
+  g_autoptr (GError) local = NULL;
+
+  if (ffm_plugin_registry_estimate (ffm_estimators_current (), query, out, &local))
+    return TRUE;
+  return loader_fail (l, class_node, path, "%s", local->message);
+}
+
+/* A level with "class" and "attributes": its energies, leakage, area and
+ * (memories) bandwidths from the component estimators, before the level's
+ * own members, which override them. */
+static gboolean
+read_estimated (Loader *l, JsonNode *node, const char *base, FfmLevel *level)
+{
+  JsonNode *class_node = ffm_json_get_member (node, "class");
+  g_autofree char *class_path = g_strdup_printf ("%s.class", base);
+  g_autofree char *class_name = NULL;
+  g_autoptr (FfmParamValues) attrs = ffm_param_values_new ();
+  g_autoptr (GString) by = g_string_new (NULL);
+  FfmComponentEstimate read, write;
+
+  if (class_node == NULL)
+    {
+      if (ffm_json_get_member (node, "attributes") != NULL)
+        return loader_fail (l, node, base, "\"attributes\" describe a component "
+                            "class: give \"class\" too (ffm list shows the classes)");
+      return TRUE;
+    }
+  if (!read_optional_string (l, node, base, "class", &class_name)
+      || !read_attributes (l, node, base, attrs))
+    return FALSE;
+
+  if (level->kind == FFM_LEVEL_COMPUTE)
+    {
+      g_autofree char *action = g_strdup ("compute");
+      static const char *const energy[] = { "energy" };
+      static const char *const leak[] = { "leak_power" };
+      static const char *const area[] = { "area" };
+
+      if (!read_optional_string (l, node, base, "action", &action)
+          || !estimate_or_fail (l, class_node, class_path, level->name, class_name,
+                                attrs, action, &read))
+        return FALSE;
+      level->u.compute.energy = read.energy.value;
+      describe_estimate (by, node, energy, 1, &read.energy);
+      declare_estimate (l, level->name, "energy", read.energy.value);
+      if (!isnan (read.leak_power.value))
+        level->leak_power = read.leak_power.value;
+      if (!isnan (read.area.value))
+        level->area = read.area.value;
+      describe_estimate (by, node, leak, 1, &read.leak_power);
+      describe_estimate (by, node, area, 1, &read.area);
+    }
+  else
+    {
+      FfmMemorySpec *m = &level->u.memory;
+      static const char *const energies[] = { "read_energy", "write_energy" };
+      static const char *const bandwidths[] = { "read_bandwidth", "write_bandwidth" };
+      static const char *const leak[] = { "leak_power" };
+      static const char *const area[] = { "area" };
+      JsonNode *size = ffm_json_get_member (node, "size");
+      double per_action;
+
+      /* An SRAM sized by the level: its capacity in bits. */
+      if (size != NULL && ffm_param_values_lookup (attrs, "depth") == NULL
+          && ffm_param_values_lookup (attrs, "size") == NULL
+          && !(node_is_string (size)
+               && text_uses (json_node_get_string (size), ".bits_per_value", TRUE)))
+        {
+          g_autofree char *size_path = g_strdup_printf ("%s.size", base);
+          char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+          double bits;
+          if (!read_number (l, size, size_path, &bits))
+            return FALSE;
+          if (isfinite (bits))
+            ffm_param_values_set (attrs, "size", ffm_format_double (bits, buffer));
+        }
+      if (!read_optional_number (l, node, base, "bits_per_action", &m->bits_per_action)
+          || !estimate_or_fail (l, class_node, class_path, level->name, class_name,
+                                attrs, "read", &read)
+          || !estimate_or_fail (l, class_node, class_path, level->name, class_name,
+                                attrs, "write", &write))
+        return FALSE;
+      /* Energies per access of action_bits bits; ffm's per bits_per_action. */
+      per_action = isnan (read.action_bits.value) ? 1
+                   : m->bits_per_action / read.action_bits.value;
+      m->read_energy = read.energy.value * per_action;
+      m->write_energy = write.energy.value * per_action;
+      describe_estimate (by, node, energies, 2, &read.energy);
+      declare_estimate (l, level->name, "read_energy", m->read_energy);
+      declare_estimate (l, level->name, "write_energy", m->write_energy);
+      if (!isnan (read.bandwidth.value))
+        {
+          m->read_bandwidth = m->write_bandwidth = read.bandwidth.value
+                                                   / m->bits_per_action;
+          describe_estimate (by, node, bandwidths, 2, &read.bandwidth);
+          declare_estimate (l, level->name, "bandwidth", m->read_bandwidth);
+        }
+      if (!isnan (read.leak_power.value))
+        level->leak_power = read.leak_power.value;
+      if (!isnan (read.area.value))
+        level->area = read.area.value;
+      describe_estimate (by, node, leak, 1, &read.leak_power);
+      describe_estimate (by, node, area, 1, &read.area);
+    }
+  declare_estimate (l, level->name, "leak_power", read.leak_power.value);
+  declare_estimate (l, level->name, "area", read.area.value);
+  g_free (level->estimated_by);
+  level->estimated_by = by->len > 0 ? g_strdup (by->str) : NULL;
+  return TRUE;
+}
+
 /* Which of "memory", "fanout", "compute" the level object has. */
 static gboolean
 level_kind (Loader *l, JsonNode *node, const char *base, FfmLevelKind *kind,
@@ -866,7 +1078,11 @@ read_level (Loader *l, JsonNode *node, guint index)
   level = kind == FFM_LEVEL_MEMORY ? ffm_arch_add_memory (l->arch, name)
           : kind == FFM_LEVEL_FANOUT ? ffm_arch_add_fanout (l->arch, name)
           : ffm_arch_add_compute (l->arch, name);
+  if (kind != FFM_LEVEL_FANOUT && !read_estimated (l, node, base, level))
+    return FALSE;
   if (!read_optional_string (l, node, base, "description", &level->description)
+      || (ffm_json_get_member (node, "class") == NULL
+          && !read_optional_string (l, node, base, "estimated_by", &level->estimated_by))
       || !read_optional_number (l, node, base, "leak_power", &level->leak_power)
       || !read_optional_bool (l, node, base, "leak_utilized", &level->leak_utilized)
       || !read_optional_number (l, node, base, "area", &level->area))
@@ -1259,6 +1475,7 @@ write_level (FfmJsonWriter *w, const FfmLevel *level)
   if (level->leak_utilized)
     ffm_json_writer_member_boolean (w, "leak_utilized", TRUE);
   ffm_json_writer_member_double (w, "area", level->area);
+  add_string (w, "estimated_by", level->estimated_by);
   ffm_json_writer_end_object (w);
 }
 

@@ -55,6 +55,7 @@ level_free (gpointer data)
 
   g_free (level->name);
   g_free (level->description);
+  g_free (level->estimated_by);
   switch (level->kind)
     {
     case FFM_LEVEL_MEMORY:

@@ -1,7 +1,7 @@
 /* ffm-constraints-private.h (private): constraints resolved for one Einsum,
- * as the pmapping generator reads them (ffm-pmapping-template.c,
- * ffm-pmapping-tiles.c, ffm-pmapping-signature.c) and as
- * ffm_bound_constraints_admit_pmapping() checks them. Masks over accesses
+ * as the pmapping generator reads them (ffm-pmapping-storage.c,
+ * ffm-pmapping-template.c, ffm-pmapping-tiles*.c, ffm-pmapping-signature.c)
+ * and as ffm_bound_constraints_admit_pmapping() checks them. Masks over accesses
  * (bit a = access a of the Einsum), over rank variables (bit v) and over
  * architecture levels (bit l; architectures have at most 64 levels). */
 #pragma once

@@ -1245,6 +1245,8 @@ ffm_cost_report_write_json_members (const FfmCostReport *r, FfmJsonWriter *b)
         ffm_json_writer_member_double (b, "area_m2", level_area);
       else
         ffm_json_writer_member_null (b, "area_m2");
+      if (level->estimated_by != NULL)
+        ffm_json_writer_member_string (b, "estimated_by", level->estimated_by);
       ffm_json_writer_end_object (b);
     }
   ffm_json_writer_end_array (b);

@@ -15,7 +15,8 @@ static const struct {
 };
 
 /* Build-tree folders whose subfolders hold plugin modules. */
-static const char *const build_plugin_parents[] = { "arch-models", "plugins" };
+static const char *const build_plugin_parents[] = { "arch-models", "plugins",
+                                                    "estimators" };
 
 gboolean
 ffm_paths_is_uninstalled (void)

@@ -2,8 +2,9 @@
  *
  * Loading one file goes through these checks, in order, and the first that
  * fails becomes a GError whose message starts with the file's path:
- *   1. the file name is ffm-arch-NAME.so or ffm-search-NAME.so (a scan skips
- *      other names silently; ffm_plugin_registry_load_file() refuses them);
+ *   1. the file name is ffm-arch-NAME.so, ffm-search-NAME.so or
+ *      ffm-estimator-NAME.so (a scan skips other names silently;
+ *      ffm_plugin_registry_load_file() refuses them);
  *   2. it is a readable regular file;
  *   3. it opens with G_MODULE_BIND_LOCAL and without BIND_LAZY, so that an
  *      unresolved symbol fails here rather than in the middle of a search;
@@ -13,12 +14,14 @@
  *   6. the descriptor: size, known kind, non-empty one-line strings, name
  *      charset, name and kind agree with the file name, reserved fields NULL;
  *   7. the vtable: present, large enough, required slots set; a search
- *      plugin's parameter declaration is valid;
+ *      plugin's parameter declaration is valid; an estimator's class list
+ *      is (names, actions, one-line texts);
  *   8. no plugin of the same kind and name is loaded yet.
  * Then the module is made resident: descriptors, vtables and static
  * parameter arrays must stay valid for the life of the process. */
 #include <ffm/ffm-plugin-registry.h>
 #include <ffm/ffm-paths.h>
+#include "ffm-estimator-private.h"
 
 #include <errno.h>
 #include <string.h>
@@ -27,6 +30,7 @@
 
 #define ARCH_PREFIX "ffm-arch-"
 #define SEARCH_PREFIX "ffm-search-"
+#define ESTIMATOR_PREFIX "ffm-estimator-"
 #define MODULE_SUFFIX "." G_MODULE_SUFFIX
 
 /* Sizes of the ABI 2.0 structures: the smallest a plugin of ABI 2.x may
@@ -34,6 +38,9 @@
 #define DESCRIPTOR_SIZE_2_0 sizeof (FfmPluginDescriptor)
 #define ARCH_VTABLE_SIZE_2_0 sizeof (FfmArchModelVTable)
 #define SEARCH_VTABLE_SIZE_2_0 sizeof (FfmSearchVTable)
+/* Estimators came with ABI 2.3. */
+#define ESTIMATOR_VTABLE_SIZE_2_3 sizeof (FfmEstimatorVTable)
+#define ESTIMATOR_MAX_CLASSES 1024
 
 struct _FfmPluginRegistry {
   GPtrArray *extra_dirs;        /* of char*: --plugin-dir folders, in order */
@@ -73,6 +80,8 @@ ffm_plugin_registry_free (FfmPluginRegistry *registry)
 {
   if (registry == NULL)
     return;
+  /* Architectures built later must not ask a freed registry. */
+  ffm_estimators_forget (registry);
   /* The modules stay resident: only our records go. */
   g_ptr_array_unref (registry->extra_dirs);
   g_ptr_array_unref (registry->plugins);
@@ -163,6 +172,11 @@ parse_file_name (const char *basename, FfmPluginKind *kind, char **name)
     {
       *kind = FFM_PLUGIN_KIND_SEARCH;
       rest = basename + strlen (SEARCH_PREFIX);
+    }
+  else if (g_str_has_prefix (basename, ESTIMATOR_PREFIX))
+    {
+      *kind = FFM_PLUGIN_KIND_ESTIMATOR;
+      rest = basename + strlen (ESTIMATOR_PREFIX);
     }
   else
     return FALSE;
@@ -318,6 +332,103 @@ ffm_plugin_check_param_specs (const FfmParamSpec *specs,
 }
 
 static gboolean
+is_class_name (const char *name)
+{
+  if (name == NULL || name[0] == '\0')
+    return FALSE;
+  for (const char *p = name; *p != '\0'; p++)
+    if (!(g_ascii_isalnum (*p) || *p == '_'))
+      return FALSE;
+  return TRUE;
+}
+
+/* An estimator's class list: at least one class, names [A-Za-z0-9_]+ and
+ * unique ignoring case, actions and texts present and one line. */
+static gboolean
+check_estimator_classes (const char *path, const FfmEstimatorClass *classes,
+                         GError **error)
+{
+  guint n;
+
+  if (classes == NULL || classes[0].name == NULL)
+    {
+      g_set_error (error, FFM_PLUGIN_ERROR, FFM_PLUGIN_ERROR_INVALID_DESCRIPTOR,
+                   "%s: the estimator lists no component class", path);
+      return FALSE;
+    }
+  for (n = 0; classes[n].name != NULL; n++)
+    {
+      const FfmEstimatorClass *c = &classes[n];
+      const char *const texts[][2] = {
+        { "actions", c->actions }, { "attributes", c->attributes },
+        { "source", c->source },
+      };
+
+      if (n == ESTIMATOR_MAX_CLASSES)
+        {
+          g_set_error (error, FFM_PLUGIN_ERROR, FFM_PLUGIN_ERROR_INVALID_DESCRIPTOR,
+                       "%s: more than %d component classes (is the list missing "
+                       "its NULL-name terminator?)", path, ESTIMATOR_MAX_CLASSES);
+          return FALSE;
+        }
+      if (!is_class_name (c->name))
+        {
+          g_set_error (error, FFM_PLUGIN_ERROR, FFM_PLUGIN_ERROR_INVALID_DESCRIPTOR,
+                       "%s: component class name '%s' is not [A-Za-z0-9_]+", path,
+                       c->name);
+          return FALSE;
+        }
+      for (guint t = 0; t < G_N_ELEMENTS (texts); t++)
+        if (texts[t][1] == NULL || texts[t][1][0] == '\0'
+            || strchr (texts[t][1], '\n') != NULL)
+          {
+            g_set_error (error, FFM_PLUGIN_ERROR, FFM_PLUGIN_ERROR_INVALID_DESCRIPTOR,
+                         "%s: component class %s has no one-line %s", path,
+                         c->name, texts[t][0]);
+            return FALSE;
+          }
+      for (guint j = 0; j < n; j++)
+        if (g_ascii_strcasecmp (classes[j].name, c->name) == 0)
+          {
+            g_set_error (error, FFM_PLUGIN_ERROR, FFM_PLUGIN_ERROR_INVALID_DESCRIPTOR,
+                         "%s: component class %s is listed twice", path, c->name);
+            return FALSE;
+          }
+    }
+  return TRUE;
+}
+
+static gboolean
+check_estimator_vtable (const char *path, const FfmPluginDescriptor *desc,
+                        GError **error)
+{
+  const FfmEstimatorVTable *vt = desc->vtable.estimator;
+
+  if (desc->abi_minor < 3)
+    {
+      g_set_error (error, FFM_PLUGIN_ERROR, FFM_PLUGIN_ERROR_ABI_MISMATCH,
+                   "%s: an estimator built for plugin ABI %u.%u (estimators "
+                   "need ABI 2.3 or later)", path, desc->abi_major, desc->abi_minor);
+      return FALSE;
+    }
+  if (vt->struct_size < ESTIMATOR_VTABLE_SIZE_2_3)
+    {
+      g_set_error (error, FFM_PLUGIN_ERROR, FFM_PLUGIN_ERROR_INVALID_DESCRIPTOR,
+                   "%s: the estimator function table is %" G_GSIZE_FORMAT
+                   " bytes, smaller than ABI 2.3's %" G_GSIZE_FORMAT,
+                   path, vt->struct_size, (gsize) ESTIMATOR_VTABLE_SIZE_2_3);
+      return FALSE;
+    }
+  if (vt->estimate == NULL)
+    {
+      g_set_error (error, FFM_PLUGIN_ERROR, FFM_PLUGIN_ERROR_INVALID_DESCRIPTOR,
+                   "%s: the function table has no estimate function", path);
+      return FALSE;
+    }
+  return check_estimator_classes (path, vt->classes, error);
+}
+
+static gboolean
 check_vtable (const char *path, const FfmPluginDescriptor *desc, GError **error)
 {
   const char *missing = NULL;
@@ -329,6 +440,8 @@ check_vtable (const char *path, const FfmPluginDescriptor *desc, GError **error)
       return FALSE;
     }
 
+  if (desc->kind == FFM_PLUGIN_KIND_ESTIMATOR)
+    return check_estimator_vtable (path, desc, error);
   if (desc->kind == FFM_PLUGIN_KIND_ARCH_MODEL)
     {
       const FfmArchModelVTable *vt = desc->vtable.arch;
@@ -416,12 +529,14 @@ check_descriptor (const char *path, FfmPluginKind file_kind, const char *file_na
                    desc->abi_minor);
       return FALSE;
     }
-  if (desc->kind != FFM_PLUGIN_KIND_ARCH_MODEL && desc->kind != FFM_PLUGIN_KIND_SEARCH)
+  if (desc->kind != FFM_PLUGIN_KIND_ARCH_MODEL && desc->kind != FFM_PLUGIN_KIND_SEARCH
+      && desc->kind != FFM_PLUGIN_KIND_ESTIMATOR)
     {
       g_set_error (error, FFM_PLUGIN_ERROR, FFM_PLUGIN_ERROR_INVALID_DESCRIPTOR,
-                   "%s: unknown plugin kind %d (expected %d for an arch model "
-                   "or %d for a search strategy)", path, (int) desc->kind,
-                   FFM_PLUGIN_KIND_ARCH_MODEL, FFM_PLUGIN_KIND_SEARCH);
+                   "%s: unknown plugin kind %d (expected %d for an arch model, "
+                   "%d for a search strategy or %d for a component estimator)",
+                   path, (int) desc->kind, FFM_PLUGIN_KIND_ARCH_MODEL,
+                   FFM_PLUGIN_KIND_SEARCH, FFM_PLUGIN_KIND_ESTIMATOR);
       return FALSE;
     }
   if (!check_text_field (path, "name", desc->name, error)
@@ -441,7 +556,9 @@ check_descriptor (const char *path, FfmPluginKind file_kind, const char *file_na
                    "(name the file %s%s%s)", path,
                    ffm_plugin_kind_to_string (desc->kind), desc->name,
                    ffm_plugin_kind_to_string (file_kind), file_name,
-                   desc->kind == FFM_PLUGIN_KIND_ARCH_MODEL ? ARCH_PREFIX : SEARCH_PREFIX,
+                   desc->kind == FFM_PLUGIN_KIND_ARCH_MODEL ? ARCH_PREFIX
+                   : desc->kind == FFM_PLUGIN_KIND_SEARCH ? SEARCH_PREFIX
+                   : ESTIMATOR_PREFIX,
                    desc->name, MODULE_SUFFIX);
       return FALSE;
     }
@@ -583,7 +700,8 @@ load_module (FfmPluginRegistry *registry, const char *path, FfmPluginKind file_k
 
 /**
  * ffm_plugin_registry_load_file:
- * @path: a plugin file, named ffm-arch-NAME.so or ffm-search-NAME.so
+ * @path: a plugin file, named ffm-arch-NAME.so, ffm-search-NAME.so or
+ *   ffm-estimator-NAME.so
  *
  * Returns: FALSE with @error (FFM_PLUGIN_ERROR; message starting with
  *   @path) if the file is not a valid plugin or a plugin of the same kind
@@ -606,8 +724,9 @@ ffm_plugin_registry_load_file (FfmPluginRegistry *registry,
   if (!parse_file_name (basename, &file_kind, &file_name))
     {
       g_set_error (error, FFM_PLUGIN_ERROR, FFM_PLUGIN_ERROR_OPEN,
-                   "%s: not a plugin file name (expected %sNAME%s or %sNAME%s)",
-                   path, ARCH_PREFIX, MODULE_SUFFIX, SEARCH_PREFIX, MODULE_SUFFIX);
+                   "%s: not a plugin file name (expected %sNAME%s, %sNAME%s or "
+                   "%sNAME%s)", path, ARCH_PREFIX, MODULE_SUFFIX, SEARCH_PREFIX,
+                   MODULE_SUFFIX, ESTIMATOR_PREFIX, MODULE_SUFFIX);
       return FALSE;
     }
   if (!check_file (path, error))
@@ -770,6 +889,8 @@ ffm_plugin_kind_to_string (FfmPluginKind kind)
       return "arch-model";
     case FFM_PLUGIN_KIND_SEARCH:
       return "search";
+    case FFM_PLUGIN_KIND_ESTIMATOR:
+      return "estimator";
     default:
       return "unknown";
     }
@@ -934,6 +1055,7 @@ ffm_plugin_registry_build_arch (FfmPluginRegistry *registry,
   const FfmPluginInfo *model = NULL;
   g_autofree char *arch_name = NULL;
   GError *build_error = NULL;
+  FfmPluginRegistry *previous;
   FfmArch *result;
 
   g_return_val_if_fail (registry != NULL, NULL);
@@ -942,10 +1064,17 @@ ffm_plugin_registry_build_arch (FfmPluginRegistry *registry,
 
   if (!ffm_plugin_registry_resolve_arch (registry, arch, &model, &arch_name, error))
     return NULL;
+  /* The estimates the architecture asks for come from this registry. */
+  previous = ffm_estimators_enter (registry);
   if (model == NULL)
-    return ffm_arch_load_file (arch_name, params, error);
+    {
+      result = ffm_arch_load_file (arch_name, params, error);
+      ffm_estimators_leave (previous);
+      return result;
+    }
 
   result = model->descriptor->vtable.arch->build (arch_name, params, &build_error);
+  ffm_estimators_leave (previous);
   if (result != NULL)
     {
       g_clear_error (&build_error);

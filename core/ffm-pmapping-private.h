@@ -1,69 +1,60 @@
 /* ffm-pmapping-private.h (private): what the pmapping generator's files
- * share: templates (ffm-pmapping-template.c), their tile enumeration
- * (ffm-pmapping-tiles.c) and the driver (ffm-pmapping.c). */
+ * share, file by file (the way SQLite's whereInt.h serves where*.c).
+ *
+ * The generator (ffm-pmapping.h; docs/pmapping-generator.md) runs in
+ * phases, one or more files each; a file calls only files listed below it
+ * here, so the files form no circle:
+ *
+ *   ffm-pmapping.c               the driver: jobs, threads, the phases
+ *                                (ffm_pmappings_generate(), ffm-pmapping-jobs.h)
+ *   ffm-pmapping-waves.c         joinable parts between Einsums: two waves
+ *   ffm-pmapping-set.c           per-Einsum results: merge, copies, tracked
+ *                                memories, errors, reading the set
+ *   ffm-pmapping-signature.c     Einsums with the same pmappings
+ *   ffm-template-result-bytes.c  a template's result as bytes (MPI)
+ *   ffm-pmapping-storage.c       templates, steps 1-2: storage choices (and
+ *                                those bounded away), storage-node orders
+ *   ffm-pmapping-template.c      templates, step 3: the loops of one order
+ *   ffm-pmapping-tiles*.c        the tile search of one template (its own
+ *                                section below lists its nine files)
+ *   ffm-pmapping-terms.c         the cost terms partial pruning compares
+ *   ffm-pmapping-imperfect.c     chains with remainder tiles
+ *   ffm-pmapping-rows.c          a tile vector as a row of its compatibility
+ *                                group; a template's groups (FfmTemplateResult)
+ *   ffm-pmapping-options.c       the options and their defaults
+ *
+ * and below them the modules the generator uses: the cost model
+ * (ffm-cost-pmapping.c), Pareto pruning (ffm-pareto.c), the storage bound
+ * (ffm-storage-bound.c), joinable parts (ffm-joinable-parts.c), row-key
+ * sorting (ffm-row-key-sort.c), the memory budget. */
 #pragma once
 
 #include <ffm/ffm-pmapping.h>
+#include "ffm-pmapping-jobs.h"
 #include "ffm-constraints-private.h"
 #include <ffm/ffm-memory-budget.h>
+#include "ffm-workload-private.h"
+#include "ffm-storage-bound.h"
 
 G_BEGIN_DECLS
 
-/* One pmapping template: a LoopTree path of one Einsum whose loop tiles are
- * free, compiled once. */
-typedef struct {
-  guint id;                 /* index among the Einsum's templates */
-  guint einsum;
-  guint compute_level;
-  GPtrArray *nodes;         /* of FfmMappingNode* (owned); tiles are placeholders */
-  FfmPmappingModel *model;
-  char *key;                /* canonical form, for deduplication */
-  const FfmEinsumConstraints *constraints; /* the Einsum's, or NULL (owned
-                                              by the pmapping set) */
-} FfmPmappingTemplate;
+/* ---- Options (ffm-pmapping-options.c) ---- */
 
-void ffm_pmapping_template_free (FfmPmappingTemplate *t);
+/* The diagnostics kept out of the public header, in
+ * FfmPmappingOptions.reserved_ (ffm-pmapping-diagnostics.h sets them):
+ * every valid tile vector evaluated (no pruning of partial vectors by
+ * their cost terms: the result must not change), and the reservation
+ * columns of every memory of finite capacity kept, tracked or not. Both
+ * are 0 by default. */
+#define FFM_PMAPPING_NO_PARTIAL_PRUNING(options) ((options)->reserved_[0])
+#define FFM_PMAPPING_TRACK_ALL_MEMORIES(options) ((options)->reserved_[1])
 
-/* Everything the generator reads of Einsum @einsum and of @arch for it,
- * with its @templates (ffm-pmapping-signature.c):
- * two Einsums with equal signatures have the same pmappings up to tensor
- * names. NULL with @error when an architecture expression fails. */
-char *ffm_pmapping_einsum_signature (const FfmWorkload *workload,
-                                     const FfmArch *arch,
-                                     guint einsum,
-                                     const GPtrArray *templates,
-                                     const FfmEinsumConstraints *constraints,
-                                     GError **error);
+/* @options (or the defaults, when NULL) into @out, sized as this build's. */
+void pmapping_options_copy (FfmPmappingOptions *out, const FfmPmappingOptions *options);
+/* The memory budget of @options (the default when 0). */
+guint64 pmapping_options_max_memory (const FfmPmappingOptions *options);
 
-/* Bytes one template holds (its nodes, compiled model and key), charged
- * to the memory budget while it lives. TUNING: measured 5.7-12.6 KiB in
- * malloc per template (TPUv4i x GPT-3, DRAM + 3 buffers x a matmul). */
-#define FFM_PMAPPING_TEMPLATE_BYTES (16u * 1024)
-
-/* Appends to @out (of FfmPmappingTemplate*) every template of @einsum on
- * every compute unit that serves it, ids continuing from out->len. Fails
- * when an architecture expression cannot be evaluated, no compute unit
- * serves the Einsum, a tensor can be kept nowhere, or a template does not
- * compile (a bug). @constraints (may be NULL) are the Einsum's: templates
- * that cannot satisfy them are not built (so there may be none). Each
- * template takes FFM_PMAPPING_TEMPLATE_BYTES from @budget (NULL:
- * unlimited; the caller gives them back when it frees them); when the
- * budget has no more, it fails with FFM_SEARCH_ERROR_OUT_OF_MEMORY. Past
- * options->max_templates the templates are counted in *@n_cut (may be
- * NULL) and not built. With one Einsum in the workload, storage choices
- * whose lower bound a pmapping found while building beats are left out
- * (ffm-pmapping-template.c, rule (g)) and counted in *@n_bounded (may be
- * NULL). */
-gboolean ffm_pmapping_templates_build (const FfmWorkload *workload,
-                                       const FfmArch *arch,
-                                       guint einsum,
-                                       const FfmPmappingOptions *options,
-                                       const FfmEinsumConstraints *constraints,
-                                       FfmMemoryBudget *budget,
-                                       GPtrArray *out,
-                                       guint *n_cut,
-                                       guint *n_bounded,
-                                       GError **error);
+/* ---- Rows and template results (ffm-pmapping-rows.c) ---- */
 
 /* Rows of one template that share a compatibility, before the per-Einsum
  * merge. */
@@ -135,53 +126,8 @@ FfmTemplateResult *ffm_template_result_new (guint n_levels);
 void ffm_template_result_free (FfmTemplateResult *r);
 /* Pareto-prunes every group of @r. */
 void ffm_template_result_prune (FfmTemplateResult *r);
-/* @r as flat bytes (ffm-template-result-bytes.c), for another process of
- * the same build: a header with the sizes of the structures copied, the
- * counters and rejection records ([@n_levels] each), then per group its
- * compatibility, columns, values and tiles. (transfer full) */
-GBytes *ffm_template_result_to_bytes (const FfmTemplateResult *r,
-                                      guint n_levels);
-/* Fills @r, as ffm_template_result_new (@n_levels) made it, from @bytes;
- * fails (FFM_MAPPING_ERROR_INVALID) when they are truncated, from another
- * build, or their counts disagree. */
-gboolean ffm_template_result_from_bytes (FfmTemplateResult *r,
-                                         guint n_levels,
-                                         GBytes *bytes,
-                                         GError **error);
-
-/* Appends to @out (of guint64, @n_loops per chain) every chain of tiles of
- * one rank variable of bound @bound over its @n_loops loops (outermost
- * first) that the mapspace with remainder tiles allows, where
- * @may_remainder[i] says whether loop i's kind may have one
- * (ffm-pmapping-imperfect.c). */
-void ffm_pmapping_remainder_chains (guint64 bound,
-                                    const gboolean *may_remainder,
-                                    guint n_loops,
-                                    GArray *out);
-
-/* Scratch memory of the tile search, for one thread at a time. */
-typedef struct _FfmTileWorkspace FfmTileWorkspace;
-/* Its buffers are reserved from @budget (NULL: unlimited, borrowed: it
- * outlives the workspace). */
-FfmTileWorkspace *ffm_tile_workspace_new (FfmMemoryBudget *budget);
-void ffm_tile_workspace_free (FfmTileWorkspace *ws);
-
-/* Enumerates the tile vectors of @t (ffm-pmapping-tiles.c) into @out,
- * with @workspace's memory (NULL: a temporary one). @untracked (per
- * architecture level, transfer none, NULL for none): memories whose
- * reservations the groups leave out, known to be untracked before the
- * search. @joinable (NULL: none, transfer none): the parts the Einsum's
- * shared tensors may have (ffm-joinable-parts-private.h); vectors with
- * another part are dropped and counted in out->n_unjoinable. */
-typedef struct _FfmJoinableParts FfmJoinableParts;
-void ffm_pmapping_template_enumerate (const FfmWorkload *workload,
-                                      const FfmArch *arch,
-                                      const FfmPmappingTemplate *t,
-                                      const FfmPmappingOptions *options,
-                                      const gboolean *untracked,
-                                      const FfmJoinableParts *joinable,
-                                      FfmTileWorkspace *workspace,
-                                      FfmTemplateResult *out);
+/* Pareto-prunes the rows of @g (@n_loops tiles per row). */
+void ffm_template_group_prune (FfmTemplateGroup *g, guint n_loops);
 
 /* Everything ffm_pmapping_describe() derives from a model alone, computed
  * once per template. */
@@ -220,6 +166,21 @@ guint ffm_describe_row (const FfmDescribeInfo *info,
                         FfmCompatibility *compat,
                         FfmPmappingColumn *columns,
                         double *values);
+
+#define FFM_DESCRIBE_MAX_COLUMNS (2 + 16 * (FFM_COMPAT_MAX_LOOPS + 2))
+void ffm_template_group_free (FfmTemplateGroup *g);
+
+/* ---- Remainder tiles (ffm-pmapping-imperfect.c) ---- */
+
+/* Appends to @out (of guint64, @n_loops per chain) every chain of tiles of
+ * one rank variable of bound @bound over its @n_loops loops (outermost
+ * first) that the mapspace with remainder tiles allows, where
+ * @may_remainder[i] says whether loop i's kind may have one
+ * (ffm-pmapping-imperfect.c). */
+void ffm_pmapping_remainder_chains (guint64 bound,
+                                    const gboolean *may_remainder,
+                                    guint n_loops,
+                                    GArray *out);
 
 /* ---- Cost terms (ffm-pmapping-terms.c) ---- */
 
@@ -284,15 +245,1046 @@ void ffm_terms_evaluate (const FfmTerms *terms,
                          const guint64 *tiles,
                          double *out);
 
-#define FFM_DESCRIBE_MAX_COLUMNS (2 + 16 * (FFM_COMPAT_MAX_LOOPS + 2))
+/* ---- Templates (ffm-pmapping-storage.c, ffm-pmapping-template.c) ----
+ *
+ * ffm-pmapping-storage.c chooses what each memory keeps and orders the
+ * storage nodes (ffm_pmapping_templates_build()); ffm-pmapping-template.c
+ * places the loops of each order and emits the template. */
 
-/* The diagnostics kept out of the public header, in
- * FfmPmappingOptions.reserved_ (ffm-pmapping-diagnostics.h sets them):
- * every valid tile vector evaluated (no pruning of partial vectors by
- * their cost terms: the result must not change), and the reservation
- * columns of every memory of finite capacity kept, tracked or not. Both
- * are 0 by default. */
-#define FFM_PMAPPING_NO_PARTIAL_PRUNING(options) ((options)->reserved_[0])
-#define FFM_PMAPPING_TRACK_ALL_MEMORIES(options) ((options)->reserved_[1])
+/* One pmapping template: a LoopTree path of one Einsum whose loop tiles are
+ * free, compiled once. */
+typedef struct {
+  guint id;                 /* index among the Einsum's templates */
+  guint einsum;
+  guint compute_level;
+  GPtrArray *nodes;         /* of FfmMappingNode* (owned); tiles are placeholders */
+  FfmPmappingModel *model;
+  char *key;                /* canonical form, for deduplication */
+  const FfmEinsumConstraints *constraints; /* the Einsum's, or NULL (owned
+                                              by the pmapping set) */
+} FfmPmappingTemplate;
+
+void ffm_pmapping_template_free (FfmPmappingTemplate *t);
+
+/* Bytes one template holds (its nodes, compiled model and key), charged
+ * to the memory budget while it lives. TUNING: measured 5.7-12.6 KiB in
+ * malloc per template (TPUv4i x GPT-3, DRAM + 3 buffers x a matmul). */
+#define FFM_PMAPPING_TEMPLATE_BYTES (16u * 1024)
+
+/* Appends to @out (of FfmPmappingTemplate*) every template of @einsum on
+ * every compute unit that serves it, ids continuing from out->len. Fails
+ * when an architecture expression cannot be evaluated, no compute unit
+ * serves the Einsum, a tensor can be kept nowhere, or a template does not
+ * compile (a bug). @constraints (may be NULL) are the Einsum's: templates
+ * that cannot satisfy them are not built (so there may be none). Each
+ * template takes FFM_PMAPPING_TEMPLATE_BYTES from @budget (NULL:
+ * unlimited; the caller gives them back when it frees them); when the
+ * budget has no more, it fails with FFM_SEARCH_ERROR_OUT_OF_MEMORY. Past
+ * options->max_templates the templates are counted in *@n_cut (may be
+ * NULL) and not built. With one Einsum in the workload, storage choices
+ * whose lower bound a pmapping found while building beats are left out
+ * (ffm-pmapping-template.c, rule (g)) and counted in *@n_bounded (may be
+ * NULL). */
+gboolean ffm_pmapping_templates_build (const FfmWorkload *workload,
+                                       const FfmArch *arch,
+                                       guint einsum,
+                                       const FfmPmappingOptions *options,
+                                       const FfmEinsumConstraints *constraints,
+                                       FfmMemoryBudget *budget,
+                                       GPtrArray *out,
+                                       guint *n_cut,
+                                       guint *n_bounded,
+                                       GError **error);
+
+typedef enum {
+  ITEM_STORAGE = 1,
+  ITEM_TEMPORAL,
+  ITEM_SPATIAL,
+} TemplateItemKind;
+
+/* One node of a template under construction. */
+typedef struct {
+  TemplateItemKind kind;
+  guint access;             /* STORAGE */
+  guint level;              /* STORAGE: memory; SPATIAL: fanout */
+  gboolean backing;         /* STORAGE: first node of its tensor */
+  gboolean persistent;      /* STORAGE */
+  guint var;                /* loops */
+  guint dim;                /* SPATIAL */
+} TemplateItem;
+
+#define MAX_ITEMS 128
+
+typedef struct {
+  const FfmWorkload *w;
+  const FfmArch *a;
+  const FfmEinsum *e;
+  guint einsum;
+  const FfmPmappingOptions *opt;
+  guint compute;
+  guint *path;
+  guint n_path;
+  guint64 direct[FFM_MAX_EINSUM_TENSORS];     /* vars indexing a rank alone */
+  guint64 irrelevant[FFM_MAX_EINSUM_TENSORS]; /* vars not indexing it at all */
+  guint64 partial[FFM_MAX_EINSUM_TENSORS];    /* vars only in multi-term indices */
+  guint64 all;              /* every access */
+  guint64 shared;           /* accesses of tensors two or more Einsums touch */
+  guint64 fusable_or_inter; /* shared or intermediate */
+  guint64 persistent;       /* accesses of persistent tensors */
+  guint64 vars;             /* rank variables with a bound above 1 */
+  guint64 kept[64];         /* current storage choice, per architecture level */
+  guint64 coverable;        /* accesses some complete choice keeps */
+  int first_memory;         /* outermost memory on the path */
+  GPtrArray *out;
+  GHashTable *keys;         /* dedup keys of this Einsum's templates */
+  guint n_complete;         /* complete storage choices seen */
+  gboolean remainders;      /* the mapspace has remainder tiles (options'
+                               imperfect, and the model counts them) */
+  const FfmEinsumConstraints *ec; /* the Einsum's constraints, or NULL */
+  FfmPmappingOptions eff;   /* the options with the Einsum's own fused-loop
+                               limit; opt points here */
+  guint64 exempt;           /* rank variables rules (c) and (d) leave alone */
+  FfmMemoryBudget *budget;  /* each template's bytes come from it */
+  guint n_cut;              /* templates past options.max_templates */
+  GPtrArray *cut_keys;      /* their keys (owned), so that none counts twice */
+  guint64 n_redundant;      /* templates left out for a redundant copy (f) */
+  gboolean collecting;      /* storage choices bounded: finish_choice()
+                               stores each complete choice, builds nothing */
+  GArray *choices;          /* of guint64, n_accesses per choice: its
+                               chains (ffm_storage_bound_chains()) */
+  FfmStorageBound *bound;   /* while choices are collected */
+  gsize choices_charged;    /* bytes of the choices' arrays from budget */
+  guint n_bounded;          /* choices left out by their bound */
+  guint n_seeded;           /* choices searched while building */
+  guint n_seed_templates;   /* their templates */
+} TemplateBuilder;
+
+/* Which listed rank variables of each loop order each of its gaps may
+ * iterate: a choice of non-decreasing cuts (see "Loop orders" below). */
+typedef struct {
+  guint n_gaps[FFM_CONSTRAINTS_MAX_ORDERS];
+  guint cut[FFM_CONSTRAINTS_MAX_ORDERS][MAX_ITEMS];
+} OrderPlan;
+
+/* ffm-pmapping-template.c */
+/* Which rank variables index each access, alone or in a sum (b->direct,
+ * b->irrelevant, b->partial). */
+void template_compute_relevancy (TemplateBuilder *b);
+/* What memory path[@p] must and may keep given the choices @kept of the
+ * memories above it. */
+gboolean template_level_must_may (const TemplateBuilder *b, guint p, const guint64 *kept,
+                                  guint64 *must_out, guint64 *may_out, GError **error);
+/* The templates of the storage-node order @nodes (the first @n_g0 the
+ * outermost memory's and the persistent ones), one per plan of the mapping
+ * constraints' loop orders. */
+gboolean template_build_from_order (TemplateBuilder *b, const TemplateItem *nodes,
+                                    guint n_nodes, guint n_g0, GError **error);
+
+/* ---- Template results as bytes (ffm-template-result-bytes.c) ---- */
+
+/* @r as flat bytes (ffm-template-result-bytes.c), for another process of
+ * the same build: a header with the sizes of the structures copied, the
+ * counters and rejection records ([@n_levels] each), then per group its
+ * compatibility, columns, values and tiles. (transfer full) */
+GBytes *ffm_template_result_to_bytes (const FfmTemplateResult *r,
+                                      guint n_levels);
+/* Fills @r, as ffm_template_result_new (@n_levels) made it, from @bytes;
+ * fails (FFM_MAPPING_ERROR_INVALID) when they are truncated, from another
+ * build, or their counts disagree. */
+gboolean ffm_template_result_from_bytes (FfmTemplateResult *r,
+                                         guint n_levels,
+                                         GBytes *bytes,
+                                         GError **error);
+
+/* ---- Signatures (ffm-pmapping-signature.c) ---- */
+
+/* Everything the generator reads of Einsum @einsum and of @arch for it,
+ * with its @templates (ffm-pmapping-signature.c):
+ * two Einsums with equal signatures have the same pmappings up to tensor
+ * names. NULL with @error when an architecture expression fails. */
+char *ffm_pmapping_einsum_signature (const FfmWorkload *workload,
+                                     const FfmArch *arch,
+                                     guint einsum,
+                                     const GPtrArray *templates,
+                                     const FfmEinsumConstraints *constraints,
+                                     GError **error);
+
+/* ---- The tile search (ffm-pmapping-tiles*.c) ----
+ *
+ * The tile shapes of one template (ffm-pmapping-tiles.c says how they are
+ * searched). Its state, one FfmTileSearch per template, is shared by its
+ * files, one per phase:
+ *   ffm-pmapping-tiles.c           the entry point, the search order (pilots)
+ *                                  and the chunks of the breadth-first search
+ *   ffm-pmapping-tiles-extend.c    one depth of the breadth-first search
+ *   ffm-pmapping-tiles-leaves.c    the last depth, and the taken-leaf store
+ *   ffm-pmapping-tiles-dfs.c       bounds on partial vectors, the depth-first
+ *                                  search, the probe of "try best"
+ *   ffm-pmapping-tiles-table.c     tables, their memory, their pruning
+ *   ffm-pmapping-tiles-leaf.c      a complete vector evaluated into its group
+ *   ffm-pmapping-tiles-units.c     partial dominance: units, factors, the
+ *                                  greedy order
+ *   ffm-pmapping-tiles-joinable.c  joinable parts of shared tensors
+ *   ffm-pmapping-tiles-setup.c     loops, chains, buckets, buffets, fixed tiles
+ * Each calls only files listed below it here, or none. */
+
+/* Scratch memory of the tile search, for one thread at a time. */
+typedef struct _FfmTileWorkspace FfmTileWorkspace;
+/* Its buffers are reserved from @budget (NULL: unlimited, borrowed: it
+ * outlives the workspace). */
+FfmTileWorkspace *ffm_tile_workspace_new (FfmMemoryBudget *budget);
+void ffm_tile_workspace_free (FfmTileWorkspace *ws);
+
+/* Enumerates the tile vectors of @t (ffm-pmapping-tiles.c) into @out,
+ * with @workspace's memory (NULL: a temporary one). @untracked (per
+ * architecture level, transfer none, NULL for none): memories whose
+ * reservations the groups leave out, known to be untracked before the
+ * search. @joinable (NULL: none, transfer none): the parts the Einsum's
+ * shared tensors may have (ffm-joinable-parts-private.h); vectors with
+ * another part are dropped and counted in out->n_unjoinable. */
+typedef struct _FfmJoinableParts FfmJoinableParts;
+void ffm_pmapping_template_enumerate (const FfmWorkload *workload,
+                                      const FfmArch *arch,
+                                      const FfmPmappingTemplate *t,
+                                      const FfmPmappingOptions *options,
+                                      const gboolean *untracked,
+                                      const FfmJoinableParts *joinable,
+                                      FfmTileWorkspace *workspace,
+                                      FfmTemplateResult *out);
+
+#define MAX_VARS FFM_MAX_EINSUM_RANK_VARS
+
+#define MAX_LOOPS FFM_COST_MAX_LOOPS
+
+#define MAX_DIMS 16
+
+#define MAX_BUFFETS 64
+
+#define RANKS FFM_MAX_TENSOR_RANKS
+
+/* Chains of one variable with the same fused-loop count and the same
+ * spatial products on every fanout dimension. */
+typedef struct {
+  guint first;              /* first chain (index into the var's chains) */
+  guint n;                  /* chains */
+  guint fused;              /* fused loops of more than one iteration */
+  guint64 prod[MAX_DIMS];   /* spatial iterations per fanout dimension */
+} Bucket;
+
+/* The state of one template's tile search (ffm_pmapping_template_enumerate()):
+ * what setup compiled of the template, the units of partial dominance,
+ * the bounds' precomputed parts, the taken-leaf store, and the tiles and
+ * products chosen so far. */
+typedef struct {
+  const FfmPmappingTemplate *t;
+  const FfmPmappingModel *m;
+  const FfmArch *arch;
+  const FfmPmappingOptions *opt;
+  const FfmEinsum *e;
+  FfmTemplateResult *out;
+  FfmPmappingCost *cost;
+  FfmDescribeInfo info;
+
+  guint n_loops;
+  FfmLoopInfo loops[MAX_LOOPS];
+  guint n_vars;
+  guint64 bounds[MAX_VARS];
+  guint order[MAX_VARS];
+  guint dfs_order[MAX_VARS];        /* fewest chains first: the depth-first
+                                       search's order (the probe for "try
+                                       best" keeps it when partial pruning
+                                       chose another) */
+  guint var_n_loops[MAX_VARS];
+  guint var_loops[MAX_VARS][MAX_LOOPS];
+  GArray *chains[MAX_VARS];         /* of guint64, var_n_loops tiles per chain */
+  guint n_chains[MAX_VARS];
+  guint64 chain_dim[MAX_VARS][MAX_DIMS];  /* largest product a var adds per dim */
+  double reach_after[MAX_VARS + 1][MAX_DIMS];  /* chain_dim's product over the
+                                                  variables from a depth on, in
+                                                  search order, at most the
+                                                  dimension's count (see
+                                                  tiles_set_order()) */
+  GArray *buckets[MAX_VARS];        /* of Bucket: chains sorted by what the
+                                       search checks, so that a whole bucket
+                                       is accepted or skipped at once */
+
+  guint n_dims;
+  guint64 dim_count[MAX_DIMS];
+  double dim_min[MAX_DIMS];
+  guint n_min_dims;                 /* the dimensions with a minimum usage */
+  guint min_dims[MAX_DIMS];
+  double dim_count_f[MAX_DIMS];     /* dim_count, as the bounds use it */
+  double dim_need[MAX_DIMS];        /* dim_min x dim_count: the instances to use */
+  gboolean constrained;             /* some dimension has a minimum usage */
+
+  guint n_buffets;
+  guint buffet_level[MAX_BUFFETS];
+  guint buffet_access[MAX_BUFFETS];
+  double buffet_bits[MAX_BUFFETS];
+  int res_loop[MAX_BUFFETS][MAX_VARS];  /* loop giving the var's tile at the
+                                           reservation, -1 = the bound */
+  guint n_memories;
+  guint memories[MAX_BUFFETS];      /* levels of finite capacity with buffets */
+  double capacity[MAX_BUFFETS];
+
+  guint n_fused;
+  gboolean remainders;              /* tiles may leave remainders (options'
+                                       imperfect, and the model counts them) */
+  gboolean relaxed;                 /* try best: keep the highest usage */
+  gboolean probing;                 /* relaxed, first pass: find the highest
+                                       usage of a valid vector, keep no row */
+  double best_score;                /* probing: highest usage seen, or -1 */
+  double target_score;              /* relaxed, second pass: that usage */
+  gboolean probe_until_min;         /* probing: stop once the minimum usage
+                                       is reached by a valid vector */
+  gboolean min_reached;             /* ... which it was */
+  guint64 usage_rejected;
+
+  /* Pruning by dominance of cost terms (see "Partial dominance" below). */
+  FfmTerms *terms;
+  gboolean check_terms;     /* FFM_PMAPPING_CHECK_TERMS: terms vs model */
+  guint *leaf_unit_class;   /* per unit at the last depth: its class */
+  guint n_leaf_slots;       /* what the groups compare of a complete row
+                               (tiles_search_leaves()) */
+  guint *leaf_slot;         /* per unit at the last depth: its slot, or
+                               G_MAXUINT when the groups ignore it */
+  guint8 *leaf_slot_max;    /* per slot: TRUE for the largest of its units
+                               (latency), FALSE for their sum */
+  guint prune_sample_rows;  /* PRUNE_SAMPLE_ROWS, or
+                               FFM_PMAPPING_PRUNE_SAMPLE_ROWS (tests) */
+  guint radix_min_rows;     /* RADIX_MIN_ROWS, or
+                               FFM_PMAPPING_RADIX_MIN_ROWS (tests) */
+  gboolean every_leaf;      /* FFM_PMAPPING_EVERY_LEAF (tests): no
+                               tiles_search_leaves() pruning */
+  guint n_units[MAX_VARS + 1];        /* comparison units per depth */
+  guint *unit_next[MAX_VARS];         /* [n_units[k]]: its unit at depth k+1 */
+  guint *unit_desc[MAX_VARS];         /* [n_units[k]]: descriptor of var order[k] */
+  /* Depth k's units grouped by their unit at depth k+1 (stably: in
+   * increasing order within a group): gather_unit[k] and gather_desc[k]
+   * ([n_units[k]]) list each one and its descriptor, gather_start[k]
+   * ([n_units[k+1] + 1]) where each unit of depth k+1 starts among them.
+   * tiles_table_extend() sums each new unit's group in that order straight into
+   * the new row: the same sums, bit for bit, as adding each unit into its
+   * next unit in turn, without a scatter whose stores wait on each other. */
+  guint *gather_unit[MAX_VARS];
+  guint *gather_desc[MAX_VARS];
+  guint *gather_start[MAX_VARS];
+  double *unit_init;                  /* [2 n_units[0]]: value, magnitude */
+  guint n_desc[MAX_VARS];             /* per depth k: descriptors of order[k] */
+  double *phi[MAX_VARS];              /* per depth: [n_chains x n_desc] factors
+                                         (its variable's var_phi, borrowed) */
+  double *var_phi[MAX_VARS];          /* per variable: the same, computed once
+                                         for every search order tried */
+  guint n_diff;                       /* diff entries: fused loops + dims */
+  /* The last depth's bucket bounds (bucket_bounds()): the chains of each
+   * bucket of its variable in groups of equal fused tiles; per group,
+   * each descriptor's least and largest factor over its chains
+   * ([n_groups x 2 n_desc]) and per slot whether every chain gives its
+   * units the same factors ([n_groups x n_leaf_slots]); NULL until
+   * tiles_table_extend() first asks. */
+  guint *bucket_group_first;          /* [n_buckets + 1]: bucket b's groups */
+  guint *chain_group;                 /* [n_chains]: its group */
+  guint *group_chain;                 /* [n_groups]: a chain of the group */
+  double *group_phi;
+  guint8 *group_slot_exact;
+  guint8 *group_cut;                  /* [most groups of a bucket]: scratch */
+  gboolean bucket_bounds_on;          /* not FFM_PMAPPING_NO_BUCKET_BOUNDS
+                                         (tests) */
+  guint64 bucket_bound_cuts;          /* groups so cut (out->n_bucket_cuts,
+                                         the debug log) */
+  guint64 bucket_bound_tests;         /* groups whose bound was taken */
+  guint8 *unit_lex[MAX_VARS + 1];     /* per depth: each unit's LEX_* kind
+                                         for energy first (its ties broken by
+                                         latency, no leak); NULL otherwise */
+  guint var_exp[MAX_BUFFETS][MAX_VARS];  /* ranks of a buffet's tensor a var indexes */
+  gboolean buffet_affine[MAX_BUFFETS];   /* an index of its tensor is not one
+                                            variable: occupancy is not a
+                                            product of per-variable tiles */
+  int buffet_memory[MAX_BUFFETS];     /* index into memories, -1 infinite */
+  guint memory_buffet[MAX_BUFFETS];   /* the buffets of memory q, in order: */
+  guint memory_first[MAX_BUFFETS + 1];/* memory_buffet[memory_first[q]..] */
+  double *chain_occ[MAX_VARS];        /* per variable: [n_chains x n_buffets]
+                                         each chain's factor of each buffet's
+                                         occupancy (its tile, or the bound, to
+                                         the ranks it indexes) */
+  /* Buffets whose tensor has an affine index (capacity_chain_ok()): */
+  guint n_affine;
+  int affine_index[MAX_BUFFETS];      /* the buffet's index among them, or -1 */
+  guint64 *affine_coef;               /* [n_vars x n_affine x RANKS]: the
+                                         variable's coefficient in each
+                                         rank's index (summed over terms) */
+  guint32 *affine_mask;               /* [n_vars x n_affine]: the ranks whose
+                                         index has the variable */
+  guint64 *capacity_affine;           /* [n_vars + 1 depths x (n_vars + 1)
+                                         passes x n_affine x (RANKS + 1)]:
+                                         CapacityBase's, see there */
+
+  /* Fixed tiles (mapping constraints): chain position (loops of the
+   * variable above a storage node) and the tile required there. */
+  guint n_fixed[MAX_VARS];
+  guint fixed_pos[MAX_VARS][MAX_BUFFETS];
+  guint64 fixed_tile[MAX_VARS][MAX_BUFFETS];
+  FfmPmappingOptions eff;           /* options with the Einsum's own
+                                       fused-loop limit; opt points here */
+
+  FfmMemoryBudget *budget;          /* the generation's (workspace's); NULL:
+                                       unlimited */
+  gboolean stopped;                 /* out of memory or out of time: the
+                                       search unwinds */
+  gint64 deadline;                  /* monotonic time (µs) at which the
+                                       template's time limit ends; 0: none */
+
+  /* The leaves taken so far by tiles_search_leaves() in this template's earlier
+   * chunks, by diff (taken_store_add()): tiles_table_extend() does not write a
+   * complete row that one of them dominates (tiles_taken_store_dominates()). */
+  struct {
+    /* One record per distinct diff, in open hashing: */
+    FfmBudgetBuffer buckets;        /* guint32 [n_buckets]: record + 1, 0 empty */
+    FfmBudgetBuffer hash;           /* guint64 per record: its diff's hash */
+    FfmBudgetBuffer next;           /* guint32 per record: next in bucket + 1 */
+    FfmBudgetBuffer diff;           /* guint64 [n_diff] per record */
+    FfmBudgetBuffer first;          /* guint32 per record: its first leaf + 1 */
+    FfmBudgetBuffer least;          /* double [n_leaf_slots] per record: each
+                                       slot's least value over its leaves */
+    /* and one entry per leaf: */
+    FfmBudgetBuffer leaf_next;      /* guint32 per leaf: next of its diff + 1 */
+    FfmBudgetBuffer leaf_record;    /* guint32 per leaf: its record + 1 (only
+                                       in the check mode, for
+                                       tiles_taken_store_dominates_slowly()) */
+    FfmBudgetBuffer slots;          /* double [2 n_leaf_slots] per leaf */
+    guint n_buckets;                /* a power of two, or 0 */
+    guint n_records;
+    guint n;                        /* leaves */
+    guint fail;                     /* the slot where a leaf failed last
+                                       (unit_dominates()) */
+    gboolean full;                  /* the budget or the cap said no more */
+  } taken;
+  guint64 tiles[MAX_LOOPS];
+  guint64 used[MAX_VARS + 1][MAX_DIMS]; /* per depth: spatial products chosen */
+  guint fused[MAX_VARS + 1];        /* per depth: fused loops of > 1 iteration */
+  guint64 var_tiles[MAX_VARS];      /* scratch for occupancy */
+  /* tiles_dfs()'s buckets per depth: those of the depth's variable that pass
+   * the fused-loop, fanout and usage tests at the node's spatial products
+   * and fused loops, which every chain of the parent's bucket shares
+   * (search_survivors()). */
+  struct Survivors {
+    guint *bucket;                  /* indices into buckets[order[depth]] */
+    guint n;
+    guint64 unreachable;            /* buckets usage_reachable() cut */
+    gboolean valid;                 /* for the parent's current bucket */
+  } survivors[MAX_VARS + 2];        /* and [n_vars + 1]: tiles_table_extend()'s */
+  guint *survivor_block;            /* the survivors' indices, one block */
+  struct CapacityBase *capacity_base;  /* [n_vars + 1]: tiles_dfs()'s, per depth
+                                          (8.7 kB each: not on the stack) */
+  FfmCompatibility compat;
+  FfmPmappingColumn columns[FFM_DESCRIBE_MAX_COLUMNS];
+  double values[FFM_DESCRIBE_MAX_COLUMNS];
+
+  /* The parts (ffm-joinable-parts-private.h) the shared tensors may have,
+   * or NULL; per shared tensor with a list (n_jt of them, in
+   * describe-info order), what its part is made of: */
+  const FfmJoinableParts *joinable;
+  guint n_jt;
+  struct JoinableTensor {
+    guint access;
+    guint shared;                   /* index among the compatibility's tensors */
+    guint level;
+    gboolean persistent;
+    guint prefix;                   /* loops above its backing node */
+    int rank[MAX_LOOPS];            /* per loop < prefix: the tensor's rank
+                                       it walks (ffm_join_plain_rank()) */
+    int fanout_level[MAX_LOOPS];    /* per spatial loop < prefix */
+    int fanout_dim[MAX_LOOPS];
+    guint depth;                    /* the search depth from which every
+                                       loop < prefix has its tile (set by
+                                       tiles_joinable_depths() for the order) */
+    gboolean plain;                 /* each loop < prefix walks a rank of
+                                       its own variable (below 64): ranks
+                                       tell the variables apart */
+    GArray *proj[MAX_VARS + 1];     /* per depth below that where the loops
+                                       chosen so far gain a rank: the list's
+                                       parts over those ranks
+                                       (ffm_joinable_parts_project()), or NULL */
+  } jt[FFM_MAX_EINSUM_TENSORS];
+  guint var_pos[MAX_VARS];          /* each variable's depth in the order */
+  guint8 *chain_dead[MAX_VARS];     /* per variable, NULL or per chain: its
+                                       loops rule out a joinable tensor's
+                                       list (joinable_chains()) */
+  guint n_live_chains[MAX_VARS];    /* per variable, its chains not ruled
+                                       out: what the search orders count */
+  guint64 n_unjoinable;             /* partial and complete vectors, and
+                                       leaves, dropped for their parts */
+  gboolean joinable_in_tables;      /* tiles_table_extend() checks the parts */
+} FfmTileSearch;
+
+/* TRUE, and the search stops with what it has (the template is "cut"),
+ * once its time limit has passed. */
+static inline gboolean
+past_deadline (FfmTileSearch *en)
+{
+  if (en->deadline == 0 || g_get_monotonic_time () < en->deadline)
+    return FALSE;
+  en->stopped = TRUE;
+  en->out->cut = TRUE;
+  return TRUE;
+}
+
+/* The smallest tile variable @v, not chosen yet, can have at the
+ * reservation of buffet @b: 1 below one of its loops, its bound above all
+ * of them; and its bound as well below a fused loop when the fused-loop
+ * budget is spent (@trivial_fused): its fused loops then have one
+ * iteration, and fused loops are the first loops of the template, so the
+ * tile stays the bound down to the first unfused loop. */
+static inline guint64
+smallest_tile (const FfmTileSearch *en, guint b, guint v, gboolean trivial_fused)
+{
+  int j = en->res_loop[b][v];
+
+  if (j < 0 || (trivial_fused && (guint) j < en->n_fused))
+    return en->bounds[v];
+  return 1;
+}
+
+/* The fused loops of more than one iteration that the variables not
+ * chosen yet may still add, after @fused: G_MAXUINT when unlimited. */
+static inline guint
+fused_budget (const FfmTileSearch *en, guint fused)
+{
+  if (en->opt->max_fused_loops < 0)
+    return G_MAXUINT;
+  return (guint) en->opt->max_fused_loops > fused
+    ? (guint) en->opt->max_fused_loops - fused : 0;
+}
+
+/* tiles_capacity_ok() for the chains of one variable: what does not depend on
+ * the chain, computed once per bucket (capacity_base()), so that each
+ * chain multiplies in its own factors (capacity_chain_ok()). The probes
+ * of try best ask this for every node they visit: tiles_capacity_ok() was a
+ * fifth of MobileNet-V3's time on TPUv4i. Products of integer tiles as
+ * doubles are exact below 2^53, so the occupancies are tiles_capacity_ok()'s
+ * (FFM_PMAPPING_CHECK_TERMS compares the two at every chain). */
+typedef struct CapacityBase {
+  guint n_passes;
+  int free[MAX_VARS + 1];                    /* per pass: tiles_capacity_ok()'s free */
+  double prod[MAX_VARS + 1][MAX_BUFFETS];    /* per pass: the other variables'
+                                                factor of each buffet */
+  /* Buffets with an affine index, per pass and affine buffet (RANKS + 1
+   * entries): each rank's extent with the variable's tile at 1 (where its
+   * index has the variable), then the product of the other ranks'
+   * extents. With the chain's tile t, a rank's extent is its entry plus
+   * coefficient x (t - 1): ffm_access_tile_values() without a pass over
+   * every rank and variable. */
+  guint64 *affine;
+} CapacityBase;
+
+/* @a x @b, or G_MAXUINT64 when it overflows, as ffm_access_tile_values()
+ * saturates: its factors are >= 1, so its product saturates exactly when
+ * the true product does, in any order. */
+static inline guint64
+saturating_mul (guint64 a, guint64 b)
+{
+  guint64 n;
+  return __builtin_mul_overflow (a, b, &n) ? G_MAXUINT64 : n;
+}
+
+/* The value count of affine buffet @b split for variable @v (@out,
+ * RANKS + 1 entries): each rank's extent with @tiles and @v's tile at 1
+ * where its index has @v, then the product of the other ranks' extents
+ * (@tiles[@v] is not read). affine_values() completes it with a tile of
+ * @v: ffm_access_tile_values() without a pass over every rank and
+ * variable. */
+static inline void
+affine_split (const FfmTileSearch *en, guint v, guint b, guint64 *tiles, guint64 *out)
+{
+  const FfmTensorAccess *access = &en->e->accesses[en->buffet_access[b]];
+  guint32 mask = en->affine_mask[(gsize) v * en->n_affine + (guint) en->affine_index[b]];
+  guint64 rest = 1;
+
+  tiles[v] = 1;
+  for (guint r = 0; r < RANKS; r++)
+    {
+      guint64 extent = ffm_projection_extent_inline (&access->projections[r], tiles);
+      if (mask & (1u << r))
+        out[r] = extent;
+      else
+        rest = saturating_mul (rest, extent);
+    }
+  out[RANKS] = rest;
+}
+
+/* ffm_access_tile_values() of affine buffet @b from its split for @v
+ * (@split, affine_split()), with @v's tile from en->tiles. Each rank's
+ * extent saturates where ffm_projection_extent() does (any overflow of
+ * the exact sum), and the product where ffm_access_tile_values() does. */
+static inline guint64
+affine_values (const FfmTileSearch *en, guint v, guint b, const guint64 *split)
+{
+  guint a = (guint) en->affine_index[b];
+  const guint64 *coef = en->affine_coef + ((gsize) v * en->n_affine + a) * RANKS;
+  guint32 mask = en->affine_mask[(gsize) v * en->n_affine + a];
+  int j = en->res_loop[b][v];
+  guint64 tile = j >= 0 ? en->tiles[j] : en->bounds[v];
+  guint64 n = split[RANKS];
+
+  for (; mask != 0; mask &= mask - 1)
+    {
+      guint r = (guint) __builtin_ctz (mask);
+      guint64 span, extent;
+      if (__builtin_mul_overflow (coef[r], tile - 1, &span)
+          || __builtin_add_overflow (split[r], span, &extent))
+        extent = G_MAXUINT64;
+      n = saturating_mul (n, extent);
+    }
+  return n;
+}
+
+/* ---- Partial dominance ----
+ *
+ * Every quantity the objectives and reservations are made of is a signed
+ * sum of monomials, each a product of one factor per rank variable
+ * (ffm-pmapping-terms.c). After the chains of the first k variables of the
+ * search order are chosen, group the monomials of each quantity ("class")
+ * by their factors for the remaining variables: a *unit*. A partial tile
+ * vector's value for a unit is the sum over its monomials of coefficient x
+ * the chosen variables' factors; any completion multiplies the unit by the
+ * same non-negative product of the remaining factors, whichever partial
+ * vector it completes. So if partial vectors A and B agree on everything
+ * that is not monotone (the "diff": fused loops' tiles, which fix the
+ * compatibility and every reservation's lifetime depth; spatial products
+ * per fanout dimension, which fix fanout validity and minimum usage) and
+ * A <= B in every unit, then for every completion c, A+c <= B+c in dynamic
+ * energy, in every port's latency (hence in latency and in leak energy),
+ * in every occupancy (hence in capacity and in every reservation column),
+ * with the same compatibility: B+c is never needed, and B is dropped
+ * [the reference implementation, accelforge; the FFM paper §6.4 for why dominated pmappings of one
+ * group can go]. The comparison is made safe against rounding: A <= B must
+ * hold by a margin of 1e-12 of the units' magnitudes (sums of absolute
+ * monomial values), unless the two values are identical; identical
+ * partial vectors keep the first. The search goes breadth first, one
+ * variable at a time, pruning the table after each. */
+
+/* TUNING: tables smaller than this are not pruned (pruning costs more than
+ * it saves; tried 16-1024). */
+#define PRUNE_MIN_ROWS 64
+
+/* TUNING: a row is compared with at most this many survivors, the
+ * nearest before it in sort order (the likeliest to dominate it). Leaving
+ * a dominated row in is safe (the final Pareto pruning drops its leaves);
+ * the bound keeps pruning linear in the table. Tried 64-4096 on GPT-3 V. */
+#define PRUNE_WINDOW 32
+
+/* Relative margin that covers the rounding of the unit sums. */
+#define DOMINANCE_MARGIN 1e-12
+
+/* What a unit is made of, for energy-first dominance (unit_dominates()). */
+enum {
+  LEX_OTHER = 0,            /* occupancy: never worse */
+  LEX_ENERGY,               /* never worse; below breaks the tie */
+  LEX_LATENCY,              /* never worse unless energy is below */
+};
+
+/* A table of partial tile vectors at one depth. Values and magnitudes sit
+ * in separate arrays, as the children's unit sums make them; pruning
+ * gathers them, interleaved, in sort order (PruneScratch). Its buffers are
+ * reserved from the generation's memory budget (ffm-memory-budget.h) and
+ * keep their capacity from depth to depth and template to template. */
+typedef struct {
+  guint n_rows;
+  FfmBudgetBuffer chains;   /* of guint32, n_vars per row */
+  FfmBudgetBuffer vals;     /* of double, n_units per row: unit values */
+  FfmBudgetBuffer mags;     /* of double, n_units per row: their magnitudes */
+  FfmBudgetBuffer diff;     /* of guint64, n_diff per row */
+} Table;
+
+#define TABLE_CHAINS(t) ((guint32 *) (t)->chains.data)
+
+#define TABLE_VALS(t) ((double *) (t)->vals.data)
+
+#define TABLE_MAGS(t) ((double *) (t)->mags.data)
+
+#define TABLE_DIFF(t) ((guint64 *) (t)->diff.data)
+
+/* Whether A is worse than B in unit @u, by the rounding margin where the
+ * two differ. */
+static inline gboolean
+unit_worse (const double *a, const double *b, guint u)
+{
+  double av = a[2 * u], bv = b[2 * u];
+  return av > bv
+    || (av < bv && av > bv - DOMINANCE_MARGIN * (a[2 * u + 1] + b[2 * u + 1]));
+}
+
+/* A <= B in every unit, by the rounding margin where the two differ; @a
+ * and @b interleave each unit's value and magnitude. Equal values pass; a
+ * larger one fails at once (the margin only ever asks more of A).
+ *
+ * With @lex (energy first, ties broken by latency): A <= B in every energy
+ * and occupancy unit, and A below B (by the margin) in some energy unit
+ * or A <= B in every latency unit. Below in an energy unit, every
+ * completion of A has less energy than the same completion of B (each
+ * unit's completion factor is positive; without leak energy is a sum of
+ * units), so B is never the cheapest and its latency never matters;
+ * otherwise A's energy is never above B's and its latency, every port's,
+ * never either.
+ *
+ * @fail (< @n_units): the unit where A was worse last time, checked first
+ * and updated (a row survives the window only after failing every
+ * candidate; its neighbours in sort order mostly agree with it on the
+ * units the last variables left alone and differ in the same few). */
+static inline gboolean
+unit_dominates (const double *a, const double *b, guint n_units,
+                const guint8 *lex, guint *fail)
+{
+  gboolean below = FALSE, latency_ok = TRUE;
+
+  if (n_units > 0 && (lex == NULL || lex[*fail] != LEX_LATENCY)
+      && unit_worse (a, b, *fail))
+    return FALSE;
+  for (guint u = 0; u < n_units; u++)
+    {
+      gboolean worse = unit_worse (a, b, u);
+      if (lex != NULL && lex[u] == LEX_LATENCY)
+        latency_ok &= !worse;
+      else if (worse)
+        {
+          *fail = u;
+          return FALSE;
+        }
+      else if (lex != NULL && lex[u] == LEX_ENERGY && a[2 * u] < b[2 * u])
+        below = TRUE;
+    }
+  return below || latency_ok;
+}
+
+static inline guint64
+hash_diff (const guint64 *diff, guint n)
+{
+  guint64 h = G_GUINT64_CONSTANT (1469598103934665603);
+  for (guint i = 0; i < n; i++)
+    {
+      h ^= diff[i];
+      h *= G_GUINT64_CONSTANT (1099511628211);
+      h ^= h >> 29;
+    }
+  return h;
+}
+
+static inline gboolean
+diff_equal (const guint64 *a, const guint64 *b, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    if (a[i] != b[i])
+      return FALSE;
+  return TRUE;
+}
+
+/* Scratch space of table_prune, kept in the thread's workspace so that
+ * pruning every row's children, at every depth of every template,
+ * allocates nothing once it has grown; sized from the rows and units of
+ * the table being pruned, within the memory budget. */
+typedef struct {
+  FfmBudgetBuffer keys;     /* of FfmRowKey */
+  FfmBudgetBuffer kept;     /* of guint */
+  FfmBudgetBuffer alive;    /* of gboolean */
+  FfmBudgetBuffer vals;     /* of double: the rows' values and magnitudes,
+                               interleaved, in sort order */
+} PruneScratch;
+
+/* What one thread's searches reuse from template to template: the tables
+ * of two depths and the pruning scratch. Their buffers keep their
+ * capacity, so that the search neither reallocates nor faults fresh pages
+ * in for every depth of every template; that capacity is reserved from
+ * @budget, the generation's, until the workspace is freed. */
+struct _FfmTileWorkspace {
+  Table tables[MAX_VARS + 1];   /* per depth: the chunk being extended */
+  PruneScratch scratch;
+  FfmMemoryBudget *budget;  /* borrowed; NULL: unlimited */
+};
+
+/* Whether tiles_search_leaves() compares complete rows by fewer slots than
+ * their units. */
+static inline gboolean
+leaves_pruned (const FfmTileSearch *en)
+{
+  return en->n_leaf_slots > 0 && en->n_leaf_slots < en->n_units[en->n_vars]
+    && !en->every_leaf;
+}
+
+/* ffm-pmapping-tiles-setup.c */
+/* The search order @order, and the reach that dim_reach() reads from it. */
+void tiles_set_order (FfmTileSearch *en, const guint *order);
+/* Everything the search reads of the template, compiled; FALSE when the
+ * template has no valid vector (a rejection recorded, or a chain-less
+ * variable). */
+gboolean tiles_setup (FfmTileSearch *en, const FfmWorkload *w, const FfmArch *a,
+                      const gboolean *untracked);
+
+/* ffm-pmapping-tiles-units.c */
+/* The position in @order of the variable of most live chains. */
+guint tiles_most_chains_position (const FfmTileSearch *en, const guint *order);
+/* The units of partial dominance for the greedy order, or with the
+ * variable of most chains last (@chains_last); FALSE when the terms are
+ * too many to compare (the search then goes depth first). */
+gboolean tiles_setup_units (FfmTileSearch *en, gboolean chains_last);
+void tiles_free_units (FfmTileSearch *en);
+
+/* ffm-pmapping-tiles-dfs.c */
+/* Whether some completion of the variables chosen before @depth fits every
+ * memory (rejections recorded). */
+gboolean tiles_capacity_ok (FfmTileSearch *en, guint depth);
+/* The survivors' lists (en->survivors), allocated at the first use. */
+void tiles_survivor_lists (FfmTileSearch *en);
+/* The buckets of depth @depth's variable that pass at the node's spatial
+ * products and fused loops, into @s. */
+void tiles_passing_buckets (FfmTileSearch *en, guint depth, struct Survivors *s);
+/* The depth-first search from @depth to the leaves. */
+void tiles_dfs (FfmTileSearch *en, guint depth);
+/* The highest usage score of a valid vector (en->best_score), by a
+ * depth-first branch and bound ("try best"). */
+void tiles_probe_best_usage (FfmTileSearch *en);
+
+/* ffm-pmapping-tiles-table.c */
+gsize tiles_table_row_bytes (const FfmTileSearch *en, guint n_units);
+gboolean tiles_table_try_reserve (FfmTileSearch *en, Table *t, gsize n_rows, guint n_units,
+                                  gboolean fatal);
+gboolean tiles_table_reserve (FfmTileSearch *en, Table *t, gsize n_rows, guint n_units);
+gboolean tiles_prune_scratch_try_reserve (FfmTileSearch *en, PruneScratch *s, guint n_rows,
+                                          guint n_units, gboolean fatal);
+gboolean tiles_prune_scratch_reserve (FfmTileSearch *en, PruneScratch *s, guint n_rows,
+                                      guint n_units);
+/* Rows that @t and @s hold at @n_units units without growing. */
+gsize tiles_rows_reserved (const FfmTileSearch *en, const Table *t, const PruneScratch *s,
+                           guint n_units);
+/* Sets en->tiles for the variables chosen in row @r of @t (depth @k). */
+void tiles_restore_row (FfmTileSearch *en, const Table *t, guint r, guint k);
+void tiles_table_move_row (const FfmTileSearch *en, Table *t, guint from, guint to,
+                           guint n_units);
+/* Drops the rows from @first on that another row of the same diff
+ * dominates (unit_dominates() with @lex); FALSE out of memory. */
+gboolean tiles_table_prune (FfmTileSearch *en, Table *t, guint first, guint n_units,
+                            const guint8 *lex, PruneScratch *ps);
+/* tiles_table_prune() of the whole table, or of a sample of it when the
+ * sample drops fewer than 1 in @futile_ratio rows. */
+gboolean tiles_table_prune_sampled (FfmTileSearch *en, Table *t, guint n_units,
+                                    const guint8 *lex, guint futile_ratio, PruneScratch *ps);
+/* A complete row's slots (value and magnitude interleaved) into @to. */
+void tiles_leaf_slots (const FfmTileSearch *en, const Table *t, guint r, double *to);
+/* Check mode: row @r's units against the terms at its tiles. */
+void tiles_check_table_row (FfmTileSearch *en, const Table *t, guint r);
+
+/* ffm-pmapping-tiles-extend.c */
+/* Extends the rows of @in (depth @k) from *@next on into @out, at most
+ * about @max_rows rows; FALSE out of memory or time. */
+gboolean tiles_table_extend (FfmTileSearch *en, const Table *in, guint k, Table *out,
+                             FfmTileWorkspace *ws, guint *next, guint max_rows);
+
+/* ffm-pmapping-tiles-leaves.c */
+/* Evaluates the complete rows of @t that no taken leaf of their diff
+ * beats. */
+void tiles_search_leaves (FfmTileSearch *en, const Table *t, PruneScratch *ps);
+/* Whether complete rows are checked against the leaves of earlier chunks. */
+gboolean tiles_taken_store_on (const FfmTileSearch *en);
+void tiles_taken_store_clear (FfmTileSearch *en);
+/* The record of @diff (hash @h) + 1, or 0 when no leaf has it. */
+guint32 tiles_taken_store_record (const FfmTileSearch *en, const guint64 *diff, guint64 h);
+/* The same, asked of every leaf in turn (the check mode's witness). */
+gboolean tiles_taken_store_dominates_slowly (FfmTileSearch *en, const guint64 *diff,
+                                             const double *slots);
+/* Whether a taken leaf of the diff of @record (tiles_taken_store_record(),
+ * not 0) matches or beats @slots in every slot (unit_dominates(), with its
+ * rounding margin); here, inline, as tiles_table_extend() asks it for
+ * every complete row it writes. GPT-3's V at unlimited fused loops asks 180 M times,
+ * 81 % dominated, its diffs holding some fifty leaves each: a row below
+ * every leaf of its diff in some slot is answered by the diff's least
+ * values, and a dominating leaf moves to the front of its diff's list (a
+ * few strong leaves dominate most rows that follow; the answer does not
+ * depend on the order). */
+static inline gboolean
+tiles_taken_store_dominates (FfmTileSearch *en, guint32 record, const double *slots)
+{
+  guint32 *first, *next = en->taken.leaf_next.data;
+  const double *stored = en->taken.slots.data, *least;
+  guint ns = en->n_leaf_slots;
+
+  /* A leaf dominates only with every slot at most the row's. */
+  least = (const double *) en->taken.least.data + (gsize) (record - 1) * ns;
+  for (guint x = 0; x < ns; x++)
+    if (slots[2 * x] < least[x])
+      return FALSE;
+  first = (guint32 *) en->taken.first.data + (record - 1);
+  for (guint32 e = *first, prev = 0; e != 0; prev = e, e = next[e - 1])
+    if (unit_dominates (stored + (gsize) (e - 1) * 2 * ns, slots, ns, NULL, &en->taken.fail))
+      {
+        if (prev != 0)
+          {
+            next[prev - 1] = next[e - 1];
+            next[e - 1] = *first;
+            *first = e;
+          }
+        return TRUE;
+      }
+  return FALSE;
+}
+
+/* ffm-pmapping-tiles-leaf.c */
+/* Evaluates the vector in en->tiles; TRUE when a group took it. */
+gboolean tiles_leaf (FfmTileSearch *en);
+/* Records a rejection at @level with @need bits in a memory of @cap (< 0:
+ * no capacity involved). */
+void tiles_reject_at (FfmTileSearch *en, guint level, double need, double cap);
+/* The search needs @bytes more than the budget gives: it stops. */
+void tiles_out_of_memory (FfmTileSearch *en, gsize bytes);
+
+/* ffm-pmapping-tiles-joinable.c */
+/* Sets up the joinable tensors; FALSE (counted) when every vector of the
+ * template has a part its list lacks. */
+gboolean tiles_joinable_template_ok (FfmTileSearch *en);
+/* Each joinable tensor's depth in the present order, and its list's
+ * projections for the depths before. */
+void tiles_joinable_depths (FfmTileSearch *en);
+void tiles_joinable_free_projections (FfmTileSearch *en);
+/* Whether every joinable tensor checked at @depth has, at @tiles, a part
+ * its list has. */
+gboolean tiles_joinable_ok_at (const FfmTileSearch *en, const guint64 *tiles, guint depth);
+/* Whether the leaf in en->compat has, for every joinable tensor, a part
+ * its list has. */
+gboolean tiles_joinable_leaf_ok (FfmTileSearch *en);
+
+/* ---- The generation (ffm-pmapping.c, -set.c, -waves.c) ----
+ *
+ * What a generation holds (FfmPmappingSet, per Einsum FfmEinsumPmappings)
+ * and its jobs. ffm-pmapping.c runs the phases and the jobs; it calls
+ * ffm-pmapping-waves.c (joinable parts between Einsums), which calls
+ * ffm-pmapping-set.c (the per-Einsum results), which calls the files of
+ * the rows (ffm-pmapping-rows.c) and the options
+ * (ffm-pmapping-options.c). */
+
+/* One compatibility group of an Einsum, its rows merged from the
+ * templates' groups. */
+typedef struct {
+  FfmPmappingGroup pub;
+  GArray *columns;          /* of FfmPmappingColumn */
+  GArray *values;           /* of double */
+  GArray *refs;             /* of FfmPmappingRef */
+} EinsumGroup;
+
+struct _FfmEinsumPmappings {
+  FfmPmappingSet *set;      /* borrowed: the set that holds it */
+  guint einsum;
+  const FfmEinsum *e;       /* borrowed from the set's workload */
+  GPtrArray *templates;     /* of FfmPmappingTemplate* */
+  GPtrArray *results;       /* of FfmTemplateResult*, until phase 4; their
+                               groups are freed once merged */
+  gint pending;             /* templates not enumerated yet (atomic) */
+  FfmEinsumPmappings *same_as; /* an earlier Einsum with the same
+                                  signature, whose groups these copy */
+  GArray *tile_pool;        /* of guint64 */
+  GPtrArray *groups;        /* of EinsumGroup* */
+  FfmPmappingStats stats;
+  guint n_chains_last;      /* templates searched with the variable of most
+                               chains last (diagnostics) */
+  guint64 n_bucket_cuts;    /* groups of complete rows cut by their bounds
+                               (diagnostics) */
+  guint n_choices_bounded;  /* storage choices left out by their bound
+                               (diagnostics) */
+  FfmJoinableParts *joinable; /* the parts its shared tensors may have
+                                 (options.drop_unjoinable), or NULL */
+  gsize joinable_charged;   /* bytes of @joinable reserved from the budget */
+  gboolean copied;          /* @same_as's groups were copied into @groups
+                               (einsum_pmappings_copy()) */
+  guint64 n_unjoinable;     /* vectors the generation dropped for them */
+  guint n_groups_unjoinable; /* groups the finished set dropped */
+  gsize charged;            /* bytes of the groups reserved from the set's
+                               budget */
+  FfmMemoryBudget *budget;  /* borrowed: the set's */
+  double *capacity;         /* [n_levels] bits */
+  guint objectives;         /* the options' FfmPmappingObjectives */
+};
+
+struct _FfmPmappingSet {
+  FfmWorkload *workload;
+  FfmArch *arch;
+  FfmPmappingOptions options;
+  GPtrArray *einsums;       /* of FfmEinsumPmappings* */
+  FfmEinsumPmappings **by_einsum; /* [n workload Einsums], borrowed */
+  GArray *tracked;          /* of guint */
+  gboolean *untracked_early; /* [n levels]: memories known to be untracked
+                               before the search (pmapping_set_memory_untracked_early()),
+                               whose reservations no group carries */
+  double seconds;
+  GAsyncQueue *workspaces;  /* of FfmTileWorkspace*, one per thread, while
+                               generating */
+  /* Progress (options.progress): templates and Einsums done (atomic), of
+   * how many. */
+  gint templates_done;
+  gint einsums_done;
+  guint n_templates;
+  FfmBoundConstraints *constraints; /* options.constraints bound; NULL if none */
+  FfmMemoryBudget *budget;  /* options.max_memory: every workspace's and
+                               result's bytes */
+  gint failed;              /* (atomic) a job failed: the others skip */
+  GMutex failure_lock;
+  GError *failure;          /* the first job's failure, under the lock */
+};
+
+/* One job: the tile search of one template. */
+typedef struct {
+  FfmPmappingSet *set;
+  FfmEinsumPmappings *pm;
+  guint template_id;
+} PmappingJob;
+
+struct _FfmPmappingJobs {
+  FfmPmappingSet *set;      /* owned until jobs_finish() (ffm-pmapping.c) */
+  GPtrArray *jobs;          /* of PmappingJob*: the first wave's first */
+  guint n_threads;
+  gint64 start;
+  guint n_first;            /* jobs of the first wave (0: one wave) */
+  gboolean *wave1;          /* [n workload Einsums]: in the first wave */
+  gboolean second_begun;    /* the second wave's parts are set */
+};
+
+/* ffm-pmapping-set.c */
+void pmapping_group_free (EinsumGroup *g);
+/* The bytes of @g's rows, as charged to the budget. */
+gsize pmapping_group_bytes (const EinsumGroup *g);
+void einsum_pmappings_free (FfmEinsumPmappings *pm);
+/* Merges the templates' groups of @pm in template order (phase 3). */
+void einsum_pmappings_merge (FfmEinsumPmappings *pm);
+/* Charges to the budget the groups @pm copies from @from; FALSE (the
+ * generation failed) when they do not fit. */
+gboolean einsum_pmappings_charge_copy (FfmPmappingSet *set, FfmEinsumPmappings *pm,
+                                       const FfmEinsumPmappings *from);
+/* @pm's groups: a copy of @from's, renamed to @pm's tensors. */
+void einsum_pmappings_copy (FfmEinsumPmappings *pm, const FfmEinsumPmappings *from);
+/* Moves the tiles of @pm's rows into one pool, in row order. */
+void einsum_pmappings_compact_tiles (FfmEinsumPmappings *pm);
+/* The generation needs @asked bytes more than its budget for @what. */
+void pmapping_set_fail_out_of_memory (FfmPmappingSet *set, const char *what, guint64 asked);
+/* After a template ran: an out-of-memory stop fails the generation. */
+void pmapping_set_check_template_result (FfmPmappingSet *set, FfmEinsumPmappings *pm,
+                                         guint template_id, const FfmTemplateResult *r);
+/* Whether a job failed (the others skip). */
+gboolean pmapping_set_failed (FfmPmappingSet *set);
+/* Why @pm's Einsum has no pmapping, as @error. */
+void pmapping_set_no_pmapping_error (FfmPmappingSet *set, FfmEinsumPmappings *pm,
+                                     GError **error);
+/* Which mapping constraints leave Einsum @einsum no template, as @error. */
+void pmapping_set_unsatisfiable_error (FfmPmappingSet *set, guint einsum, const GError *cause,
+                                       GError **error);
+/* Whether memory @level is untracked, known from the templates alone. */
+gboolean pmapping_set_memory_untracked_early (FfmPmappingSet *set, guint level);
+/* Whether the join must track memory @level's reservations. */
+gboolean pmapping_set_memory_is_tracked (FfmPmappingSet *set, guint level);
+/* Drops the columns of untracked memories from @pm's groups and prunes
+ * them again (phase 4). */
+void pmapping_set_drop_untracked (FfmPmappingSet *set, FfmEinsumPmappings *pm);
+
+/* ffm-pmapping-waves.c */
+/* Orders @jobs in two waves (options.drop_unjoinable), or leaves one. */
+void pmapping_jobs_order_in_waves (FfmPmappingJobs *jobs);
+/* Drops the groups whose part some other user of the tensor lacks, until
+ * none does. */
+void pmapping_set_drop_unjoinable_groups (FfmPmappingSet *set);
 
 G_END_DECLS

@@ -1,6 +1,6 @@
 /* ffm-row-key-sort-private.h (private): sorting the keys of a table of
  * partial tile vectors before its pruning by dominance
- * (ffm-pmapping-tiles.c, table_prune).
+ * (ffm-pmapping-tiles-table.c, tiles_table_prune()).
  *
  * A row's key is its diff (hashed), then its first unit, then a positive
  * weighting of its other units, then its index. Rows with equal diffs end

@@ -29,7 +29,7 @@ test_versions (void)
 {
   g_test_summary ("The ABI version these pins describe; bump both together");
   g_assert_cmpint (FFM_PLUGIN_ABI_MAJOR, ==, 2);
-  g_assert_cmpint (FFM_PLUGIN_ABI_MINOR, ==, 2);
+  g_assert_cmpint (FFM_PLUGIN_ABI_MINOR, ==, 3);
   g_assert_cmpstr (FFM_PLUGIN_ENTRY_SYMBOL, ==, "ffm_plugin_get_descriptor");
 }
 
@@ -147,6 +147,36 @@ test_vtables (void)
   PIN_OFFSET (FfmSearchVTable, params, 8);
   PIN_OFFSET (FfmSearchVTable, run, 16);
   PIN_SIZE (FfmSearchVTable, 24);
+
+  /* ABI 2.3: component estimators. */
+  PIN_OFFSET (FfmEstimatorVTable, struct_size, 0);
+  PIN_OFFSET (FfmEstimatorVTable, classes, 8);
+  PIN_OFFSET (FfmEstimatorVTable, estimate, 16);
+  PIN_SIZE (FfmEstimatorVTable, 24);
+}
+
+static void
+test_estimator_types (void)
+{
+  g_test_summary ("What an estimator declares and fills in (ABI 2.3)");
+  if (!is_x86_64 ())
+    {
+      g_test_skip ("layout pins are for x86_64");
+      return;
+    }
+  PIN_OFFSET (FfmEstimatorClass, name, 0);
+  PIN_OFFSET (FfmEstimatorClass, actions, 8);
+  PIN_OFFSET (FfmEstimatorClass, attributes, 16);
+  PIN_OFFSET (FfmEstimatorClass, source, 24);
+  PIN_SIZE (FfmEstimatorClass, 32);
+  PIN_OFFSET (FfmEstimate, energy, 0);
+  PIN_OFFSET (FfmEstimate, leak_power, 8);
+  PIN_OFFSET (FfmEstimate, area, 16);
+  PIN_OFFSET (FfmEstimate, bandwidth, 24);
+  PIN_OFFSET (FfmEstimate, action_bits, 32);
+  PIN_OFFSET (FfmEstimate, accuracy, 40);
+  PIN_OFFSET (FfmEstimate, note, 48);
+  PIN_SIZE (FfmEstimate, 56);
 }
 
 static void
@@ -298,6 +328,7 @@ main (int argc, char **argv)
   g_test_add_func ("/abi/enums", test_enums);
   g_test_add_func ("/abi/descriptor", test_descriptor);
   g_test_add_func ("/abi/vtables", test_vtables);
+  g_test_add_func ("/abi/estimator-types", test_estimator_types);
   g_test_add_func ("/abi/param-spec", test_param_spec);
   g_test_add_func ("/abi/search-context", test_search_context);
   return g_test_run ();

@@ -196,7 +196,7 @@ test_tpu_descriptor (void)
   g_assert_nonnull (summary);
   g_assert_nonnull (strstr (summary, "1.05 GHz"));
   g_assert_nonnull (strstr (summary, "614 GB/s"));
-  check_param_specs ("tpuv4i", "tpuv4i", 18);
+  check_param_specs ("tpuv4i", "tpuv4i", 19);
 }
 
 static void
@@ -291,6 +291,32 @@ test_tpu_defaults (void)
   assert_compute_path (arch, "ScalarUnit", scalar_path, G_N_ELEMENTS (scalar_path));
 }
 
+/* The SRAM estimator's @what (the energy of @action, or with NULL the
+ * area) for a 1024-bit wide, 16-bank buffer of @mib at 7 nm, over the same
+ * at @published_mib: how the models scale their published numbers. */
+static double
+sram_ratio (double mib, double published_mib, const char *action)
+{
+  double value[2];
+
+  for (int i = 0; i < 2; i++)
+    {
+      g_autoptr (FfmParamValues) attrs = ffm_param_values_new ();
+      g_autofree char *depth = g_strdup_printf ("%.17g", (i ? published_mib : mib)
+                                                         * 8388608.0 / 1024);
+      FfmComponentEstimate e;
+      g_autoptr (GError) error = NULL;
+
+      ffm_param_values_set (attrs, "width", "1024");
+      ffm_param_values_set (attrs, "depth", depth);
+      ffm_param_values_set (attrs, "n_banks", "16");
+      ffm_param_values_set (attrs, "technology", "7");
+      g_assert_true (ffm_estimate_component ("B", "SRAM", attrs, action, &e, &error));
+      value[i] = action != NULL ? e.energy.value : e.area.value;
+    }
+  return value[0] / value[1];
+}
+
 static void
 test_tpu_changed (void)
 {
@@ -308,7 +334,9 @@ test_tpu_changed (void)
                                          "weight_bits=16", NULL);
   const FfmLevel *l;
 
-  g_test_summary ("every TPUv4i parameter reaches its level, in SI units");
+  g_test_summary ("every TPUv4i parameter reaches its level, in SI units; the "
+                  "buffers' energies and areas scale with their size by the SRAM "
+                  "estimator's ratio");
   g_assert_no_error (error);
 
   l = level_named (arch, "MainMemory", FFM_LEVEL_MEMORY);
@@ -316,17 +344,18 @@ test_tpu_changed (void)
   assert_close (l->u.memory.write_bandwidth, 8e11);
   l = level_named (arch, "GlobalBuffer", FFM_LEVEL_MEMORY);
   g_assert_cmpfloat (l->u.memory.size, ==, 536870912.0);
-  assert_close (l->u.memory.read_energy, 1e-12);
-  assert_close (l->u.memory.write_energy, 1.5e-12);
+  assert_close (l->u.memory.read_energy, 1e-12 * sram_ratio (64, 128, "read"));
+  assert_close (l->u.memory.write_energy, 1.5e-12 * sram_ratio (64, 128, "write"));
+  g_assert_cmpfloat (l->u.memory.read_energy, <, 1e-12);
   assert_close (l->u.memory.read_bandwidth, 8 * 4096e9);
   assert_close (l->u.memory.write_bandwidth, 8 * 512e9);
-  assert_close (l->area, 56e-6);
+  assert_close (l->area, 112e-6 * sram_ratio (64, 128, NULL));
   l = level_named (arch, "Cores", FFM_LEVEL_FANOUT);
   g_assert_cmpuint (l->u.fanout.dims[0].count, ==, 2);
   l = level_named (arch, "LocalBuffer", FFM_LEVEL_MEMORY);
   g_assert_cmpfloat (l->u.memory.size, ==, 4194304.0);
-  assert_close (l->u.memory.read_energy, 0.125e-12);
-  assert_close (l->u.memory.write_energy, 0.25e-12);
+  assert_close (l->u.memory.read_energy, 0.125e-12 * sram_ratio (0.5, 4, "read"));
+  assert_close (l->u.memory.write_energy, 0.25e-12 * sram_ratio (0.5, 4, "write"));
   l = level_named (arch, "ScalarUnit", FFM_LEVEL_COMPUTE);
   assert_close (l->u.compute.throughput, 2e9 * 64);
   assert_close (l->u.compute.energy, 0.25e-12);
@@ -401,7 +430,7 @@ test_edge_descriptor (void)
   g_assert_nonnull (strstr (summary, "ESTIMATES"));
   g_assert_nonnull (strstr (summary, "25.6 GB/s"));
   g_assert_nonnull (strstr (summary, "docs/architectures.md"));
-  check_param_specs ("edge", "edge", 15);
+  check_param_specs ("edge", "edge", 16);
 
   specs = vtable->get_params ("edge", &error);
   g_assert_no_error (error);
@@ -499,15 +528,18 @@ test_edge_changed (void)
                                          "vector_pj=0.37", "weight_bits=8", NULL);
   const FfmLevel *l;
 
-  g_test_summary ("every edge parameter reaches its level, in SI units");
+  g_test_summary ("every edge parameter reaches its level, in SI units; the global "
+                  "buffer's energies scale with its size by the SRAM estimator's "
+                  "ratio");
   g_assert_no_error (error);
   l = level_named (arch, "MainMemory", FFM_LEVEL_MEMORY);
   assert_close (l->u.memory.read_energy, 6.25e-12);
   assert_close (l->u.memory.read_bandwidth, 8 * 34.1e9);
   l = level_named (arch, "GlobalBuffer", FFM_LEVEL_MEMORY);
   assert_close (l->u.memory.size, 4.768 * 8388608);
-  assert_close (l->u.memory.read_energy, 0.41e-12);
-  assert_close (l->u.memory.write_energy, 0.42e-12);
+  assert_close (l->u.memory.read_energy, 0.41e-12 * sram_ratio (4.768, 5, "read"));
+  assert_close (l->u.memory.write_energy, 0.42e-12 * sram_ratio (4.768, 5, "write"));
+  g_assert_cmpfloat (l->u.memory.read_energy, <, 0.41e-12);
   assert_close (l->u.memory.read_bandwidth, 8e12);
   assert_close (l->u.memory.write_bandwidth, 4e12);
   g_assert_cmpfloat (l->leak_power, ==, 0.0);

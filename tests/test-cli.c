@@ -442,6 +442,8 @@ test_list_empty (void)
   /* No plugins; the policies are data files, listed after them. */
   g_assert_true (g_str_has_prefix (run.out, "Architecture models:\n\n  none found\n"
                                    "\nSearch strategies:\n\n  none found\n"
+                                   "\nComponent estimators (ffm estimate CLASS):\n\n"
+                                   "  none found\n"
                                    "\nPolicies (ffm map --policy NAME):\n"));
 }
 

@@ -1,9 +1,9 @@
 #!/bin/sh
 # test-header-tiers.sh BUILD SOURCE: the header tiers of docs/layout.md hold.
 #
-#   1. Plugins (plugins/, arch-models/, the examples in docs/examples/, the
-#      fixture plugins) include public headers only, as <ffm/NAME.h>, and
-#      otherwise system headers or their own folder's.
+#   1. Plugins (plugins/, arch-models/, estimators/, the examples in
+#      docs/examples/, the fixture plugins) include public headers only, as
+#      <ffm/NAME.h>, and otherwise system headers or their own folder's.
 #   2. The public headers include each other as <ffm/NAME.h> and nothing of
 #      ffm's but public headers.
 #   3. The command (cli/) includes public headers, internal headers
@@ -70,7 +70,7 @@ report () {   # records each line of stdin as a failure
 
 # 1. plugins (the fixture plugins share one header of their own)
 # shellcheck disable=SC2046
-check_includes "" $(find "$src/plugins" "$src/arch-models" "$src/docs/examples" -name '*.[ch]' | sort) \
+check_includes "" $(find "$src/plugins" "$src/arch-models" "$src/estimators" "$src/docs/examples" -name '*.[ch]' | sort) \
   | report
 # shellcheck disable=SC2046
 check_includes "$src/tests/fixtures/plugins" $(find "$src/tests/fixtures/plugins" -name '*.[ch]' | sort) \
@@ -101,7 +101,7 @@ declared "$internal" > "$probe/internal.txt"
 [ -s "$probe/public.txt" ] || fail "no declaration found in $public"
 libffm=$(find "$build/core" -maxdepth 1 -name 'libffm.so.*.*' | head -n 1)
 [ -n "$libffm" ] || fail "no libffm in $build/core"
-plugins=$(find "$build/plugins" "$build/arch-models" -name 'ffm-*.so' | sort)
+plugins=$(find "$build/plugins" "$build/arch-models" "$build/estimators" -name 'ffm-*.so' | sort)
 n_plugins=$(echo "$plugins" | grep -c . || true)
 for so in $plugins; do
   nm -D --undefined-only "$so" | awk '{ print $NF }' | grep '^ffm_' | sed 's/@.*//' | sort -u \

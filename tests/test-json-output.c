@@ -633,6 +633,38 @@ test_list_json (void)
   g_assert_true (JSON_NODE_HOLDS_OBJECT (root));
 }
 
+static void
+test_estimate_json (void)
+{
+  static const char *const classes[][6] = {
+    { "SRAM", "width=64", "depth=16384", "technology=32nm", NULL },
+    { "DRAM", "type=HBM2", NULL },
+    { "fpadder", "datawidth=32", "technology=45nm", NULL },   /* no leakage: null */
+    { "intmac", "multiplier_width=8", "technology=7nm", NULL },
+  };
+
+  g_test_summary ("ffm estimate --json (with --all, and numbers no estimator "
+                  "gives as null) is strict JSON");
+  for (guint i = 0; i < G_N_ELEMENTS (classes); i++)
+    {
+      g_autoptr (GPtrArray) args = g_ptr_array_new ();
+      g_auto (FfmTestRun) run = { 0 };
+      FfmTestRunOptions options = { 0 };
+
+      g_ptr_array_add (args, "estimate");
+      for (guint j = 0; classes[i][j] != NULL; j++)
+        g_ptr_array_add (args, (char *) classes[i][j]);
+      g_ptr_array_add (args, "--all");
+      g_ptr_array_add (args, "--json");
+      g_ptr_array_add (args, "-");
+      g_ptr_array_add (args, NULL);
+      ffm_test_run_full (&run, (const char *const *) args->pdata, &options);
+      g_assert_cmpint (run.status, ==, 0);
+      json_strict_assert (run.out, classes[i][0]);
+      assert_contains (run.out, "\"estimator\":");
+    }
+}
+
 /* map, eval and pmappings --json of a two-matmul chain on every shipped
  * architecture: the combinations the suite runs. */
 static void
@@ -701,6 +733,8 @@ test_stdout_full (void)
     (const char *const[]) { "list", NULL },
     (const char *const[]) { "list", "--json", "-", NULL },
     (const char *const[]) { "version", NULL },
+    (const char *const[]) { "estimate", "DRAM", "type=LPDDR4", NULL },
+    (const char *const[]) { "estimate", "DRAM", "--json", "-", NULL },
     (const char *const[]) { "help", NULL },
     (const char *const[]) { "map", "--help", NULL },
     (const char *const[]) { "show-workload", "matmuls", NULL },
@@ -757,6 +791,7 @@ main (int argc, char **argv)
   g_test_add_func ("/output-file/devices", test_output_devices);
   g_test_add_func ("/output-file/dev-stdout", test_output_dev_stdout);
   g_test_add_func ("/json-output/shipped-files", test_shipped_files);
+  g_test_add_func ("/json-output/estimate", test_estimate_json);
   g_test_add_func ("/json-output/readers-take-inf", test_readers_take_inf);
   g_test_add_func ("/json-output/list", test_list_json);
   g_test_add_func ("/json-output/commands", test_commands_json);

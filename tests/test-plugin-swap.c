@@ -120,6 +120,7 @@ static void
 test_copied_plugin (void)
 {
   static const char *const models[] = { "tpuv4i", "edge", NULL };
+  static const char *const estimators[] = { "sram", "aladdin", NULL };
   g_autofree char *root = build_root ();
   g_autofree char *dir = make_temp_dir ();
   g_autoptr (FfmPluginRegistry) registry = NULL;
@@ -143,13 +144,35 @@ test_copied_plugin (void)
       copy_file (from, to);
     }
 
+  /* Without the estimators, a buffer that is not the published one cannot
+   * be sized: the error says which component asked for which class. */
+  registry = registry_for (dir);
+  ffm_param_values_set (values, "glb_mib", "32");
+  arch = ffm_plugin_registry_build_arch (registry, "tpuv4i", values, &error);
+  g_assert_null (arch);
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "GlobalBuffer"));
+  g_assert_nonnull (strstr (error->message, "'SRAM'"));
+  g_clear_error (&error);
+  g_clear_pointer (&registry, ffm_plugin_registry_free);
+
+  /* The models size their buffers with the sram and aladdin estimators:
+   * copied beside them, those are the ones asked. */
+  for (guint i = 0; estimators[i] != NULL; i++)
+    {
+      g_autofree char *file = g_strdup_printf ("ffm-estimator-%s.so", estimators[i]);
+      g_autofree char *from = g_build_filename (root, "estimators", estimators[i],
+                                                file, NULL);
+      g_autofree char *to = g_build_filename (dir, file, NULL);
+      copy_file (from, to);
+    }
   registry = registry_for (dir);
   info = ffm_plugin_registry_find (registry, FFM_PLUGIN_KIND_ARCH_MODEL, "tpuv4i");
   g_assert_nonnull (info);
   g_assert_true (g_str_has_prefix (info->path, dir));
-  ffm_param_values_set (values, "glb_mib", "32");
   arch = ffm_plugin_registry_build_arch (registry, "tpuv4i", values, &error);
   g_assert_no_error (error);
+  g_assert_nonnull (strstr (ffm_arch_get_level (arch, 1)->estimated_by, "sram"));
   g_assert_cmpfloat (ffm_arch_get_level (arch, 1)->u.memory.size, ==, 32.0 * 8388608);
   g_assert_nonnull (ffm_plugin_registry_find (registry, FFM_PLUGIN_KIND_ARCH_MODEL,
                                               "edge"));

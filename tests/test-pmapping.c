@@ -2843,7 +2843,7 @@ test_leaves_across_chunks (void)
   g_assert_cmpuint (n_store, <, n_per_chunk);
 }
 
-/* Bucket bounds (ffm-pmapping-tiles.c): at the last depth a group of a
+/* Bucket bounds (ffm-pmapping-tiles-extend.c): at the last depth a group of a
  * bucket's chains (those with the same fused tiles) whose every child a
  * leaf of an earlier chunk beats is not visited. The children it skips are ones the store would have dropped one
  * by one, so the groups and the leaves evaluated stay the same; the check

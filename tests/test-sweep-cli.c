@@ -5,7 +5,9 @@
  * plots when built with plotting (the EDP plot and the per-point ones),
  * the breakdown columns (components summing to the total, off-chip
  * classes to the outermost memory, fused Einsum pairs matching the fused
- * tensors), and usage errors. */
+ * tensors), the architecture's area in every row and its Pareto plot
+ * against EDP, a global-buffer sweep whose energies and areas follow the
+ * size (component estimators), and usage errors. */
 #include <ffm/ffm.h>
 
 #include "ffm-run.h"
@@ -103,7 +105,8 @@ test_cartesian (void)
                 "--policy", "ffm,unfused", "--threads", "2", "--csv", csv, "--json", json);
   g_assert_cmpint (run.status, ==, 0);
   lines = csv_lines (csv);
-  g_assert_cmpstr (lines[0], ==, "policy,m,kn,status,energy_j,latency_s,edp_js,seconds,"
+  g_assert_cmpstr (lines[0], ==, "policy,m,kn,status,energy_j,latency_s,edp_js,area_m2,"
+                   "seconds,"
                    "fused,energy_by_level,energy_by_tensor_class,"
                    "offchip_energy_by_tensor_class,einsums,fused_einsums,error");
   g_assert_cmpuint (g_strv_length (lines), ==, 9);
@@ -396,6 +399,76 @@ test_plot (void)
   ffm_test_remove_dir (dir);
 }
 
+/* Column @name of CSV line @line under @header, as a number. */
+static double
+csv_number (const char *header, const char *line, const char *name)
+{
+  g_auto (GStrv) names = g_strsplit (header, ",", -1);
+  g_auto (GStrv) fields = g_strsplit (line, ",", -1);
+
+  for (guint i = 0; names[i] != NULL; i++)
+    if (strcmp (names[i], name) == 0)
+      return g_ascii_strtod (fields[i], NULL);
+  g_error ("no column %s in %s", name, header);
+  return 0;
+}
+
+static void
+test_glb_sweep (void)
+{
+  g_autofree char *dir = ffm_test_scratch_dir ("ffm-sweep");
+  g_autofree char *csv = g_build_filename (dir, "glb.csv", NULL);
+  g_autofree char *png = g_build_filename (dir, "glb.png", NULL);
+  g_autofree char *pareto = g_build_filename (dir, "glb-pareto-area-edp.png", NULL);
+  g_auto (FfmTestRun) run = { 0 }, no_plot = { 0 }, bad = { 0 };
+  g_auto (GStrv) lines = NULL;
+  gboolean have_plot = g_strcmp0 (g_getenv ("FFM_HAVE_PLOT"), "1") == 0;
+  double last_area = 0, last_glb = 0;
+
+  g_test_summary ("--sweep-arch glb_mib=1,5,40 on edge: the global buffer's energy "
+                  "and the architecture's area (area_m2) grow with its size, the "
+                  "published 5 MiB keeps 1.61 mm^2; --plot-pareto area,edp draws the "
+                  "trade-off beside --plot, and needs it");
+  if (have_plot)
+    FFM_TEST_RUN (&run, "sweep", "--arch", "edge", "--workload", "matmuls",
+                  "--param", "n_einsums=2", "--param", "m=64", "--param", "kn=64",
+                  "--sweep-arch", "glb_mib=1,5,40", "--csv", csv, "--plot", png,
+                  "--plot-pareto", "area,edp");
+  else
+    FFM_TEST_RUN (&run, "sweep", "--arch", "edge", "--workload", "matmuls",
+                  "--param", "n_einsums=2", "--param", "m=64", "--param", "kn=64",
+                  "--sweep-arch", "glb_mib=1,5,40", "--csv", csv);
+  g_assert_cmpint (run.status, ==, 0);
+  lines = csv_lines (csv);
+  g_assert_cmpuint (g_strv_length (lines), ==, 4);
+  for (guint i = 1; i <= 3; i++)
+    {
+      double area = csv_number (lines[0], lines[i], "area_m2");
+      const char *glb = strstr (lines[i], "GlobalBuffer=");
+      double glb_energy;
+      g_assert_nonnull (glb);
+      glb_energy = g_ascii_strtod (glb + strlen ("GlobalBuffer="), NULL);
+      g_assert_cmpfloat (area, >, last_area);
+      g_assert_cmpfloat (glb_energy, >, last_glb);
+      last_area = area;
+      last_glb = glb_energy;
+    }
+  if (have_plot)
+    {
+      g_assert_true (g_file_test (pareto, G_FILE_TEST_EXISTS));
+      FFM_TEST_RUN (&no_plot, "sweep", CHAIN, "--sweep", "m=16", "--plot-pareto",
+                    "area,edp");
+      g_assert_cmpint (no_plot.status, ==, 2);
+      assert_contains (no_plot.err, "--plot-pareto draws beside --plot OUT.svg");
+    }
+  FFM_TEST_RUN (&bad, "sweep", CHAIN, "--sweep", "m=16", "--plot", png,
+                "--plot-pareto", "area,cost");
+  g_assert_cmpint (bad.status, ==, 2);
+  assert_contains (bad.err, "--plot-pareto takes two different quantities of area, "
+                   "edp, energy and latency, as X,Y (e.g. area,edp); got 'area,cost'");
+  ffm_test_remove_dir (dir);
+}
+
 static void
 test_bad_input (void)
 {
@@ -430,6 +503,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sweep-cli/failing-point", test_failing_point);
   g_test_add_func ("/sweep-cli/resume-after-kill", test_resume_after_kill);
   g_test_add_func ("/sweep-cli/plot", test_plot);
+  g_test_add_func ("/sweep-cli/glb-sweep", test_glb_sweep);
   g_test_add_func ("/sweep-cli/bad-input", test_bad_input);
   return g_test_run ();
 }

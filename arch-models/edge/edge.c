@@ -39,6 +39,20 @@
  * The register is sized as in tpuv4i.c: by default it holds one weight of
  * the workload's width (weight_bits=N sizes it at N bits instead).
  *
+ * Energies, leakage and area that follow the design: the global buffer's
+ * read and write energy, leakage and area are the published numbers above
+ * (at 5 MiB and 7 nm) times the ratio of the SRAM estimator's answer for
+ * the buffer asked for (glb_mib, technology_nm; 1024-bit words, 16 banks)
+ * to its answer at 5 MiB and 7 nm (ffm-estimator.h; the sram estimator
+ * fits CACTI 7). At the published size the ratio is exactly 1, so the
+ * defaults give the numbers above; a 40 MiB buffer costs what CACTI says a
+ * 40 MiB buffer costs relative to a 5 MiB one. The register's area comes
+ * from the register estimator at technology_nm (8 bits when weight_bits is
+ * 0); its access energy stays 0, the reference convention of counting it
+ * in the MAC's. The MAC's area comes from the intmac estimator (8-bit
+ * multiplier, 16-bit adder) at technology_nm, so that a larger array costs
+ * area; its energy stays mac_pj.
+ *
  * [1] Fast and Fusiest Mapper paper, §8.
  * [2] accelforge's architecture files (the DRAM figures) and the papers
  *     they cite; where they leave gaps, the estimates are labelled here.
@@ -60,9 +74,14 @@
 #define MW 1e-3                            /* W in one mW */
 #define GHZ 1e9                            /* Hz in one GHz */
 
-/* Global buffer area at 5 MiB ([2] §3.2, CACTI 7 nm), m^2; scaled linearly
- * with capacity (an estimate: area does not enter the objectives). */
+/* Global buffer area at 5 MiB ([2] §3.2, CACTI 7 nm), m^2; other sizes and
+ * nodes scale it by the SRAM estimator's ratio. */
 #define GLB_AREA_5MIB 1.61e-6
+/* The published global buffer the numbers above describe. */
+#define GLB_PUBLISHED_MIB 5.0
+#define PUBLISHED_NODE_NM 7.0
+#define GLB_WORD_BITS 1024.0
+#define GLB_BANKS 16.0
 
 /* The parameter values, read from the user's settings and the defaults. */
 typedef struct {
@@ -81,6 +100,7 @@ typedef struct {
   gint64 array_cols;              /* PEs per row: share one input */
   gint64 vector_lanes;            /* vector operations per cycle */
   gint64 weight_bits;             /* register size in bits; 0 = one weight */
+  double technology_nm;           /* nm */
 } EdgeConfig;
 
 static const FfmParamSpec edge_params[] = {
@@ -102,15 +122,19 @@ static const FfmParamSpec edge_params[] = {
     "LPDDR4 energy per bit read or written, pJ/bit [MODEL: hwcomponents/Accelergy LPDDR4]",
     0, 1000, NULL },
   { "glb_read_pj_per_bit", FFM_PARAM_NUMBER, "0.314",
-    "global buffer read energy, pJ/bit [MODEL: CACTI 7 nm, 1024 b wide, 16 banks]", 0, 1000, NULL },
+    "global buffer read energy at 5 MiB, 7 nm, pJ/bit; scaled to glb_mib and "
+    "technology_nm by the SRAM estimator [MODEL: CACTI 7 nm, 1024 b wide, 16 banks]",
+    0, 1000, NULL },
   { "glb_write_pj_per_bit", FFM_PARAM_NUMBER, "0.342",
-    "global buffer write energy, pJ/bit [MODEL: CACTI 7 nm, 1024 b wide, 16 banks]", 0, 1000, NULL },
+    "global buffer write energy at 5 MiB, 7 nm, pJ/bit; scaled like the read "
+    "energy [MODEL: CACTI 7 nm, 1024 b wide, 16 banks]", 0, 1000, NULL },
   { "glb_read_gbps", FFM_PARAM_NUMBER, "2048",
     "global buffer read bandwidth, GB/s (own port) [EST: TPUv4i CMEM]", 0.001, 1e6, NULL },
   { "glb_write_gbps", FFM_PARAM_NUMBER, "1024",
     "global buffer write bandwidth, GB/s (own port) [EST: TPUv4i CMEM]", 0.001, 1e6, NULL },
   { "glb_leak_mw", FFM_PARAM_NUMBER, "0.47",
-    "global buffer leakage power, mW [MODEL: CACTI 7 nm, at 5 MiB]", 0, 1e6, NULL },
+    "global buffer leakage power at 5 MiB, 7 nm, mW; scaled like the energies "
+    "[MODEL: CACTI 7 nm, at 5 MiB]", 0, 1e6, NULL },
   { "mac_pj", FFM_PARAM_NUMBER, "0.084",
     "energy per MAC, pJ [EST: TPUv4i's MAC; Aladdin 7 nm int8 gives 0.109]", 0, 1000, NULL },
   { "vector_pj", FFM_PARAM_NUMBER, "0",
@@ -118,6 +142,9 @@ static const FfmParamSpec edge_params[] = {
     0, 1000, NULL },
   { "weight_bits", FFM_PARAM_INTEGER, "0",
     "PE register size, bits; 0 = one weight of the workload's width", 0, 64, NULL },
+  { "technology_nm", FFM_PARAM_NUMBER, "7",
+    "process node, nm: scales the global buffer and register by the estimators "
+    "[EST: 7 as TPUv4i]", 7, 130, NULL },
   { NULL, 0, NULL, NULL, 0, 0, NULL }
 };
 
@@ -138,6 +165,7 @@ static const gsize edge_param_offsets[] = {
   G_STRUCT_OFFSET (EdgeConfig, mac_pj),
   G_STRUCT_OFFSET (EdgeConfig, vector_pj),
   G_STRUCT_OFFSET (EdgeConfig, weight_bits),
+  G_STRUCT_OFFSET (EdgeConfig, technology_nm),
 };
 
 G_STATIC_ASSERT (G_N_ELEMENTS (edge_param_offsets) == G_N_ELEMENTS (edge_params) - 1);
@@ -179,24 +207,59 @@ add_main_memory (FfmArch *arch, const EdgeConfig *c)
                                  "model [MODEL], bandwidth LPDDR4-3200 x64 [EST]");
 }
 
-static void
-add_global_buffer (FfmArch *arch, const EdgeConfig *c)
+/* The SRAM estimator's read and write answers for a global buffer of @mib
+ * at @nm. */
+static gboolean
+estimate_glb (double mib, double nm, FfmComponentEstimate *read,
+              FfmComponentEstimate *write, GError **error)
+{
+  g_autoptr (FfmParamValues) attrs = ffm_param_values_new ();
+  g_autofree char *depth = g_strdup_printf ("%.17g", mib * MIB_BITS / GLB_WORD_BITS);
+  g_autofree char *tech = g_strdup_printf ("%.17g", nm);
+
+  ffm_param_values_set (attrs, "width", "1024");
+  ffm_param_values_set (attrs, "depth", depth);
+  ffm_param_values_set (attrs, "n_banks", "16");
+  ffm_param_values_set (attrs, "technology", tech);
+  return ffm_estimate_component ("GlobalBuffer", "SRAM", attrs, "read", read, error)
+         && ffm_estimate_component ("GlobalBuffer", "SRAM", attrs, "write", write, error);
+}
+
+/* Ratio of @now to @published, exactly 1 when they are equal. */
+static double
+ratio (const FfmEstimatedValue *now, const FfmEstimatedValue *published)
+{
+  return now->value == published->value ? 1.0 : now->value / published->value;
+}
+
+static gboolean
+add_global_buffer (FfmArch *arch, const EdgeConfig *c, GError **error)
 {
   FfmLevel *level = ffm_arch_add_memory (arch, "GlobalBuffer");
   FfmMemorySpec *m = &level->u.memory;
+  FfmComponentEstimate read, write, read0, write0;
 
+  if (!estimate_glb (c->glb_mib, c->technology_nm, &read, &write, error)
+      || !estimate_glb (GLB_PUBLISHED_MIB, PUBLISHED_NODE_NM, &read0, &write0, error))
+    return FALSE;
   m->size = c->glb_mib * MIB_BITS;
-  m->read_energy = c->glb_read_pj_per_bit * PJ;
-  m->write_energy = c->glb_write_pj_per_bit * PJ;
+  m->read_energy = c->glb_read_pj_per_bit * PJ * ratio (&read.energy, &read0.energy);
+  m->write_energy = c->glb_write_pj_per_bit * PJ * ratio (&write.energy, &write0.energy);
   m->read_bandwidth = c->glb_read_gbps * GBPS_BITS;
   m->write_bandwidth = c->glb_write_gbps * GBPS_BITS;
   m->ports = FFM_PORTS_SEPARATE;
   m->keep = g_strdup ("~MainMemory");
   m->may_keep = g_strdup ("all");
-  level->leak_power = c->glb_leak_mw * MW;
-  level->area = GLB_AREA_5MIB * c->glb_mib / 5.0;
-  level->description = g_strdup ("on-chip SRAM: energy and leak from CACTI 7 nm [MODEL], "
-                                 "bandwidths copied from TPUv4i [EST]");
+  level->leak_power = c->glb_leak_mw * MW * ratio (&read.leak_power, &read0.leak_power);
+  level->area = GLB_AREA_5MIB * ratio (&read.area, &read0.area);
+  level->description = g_strdup ("on-chip SRAM: energy and leak from CACTI 7 nm [MODEL] "
+                                 "at 5 MiB, scaled to its size and node by the SRAM "
+                                 "estimator; bandwidths copied from TPUv4i [EST]");
+  level->estimated_by = g_strdup_printf ("read_energy, write_energy, leak_power, area: "
+                                         "published 5 MiB, 7 nm numbers x %s's ratio "
+                                         "(%g %%)", read.energy.estimator,
+                                         read.energy.accuracy);
+  return TRUE;
 }
 
 static void
@@ -229,11 +292,21 @@ add_pe_array (FfmArch *arch, const EdgeConfig *c)
                                  "row, outputs reduced along a column");
 }
 
-static void
-add_register (FfmArch *arch, const EdgeConfig *c)
+static gboolean
+add_register (FfmArch *arch, const EdgeConfig *c, GError **error)
 {
   FfmLevel *level = ffm_arch_add_memory (arch, "Register");
   FfmMemorySpec *m = &level->u.memory;
+  g_autoptr (FfmParamValues) attrs = ffm_param_values_new ();
+  g_autofree char *bits = g_strdup_printf ("%d", c->weight_bits > 0
+                                                   ? (int) c->weight_bits : 8);
+  g_autofree char *tech = g_strdup_printf ("%.17g", c->technology_nm);
+  FfmComponentEstimate reg;
+
+  ffm_param_values_set (attrs, "n_bits", bits);
+  ffm_param_values_set (attrs, "technology", tech);
+  if (!ffm_estimate_component ("Register", "register", attrs, NULL, &reg, error))
+    return FALSE;
 
   if (c->weight_bits == 0)
     {
@@ -248,20 +321,41 @@ add_register (FfmArch *arch, const EdgeConfig *c)
   m->read_bandwidth = INFINITY;
   m->write_bandwidth = INFINITY;
   m->keep = g_strdup ("weight");
-  level->description = g_strdup ("the one stationary weight of a PE");
+  level->area = reg.area.value;
+  level->leak_power = reg.leak_power.value;
+  level->description = g_strdup ("the one stationary weight of a PE; area and leak "
+                                 "from the register estimator, access energy in "
+                                 "the MAC's");
+  level->estimated_by = g_strdup_printf ("leak_power, area: %s (%g %%)",
+                                         reg.area.estimator, reg.area.accuracy);
+  return TRUE;
 }
 
-static void
-add_mac (FfmArch *arch, const EdgeConfig *c)
+static gboolean
+add_mac (FfmArch *arch, const EdgeConfig *c, GError **error)
 {
   FfmLevel *level = ffm_arch_add_compute (arch, "MAC");
   FfmComputeSpec *u = &level->u.compute;
+  g_autoptr (FfmParamValues) attrs = ffm_param_values_new ();
+  g_autofree char *tech = g_strdup_printf ("%.17g", c->technology_nm);
+  FfmComponentEstimate mac;
+
+  ffm_param_values_set (attrs, "multiplier_width", "8");
+  ffm_param_values_set (attrs, "adder_width", "16");
+  ffm_param_values_set (attrs, "technology", tech);
+  if (!ffm_estimate_component ("MAC", "intmac", attrs, NULL, &mac, error))
+    return FALSE;
 
   u->energy = c->mac_pj * PJ;
   u->throughput = c->clock_ghz * GHZ;
   u->enabled = g_strdup ("len(all) == 3");
+  level->area = mac.area.value;
   level->description = g_strdup ("multiply-accumulate for 3-tensor Einsums: energy "
-                                 "TPUv4i's [EST], clock [EST]");
+                                 "TPUv4i's [EST], clock [EST], area from the intmac "
+                                 "estimator");
+  level->estimated_by = g_strdup_printf ("area: %s (%g %%)", mac.area.estimator,
+                                         mac.area.accuracy);
+  return TRUE;
 }
 
 /* ---- Function table ---- */
@@ -319,11 +413,12 @@ edge_build (const char *arch_name, const FfmParamValues *values, GError **error)
   ffm_arch_set_description (arch, EDGE_SUMMARY);
   ffm_arch_set_source (arch, EDGE_SOURCE);
   add_main_memory (arch, &config);
-  add_global_buffer (arch, &config);
+  if (!add_global_buffer (arch, &config, error))
+    return NULL;
   add_vector_unit (arch, &config);
   add_pe_array (arch, &config);
-  add_register (arch, &config);
-  add_mac (arch, &config);
+  if (!add_register (arch, &config, error) || !add_mac (arch, &config, error))
+    return NULL;
   if (!ffm_arch_finish (arch, error))
     return NULL;
   return g_steal_pointer (&arch);

@@ -31,6 +31,16 @@
  * weight_bits=N fixes it at N bits instead (a wider weight then fits
  * nowhere, a narrower one leaves room for several).
  *
+ * Energies and areas that follow the design: the buffers' read and write
+ * energies and areas are the published numbers (at 128 MiB and 4 MiB, 7
+ * nm) times the ratio of the SRAM estimator's answer for the buffer asked
+ * for (glb_mib, lb_mib, technology_nm; 1024-bit words, 16 banks) to its
+ * answer at the published size (ffm-estimator.h; the sram estimator fits
+ * CACTI 7), exactly 1 at the published sizes. The register's area scales
+ * the same way from its published 8-bit area by the register estimator.
+ * The reference gives no leakage and counts register accesses in the MAC's
+ * energy: both stay 0 whatever the sizes.
+ *
  * [1] Fast and Fusiest Mapper paper, §7.1.
  * [2] Jouppi et al., "Ten lessons from three generations shaped Google's
  *     TPUv4i", ISCA 2021.
@@ -52,14 +62,19 @@
 #define PJ 1e-12                           /* J in one pJ */
 #define GHZ 1e9                            /* Hz in one GHz */
 
-/* Areas per instance at the default sizes ([3] §3.1), m^2. Buffers and the
- * scalar unit scale linearly with their capacity or lanes (an estimate:
- * area does not enter the objectives). */
+/* Areas per instance at the default sizes ([3] §3.1), m^2. The buffers and
+ * the register scale by the estimators' ratio, the scalar unit linearly
+ * with its lanes (an estimate: area does not enter the objectives). */
 #define GLB_AREA_128MIB 112e-6
 #define LB_AREA_4MIB 51e-6
 #define SCALAR_AREA_128LANES 8.7e-6
 #define REGISTER_AREA 8.5e-11             /* 10 % of 14 mm^2 / 16384 PEs */
 #define MAC_AREA 8.5e-10                  /* 90 % of 14 mm^2 / 16384 PEs */
+/* The published buffers and register the numbers above describe. */
+#define GLB_PUBLISHED_MIB 128.0
+#define LB_PUBLISHED_MIB 4.0
+#define REGISTER_PUBLISHED_BITS 8
+#define PUBLISHED_NODE_NM 7.0
 
 /* The parameter values, read from the user's settings and the defaults. */
 typedef struct {
@@ -81,6 +96,7 @@ typedef struct {
   gint64 array_cols;              /* PEs per row: share one input */
   gint64 scalar_lanes;            /* scalar operations per cycle per core */
   gint64 weight_bits;             /* register size in bits; 0 = one weight */
+  double technology_nm;           /* nm */
 } TpuConfig;
 
 static const FfmParamSpec tpu_params[] = {
@@ -101,17 +117,21 @@ static const FfmParamSpec tpu_params[] = {
   { "dram_pj_per_bit", FFM_PARAM_NUMBER, "7.03",
     "DRAM energy per bit read or written, pJ/bit [tpu_v4i model, TPUv4i paper]", 0, 1000, NULL },
   { "glb_read_pj_per_bit", FFM_PARAM_NUMBER, "1.88",
-    "global buffer read energy, pJ/bit [tpu_v4i model]", 0, 1000, NULL },
+    "global buffer read energy at 128 MiB, pJ/bit; scaled to glb_mib and "
+    "technology_nm by the SRAM estimator [tpu_v4i model]", 0, 1000, NULL },
   { "glb_write_pj_per_bit", FFM_PARAM_NUMBER, "2.36",
-    "global buffer write energy, pJ/bit [tpu_v4i model]", 0, 1000, NULL },
+    "global buffer write energy at 128 MiB, pJ/bit; scaled likewise [tpu_v4i model]",
+    0, 1000, NULL },
   { "glb_read_gbps", FFM_PARAM_NUMBER, "2048",
     "global buffer read bandwidth, GB/s (own port) [tpu_v4i model]", 0.001, 1e6, NULL },
   { "glb_write_gbps", FFM_PARAM_NUMBER, "1024",
     "global buffer write bandwidth, GB/s (own port) [tpu_v4i model]", 0.001, 1e6, NULL },
   { "lb_read_pj_per_bit", FFM_PARAM_NUMBER, "0.249",
-    "local buffer read energy, pJ/bit [tpu_v4i model]", 0, 1000, NULL },
+    "local buffer read energy at 4 MiB, pJ/bit; scaled to lb_mib and "
+    "technology_nm by the SRAM estimator [tpu_v4i model]", 0, 1000, NULL },
   { "lb_write_pj_per_bit", FFM_PARAM_NUMBER, "0.293",
-    "local buffer write energy, pJ/bit [tpu_v4i model]", 0, 1000, NULL },
+    "local buffer write energy at 4 MiB, pJ/bit; scaled likewise [tpu_v4i model]",
+    0, 1000, NULL },
   { "mac_pj", FFM_PARAM_NUMBER, "0.084",
     "energy per 8-bit MAC, pJ [tpu_v4i model]", 0, 1000, NULL },
   { "scalar_lanes", FFM_PARAM_INTEGER, "128",
@@ -120,6 +140,9 @@ static const FfmParamSpec tpu_params[] = {
     "energy per scalar-unit operation, pJ [tpu_v4i model: 0]", 0, 1000, NULL },
   { "weight_bits", FFM_PARAM_INTEGER, "0",
     "PE register size, bits; 0 = one weight of the workload's width", 0, 64, NULL },
+  { "technology_nm", FFM_PARAM_NUMBER, "7",
+    "process node, nm: scales the buffers and the register by the estimators "
+    "[TPUv4i: 7 nm]", 7, 130, NULL },
   { NULL, 0, NULL, NULL, 0, 0, NULL }
 };
 
@@ -143,6 +166,7 @@ static const gsize tpu_param_offsets[] = {
   G_STRUCT_OFFSET (TpuConfig, scalar_lanes),
   G_STRUCT_OFFSET (TpuConfig, scalar_pj),
   G_STRUCT_OFFSET (TpuConfig, weight_bits),
+  G_STRUCT_OFFSET (TpuConfig, technology_nm),
 };
 
 G_STATIC_ASSERT (G_N_ELEMENTS (tpu_param_offsets) == G_N_ELEMENTS (tpu_params) - 1);
@@ -158,6 +182,56 @@ G_STATIC_ASSERT (G_N_ELEMENTS (tpu_param_offsets) == G_N_ELEMENTS (tpu_params) -
   "examples/arches/tpu_v4i.yaml), taken from Jouppi et al., ISCA 2021"
 
 /* ---- Parameters ---- */
+
+/* ---- Sizes that follow the design ---- */
+
+/* Ratio of @now to @published, exactly 1 when they are equal. */
+static double
+ratio (const FfmEstimatedValue *now, const FfmEstimatedValue *published)
+{
+  return now->value == published->value ? 1.0 : now->value / published->value;
+}
+
+/* The SRAM estimator's read and write answers for buffer @name of @mib at
+ * @nm (1024-bit words, 16 banks). */
+static gboolean
+estimate_buffer (const char *name, double mib, double nm, FfmComponentEstimate *read,
+                 FfmComponentEstimate *write, GError **error)
+{
+  g_autoptr (FfmParamValues) attrs = ffm_param_values_new ();
+  g_autofree char *depth = g_strdup_printf ("%.17g", mib * MIB_BITS / 1024);
+  g_autofree char *tech = g_strdup_printf ("%.17g", nm);
+
+  ffm_param_values_set (attrs, "width", "1024");
+  ffm_param_values_set (attrs, "depth", depth);
+  ffm_param_values_set (attrs, "n_banks", "16");
+  ffm_param_values_set (attrs, "technology", tech);
+  return ffm_estimate_component (name, "SRAM", attrs, "read", read, error)
+         && ffm_estimate_component (name, "SRAM", attrs, "write", write, error);
+}
+
+/* A buffer's energies and area: the published ones at @published_mib and 7
+ * nm, times the estimator's ratio for @mib at @nm. */
+static gboolean
+scale_buffer (FfmLevel *level, double mib, double published_mib, double nm,
+              double read_pj, double write_pj, double published_area,
+              GError **error)
+{
+  FfmComponentEstimate read, write, read0, write0;
+
+  if (!estimate_buffer (level->name, mib, nm, &read, &write, error)
+      || !estimate_buffer (level->name, published_mib, PUBLISHED_NODE_NM, &read0,
+                           &write0, error))
+    return FALSE;
+  level->u.memory.read_energy = read_pj * PJ * ratio (&read.energy, &read0.energy);
+  level->u.memory.write_energy = write_pj * PJ * ratio (&write.energy, &write0.energy);
+  level->area = published_area * ratio (&read.area, &read0.area);
+  level->estimated_by = g_strdup_printf ("read_energy, write_energy, area: published "
+                                         "%g MiB, 7 nm numbers x %s's ratio (%g %%)",
+                                         published_mib, read.energy.estimator,
+                                         read.energy.accuracy);
+  return TRUE;
+}
 
 /* ---- Hierarchy ---- */
 
@@ -179,22 +253,24 @@ add_main_memory (FfmArch *arch, const TpuConfig *c)
                                  "energy the upper end of the TPUv4i paper's range");
 }
 
-static void
-add_global_buffer (FfmArch *arch, const TpuConfig *c)
+static gboolean
+add_global_buffer (FfmArch *arch, const TpuConfig *c, GError **error)
 {
   FfmLevel *level = ffm_arch_add_memory (arch, "GlobalBuffer");
   FfmMemorySpec *m = &level->u.memory;
 
   m->size = c->glb_mib * MIB_BITS;
-  m->read_energy = c->glb_read_pj_per_bit * PJ;
-  m->write_energy = c->glb_write_pj_per_bit * PJ;
+  if (!scale_buffer (level, c->glb_mib, GLB_PUBLISHED_MIB, c->technology_nm,
+                     c->glb_read_pj_per_bit, c->glb_write_pj_per_bit, GLB_AREA_128MIB,
+                     error))
+    return FALSE;
   m->read_bandwidth = c->glb_read_gbps * GBPS_BITS;
   m->write_bandwidth = c->glb_write_gbps * GBPS_BITS;
   m->ports = FFM_PORTS_SEPARATE;
   m->keep = g_strdup ("~MainMemory");
   m->may_keep = g_strdup ("all");
-  level->area = GLB_AREA_128MIB * c->glb_mib / 128.0;
   level->description = g_strdup ("on-chip CMEM shared by the cores");
+  return TRUE;
 }
 
 static void
@@ -209,20 +285,21 @@ add_cores (FfmArch *arch, const TpuConfig *c)
   level->description = g_strdup ("the cores, each with its own local buffer");
 }
 
-static void
-add_local_buffer (FfmArch *arch, const TpuConfig *c)
+static gboolean
+add_local_buffer (FfmArch *arch, const TpuConfig *c, GError **error)
 {
   FfmLevel *level = ffm_arch_add_memory (arch, "LocalBuffer");
   FfmMemorySpec *m = &level->u.memory;
 
   m->size = c->lb_mib * MIB_BITS;
-  m->read_energy = c->lb_read_pj_per_bit * PJ;
-  m->write_energy = c->lb_write_pj_per_bit * PJ;
+  if (!scale_buffer (level, c->lb_mib, LB_PUBLISHED_MIB, c->technology_nm,
+                     c->lb_read_pj_per_bit, c->lb_write_pj_per_bit, LB_AREA_4MIB, error))
+    return FALSE;
   m->read_bandwidth = INFINITY;
   m->write_bandwidth = INFINITY;
   m->keep = g_strdup ("input | output");
-  level->area = LB_AREA_4MIB * c->lb_mib / 4.0;
   level->description = g_strdup ("per-core buffer of inputs and outputs; weights bypass it");
+  return TRUE;
 }
 
 static void
@@ -255,11 +332,31 @@ add_pe_array (FfmArch *arch, const TpuConfig *c)
                                  "a row, outputs reduced along a column");
 }
 
-static void
-add_register (FfmArch *arch, const TpuConfig *c)
+/* The register estimator's answer for a @bits-bit register at @nm. */
+static gboolean
+estimate_register (int bits, double nm, FfmComponentEstimate *out, GError **error)
+{
+  g_autoptr (FfmParamValues) attrs = ffm_param_values_new ();
+  g_autofree char *n_bits = g_strdup_printf ("%d", bits);
+  g_autofree char *tech = g_strdup_printf ("%.17g", nm);
+
+  ffm_param_values_set (attrs, "n_bits", n_bits);
+  ffm_param_values_set (attrs, "technology", tech);
+  return ffm_estimate_component ("Register", "register", attrs, NULL, out, error);
+}
+
+static gboolean
+add_register (FfmArch *arch, const TpuConfig *c, GError **error)
 {
   FfmLevel *level = ffm_arch_add_memory (arch, "Register");
   FfmMemorySpec *m = &level->u.memory;
+  FfmComponentEstimate reg, reg0;
+
+  if (!estimate_register (c->weight_bits > 0 ? (int) c->weight_bits
+                                             : REGISTER_PUBLISHED_BITS,
+                          c->technology_nm, &reg, error)
+      || !estimate_register (REGISTER_PUBLISHED_BITS, PUBLISHED_NODE_NM, &reg0, error))
+    return FALSE;
 
   if (c->weight_bits == 0)
     {
@@ -274,8 +371,12 @@ add_register (FfmArch *arch, const TpuConfig *c)
   m->read_bandwidth = INFINITY;
   m->write_bandwidth = INFINITY;
   m->keep = g_strdup ("weight");
-  level->area = REGISTER_AREA;
+  level->area = REGISTER_AREA * ratio (&reg.area, &reg0.area);
   level->description = g_strdup ("the one stationary weight of a PE");
+  level->estimated_by = g_strdup_printf ("area: published 8-bit area x %s's ratio "
+                                         "(%g %%)", reg.area.estimator,
+                                         reg.area.accuracy);
+  return TRUE;
 }
 
 static void
@@ -346,12 +447,15 @@ tpu_build (const char *arch_name, const FfmParamValues *values, GError **error)
   ffm_arch_set_description (arch, TPU_SUMMARY);
   ffm_arch_set_source (arch, TPU_SOURCE);
   add_main_memory (arch, &config);
-  add_global_buffer (arch, &config);
+  if (!add_global_buffer (arch, &config, error))
+    return NULL;
   add_cores (arch, &config);
-  add_local_buffer (arch, &config);
+  if (!add_local_buffer (arch, &config, error))
+    return NULL;
   add_scalar_unit (arch, &config);
   add_pe_array (arch, &config);
-  add_register (arch, &config);
+  if (!add_register (arch, &config, error))
+    return NULL;
   add_mac (arch, &config);
   if (!ffm_arch_finish (arch, error))
     return NULL;

@@ -17,7 +17,7 @@
  * instance busy bounds the latency. Capacities are ignored (the bound
  * path need not fit).
  *
- * The template builder (ffm-pmapping-template.c) searches a few choices
+ * The template builder (ffm-pmapping-storage.c) searches a few choices
  * of least bound first and leaves out the choices whose bound a pmapping
  * already found beats: docs/pmapping-generator.md, "Storage choices
  * bounded". Both bounds are witnessed in tests/test-pmapping.c against

@@ -181,8 +181,13 @@ typedef struct {
     FfmFanoutSpec fanout;
     FfmComputeSpec compute;
   } u;
+  /* Which component estimator gave which of the numbers above, one line
+   * ("read_energy, write_energy: sram 70 %; area: sram 70 %"), or NULL
+   * when none did (ffm-estimator.h). Appended in ABI 2.3. */
+  char *estimated_by;
   /* TRUE (Timeloop's counting): leak_power is charged for the instances a
-   * mapping uses (at least one), not for every instance; default FALSE. */
+   * mapping uses (at least one), not for every instance; default FALSE.
+   * Appended in ABI 2.3. */
   gboolean leak_utilized;
 } FfmLevel;
 

@@ -1,6 +1,7 @@
 /* ffm-plugin-registry.h: the plugin host.
  *
- * Finds plugin files (ffm-arch-NAME.so, ffm-search-NAME.so) in, in order:
+ * Finds plugin files (ffm-arch-NAME.so, ffm-search-NAME.so,
+ * ffm-estimator-NAME.so) in, in order:
  * each --plugin-dir, each folder of FFM_PLUGIN_PATH, then the built-in
  * folder (this build's plugin folders when the running binary is the
  * uninstalled one in the build tree, else <libdir>/ffm; FFM_PLUGIN_SYSTEM_PATH
@@ -121,7 +122,8 @@ FFM_API gboolean ffm_plugin_check_param_specs (const FfmParamSpec *specs,
                                                const char *owner,
                                                GError **error);
 
-/* "arch-model" or "search" (the words `ffm list` prints), or "unknown". */
+/* "arch-model", "search" or "estimator" (the words `ffm list` prints), or
+ * "unknown". */
 FFM_API const char *ffm_plugin_kind_to_string (FfmPluginKind kind);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FfmPluginRegistry, ffm_plugin_registry_free)

@@ -2,8 +2,9 @@
  *
  * A plugin is a shared object that exports exactly one symbol,
  * ffm_plugin_get_descriptor, returning a constant FfmPluginDescriptor:
- * the ABI version it was built for, its kind (architecture model or search
- * strategy), name, version, one-line summary, and the kind's function table.
+ * the ABI version it was built for, its kind (architecture model, search
+ * strategy or component estimator), name, version, one-line summary, and the
+ * kind's function table.
  * The host (ffm-plugin-registry.h) refuses a plugin built for another ABI
  * major version or a newer minor version, naming the file and both versions.
  *
@@ -25,16 +26,18 @@
 #include <ffm/ffm-params.h>
 #include <ffm/ffm-arch.h>
 #include <ffm/ffm-problem.h>
+#include <ffm/ffm-estimator.h>
 
 G_BEGIN_DECLS
 
 #define FFM_PLUGIN_ABI_MAJOR 2   /* bump: incompatible change */
-#define FFM_PLUGIN_ABI_MINOR 2   /* bump: appended fields or slots */
+#define FFM_PLUGIN_ABI_MINOR 3   /* bump: appended fields or slots */
 #define FFM_PLUGIN_ENTRY_SYMBOL "ffm_plugin_get_descriptor"
 
 typedef enum {
   FFM_PLUGIN_KIND_ARCH_MODEL = 1,
   FFM_PLUGIN_KIND_SEARCH = 2,
+  FFM_PLUGIN_KIND_ESTIMATOR = 3,  /* since ABI 2.3 */
 } FfmPluginKind;
 
 /* Function table of an architecture model. A model offers one or more
@@ -68,6 +71,25 @@ typedef struct {
                            GError **error);
 } FfmSearchVTable;
 
+/* Function table of a component estimator (since ABI 2.3; see
+ * ffm-estimator.h for the query and the answer). */
+typedef struct {
+  gsize struct_size;              /* sizeof (FfmEstimatorVTable) when built */
+  /* The classes it answers for, NULL-name-terminated, static: a query whose
+   * class (ignoring case) is not among them is not passed to it. */
+  const FfmEstimatorClass *classes;
+  /* Answers @query: fills the numbers it gives in @estimate (every field
+   * starts NAN, the note NULL) and its accuracy, and returns TRUE. Returns
+   * FALSE with FFM_ESTIMATOR_ERROR_UNSUPPORTED when it does not handle
+   * this action or these attributes (another estimator may), or with
+   * FFM_ESTIMATOR_ERROR_ATTRIBUTE when an attribute is wrong (missing,
+   * unreadable, out of range: ffm_estimate_query_fail() words it). Must be
+   * thread-safe and must not keep @query. */
+  gboolean (*estimate) (const FfmEstimateQuery *query,
+                        FfmEstimate *estimate,
+                        GError **error);
+} FfmEstimatorVTable;
+
 typedef struct {
   guint16 abi_major;              /* FFM_PLUGIN_ABI_MAJOR at build time */
   guint16 abi_minor;              /* FFM_PLUGIN_ABI_MINOR at build time */
@@ -79,6 +101,7 @@ typedef struct {
   union {
     const FfmArchModelVTable *arch;
     const FfmSearchVTable *search;
+    const FfmEstimatorVTable *estimator;   /* since ABI 2.3 */
     gconstpointer any;
   } vtable;
   gpointer reserved[4];           /* must be NULL */
@@ -88,8 +111,8 @@ typedef const FfmPluginDescriptor *(*FfmPluginGetDescriptorFunc) (void);
 
 G_STATIC_ASSERT (sizeof (FfmPluginKind) == sizeof (int));
 
-/* Emits the descriptor and its exported getter. @vtable_field is `arch` or
- * `search`; @vtable a pointer to a static const table. */
+/* Emits the descriptor and its exported getter. @vtable_field is `arch`,
+ * `search` or `estimator`; @vtable a pointer to a static const table. */
 #define FFM_PLUGIN_DEFINE(kind_, name_, version_, summary_, vtable_field, vtable_) \
   static const FfmPluginDescriptor ffm_plugin_descriptor_ = {                    \
     .abi_major = FFM_PLUGIN_ABI_MAJOR,                                           \

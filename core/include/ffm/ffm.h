@@ -21,6 +21,7 @@
 #include <ffm/ffm-cost.h>
 #include <ffm/ffm-problem.h>
 #include <ffm/ffm-result.h>
+#include <ffm/ffm-estimator.h>
 #include <ffm/ffm-plugin.h>
 #include <ffm/ffm-plugin-registry.h>
 #include <ffm/ffm-paths.h>

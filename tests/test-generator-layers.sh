@@ -1,0 +1,71 @@
+#!/bin/sh
+# test-generator-layers.sh BUILD: the pmapping generator's files form no
+# circle. They are listed here top to bottom (as ffm-pmapping-private.h
+# lists them); each file's object may call (nm -u) only functions that
+# files below it define, so a call that runs back up, which would close a
+# circle, fails here and names the file, the function and its file.
+set -eu
+build=$1
+objdir=$(find "$build/core" -maxdepth 1 -type d -name 'libffm.so*.p' | head -n 1)
+[ -n "$objdir" ] || { echo "test-generator-layers: no libffm objects under $build/core" >&2; exit 1; }
+
+layers="
+ffm-pmapping.c
+ffm-pmapping-waves.c
+ffm-pmapping-set.c
+ffm-pmapping-signature.c
+ffm-template-result-bytes.c
+ffm-pmapping-storage.c
+ffm-pmapping-template.c
+ffm-pmapping-tiles.c
+ffm-pmapping-tiles-extend.c
+ffm-pmapping-tiles-leaves.c
+ffm-pmapping-tiles-dfs.c
+ffm-pmapping-tiles-table.c
+ffm-pmapping-tiles-leaf.c
+ffm-pmapping-tiles-units.c
+ffm-pmapping-tiles-joinable.c
+ffm-pmapping-tiles-setup.c
+ffm-pmapping-terms.c
+ffm-pmapping-imperfect.c
+ffm-pmapping-rows.c
+ffm-pmapping-options.c
+"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ffm-layers-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+for f in $layers; do
+  [ -f "$objdir/$f.o" ] \
+    || { echo "test-generator-layers: $objdir/$f.o is missing (a generator file renamed? update the list)" >&2; exit 1; }
+done
+
+# Which layer defines each function: "SYMBOL LAYER".
+i=0
+for f in $layers; do
+  i=$((i + 1))
+  nm --defined-only "$objdir/$f.o" | awk -v i="$i" '$2 == "T" { print $3, i }'
+done | sort > "$tmp/defined.txt"
+
+# Every generator file is in the list.
+for c in $(find "$(dirname "$0")/../core" -maxdepth 1 -name 'ffm-pmapping*.c' -exec basename {} \;); do
+  echo "$layers" | grep -qx "$c" \
+    || { echo "test-generator-layers: $c is not in the list of layers" >&2; exit 1; }
+done
+
+failed=0
+i=0
+for f in $layers; do
+  i=$((i + 1))
+  nm -u "$objdir/$f.o" | awk '{ print $NF }' | sort -u \
+    | join - "$tmp/defined.txt" > "$tmp/uses.txt" || true
+  while read -r sym layer; do
+    if [ "$layer" -lt "$i" ]; then
+      callee=$(echo "$layers" | grep . | sed -n "${layer}p")
+      echo "test-generator-layers: $f calls $sym of $callee, which is above it: a circle" >&2
+      failed=1
+    fi
+  done < "$tmp/uses.txt"
+done
+[ "$failed" = 0 ] || exit 1
+echo "test-generator-layers: $(echo "$layers" | grep -c .) files, every call runs down"
