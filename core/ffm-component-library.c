@@ -663,6 +663,8 @@ read_document (Reader *r, FfmComponentLibrary *library)
   if (root == NULL)
     return reader_fail (r, NULL, "$", "the file is empty");
   top = map_get (r, root, "compound_components", 0);
+  if (top == NULL)   /* Timeloop's front end (v0.4) names the same "components" */
+    top = map_get (r, root, "components", 0);
   if (top == NULL)
     return reader_fail (r, root, "$", "no compound_components (is this an Accelergy "
                         "component file?)");

@@ -17,6 +17,7 @@
 
 #include "ffm-run.h"
 
+#include <ffm/ffm-estimator.h>
 #include <json-glib/json-glib.h>
 #include <glib/gstdio.h>
 #include <math.h>
@@ -745,6 +746,31 @@ fake_estimator (const FfmTimeloopComponent *c, FfmTimeloopActionEnergies *out,
   return strcmp (c->component, "glb") == 0 || strcmp (c->component, "DRAM") == 0;
 }
 
+/* What the component estimators answer for @cls with @attrs (KEY=VALUE,
+ * NULL-terminated) and @action, asked directly (J, W or m^2). */
+static FfmComponentEstimate
+ask_estimators (const char *cls, const char *action, const char *const *attrs)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FfmComponentLibrary) library = ffm_component_library_new (NULL);
+  g_autoptr (FfmParamValues) values = ffm_param_values_new ();
+  g_autofree char *components = fe_path ("_components");
+  g_autoptr (FfmEstimateQuery) q = NULL;
+  FfmComponentEstimate out;
+
+  g_assert_true (ffm_component_library_load_file (library, components, &error));
+  g_assert_no_error (error);
+  for (guint i = 0; attrs[i] != NULL; i++)
+    {
+      g_auto (GStrv) kv = g_strsplit (attrs[i], "=", 2);
+      ffm_param_values_set (values, kv[0], kv[1]);
+    }
+  q = ffm_estimate_query_new ("test", cls, values, action);
+  g_assert_true (ffm_component_library_estimate (library, q, &out, &error));
+  g_assert_no_error (error);
+  return out;
+}
+
 static void
 test_no_ert (void)
 {
@@ -752,36 +778,78 @@ test_no_ert (void)
   g_autoptr (FfmTimeloopSpec) spec = LOAD_FE (&error, "chip");
   g_autoptr (FfmTimeloopSpec) with_ert = NULL;
   g_autoptr (FfmArch) arch = NULL;
+  g_auto (GStrv) warnings = NULL;
+  static const char *const glb[] = {
+    "technology=45nm", "global_cycle_seconds=1e-9", "datawidth=8", "depth=256",
+    "width=16", "n_banks=2", "read_bandwidth=16", "write_bandwidth=16", NULL
+  };
+  static const char *const mac[] = {
+    "technology=45nm", "global_cycle_seconds=1e-9", "datawidth=8",
+    "multiplier_width=8", "adder_width=16", NULL
+  };
+  FfmComponentEstimate want;
+  const FfmLevel *l;
   guint asked = 0;
 
-  g_test_summary ("Without an ERT: an error naming each component, its "
-                  "compound class and the ERT to give; an estimator answers "
-                  "where it can; a stored ERT always wins");
+  g_test_summary ("Without an ERT the component estimators price every "
+                  "component through the design's compound classes, each "
+                  "level saying which estimator gave what; a stored ERT "
+                  "always wins; a program's estimator replaces them");
   g_assert_no_error (error);
   arch = ffm_timeloop_spec_to_arch (spec, &error);
-  g_assert_null (arch);
-  g_assert_error (error, FFM_TIMELOOP_ERROR, FFM_TIMELOOP_ERROR_UNSUPPORTED);
-  assert_contains (error->message, "chip/arch.yaml:15: architecture.nodes[1]: memory "
-                   "DRAM (class DRAM) has no entry in the energy reference table "
-                   "(the files have no ERT); nor has glb (");
-  assert_contains (error->message, "compound class smartbuffer_SRAM (");
-  assert_contains (error->message, "_components/smartbuffer_SRAM.yaml:4) of SRAM, "
-                   "intadder)");
-  assert_contains (error->message, "timeloop-mapper.ERT.yaml");
-  g_clear_error (&error);
+  g_assert_no_error (error);
+  /* DRAM, LPDDR4: Accelergy's 8 pJ per bit, 32 bits an access */
+  l = ffm_arch_get_level (arch, 0);
+  assert_relative (l->u.memory.read_energy, 8e-12 * 32, 1e-12);
+  assert_relative (l->u.memory.fill_energy, 8e-12 * 32, 1e-12);
+  assert_contains (l->estimated_by, "read_energy, fill_energy, update_energy");
+  assert_contains (l->estimated_by, "dram 80 %");
+  /* glb: the fixture's smartbuffer_SRAM (an SRAM and two adders), per
+   * access of its 16-bit width; leakage per instance; area */
+  l = ffm_arch_get_level (arch, 1);
+  want = ask_estimators ("smartbuffer_SRAM", "read", glb);
+  assert_relative (l->u.memory.read_energy, want.energy.value, 1e-12);
+  want = ask_estimators ("smartbuffer_SRAM", "write", glb);
+  assert_relative (l->u.memory.fill_energy, want.energy.value, 1e-12);
+  assert_relative (l->leak_power, want.leak_power.value, 1e-9);
+  assert_relative (l->area, want.area.value, 1e-9);
+  g_assert_cmpfloat (l->area, >, 0);
+  assert_contains (l->estimated_by, "compound smartbuffer_SRAM 70 %");
+  /* wreg: the fixture's regfile, 8 of Aladdin's 1-bit registers read at
+   * 0.009 pJ each; no write action: fills cost a read */
+  l = ffm_arch_get_level (arch, ffm_arch_find_level (arch, "wreg"));
+  assert_relative (l->u.memory.read_energy, 8 * 0.009e-12, 1e-9);
+  assert_relative (l->u.memory.fill_energy, 8 * 0.009e-12, 1e-9);
+  /* mac: intmac, not a class of the design: the estimators' own; no leak
+   * on the compute unit (Timeloop's counting) */
+  l = ffm_arch_get_level (arch, ffm_arch_find_level (arch, "mac"));
+  want = ask_estimators ("intmac", "compute", mac);
+  assert_relative (l->u.compute.energy, want.energy.value, 1e-12);
+  g_assert_cmpfloat (l->leak_power, ==, 0);
+  assert_contains (l->estimated_by, "energy, area: aladdin 70 %");
+  warnings = ffm_timeloop_spec_steal_warnings_grouped (spec, FALSE);
+  assert_contains (warnings[0], "DRAM: no ERT entry, estimated (read_energy, "
+                   "fill_energy, update_energy, leak_power, area: dram 80 %)");
+  g_clear_pointer (&arch, ffm_arch_unref);
 
-  /* an estimator that knows glb, DRAM and the MAC; the registers still
-   * need the ERT */
+  /* a program's estimator in their place: it knows glb, DRAM and the MAC;
+   * the registers need the ERT */
   ffm_timeloop_spec_set_estimator (spec, fake_estimator, &asked);
   arch = ffm_timeloop_spec_to_arch (spec, &error);
   g_assert_null (arch);
   assert_contains (error->message, "memory wreg (compound class regfile (");
+  assert_contains (error->message, "timeloop-mapper.ERT.yaml");
   g_clear_error (&error);
 
-  /* with the ERT the estimator is not asked */
+  /* with the ERT no estimator is asked */
   asked = 0;
   with_ert = LOAD_FE (&error, "chip", "chip-ERT.yaml");
   g_assert_no_error (error);
+  arch = ffm_timeloop_spec_to_arch (with_ert, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (ffm_arch_get_level (arch, 1)->u.memory.read_energy, ==, 4e-12);
+  g_assert_null (ffm_arch_get_level (arch, 1)->estimated_by);
+  g_clear_pointer (&arch, ffm_arch_unref);
   ffm_timeloop_spec_set_estimator (with_ert, fake_estimator, &asked);
   arch = ffm_timeloop_spec_to_arch (with_ert, &error);
   g_assert_no_error (error);
@@ -819,7 +887,7 @@ test_estimated (void)
   g_assert_cmpfloat (ffm_arch_get_level (arch, 2)->u.compute.energy, ==, 2.5e-12);
   warnings = ffm_timeloop_spec_steal_warnings_grouped (spec, FALSE);
   g_assert_cmpuint (g_strv_length (warnings), ==, 2);
-  assert_contains (warnings[0], "DRAM: energies from a test estimator (no ERT entry)");
+  assert_contains (warnings[0], "DRAM: no ERT entry, estimated (a test estimator)");
 }
 
 /* ---- Strictness ---- */

@@ -929,15 +929,19 @@ static const BadCase bad_cases[] = {
     STEP_WORKLOAD, FFM_TIMELOOP_ERROR_INVALID,
     { "invalid/missing-instance-dimension.yaml:21: problem.instance.K: dimension K "
       "is missing from the instance" } },
-  { "no-ert-entry", { "case1/arch.yaml", "invalid/ert-without-global-buffer.yaml" },
+  { "no-ert-entry", { "invalid/unpriceable.yaml", "invalid/ert-without-global-buffer.yaml" },
     STEP_ARCH, FFM_TIMELOOP_ERROR_UNSUPPORTED,
-    { "case1/arch.yaml:16: architecture.subtree[0].local[1]: memory GlobalBuffer "
-      "(class SRAM) has no entry in the energy reference table. ffm does not run "
-      "Accelergy", "give the ERT Accelergy wrote for this design" } },
-  { "no-ert", { "case1/arch.yaml" }, STEP_ARCH, FFM_TIMELOOP_ERROR_UNSUPPORTED,
-    { "case1/arch.yaml:10: architecture.subtree[0].local[0]: memory DRAM",
-      "(the files have no ERT); nor has GlobalBuffer (",
-      "case1/arch.yaml:16, class SRAM), MAC (" } },
+    { "invalid/unpriceable.yaml:15: architecture.subtree[0].local[1]: memory GlobalBuffer "
+      "(class SRAM) has no entry in the energy reference table and no estimate: "
+      "component GlobalBuffer (class SRAM): attribute technology: missing",
+      ". ffm does not run Accelergy", "give the ERT Accelergy wrote for this design" } },
+  { "no-ert", { "invalid/unpriceable.yaml" }, STEP_ARCH, FFM_TIMELOOP_ERROR_UNSUPPORTED,
+    { "invalid/unpriceable.yaml:10: architecture.subtree[0].local[0]: memory DRAM "
+      "(class eDRAM_storage) has no entry in the energy reference table (the files "
+      "have no ERT) and no estimate: component DRAM: unknown component class "
+      "'eDRAM_storage' (known classes: ",
+      "; nor has GlobalBuffer (", "invalid/unpriceable.yaml:15, class SRAM: component "
+      "GlobalBuffer (class SRAM): attribute technology: missing" } },
   { "ert-without-read", { "case1/arch.yaml", "invalid/ert-without-read.yaml" },
     STEP_ARCH, FFM_TIMELOOP_ERROR_UNSUPPORTED,
     { "invalid/ert-without-read.yaml:11: ERT.tables: table System.GlobalBuffer "
@@ -1224,7 +1228,7 @@ test_cli_errors (void)
   g_autofree char *bad = timeloop_option ("invalid/missing-instance-dimension.yaml");
   g_autofree char *arch_opt = timeloop_arch_option ("case2/arch.yaml");
   g_autofree char *problem_opt = timeloop_option ("common/problem.yaml");
-  g_autofree char *no_ert = timeloop_option ("case1/arch.yaml");
+  g_autofree char *no_ert = timeloop_option ("invalid/unpriceable.yaml");
   g_autofree char *syntax = data_path ("invalid/syntax-error.yaml");
   g_auto (FfmTestRun) a = { 0 }, b = { 0 }, c = { 0 }, d = { 0 }, e = { 0 }, f = { 0 },
     g = { 0 }, h = { 0 };
@@ -1237,7 +1241,9 @@ test_cli_errors (void)
   assert_contains (a.err, "missing-instance-dimension.yaml:21: problem.instance.K:");
   FFM_TEST_RUN (&b, "map", "--arch", no_ert, "--workload", problem_opt);
   g_assert_cmpint (b.status, ==, 1);
-  assert_contains (b.err, "has no entry in the energy reference table");
+  assert_contains (b.err, "has no entry in the energy reference table (the files "
+                   "have no ERT) and no estimate: component DRAM: unknown component "
+                   "class 'eDRAM_storage'");
   FFM_TEST_RUN (&c, "import", "timeloop", syntax);
   g_assert_cmpint (c.status, ==, 1);
   assert_contains (c.err, "ffm import: ");

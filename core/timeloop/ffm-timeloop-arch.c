@@ -87,6 +87,7 @@ typedef struct {
   FfmTimeloopConventions conv;
   const FfmTlNode *ert;
   const FfmTlNode *art;
+  FfmTlEstimators *estimators;  /* ffm's component estimators (the default) */
 } Arch;
 
 /* ---- Attributes ---- */
@@ -345,19 +346,49 @@ required_energy (Arch *a, const FfmTlComp *c, const FfmTlNode *table,
 
 /* ---- Energies without an ERT entry ---- */
 
-/* Asks the estimator about @c; FALSE when there is none or it has no
- * estimate. */
+/* The cycle of @c's leak: its global_cycle_seconds, else 1 ns (checked
+ * with the geometry later). */
+static double
+leak_cycle_seconds (const FfmTlComp *c)
+{
+  const FfmTlNode *v = ffm_tl_comp_attribute (c, "global_cycle_seconds", NULL);
+  double seconds;
+
+  if (v == NULL || !ffm_tl_number (v, "global_cycle_seconds", &seconds, NULL)
+      || !(seconds > 0))
+    return DEFAULT_CYCLE_SECONDS;
+  return seconds;
+}
+
+/* Asks the estimator about @c (the program's, else ffm's component
+ * estimators); FALSE when it has no estimate, with *@why (transfer full,
+ * may be NULL) saying why. */
 static gboolean
-estimate (Arch *a, const FfmTlComp *c, FfmTimeloopActionEnergies *out)
+estimate (Arch *a, const FfmTlComp *c, FfmTimeloopActionEnergies *out, char **why)
 {
   gpointer data = NULL;
   FfmTimeloopEstimator estimator = ffm_tl_spec_get_estimator (a->spec, &data);
   g_autoptr (GPtrArray) names = NULL, values = NULL;
   g_autofree char *file = NULL;
   FfmTimeloopComponent q;
+  static const FfmTlEstimatorActions actions = {
+    read_actions, fill_actions, update_actions, compute_actions
+  };
 
+  out->read = out->fill = out->update = out->compute = out->leak = NAN;
+  out->area = NAN;
+  out->source = NULL;
+  *why = NULL;
   if (estimator == NULL)
-    return FALSE;
+    {
+      /* Timeloop charges no leak on the compute unit */
+      gboolean with_leak = c->kind != FFM_TL_COMP_COMPUTE
+                           || (a->conv & FFM_TIMELOOP_FFM_LEAK);
+      if (a->estimators == NULL)
+        a->estimators = ffm_tl_estimators_new (a->spec);
+      return ffm_tl_estimators_price (a->estimators, c, &actions,
+                                      leak_cycle_seconds (c), with_leak, out, why);
+    }
   names = g_ptr_array_new_with_free_func (g_free);
   values = g_ptr_array_new ();
   for (guint i = 0; i < c->attr_keys->len; i++)
@@ -376,35 +407,38 @@ estimate (Arch *a, const FfmTlComp *c, FfmTimeloopActionEnergies *out)
   q.attribute_values = (const char *const *) values->pdata;
   file = ffm_tl_describe_class (a->spec, c->cls);
   q.class_file = g_str_has_prefix (file, "compound") ? file : NULL;
-  out->read = out->fill = out->update = out->compute = out->leak = NAN;
-  out->source = NULL;
   return estimator (&q, out, data);
 }
 
 /* One error naming every component without an energy: what each is, and
  * which ERT to give. */
 static gboolean
-no_energies (Arch *a, const GPtrArray *missing, GError **error)
+no_energies (Arch *a, const GPtrArray *missing, const GPtrArray *whys,
+             GError **error)
 {
   GString *s = g_string_new (NULL);
   const FfmTlComp *first = missing->pdata[0];
   g_autofree char *what = ffm_tl_describe_class (a->spec, first->cls);
+  const char *why = whys->pdata[0];
 
   g_string_append_printf (s, "%s %s (%s) has no entry in the energy reference "
-                          "table%s", first->kind == FFM_TL_COMP_COMPUTE
+                          "table%s and no estimate%s%s", first->kind == FFM_TL_COMP_COMPUTE
                           ? "compute unit" : "memory", first->base, what,
-                          a->ert == NULL ? " (the files have no ERT)" : "");
+                          a->ert == NULL ? " (the files have no ERT)" : "",
+                          why != NULL ? ": " : "", why != NULL ? why : "");
   for (guint i = 1; i < missing->len; i++)
     {
       const FfmTlComp *c = missing->pdata[i];
       g_autofree char *cw = ffm_tl_describe_class (a->spec, c->cls);
-      g_string_append_printf (s, "%s %s (%s:%u, %s)", i == 1 ? "; nor has" : ",",
-                              c->base, c->node->file, c->node->line, cw);
+      why = whys->pdata[i];
+      g_string_append_printf (s, "%s %s (%s:%u, %s%s%s)", i == 1 ? "; nor has" : ",",
+                              c->base, c->node->file, c->node->line, cw,
+                              why != NULL ? ": " : "", why != NULL ? why : "");
     }
-  g_string_append (s, ". ffm does not run Accelergy and has no energy "
-                   "estimator for these classes yet: give the ERT Accelergy "
-                   "wrote for this design (Timeloop writes it next to its "
-                   "outputs as timeloop-mapper.ERT.yaml or "
+  g_string_append (s, ". ffm does not run Accelergy; its component "
+                   "estimators (ffm list) price the classes they know: give "
+                   "the ERT Accelergy wrote for this design (Timeloop writes "
+                   "it next to its outputs as timeloop-mapper.ERT.yaml or "
                    "timeloop-model.ERT.yaml), e.g. --arch "
                    "timeloop:DESIGN,OUTPUTS/timeloop-mapper.ERT.yaml");
   ffm_tl_fail (error, FFM_TIMELOOP_ERROR_UNSUPPORTED, first->node, first->path,
@@ -489,6 +523,21 @@ dummy_level (const FfmTlComp *c, FfmArch *arch)
   m->size = INFINITY;
   m->may_keep = g_strdup ("nothing");
   m->drains_read = FALSE;
+}
+
+/* A level priced by an estimator: who gave which number, its area. */
+static void
+estimated_level (Arch *a, const FfmTlComp *c, FfmLevel *level,
+                 const FfmTimeloopActionEnergies *est)
+{
+  const char *by = est->source != NULL ? est->source : "an estimator";
+
+  g_free (level->estimated_by);
+  level->estimated_by = g_strdup (by);
+  if (!isnan (est->area) && est->area >= 0)
+    level->area = est->area * UM2;
+  ffm_tl_warn (a->spec, FFM_TL_WARN_ESTIMATED, c->node, c->path,
+               "%s: no ERT entry, estimated (%s)", c->base, by);
 }
 
 static gboolean
@@ -613,9 +662,7 @@ memory_level (Arch *a, const FfmTlComp *c, gboolean outermost,
       m->update_energy = isnan (est->update) ? m->fill_energy : est->update * PJ;
       m->write_energy = m->fill_energy;
       level->leak_power = isnan (est->leak) ? 0 : est->leak * PJ / g->cycle_seconds;
-      ffm_tl_warn (a->spec, FFM_TL_WARN_ESTIMATED, c->node, c->path,
-                   "%s: energies from %s (no ERT entry)", c->base,
-                   est->source != NULL ? est->source : "an estimator");
+      estimated_level (a, c, level, est);
       return TRUE;
     }
   if (table == NULL)
@@ -652,9 +699,7 @@ compute_level (Arch *a, const FfmTlComp *c, const FfmTlNode *table,
     {
       level->u.compute.energy = est->compute * PJ;
       leak = isnan (est->leak) ? 0 : est->leak;
-      ffm_tl_warn (a->spec, FFM_TL_WARN_ESTIMATED, c->node, c->path,
-                   "%s: energies from %s (no ERT entry)", c->base,
-                   est->source != NULL ? est->source : "an estimator");
+      estimated_level (a, c, level, est);
     }
   else if (!required_energy (a, c, table, compute_actions,
                              &level->u.compute.energy, error)
@@ -730,6 +775,7 @@ find_energies (Arch *a, const GPtrArray *comps, const FfmTlNode **tables,
                GError **error)
 {
   g_autoptr (GPtrArray) missing = g_ptr_array_new ();
+  g_autoptr (GPtrArray) whys = g_ptr_array_new_with_free_func (g_free);
 
   for (guint i = 0; i < comps->len; i++)
     {
@@ -740,15 +786,21 @@ find_energies (Arch *a, const GPtrArray *comps, const FfmTlNode **tables,
           || (c->kind == FFM_TL_COMP_STORAGE
               && ffm_tl_comp_attribute (c, "vector_access_energy", NULL) != NULL))
         continue;
-      if (estimate (a, c, &estimates[i])
+      char *why = NULL;
+      if (estimate (a, c, &estimates[i], &why)
           && (c->kind == FFM_TL_COMP_COMPUTE ? !isnan (estimates[i].compute)
                                              : !isnan (estimates[i].read)))
         estimated[i] = TRUE;
       else
-        g_ptr_array_add (missing, (gpointer) c);
+        {
+          g_ptr_array_add (missing, (gpointer) c);
+          g_ptr_array_add (whys, why);
+          why = NULL;
+        }
+      g_free (why);
     }
   if (missing->len > 0)
-    return no_energies (a, missing, error);
+    return no_energies (a, missing, whys, error);
   return TRUE;
 }
 
@@ -860,6 +912,7 @@ ffm_timeloop_spec_to_arch (FfmTimeloopSpec *spec, GError **error)
 {
   const FfmTlNode *root;
   g_autoptr (GPtrArray) comps = NULL;
+  FfmArch *arch;
   Arch a = { 0 };
 
   g_return_val_if_fail (spec != NULL, NULL);
@@ -891,5 +944,7 @@ ffm_timeloop_spec_to_arch (FfmTimeloopSpec *spec, GError **error)
   comps = ffm_tl_components (spec, NULL, error);
   if (comps == NULL)
     return NULL;
-  return build_arch (&a, comps, root, error);
+  arch = build_arch (&a, comps, root, error);
+  ffm_tl_estimators_free (a.estimators);
+  return arch;
 }

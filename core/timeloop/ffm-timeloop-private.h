@@ -82,6 +82,9 @@ const char *ffm_tl_spec_get_files (const FfmTimeloopSpec *spec);
  * `compound_components`) in every file, in order: they add up, unlike
  * the other top-level keys (transfer none; of FfmTlNode *). */
 const GPtrArray *ffm_tl_spec_get_class_roots (const FfmTimeloopSpec *spec);
+/* The files that define classes, and their text: file, text, file, text,
+ * ... (transfer none). */
+const GPtrArray *ffm_tl_spec_get_class_texts (const FfmTimeloopSpec *spec);
 /* The conventions asked for (ffm_timeloop_spec_set_conventions()). */
 FfmTimeloopConventions ffm_tl_spec_get_conventions (const FfmTimeloopSpec *spec);
 /* The estimator hook, or NULL. */
@@ -194,6 +197,31 @@ const FfmTlNode *ffm_tl_comp_attribute (const FfmTlComp *c, const char *name,
                                         const FfmTlNode **key);
 
 /* ---- Compound component classes (ffm-timeloop-components.c) ---- */
+
+/* The component estimators, asked about components without an ERT entry
+ * (transfer full; @spec must outlive it). */
+typedef struct _FfmTlEstimators FfmTlEstimators;
+FfmTlEstimators *ffm_tl_estimators_new (const FfmTimeloopSpec *spec);
+void ffm_tl_estimators_free (FfmTlEstimators *e);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (FfmTlEstimators, ffm_tl_estimators_free)
+
+/* Timeloop's action names for each energy, in its order of preference. */
+typedef struct {
+  const char *const *read, *const *fill, *const *update, *const *compute;
+} FfmTlEstimatorActions;
+
+/* Prices @c with the component estimators through the design's compound
+ * classes (its class, or its subclass for Timeloop's "class: storage"; its
+ * attributes after the containers'): the energies of the first of each
+ * kind's actions the class has, pJ per action (a memory without a fill
+ * or update action leaves it NAN), with @with_leak the leakage as pJ per
+ * cycle of @cycle_seconds, the area in um^2 per instance, and
+ * @out->source the estimated_by line (owned by @e). FALSE with *@why
+ * (transfer full) saying why not. */
+gboolean ffm_tl_estimators_price (FfmTlEstimators *e, const FfmTlComp *c,
+                                  const FfmTlEstimatorActions *actions,
+                                  double cycle_seconds, gboolean with_leak,
+                                  FfmTimeloopActionEnergies *out, char **why);
 
 /* One line describing class @cls: "a compound class (FILE:LINE) of
  * SRAM, 2 x intadder" or "a primitive class" (transfer full). */

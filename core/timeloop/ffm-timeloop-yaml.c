@@ -37,6 +37,9 @@ struct _FfmTimeloopSpec {
   GPtrArray *values;        /* their values (not owned) */
   GPtrArray *class_roots;   /* values of `components` and
                                `compound_components`, every file's */
+  GPtrArray *class_texts;   /* file, text, file, text, ... (owned) of the
+                               files that define classes: what the
+                               component estimators read */
   GArray *warnings;         /* of Warning (texts owned) */
   FfmTimeloopConventions conventions;
   FfmTimeloopEstimator estimator;
@@ -92,6 +95,7 @@ spec_new (void)
   spec->keys = g_ptr_array_new ();
   spec->values = g_ptr_array_new ();
   spec->class_roots = g_ptr_array_new ();
+  spec->class_texts = g_ptr_array_new_with_free_func (g_free);
   spec->warnings = g_array_new (FALSE, TRUE, sizeof (Warning));
   g_array_set_clear_func (spec->warnings, warning_clear);
   return spec;
@@ -108,6 +112,7 @@ ffm_timeloop_spec_free (FfmTimeloopSpec *spec)
   g_ptr_array_unref (spec->keys);
   g_ptr_array_unref (spec->values);
   g_ptr_array_unref (spec->class_roots);
+  g_ptr_array_unref (spec->class_texts);
   g_array_unref (spec->warnings);
   g_free (spec);
 }
@@ -563,7 +568,15 @@ load_text (FfmTimeloopSpec *spec, const char *text, gsize length,
           root->items[2 * i]->text = g_strdup ("extra_mapping_constraints");
         }
   if (ok)
-    merge_root (spec, root);
+    {
+      guint n_roots = spec->class_roots->len;
+      merge_root (spec, root);
+      if (spec->class_roots->len > n_roots)
+        {
+          g_ptr_array_add (spec->class_texts, g_strdup (r.file));
+          g_ptr_array_add (spec->class_texts, g_strndup (text, length));
+        }
+    }
   return ok;
 }
 
@@ -845,6 +858,12 @@ const GPtrArray *
 ffm_tl_spec_get_class_roots (const FfmTimeloopSpec *spec)
 {
   return spec->class_roots;
+}
+
+const GPtrArray *
+ffm_tl_spec_get_class_texts (const FfmTimeloopSpec *spec)
+{
+  return spec->class_texts;
 }
 
 char *

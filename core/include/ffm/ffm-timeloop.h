@@ -98,7 +98,10 @@ typedef struct {
   double update;
   double compute;
   double leak;              /* per cycle per instance */
-  const char *source;       /* what estimated them, for messages */
+  const char *source;       /* what estimated them, for messages and the
+                               level's estimated_by */
+  double area;              /* um^2 per instance (NAN: none; an ART entry
+                               wins) */
 } FfmTimeloopActionEnergies;
 
 /* What the translation asks an estimator about a component without an
@@ -113,8 +116,8 @@ typedef struct {
   const char *class_file;               /* NULL for a primitive class */
 } FfmTimeloopComponent;
 
-/* An energy estimator (the component estimators of ffm's plugin host plug
- * in here): fills @out and returns TRUE, or returns FALSE when it has no
+/* An energy estimator a program puts in place of ffm's component
+ * estimators: fills @out and returns TRUE, or returns FALSE when it has no
  * estimate (then the ERT is required, and the error says which). An ERT
  * entry, where the files give one, always wins: the estimator is asked
  * only about components without one. */
@@ -157,9 +160,11 @@ FFM_API GStrv ffm_timeloop_spec_steal_warnings_grouped (FfmTimeloopSpec *spec,
  * ffm_timeloop_spec_to_arch(). */
 FFM_API void ffm_timeloop_spec_set_conventions (FfmTimeloopSpec *spec,
                                                 FfmTimeloopConventions conventions);
-/* The estimator asked for the energies of components the ERT lacks
- * (default: none, and such a component is an error naming the ERT to
- * give). Call before ffm_timeloop_spec_to_arch(). */
+/* The estimator asked for the energies of components the ERT lacks, in
+ * place of the default: ffm's component estimators (ffm-estimator.h) on
+ * the design's compound classes, the registry building the architecture
+ * or the process's default one. A component no estimator can price is an
+ * error naming the ERT to give. Call before ffm_timeloop_spec_to_arch(). */
 FFM_API void ffm_timeloop_spec_set_estimator (FfmTimeloopSpec *spec,
                                               FfmTimeloopEstimator estimator,
                                               gpointer user_data);
