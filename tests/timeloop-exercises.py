@@ -2,7 +2,7 @@
 """Timeloop's published exercises, imported by ffm straight from their files.
 
 Usage: tests/timeloop-exercises.py [--ffm PATH] [--verbose] [--only NAME]
-       [--map [--max-memory SIZE] [--timeout S]] [EXERCISES_DIR]
+       [--estimators] [--map [--max-memory SIZE] [--timeout S]] [EXERCISES_DIR]
 
 (also `meson test -C build --benchmark timeloop-exercises` with
 FFM_TIMELOOP_EXERCISES=EXERCISES_DIR in the environment)
@@ -14,7 +14,9 @@ mapping Timeloop evaluated or found (its map.yaml) with `ffm eval` on the
 case's own files and the ERT Timeloop wrote, and compares cycles, every
 read, fill and update count of every level and data space (Timeloop's
 per-instance counts times its utilized instances) and the energy with the
-stored stats. With --map it also runs `ffm map` under Timeloop's
+stored stats. With --estimators it costs the same mappings with the
+energies of ffm's component estimators (no ERT) against the ERT's. With
+--map it also runs `ffm map` under Timeloop's
 constraints (EDP) and compares with the mapper's stored result.
 
 Prints the Markdown tables of docs/timeloop.md. Exits 77 (skipped) with a
@@ -238,6 +240,9 @@ def main():
     ap.add_argument("--map", action="store_true",
                     help="also run ffm map under Timeloop's constraints on the "
                     "mapper cases")
+    ap.add_argument("--estimators", action="store_true",
+                    help="also cost Timeloop's mappings with ffm's component "
+                    "estimators in place of the ERT")
     ap.add_argument("--max-memory", default="3G")
     ap.add_argument("--timeout", type=float, default=1200)
     args = ap.parse_args()
@@ -289,9 +294,59 @@ def main():
         if args.verbose:
             for d in res["diffs"]:
                 print(f"  - {d}")
+    if args.estimators:
+        failed += estimators_table(root, args)
     if args.map:
         failed += map_table(root, args)
     return 1 if failed else 0
+
+
+def estimators_table(root, args):
+    """Timeloop's stored mapping costed with energies from ffm's component
+    estimators (no ERT given: the design's compound classes and attributes)
+    against the same mapping with the ERT of the run (same counts, so the
+    ratio is the estimators' alone) and against Timeloop's stored total."""
+    print()
+    print("| case | input | ffm, the run's ERT (pJ) | ffm, estimators, no ERT (pJ) | estimators / ERT | estimators / Timeloop | levels: estimators / ERT |")
+    print("|---|---|---|---|---|---|---|")
+    failed = 0
+    for c in CASES:
+        if args.only and args.only not in c["name"]:
+            continue
+        levels, cycles = parse_stats(os.path.join(root, c["stats"]))
+        tl_energy = 0.0
+        for lv in levels:
+            tl_energy += lv["leak"] + lv.get("compute_energy", 0.0)
+            for ds in lv["spaces"].values():
+                tl_energy += ds.get("energy", 0.0)
+        mapping = tl_list(root, [c["mapping"]])
+        inputs = [("its files", c["arch"], c["problem"])]
+        if c["parsed"] not in c["arch"][0] and os.path.exists(os.path.join(root, c["parsed"])):
+            inputs.append(("rendered", [c["parsed"]], [c["parsed"]]))
+        elif c["parsed"] in c["arch"][0]:
+            inputs = [("rendered", c["arch"], c["problem"])]
+        for label, arch_files, prob_files in inputs:
+            work = tl_list(root, prob_files)
+            with_ert, err1, _ = evaluate(args.ffm, tl_list(root, arch_files + [c["ert"]]),
+                                         work, mapping)
+            est, err2, _ = evaluate(args.ffm, tl_list(root, arch_files), work, mapping)
+            if with_ert is None or est is None:
+                failed += 1 if est is None and with_ert is not None else 0
+                print(f"| {c['name']} | {label} | "
+                      f"{with_ert['energy_j'] * 1e12:.2f} | " if with_ert else
+                      f"| {c['name']} | {label} | {err1} | ", end="")
+                print(f"{err2 or ''} | | | |")
+                continue
+            a = {x["name"]: x["energy_j"] for x in with_ert["per_component"]}
+            b = {x["name"]: x["energy_j"] for x in est["per_component"]}
+            per = []
+            for name, e in a.items():
+                if e > 0 and name in b:
+                    per.append(f"{name} {b[name] / e:.3f}")
+            ea, eb = with_ert["energy_j"], est["energy_j"]
+            print(f"| {c['name']} | {label} | {ea * 1e12:.2f} | {eb * 1e12:.2f} | "
+                  f"{eb / ea:.4f} | {eb * 1e12 / tl_energy:.4f} | {', '.join(per)} |")
+    return failed
 
 
 def map_table(root, args):
