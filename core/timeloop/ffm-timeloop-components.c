@@ -289,10 +289,12 @@ ffm_tl_estimators_price (FfmTlEstimators *e, const FfmTlComp *c,
           g_autofree char *names = NULL, *have = NULL;
           if (k > 0)
             continue;   /* no fill or update action: the read's energy */
-          if (listed == NULL || listed[0] == NULL)
-            return ask (e, c, cls, attrs, compute ? "compute" : "read", &est, why);
+          if ((listed == NULL || listed[0] == NULL)
+              && !ask (e, c, cls, attrs, compute ? "compute" : "read", &est, why))
+            return FALSE;   /* the estimators say why (an unknown class) */
           names = g_strjoinv (", ", (char **) kinds[k]);
-          have = g_strjoinv (", ", listed);
+          have = listed != NULL && listed[0] != NULL ? g_strjoinv (", ", listed)
+                 : g_strdup ("none");
           *why = g_strdup_printf ("class %s has none of Timeloop's %s actions "
                                   "(%s; it has %s)", cls, compute ? "compute"
                                   : "read", names, have);
