@@ -1104,6 +1104,34 @@ test_cli_import (void)
   ffm_test_remove_dir (dir);
 }
 
+static void
+test_cli_estimated (void)
+{
+  g_autofree char *dir = ffm_test_scratch_dir ("ffm-tl-estimated");
+  g_autofree char *chip = fe_path ("chip");
+  g_autofree char *map = fe_path ("chip-map.yaml");
+  g_autofree char *arch = g_strconcat ("timeloop:", chip, NULL);
+  g_autofree char *mapping = g_strconcat ("timeloop:", map, NULL);
+  g_autofree char *archj = g_build_filename (dir, "arch.json", NULL);
+  g_autofree char *arch_text = NULL;
+  g_auto (FfmTestRun) a = { 0 }, b = { 0 };
+
+  g_test_summary ("ffm eval and import of a design without an ERT: the "
+                  "estimators' energies, the report and arch.json say who "
+                  "gave them");
+  FFM_TEST_RUN (&a, "eval", "--arch", arch, "--workload", arch, "--mapping", mapping);
+  g_test_message ("%s\n%s", a.out, a.err);
+  g_assert_cmpint (a.status, ==, 0);
+  assert_contains (a.out, "Component estimates (who gave the numbers)");
+  assert_contains (a.out, "compound smartbuffer_SRAM 70 %");
+  assert_contains (a.err, "glb: no ERT entry, estimated (");
+  FFM_TEST_RUN (&b, "import", "timeloop", chip, "-o", dir);
+  g_assert_cmpint (b.status, ==, 0);
+  g_assert_true (g_file_get_contents (archj, &arch_text, NULL, NULL));
+  assert_contains (arch_text, "\"estimated_by\": \"energy, area: aladdin 70 %\"");
+  ffm_test_remove_dir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1134,5 +1162,6 @@ main (int argc, char **argv)
   g_test_add_func ("/timeloop-fe/cli/reeval", test_cli_reeval);
   g_test_add_func ("/timeloop-fe/cli/map-constraints", test_cli_map_constraints);
   g_test_add_func ("/timeloop-fe/cli/import", test_cli_import);
+  g_test_add_func ("/timeloop-fe/cli/estimated", test_cli_estimated);
   return g_test_run ();
 }
