@@ -585,7 +585,10 @@ test_constraints (void)
   c = ffm_timeloop_spec_to_constraints (spec, w, arch, &error);
   g_assert_no_error (error);
   for (guint i = 0; i < ffm_constraints_get_n (c); i++)
-    g_test_message ("%s", ffm_constraints_describe (c, i));
+    {
+      g_autofree char *d = ffm_constraints_describe (c, i);
+      g_test_message ("%s", d);
+    }
   g_assert_cmpuint (ffm_constraints_get_n (c), ==, G_N_ELEMENTS (expected));
   for (guint i = 0; i < G_N_ELEMENTS (expected); i++)
     {
