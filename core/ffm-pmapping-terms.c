@@ -50,7 +50,7 @@
  * and leak on the instances used is the same multiple of the latency for
  * the vectors compared (same spatial products).
  * tests/test-pmapping.c checks the sums against the model at every leaf
- * (FFM_PMAPPING_CHECK_TERMS=1). */
+ * (FFM_DEBUG=check-terms). */
 #include "ffm-pmapping-private.h"
 #include "ffm-cost-private.h"
 #include "ffm-tile-chain-private.h"
