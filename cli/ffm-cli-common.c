@@ -370,10 +370,35 @@ ffm_cli_parse_assignments (char **assignments, const char *option, GError **erro
 void
 ffm_cli_warn_timeloop (const char *command, FfmTimeloopSpec *spec)
 {
-  g_auto (GStrv) warnings = ffm_timeloop_spec_steal_warnings (spec);
+  /* What changes a number in full, the rest one line per kind; --verbose
+   * (debug logs on) lists everything. */
+  g_auto (GStrv) warnings =
+    ffm_timeloop_spec_steal_warnings_grouped (spec, g_log_get_debug_enabled ());
 
   for (guint i = 0; warnings[i] != NULL; i++)
     ffm_cli_warn (command, "%s", warnings[i]);
+}
+
+gboolean
+ffm_cli_timeloop_constraints (const char *arch_option, const FfmWorkload *workload,
+                              const FfmArch *arch, FfmConstraints **out,
+                              GError **error)
+{
+  g_autoptr (FfmTimeloopSpec) spec = NULL;
+  g_auto (GStrv) loading = NULL;
+
+  *out = NULL;
+  if (arch_option == NULL || !g_str_has_prefix (arch_option, FFM_CLI_TIMELOOP_PREFIX))
+    return TRUE;
+  spec = ffm_timeloop_spec_load_list (arch_option + strlen (FFM_CLI_TIMELOOP_PREFIX), error);
+  if (spec == NULL)
+    return FALSE;
+  /* the architecture's own warnings were given when it was loaded */
+  loading = ffm_timeloop_spec_steal_warnings (spec);
+  *out = ffm_timeloop_spec_to_constraints (spec, workload, arch, error);
+  ffm_cli_warn_timeloop (g_get_prgname () != NULL && g_str_has_prefix (g_get_prgname (), "ffm ")
+                         ? g_get_prgname () + 4 : "map", spec);
+  return *out != NULL;
 }
 
 /* --arch timeloop:FILE,FILE... and --workload timeloop:FILE,...: Timeloop
@@ -394,15 +419,30 @@ load_timeloop_arch (GOptionContext *context, const char *command,
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (FfmTimeloopSpec) spec = NULL;
+  FfmTimeloopConventions conventions = FFM_TIMELOOP_CONVENTIONS_TIMELOOP;
 
-  if (options->arch_params != NULL && options->arch_params[0] != NULL)
-    return ffm_cli_usage_error (context, command,
-                                "--arch-param: a Timeloop architecture has no "
-                                "parameters (edit its YAML)");
+  /* The one parameter: which of Timeloop's counting rules to replace by
+   * ffm's (docs/cost-model.md, the conventions). */
+  for (guint i = 0; options->arch_params != NULL && options->arch_params[i] != NULL; i++)
+    {
+      const char *p = options->arch_params[i];
+      if (!g_str_has_prefix (p, "ffm_conventions="))
+        return ffm_cli_usage_error (context, command,
+                                    "--arch-param %s: a Timeloop architecture takes "
+                                    "only ffm_conventions=LIST (%s, or all)", p,
+                                    "blocks, whole-blocks, clusters, leak, operand-reuse");
+      if (!ffm_timeloop_conventions_parse (p + strlen ("ffm_conventions="),
+                                           &conventions, &error))
+        return ffm_cli_usage_error (context, command, "--arch-param %s: %s", p,
+                                    error->message);
+    }
   spec = ffm_timeloop_spec_load_list (options->arch + strlen (FFM_CLI_TIMELOOP_PREFIX),
                                       &error);
   if (spec != NULL)
-    *out = ffm_timeloop_spec_to_arch (spec, &error);
+    {
+      ffm_timeloop_spec_set_conventions (spec, conventions);
+      *out = ffm_timeloop_spec_to_arch (spec, &error);
+    }
   return timeloop_done (command, spec, spec != NULL && *out != NULL, error);
 }
 
@@ -558,14 +598,36 @@ ffm_cli_problem_info_new (const char *command, const FfmPluginRegistry *registry
   resolved = ffm_cli_resolve_params (specs, user);
   if (specs != NULL)
     ffm_param_specs_free (specs);
-  if (ffm_plugin_registry_resolve_arch (registry, options->arch, &model, &arch_name, NULL)
-      && model != NULL)
+  if (g_str_has_prefix (options->arch, FFM_CLI_TIMELOOP_PREFIX))
+    {
+      /* "timeloop:" and every file made absolute, so that `ffm eval
+       * result.json` finds them from any folder. */
+      g_autofree char *list = ffm_timeloop_list_absolute (options->arch
+                                                          + strlen (FFM_CLI_TIMELOOP_PREFIX));
+      arch_file = g_strconcat (FFM_CLI_TIMELOOP_PREFIX, list, NULL);
+    }
+  else if (ffm_plugin_registry_resolve_arch (registry, options->arch, &model, &arch_name, NULL)
+           && model != NULL)
     arch_file = absolute_path (model->path);
   else
     arch_file = absolute_path (options->arch);
   ffm_result_info_set_architecture (info, options->arch, ffm_arch_get_name (arch),
                                     model != NULL ? model->descriptor->name : NULL,
                                     arch_file, resolved);
+  if (g_str_has_prefix (options->workload, FFM_CLI_TIMELOOP_PREFIX))
+    {
+      g_autofree char *list = ffm_timeloop_list_absolute (options->workload
+                                                          + strlen (FFM_CLI_TIMELOOP_PREFIX));
+      g_autoptr (FfmParamValues) bits = ffm_param_values_new ();
+      workload_file = g_strconcat (FFM_CLI_TIMELOOP_PREFIX, list, NULL);
+      /* --param bits=N is the one parameter of a Timeloop problem */
+      for (guint i = 0; options->params != NULL && options->params[i] != NULL; i++)
+        if (g_str_has_prefix (options->params[i], "bits="))
+          ffm_param_values_set (bits, "bits", options->params[i] + 5);
+      ffm_result_info_set_workload (info, options->workload, ffm_workload_get_name (workload),
+                                    workload_file, bits);
+      return info;
+    }
   workload_file = absolute_path (ffm_workload_get_source_file (workload));
   ffm_result_info_set_workload (info, options->workload, ffm_workload_get_name (workload),
                                 workload_file, ffm_workload_get_param_values (workload));

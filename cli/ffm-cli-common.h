@@ -181,8 +181,20 @@ FfmParamValues *ffm_cli_parse_assignments (char **assignments,
 #define FFM_CLI_TIMELOOP_PREFIX "timeloop:"
 #define FFM_CLI_TIMELOOP_DEFAULT_BITS 8
 
-/* Prints the warnings @spec collected, one ffm_cli_warn() each. */
+/* Prints the warnings @spec collected, one ffm_cli_warn() each: what
+ * changes a number in full, the others one line per kind, everything
+ * with --verbose. */
 void ffm_cli_warn_timeloop (const char *command, FfmTimeloopSpec *spec);
+
+/* The mapspace constraints of the Timeloop files --arch names
+ * (@arch_option "timeloop:..."; anything else: none) translated for
+ * @workload on @arch (ffm_timeloop_spec_to_constraints()), their warnings
+ * printed; NULL in *@out when @arch_option names no Timeloop files. */
+gboolean ffm_cli_timeloop_constraints (const char *arch_option,
+                                       const FfmWorkload *workload,
+                                       const FfmArch *arch,
+                                       FfmConstraints **out,
+                                       GError **error);
 
 /* Builds the architecture --arch names, with --arch-param (or from
  * Timeloop files: timeloop:FILE,FILE). */

@@ -78,6 +78,13 @@ ffm_cli_add_constraint_options (GOptionContext *context, FfmCliSearchOptions *o)
     { "stationary", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->stationary,
       "TENSORS-stationary dataflow at LEVEL (e.g. weight@GlobalBuffer, "
       "output@GlobalBuffer)", "TENSORS@LEVEL" },
+    { "timeloop-constraints", 0, 0, G_OPTION_ARG_NONE, &o->timeloop_constraints_on,
+      "With --arch timeloop:...: search under Timeloop's mapspace constraints "
+      "(those written on the architecture, its mapspace and mapping-constraint "
+      "sections), translated (the default; docs/timeloop.md)", NULL },
+    { "no-timeloop-constraints", 0, 0, G_OPTION_ARG_NONE, &o->timeloop_constraints_off,
+      "With --arch timeloop:...: ignore Timeloop's mapspace constraints, search "
+      "ffm's whole mapspace", NULL },
     G_OPTION_ENTRY_NULL
   };
   GOptionGroup *group = g_option_group_new ("constraints", "Mapping constraints "
@@ -168,6 +175,20 @@ ffm_cli_constraints_build (const FfmCliSearchOptions *o, FfmProblem *problem,
                                      shorts[k].level_allowed, shorts[k].level_required,
                                      error))
             return FALSE;
+        }
+    }
+  if (o->timeloop_arch != NULL && !o->timeloop_constraints_off)
+    {
+      g_autoptr (FfmConstraints) tl = NULL;
+      if (!ffm_cli_timeloop_constraints (o->timeloop_arch, ffm_problem_get_workload (problem),
+                                         ffm_problem_get_arch (problem), &tl, error))
+        return FALSE;
+      if (tl != NULL && ffm_constraints_get_n (tl) > 0)
+        {
+          if (c == NULL)
+            c = g_steal_pointer (&tl);
+          else
+            ffm_constraints_append (c, tl);
         }
     }
   if (c == NULL)

@@ -39,11 +39,16 @@ typedef struct {
   FfmCliGeneratorLimits limits; /* --max-memory, --max-template-seconds,
                                    --max-templates */
   int max_fused_per_var;        /* --max-fused-loops-per-rank-var; -1 = no limit */
+  gboolean timeloop_constraints_off; /* --no-timeloop-constraints */
+  gboolean timeloop_constraints_on;  /* --timeloop-constraints (the default) */
+  const char *timeloop_arch;    /* the --arch value when it is timeloop:...
+                                   (not owned; the command sets it): its
+                                   constraints join the set */
 } FfmCliSearchOptions;
 
 #define FFM_CLI_SEARCH_OPTIONS_INIT { NULL, NULL, NULL, -1, FALSE, 0, 0, 0, NULL, NULL, \
                                       NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
-                                      FFM_CLI_GENERATOR_LIMITS_INIT, 1 }
+                                      FFM_CLI_GENERATOR_LIMITS_INIT, 1, FALSE, FALSE, NULL }
 
 void ffm_cli_search_options_clear (FfmCliSearchOptions *options);
 /* The help of --imperfect, for every command that has it. */
@@ -55,9 +60,10 @@ extern const char ffm_cli_imperfect_help[];
  * (ffm-cli-limits.h), writing into @options. */
 void ffm_cli_add_search_options (GOptionContext *context,
                                  FfmCliSearchOptions *options);
-/* Adds only --constraints, --policy and the short constraint options
- * (--fuse, --no-fuse, --backing, --keep, --forbid, --stationary) as a
- * group "constraints", for commands that take constraints but no search. */
+/* Adds only --constraints, --policy, the short constraint options
+ * (--fuse, --no-fuse, --backing, --keep, --forbid, --stationary) and
+ * --[no-]timeloop-constraints as a group "constraints", for commands that
+ * take constraints but no search. */
 void ffm_cli_add_constraint_options (GOptionContext *context,
                                      FfmCliSearchOptions *options);
 /* Adds to the FNV-1a hash *@hash (ffm_cli_mpi_fingerprint_add()) what of
@@ -71,9 +77,11 @@ void ffm_cli_search_options_fingerprint (const FfmCliProblemOptions *problem,
 
 /* The constraint set the options give (--policy first, then each
  * --constraints file, then the short options in the order of the list
- * above), or NULL in *@out when there is none; bound once to @problem to
- * check names (errors name the file or option and the cause). FALSE with
- * @error set. */
+ * above, then, unless --no-timeloop-constraints, the mapspace constraints
+ * of a timeloop: architecture, translated: ffm_cli_timeloop_constraints()),
+ * or NULL in *@out when there is none; bound once to @problem to check
+ * names (errors name the file or option and the cause). FALSE with @error
+ * set. */
 gboolean ffm_cli_constraints_build (const FfmCliSearchOptions *options,
                                     FfmProblem *problem,
                                     FfmConstraints **out,

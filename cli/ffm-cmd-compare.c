@@ -1244,6 +1244,8 @@ comparison_prepare (GOptionContext *context, CompareOptions *o, FfmPluginRegistr
   memset (c, 0, sizeof *c);
   c->problem = problem;
   c->entries = g_ptr_array_new_with_free_func (entry_free);
+  /* Timeloop's constraints from a timeloop: --arch join every search's. */
+  o->search.timeloop_arch = o->problem.arch;
   {
     FfmCliSearchOptions so = o->search;
     g_auto (GStrv) params = params_for (o->search.strategy_params, "ffm");

@@ -70,6 +70,11 @@ recorded_spec (const FfmResultSource *s)
   gboolean path = s->given == NULL || strchr (s->given, '/') != NULL
                   || g_str_has_suffix (s->given, ".json");
 
+  /* Timeloop files: the recorded list holds every path made absolute. */
+  if (s->given != NULL && g_str_has_prefix (s->given, FFM_CLI_TIMELOOP_PREFIX)
+      && s->file != NULL && g_str_has_prefix (s->file, FFM_CLI_TIMELOOP_PREFIX))
+    return s->file;
+
   if (path && s->file != NULL
       && (s->given == NULL || !g_file_test (s->given, G_FILE_TEST_EXISTS)))
     return s->file;

@@ -1,14 +1,16 @@
 /* ffm-cmd-import.c: `ffm import timeloop`, Timeloop YAML to ffm JSON.
  *
- *   ffm import timeloop FILE.yaml... [--output-dir DIR] [--bits N]
- *                       [--literal-storage]
+ *   ffm import timeloop FILE.yaml|FOLDER... [--output-dir DIR] [--bits N]
+ *                       [--literal-storage] [--ffm-conventions LIST]
  *
- * Reads and merges the files as Timeloop does (core/include/ffm/
- * ffm-timeloop.h) and writes what they hold: the architecture (with its
- * ERT) to DIR/arch.json, the problem to DIR/workload.json, the mapping
- * (which needs both) to DIR/mapping.json. One line per file written goes
- * to stdout; warnings (what ffm does not translate) to stderr. Exit codes:
- * 0 ok, 1 when a file does not translate, 2 for usage errors. */
+ * Reads and merges the files (a folder: a design, or its YAML files) as
+ * Timeloop does (core/include/ffm/ffm-timeloop.h) and writes what they
+ * hold: the architecture (with its ERT) to DIR/arch.json, the problem to
+ * DIR/workload.json, the mapping (which needs both) to DIR/mapping.json,
+ * the mapspace constraints (which need both) to DIR/constraints.json. One
+ * line per file written goes to stdout; warnings (what ffm does not
+ * translate; what changes a number first) to stderr. Exit codes: 0 ok, 1
+ * when a file does not translate, 2 for usage errors. */
 #include "ffm-cli-common.h"
 #include "ffm-cli-output.h"
 
@@ -19,16 +21,20 @@
 #define COMMAND "import"
 
 static const char import_description[] =
-  "Translates Timeloop v0.4 YAML (architecture and ERT, problem, mapping)\n"
-  "into ffm's architecture, workload and mapping JSON files. The files are\n"
-  "merged as Timeloop merges its command line. Example:\n"
-  "  ffm import timeloop arch.yaml problem.yaml map.yaml ERT.yaml -o out\n";
+  "Translates Timeloop v0.4 YAML (architecture and ERT, problem, mapping,\n"
+  "mapspace constraints) into ffm's architecture, workload, mapping and\n"
+  "constraint JSON files. The files are merged as Timeloop merges its\n"
+  "command line; a folder is a design laid out as Timeloop's exercises\n"
+  "(arch.yaml, _components/, _include/). Examples:\n"
+  "  ffm import timeloop arch.yaml problem.yaml map.yaml ERT.yaml -o out\n"
+  "  ffm import timeloop designs/eyeriss_like outputs/timeloop-mapper.ERT.yaml\n";
 
 typedef struct {
   FfmCliCommon common;
   char *output_dir;             /* --output-dir DIR (owned) */
-  int bits;                     /* --bits N, 0 = the outermost datawidth */
+  int bits;                     /* --bits N, -1 = the outermost datawidth */
   gboolean literal;             /* --literal-storage */
+  char *ffm_conventions;        /* --ffm-conventions LIST (owned) */
 } ImportOptions;
 
 static int
@@ -75,19 +81,26 @@ run_import (GOptionContext *context, ImportOptions *o, char **files)
   g_autoptr (FfmArch) arch = NULL;
   g_autoptr (FfmWorkload) workload = NULL;
   g_autoptr (FfmMapping) mapping = NULL;
+  g_autoptr (FfmConstraints) constraints = NULL;
   const char *dir = o->output_dir != NULL ? o->output_dir : ".";
   gboolean has_arch, has_problem, has_mapping;
+  FfmTimeloopConventions conventions = FFM_TIMELOOP_CONVENTIONS_TIMELOOP;
   int status = FFM_EXIT_OK;
 
   if (files[0] == NULL)
     return ffm_cli_usage_error (context, COMMAND,
                                 "give the Timeloop YAML files to import");
-  if (o->bits < 0 || o->bits > 1024)
+  if (o->bits != -1 && (o->bits < 1 || o->bits > 1024))
     return ffm_cli_usage_error (context, COMMAND,
                                 "--bits must be 1 to 1024, not %d", o->bits);
+  if (o->ffm_conventions != NULL
+      && !ffm_timeloop_conventions_parse (o->ffm_conventions, &conventions, &error))
+    return ffm_cli_usage_error (context, COMMAND, "--ffm-conventions: %s",
+                                error->message);
   spec = ffm_timeloop_spec_load ((const char *const *) files, &error);
   if (spec == NULL)
     return ffm_cli_fail (COMMAND, error);
+  ffm_timeloop_spec_set_conventions (spec, conventions);
   has_arch = ffm_timeloop_spec_has (spec, "architecture");
   has_problem = ffm_timeloop_spec_has (spec, "problem");
   has_mapping = ffm_timeloop_spec_has (spec, "mapping");
@@ -116,7 +129,7 @@ run_import (GOptionContext *context, ImportOptions *o, char **files)
     status = ffm_cli_fail (COMMAND, error);
   if (status == FFM_EXIT_OK && has_problem
       && (workload = ffm_timeloop_spec_to_workload (spec,
-                                                    o->bits > 0 ? (guint) o->bits
+                                                    o->bits != -1 ? (guint) o->bits
                                                     : arch != NULL
                                                     ? outermost_bits (arch, FFM_CLI_TIMELOOP_DEFAULT_BITS)
                                                     : FFM_CLI_TIMELOOP_DEFAULT_BITS,
@@ -127,6 +140,10 @@ run_import (GOptionContext *context, ImportOptions *o, char **files)
                                                   o->literal ? FFM_TIMELOOP_MAPPING_LITERAL
                                                   : FFM_TIMELOOP_MAPPING_DEFAULT,
                                                   &error)) == NULL)
+    status = ffm_cli_fail (COMMAND, error);
+  if (status == FFM_EXIT_OK && arch != NULL && workload != NULL
+      && (constraints = ffm_timeloop_spec_to_constraints (spec, workload, arch,
+                                                          &error)) == NULL)
     status = ffm_cli_fail (COMMAND, error);
   ffm_cli_warn_timeloop (COMMAND, spec);
   if (status != FFM_EXIT_OK)
@@ -157,20 +174,35 @@ run_import (GOptionContext *context, ImportOptions *o, char **files)
                                         "levels begin)"
                                       : "mapping");
     }
+  if (status == FFM_EXIT_OK && constraints != NULL && ffm_constraints_get_n (constraints) > 0)
+    {
+      g_autoptr (FfmJsonWriter) w = ffm_json_writer_new ();
+      g_autofree char *text = NULL;
+      g_autofree char *what = g_strdup_printf ("%u mapspace constraints (use with "
+                                               "ffm map --constraints)",
+                                               ffm_constraints_get_n (constraints));
+      ffm_constraints_write_json (constraints, w);
+      text = ffm_json_writer_finish (w);
+      status = write_file (dir, "constraints.json", text, what);
+    }
   return status;
 }
 
 int
 ffm_cmd_import (int argc, char **argv)
 {
-  ImportOptions o = { FFM_CLI_COMMON_INIT, NULL, 0, FALSE };
+  ImportOptions o = { FFM_CLI_COMMON_INIT, NULL, -1, FALSE, NULL };
   const GOptionEntry entries[] = {
     { "output-dir", 'o', 0, G_OPTION_ARG_FILENAME, &o.output_dir,
       "Write arch.json, workload.json and mapping.json into DIR (default: "
       "the current folder)", "DIR" },
     { "bits", 0, 0, G_OPTION_ARG_INT, &o.bits,
-      "Bits per value of the workload's tensors (default: the datawidth of "
-      "the outermost memory, or 8)", "N" },
+      "Bits per value of the workload's tensors, 1 to 1024 (default: the "
+      "datawidth of the outermost memory, or 8)", "N" },
+    { "ffm-conventions", 0, 0, G_OPTION_ARG_STRING, &o.ffm_conventions,
+      "Count these as ffm does, not as Timeloop does: blocks, whole-blocks, "
+      "clusters, leak, operand-reuse, or all (default: none; "
+      "docs/cost-model.md)", "LIST" },
     { "literal-storage", 0, 0, G_OPTION_ARG_NONE, &o.literal,
       "Put each storage node where its Timeloop level begins, not above the "
       "loops Timeloop keeps its tile across (for comparison: refills more)",
@@ -198,6 +230,7 @@ ffm_cmd_import (int argc, char **argv)
     status = run_import (context, &o, positional + 1);
 
   g_free (o.output_dir);
+  g_free (o.ffm_conventions);
   ffm_cli_common_clear (&o.common);
   return status;
 }

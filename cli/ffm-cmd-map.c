@@ -326,6 +326,7 @@ run (GOptionContext *context, MapOptions *o)
   status = ffm_cli_load_problem (context, COMMAND, registry, &o->problem, &problem);
   if (status != FFM_EXIT_OK)
     return status;
+  o->search.timeloop_arch = o->problem.arch;
   status = ffm_cli_search_prepare (context, COMMAND, &o->search, &o->run,
                                    registry, problem, &search);
   if (status != FFM_EXIT_OK)

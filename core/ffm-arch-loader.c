@@ -33,7 +33,8 @@ static const char *const memory_members[] = {
   "write_energy", "read_bandwidth", "write_bandwidth", "ports",
   "bits_per_action", "skip_initial_output_write", "keep", "may_keep",
   "bits_per_value", "fill_energy", "update_energy", "drain_energy",
-  "drains_read", "energy_by_tensor", "class", "attributes", "estimated_by", NULL
+  "drains_read", "energy_by_tensor", "cluster_size", "whole_actions",
+  "leak_utilized", "class", "attributes", "estimated_by", NULL
 };
 /* Members of one energy_by_tensor entry. */
 static const char *const energy_override_members[] = {
@@ -41,7 +42,7 @@ static const char *const energy_override_members[] = {
 };
 static const char *const fanout_members[] = {
   "fanout", "description", "leak_power", "area", "dims", "count", "reuse",
-  "may_reuse", "min_usage", "allowed_rank_vars", NULL
+  "may_reuse", "min_usage", "allowed_rank_vars", "leak_utilized", NULL
 };
 static const char *const dim_members[] = {
   "name", "count", "reuse", "may_reuse", "min_usage", "allowed_rank_vars", NULL
@@ -53,7 +54,8 @@ static const char *const single_dim_members[] = {
 };
 static const char *const compute_members[] = {
   "compute", "description", "leak_power", "area", "energy", "throughput",
-  "enabled", "class", "attributes", "action", "estimated_by", NULL
+  "enabled", "operand_reuse", "leak_utilized", "class", "attributes", "action",
+  "estimated_by", NULL
 };
 
 /* State of one load. */
@@ -729,6 +731,8 @@ read_memory (Loader *l, JsonNode *node, const char *base, FfmLevel *level)
          && read_optional_number (l, node, base, "read_bandwidth", &m->read_bandwidth)
          && read_optional_number (l, node, base, "write_bandwidth", &m->write_bandwidth)
          && read_optional_number (l, node, base, "bits_per_action", &m->bits_per_action)
+         && read_optional_number (l, node, base, "cluster_size", &m->cluster_size)
+         && read_optional_bool (l, node, base, "whole_actions", &m->whole_actions)
          && read_ports (l, node, base, &m->ports)
          && read_optional_string (l, node, base, "keep", &m->keep)
          && read_optional_string (l, node, base, "may_keep", &m->may_keep)
@@ -806,7 +810,8 @@ read_compute (Loader *l, JsonNode *node, const char *base, FfmLevel *level)
 
   return read_optional_number (l, node, base, "energy", &c->energy)
          && read_optional_number (l, node, base, "throughput", &c->throughput)
-         && read_optional_string (l, node, base, "enabled", &c->enabled);
+         && read_optional_string (l, node, base, "enabled", &c->enabled)
+         && read_optional_bool (l, node, base, "operand_reuse", &c->operand_reuse);
 }
 
 /* ---- Levels sized by component estimators ---- */
@@ -1082,6 +1087,7 @@ read_level (Loader *l, JsonNode *node, guint index)
       || (ffm_json_get_member (node, "class") == NULL
           && !read_optional_string (l, node, base, "estimated_by", &level->estimated_by))
       || !read_optional_number (l, node, base, "leak_power", &level->leak_power)
+      || !read_optional_bool (l, node, base, "leak_utilized", &level->leak_utilized)
       || !read_optional_number (l, node, base, "area", &level->area))
     return FALSE;
   switch (kind)
@@ -1401,6 +1407,10 @@ write_memory (FfmJsonWriter *w, const FfmMemorySpec *m)
   ffm_json_writer_member_double (w, "bits_per_action", m->bits_per_action);
   ffm_json_writer_member_boolean (w, "skip_initial_output_write",
                                   m->skip_initial_output_write);
+  if (m->cluster_size != 1)
+    ffm_json_writer_member_double (w, "cluster_size", m->cluster_size);
+  if (m->whole_actions)
+    ffm_json_writer_member_boolean (w, "whole_actions", TRUE);
   add_string (w, "keep", m->keep);
   add_string (w, "may_keep", m->may_keep);
   write_energy_overrides (w, m->energy_overrides);
@@ -1460,9 +1470,13 @@ write_level (FfmJsonWriter *w, const FfmLevel *level)
       ffm_json_writer_member_double (w, "energy", level->u.compute.energy);
       ffm_json_writer_member_double (w, "throughput", level->u.compute.throughput);
       add_string (w, "enabled", level->u.compute.enabled);
+      if (level->u.compute.operand_reuse)
+        ffm_json_writer_member_boolean (w, "operand_reuse", TRUE);
       break;
     }
   ffm_json_writer_member_double (w, "leak_power", level->leak_power);
+  if (level->leak_utilized)
+    ffm_json_writer_member_boolean (w, "leak_utilized", TRUE);
   ffm_json_writer_member_double (w, "area", level->area);
   add_string (w, "estimated_by", level->estimated_by);
   ffm_json_writer_end_object (w);

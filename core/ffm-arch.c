@@ -187,6 +187,7 @@ ffm_arch_add_memory (FfmArch *arch, const char *name)
   m->skip_initial_output_write = TRUE;
   m->fill_energy = m->update_energy = m->drain_energy = NAN;
   m->drains_read = TRUE;
+  m->cluster_size = 1;
   return level;
 }
 
@@ -568,6 +569,11 @@ check_memory (Check *c, int index, FfmLevel *level)
     return FALSE;
   if (m->ports != FFM_PORTS_SHARED && m->ports != FFM_PORTS_SEPARATE)
     return check_fail (c, index, -1, "ports", "ports must be shared or separate");
+  if (!(m->cluster_size >= 1 && m->cluster_size == floor (m->cluster_size)
+        && m->cluster_size <= 9007199254740992.0))
+    return check_fail (c, index, -1, "cluster_size",
+                       "cluster_size must be a whole number >= 1, got %g",
+                       m->cluster_size);
   if (!check_action_energies (c, index, NULL, m->fill_energy, m->update_energy,
                               m->drain_energy)
       || (!m->drains_read && !isnan (m->drain_energy)

@@ -664,6 +664,8 @@ read_document (Reader *r, FfmComponentLibrary *library)
   if (root == NULL)
     return reader_fail (r, NULL, "$", "the file is empty");
   top = map_get (r, root, "compound_components", 0);
+  if (top == NULL)   /* Timeloop's front end (v0.4) names the same "components" */
+    top = map_get (r, root, "components", 0);
   if (top == NULL)
     return reader_fail (r, root, "$", "no compound_components (is this an Accelergy "
                         "component file?)");
@@ -1204,20 +1206,34 @@ instance_init (Instance *in, const CompoundClass *c, const FfmEstimateQuery *que
                                                 "subcomponent %s", in->component,
                                                 c->name, sub->name);
       double count, first;
+      Scope local;
+      gboolean ok = TRUE;
 
+      /* The compound's attributes, then the subcomponent's own earlier
+       * ones for names the compound lacks (Accelergy's fpmac gives its
+       * fpadder exponent: 8, mantissa: adder_width - exponent). */
+      scope_init (&local);
+      for (guint i = 0; i < in->scope.order->len; i++)
+        scope_set (&local, in->scope.order->pdata[i],
+                   g_hash_table_lookup (in->scope.values, in->scope.order->pdata[i]));
       g_ptr_array_add (in->sub_attrs, attrs);
-      for (guint i = 0; i < sub->attributes.names->len; i++)
+      for (guint i = 0; ok && i < sub->attributes.names->len; i++)
         {
+          const char *name = sub->attributes.names->pdata[i];
           FfmValue v;
           g_autofree char *text = NULL;
-          g_autofree char *attr_where = g_strdup_printf ("%s: attribute %s", where,
-                                                         (char *) sub->attributes.names->pdata[i]);
-          if (!eval_value (&in->scope, sub->attributes.texts->pdata[i], &v, attr_where,
-                           error))
-            return FALSE;
+          g_autofree char *attr_where = g_strdup_printf ("%s: attribute %s", where, name);
+          ok = eval_value (&local, sub->attributes.texts->pdata[i], &v, attr_where, error);
+          if (!ok)
+            break;
           text = value_text (&v);
-          ffm_param_values_set (attrs, sub->attributes.names->pdata[i], text);
+          ffm_param_values_set (attrs, name, text);
+          if (!g_hash_table_contains (in->scope.values, name))
+            scope_set (&local, name, &v);
         }
+      scope_clear (&local);
+      if (!ok)
+        return FALSE;
       for (guint i = 0; inherited_attributes[i] != NULL; i++)
         {
           const FfmValue *v = g_hash_table_lookup (in->scope.values,

@@ -870,6 +870,18 @@ tensor_entry (const FfmBoundConstraints *b, guint t, guint64 entries)
   return 0;
 }
 
+/* Whether a spatial loop naming level @loop_level (its fanout, or the
+ * component right below the fanout) spreads over a fanout above level
+ * @level. */
+static gboolean
+fanout_above (const FfmArch *arch, int loop_level, guint level)
+{
+  if (loop_level > 0 && ffm_arch_get_level (arch, (guint) loop_level)->kind != FFM_LEVEL_FANOUT
+      && ffm_arch_get_level (arch, (guint) loop_level - 1)->kind == FFM_LEVEL_FANOUT)
+    loop_level--;
+  return loop_level >= 0 && (guint) loop_level < level;
+}
+
 /* Reads @nodes into @out (at most @max); FALSE (with @why) when a name does
  * not resolve. */
 static gboolean
@@ -1105,21 +1117,36 @@ ffm_bound_constraints_admit_pmapping (const FfmBoundConstraints *b, guint einsum
         }
     }
 
-  /* Fixed tiles: the tile of the variable at every node of the level. */
+  /* Fixed tiles: the tile of the variable at every node of the level that
+   * holds a tensor the variable indexes (the others' tiles do not depend
+   * on it), per instance. */
   for (guint k = 0; k < ec->n_tiles; k++)
     {
       const FfmTileConstraint *tc = &ec->tiles[k];
-      guint64 tile = es->rank_var_bounds[tc->var];
+      guint64 tile = es->rank_var_bounds[tc->var], indexed = 0;
+      for (guint a = 0; a < es->n_accesses; a++)
+        if (ffm_access_uses_var (es, a, tc->var))
+          indexed |= BIT (a);
       for (guint i = 0; i < n; i++)
         {
           const PathNode *p = &path[i];
+          guint64 per_instance;
           if (p->kind != FFM_NODE_STORAGE && p->var == (int) tc->var)
             tile = p->tile;
-          if (p->kind == FFM_NODE_STORAGE && p->level == (int) tc->level
-              && tile != tc->tile)
+          if (p->kind != FFM_NODE_STORAGE || p->level != (int) tc->level
+              || !(p->accesses & indexed))
+            continue;
+          /* one instance's tile: spatial loops below the node over a
+           * fanout above its memory spread the node's tile over instances */
+          per_instance = tile;
+          for (guint j = i + 1; j < n; j++)
+            if (path[j].kind == FFM_NODE_SPATIAL && path[j].var == (int) tc->var
+                && fanout_above (b->arch, path[j].level, tc->level))
+              per_instance = path[j].tile;
+          if (per_instance != tc->tile)
             return violated (why, b, tc->entry, "the tile of %s at %s is %" G_GUINT64_FORMAT,
                              es->rank_var_names[tc->var],
-                             ffm_arch_get_level (b->arch, tc->level)->name, tile);
+                             ffm_arch_get_level (b->arch, tc->level)->name, per_instance);
         }
     }
   return TRUE;

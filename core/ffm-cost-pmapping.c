@@ -18,6 +18,16 @@
  * transfer between the holder and its parent. Nothing is allocated, nothing
  * is looked up by name.
  *
+ * Timeloop's counting, where the architecture asks for it (FfmMemorySpec
+ * whole_actions and cluster_size, FfmLevel leak_utilized, FfmComputeSpec
+ * operand_reuse; docs/cost-model.md, "Conventions"): actions rounded up
+ * per instance, tensor and kind; a cluster's instances sharing accesses;
+ * leak on the instances the spatial loops use; and an input operand kept
+ * by the compute unit across the innermost temporal loops that do not
+ * index it (its holder sits above them in the view). None of it costs the
+ * common case anything: the first three are a separate pass over the
+ * buffets and levels that only such architectures take.
+ *
  * Units: counts in values, actions = values x action_scale, bits, J, s. */
 #include <ffm/ffm-cost.h>
 #include "ffm-cost-private.h"
@@ -110,6 +120,13 @@ typedef struct {
   gboolean two_energies;    /* no per-action energies: read x read_energy +
                                write x write_energy, as before they existed */
   double size;              /* bits, memories */
+  /* Timeloop's counting (memories): */
+  gboolean whole;           /* actions rounded up per instance and kind */
+  double cluster;           /* instances sharing one access */
+  double bits_per_action;
+  double instances;         /* every fanout above */
+  double leak_power;        /* W per instance */
+  gboolean leak_utilized;   /* leak on the instances used only */
 } LevelParams;
 
 struct _FfmPmappingModel {
@@ -160,6 +177,11 @@ struct _FfmPmappingModel {
   guint n_path;
   double total_leak_power;  /* W: every level, every instance */
   gboolean per_action;      /* some memory on the path has per-action energies */
+  gboolean counted;         /* some memory on the path rounds or clusters */
+  guint64 reuse_skip[FFM_MAX_EINSUM_TENSORS]; /* per access: the loops below the
+                                                 compute unit's holder (operand
+                                                 reuse), bit j = loop j */
+  gboolean leak_utilized;   /* some level with leak leaks on used instances */
   gboolean no_overflow;     /* largest footprint x operations fits in 64 bits */
 };
 
@@ -803,6 +825,8 @@ buffet_numbers (Compiler *c, GError **error)
         ffm_arch_get_level (m->arch, bf->info.level)->u.memory.drains_read;
       bf->drain_mask = bf->info.drains_read ? G_MAXUINT64 : 0;
       m->per_action |= !m->levels[bf->info.level].two_energies;
+      m->counted |= m->levels[bf->info.level].whole
+        || m->levels[bf->info.level].cluster != 1;
       if (!ffm_arch_action_energies (m->arch, bf->info.level, m->workload,
                                      m->einsum, bf->info.access,
                                      &bf->info.energies, &local))
@@ -927,6 +951,33 @@ add_tile_expr (Compiler *c, guint access, const guint16 *cur_src)
   return expr;
 }
 
+/* Whether the compute unit keeps input @access across the innermost
+ * temporal loops that do not index it (Timeloop's counting, where the unit
+ * asks for it): when a fanout lies between the tensor's innermost memory
+ * and the unit, Timeloop counts what its network delivers at that
+ * boundary, once per change of the operand; without one, the innermost
+ * memory serves every operation. @items: the view so far (temporal loops,
+ * holders, reservations). */
+static gboolean
+operand_reused (Compiler *c, guint access, const Item *items, guint n)
+{
+  FfmPmappingModel *m = c->m;
+  int inner = -1;
+
+  if (!ffm_arch_get_level (m->arch, m->compute_level)->u.compute.operand_reuse
+      || access == c->einsum->output_access)
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    if (items[i].kind == ITEM_HOLDER)
+      inner = MAX (inner, items[i].pathpos);
+  if (inner < 0)
+    return FALSE;
+  for (guint p = (guint) inner + 1; p < (guint) c->pathpos[m->compute_level]; p++)
+    if (ffm_arch_get_level (m->arch, m->path[p])->kind == FFM_LEVEL_FANOUT)
+      return TRUE;
+  return FALSE;
+}
+
 /* The tensor's view before spatial loops move: temporal loops, the
  * tensor's holders and reservations, in path order. */
 static guint
@@ -948,7 +999,19 @@ view_items (Compiler *c, guint access, Item *items)
           items[n++] = (Item) { ITEM_RESERVATION, b, -1, -1 };
     }
   if (!m->is_copy)
-    items[n++] = (Item) { ITEM_HOLDER, -1, -1, c->pathpos[m->compute_level] };
+    {
+      guint pos = n;
+      if (operand_reused (c, access, items, n))
+        while (pos > 0 && items[pos - 1].kind == ITEM_LOOP
+               && c->rel[access][m->loops[items[pos - 1].index].rank_var] == REL_IRRELEVANT)
+          {
+            m->reuse_skip[access] |= G_GUINT64_CONSTANT (1) << items[pos - 1].index;
+            pos--;
+          }
+      memmove (&items[pos + 1], &items[pos], sizeof (Item) * (n - pos));
+      items[pos] = (Item) { ITEM_HOLDER, -1, -1, c->pathpos[m->compute_level] };
+      n++;
+    }
   return n;
 }
 
@@ -1207,7 +1270,12 @@ cache_levels (FfmPmappingModel *m)
           p->read_bandwidth = l->u.memory.read_bandwidth;
           p->write_bandwidth = l->u.memory.write_bandwidth;
           p->separate_ports = l->u.memory.ports == FFM_PORTS_SEPARATE;
-          p->two_energies = ffm_memory_spec_has_two_energies (&l->u.memory);
+          p->whole = l->u.memory.whole_actions;
+          p->cluster = l->u.memory.cluster_size;
+          p->bits_per_action = l->u.memory.bits_per_action;
+          /* rounding and clusters price each buffet on its own */
+          p->two_energies = ffm_memory_spec_has_two_energies (&l->u.memory)
+            && !p->whole && p->cluster == 1;
           p->size = l->u.memory.size;
         }
       else if (l->kind == FFM_LEVEL_COMPUTE)
@@ -1215,8 +1283,11 @@ cache_levels (FfmPmappingModel *m)
           p->read_energy = l->u.compute.energy;
           p->read_bandwidth = l->u.compute.throughput;
         }
-      m->total_leak_power += l->leak_power
-        * (double) ffm_arch_get_instances_above (m->arch, i);
+      p->instances = (double) ffm_arch_get_instances_above (m->arch, i);
+      p->leak_power = l->leak_power;
+      p->leak_utilized = l->leak_utilized;
+      m->leak_utilized |= l->leak_utilized && l->leak_power > 0;
+      m->total_leak_power += l->leak_power * p->instances;
     }
 }
 
@@ -1394,6 +1465,14 @@ ffm_pmapping_model_get_fanout_dim (const FfmPmappingModel *m, guint index)
 {
   g_return_val_if_fail (index < m->n_fanout_dims, NULL);
   return &m->fanout_dims[index];
+}
+
+guint64
+ffm_pmapping_model_get_operand_reuse_loops (const FfmPmappingModel *m,
+                                            guint access)
+{
+  g_return_val_if_fail (access < FFM_MAX_EINSUM_TENSORS, 0);
+  return m->reuse_skip[access];
 }
 
 double
@@ -2003,6 +2082,96 @@ ffm_buffet_energy (const FfmBuffetInfo *info, const FfmActionCounts *counts,
   return energy_of (info, counts, read_j, write_j);
 }
 
+/* Actions of one kind with Timeloop's rounding: each of the @total /
+ * @unit instances does @unit values' worth, rounded up to whole actions
+ * (computed on integers where the bit counts are whole: 1/3 of an action
+ * is no float). */
+static double
+whole_actions (guint64 total, guint64 unit, double bits_per_value,
+               double bits_per_action)
+{
+  double per_instance;
+
+  if (unit == 0)
+    return 0;
+  if (bits_per_value == floor (bits_per_value) && bits_per_action == floor (bits_per_action)
+      && bits_per_value < 4294967296.0 && bits_per_action < 4294967296.0
+      && unit < G_GUINT64_CONSTANT (4294967296))
+    {
+      guint64 num = unit * (guint64) bits_per_value, den = (guint64) bits_per_action;
+      per_instance = (double) ((num + den - 1) / den);
+    }
+  else
+    per_instance = ceil ((double) unit * bits_per_value / bits_per_action);
+  return per_instance * ((double) total / (double) unit);
+}
+
+/* Instances of level @l the spatial loops use: the product of the fanout
+ * dimensions used above it (1 for the levels above every fanout). */
+static inline double
+used_instances (const FfmPmappingModel *m, const FfmPmappingCost *out, guint l)
+{
+  double used = 1;
+
+  for (guint d = 0; d < m->n_fanout_dims; d++)
+    if (m->fanout_dims[d].level < l)
+      used *= (double) out->fanout_used[d];
+  return used;
+}
+
+/* The energy of buffet @bf's actions with Timeloop's counting: whole
+ * actions per instance and kind, and a cluster's instances sharing one
+ * access (of the instances used, at most instances / cluster_size pay). */
+static double
+counted_energy (const FfmPmappingModel *m, const Buffet *bf,
+                const FfmActionCounts *c, const FfmActionCounts *u,
+                const FfmPmappingCost *out, double *read_j, double *write_j)
+{
+  const LevelParams *p = &m->levels[bf->info.level];
+  const FfmActionEnergies *e = &bf->info.energies;
+  double bpv = bf->info.bits_per_value, bpa = p->bits_per_action, r, w;
+
+  if (p->whole)
+    {
+      r = whole_actions (c->reads, u->reads, bpv, bpa) * e->read
+        + (bf->info.drains_read ? whole_actions (c->drains, u->drains, bpv, bpa) * e->drain : 0);
+      w = whole_actions (c->fills, u->fills, bpv, bpa) * e->fill
+        + whole_actions (c->updates, u->updates, bpv, bpa) * e->update;
+    }
+  else
+    energy_of (&bf->info, c, &r, &w);
+  if (p->cluster != 1)
+    {
+      double used = used_instances (m, out, bf->info.level);
+      double clusters = floor (p->instances / p->cluster);
+      if (used > clusters && clusters >= 1)
+        {
+          r *= clusters / used;
+          w *= clusters / used;
+        }
+    }
+  if (read_j != NULL)
+    *read_j = r;
+  if (write_j != NULL)
+    *write_j = w;
+  return r + w;
+}
+
+double
+ffm_pmapping_model_get_buffet_energy (const FfmPmappingModel *m,
+                                      const FfmPmappingCost *cost, guint buffet,
+                                      double *read_j, double *write_j)
+{
+  const Buffet *bf;
+
+  g_return_val_if_fail (buffet < m->n_buffets, 0);
+  bf = &m->buffets[buffet];
+  if (m->levels[bf->info.level].whole || m->levels[bf->info.level].cluster != 1)
+    return counted_energy (m, bf, &cost->counts[buffet], &cost->unit_counts[buffet],
+                           cost, read_j, write_j);
+  return energy_of (&bf->info, &cost->counts[buffet], read_j, write_j);
+}
+
 /* Per-buffet actions and occupancy summed per level. Inlined into its two
  * callers so that the common case (no memory with per-action energies:
  * every drain is a read, energy per level from its actions) has no test
@@ -2029,8 +2198,33 @@ sum_buffets (const FfmPmappingModel *m, FfmPmappingCost *out,
       out->level_unit_write_actions[l] += (double) (u->fills + u->updates) * s;
       out->level_occupancy[l] += out->buffet_occupancy[b];
       if (per_action && !m->levels[l].two_energies)
-        out->level_energy[l] += energy_of (&bf->info, c, NULL, NULL);
+        out->level_energy[l] += G_UNLIKELY (m->counted)
+          ? counted_energy (m, bf, c, u, out, NULL, NULL)
+          : energy_of (&bf->info, c, NULL, NULL);
     }
+}
+
+/* Leak energy of level @l over @latency: every instance, or (Timeloop)
+ * the instances used, at least one. */
+static inline double
+level_leak (const FfmPmappingModel *m, const FfmPmappingCost *out, guint l,
+            double latency)
+{
+  const LevelParams *p = &m->levels[l];
+
+  if (p->leak_power == 0)
+    return 0;
+  if (!p->leak_utilized)
+    return p->leak_power * p->instances * latency;
+  return p->leak_power * (p->on_path ? MAX (used_instances (m, out, l), 1) : 1) * latency;
+}
+
+double
+ffm_pmapping_model_get_level_leak (const FfmPmappingModel *m,
+                                   const FfmPmappingCost *cost, guint level)
+{
+  g_return_val_if_fail (level < m->n_levels, 0);
+  return level_leak (m, cost, level, cost->latency);
 }
 
 /* Per-level actions, energy, latency, occupancy; then leak and capacity. */
@@ -2066,7 +2260,14 @@ sum_levels (const FfmPmappingModel *m, FfmPmappingCost *out)
     }
   out->dynamic_energy = dynamic;
   out->latency = latency;
-  out->leak_energy = m->total_leak_power * latency;
+  if (G_UNLIKELY (m->leak_utilized))
+    {
+      out->leak_energy = 0;
+      for (guint l = 0; l < m->n_levels; l++)
+        out->leak_energy += level_leak (m, out, l, latency);
+    }
+  else
+    out->leak_energy = m->total_leak_power * latency;
   out->energy = dynamic + out->leak_energy;
 
   for (guint i = 0; i < m->n_path && out->status == FFM_COST_VALID; i++)

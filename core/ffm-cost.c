@@ -568,9 +568,7 @@ sum_report (FfmCostReport *r)
       r->latency += c->latency;
       for (guint l = 0; l < r->n_levels; l++)
         {
-          const FfmLevel *level = ffm_arch_get_level (r->arch, l);
-          double leak = level->leak_power
-            * (double) ffm_arch_get_instances_above (r->arch, l) * c->latency;
+          double leak = ffm_pmapping_model_get_level_leak (leaf->model, c, l);
           r->level_leak[l] += leak;
           r->level_energy[l] += c->level_energy[l] + leak;
         }
@@ -773,8 +771,8 @@ ffm_cost_report_get_buffet_energy (const FfmCostReport *r, guint index,
   const Leaf *leaf = report_leaf (r, index);
 
   g_return_val_if_fail (leaf != NULL && buffet < leaf->cost->n_buffets, 0);
-  return ffm_buffet_energy (ffm_pmapping_model_get_buffet (leaf->model, buffet),
-                            &leaf->cost->counts[buffet], read_j, write_j);
+  return ffm_pmapping_model_get_buffet_energy (leaf->model, leaf->cost, buffet,
+                                               read_j, write_j);
 }
 
 /* ---- Printing ---- */
@@ -802,8 +800,7 @@ level_size (const FfmCostReport *r, guint level)
 static double
 buffet_energy (const Leaf *leaf, guint b)
 {
-  return ffm_buffet_energy (ffm_pmapping_model_get_buffet (leaf->model, b),
-                            &leaf->cost->counts[b], NULL, NULL);
+  return ffm_pmapping_model_get_buffet_energy (leaf->model, leaf->cost, b, NULL, NULL);
 }
 
 /* The energy of memory @l's read actions and of its write actions in one
@@ -815,7 +812,7 @@ level_action_energy (const FfmCostReport *r, const Leaf *leaf, guint l,
   const FfmPmappingCost *c = leaf->cost;
   const FfmMemorySpec *m = &ffm_arch_get_level (r->arch, l)->u.memory;
 
-  if (ffm_memory_spec_has_two_energies (m))
+  if (ffm_memory_spec_has_two_energies (m) && !m->whole_actions && m->cluster_size == 1)
     {
       *read_j = c->level_read_actions[l] * m->read_energy;
       *write_j = c->level_write_actions[l] * m->write_energy;
@@ -828,7 +825,7 @@ level_action_energy (const FfmCostReport *r, const Leaf *leaf, guint l,
       double rj, wj;
       if (info->level != l)
         continue;
-      ffm_buffet_energy (info, &c->counts[b], &rj, &wj);
+      ffm_pmapping_model_get_buffet_energy (leaf->model, c, b, &rj, &wj);
       *read_j += rj;
       *write_j += wj;
     }

@@ -28,7 +28,9 @@
  *     and for the output, drains at h and updates at p likewise, minus the
  *     skipped first fills x * first (relevant temporal and spatial loops)
  *     at h, and x * first / mc at p when p skips them too;
- *   - compute: operations = all loops, steps = temporal loops;
+ *   - compute: operations = all loops, steps = temporal loops; an input
+ *     the unit keeps across loops (operand reuse, the model's rule) has
+ *     those loops left out of its transfer;
  *   - actions = counts x bits per value / bits per action; energy = actions
  *     x the energy of the action (a buffet's read, fill, update, drain
  *     energies); latency per port = unit actions / bandwidth, drains left
@@ -43,7 +45,10 @@
  * when it is a copy, when a variable appears twice in one tensor's indices
  * (its tile would be squared, which a monomial's one position per
  * variable cannot write), when the expansion is larger, or when a
- * bandwidth is 0.
+ * bandwidth is 0, or when a memory counts Timeloop's clusters. With
+ * Timeloop's whole actions the monomials are the counts before rounding,
+ * and leak on the instances used is the same multiple of the latency for
+ * the vectors compared (same spatial products).
  * tests/test-pmapping.c checks the sums against the model at every leaf
  * (FFM_DEBUG=check-terms). */
 #include "ffm-pmapping-private.h"
@@ -230,11 +235,15 @@ add_transfer (Builder *b, guint access, gboolean output, int hb, guint hnode,
   const FfmActionEnergies *pe = &p->energies, *he = h != NULL ? &h->energies : NULL;
   double ps = p->action_scale, hs = h != NULL ? h->action_scale : 0;
   gboolean h_skip, p_skip;
+  /* the loops the compute unit keeps an operand across (operand reuse) */
+  guint64 kept = h == NULL ? ffm_pmapping_model_get_operand_reuse_loops (b->m, access) : 0;
 
   for (guint j = 0; j < above; j++)
     {
       const FfmLoopInfo *l = &b->loops[j];
       gboolean relevant = FALSE;
+      if (kept & BIT (j))
+        continue;
       all |= BIT (j);
       for (guint r = 0; r < ffm_workload_get_tensor (b->w, b->e->accesses[access].tensor)->n_ranks; r++)
         {
@@ -346,13 +355,28 @@ ffm_terms_build (const FfmWorkload *w, const FfmArch *a,
         return NULL;
     }
   for (guint l = 0; l < n_levels; l++)
-    leak += ffm_arch_get_level (a, l)->leak_power
-      * (double) ffm_arch_get_instances_above (a, l);
+    {
+      const FfmLevel *lv = ffm_arch_get_level (a, l);
+      leak += lv->leak_power * (double) ffm_arch_get_instances_above (a, l);
+      /* Timeloop's clusters scale a memory's energy by the instances used
+       * (constant between the vectors compared, but not within a unit,
+       * which sums several memories): no pruning. Leak on the instances
+       * used is safe: the vectors compared use the same instances (same
+       * spatial products), so it is the same multiple of the latency for
+       * both. Whole actions are left out of the monomials: pruned on the
+       * counts before rounding, the search can miss the optimum by less
+       * than one action per instance, tensor and kind (docs/timeloop.md). */
+      if (lv->kind == FFM_LEVEL_MEMORY && lv->u.memory.cluster_size != 1)
+        return NULL;
+    }
 
   t = g_new0 (FfmTerms, 1);
   t->classes = g_array_new (FALSE, FALSE, sizeof (FfmTermClass));
   t->terms = g_array_new (FALSE, FALSE, sizeof (FfmTerm));
   t->leak = leak > 0;
+  for (guint l = 0; l < n_levels; l++)
+    t->leak |= ffm_arch_get_level (a, l)->leak_utilized
+      && ffm_arch_get_level (a, l)->leak_power > 0;
   b.terms = t;
   b.need_latency = (objectives & FFM_PMAPPING_LATENCY) || leak > 0;
   b.class_energy = (objectives & FFM_PMAPPING_ENERGY)

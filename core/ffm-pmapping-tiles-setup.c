@@ -250,11 +250,28 @@ compare_vars (gconstpointer pa, gconstpointer pb, gpointer data)
   return a < b ? -1 : (a > b ? 1 : 0);
 }
 
+/* Whether storage node @n holds a tensor rank variable @var indexes. */
+static gboolean
+storage_node_uses_var (const FfmTileSearch *en, const FfmWorkload *w,
+                       const FfmMappingNode *n, guint var)
+{
+  for (guint k = 0; n->tensors[k] != NULL; k++)
+    {
+      int t = ffm_workload_find_tensor (w, n->tensors[k]);
+      int a = t >= 0 ? ffm_einsum_find_access (en->e, (guint) t) : -1;
+      if (a >= 0 && ffm_access_uses_var (en->e, (guint) a, var))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* The fixed tiles of the Einsum's constraints, as chain requirements: for
- * every storage node at the constraint's memory, the tile of the variable
- * after the loops over it above the node. */
+ * every storage node at the constraint's memory whose tensor the variable
+ * indexes, the tile of the variable after the loops over it above the
+ * node (one instance's tile: templates place a memory's nodes below the
+ * spatial loops of the fanouts above it). */
 static void
-setup_fixed_tiles (FfmTileSearch *en)
+setup_fixed_tiles (FfmTileSearch *en, const FfmWorkload *w)
 {
   const FfmEinsumConstraints *ec = en->t->constraints;
   const GPtrArray *nodes = en->t->nodes;
@@ -278,7 +295,8 @@ setup_fixed_tiles (FfmTileSearch *en)
             continue;
           if (level == NULL)
             level = ffm_arch_get_level (en->arch, tc->level)->name;
-          if (strcmp (n->level, level) == 0 && en->n_fixed[tc->var] < MAX_BUFFETS)
+          if (strcmp (n->level, level) == 0 && en->n_fixed[tc->var] < MAX_BUFFETS
+              && storage_node_uses_var (en, w, n, tc->var))
             {
               guint x = en->n_fixed[tc->var]++;
               en->fixed_pos[tc->var][x] = loops;
@@ -444,7 +462,7 @@ tiles_setup (FfmTileSearch *en, const FfmWorkload *w, const FfmArch *a, const gb
             en->buffet_affine[b] = TRUE;
         }
     }
-  setup_fixed_tiles (en);
+  setup_fixed_tiles (en, w);
   for (guint v = 0; v < en->n_vars; v++)
     {
       en->chains[v] = g_array_new (FALSE, FALSE, sizeof (guint64));

@@ -22,6 +22,7 @@ struct _FfmStorageBound {
   double latency;           /* valid once have_ref */
   GHashTable *terms;        /* (chain << 3 | access) -> energy of the path
                                with that chain, the others the reference's */
+  const char *unsound;      /* why the bound path bounds nothing, or NULL */
 };
 
 FfmStorageBound *
@@ -46,6 +47,19 @@ ffm_storage_bound_new (const FfmWorkload *workload, const FfmArch *arch,
         : sb->instances * count;
     }
   sb->terms = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  /* Timeloop's counting can make a pmapping cheaper than the bound path:
+   * an operand kept by the compute unit across loops (when a fanout lies
+   * on the way, ffm-cost-pmapping.c), a cluster's instances sharing
+   * accesses. Then no bound. */
+  for (guint p = 0; p < sb->n_path; p++)
+    {
+      const FfmLevel *l = ffm_arch_get_level (arch, sb->path[p]);
+      if (l->kind == FFM_LEVEL_MEMORY && l->u.memory.cluster_size != 1)
+        sb->unsound = "a memory's instances share accesses in clusters";
+      if (l->kind == FFM_LEVEL_FANOUT && p > 0
+          && ffm_arch_get_level (arch, compute)->u.compute.operand_reuse)
+        sb->unsound = "the compute unit reuses operands";
+    }
   return sb;
 }
 
@@ -163,6 +177,12 @@ ffm_storage_bound_evaluate_direct (FfmStorageBound *sb, const guint64 *chain,
 {
   guint64 operations;
 
+  if (sb->unsound != NULL)
+    {
+      g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_INFEASIBLE,
+                   "no storage bound: %s", sb->unsound);
+      return FALSE;
+    }
   if (!sb->have_ref && !set_reference (sb, chain, error))
     return FALSE;
   if (!evaluate_chains (sb, chain, energy, &operations, error))
@@ -184,6 +204,12 @@ ffm_storage_bound_evaluate (FfmStorageBound *sb, const guint64 *chain,
   const FfmEinsum *e = ffm_workload_get_einsum (sb->workload, sb->einsum);
   double sum;
 
+  if (sb->unsound != NULL)
+    {
+      g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_INFEASIBLE,
+                   "no storage bound: %s", sb->unsound);
+      return FALSE;
+    }
   if (sb->n_path > 60)        /* the cache's keys hold 61 bits of chain */
     return ffm_storage_bound_evaluate_direct (sb, chain, energy, latency, error);
   if (!sb->have_ref && !set_reference (sb, chain, error))

@@ -1759,7 +1759,7 @@ fail_einsum (Loader *L, RawEinsum *r, const char *format, ...) G_GNUC_PRINTF (3,
 static const char *
 reserved_tensor_name (const char *name)
 {
-  if (ffm_workload_is_class_word (name))
+  if (!ffm_workload_tensor_name_allowed (name))
     return "a class word";
   if (strcmp (name, "inf") == 0 || strcmp (name, "true") == 0
       || strcmp (name, "false") == 0)

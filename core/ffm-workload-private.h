@@ -75,6 +75,9 @@ gboolean ffm_workload_resolve_set_name (const FfmWorkload *workload,
 
 /* TRUE if @name is a class word (all, inputs, weight, ...; any case). */
 gboolean ffm_workload_is_class_word (const char *name);
+/* TRUE if @name may name a tensor: not a class word as the expressions
+ * spell it (all lower case); "Weights" may, and then means the tensor. */
+gboolean ffm_workload_tensor_name_allowed (const char *name);
 
 /* Footprint of @access at the full bounds, or FALSE on guint64 overflow. */
 gboolean ffm_workload_access_values_checked (const FfmEinsum *einsum,

@@ -502,6 +502,19 @@ ffm_workload_is_class_word (const char *name)
   return find_class_word (name) >= 0;
 }
 
+gboolean
+ffm_workload_tensor_name_allowed (const char *name)
+{
+  g_autofree char *lower = NULL;
+
+  if (find_class_word (name) < 0)
+    return TRUE;
+  /* "Weights" may name a tensor (which then shadows the class word in
+   * expressions); "weights" may not. */
+  lower = g_ascii_strdown (name, -1);
+  return strcmp (lower, name) != 0;
+}
+
 /* Accesses of @e whose tensor has class @flag. */
 static guint64
 class_set (const FfmWorkload *w, const FfmEinsum *e, guint flag)
@@ -527,6 +540,11 @@ ffm_workload_resolve_set_name (const FfmWorkload *w, guint einsum,
                 : (G_GUINT64_CONSTANT (1) << e->n_accesses) - 1;
   int word = find_class_word (name);
   int tensor;
+
+  /* A tensor spelled like a class word in another case (Timeloop's
+   * Weights, Inputs, Outputs) is that tensor. */
+  if (word >= 0 && ffm_workload_find_tensor (w, name) >= 0)
+    word = -1;
 
   memset (out, 0, sizeof *out);
   out->type = FFM_VALUE_SET;

@@ -248,9 +248,10 @@ test_tile_and_fused_loops (void)
       if ((n->kind == FFM_NODE_TEMPORAL || n->kind == FFM_NODE_SPATIAL)
           && strcmp (n->rank_var, "m") == 0)
         m_tile = n->tile;
-      /* nodes of P's tensors (the path holds Q's fused ones too) */
+      /* nodes of P's tensors m indexes (the path holds Q's fused ones
+       * too; B's tile does not depend on m) */
       if (n->kind == FFM_NODE_STORAGE && strcmp (n->level, "GlobalBuffer") == 0
-          && (node_has (n, "A") || node_has (n, "B") || node_has (n, "Y")))
+          && (node_has (n, "A") || node_has (n, "Y")))
         {
           g_assert_cmpuint (m_tile, ==, 2);
           glb_nodes++;
@@ -315,6 +316,28 @@ test_predicate_refuses (void)
   g_assert_true (ffm_bound_constraints_admit_pmapping (bound, 0,
                                                       (const FfmMappingNode *const *) nodes->pdata,
                                                       nodes->len, NULL));
+  /* B (indexed by k and n only) kept at GlobalBuffer above the loop over m
+   * sees all of m: the constraint does not concern it. */
+  g_ptr_array_insert (nodes, 3, ffm_mapping_node_new_storage (b, "GlobalBuffer", FALSE));
+  g_assert_true (ffm_bound_constraints_admit_pmapping (bound, 0,
+                                                      (const FfmMappingNode *const *) nodes->pdata,
+                                                      nodes->len, NULL));
+  /* The tile is one instance's: A's node sees m = 4 but the fanout above
+   * GlobalBuffer spreads it over 2 instances of 2 */
+  {
+    FfmMappingNode *spread = ffm_mapping_node_new_spatial ("m", 2, "X", "X");
+    ((FfmMappingNode *) g_ptr_array_index (nodes, 4))->tile = 4;
+    g_ptr_array_insert (nodes, 6, spread);
+    g_assert_true (ffm_bound_constraints_admit_pmapping (bound, 0,
+                                                        (const FfmMappingNode *const *) nodes->pdata,
+                                                        nodes->len, NULL));
+    spread->tile = 1;
+    g_string_truncate (why, 0);
+    g_assert_false (ffm_bound_constraints_admit_pmapping (bound, 0,
+                                                         (const FfmMappingNode *const *) nodes->pdata,
+                                                         nodes->len, why));
+    g_assert_nonnull (strstr (why->str, "the tile of m at GlobalBuffer is 1"));
+  }
 }
 
 /* ---- Errors ---- */

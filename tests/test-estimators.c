@@ -554,6 +554,31 @@ test_compound (void)
     assert_rel (e.energy.value, 8 * cell, 1e-12);
     assert_rel (e.area.value, 16 * c.area.value, 1e-12);
   }
+
+  /* a subcomponent's attribute may name an earlier one of its own
+   * (Accelergy's fpmac in the Timeloop exercises: exponent: 8, mantissa:
+   * adder_width - exponent); the compound's attributes come first */
+  {
+    g_autoptr (FfmComponentLibrary) fp = ffm_component_library_new (NULL);
+    g_autoptr (FfmParamValues) mac = attributes ("adder_width=32 technology=45nm");
+    g_autoptr (FfmEstimateQuery) q = ffm_estimate_query_new ("M", "test_fpmac", mac, "compute");
+    double add;
+    g_assert_true (ffm_component_library_load_data (fp,
+      "compound_components:\n  version: 0.4\n  classes:\n"
+      "  - name: test_fpmac\n"
+      "    attributes: {technology: must_specify, adder_width: must_specify}\n"
+      "    subcomponents:\n"
+      "    - {name: a, class: fpadder, attributes: {exponent: 8, "
+      "mantissa: adder_width - exponent, technology: technology}}\n"
+      "    actions:\n"
+      "    - {name: compute, subcomponents: [{name: a, actions: [{name: add}]}]}\n",
+      "fp.yaml", &error));
+    g_assert_no_error (error);
+    g_assert_true (ffm_component_library_estimate (fp, q, &e, &error));
+    g_assert_no_error (error);
+    add = energy_of ("fpadder", "exponent=8 mantissa=24 technology=45nm", "add", NULL);
+    assert_rel (e.energy.value, add, 1e-12);
+  }
 }
 
 static void

@@ -759,7 +759,7 @@ static const char conv_problem[] =
   "    - name: Weights\n"
   "      projection: [ [[C]], [[M]], [[R]] ]\n"
   "    - name: Inputs\n"
-  "      projection: [ [[C]], [[Wstride, P], [Wdilation, R]] ]\n"
+  "      projection: [ [[C]], [[P, Wstride], [R, Wdilation]] ]\n"
   "    - name: Outputs\n"
   "      projection: [ [[M]], [[P]] ]\n"
   "      read-write: True\n"
@@ -809,16 +809,16 @@ test_conv (void)
   w = ffm_timeloop_spec_to_workload (spec, 8, &error);
   g_assert_no_error (error);
   e = ffm_workload_get_einsum (w, 0);
-  g_assert_cmpstr (e->text, ==, "Outputs_[M:m,P:p] = Weights_[C:c,M:m,R:r] * "
-                   "Inputs_[C:c,P_R:2*p+r]");
-  g_assert_cmpuint (ffm_workload_get_tensor_values (w, ffm_workload_find_tensor (w, "Inputs_")),
+  g_assert_cmpstr (e->text, ==, "Outputs[M:m,P:p] = Weights[C:c,M:m,R:r] * "
+                   "Inputs[C:c,P_R:2*p+r]");
+  g_assert_cmpuint (ffm_workload_get_tensor_values (w, ffm_workload_find_tensor (w, "Inputs")),
                     ==, 4 * (2 * 15 + 2 + 1));
   m = ffm_timeloop_spec_to_mapping (spec, w, a, FFM_TIMELOOP_MAPPING_DEFAULT, &error);
   g_assert_no_error (error);
   warnings = ffm_timeloop_spec_steal_warnings (spec);
   all = g_strjoinv ("\n", warnings);
   g_test_message ("%s", all);
-  g_assert_nonnull (strstr (all, "data space Weights is tensor Weights_ in ffm"));
+  g_assert_null (strstr (all, "Weights_"));
   g_assert_nonnull (strstr (all, "sliding window"));
   r = ffm_cost_evaluate_mapping (w, a, m, &error);
   g_assert_no_error (error);
@@ -863,28 +863,37 @@ test_merge (void)
   g_assert_nonnull (strstr (warnings[0], "case1/arch.yaml:2; the later one is used"));
 }
 
-/* Timeloop's mapper settings: read, not followed, with a warning each. */
+/* Timeloop's mapper settings: read, not followed, with a warning; the
+ * uber mapspace is ffm's. */
 static void
 test_mapper_settings (void)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (FfmTimeloopSpec) spec = LOAD_SPEC (&error, "case2/arch.yaml",
-                                                "common/ERT.yaml",
+                                                "common/ERT.yaml", "common/problem.yaml",
                                                 "case3/mapper.yaml");
   g_autoptr (FfmArch) arch = NULL;
+  g_autoptr (FfmWorkload) w = NULL;
+  g_autoptr (FfmConstraints) c = NULL;
   g_auto (GStrv) warnings = NULL;
 
-  g_test_summary ("The mapper and mapspace sections are reported as not "
-                  "translated");
+  g_test_summary ("The mapper section is reported as not followed; the uber "
+                  "mapspace adds no constraint");
   g_assert_no_error (error);
   arch = ffm_timeloop_spec_to_arch (spec, &error);
   g_assert_no_error (error);
+  w = ffm_timeloop_spec_to_workload (spec, 8, &error);
+  g_assert_no_error (error);
   warnings = ffm_timeloop_spec_steal_warnings (spec);
-  g_assert_cmpuint (g_strv_length (warnings), ==, 2);
+  g_assert_cmpuint (g_strv_length (warnings), ==, 0);
+  g_clear_pointer (&warnings, g_strfreev);
+  c = ffm_timeloop_spec_to_constraints (spec, w, arch, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (ffm_constraints_get_n (c), ==, 0);
+  warnings = ffm_timeloop_spec_steal_warnings (spec);
+  g_assert_cmpuint (g_strv_length (warnings), ==, 1);
   g_assert_nonnull (strstr (warnings[0], "case3/mapper.yaml:6: mapper: Timeloop's "
-                            "mapper settings and mapspace constraints are not "
-                            "translated"));
-  g_assert_nonnull (strstr (warnings[1], "case3/mapper.yaml:16: mapspace:"));
+                            "mapper settings are not followed"));
 }
 
 /* ---- Bad input ---- */
@@ -920,13 +929,19 @@ static const BadCase bad_cases[] = {
     STEP_WORKLOAD, FFM_TIMELOOP_ERROR_INVALID,
     { "invalid/missing-instance-dimension.yaml:21: problem.instance.K: dimension K "
       "is missing from the instance" } },
-  { "no-ert-entry", { "case1/arch.yaml", "invalid/ert-without-global-buffer.yaml" },
+  { "no-ert-entry", { "invalid/unpriceable.yaml", "invalid/ert-without-global-buffer.yaml" },
     STEP_ARCH, FFM_TIMELOOP_ERROR_UNSUPPORTED,
-    { "case1/arch.yaml:16: architecture.subtree[0].local[1]: memory GlobalBuffer "
-      "(class SRAM) has no entry in the energy reference table" } },
-  { "no-ert", { "case1/arch.yaml" }, STEP_ARCH, FFM_TIMELOOP_ERROR_UNSUPPORTED,
-    { "case1/arch.yaml:10: architecture.subtree[0].local[0]: memory DRAM",
-      "(the files have no ERT)" } },
+    { "invalid/unpriceable.yaml:15: architecture.subtree[0].local[1]: memory GlobalBuffer "
+      "(class SRAM) has no entry in the energy reference table and no estimate: "
+      "component GlobalBuffer (class SRAM): attribute technology: missing",
+      ". ffm does not run Accelergy", "give the ERT Accelergy wrote for this design" } },
+  { "no-ert", { "invalid/unpriceable.yaml" }, STEP_ARCH, FFM_TIMELOOP_ERROR_UNSUPPORTED,
+    { "invalid/unpriceable.yaml:10: architecture.subtree[0].local[0]: memory DRAM "
+      "(class eDRAM_storage) has no entry in the energy reference table (the files "
+      "have no ERT) and no estimate: component DRAM: unknown component class "
+      "'eDRAM_storage' (known classes: ",
+      "; nor has GlobalBuffer (", "invalid/unpriceable.yaml:15, class SRAM: component "
+      "GlobalBuffer (class SRAM): attribute technology: missing" } },
   { "ert-without-read", { "case1/arch.yaml", "invalid/ert-without-read.yaml" },
     STEP_ARCH, FFM_TIMELOOP_ERROR_UNSUPPORTED,
     { "invalid/ert-without-read.yaml:11: ERT.tables: table System.GlobalBuffer "
@@ -1213,7 +1228,7 @@ test_cli_errors (void)
   g_autofree char *bad = timeloop_option ("invalid/missing-instance-dimension.yaml");
   g_autofree char *arch_opt = timeloop_arch_option ("case2/arch.yaml");
   g_autofree char *problem_opt = timeloop_option ("common/problem.yaml");
-  g_autofree char *no_ert = timeloop_option ("case1/arch.yaml");
+  g_autofree char *no_ert = timeloop_option ("invalid/unpriceable.yaml");
   g_autofree char *syntax = data_path ("invalid/syntax-error.yaml");
   g_auto (FfmTestRun) a = { 0 }, b = { 0 }, c = { 0 }, d = { 0 }, e = { 0 }, f = { 0 },
     g = { 0 }, h = { 0 };
@@ -1226,7 +1241,9 @@ test_cli_errors (void)
   assert_contains (a.err, "missing-instance-dimension.yaml:21: problem.instance.K:");
   FFM_TEST_RUN (&b, "map", "--arch", no_ert, "--workload", problem_opt);
   g_assert_cmpint (b.status, ==, 1);
-  assert_contains (b.err, "has no entry in the energy reference table");
+  assert_contains (b.err, "has no entry in the energy reference table (the files "
+                   "have no ERT) and no estimate: component DRAM: unknown component "
+                   "class 'eDRAM_storage'");
   FFM_TEST_RUN (&c, "import", "timeloop", syntax);
   g_assert_cmpint (c.status, ==, 1);
   assert_contains (c.err, "ffm import: ");

@@ -687,7 +687,7 @@ static const InvalidCase invalid_cases[] = {
   { "same-tensor-two-indices.json", NULL, W_INVALID, 7,
     { "tensor A appears twice with different indices" } },
   { "too-many-ranks.json", NULL, W_INVALID, 7, { "more than 8 ranks" } },
-  { "class-word-tensor.json", NULL, W_INVALID, 7, { "tensor name Input is reserved" } },
+  { "class-word-tensor.json", NULL, W_INVALID, 7, { "tensor name input is reserved" } },
   /* the fuzzer's find: a role "true" read back as the number 1 */
   { "constant-word-tensor.json", NULL, W_INVALID, 7,
     { "tensor name true is reserved (a constant of set expressions)" } },

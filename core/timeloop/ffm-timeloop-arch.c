@@ -1,24 +1,29 @@
-/* ffm-timeloop-arch.c: a Timeloop v0.4 architecture with its energy
- * reference table as an ffm architecture.
+/* ffm-timeloop-arch.c: a Timeloop architecture with its energy reference
+ * table as an ffm architecture.
  *
- * The tree of `subtree`s and their `local` components is one chain of
- * levels (Timeloop's storage hierarchy), outermost first, ending in the
- * compute unit. A component's instance count is the product of the ranges
- * in its and its subtrees' names (`PE[0..15]`: 16), or its `instances`
- * attribute; attributes of a subtree apply to the components below it.
- * Between two levels whose instance counts grow, ffm has a fanout level:
- * dimension X grows by the ratio of their meshX, Y by that of meshY.
+ * The chain of components (ffm-timeloop-nodes.c) becomes ffm's levels:
+ * each memory a memory level, each placeholder level (the front end's
+ * inter_NAME_spatial) a memory that keeps nothing and costs nothing, the
+ * compute unit a compute level; between two levels whose instance counts
+ * grow, a fanout whose dimension X grows by the ratio of their meshX, Y
+ * by that of meshY.
  *
  * A memory charges what Timeloop charges (docs/timeloop.md): an action
- * moves one block (block-size words of datawidth bits), costs the ERT's
- * read, fill or update energy (Timeloop's action names, first match:
- * random_read, read; random_fill, random_write, fill, write; random_update,
- * random_write, update, write), and a drain reads nothing. Capacity is
- * depth x block-size words (or entries, or sizeKB); bandwidths are words
- * per cycle, and one cycle is the global-cycle-seconds attribute (1 ns if
- * none). The compute unit does one operation per cycle per instance at the
- * ERT's energy (mac_random, mult_random, mac, mult, compute). Leak in the
- * ERT is energy per cycle per instance. */
+ * moves one block of datawidth-bit words, its size as Timeloop derives it
+ * (block_size; else width / cluster_size / datawidth when cluster_size is
+ * given; else width / datawidth), costs the ERT's read, fill or update
+ * energy (Timeloop's action names, first match: random_read, read;
+ * random_fill, random_write, fill, write; random_update, random_write,
+ * update, write), and a drain reads nothing. Capacity is depth x block
+ * words (or entries, or sizeKB), divided by multiple_buffering; bandwidths
+ * are words per cycle, one cycle the global_cycle_seconds attribute (1 ns
+ * if none). The compute unit does one operation per cycle per instance at
+ * the ERT's energy (mac_random, mult_random, mac, mult, compute). The rest
+ * of Timeloop's counting (whole blocks, clusters, leak on used instances
+ * only and none on the compute unit, operands reused at the compute unit)
+ * is written into the levels as the conventions ask
+ * (ffm_timeloop_spec_set_conventions()). Attribute names match with '-'
+ * and '_' alike, as Timeloop reads them. */
 #include "ffm-timeloop-private.h"
 
 #include <math.h>
@@ -29,58 +34,40 @@
 #define DEFAULT_CYCLE_SECONDS 1e-9
 #define DEFAULT_WORD_BITS 16            /* Timeloop's */
 
-static const char *const arch_keys[] = {
-  "version", "subtree", "local", "attributes", "name", "nodes", "storage",
-  "arithmetic", "constraints", NULL
-};
-static const char *const subtree_keys[] = {
-  "name", "attributes", "local", "subtree", "description", NULL
-};
-static const char *const component_keys[] = {
-  "name", "class", "subclass", "attributes", "required_actions", "actions",
-  "description", NULL
-};
 static const char *const ert_keys[] = { "version", "tables", NULL };
-/* Top-level keys of Timeloop's mapper that ffm's search does not follow. */
-static const char *const search_keys[] = {
-  "mapper", "mapspace", "mapspace_constraints", "architecture_constraints",
-  "arch_constraints", "constraints", NULL
-};
 static const char *const table_keys[] = { "name", "actions", NULL };
 static const char *const action_keys[] = { "name", "arguments", "energy", NULL };
 static const char *const art_table_keys[] = { "name", "area", NULL };
 
-/* Attributes ffm reads (memories and compute units), ... */
+/* Attributes ffm reads (memories and compute units), '_' spelling, ... */
 static const char *const used_attributes[] = {
-  "depth", "memory_depth", "entries", "sizeKB", "width", "memory_width",
-  "datawidth", "word-bits", "word_width", "block-size", "n_words",
-  "cluster-size", "read_bandwidth", "write_bandwidth", "bandwidth",
-  "multiple-buffering", "instances", "meshX", "meshY",
-  "global-cycle-seconds", "vector-access-energy", "energy-per-hop", NULL
+  "depth", "memory_depth", "data_storage_depth", "entries", "sizeKB", "width",
+  "memory_width", "datawidth", "word_bits", "word_width", "block_size",
+  "n_words", "cluster_size", "read_bandwidth", "write_bandwidth", "bandwidth",
+  "shared_bandwidth", "multiple_buffering", "instances", "meshX", "meshY",
+  "global_cycle_seconds", "vector_access_energy", "energy_per_hop", NULL
 };
 /* ... those that only feed Accelergy's or Timeloop's own energy and area
- * models (ffm takes energies from the ERT) ... */
+ * models (ffm takes energies from the ERT), or say what changes nothing
+ * for dense tensors ... */
 static const char *const estimator_attributes[] = {
-  "technology", "num-ports", "num-banks", "n_banks", "n_rdwr_ports",
-  "n_rd_ports", "n_wr_ports", "latency", "addr-gen-energy", "cluster-area",
-  "type", "area", "voltage", "ports", "banks", NULL
+  "technology", "num_ports", "n_ports", "num_banks", "n_banks",
+  "n_rdwr_ports", "n_rd_ports", "n_wr_ports", "n_rw_ports", "nports",
+  "latency", "addr_gen_energy", "cluster_area", "type", "area", "voltage",
+  "ports", "banks", "has_power_gating", "power_gated_at", "reduction_supported",
+  "multiplier_width", "adder_width", "width_a", "width_b", "subclass",
+  "version", "update_fifo_depth", "metadata_block_size",
+  "concordant_compressed_tile_traversal", "tile_partition_supported",
+  "decompression_supported", "compression_supported", NULL
 };
-/* ... and those that change Timeloop's model in ways ffm does not follow. */
-static const char *const ignored_attributes[] = {
-  "min-utilization", "allow_overbooking", "network_read", "network_fill",
+/* ... and those that change Timeloop's model in ways ffm does not follow
+ * (a nonzero value changes Timeloop's numbers). */
+static const char *const not_modelled_attributes[] = {
+  "min_utilization", "allow_overbooking", "network_read", "network_fill",
   "network_drain", "network_update", "metadata_datawidth",
-  "metadata-block-size", "metadata_storage_width", "metadata_storage_depth",
-  "read-write", NULL
-};
-
-static const char *const storage_classes[] = {
-  "DRAM", "SRAM", "regfile", "smartbuffer", "storage", NULL
-};
-static const char *const compute_classes[] = {
-  "mac", "intmac", "fpmac", "compute", NULL
-};
-static const char *const network_classes[] = {
-  "XY_NoC", "Legacy", "ReductionTree", "SimpleMulticast", "wire", NULL
+  "metadata_storage_width", "metadata_storage_depth", "read_write",
+  "network_fill_latency", "network_drain_latency",
+  "per_dataspace_bandwidth_consumption_scale", NULL
 };
 
 static const char *const read_actions[] = { "random_read", "read", NULL };
@@ -95,315 +82,26 @@ static const char *const compute_actions[] = {
 };
 static const char *const leak_actions[] = { "leak", NULL };
 
-typedef enum {
-  COMP_STORAGE = 1,
-  COMP_COMPUTE,
-} CompKind;
-
-/* One component of the chain. */
-typedef struct {
-  CompKind kind;
-  char *name;               /* ffm level name */
-  char *base;               /* Timeloop name without the range */
-  char *hier;               /* dotted path of subtree base names and base */
-  const FfmTlNode *node;
-  char *path;               /* key path in the YAML */
-  GPtrArray *attr_keys;     /* FfmTlNode * keys, inherited first (not owned) */
-  GPtrArray *attr_values;
-  guint64 instances;
-  char *fanout_name;        /* the ranged names since the level above */
-} Comp;
-
 typedef struct {
   FfmTimeloopSpec *spec;
-  GPtrArray *comps;         /* of Comp * */
+  FfmTimeloopConventions conv;
   const FfmTlNode *ert;
   const FfmTlNode *art;
+  FfmTlEstimators *estimators;  /* ffm's component estimators (the default) */
 } Arch;
 
-static void
-comp_free (gpointer data)
-{
-  Comp *c = data;
-
-  g_free (c->name);
-  g_free (c->base);
-  g_free (c->hier);
-  g_free (c->path);
-  g_free (c->fanout_name);
-  g_ptr_array_unref (c->attr_keys);
-  g_ptr_array_unref (c->attr_values);
-  g_free (c);
-}
-
-/* ---- Names and ranges ---- */
-
-/* "PE[0..15]" -> base "PE", count 16; "PE" -> "PE", 1. */
-static gboolean
-parse_name (const FfmTlNode *node, const char *path, char **base,
-            guint64 *count, GError **error)
-{
-  const char *text = ffm_tl_string (node, path, error);
-  const char *open, *dots;
-  char *end = NULL;
-  guint64 lo, hi;
-
-  if (text == NULL)
-    return FALSE;
-  open = strchr (text, '[');
-  if (open == NULL)
-    {
-      *base = g_strdup (text);
-      *count = 1;
-      return TRUE;
-    }
-  dots = strstr (open, "..");
-  if (dots == NULL || open == text)
-    return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, node, path,
-                        "'%s': a range is written NAME[FIRST..LAST]", text);
-  lo = g_ascii_strtoull (open + 1, &end, 10);
-  if (end != dots)
-    return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, node, path,
-                        "'%s': a range is written NAME[FIRST..LAST] with "
-                        "whole numbers", text);
-  hi = g_ascii_strtoull (dots + 2, &end, 10);
-  if (end == dots + 2 || strcmp (end, "]") != 0 || hi < lo || hi - lo >= G_MAXUINT32)
-    return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, node, path,
-                        "'%s': a range is written NAME[FIRST..LAST] with "
-                        "whole numbers, FIRST <= LAST", text);
-  *base = g_strndup (text, open - text);
-  *count = hi - lo + 1;
-  return TRUE;
-}
-
-/* An ffm level name for Timeloop name @base: an identifier, not a word
- * of the set expressions. */
-static char *
-level_name (const char *base)
-{
-  g_autofree char *id = ffm_tl_identifier (base);
-
-  if (g_ascii_strcasecmp (id, "above") == 0)
-    return g_strconcat (id, "_", NULL);
-  return ffm_tl_tensor_name (id);
-}
-
-static gboolean
-class_is (const char *cls, const char *const *classes)
-{
-  for (guint i = 0; classes[i] != NULL; i++)
-    if (strstr (cls, classes[i]) != NULL)
-      return TRUE;
-  return FALSE;
-}
-
-/* ---- Walking the tree ---- */
-
-typedef struct {
-  GPtrArray *attr_keys;     /* inherited attributes (not owned) */
-  GPtrArray *attr_values;
-  guint64 instances;
-  char *hier;               /* dotted base names */
-  GPtrArray *ranged;        /* ranged subtree base names, outermost first */
-} Scope;
-
-/* Adds @attrs (a mapping) to @keys/@values, later ones replacing earlier
- * ones of the same name. */
-static gboolean
-add_attributes (const FfmTlNode *attrs, const char *path, GPtrArray *keys,
-                GPtrArray *values, GError **error)
-{
-  if (attrs == NULL)
-    return TRUE;
-  if (!ffm_tl_require (attrs, FFM_TL_MAPPING, path, error))
-    return FALSE;
-  for (guint i = 0; i < attrs->n_items; i++)
-    {
-      FfmTlNode *key = attrs->items[2 * i], *value = attrs->items[2 * i + 1];
-      guint j;
-      for (j = 0; j < keys->len; j++)
-        if (strcmp (((FfmTlNode *) keys->pdata[j])->text, key->text) == 0)
-          break;
-      if (j < keys->len)
-        {
-          keys->pdata[j] = key;
-          values->pdata[j] = value;
-        }
-      else
-        {
-          g_ptr_array_add (keys, key);
-          g_ptr_array_add (values, value);
-        }
-    }
-  return TRUE;
-}
-
-static gboolean walk_subtree (Arch *a, const FfmTlNode *node, const char *path,
-                              const Scope *outer, guint depth, GError **error);
-
-static gboolean
-add_component (Arch *a, const FfmTlNode *node, const char *path,
-               const Scope *scope, GPtrArray *ranged_since, GError **error)
-{
-  g_autofree char *name_path = ffm_tl_path_key (path, "name");
-  g_autofree char *class_path = ffm_tl_path_key (path, "class");
-  g_autofree char *attr_path = ffm_tl_path_key (path, "attributes");
-  const FfmTlNode *cls_node;
-  const char *cls;
-  Comp *c;
-  guint64 count;
-  char *base;
-
-  if (!ffm_tl_check_keys (node, path, component_keys, error))
-    return FALSE;
-  if (ffm_tl_get (node, "name") == NULL)
-    return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, node, path,
-                        "missing key 'name'");
-  if ((cls_node = ffm_tl_get (node, "class")) == NULL)
-    return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, node, path,
-                        "missing key 'class'");
-  if ((cls = ffm_tl_string (cls_node, class_path, error)) == NULL
-      || !parse_name (ffm_tl_get (node, "name"), name_path, &base, &count, error))
-    return FALSE;
-  if (!class_is (cls, storage_classes) && !class_is (cls, compute_classes))
-    {
-      if (class_is (cls, network_classes))
-        {
-          ffm_tl_warn (a->spec, cls_node, class_path, "network %s (class %s) "
-                       "is not modelled: ffm charges nothing for moving data "
-                       "between levels", base, cls);
-          g_free (base);
-          return TRUE;
-        }
-      ffm_tl_fail (error, FFM_TIMELOOP_ERROR_UNSUPPORTED, cls_node, class_path,
-                   "component %s: class %s is neither a memory (a class "
-                   "containing DRAM, SRAM, regfile, smartbuffer or storage, as "
-                   "Timeloop reads them) nor a compute unit (mac, intmac, "
-                   "fpmac, compute)", base, cls);
-      g_free (base);
-      return FALSE;
-    }
-  c = g_new0 (Comp, 1);
-  c->kind = class_is (cls, storage_classes) ? COMP_STORAGE : COMP_COMPUTE;
-  c->base = base;
-  c->name = level_name (base);
-  c->hier = scope->hier[0] != '\0' ? g_strdup_printf ("%s.%s", scope->hier, base)
-                                   : g_strdup (base);
-  c->node = node;
-  c->path = g_strdup (path);
-  c->attr_keys = g_ptr_array_copy (scope->attr_keys, NULL, NULL);
-  c->attr_values = g_ptr_array_copy (scope->attr_values, NULL, NULL);
-  c->instances = scope->instances * count;
-  if (count > 1)
-    g_ptr_array_add (ranged_since, g_strdup_printf ("%s_array", c->name));
-  if (ranged_since->len > 0)
-    {
-      g_ptr_array_add (ranged_since, NULL);
-      c->fanout_name = g_strjoinv ("_", (char **) ranged_since->pdata);
-      g_ptr_array_set_size (ranged_since, 0);
-    }
-  g_ptr_array_add (a->comps, c);
-  return add_attributes (ffm_tl_get (node, "attributes"), attr_path,
-                         c->attr_keys, c->attr_values, error);
-}
-
-static gboolean
-walk_body (Arch *a, const FfmTlNode *node, const char *path, Scope *scope,
-           guint depth, GError **error)
-{
-  const FfmTlNode *local = ffm_tl_get (node, "local");
-  const FfmTlNode *sub = ffm_tl_get (node, "subtree");
-  g_autofree char *local_path = ffm_tl_path_key (path, "local");
-  g_autofree char *sub_path = ffm_tl_path_key (path, "subtree");
-
-  if (local != NULL)
-    {
-      if (!ffm_tl_require (local, FFM_TL_SEQUENCE, local_path, error))
-        return FALSE;
-      for (guint i = 0; i < local->n_items; i++)
-        {
-          g_autofree char *item_path = ffm_tl_path_index (local_path, i);
-          if (!add_component (a, local->items[i], item_path, scope,
-                              scope->ranged, error))
-            return FALSE;
-        }
-    }
-  if (sub == NULL)
-    return TRUE;
-  if (!ffm_tl_require (sub, FFM_TL_SEQUENCE, sub_path, error))
-    return FALSE;
-  if (sub->n_items > 1)
-    return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_UNSUPPORTED, sub->items[1],
-                        sub_path, "a second subtree at one level: ffm and "
-                        "Timeloop take one chain of levels");
-  if (sub->n_items == 1)
-    {
-      g_autofree char *item_path = ffm_tl_path_index (sub_path, 0);
-      return walk_subtree (a, sub->items[0], item_path, scope, depth + 1, error);
-    }
-  return TRUE;
-}
-
-static gboolean
-walk_subtree (Arch *a, const FfmTlNode *node, const char *path,
-              const Scope *outer, guint depth, GError **error)
-{
-  g_autofree char *name_path = ffm_tl_path_key (path, "name");
-  g_autofree char *attr_path = ffm_tl_path_key (path, "attributes");
-  g_autofree char *base = NULL;
-  Scope scope;
-  guint64 count = 1;
-  gboolean ok;
-
-  if (!ffm_tl_check_keys (node, path, subtree_keys, error))
-    return FALSE;
-  if (ffm_tl_get (node, "name") == NULL)
-    return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, node, path,
-                        "missing key 'name'");
-  if (!parse_name (ffm_tl_get (node, "name"), name_path, &base, &count, error))
-    return FALSE;
-  scope.attr_keys = g_ptr_array_copy (outer->attr_keys, NULL, NULL);
-  scope.attr_values = g_ptr_array_copy (outer->attr_values, NULL, NULL);
-  scope.instances = outer->instances * count;
-  scope.hier = outer->hier[0] != '\0' ? g_strdup_printf ("%s.%s", outer->hier, base)
-                                      : g_strdup (base);
-  scope.ranged = outer->ranged;
-  if (count > 1)
-    g_ptr_array_add (scope.ranged, level_name (base));
-  ok = add_attributes (ffm_tl_get (node, "attributes"), attr_path,
-                       scope.attr_keys, scope.attr_values, error)
-       && walk_body (a, node, path, &scope, depth, error);
-  g_ptr_array_unref (scope.attr_keys);
-  g_ptr_array_unref (scope.attr_values);
-  g_free (scope.hier);
-  return ok;
-}
-
 /* ---- Attributes ---- */
-
-static const FfmTlNode *
-attribute (const Comp *c, const char *name, const FfmTlNode **key)
-{
-  for (guint i = c->attr_keys->len; i-- > 0;)
-    if (strcmp (((FfmTlNode *) c->attr_keys->pdata[i])->text, name) == 0)
-      {
-        if (key != NULL)
-          *key = c->attr_keys->pdata[i];
-        return c->attr_values->pdata[i];
-      }
-  return NULL;
-}
 
 /* The first of @names the component has, as a number; FALSE on a value
  * that is not one. *@found says whether one was there. */
 static gboolean
-attribute_number (const Comp *c, const char *const *names, double *out,
+attribute_number (const FfmTlComp *c, const char *const *names, double *out,
                   gboolean *found, GError **error)
 {
   *found = FALSE;
   for (guint i = 0; names[i] != NULL; i++)
     {
-      const FfmTlNode *v = attribute (c, names[i], NULL);
+      const FfmTlNode *v = ffm_tl_comp_attribute (c, names[i], NULL);
       g_autofree char *path = NULL;
       if (v == NULL)
         continue;
@@ -415,25 +113,34 @@ attribute_number (const Comp *c, const char *const *names, double *out,
 }
 
 static gboolean
-attribute_whole (const Comp *c, const char *const *names, double *out,
+attribute_whole (const FfmTlComp *c, const char *const *names, double *out,
                  gboolean *found, GError **error)
 {
-  const FfmTlNode *v = NULL;
+  const FfmTlNode *v = NULL, *key = NULL;
 
   if (!attribute_number (c, names, out, found, error))
     return FALSE;
-  if (!*found || (*out >= 1 && *out == floor (*out) && *out <= 9007199254740992.0))
+  if (!*found || (*out >= 1 && *out == floor (*out) && *out <= FFM_MAX_EXACT_INTEGER))
     return TRUE;
   for (guint i = 0; names[i] != NULL && v == NULL; i++)
-    v = attribute (c, names[i], NULL);
+    v = ffm_tl_comp_attribute (c, names[i], &key);
   return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, v, c->path,
                       "%s: %s must be a whole number >= 1, got %s", c->base,
-                      names[0], v->text);
+                      key->text, v->text);
+}
+
+static gboolean
+in_list (const char *const *list, const char *name)
+{
+  for (guint i = 0; list[i] != NULL; i++)
+    if (ffm_tl_key_equal (list[i], name))
+      return TRUE;
+  return FALSE;
 }
 
 /* Warns about attributes ffm does not follow, once per component. */
 static void
-check_attributes (Arch *a, const Comp *c)
+check_attributes (Arch *a, const FfmTlComp *c)
 {
   for (guint i = 0; i < c->attr_keys->len; i++)
     {
@@ -441,42 +148,71 @@ check_attributes (Arch *a, const Comp *c)
       const FfmTlNode *value = c->attr_values->pdata[i];
       g_autofree char *path = g_strdup_printf ("%s (%s).attributes.%s",
                                                c->path, c->base, key->text);
-      if (g_strv_contains (used_attributes, key->text)
-          || g_strv_contains (estimator_attributes, key->text))
+      double v;
+      gboolean is_zero = value->kind == FFM_TL_SCALAR
+        && ((ffm_tl_number (value, path, &v, NULL) && v == 0)
+            || g_ascii_strcasecmp (value->text, "false") == 0
+            || value->text[0] == '\0' || strcmp (value->text, "null") == 0);
+
+      if (in_list (used_attributes, key->text))
         {
-          double hop;
-          if (strcmp (key->text, "energy-per-hop") == 0
-              && (value->kind != FFM_TL_SCALAR
-                  || !ffm_tl_number (value, path, &hop, NULL) || hop != 0))
-            ffm_tl_warn (a->spec, key, path, "network energy is not modelled: "
-                         "ffm charges nothing per hop");
+          if (ffm_tl_key_equal (key->text, "energy_per_hop") && !is_zero)
+            ffm_tl_warn (a->spec, FFM_TL_WARN_NETWORK, key, path,
+                         "network energy is not modelled: ffm charges "
+                         "nothing per hop");
           continue;
         }
-      if (g_strv_contains (ignored_attributes, key->text))
-        ffm_tl_warn (a->spec, key, path, "ignored: ffm does not model %s",
-                     key->text);
+      if (in_list (estimator_attributes, key->text))
+        continue;
+      if (in_list (not_modelled_attributes, key->text))
+        {
+          if (!is_zero)
+            ffm_tl_warn (a->spec, FFM_TL_WARN_NOT_MODELLED, key, path,
+                         "ignored: ffm does not model %s", key->text);
+        }
       else
-        ffm_tl_warn (a->spec, key, path, "unknown attribute, ignored");
+        ffm_tl_warn (a->spec, FFM_TL_WARN_UNKNOWN_ATTRIBUTE, key, path,
+                     "unknown attribute, ignored");
     }
 }
 
 /* ---- Tables ---- */
 
-/* The ERT or ART table of component @c: the one named like its dotted
- * path, else the one whose last name is its name (Timeloop's rule), ranges
- * left out. */
-static gboolean
-find_table (const FfmTlNode *table_root, const char *kind, const Comp *c,
-            const FfmTlNode **out, GError **error)
+/* "System.PE[0..15].RegisterFile" -> "System.PE.RegisterFile" */
+static char *
+without_ranges (const char *name)
 {
-  const FfmTlNode *tables = ffm_tl_get (table_root, "tables");
+  GString *plain = g_string_new (NULL);
+
+  for (const char *p = name; *p != '\0'; p++)
+    {
+      if (*p == '[')
+        {
+          const char *close = strchr (p, ']');
+          if (close != NULL)
+            {
+              p = close;
+              continue;
+            }
+        }
+      g_string_append_c (plain, *p);
+    }
+  return g_string_free (plain, FALSE);
+}
+
+/* The tables of @root checked: a list of {name, actions}, no name twice
+ * (Timeloop would use one of them silently). */
+static gboolean
+check_tables (const FfmTlNode *root, const char *kind, GError **error)
+{
+  const FfmTlNode *tables = ffm_tl_get (root, "tables");
   g_autofree char *tables_path = g_strdup_printf ("%s.tables", kind);
 
-  *out = NULL;
-  if (table_root == NULL)
-    return TRUE;
+  if (!ffm_tl_check_keys (root, kind, ert_keys, error)
+      || !ffm_tl_check_version (root, kind, error))
+    return FALSE;
   if (tables == NULL)
-    return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, table_root, kind,
+    return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, root, kind,
                         "missing key 'tables'");
   if (tables->kind == FFM_TL_MAPPING)
     return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_UNSUPPORTED, tables, tables_path,
@@ -489,37 +225,45 @@ find_table (const FfmTlNode *table_root, const char *kind, const Comp *c,
     {
       const FfmTlNode *t = tables->items[i], *name = ffm_tl_get (t, "name");
       g_autofree char *path = ffm_tl_path_index (tables_path, i);
-      g_autoptr (GString) plain = g_string_new (NULL);
-      const char *last;
-
       if (t->kind != FFM_TL_MAPPING || name == NULL || name->kind != FFM_TL_SCALAR)
         return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, t, path,
                             "a table is a mapping with a 'name'");
-      /* "System.PE[0..15].RegisterFile" -> "System.PE.RegisterFile" */
-      for (const char *p = name->text; *p != '\0'; p++)
+      for (guint j = 0; j < i; j++)
         {
-          if (*p == '[')
-            {
-              const char *close = strchr (p, ']');
-              if (close != NULL)
-                {
-                  p = close;
-                  continue;
-                }
-            }
-          g_string_append_c (plain, *p);
+          const FfmTlNode *o = ffm_tl_get (tables->items[j], "name");
+          if (strcmp (o->text, name->text) == 0)
+            return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, name, path,
+                                "a second table named %s (also line %u): "
+                                "give each component one", name->text, o->line);
         }
-      if (strcmp (plain->str, c->hier) == 0)
-        {
-          *out = t;
-          return TRUE;
-        }
-      last = strrchr (plain->str, '.');
-      last = last != NULL ? last + 1 : plain->str;
-      if (*out == NULL && strcmp (last, c->base) == 0)
-        *out = t;
     }
   return TRUE;
+}
+
+/* The ERT or ART table of component @c: the one named like its dotted
+ * path, else the one whose last name is its name (Timeloop's rule),
+ * ranges left out. */
+static const FfmTlNode *
+find_table (const FfmTlNode *table_root, const FfmTlComp *c)
+{
+  const FfmTlNode *tables = ffm_tl_get (table_root, "tables");
+  const FfmTlNode *found = NULL;
+
+  if (tables == NULL)
+    return NULL;
+  for (guint i = 0; i < tables->n_items; i++)
+    {
+      const FfmTlNode *t = tables->items[i];
+      g_autofree char *plain = without_ranges (ffm_tl_get (t, "name")->text);
+      const char *last;
+      if (strcmp (plain, c->hier) == 0)
+        return t;
+      last = strrchr (plain, '.');
+      last = last != NULL ? last + 1 : plain;
+      if (found == NULL && strcmp (last, c->base) == 0)
+        found = t;
+    }
+  return found;
 }
 
 /* The energy of the first of @names in ERT table @table, pJ; several
@@ -571,16 +315,16 @@ table_energy (Arch *a, const FfmTlNode *table, const char *const *names,
           entries++;
           *found = TRUE;
           if (entries == 2)
-            ffm_tl_warn (a->spec, act, sub, "%s has several energies for "
-                         "action %s (arguments): the largest is used, as "
-                         "Timeloop does", tname, names[n]);
+            ffm_tl_warn (a->spec, FFM_TL_WARN_ERT, act, sub, "%s has several "
+                         "energies for action %s (arguments): the largest is "
+                         "used, as Timeloop does", tname, names[n]);
         }
     }
   return TRUE;
 }
 
 static gboolean
-required_energy (Arch *a, const Comp *c, const FfmTlNode *table,
+required_energy (Arch *a, const FfmTlComp *c, const FfmTlNode *table,
                  const char *const *names, double *joules, GError **error)
 {
   gboolean found;
@@ -600,18 +344,110 @@ required_energy (Arch *a, const Comp *c, const FfmTlNode *table,
   return TRUE;
 }
 
-/* ---- Levels ---- */
+/* ---- Energies without an ERT entry ---- */
 
-static gboolean
-no_table (const Arch *a, const Comp *c, const char *kind, GError **error)
+/* The cycle of @c's leak: its global_cycle_seconds, else 1 ns (checked
+ * with the geometry later). */
+static double
+leak_cycle_seconds (const FfmTlComp *c)
 {
-  return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_UNSUPPORTED, c->node, c->path,
-                      "%s %s (class %s) has no entry in the energy reference "
-                      "table%s: ffm does not run Accelergy, give its ERT (e.g. "
-                      "timeloop:arch.yaml,ERT.yaml)", kind, c->base,
-                      ffm_tl_get (c->node, "class")->text,
-                      a->ert == NULL ? " (the files have no ERT)" : "");
+  const FfmTlNode *v = ffm_tl_comp_attribute (c, "global_cycle_seconds", NULL);
+  double seconds;
+
+  if (v == NULL || !ffm_tl_number (v, "global_cycle_seconds", &seconds, NULL)
+      || !(seconds > 0))
+    return DEFAULT_CYCLE_SECONDS;
+  return seconds;
 }
+
+/* Asks the estimator about @c (the program's, else ffm's component
+ * estimators); FALSE when it has no estimate, with *@why (transfer full,
+ * may be NULL) saying why. */
+static gboolean
+estimate (Arch *a, const FfmTlComp *c, FfmTimeloopActionEnergies *out, char **why)
+{
+  gpointer data = NULL;
+  FfmTimeloopEstimator estimator = ffm_tl_spec_get_estimator (a->spec, &data);
+  g_autoptr (GPtrArray) names = NULL, values = NULL;
+  g_autofree char *file = NULL;
+  FfmTimeloopComponent q;
+  static const FfmTlEstimatorActions actions = {
+    read_actions, fill_actions, update_actions, compute_actions
+  };
+
+  out->read = out->fill = out->update = out->compute = out->leak = NAN;
+  out->area = NAN;
+  out->source = NULL;
+  *why = NULL;
+  if (estimator == NULL)
+    {
+      /* Timeloop charges no leak on the compute unit */
+      gboolean with_leak = c->kind != FFM_TL_COMP_COMPUTE
+                           || (a->conv & FFM_TIMELOOP_FFM_LEAK);
+      if (a->estimators == NULL)
+        a->estimators = ffm_tl_estimators_new (a->spec);
+      return ffm_tl_estimators_price (a->estimators, c, &actions,
+                                      leak_cycle_seconds (c), with_leak, out, why);
+    }
+  names = g_ptr_array_new_with_free_func (g_free);
+  values = g_ptr_array_new ();
+  for (guint i = 0; i < c->attr_keys->len; i++)
+    {
+      const FfmTlNode *v = c->attr_values->pdata[i];
+      if (v->kind != FFM_TL_SCALAR)
+        continue;
+      g_ptr_array_add (names, ffm_tl_key_normalize (((FfmTlNode *) c->attr_keys->pdata[i])->text));
+      g_ptr_array_add (values, v->text);
+    }
+  g_ptr_array_add (names, NULL);
+  g_ptr_array_add (values, NULL);
+  q.component = c->base;
+  q.class_name = c->cls;
+  q.attribute_names = (const char *const *) names->pdata;
+  q.attribute_values = (const char *const *) values->pdata;
+  file = ffm_tl_describe_class (a->spec, c->cls);
+  q.class_file = g_str_has_prefix (file, "compound") ? file : NULL;
+  return estimator (&q, out, data);
+}
+
+/* One error naming every component without an energy: what each is, and
+ * which ERT to give. */
+static gboolean
+no_energies (Arch *a, const GPtrArray *missing, const GPtrArray *whys,
+             GError **error)
+{
+  GString *s = g_string_new (NULL);
+  const FfmTlComp *first = missing->pdata[0];
+  g_autofree char *what = ffm_tl_describe_class (a->spec, first->cls);
+  const char *why = whys->pdata[0];
+
+  g_string_append_printf (s, "%s %s (%s) has no entry in the energy reference "
+                          "table%s and no estimate%s%s", first->kind == FFM_TL_COMP_COMPUTE
+                          ? "compute unit" : "memory", first->base, what,
+                          a->ert == NULL ? " (the files have no ERT)" : "",
+                          why != NULL ? ": " : "", why != NULL ? why : "");
+  for (guint i = 1; i < missing->len; i++)
+    {
+      const FfmTlComp *c = missing->pdata[i];
+      g_autofree char *cw = ffm_tl_describe_class (a->spec, c->cls);
+      why = whys->pdata[i];
+      g_string_append_printf (s, "%s %s (%s:%u, %s%s%s)", i == 1 ? "; nor has" : ",",
+                              c->base, c->node->file, c->node->line, cw,
+                              why != NULL ? ": " : "", why != NULL ? why : "");
+    }
+  g_string_append (s, ". ffm does not run Accelergy; its component "
+                   "estimators (ffm list) price the classes they know: give "
+                   "the ERT Accelergy wrote for this design (Timeloop writes "
+                   "it next to its outputs as timeloop-mapper.ERT.yaml or "
+                   "timeloop-model.ERT.yaml), e.g. --arch "
+                   "timeloop:DESIGN,OUTPUTS/timeloop-mapper.ERT.yaml");
+  ffm_tl_fail (error, FFM_TIMELOOP_ERROR_UNSUPPORTED, first->node, first->path,
+               "%s", s->str);
+  g_string_free (s, TRUE);
+  return FALSE;
+}
+
+/* ---- Levels ---- */
 
 typedef struct {
   double cycle_seconds;
@@ -620,22 +456,34 @@ typedef struct {
 } Geometry;
 
 static gboolean
-component_geometry (const Comp *c, Geometry *g, GError **error)
+component_geometry (FfmTlComp *c, Geometry *g, GError **error)
 {
   static const char *const instances_names[] = { "instances", NULL };
   static const char *const mesh_x_names[] = { "meshX", NULL };
   static const char *const mesh_y_names[] = { "meshY", NULL };
-  static const char *const cycle_names[] = { "global-cycle-seconds", NULL };
+  static const char *const cycle_names[] = { "global_cycle_seconds", NULL };
   double instances = (double) c->instances, mx = 0, my = 0, cycle = 0;
   gboolean has_i, has_x, has_y, has_cycle;
 
+  if (!attribute_number (c, cycle_names, &cycle, &has_cycle, error))
+    return FALSE;
+  if (has_cycle && !(cycle > 0))
+    return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, c->node, c->path,
+                        "%s: global_cycle_seconds must be > 0", c->base);
+  g->cycle_seconds = has_cycle ? cycle : DEFAULT_CYCLE_SECONDS;
+  if (c->mesh_x > 0)
+    {
+      /* The nodes form: the containers' meshes. */
+      g->mesh_x = (double) c->mesh_x;
+      g->mesh_y = (double) c->mesh_y;
+      return TRUE;
+    }
   if (!attribute_whole (c, instances_names, &instances, &has_i, error)
       || !attribute_whole (c, mesh_x_names, &mx, &has_x, error)
-      || !attribute_whole (c, mesh_y_names, &my, &has_y, error)
-      || !attribute_number (c, cycle_names, &cycle, &has_cycle, error))
+      || !attribute_whole (c, mesh_y_names, &my, &has_y, error))
     return FALSE;
   if (has_i)
-    ((Comp *) c)->instances = (guint64) instances;
+    c->instances = (guint64) instances;
   if (!has_x && !has_y)
     {
       mx = (double) c->instances;
@@ -650,36 +498,73 @@ component_geometry (const Comp *c, Geometry *g, GError **error)
                         "%s: %" G_GUINT64_FORMAT " instances do not make a "
                         "meshX x meshY grid of %g x %g", c->base, c->instances,
                         mx, my);
-  if (has_cycle && !(cycle > 0))
-    return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, c->node, c->path,
-                        "%s: global-cycle-seconds must be > 0", c->base);
-  g->cycle_seconds = has_cycle ? cycle : DEFAULT_CYCLE_SECONDS;
   g->mesh_x = mx;
   g->mesh_y = my;
   return TRUE;
 }
 
-static gboolean
-memory_level (Arch *a, const Comp *c, gboolean outermost, const Geometry *g,
-              FfmArch *arch, GError **error)
+static void
+describe_level (FfmLevel *level, const FfmTlComp *c)
 {
-  static const char *const word_names[] = { "datawidth", "word-bits", "word_width", NULL };
-  static const char *const block_names[] = { "block-size", "n_words", NULL };
+  level->description = c->kind == FFM_TL_COMP_DUMMY
+    ? g_strdup_printf ("Timeloop %s: placeholder level above a fanout, keeps "
+                       "nothing (%s:%u)", c->hier, c->node->file, c->node->line)
+    : g_strdup_printf ("Timeloop %s (class %s), %s:%u", c->hier, c->cls,
+                       c->node->file, c->node->line);
+}
+
+static void
+dummy_level (const FfmTlComp *c, FfmArch *arch)
+{
+  FfmLevel *level = ffm_arch_add_memory (arch, c->name);
+  FfmMemorySpec *m = &level->u.memory;
+
+  describe_level (level, c);
+  m->size = INFINITY;
+  m->may_keep = g_strdup ("nothing");
+  m->drains_read = FALSE;
+}
+
+/* A level priced by an estimator: who gave which number, its area. */
+static void
+estimated_level (Arch *a, const FfmTlComp *c, FfmLevel *level,
+                 const FfmTimeloopActionEnergies *est)
+{
+  const char *by = est->source != NULL ? est->source : "an estimator";
+
+  g_free (level->estimated_by);
+  level->estimated_by = g_strdup (by);
+  if (!isnan (est->area) && est->area >= 0)
+    level->area = est->area * UM2;
+  ffm_tl_warn (a->spec, FFM_TL_WARN_ESTIMATED, c->node, c->path,
+               "%s: no ERT entry, estimated (%s)", c->base, by);
+}
+
+static gboolean
+memory_level (Arch *a, const FfmTlComp *c, gboolean outermost,
+              const FfmTlNode *table, const FfmTimeloopActionEnergies *est,
+              const Geometry *g, FfmArch *arch, GError **error)
+{
+  static const char *const word_names[] = { "word_bits", "word_width", "datawidth", NULL };
+  static const char *const block_names[] = { "block_size", "n_words", NULL };
   static const char *const width_names[] = { "width", "memory_width", NULL };
-  static const char *const cluster_names[] = { "cluster-size", NULL };
+  static const char *const cluster_names[] = { "cluster_size", NULL };
   static const char *const entries_names[] = { "entries", NULL };
-  static const char *const depth_names[] = { "depth", "memory_depth", NULL };
+  static const char *const depth_names[] = {
+    "depth", "memory_depth", "data_storage_depth", NULL
+  };
   static const char *const kb_names[] = { "sizeKB", NULL };
-  static const char *const mb_names[] = { "multiple-buffering", NULL };
+  static const char *const mb_names[] = { "multiple_buffering", NULL };
   static const char *const rbw_names[] = { "read_bandwidth", NULL };
   static const char *const wbw_names[] = { "write_bandwidth", NULL };
+  static const char *const sbw_names[] = { "shared_bandwidth", NULL };
   static const char *const bw_names[] = { "bandwidth", NULL };
-  static const char *const vae_names[] = { "vector-access-energy", NULL };
+  static const char *const vae_names[] = { "vector_access_energy", NULL };
   double word = DEFAULT_WORD_BITS, block = 1, width = 0, cluster = 1, entries = 0,
-    depth = 0, kb = 0, mb = 1, rbw = INFINITY, wbw = INFINITY, bw = 0, vae = NAN;
+    depth = 0, kb = 0, mb = 1, rbw = INFINITY, wbw = INFINITY, sbw = 0, bw = 0,
+    vae = NAN;
   gboolean has_word, has_block, has_width, has_cluster, has_entries, has_depth,
-    has_kb, has_mb, has_rbw, has_wbw, has_bw, has_vae, found;
-  const FfmTlNode *table = NULL;
+    has_kb, has_mb, has_rbw, has_wbw, has_sbw, has_bw, has_vae, found;
   FfmLevel *level;
   FfmMemorySpec *m;
   double words = INFINITY, leak = 0;
@@ -694,26 +579,41 @@ memory_level (Arch *a, const Comp *c, gboolean outermost, const Geometry *g,
       || !attribute_number (c, mb_names, &mb, &has_mb, error)
       || !attribute_number (c, rbw_names, &rbw, &has_rbw, error)
       || !attribute_number (c, wbw_names, &wbw, &has_wbw, error)
+      || !attribute_number (c, sbw_names, &sbw, &has_sbw, error)
       || !attribute_number (c, bw_names, &bw, &has_bw, error)
       || !attribute_number (c, vae_names, &vae, &has_vae, error))
     return FALSE;
   if (!has_word)
-    ffm_tl_warn (a->spec, c->node, c->path, "%s has no datawidth: Timeloop's "
-                 "default of %d bits per word is used", c->base,
-                 DEFAULT_WORD_BITS);
-  if (has_width && !has_cluster)
+    ffm_tl_warn (a->spec, FFM_TL_WARN_DEFAULT, c->node, c->path, "%s has no "
+                 "datawidth: Timeloop's default of %d bits per word is used",
+                 c->base, DEFAULT_WORD_BITS);
+  /* Timeloop's block and cluster sizes from the width. */
+  if (has_width)
     {
-      if (fmod (width, word * block) != 0)
+      if (has_block && has_cluster)
+        {
+          if (block * word * cluster != width)
+            return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, c->node, c->path,
+                                "%s: block_size x datawidth x cluster_size = "
+                                "%g, not the width %g", c->base,
+                                block * word * cluster, width);
+        }
+      else if (has_cluster)
+        block = width / cluster / word;
+      else if (has_block)
+        cluster = width / (word * block);
+      else
+        {
+          block = width / word;
+          cluster = 1;
+        }
+      if (block < 1 || block != floor (block) || fmod (width, word * block) != 0)
         return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, c->node, c->path,
-                            "%s: width %g is not a multiple of datawidth x "
-                            "block-size = %g", c->base, width, word * block);
-      cluster = width / (word * block);
+                            "%s: width %g is not a whole number of blocks of "
+                            "datawidth %g bits", c->base, width, word);
     }
-  if (cluster != 1)
-    ffm_tl_warn (a->spec, c->node, c->path, "%s: %g blocks per row "
-                 "(cluster-size, or width / (datawidth x block-size)): ffm "
-                 "charges one action per block of block-size words and does "
-                 "not model clusters", c->base, cluster);
+  if ((a->conv & FFM_TIMELOOP_FFM_BLOCKS) && !has_block)
+    block = 1;
   if (has_entries)
     words = entries;
   else if (has_depth)
@@ -724,7 +624,7 @@ memory_level (Arch *a, const Comp *c, gboolean outermost, const Geometry *g,
     {
       if (!(mb >= 1))
         return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, c->node, c->path,
-                            "%s: multiple-buffering must be >= 1, got %g",
+                            "%s: multiple_buffering must be >= 1, got %g",
                             c->base, mb);
       words = floor (words / mb);
     }
@@ -732,37 +632,44 @@ memory_level (Arch *a, const Comp *c, gboolean outermost, const Geometry *g,
     {
       /* Timeloop: the deprecated bandwidth is split between the two. */
       rbw = wbw = bw / 2;
-      ffm_tl_warn (a->spec, c->node, c->path, "%s: bandwidth is deprecated in "
-                   "Timeloop; read_bandwidth = write_bandwidth = bandwidth / 2",
-                   c->base);
+      ffm_tl_warn (a->spec, FFM_TL_WARN_DEPRECATED, c->node, c->path, "%s: "
+                   "bandwidth is deprecated in Timeloop; read_bandwidth = "
+                   "write_bandwidth = bandwidth / 2", c->base);
     }
-  if (!(rbw > 0) || !(wbw > 0))
+  if (!(rbw > 0) || !(wbw > 0) || (has_sbw && !(sbw > 0)))
     return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, c->node, c->path,
                         "%s: bandwidths must be > 0 words per cycle", c->base);
 
-  if (!find_table (a->ert, "ERT", c, &table, error))
-    return FALSE;
-  if (table == NULL && !has_vae)
-    return no_table (a, c, "memory", error);
-
   level = ffm_arch_add_memory (arch, c->name);
   m = &level->u.memory;
-  level->description = g_strdup_printf ("Timeloop %s (class %s), %s:%u",
-                                        c->hier, ffm_tl_get (c->node, "class")->text,
-                                        c->node->file, c->node->line);
+  describe_level (level, c);
   m->bits_per_action = word * block;
   ffm_level_add_bits_override (level, "all", word);
   m->size = words * word;
   m->drains_read = FALSE;
-  m->ports = FFM_PORTS_SEPARATE;
-  m->read_bandwidth = rbw / block / g->cycle_seconds;
-  m->write_bandwidth = wbw / block / g->cycle_seconds;
+  m->ports = has_sbw ? FFM_PORTS_SHARED : FFM_PORTS_SEPARATE;
+  m->read_bandwidth = (has_sbw ? sbw : rbw) / block / g->cycle_seconds;
+  m->write_bandwidth = (has_sbw ? sbw : wbw) / block / g->cycle_seconds;
+  m->whole_actions = !(a->conv & FFM_TIMELOOP_FFM_WHOLE_BLOCKS);
+  m->cluster_size = (a->conv & FFM_TIMELOOP_FFM_CLUSTERS) ? 1 : cluster;
+  level->leak_utilized = !(a->conv & FFM_TIMELOOP_FFM_LEAK);
   if (outermost)
     m->keep = g_strdup ("all");
+  if (table == NULL && est != NULL)
+    {
+      m->read_energy = est->read * PJ;
+      m->fill_energy = (isnan (est->fill) ? est->read : est->fill) * PJ;
+      m->update_energy = isnan (est->update) ? m->fill_energy : est->update * PJ;
+      m->write_energy = m->fill_energy;
+      level->leak_power = isnan (est->leak) ? 0 : est->leak * PJ / g->cycle_seconds;
+      estimated_level (a, c, level, est);
+      return TRUE;
+    }
   if (table == NULL)
     {
-      /* Timeloop's fallback without an ERT entry */
-      m->read_energy = m->write_energy = vae * PJ;
+      /* Timeloop's fallback without an ERT entry: the vector access
+       * energy, divided among a cluster's instances. */
+      m->read_energy = m->write_energy = vae * PJ / cluster;
       return TRUE;
     }
   if (!required_energy (a, c, table, read_actions, &m->read_energy, error)
@@ -776,40 +683,40 @@ memory_level (Arch *a, const Comp *c, gboolean outermost, const Geometry *g,
 }
 
 static gboolean
-compute_level (Arch *a, const Comp *c, const Geometry *g, FfmArch *arch,
-               GError **error)
+compute_level (Arch *a, const FfmTlComp *c, const FfmTlNode *table,
+               const FfmTimeloopActionEnergies *est, const Geometry *g,
+               FfmArch *arch, GError **error)
 {
-  const FfmTlNode *table = NULL;
   FfmLevel *level;
   double leak = 0;
   gboolean found;
 
-  if (!find_table (a->ert, "ERT", c, &table, error))
-    return FALSE;
-  if (table == NULL)
-    return no_table (a, c, "compute unit", error);
   level = ffm_arch_add_compute (arch, c->name);
-  level->description = g_strdup_printf ("Timeloop %s (class %s), %s:%u",
-                                        c->hier, ffm_tl_get (c->node, "class")->text,
-                                        c->node->file, c->node->line);
+  describe_level (level, c);
   level->u.compute.throughput = 1 / g->cycle_seconds;
-  if (!required_energy (a, c, table, compute_actions,
-                        &level->u.compute.energy, error)
-      || !table_energy (a, table, leak_actions, &leak, &found, error))
+  level->u.compute.operand_reuse = !(a->conv & FFM_TIMELOOP_FFM_OPERAND_REUSE);
+  if (table == NULL)
+    {
+      level->u.compute.energy = est->compute * PJ;
+      leak = isnan (est->leak) ? 0 : est->leak;
+      estimated_level (a, c, level, est);
+    }
+  else if (!required_energy (a, c, table, compute_actions,
+                             &level->u.compute.energy, error)
+           || !table_energy (a, table, leak_actions, &leak, &found, error))
     return FALSE;
-  level->leak_power = found ? leak * PJ / g->cycle_seconds : 0;
+  /* Timeloop charges no leak on the compute unit. */
+  level->leak_power = (a->conv & FFM_TIMELOOP_FFM_LEAK) ? leak * PJ / g->cycle_seconds : 0;
   return TRUE;
 }
 
 static gboolean
-set_area (Arch *a, const Comp *c, FfmLevel *level, GError **error)
+set_area (Arch *a, const FfmTlComp *c, FfmLevel *level, GError **error)
 {
   const FfmTlNode *table, *area;
   double um2;
 
-  if (!find_table (a->art, "ART", c, &table, error))
-    return FALSE;
-  if (table == NULL)
+  if (a->art == NULL || (table = find_table (a->art, c)) == NULL)
     return TRUE;
   if (!ffm_tl_check_keys (table, "ART.tables", art_table_keys, error))
     return FALSE;
@@ -827,10 +734,11 @@ set_area (Arch *a, const Comp *c, FfmLevel *level, GError **error)
 
 /* A fanout between @outer and @inner when the instances grow. */
 static gboolean
-fanout_level (const Comp *outer, const Geometry *go, const Comp *inner,
+fanout_level (const FfmTlComp *outer, const Geometry *go, const FfmTlComp *inner,
               const Geometry *gi, FfmArch *arch, GError **error)
 {
   double fx = gi->mesh_x / go->mesh_x, fy = gi->mesh_y / go->mesh_y;
+  const char *name;
   FfmLevel *level;
 
   if (inner->instances == outer->instances)
@@ -844,8 +752,10 @@ fanout_level (const Comp *outer, const Geometry *go, const Comp *inner,
                         G_GUINT64_FORMAT " instances, mesh %g x %g)",
                         inner->base, inner->instances, gi->mesh_x, gi->mesh_y,
                         outer->base, outer->instances, go->mesh_x, go->mesh_y);
-  level = ffm_arch_add_fanout (arch, inner->fanout_name != NULL
-                               ? inner->fanout_name : "Fanout");
+  name = outer->kind == FFM_TL_COMP_DUMMY && outer->fanout_name != NULL
+    ? outer->fanout_name : inner->kind != FFM_TL_COMP_DUMMY && inner->fanout_name != NULL
+    ? inner->fanout_name : "Fanout";
+  level = ffm_arch_add_fanout (arch, name);
   level->description = g_strdup_printf ("Timeloop: %" G_GUINT64_FORMAT " %s per %s",
                                         inner->instances / outer->instances,
                                         inner->base, outer->base);
@@ -856,51 +766,154 @@ fanout_level (const Comp *outer, const Geometry *go, const Comp *inner,
   return TRUE;
 }
 
-/* Unique level names: the chain's names, and fanouts named after them. */
+/* The energies of every component: its ERT table, else (memories) the
+ * vector_access_energy attribute, else the estimator. @tables and
+ * @estimates are indexed like @comps. */
 static gboolean
-check_names (Arch *a, GError **error)
+find_energies (Arch *a, const GPtrArray *comps, const FfmTlNode **tables,
+               FfmTimeloopActionEnergies *estimates, gboolean *estimated,
+               GError **error)
 {
-  for (guint i = 0; i < a->comps->len; i++)
+  g_autoptr (GPtrArray) missing = g_ptr_array_new ();
+  g_autoptr (GPtrArray) whys = g_ptr_array_new_with_free_func (g_free);
+
+  for (guint i = 0; i < comps->len; i++)
     {
-      Comp *c = a->comps->pdata[i];
-      for (guint j = 0; j < i; j++)
+      const FfmTlComp *c = comps->pdata[i];
+      tables[i] = a->ert != NULL ? find_table (a->ert, c) : NULL;
+      estimated[i] = FALSE;
+      if (tables[i] != NULL || c->kind == FFM_TL_COMP_DUMMY
+          || (c->kind == FFM_TL_COMP_STORAGE
+              && ffm_tl_comp_attribute (c, "vector_access_energy", NULL) != NULL))
+        continue;
+      char *why = NULL;
+      if (estimate (a, c, &estimates[i], &why)
+          && (c->kind == FFM_TL_COMP_COMPUTE ? !isnan (estimates[i].compute)
+                                             : !isnan (estimates[i].read)))
+        estimated[i] = TRUE;
+      else
         {
-          const Comp *d = a->comps->pdata[j];
-          if (strcmp (c->name, d->name) == 0)
-            return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_UNSUPPORTED, c->node,
-                                c->path, "a second level named %s (also %s:%u):"
-                                " the levels' names must differ", c->base,
-                                d->node->file, d->node->line);
-          if (d->fanout_name != NULL && strcmp (c->name, d->fanout_name) == 0)
-            return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_UNSUPPORTED, c->node,
-                                c->path, "level %s is named like the fanout "
-                                "of the subtrees above %s", c->base, d->base);
+          g_ptr_array_add (missing, (gpointer) c);
+          g_ptr_array_add (whys, why);
+          why = NULL;
         }
-      if (c->fanout_name != NULL)
-        for (guint j = 0; j < a->comps->len; j++)
-          if (strcmp (c->fanout_name, ((Comp *) a->comps->pdata[j])->name) == 0)
-            {
-              char *renamed = g_strconcat (c->fanout_name, "_fanout", NULL);
-              g_free (c->fanout_name);
-              c->fanout_name = renamed;
-            }
+      g_free (why);
     }
+  if (missing->len > 0)
+    return no_energies (a, missing, whys, error);
   return TRUE;
+}
+
+static FfmArch *
+build_arch (Arch *a, GPtrArray *comps, const FfmTlNode *root, GError **error)
+{
+  g_autoptr (FfmArch) arch = NULL;
+  g_autofree char *description = NULL;
+  g_autofree Geometry *geometry = g_new0 (Geometry, comps->len);
+  g_autofree const FfmTlNode **tables = g_new0 (const FfmTlNode *, comps->len);
+  g_autofree FfmTimeloopActionEnergies *estimates =
+    g_new0 (FfmTimeloopActionEnergies, comps->len);
+  g_autofree gboolean *estimated = g_new0 (gboolean, comps->len);
+  guint n_compute = 0, first_memory = G_MAXUINT;
+  GError *local = NULL;
+  const char *name = NULL;
+
+  for (guint i = 0; i < comps->len; i++)
+    {
+      const FfmTlComp *c = comps->pdata[i];
+      if (c->kind == FFM_TL_COMP_COMPUTE)
+        {
+          n_compute++;
+          if (i + 1 != comps->len)
+            {
+              ffm_tl_fail (error, FFM_TIMELOOP_ERROR_UNSUPPORTED, c->node, c->path,
+                           "compute unit %s is not the last component: Timeloop "
+                           "and ffm take one chain of memories ending in it",
+                           c->base);
+              return NULL;
+            }
+        }
+      if (c->kind == FFM_TL_COMP_STORAGE && first_memory == G_MAXUINT)
+        first_memory = i;
+    }
+  if (n_compute != 1 || first_memory == G_MAXUINT
+      || ((FfmTlComp *) comps->pdata[0])->kind == FFM_TL_COMP_COMPUTE)
+    {
+      ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, root, "architecture",
+                   "expected memories followed by one compute unit, got %u "
+                   "components and %u compute units", comps->len, n_compute);
+      return NULL;
+    }
+  if (!find_energies (a, comps, tables, estimates, estimated, error))
+    return NULL;
+
+  if (ffm_tl_get (root, "subtree") != NULL)
+    name = ffm_tl_get (ffm_tl_get (root, "subtree")->items[0], "name") != NULL
+      ? ffm_tl_get (ffm_tl_get (root, "subtree")->items[0], "name")->text : NULL;
+  else if (ffm_tl_get (root, "nodes") != NULL
+           && ffm_tl_get (root, "nodes")->kind == FFM_TL_SEQUENCE
+           && ffm_tl_get (root, "nodes")->n_items > 0
+           && g_strcmp0 (ffm_tl_get (root, "nodes")->items[0]->tag, "!Container") == 0)
+    name = ffm_tl_get (ffm_tl_get (root, "nodes")->items[0], "name") != NULL
+      ? ffm_tl_get (ffm_tl_get (root, "nodes")->items[0], "name")->text : NULL;
+  {
+    g_autofree char *base = name != NULL && strchr (name, '[') != NULL
+      ? g_strndup (name, strchr (name, '[') - name) : g_strdup (name);
+    /* the front end names the top level after the first container */
+    if (base != NULL && g_str_has_suffix (base, "_top_level") && strlen (base) > 10)
+      base[strlen (base) - 10] = '\0';
+    g_autofree char *id = base != NULL && base[0] != '\0'
+      ? ffm_tl_identifier (base) : g_strdup ("timeloop");
+    arch = ffm_arch_new (id);
+  }
+  description = g_strdup_printf ("Timeloop architecture from %s",
+                                 ffm_tl_spec_get_files (a->spec));
+  ffm_arch_set_description (arch, description);
+  ffm_arch_set_source (arch, ffm_tl_spec_get_files (a->spec));
+
+  for (guint i = 0; i < comps->len; i++)
+    {
+      FfmTlComp *c = comps->pdata[i];
+      gboolean ok;
+      check_attributes (a, c);
+      ok = component_geometry (c, &geometry[i], error)
+           && (i == 0 || fanout_level (comps->pdata[i - 1], &geometry[i - 1],
+                                       c, &geometry[i], arch, error));
+      if (ok && c->kind == FFM_TL_COMP_DUMMY)
+        {
+          dummy_level (c, arch);
+          continue;
+        }
+      ok = ok && (c->kind == FFM_TL_COMP_STORAGE
+                  ? memory_level (a, c, i == first_memory, tables[i],
+                                  estimated[i] ? &estimates[i] : NULL,
+                                  &geometry[i], arch, error)
+                  : compute_level (a, c, tables[i], &estimates[i], &geometry[i],
+                                   arch, error))
+           && set_area (a, c, (FfmLevel *) ffm_arch_get_level (arch,
+                                                               ffm_arch_get_n_levels (arch) - 1),
+                        error);
+      if (!ok)
+        return NULL;
+    }
+  if (!ffm_arch_finish (arch, &local))
+    {
+      g_set_error (error, FFM_TIMELOOP_ERROR, FFM_TIMELOOP_ERROR_UNSUPPORTED,
+                   "%s:%u: architecture: %s", root->file, root->line,
+                   local->message);
+      g_error_free (local);
+      return NULL;
+    }
+  return g_steal_pointer (&arch);
 }
 
 FfmArch *
 ffm_timeloop_spec_to_arch (FfmTimeloopSpec *spec, GError **error)
 {
   const FfmTlNode *root;
-  g_autoptr (FfmArch) arch = NULL;
-  g_autoptr (GPtrArray) geometry = NULL;
-  g_autoptr (GPtrArray) ranged = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *description = NULL;
-  GError *local = NULL;
+  g_autoptr (GPtrArray) comps = NULL;
+  FfmArch *arch;
   Arch a = { 0 };
-  Scope scope = { 0 };
-  gboolean ok;
-  guint n_compute = 0;
 
   g_return_val_if_fail (spec != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
@@ -920,118 +933,18 @@ ffm_timeloop_spec_to_arch (FfmTimeloopSpec *spec, GError **error)
                    "translated: ffm models dense tensors");
       return NULL;
     }
-  if (!ffm_tl_check_keys (root, "architecture", arch_keys, error))
-    return NULL;
-  if (ffm_tl_get (root, "nodes") != NULL)
-    {
-      ffm_tl_fail (error, FFM_TIMELOOP_ERROR_UNSUPPORTED,
-                   ffm_tl_get_key (root, "nodes"), "architecture.nodes",
-                   "the 'nodes' form (!Container, !Component) of Timeloop's "
-                   "Python front end is not read: write the v0.4 form with "
-                   "subtree and local");
-      return NULL;
-    }
-  if (ffm_tl_get (root, "storage") != NULL || ffm_tl_get (root, "arithmetic") != NULL)
-    {
-      ffm_tl_fail (error, FFM_TIMELOOP_ERROR_UNSUPPORTED, root, "architecture",
-                   "the storage/arithmetic form (before v0.4) is not read: "
-                   "write the v0.4 form with subtree and local");
-      return NULL;
-    }
-  if (ffm_tl_get (root, "constraints") != NULL)
-    ffm_tl_warn (spec, ffm_tl_get_key (root, "constraints"),
-                 "architecture.constraints", "mapping constraints are not "
-                 "translated: ffm searches the whole mapspace");
-  for (guint i = 0; search_keys[i] != NULL; i++)
-    if (ffm_tl_spec_get (spec, search_keys[i]) != NULL)
-      ffm_tl_warn (spec, ffm_tl_spec_get_key (spec, search_keys[i]),
-                   search_keys[i], "Timeloop's mapper settings and mapspace "
-                   "constraints are not translated: ffm searches the whole "
-                   "mapspace");
   a.spec = spec;
-  a.comps = g_ptr_array_new_with_free_func (comp_free);
+  a.conv = ffm_tl_spec_get_conventions (spec);
   a.ert = ffm_tl_spec_get (spec, "ERT");
   a.art = ffm_tl_spec_get (spec, "ART");
-  if (a.ert != NULL && !ffm_tl_check_keys (a.ert, "ERT", ert_keys, error))
-    {
-      g_ptr_array_unref (a.comps);
-      return NULL;
-    }
-  if (a.art != NULL && !ffm_tl_check_keys (a.art, "ART", ert_keys, error))
-    {
-      g_ptr_array_unref (a.comps);
-      return NULL;
-    }
-  scope.attr_keys = g_ptr_array_new ();
-  scope.attr_values = g_ptr_array_new ();
-  scope.instances = 1;
-  scope.hier = g_strdup ("");
-  scope.ranged = ranged;
-  ok = add_attributes (ffm_tl_get (root, "attributes"), "architecture.attributes",
-                       scope.attr_keys, scope.attr_values, error)
-       && walk_body (&a, root, "architecture", &scope, 0, error)
-       && check_names (&a, error);
-  g_ptr_array_unref (scope.attr_keys);
-  g_ptr_array_unref (scope.attr_values);
-  g_free (scope.hier);
-
-  for (guint i = 0; ok && i < a.comps->len; i++)
-    {
-      const Comp *c = a.comps->pdata[i];
-      if (c->kind == COMP_COMPUTE)
-        n_compute++;
-      if (c->kind == COMP_COMPUTE && i + 1 != a.comps->len)
-        ok = ffm_tl_fail (error, FFM_TIMELOOP_ERROR_UNSUPPORTED, c->node, c->path,
-                          "compute unit %s is not the last component: Timeloop "
-                          "and ffm take one chain of memories ending in it",
-                          c->base);
-    }
-  if (ok && (n_compute != 1 || a.comps->len < 2
-             || ((Comp *) a.comps->pdata[0])->kind != COMP_STORAGE))
-    ok = ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, root, "architecture",
-                      "expected memories followed by one compute unit, got %u "
-                      "components and %u compute units", a.comps->len, n_compute);
-
-  if (ok)
-    {
-      const FfmTlNode *name = ffm_tl_get (root, "subtree") != NULL
-        ? ffm_tl_get (ffm_tl_get (root, "subtree")->items[0], "name") : NULL;
-      g_autofree char *base = NULL;
-      guint64 count;
-      if (name == NULL || !parse_name (name, NULL, &base, &count, NULL))
-        base = g_strdup ("timeloop");
-      arch = ffm_arch_new (base);
-      description = g_strdup_printf ("Timeloop architecture from %s",
-                                     ffm_tl_spec_get_files (spec));
-      ffm_arch_set_description (arch, description);
-      ffm_arch_set_source (arch, ffm_tl_spec_get_files (spec));
-      geometry = g_ptr_array_new_with_free_func (g_free);
-    }
-  for (guint i = 0; ok && i < a.comps->len; i++)
-    {
-      const Comp *c = a.comps->pdata[i];
-      Geometry *g = g_new0 (Geometry, 1);
-      g_ptr_array_add (geometry, g);
-      check_attributes (&a, c);
-      ok = component_geometry (c, g, error)
-           && (i == 0 || fanout_level (a.comps->pdata[i - 1], geometry->pdata[i - 1],
-                                       c, g, arch, error))
-           && (c->kind == COMP_STORAGE ? memory_level (&a, c, i == 0, g, arch, error)
-                                       : compute_level (&a, c, g, arch, error))
-           && set_area (&a, c, (FfmLevel *) ffm_arch_get_level (arch,
-                                                                ffm_arch_get_n_levels (arch) - 1),
-                        error);
-    }
-  g_ptr_array_unref (a.comps);
-  if (!ok)
+  if ((a.ert != NULL && !check_tables (a.ert, "ERT", error))
+      || (a.art != NULL && !check_tables (a.art, "ART", error))
+      || !ffm_tl_check_classes (spec, error))
     return NULL;
-  if (!ffm_arch_finish (arch, &local))
-    {
-      g_set_error (error, FFM_TIMELOOP_ERROR, FFM_TIMELOOP_ERROR_UNSUPPORTED,
-                   "%s:%u: architecture: %s", root->file, root->line,
-                   local->message);
-      g_error_free (local);
-      return NULL;
-    }
-  return g_steal_pointer (&arch);
+  comps = ffm_tl_components (spec, NULL, error);
+  if (comps == NULL)
+    return NULL;
+  arch = build_arch (&a, comps, root, error);
+  ffm_tl_estimators_free (a.estimators);
+  return arch;
 }

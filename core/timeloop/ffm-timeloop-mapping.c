@@ -406,7 +406,7 @@ parse_directive (const Context *c, const FfmTlNode *d, const char *path,
   if ((target_name = ffm_tl_string (target, target_path, error)) == NULL
       || (type_name = ffm_tl_string (type, type_path, error)) == NULL)
     return FALSE;
-  level_name = ffm_tl_tensor_name (target_name);
+  level_name = ffm_tl_identifier (target_name);
   for (m = 0; m < c->n_memories; m++)
     if (strcmp (c->memories[m].name, level_name) == 0
         || strcmp (c->memories[m].name, target_name) == 0)
@@ -414,6 +414,18 @@ parse_directive (const Context *c, const FfmTlNode *d, const char *path,
         plan = &plans[m];
         break;
       }
+  if (plan == NULL)
+    {
+      /* The front end's name for a container with a fanout: its placeholder
+       * level, inter_NAME_spatial. */
+      g_autofree char *dummy = g_strdup_printf ("inter_%s_spatial", level_name);
+      for (m = 0; m < c->n_memories; m++)
+        if (strcmp (c->memories[m].name, dummy) == 0)
+          {
+            plan = &plans[m];
+            break;
+          }
+    }
   if (plan == NULL)
     {
       GString *names = g_string_new (NULL);
@@ -426,7 +438,8 @@ parse_directive (const Context *c, const FfmTlNode *d, const char *path,
       g_string_free (names, TRUE);
       return FALSE;
     }
-  if (strcmp (type_name, "datatype") == 0 || strcmp (type_name, "bypass") == 0)
+  if (strcmp (type_name, "datatype") == 0 || strcmp (type_name, "bypass") == 0
+      || strcmp (type_name, "dataspace") == 0)
     {
       const FfmTlNode *keep = ffm_tl_get (d, "keep"), *bypass = ffm_tl_get (d, "bypass");
       guint64 kept = 0, bypassed = 0;
@@ -468,7 +481,7 @@ parse_directive (const Context *c, const FfmTlNode *d, const char *path,
   else
     return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, type, type_path,
                         "unknown type '%s' (expected temporal, spatial or "
-                        "datatype)", type_name);
+                        "datatype, also written dataspace or bypass)", type_name);
   if (loops->node != NULL)
     return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, d, path,
                         "a second %s directive for %s (the first at line %u)",
@@ -627,7 +640,8 @@ hoist_storage (const Context *c, GArray *items, FfmTimeloopSpec *spec)
               && !var_indexes (c->e, c->w, it.access, stop->var, &partial) && partial)
             {
               g_autofree char *up = g_ascii_strup (c->e->rank_var_names[stop->var], -1);
-              ffm_tl_warn (spec, stop->node, "mapping", "Timeloop keeps the "
+              ffm_tl_warn (spec, FFM_TL_WARN_SLIDING_WINDOW, stop->node,
+                           "mapping", "Timeloop keeps the "
                            "overlap of consecutive tiles of %s in %s across "
                            "the loop over %s (a sliding window); ffm refills "
                            "the whole tile, so it counts more fills there",
@@ -749,7 +763,13 @@ ffm_timeloop_spec_to_mapping (FfmTimeloopSpec *spec, const FfmWorkload *workload
   plans = g_new0 (LevelPlan, c.n_memories);
   for (guint m = 0; m < c.n_memories; m++)
     {
-      plans[m].keep = (BIT (c.e->n_accesses) - 1);
+      guint64 must = 0, may = 0;
+      /* A level without a datatype directive keeps what it may keep
+       * (everything, except on placeholder levels). */
+      if (!ffm_arch_eval_keep (arch, c.memories[m].level, workload, 0, NULL,
+                               &must, &may, NULL))
+        may = BIT (c.e->n_accesses) - 1;
+      plans[m].keep = may;
       for (guint v = 0; v < c.e->n_rank_vars; v++)
         plans[m].temporal.factors[v] = plans[m].spatial.factors[v] = 1;
     }
@@ -1003,8 +1023,7 @@ append_tensor_list (GString *s, const Context *c, const char *key, guint64 mask)
   for (guint a = 0; a < c->e->n_accesses; a++)
     if (mask & BIT (a))
       {
-        g_autofree char *name = ffm_tl_dataspace_name (
-          ffm_workload_get_tensor (c->w, c->e->accesses[a].tensor)->name);
+        const char *name = ffm_workload_get_tensor (c->w, c->e->accesses[a].tensor)->name;
         g_string_append_printf (s, "%s%s", first ? "" : ", ", name);
         first = FALSE;
       }

@@ -2,11 +2,16 @@
  * workload, and the naming rules shared with the mapping translation.
  *
  * A shape's dimensions become rank variables (their names in lower case),
- * each data space a tensor whose ranks are its projection's entries: a
- * rank indexed by one dimension is named after it (rank M, variable m), a
- * rank indexed by a sum (`[[Wstride, P], [R]]`, a sliding window) after
- * the dimensions it sums (rank P_R indexed by Wstride*p + r, its size the
- * extent of that sum). The read-write data space is the Einsum's output.
+ * each data space a tensor of its name whose ranks are its projection's
+ * entries: a rank indexed by one dimension is named after it (rank M,
+ * variable m), a rank indexed by a sum (`[[P, Wstride], [R, Wdilation]]`,
+ * a sliding window; each term [DIMENSION] or [DIMENSION, COEFFICIENT], in
+ * the order Timeloop reads it) after the dimensions it sums (rank P_R
+ * indexed by Wstride*p + Wdilation*r, its size the extent of that sum).
+ * The read-write data space is the Einsum's output; a data space named
+ * Weights (any case) is the Einsum's weight. Instance keys that are
+ * neither a dimension nor a coefficient (the front end writes H, W, Hpad,
+ * ... for its convolutions) are ignored with a warning.
  * The workload is written as ffm workload JSON and loaded by the workload
  * loader, so it obeys every rule of a workload file; the checks here come
  * first and name the YAML file, line and key. */
@@ -18,6 +23,7 @@
 #include <string.h>
 
 static const char *const problem_keys[] = { "version", "shape", "instance", NULL };
+static const char *const instance_keys_ignored[] = { "densities", NULL };
 static const char *const shape_keys[] = {
   "name", "dimensions", "coefficients", "data-spaces", "data_spaces", NULL
 };
@@ -49,25 +55,7 @@ ffm_tl_dimension_var (const char *dim)
 char *
 ffm_tl_tensor_name (const char *name)
 {
-  g_autofree char *id = ffm_tl_identifier (name);
-
-  if (ffm_workload_is_class_word (id))
-    return g_strconcat (id, "_", NULL);
-  return g_steal_pointer (&id);
-}
-
-char *
-ffm_tl_dataspace_name (const char *tensor)
-{
-  gsize n = strlen (tensor);
-  g_autofree char *stem = NULL;
-
-  if (n < 2 || tensor[n - 1] != '_')
-    return g_strdup (tensor);
-  stem = g_strndup (tensor, n - 1);
-  if (ffm_workload_is_class_word (stem))
-    return g_steal_pointer (&stem);
-  return g_strdup (tensor);
+  return ffm_tl_identifier (name);
 }
 
 /* ---- Reading the problem ---- */
@@ -213,7 +201,8 @@ read_coefficients (Problem *p, const FfmTlNode *shape, GError **error)
   return TRUE;
 }
 
-/* One term of a projection: [DIM] or [COEFFICIENT, DIM]. */
+/* One term of a projection: [DIMENSION] or [DIMENSION, COEFFICIENT], the
+ * dimension first as Timeloop's parser reads it. */
 static gboolean
 read_term (Problem *p, const FfmTlNode *node, const char *path, Term *term,
            GError **error)
@@ -224,28 +213,36 @@ read_term (Problem *p, const FfmTlNode *node, const char *path, Term *term,
 
   if (node->kind != FFM_TL_SEQUENCE || node->n_items < 1 || node->n_items > 2)
     return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, node, path,
-                        "a projection term is [DIMENSION] or [COEFFICIENT, "
-                        "DIMENSION]");
-  dim_node = node->items[node->n_items - 1];
+                        "a projection term is [DIMENSION] or [DIMENSION, "
+                        "COEFFICIENT]");
+  dim_node = node->items[0];
   if ((dim = ffm_tl_string (dim_node, path, error)) == NULL)
     return FALSE;
   if ((d = find_string (p->dims, dim)) < 0)
-    return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, dim_node, path,
-                        "'%s' is not a dimension of the shape", dim);
+    {
+      if (node->n_items == 2 && node->items[1]->kind == FFM_TL_SCALAR
+          && find_string (p->dims, node->items[1]->text) >= 0)
+        return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, dim_node, path,
+                            "[%s, %s]: Timeloop reads a term as [DIMENSION, "
+                            "COEFFICIENT]: write [%s, %s]", dim,
+                            node->items[1]->text, node->items[1]->text, dim);
+      return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, dim_node, path,
+                          "'%s' is not a dimension of the shape", dim);
+    }
   term->dim = (guint) d;
   term->coefficient = NULL;
   if (node->n_items == 2)
     {
-      const char *coef = ffm_tl_string (node->items[0], path, error);
+      const char *coef = ffm_tl_string (node->items[1], path, error);
       if (coef == NULL)
         return FALSE;
       if (find_string (p->coef_names, coef) < 0)
         {
           char *end = NULL;
           guint64 value = g_ascii_strtoull (coef, &end, 10);
-          if (end == coef || *end != '\0' || value == 0)
+          if (end == coef || *end != '\0' || value == 0 || value > G_MAXUINT32)
             return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID,
-                                node->items[0], path, "'%s' is neither a "
+                                node->items[1], path, "'%s' is neither a "
                                 "coefficient of the shape nor a positive "
                                 "integer", coef);
         }
@@ -275,9 +272,16 @@ read_data_space (Problem *p, const FfmTlNode *node, const char *path,
   d.node = node;
   g_array_append_val (p->spaces, d);
   if (strcmp (d.name, name) != 0)
-    ffm_tl_warn (p->spec, ffm_tl_get (node, "name"), name_path,
-                 "data space %s is tensor %s in ffm (%s is a word of ffm's "
-                 "tensor-set expressions)", name, d.name, name);
+    return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_UNSUPPORTED,
+                        ffm_tl_get (node, "name"), name_path, "data space '%s': "
+                        "ffm's tensor names are letters, digits and '_' (e.g. %s)",
+                        name, d.name);
+  if (!ffm_workload_tensor_name_allowed (name))
+    return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_UNSUPPORTED,
+                        ffm_tl_get (node, "name"), name_path, "data space '%s' "
+                        "is spelled like a word of ffm's tensor-set expressions "
+                        "(all, inputs, weights, ...): capitalise it (%c%s) or "
+                        "rename it", name, g_ascii_toupper (name[0]), name + 1);
   rw = ffm_tl_get (node, "read-write");
   if (rw == NULL)
     rw = ffm_tl_get (node, "read_write");
@@ -300,12 +304,26 @@ read_data_space (Problem *p, const FfmTlNode *node, const char *path,
       const FfmTlNode *rank = proj->items[r];
       DataSpace *ds = &g_array_index (p->spaces, DataSpace, p->spaces->len - 1);
 
+      if (rank->kind == FFM_TL_SCALAR)
+        {
+          /* Timeloop's short form: projection: [M, K], one dimension per
+           * rank. */
+          int dd = find_string (p->dims, rank->text);
+          if (dd < 0)
+            return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, rank, rank_path,
+                                "'%s' is not a dimension of the shape", rank->text);
+          ds->n_ranks = r + 1;
+          ds->ranks[r].n_terms = 1;
+          ds->ranks[r].terms[0].dim = (guint) dd;
+          ds->ranks[r].terms[0].coefficient = NULL;
+          continue;
+        }
       if (!ffm_tl_require (rank, FFM_TL_SEQUENCE, rank_path, error))
         return FALSE;
       if (rank->n_items == 0 || rank->n_items > 4)
         return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_UNSUPPORTED, rank,
                             rank_path, "a rank is a list of 1 to 4 terms such "
-                            "as [[M]] or [[Wstride, P], [R]]");
+                            "as [[M]] or [[P, Wstride], [R]]");
       ds->n_ranks = r + 1;
       ds->ranks[r].n_terms = rank->n_items;
       for (guint t = 0; t < rank->n_items; t++)
@@ -344,18 +362,26 @@ read_instance (Problem *p, const FfmTlNode *problem, GError **error)
       int c = find_string (p->coef_names, key->text);
       guint64 v;
 
-      if (strcmp (key->text, "densities") == 0)
+      if (g_strv_contains (instance_keys_ignored, key->text))
         {
-          ffm_tl_warn (p->spec, key, sub, "densities are ignored: ffm models "
-                       "dense tensors");
+          if (value->kind != FFM_TL_MAPPING || value->n_items > 0)
+            ffm_tl_warn (p->spec, FFM_TL_WARN_DENSITY, key, sub, "densities "
+                         "are ignored: ffm models dense tensors");
           continue;
         }
       if (d < 0 && c < 0)
         {
-          g_autofree char *dims = g_strjoinv (", ", (char **) p->dims->pdata);
-          return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, key, sub,
-                              "unknown key '%s' (not a dimension: %s, nor a "
-                              "coefficient of the shape)", key->text, dims);
+          /* The front end writes the sizes its expressions use (H, W,
+           * Hpad, ...) next to the dimensions; Timeloop ignores them. */
+          GString *dims = g_string_new (NULL);
+          for (guint k = 0; k < p->dims->len; k++)
+            g_string_append_printf (dims, "%s%s", k > 0 ? ", " : "",
+                                    (const char *) p->dims->pdata[k]);
+          ffm_tl_warn (p->spec, FFM_TL_WARN_INSTANCE_KEY, key, sub, "'%s' is "
+                       "neither a dimension (%s) nor a coefficient of the "
+                       "shape: ignored, as Timeloop does", key->text, dims->str);
+          g_string_free (dims, TRUE);
+          continue;
         }
       if (!ffm_tl_count (value, sub, 1, &v, error))
         return FALSE;
@@ -376,13 +402,44 @@ read_instance (Problem *p, const FfmTlNode *problem, GError **error)
   return TRUE;
 }
 
+static guint64 coefficient_value (const Problem *p, const Term *t);
+
+/* Every rank's extent, 1 + sum coef x (size - 1), is at most 2^53. */
+static gboolean
+check_extents (const Problem *p, GError **error)
+{
+  for (guint i = 0; i < p->spaces->len; i++)
+    {
+      const DataSpace *d = &g_array_index (p->spaces, DataSpace, i);
+      for (guint r = 0; r < d->n_ranks; r++)
+        {
+          guint64 extent = 1;
+          gboolean ok = TRUE;
+          for (guint t = 0; t < d->ranks[r].n_terms; t++)
+            {
+              guint64 term;
+              ok = ok && g_uint64_checked_mul (&term, coefficient_value (p, &d->ranks[r].terms[t]),
+                                               g_array_index (p->dim_sizes, guint64,
+                                                              d->ranks[r].terms[t].dim) - 1)
+                   && g_uint64_checked_add (&extent, extent, term);
+            }
+          if (!ok || extent > (guint64) FFM_MAX_EXACT_INTEGER)
+            return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, d->node,
+                                "problem.shape.data_spaces", "data space %s: "
+                                "rank %u spans more than 2^53 values", d->name, r);
+        }
+    }
+  return TRUE;
+}
+
 static gboolean
 read_problem (Problem *p, GError **error)
 {
   const FfmTlNode *problem = p->problem, *shape, *spaces, *name;
   guint n_outputs = 0;
 
-  if (!ffm_tl_check_keys (problem, "problem", problem_keys, error))
+  if (!ffm_tl_check_keys (problem, "problem", problem_keys, error)
+      || !ffm_tl_check_version (problem, "problem", error))
     return FALSE;
   if ((shape = ffm_tl_get (problem, "shape")) == NULL)
     return ffm_tl_fail (error, FFM_TIMELOOP_ERROR_INVALID, problem, "problem",
@@ -397,10 +454,11 @@ read_problem (Problem *p, GError **error)
   name = ffm_tl_get (shape, "name");
   if (name != NULL)
     {
-      const char *text = ffm_tl_string (name, "problem.shape.name", error);
+      /* The front end writes '' when the user gave no name. */
+      const char *text = ffm_tl_string_or_empty (name, "problem.shape.name", error);
       if (text == NULL)
         return FALSE;
-      p->name = ffm_tl_identifier (text);
+      p->name = text[0] != '\0' ? ffm_tl_identifier (text) : g_strdup ("problem");
     }
   else
     p->name = g_strdup ("problem");
@@ -456,7 +514,7 @@ read_problem (Problem *p, GError **error)
                             "no data space (an Einsum cannot loop over it)",
                             (char *) p->dims->pdata[d]);
     }
-  return read_instance (p, problem, error);
+  return read_instance (p, problem, error) && check_extents (p, error);
 }
 
 /* ---- Writing the workload ---- */
@@ -597,6 +655,20 @@ workload_json (const Problem *p, guint bits)
   ffm_json_writer_begin_object (b);
   ffm_json_writer_key (b, "einsum");
   ffm_json_writer_string (b, einsum->str);
+  /* Timeloop names the weights; ffm's default would take the first input. */
+  for (guint i = 0; i < p->spaces->len; i++)
+    {
+      const DataSpace *d = &g_array_index (p->spaces, DataSpace, i);
+      g_autofree char *lower = g_ascii_strdown (d->name, -1);
+      if (d->output || (strcmp (lower, "weights") != 0 && strcmp (lower, "weight") != 0))
+        continue;
+      ffm_json_writer_key (b, "roles");
+      ffm_json_writer_begin_object (b);
+      ffm_json_writer_key (b, "weight");
+      ffm_json_writer_string (b, d->name);
+      ffm_json_writer_end_object (b);
+      break;
+    }
   ffm_json_writer_key (b, "name");
   ffm_json_writer_string (b, p->name);
   ffm_json_writer_key (b, "bounds");

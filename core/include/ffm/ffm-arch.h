@@ -38,7 +38,8 @@
  * the expressions yourself.
  *
  * Leak: a level has leak_power watts per instance and there are
- * ffm_arch_get_instances_above() instances of it (every fanout above it).
+ * ffm_arch_get_instances_above() instances of it (every fanout above it);
+ * with leak_utilized, only the instances a mapping uses leak.
  *
  * Architecture models (plugins) build an FfmArch with ffm_arch_new(),
  * ffm_arch_add_*() and then ffm_arch_finish(), which parses the set
@@ -128,6 +129,15 @@ typedef struct {
    * (no energy, no read bandwidth), Timeloop's convention; default TRUE. */
   gboolean drains_read;
   GArray *energy_overrides;     /* of FfmEnergyOverride; may be NULL */
+  /* Timeloop's counting (docs/cost-model.md, "Conventions"):
+   * cluster_size instances share one physical access: the energy of the
+   * memory's actions is divided among the instances a mapping uses in each
+   * cluster (x min(1, clusters / used instances)); default 1. */
+  double cluster_size;
+  /* TRUE: each instance's actions of one tensor and one kind (read, fill,
+   * update, drain) are rounded up to whole actions (a partial block costs
+   * a whole one); default FALSE (fractions of actions). */
+  gboolean whole_actions;
 } FfmMemorySpec;
 
 /* One spatial dimension of a fanout. */
@@ -153,6 +163,10 @@ typedef struct {
   double throughput;            /* operations per second per instance */
   char *enabled;                /* expression true for the Einsums it serves; NULL = all */
   FfmExpr *enabled_expr;
+  /* TRUE (Timeloop's counting): the unit keeps an input operand across the
+   * innermost temporal loops that do not index it, reading it once per
+   * change; default FALSE: every operation reads its operands. */
+  gboolean operand_reuse;
 } FfmComputeSpec;
 
 /* One level of the hierarchy. */
@@ -171,6 +185,10 @@ typedef struct {
    * ("read_energy, write_energy: sram 70 %; area: sram 70 %"), or NULL
    * when none did (ffm-estimator.h). Appended in ABI 2.3. */
   char *estimated_by;
+  /* TRUE (Timeloop's counting): leak_power is charged for the instances a
+   * mapping uses (at least one), not for every instance; default FALSE.
+   * Appended in ABI 2.3. */
+  gboolean leak_utilized;
 } FfmLevel;
 
 typedef struct _FfmArch FfmArch;

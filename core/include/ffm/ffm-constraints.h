@@ -61,8 +61,10 @@
  *                   order of fused loops is chosen by the join);
  *   spatial V on F.D: non-trivial spatial loops on fanout F dimension D
  *                   iterate only rank variables in V;
- *   tile v=N at L   the tile of rank variable v seen by every storage node
- *                   at L is N (N divides v's bound);
+ *   tile v=N at L   the tile of rank variable v one instance holds at every
+ *                   storage node at L of a tensor v indexes is N (N divides
+ *                   v's bound; spatial loops below the node over a fanout
+ *                   above L spread the node's tile over instances);
  *   max_fused_loops N: at most N non-trivial loops above the deepest
  *                   backing node of a shared tensor.
  * Einsum-scoped constraints (stationary, loop_order, spatial, tile,

@@ -185,6 +185,11 @@ FFM_API guint ffm_pmapping_model_get_n_fanout_dims (const FfmPmappingModel *mode
 FFM_API const FfmFanoutDimInfo *ffm_pmapping_model_get_fanout_dim (const FfmPmappingModel *model,
                                                                    guint index);
 /* Capacity of memory @level for this Einsum, bits (INFINITY allowed). */
+/* The loops (bit j = loop j) the compute unit keeps input access @access
+ * across (Timeloop's operand reuse, FfmComputeSpec operand_reuse): they
+ * do not multiply the reads serving the unit. 0 without reuse. */
+FFM_API guint64 ffm_pmapping_model_get_operand_reuse_loops (const FfmPmappingModel *model,
+                                                            guint access);
 FFM_API double ffm_pmapping_model_get_level_size (const FfmPmappingModel *model,
                                                   guint level);
 
@@ -237,6 +242,22 @@ typedef struct {
 } FfmPmappingCost;
 
 FFM_API FfmPmappingCost *ffm_pmapping_cost_new (const FfmPmappingModel *model);
+
+/* The energy of buffet @buffet in evaluation @cost as the model counts it
+ * (with Timeloop's counting where the memory asks for it: whole actions
+ * per instance, clusters), J; *@read_j and *@write_j (may be NULL) split
+ * it into read and write actions. */
+FFM_API double ffm_pmapping_model_get_buffet_energy (const FfmPmappingModel *model,
+                                                     const FfmPmappingCost *cost,
+                                                     guint buffet,
+                                                     double *read_j,
+                                                     double *write_j);
+/* The leak energy of level @level in evaluation @cost, J: leak power x
+ * instances (every instance, or with leak_utilized the instances the
+ * spatial loops use, at least one) x latency. */
+FFM_API double ffm_pmapping_model_get_level_leak (const FfmPmappingModel *model,
+                                                  const FfmPmappingCost *cost,
+                                                  guint level);
 FFM_API void ffm_pmapping_cost_free (FfmPmappingCost *cost);
 
 /* Evaluates the model with @tiles (one per loop, node order; NULL = the

@@ -1,8 +1,10 @@
 /* ffm-timeloop.h: Timeloop specifications in ffm.
  *
  * Most accelerator architects already describe their chips and layers for
- * Timeloop, in its v0.4 YAML format: an architecture tree (`subtree` /
- * `local` components with attributes), an energy reference table (`ERT`,
+ * Timeloop, in its v0.4 YAML format: an architecture (the front end's
+ * `nodes` list of !Container, !Component and !Parallel nodes, or the
+ * `subtree` / `local` tree Timeloop itself reads, with attributes and
+ * constraints), compound component classes, an energy reference table (`ERT`,
  * the per-action energies Accelergy would compute), a problem (`shape`
  * with dimensions and data-space projections, `instance` with the sizes)
  * and a mapping (`factors`, `permutation`, `type: temporal | spatial |
@@ -13,7 +15,10 @@
  *
  * A specification is the merge of several YAML files, as Timeloop merges
  * the files of its command line: each file's top-level keys are added,
- * a key given twice is taken from the later file (with a warning).
+ * a key given twice is taken from the later file (with a warning);
+ * component classes add up. A folder stands for a design laid out as
+ * the tutorials' exercises (arch.yaml, _components/, _include/:
+ * docs/timeloop.md) or, without arch.yaml, for its YAML files.
  *
  * The translation keeps Timeloop's meaning:
  *   - memories charge Timeloop's per-action energies (read, fill, update;
@@ -41,14 +46,84 @@
 #include <ffm/ffm-arch.h>
 #include <ffm/ffm-workload.h>
 #include <ffm/ffm-mapping.h>
+#include <ffm/ffm-constraints.h>
 
 G_BEGIN_DECLS
 
 #define FFM_TIMELOOP_MAX_FILE_BYTES (16 * 1024 * 1024)
 #define FFM_TIMELOOP_MAX_NODES 1000000
 #define FFM_TIMELOOP_MAX_DEPTH 64
+#define FFM_TIMELOOP_MAX_FILES 1024   /* YAML files in one folder */
 
 typedef struct _FfmTimeloopSpec FfmTimeloopSpec;
+
+/* Where Timeloop and ffm count differently, the translation follows
+ * Timeloop by default; each flag asks for ffm's own rule instead
+ * (docs/cost-model.md, the conventions table):
+ *   BLOCKS: Timeloop's block size (width / datawidth when only the width
+ *     is given) makes one action; with the flag, one action per word;
+ *   WHOLE_BLOCKS: an instance's accesses of one tensor and one kind are
+ *     rounded up to whole blocks; with the flag, fractions of blocks count;
+ *   CLUSTERS: a cluster of `cluster_size` instances shares one access;
+ *     with the flag, every instance pays its own;
+ *   LEAK: leakage on the utilized instances of a storage level and none on
+ *     the compute unit; with the flag, on every instance of every level;
+ *   OPERAND_REUSE: the compute unit keeps an operand across the innermost
+ *     loops that do not index it (not read again); with the flag, every
+ *     operation reads its operands. */
+typedef enum {
+  FFM_TIMELOOP_CONVENTIONS_TIMELOOP = 0,
+  FFM_TIMELOOP_FFM_BLOCKS = 1 << 0,
+  FFM_TIMELOOP_FFM_WHOLE_BLOCKS = 1 << 1,
+  FFM_TIMELOOP_FFM_CLUSTERS = 1 << 2,
+  FFM_TIMELOOP_FFM_LEAK = 1 << 3,
+  FFM_TIMELOOP_FFM_OPERAND_REUSE = 1 << 4,
+  FFM_TIMELOOP_CONVENTIONS_FFM = (1 << 5) - 1,
+} FfmTimeloopConventions;
+
+/* The names of the flags above, for options and messages: "blocks",
+ * "whole-blocks", "clusters", "leak", "operand-reuse"; NULL-terminated,
+ * in flag order. */
+FFM_API const char *const *ffm_timeloop_convention_names (void);
+/* Parses a comma-separated list of those names ("all": every one; ""
+ * or "none": none) into flags; FALSE with an error listing the names. */
+FFM_API gboolean ffm_timeloop_conventions_parse (const char *text,
+                                                 FfmTimeloopConventions *out,
+                                                 GError **error);
+
+/* Energies of one component's actions, pJ (NAN: the estimator has none). */
+typedef struct {
+  double read;
+  double fill;
+  double update;
+  double compute;
+  double leak;              /* per cycle per instance */
+  const char *source;       /* what estimated them, for messages and the
+                               level's estimated_by */
+  double area;              /* um^2 per instance (NAN: none; an ART entry
+                               wins) */
+} FfmTimeloopActionEnergies;
+
+/* What the translation asks an estimator about a component without an
+ * ERT entry: its name, class and attributes as the architecture gives
+ * them (after the containers' attributes; the compound class, when the
+ * files define one, names its file). */
+typedef struct {
+  const char *component;
+  const char *class_name;
+  const char *const *attribute_names;   /* NULL-terminated, '_' spelling */
+  const char *const *attribute_values;  /* as written */
+  const char *class_file;               /* NULL for a primitive class */
+} FfmTimeloopComponent;
+
+/* An energy estimator a program puts in place of ffm's component
+ * estimators: fills @out and returns TRUE, or returns FALSE when it has no
+ * estimate (then the ERT is required, and the error says which). An ERT
+ * entry, where the files give one, always wins: the estimator is asked
+ * only about components without one. */
+typedef gboolean (*FfmTimeloopEstimator) (const FfmTimeloopComponent *component,
+                                          FfmTimeloopActionEnergies *out,
+                                          gpointer user_data);
 
 /* Reads and merges the YAML files @paths (NULL-terminated, at least one).
  * FFM_TIMELOOP_ERROR_PARSE for a file that cannot be read or is not YAML
@@ -74,6 +149,30 @@ FFM_API gboolean ffm_timeloop_spec_has (const FfmTimeloopSpec *spec,
 /* The warnings collected so far, each "FILE:LINE: KEY: message", and
  * forgets them (transfer full, NULL-terminated, possibly empty). */
 FFM_API GStrv ffm_timeloop_spec_steal_warnings (FfmTimeloopSpec *spec);
+/* The same grouped: first, in full, the warnings about what makes a
+ * number differ from Timeloop's (networks, sliding windows, constraints
+ * not translated, ...); then, unless @all, one line per other kind
+ * ("12 unknown attributes ignored, the first: ..."). */
+FFM_API GStrv ffm_timeloop_spec_steal_warnings_grouped (FfmTimeloopSpec *spec,
+                                                        gboolean all);
+
+/* Which rules the translations follow (default: Timeloop's). Call before
+ * ffm_timeloop_spec_to_arch(). */
+FFM_API void ffm_timeloop_spec_set_conventions (FfmTimeloopSpec *spec,
+                                                FfmTimeloopConventions conventions);
+/* The estimator asked for the energies of components the ERT lacks, in
+ * place of the default: ffm's component estimators (ffm-estimator.h) on
+ * the design's compound classes, the registry building the architecture
+ * or the process's default one. A component no estimator can price is an
+ * error naming the ERT to give. Call before ffm_timeloop_spec_to_arch(). */
+FFM_API void ffm_timeloop_spec_set_estimator (FfmTimeloopSpec *spec,
+                                              FfmTimeloopEstimator estimator,
+                                              gpointer user_data);
+
+/* A `timeloop:` list ("a.yaml,dir") with every path made absolute, so
+ * that a result file names the same files from any folder (transfer
+ * full). */
+FFM_API char *ffm_timeloop_list_absolute (const char *list);
 
 /* The architecture of `architecture` with the energies of `ERT` (and the
  * areas of `ART` when given): memories, one fanout per growth in instance
@@ -109,6 +208,23 @@ FFM_API FfmMapping *ffm_timeloop_spec_to_mapping (FfmTimeloopSpec *spec,
                                                   const FfmArch *arch,
                                                   FfmTimeloopMappingFlags flags,
                                                   GError **error);
+
+/* Timeloop's mapspace constraints as an ffm constraint set for the one
+ * Einsum of @workload on @arch: the constraints written on the
+ * architecture's nodes (or `architecture_constraints`), `mapspace` /
+ * `mapspace_constraints` and `extra_mapping_constraints` targets.
+ * `dataspace` keep and bypass become keep and forbid; a temporal
+ * permutation a loop order; spatial factors of 1 and a split the rank
+ * variables each fanout dimension may spread; factors that fix a level's
+ * whole tile (every factor at and below it known) tiles. What has no ffm
+ * equivalent (a factor that leaves the tile open, <= and >= factors,
+ * no_reuse, utilization, ...) is left out with a warning per kind, so the
+ * set admits every mapping Timeloop's constraints admit. An empty set
+ * (no constraints) is returned as such (transfer full). */
+FFM_API FfmConstraints *ffm_timeloop_spec_to_constraints (FfmTimeloopSpec *spec,
+                                                          const FfmWorkload *workload,
+                                                          const FfmArch *arch,
+                                                          GError **error);
 
 /* A single-Einsum ffm mapping as a Timeloop map.yaml (transfer full):
  * per memory on the compute path a datatype directive (keep, bypass), a
