@@ -10,7 +10,8 @@
 # with the one -I the .pc gives; the .pc's private requirements resolve
 # (pkg-config --static); the installed ffm and plugins load the installed
 # libffm (ldd, no LD_LIBRARY_PATH) and the installed ffm runs; the
-# documentation ffm's help points to is installed.
+# documentation ffm's help points to is installed, the SDK's documents
+# mention no file an install lacks, the API reference is installed when
 set -eu
 build=$1
 src=$2
@@ -48,6 +49,40 @@ for ref in $(grep -rhoE '[A-Za-z0-9_./-]+\.md' "$dest$prefix/include" | sort -u)
   [ -n "$(find "$dest" -path '*/doc/ffm/*' -name "$(basename "$ref")")" ] \
     || fail "an installed header cites $ref, which is not installed"
 done
+
+# The SDK's documents are self-contained: every file of ffm's source tree
+# they mention (core/..., plugins/..., docs/..., workloads/...) is
+# installed. Source-tree tests are named by their meson test name instead.
+docdir=$(find "$dest" -type d -path '*/doc/ffm' | head -n 1)
+datadir=$(pkg --variable=datadir)
+unresolved () {
+  grep -oE '(^|[^A-Za-z0-9_./-])(core|cli|plugins|arch-models|estimators|tools|tests|docs|workloads|policies)/[A-Za-z0-9_./-]*[A-Za-z0-9_]' "$1" \
+    | sed -E 's/^[^a-z]//' | sort -u | while read -r ref; do
+      case $ref in
+        docs/*) there=$docdir/$ref ;;
+        workloads/* | policies/*) there=$datadir/$ref ;;
+        *) there= ;;
+      esac
+      [ -n "$there" ] && [ -e "$there" ] || echo "$ref"
+    done
+}
+n_sdk_docs=0
+for doc in "$docdir/docs/plugin-guide.md" "$docdir"/docs/examples/*/README.md; do
+  [ -f "$doc" ] || fail "$doc was not installed"
+  n_sdk_docs=$((n_sdk_docs + 1))
+  missing=$(unresolved "$doc")
+  [ -z "$missing" ] || fail "${doc#"$docdir"/} mentions files an install does not have: $(echo $missing)"
+done
+[ "$n_sdk_docs" -ge 5 ] || fail "only $n_sdk_docs SDK documents found under $docdir"
+n_other=0
+for doc in "$docdir"/README.md "$docdir"/docs/*.md; do
+  n_other=$((n_other + $(unresolved "$doc" | grep -c . || true)))
+done
+echo "test-sdk: $n_sdk_docs SDK documents self-contained; the other installed docs mention $n_other source-tree files"
+# The API reference, when this build made one.
+if [ -f "$build/docs/api/html/index.html" ]; then
+  [ -f "$docdir/api/html/index.html" ] || fail "the API reference was built but not installed"
+fi
 
 printf '#include <ffm/ffm.h>\nint main (void) { return ffm_plugin_kind_to_string (FFM_PLUGIN_KIND_SEARCH) == NULL; }\n' \
   > "$dest/inc.c"
@@ -101,3 +136,4 @@ FFM_PLUGIN_PATH="$dest/plugins" "$exe" map --strategy hillclimb --arch tpuv4i \
 grep -Eq '"strategy" ?: ?"hillclimb"' "$dest/out.json" || fail "no result from the example"
 grep -Eq '"evaluations" ?: ?500[,}]?' "$dest/out.json" || fail "the example did not spend its budget"
 echo "test-sdk: the example strategy builds against the installed SDK and runs"
+
