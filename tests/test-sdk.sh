@@ -12,6 +12,9 @@
 # libffm (ldd, no LD_LIBRARY_PATH) and the installed ffm runs; the
 # documentation ffm's help points to is installed, the SDK's documents
 # mention no file an install lacks, the API reference is installed when
+# built. Then the example ils.c reaches ffm's optimum on a small problem,
+# and the meson plugin template (docs/examples/plugin-template) builds
+# against the installed ffm, installs and runs.
 set -eu
 build=$1
 src=$2
@@ -137,3 +140,37 @@ grep -Eq '"strategy" ?: ?"hillclimb"' "$dest/out.json" || fail "no result from t
 grep -Eq '"evaluations" ?: ?500[,}]?' "$dest/out.json" || fail "the example did not spend its budget"
 echo "test-sdk: the example strategy builds against the installed SDK and runs"
 
+# The iterated local search example reaches ffm's optimum on a small problem.
+# shellcheck disable=SC2046
+cc -std=gnu11 -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden \
+  -o "$dest/plugins/ffm-search-ils.so" "$src/docs/examples/search-plugin/ils.c" \
+  $(pkg --cflags --libs) -lm || fail "the example ils.c does not build"
+edp () {
+  sed -nE 's/.*"edp_js" ?: ?([0-9.eE+-]+).*/\1/p' "$1" | head -n 1
+}
+for strategy in ffm ils; do
+  FFM_PLUGIN_PATH="$dest/plugins" "$exe" map --strategy $strategy --arch tpuv4i \
+    --workload matmuls --param n_einsums=3 --max-evaluations 300 --json "$dest/$strategy.json" \
+    > "$dest/map.txt" 2>&1 || { cat "$dest/map.txt" >&2; fail "ffm map --strategy $strategy failed"; }
+done
+awk -v a="$(edp "$dest/ils.json")" -v b="$(edp "$dest/ffm.json")" \
+  'BEGIN { exit !(a != "" && b > 0 && a <= b * (1 + 1e-9)) }' \
+  || fail "ils did not reach ffm's optimum: EDP $(edp "$dest/ils.json") against $(edp "$dest/ffm.json")"
+echo "test-sdk: the example ils reaches the optimum ($(edp "$dest/ffm.json") J s)"
+
+# The plugin template: a meson project built against the installed ffm,
+# installed into a plugin folder of its own, listed and run.
+PKG_CONFIG_PATH="$dest/pc" meson setup "$dest/template-build" "$src/docs/examples/plugin-template" \
+  -Dplugindir="$dest/template-plugins" > "$dest/template.log" 2>&1 \
+  && ninja -C "$dest/template-build" >> "$dest/template.log" 2>&1 \
+  && meson install -C "$dest/template-build" --quiet >> "$dest/template.log" 2>&1 \
+  || { cat "$dest/template.log" >&2; fail "the plugin template does not build and install"; }
+[ -f "$dest/template-plugins/ffm-search-mine.so" ] || fail "the template's plugin was not installed"
+FFM_PLUGIN_PATH="$dest/template-plugins" "$exe" list > "$dest/list.txt" 2>&1 || fail "ffm list failed"
+grep -q "mine 0.1: Template" "$dest/list.txt" \
+  || { cat "$dest/list.txt" >&2; fail "ffm list does not show the template's strategy"; }
+FFM_PLUGIN_PATH="$dest/template-plugins" "$exe" map --strategy mine --arch tpuv4i \
+  --workload matmuls --param n_einsums=3 --max-evaluations 200 --json "$dest/mine.json" \
+  > "$dest/map.txt" 2>&1 || { cat "$dest/map.txt" >&2; fail "ffm map --strategy mine failed"; }
+grep -Eq '"strategy" ?: ?"mine"' "$dest/mine.json" || fail "no result from the template"
+echo "test-sdk: the plugin template builds with meson against the installed SDK and runs"
