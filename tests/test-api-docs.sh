@@ -31,7 +31,7 @@ n=$(echo "$names" | grep -c .)
 documented=$(sed -n 's/.*<member refid="[^"]*" kind="function"><name>\([^<]*\)<\/name>.*/\1/p' \
   "$api/xml/index.xml" | sort -u)
 missing=$(echo "$names" | grep -vxF "$documented" || true)
-[ -z "$missing" ] || fail "FFM_API functions missing from the reference: $(echo $missing)"
+[ -z "$missing" ] || fail "FFM_API functions missing from the reference: $(echo "$missing" | tr "\n" " ")"
 
 # The comments are read: a function's leading comment is its description.
 grep -rq "libffm running now is compatible" "$api/xml" \
