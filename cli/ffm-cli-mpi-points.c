@@ -21,6 +21,7 @@
  * ffm-cli-mpi.c, to leave the cores to the items. */
 #include "ffm-cli-mpi-points.h"
 #include "ffm-cli-mpi-private.h"
+#include <ffm/ffm-hash.h>
 
 #include <string.h>
 
@@ -78,15 +79,12 @@ ffm_cli_mpi_is_worker (void)
 void
 ffm_cli_mpi_fingerprint_add (guint64 *hash, const char *text)
 {
-  /* FNV-1a; the NUL too, so that "ab","c" and "a","bc" differ. */
+  /* The NUL too, so that "ab","c" and "a","bc" differ. */
+  const char *t = text != NULL ? text : "";
+
   if (*hash == 0)
-    *hash = G_GUINT64_CONSTANT (14695981039346656037);
-  for (const char *c = text != NULL ? text : ""; ; c++)
-    {
-      *hash = (*hash ^ (guchar) *c) * G_GUINT64_CONSTANT (1099511628211);
-      if (*c == '\0')
-        break;
-    }
+    *hash = FFM_FNV1A64_INIT;
+  *hash = ffm_fnv1a64 (*hash, t, strlen (t) + 1);
 }
 
 /* ---- Rank 0 ---- */

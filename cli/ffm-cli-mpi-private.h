@@ -42,7 +42,7 @@ gboolean ffm_cli_mpi_message_waiting (int source, MPI_Status *status);
 GBytes *ffm_cli_mpi_receive_bytes (const MPI_Status *status);
 void ffm_cli_mpi_send_text (int dest, int tag, const char *text);
 void ffm_cli_mpi_send_int (int dest, int tag, gint32 value);
-/* The test fault FFM_MPI_TEST_DIE=RANK:N (docs/cluster.md): this rank
+/* The test fault FFM_DEBUG=mpi-die=RANK:N (docs/cluster.md): this rank
  * dies when it receives its N-th piece of work. */
 void ffm_cli_mpi_maybe_die (guint64 n_received);
 

@@ -33,6 +33,7 @@
  * forever. Rank 0 prints a mapping only after every job came back. */
 #include "ffm-cli-mpi-private.h"
 #include "ffm-pmapping-jobs.h"
+#include "ffm-config.h"
 
 #include <signal.h>
 #include <stdlib.h>
@@ -575,12 +576,14 @@ result_free (Result *r)
   g_free (r);
 }
 
-/* A test's fault: FFM_MPI_TEST_DIE=RANK:N kills rank RANK (SIGKILL) when it
- * receives its N-th job (docs/cluster.md). */
+/* A test's fault: FFM_DEBUG=mpi-die=RANK:N kills rank RANK (SIGKILL) when
+ * it receives its N-th job (docs/cluster.md); only in builds with the test
+ * hooks, so that a shipped binary cannot be told to kill itself. */
 static void
 maybe_die (guint64 n_received)
 {
-  const char *spec = g_getenv ("FFM_MPI_TEST_DIE");
+#if FFM_TEST_HOOKS
+  const char *spec = ffm_debug_flag_get_string (FFM_DEBUG_MPI_DIE);
   guint64 rank, n;
   char *end = NULL;
 
@@ -592,6 +595,9 @@ maybe_die (guint64 n_received)
   n = g_ascii_strtoull (end + 1, NULL, 10);
   if (rank == (guint64) mpi_rank && n == n_received)
     raise (SIGKILL);
+#else
+  (void) n_received;
+#endif
 }
 
 /* Runs one generation's jobs for rank 0. FALSE, with @message, when this

@@ -118,17 +118,8 @@ entry_clear (Entry *e)
 static double
 objective_of (const FfmCostReport *r, FfmObjective objective)
 {
-  switch (objective)
-    {
-    case FFM_OBJECTIVE_ENERGY:
-      return ffm_cost_report_get_energy (r);
-    case FFM_OBJECTIVE_LATENCY:
-      return ffm_cost_report_get_latency (r);
-    case FFM_OBJECTIVE_EDP:
-    case FFM_OBJECTIVE_PARETO:
-    default:
-      return ffm_cost_report_get_edp (r);
-    }
+  return ffm_objective_value (objective, ffm_cost_report_get_energy (r),
+                              ffm_cost_report_get_latency (r));
 }
 
 /* ---- Reading traces ---- */

@@ -235,7 +235,7 @@ read_count (Loader *l, JsonNode *object, const char *base, guint64 *out)
                         "missing member \"count\" (number of instances)");
   if (!read_number (l, node, path, &value))
     return FALSE;
-  if (!(value >= 1 && value == floor (value) && value <= 9007199254740992.0))
+  if (!(value >= 1 && value == floor (value) && value <= FFM_MAX_EXACT_INTEGER))
     return loader_fail (l, node, path,
                         "count must be a whole number >= 1, got %g", value);
   *out = (guint64) value;

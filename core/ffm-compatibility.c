@@ -2,6 +2,7 @@
  * (ffm-compatibility.h). Fields are compared one by one, never with memcmp,
  * so padding and unused entries never matter. */
 #include <ffm/ffm-compatibility.h>
+#include <ffm/ffm-hash.h>
 
 #include <string.h>
 
@@ -45,14 +46,13 @@ ffm_compatibility_equal (const FfmCompatibility *a, const FfmCompatibility *b)
 static inline guint
 mix (guint h, guint64 v)
 {
-  h ^= (guint) (v ^ (v >> 32));
-  return h * 16777619u;
+  return ffm_fnv1a32_word (h, (guint32) (v ^ (v >> 32)));
 }
 
 guint
 ffm_compatibility_hash (const FfmCompatibility *c)
 {
-  guint h = 2166136261u;
+  guint h = FFM_FNV1A32_INIT;
 
   h = mix (h, c->einsum);
   h = mix (h, c->n_loops);

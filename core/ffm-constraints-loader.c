@@ -10,6 +10,7 @@
  * so that binding errors, found later against a workload, point at it. */
 #include "ffm-constraints-private.h"
 #include "ffm-json-util.h"
+#include <ffm/ffm-limits.h>
 
 #include <math.h>
 #include <string.h>
@@ -247,7 +248,7 @@ load_entry (const Loader *L, FfmConstraints *c, JsonNode *node, guint index)
         const char *vars[] = { var, NULL };
         g_autofree char *p = g_strdup_printf ("%s.tile.%s", path, var);
         double n;
-        if (!read_count (L, json_object_get_member (tiles, var), p, 1, 9007199254740992.0, &n))
+        if (!read_count (L, json_object_get_member (tiles, var), p, 1, FFM_MAX_EXACT_INTEGER, &n))
           return FALSE;
         spec.rank_vars = vars;
         spec.tile = (guint64) n;

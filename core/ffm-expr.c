@@ -7,6 +7,7 @@
  * `cached_tokens` when decode is 0. Every node remembers its character
  * position so evaluation errors can point at the culprit too. */
 #include <ffm/ffm-expr.h>
+#include <ffm/ffm-limits.h>
 
 #include <math.h>
 #include <string.h>
@@ -18,9 +19,6 @@
 /* Largest number of tree nodes: evaluation recurses once per level, and a
  * chain "1+1+...+1" is as deep as it is long. File expressions are tiny. */
 #define MAX_NODES 4000
-
-/* Integers are exact in a double up to 2^53. */
-#define MAX_EXACT_INTEGER 9007199254740992.0
 
 /* ---- Tree ---- */
 
@@ -1187,7 +1185,7 @@ ffm_expr_evaluate_integer (const FfmExpr *expr, const FfmExprScope *scope,
 
   if (!ffm_expr_evaluate_number (expr, scope, &x, error))
     return FALSE;
-  if (!isfinite (x) || fabs (x) > MAX_EXACT_INTEGER)
+  if (!isfinite (x) || fabs (x) > FFM_MAX_EXACT_INTEGER)
     {
       g_set_error (error, FFM_EXPR_ERROR, FFM_EXPR_ERROR_DOMAIN,
                    "expected an integer of at most 2^53, got %g from \"%s\"",

@@ -1,5 +1,6 @@
 /* ffm-format.c: numbers for people (ffm-format.h). */
 #include <ffm/ffm-format.h>
+#include <ffm/ffm-limits.h>
 
 #include <math.h>
 #include <string.h>
@@ -91,7 +92,7 @@ ffm_format_count (guint64 count)
 char *
 ffm_format_amount (double amount)
 {
-  if (amount >= 0 && amount < 9007199254740992.0 && amount == floor (amount))
+  if (amount >= 0 && amount < FFM_MAX_EXACT_INTEGER && amount == floor (amount))
     return ffm_format_count ((guint64) amount);
   return ffm_format_si (amount, "");
 }

@@ -69,17 +69,7 @@ ffm_mapspace_cost_get_objective (const FfmMapspaceCost *cost,
 {
   if (!cost->fits)
     return INFINITY;
-  switch (objective)
-    {
-    case FFM_OBJECTIVE_ENERGY:
-      return cost->energy;
-    case FFM_OBJECTIVE_LATENCY:
-      return cost->latency;
-    case FFM_OBJECTIVE_EDP:
-    case FFM_OBJECTIVE_PARETO:
-    default:
-      return cost->energy * cost->latency;
-    }
+  return ffm_objective_value (objective, cost->energy, cost->latency);
 }
 
 /* Adds @bits to v[from .. k]. */

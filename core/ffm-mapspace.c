@@ -423,25 +423,7 @@ ffm_mapspace_new_for_context (const FfmSearchContext *ctx, GError **error)
   g_return_val_if_fail (ctx != NULL && ctx->problem != NULL, NULL);
   if (FFM_SEARCH_CONTEXT_HAS (ctx, mapspace) && ctx->mapspace != NULL)
     return ffm_mapspace_ref (ctx->mapspace);
-  ffm_pmapping_options_init (&options);
-  options.objectives = ffm_pmapping_objectives_for (ctx->objective);
-  options.max_fused_loops = ctx->max_fused_loops;
-  options.unfused = ctx->unfused;
-  options.n_threads = ctx->n_threads;
-  if (FFM_SEARCH_CONTEXT_HAS (ctx, cancel))
-    options.cancel = ctx->cancel;
-  if (FFM_SEARCH_CONTEXT_HAS (ctx, imperfect))
-    options.imperfect = ctx->imperfect;   /* the same space as ffm's */
-  if (FFM_SEARCH_CONTEXT_HAS (ctx, constraints))
-    options.constraints = ctx->constraints;
-  if (FFM_SEARCH_CONTEXT_HAS (ctx, max_fused_loops_per_rank_var))
-    options.max_fused_loops_per_rank_var = ctx->max_fused_loops_per_rank_var;
-  if (FFM_SEARCH_CONTEXT_HAS (ctx, max_templates))
-    {
-      options.max_memory = ctx->max_memory;
-      options.max_template_seconds = ctx->max_template_seconds;
-      options.max_templates = ctx->max_templates;
-    }
+  ffm_pmapping_options_init_from_context (&options, ctx);   /* ffm's space */
   if (ctx->progress != NULL)
     ctx->progress (-1, "generating pmappings", ctx->progress_data);
   set = ffm_pmappings_generate (ffm_problem_get_workload (ctx->problem),

@@ -6,12 +6,12 @@
  * several owners (a workload and an architecture) and each reports its own
  * problems in its own name. */
 #include <ffm/ffm-params.h>
+#include <ffm/ffm-limits.h>
 #include <ffm/ffm-expr.h>
 
 #include <math.h>
 #include <string.h>
 
-#define MAX_EXACT_INTEGER 9007199254740992.0
 
 struct _FfmParamValues {
   GPtrArray *keys;      /* char*, NULL-terminated, in order of first setting */
@@ -322,12 +322,12 @@ parse_value (const FfmParamSpec *spec, const char *owner, const char *text,
             return FALSE;
           }
       }
-      if (spec->type == FFM_PARAM_INTEGER && fabs (out->number) > MAX_EXACT_INTEGER)
+      if (spec->type == FFM_PARAM_INTEGER && fabs (out->number) > FFM_MAX_EXACT_INTEGER)
         {
           g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
                        "%s: parameter %s: '%s' is beyond 2^53 = %.0f, the largest "
                        "integer ffm reads exactly", owner, spec->name, text,
-                       MAX_EXACT_INTEGER);
+                       FFM_MAX_EXACT_INTEGER);
           return FALSE;
         }
       if (spec->type == FFM_PARAM_INTEGER && out->number != floor (out->number))

@@ -51,6 +51,10 @@ pmapping_options_copy (FfmPmappingOptions *out, const FfmPmappingOptions *option
   if (options != NULL)
     memcpy (out, options, MIN (options->struct_size, sizeof *out));
   out->struct_size = sizeof *out;
+  /* The debug flags of the generator's diagnostics, fixed for this
+   * generation (a caller's reserved_ is ignored). */
+  FFM_PMAPPING_NO_PARTIAL_PRUNING (out) = ffm_debug_flag_is_set (FFM_DEBUG_NO_PARTIAL_PRUNING);
+  FFM_PMAPPING_TRACK_ALL_MEMORIES (out) = ffm_debug_flag_is_set (FFM_DEBUG_TRACK_ALL_MEMORIES);
 }
 
 guint64
@@ -76,16 +80,6 @@ pmapping_options_max_memory (const FfmPmappingOptions *options)
   return ffm_pmapping_default_max_memory ();
 }
 
-void
-ffm_pmapping_options_set_diagnostics (FfmPmappingOptions *options,
-                                      gboolean prune_partial,
-                                      gboolean track_all_memories)
-{
-  g_return_if_fail (options != NULL);
-  FFM_PMAPPING_NO_PARTIAL_PRUNING (options) = !prune_partial;
-  FFM_PMAPPING_TRACK_ALL_MEMORIES (options) = track_all_memories;
-}
-
 gboolean
 ffm_pmapping_options_is_cancelled (const FfmPmappingOptions *options)
 {
@@ -102,6 +96,39 @@ ffm_pmapping_progress_format (const FfmPmappingProgress *p, char *buffer, gsize 
               p->einsum_name != NULL ? " (" : "",
               p->einsum_name != NULL ? p->einsum_name : "",
               p->einsum_name != NULL ? ")" : "", p->templates_done, p->n_templates);
+}
+
+void
+ffm_pmapping_options_init_from_context_sized (FfmPmappingOptions *options,
+                                              gsize struct_size,
+                                              const FfmSearchContext *ctx)
+{
+  FfmPmappingOptions o;
+
+  g_return_if_fail (options != NULL && ctx != NULL);
+  /* Filled whole here, then the caller's size of it copied out: a caller
+   * built before a field was appended gets the fields it knows. */
+  ffm_pmapping_options_init (&o);
+  o.objectives = ffm_pmapping_objectives_for (ctx->objective);
+  o.max_fused_loops = ctx->max_fused_loops;
+  o.unfused = ctx->unfused;
+  o.n_threads = ctx->n_threads;
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, cancel))
+    o.cancel = ctx->cancel;
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, imperfect))
+    o.imperfect = ctx->imperfect;
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, constraints))
+    o.constraints = ctx->constraints;
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, max_fused_loops_per_rank_var))
+    o.max_fused_loops_per_rank_var = ctx->max_fused_loops_per_rank_var;
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, max_templates))
+    {
+      o.max_memory = ctx->max_memory;
+      o.max_template_seconds = ctx->max_template_seconds;
+      o.max_templates = ctx->max_templates;
+    }
+  o.struct_size = MIN (struct_size, sizeof o);
+  memcpy (options, &o, o.struct_size);
 }
 
 guint

@@ -29,6 +29,8 @@
  * sorting (ffm-row-key-sort.c), the memory budget. */
 #pragma once
 
+#include <ffm/ffm-debug.h>
+#include "ffm-config.h"
 #include <ffm/ffm-pmapping.h>
 #include "ffm-pmapping-jobs.h"
 #include "ffm-constraints-private.h"
@@ -40,12 +42,12 @@ G_BEGIN_DECLS
 
 /* ---- Options (ffm-pmapping-options.c) ---- */
 
-/* The diagnostics kept out of the public header, in
- * FfmPmappingOptions.reserved_ (ffm-pmapping-diagnostics.h sets them):
- * every valid tile vector evaluated (no pruning of partial vectors by
- * their cost terms: the result must not change), and the reservation
- * columns of every memory of finite capacity kept, tracked or not. Both
- * are 0 by default. */
+/* The debug flags no-partial-pruning and track-all-memories (ffm-debug.h),
+ * as pmapping_options_copy() found them when the generation started, in
+ * its copy's FfmPmappingOptions.reserved_: every valid tile vector
+ * evaluated (no pruning of partial vectors by their cost terms: the result
+ * must not change), and the reservation columns of every memory of finite
+ * capacity kept, tracked or not. */
 #define FFM_PMAPPING_NO_PARTIAL_PRUNING(options) ((options)->reserved_[0])
 #define FFM_PMAPPING_TRACK_ALL_MEMORIES(options) ((options)->reserved_[1])
 
@@ -542,7 +544,8 @@ typedef struct {
 
   /* Pruning by dominance of cost terms (see "Partial dominance" below). */
   FfmTerms *terms;
-  gboolean check_terms;     /* FFM_PMAPPING_CHECK_TERMS: terms vs model */
+  gboolean check_terms;     /* FFM_DEBUG=check-terms: terms vs model (read
+                               through TILES_CHECKING()) */
   guint *leaf_unit_class;   /* per unit at the last depth: its class */
   guint n_leaf_slots;       /* what the groups compare of a complete row
                                (tiles_search_leaves()) */
@@ -551,10 +554,10 @@ typedef struct {
   guint8 *leaf_slot_max;    /* per slot: TRUE for the largest of its units
                                (latency), FALSE for their sum */
   guint prune_sample_rows;  /* PRUNE_SAMPLE_ROWS, or
-                               FFM_PMAPPING_PRUNE_SAMPLE_ROWS (tests) */
+                               FFM_DEBUG=prune-sample-rows (tests) */
   guint radix_min_rows;     /* RADIX_MIN_ROWS, or
-                               FFM_PMAPPING_RADIX_MIN_ROWS (tests) */
-  gboolean every_leaf;      /* FFM_PMAPPING_EVERY_LEAF (tests): no
+                               FFM_DEBUG=radix-min-rows (tests) */
+  gboolean every_leaf;      /* FFM_DEBUG=every-leaf (tests): no
                                tiles_search_leaves() pruning */
   guint n_units[MAX_VARS + 1];        /* comparison units per depth */
   guint *unit_next[MAX_VARS];         /* [n_units[k]]: its unit at depth k+1 */
@@ -588,7 +591,7 @@ typedef struct {
   double *group_phi;
   guint8 *group_slot_exact;
   guint8 *group_cut;                  /* [most groups of a bucket]: scratch */
-  gboolean bucket_bounds_on;          /* not FFM_PMAPPING_NO_BUCKET_BOUNDS
+  gboolean bucket_bounds_on;          /* not FFM_DEBUG=no-bucket-bounds
                                          (tests) */
   guint64 bucket_bound_cuts;          /* groups so cut (out->n_bucket_cuts,
                                          the debug log) */
@@ -717,6 +720,15 @@ typedef struct {
   gboolean joinable_in_tables;      /* tiles_table_extend() checks the parts */
 } FfmTileSearch;
 
+/* The tile search's self-checks (FFM_DEBUG=check-terms) exist in builds
+ * with the test hooks only: elsewhere every branch on them is compiled
+ * away, the hot loops carrying no test. */
+#if FFM_TEST_HOOKS
+#define TILES_CHECKING(en) G_UNLIKELY ((en)->check_terms)
+#else
+#define TILES_CHECKING(en) FALSE
+#endif
+
 /* TRUE, and the search stops with what it has (the template is "cut"),
  * once its time limit has passed. */
 static inline gboolean
@@ -762,7 +774,7 @@ fused_budget (const FfmTileSearch *en, guint fused)
  * of try best ask this for every node they visit: tiles_capacity_ok() was a
  * fifth of MobileNet-V3's time on TPUv4i. Products of integer tiles as
  * doubles are exact below 2^53, so the occupancies are tiles_capacity_ok()'s
- * (FFM_PMAPPING_CHECK_TERMS compares the two at every chain). */
+ * (FFM_DEBUG=check-terms compares the two at every chain). */
 typedef struct CapacityBase {
   guint n_passes;
   int free[MAX_VARS + 1];                    /* per pass: tiles_capacity_ok()'s free */

@@ -463,7 +463,7 @@ pmapping_set_memory_untracked_early (FfmPmappingSet *set, guint level)
     return FALSE;
   if (FFM_PMAPPING_TRACK_ALL_MEMORIES (&set->options))
     return isinf (l->u.memory.size);
-  if (g_getenv ("FFM_PMAPPING_UNTRACKED_LATE") != NULL)
+  if (ffm_debug_flag_is_set (FFM_DEBUG_UNTRACKED_LATE))
     return FALSE;           /* tests: the columns dropped only at the end */
   return memory_holds_workload (set, level) == 1
     || memory_below_in_every_template (set, level);

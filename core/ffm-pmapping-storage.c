@@ -222,7 +222,7 @@ choose_level (TemplateBuilder *b, guint p, GError **error)
  *     bound's argument assumes), persistent tensors (tracked
  *     reservations), a template cap (its order would change), the
  *     diagnostics that keep every memory's reservations, and under
- *     FFM_PMAPPING_NO_CHOICE_BOUNDS=1 (tests compare). */
+ *     FFM_DEBUG=no-choice-bounds (tests compare). */
 
 /* TUNING: templates searched while building. An 8 x 8 x 8 matmul below
  * DRAM and six buffers searches 114 (16 choices) before the bound cuts
@@ -246,7 +246,7 @@ choices_bounded (const TemplateBuilder *b)
     && b->opt->max_templates == 0
     && !FFM_PMAPPING_TRACK_ALL_MEMORIES (b->opt)
     && (b->opt->objectives & FFM_PMAPPING_ENERGY)
-    && g_getenv ("FFM_PMAPPING_NO_CHOICE_BOUNDS") == NULL;
+    && !ffm_debug_flag_is_set (FFM_DEBUG_NO_CHOICE_BOUNDS);
 }
 
 static gboolean

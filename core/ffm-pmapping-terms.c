@@ -45,7 +45,7 @@
  * variable cannot write), when the expansion is larger, or when a
  * bandwidth is 0.
  * tests/test-pmapping.c checks the sums against the model at every leaf
- * (FFM_PMAPPING_CHECK_TERMS=1). */
+ * (FFM_DEBUG=check-terms). */
 #include "ffm-pmapping-private.h"
 #include "ffm-cost-private.h"
 #include "ffm-tile-chain-private.h"

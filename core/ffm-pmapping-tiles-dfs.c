@@ -215,7 +215,7 @@ capacity_chain_ok (FfmTileSearch *en, const CapacityBase *cb, guint depth, guint
 }
 
 /* capacity_chain_ok(), checked against tiles_capacity_ok(): the same answer
- * and the same rejection statistics (FFM_PMAPPING_CHECK_TERMS). */
+ * and the same rejection statistics (FFM_DEBUG=check-terms). */
 static gboolean
 capacity_chain_checked (FfmTileSearch *en, const CapacityBase *cb, guint depth, guint v, guint c)
 {
@@ -437,7 +437,7 @@ tiles_dfs (FfmTileSearch *en, guint depth)
           gboolean fits;
           for (guint i = 0; i < en->var_n_loops[v]; i++)
             en->tiles[en->var_loops[v][i]] = chain[i];
-          fits = en->check_terms ? capacity_chain_checked (en, cb, depth + 1, v, c)
+          fits = TILES_CHECKING (en) ? capacity_chain_checked (en, cb, depth + 1, v, c)
             : capacity_chain_ok (en, cb, depth + 1, v, c);
           if (!fits)
             continue;

@@ -22,7 +22,7 @@ joinable_checked_at (const struct JoinableTensor *jt, guint depth)
 
 /* affine_values() from affine_occupancy_split() for @b, as tiles_capacity_ok()
  * computes it: every variable's tile and ffm_access_tile_values()
- * (FFM_PMAPPING_CHECK_TERMS compares the two). */
+ * (FFM_DEBUG=check-terms compares the two). */
 static guint64
 affine_values_slowly (FfmTileSearch *en, guint b, guint k, gboolean trivial_fused)
 {
@@ -41,7 +41,7 @@ affine_values_slowly (FfmTileSearch *en, guint b, guint k, gboolean trivial_fuse
 /* tiles_table_extend()'s occupancy bound of (non-affine) buffet @b without
  * depth @k's variable v, computed as it was before it was split into a
  * part no row changes and the row's tiles: every variable's tile in turn
- * (FFM_PMAPPING_CHECK_TERMS compares the two; integer products as
+ * (FFM_DEBUG=check-terms compares the two; integer products as
  * doubles, exact below 2^53, so the order does not matter). */
 static void
 occupancy_base_checked (FfmTileSearch *en, guint k, guint b, double fast, double fast_forced)
@@ -491,7 +491,7 @@ extend_row_begin (FfmTileSearch *en, Extension *x, guint r)
         tiles *= (double) en->tiles[x->occ_loop[j]];
       x->base_occ[b] = x->const_occ[b] * tiles;
       x->base_forced[b] = x->const_forced[b] * tiles;
-      if (G_UNLIKELY (en->check_terms))
+      if (TILES_CHECKING (en))
         occupancy_base_checked (en, k, b, x->base_occ[b], x->base_forced[b]);
     }
   if (x->passing_fused == en->fused[k]
@@ -546,7 +546,7 @@ extend_bucket_bounds (FfmTileSearch *en, const Extension *x, guint b, guint *gro
         }
     }
   en->bucket_bound_cuts += *n_cut;
-  return !(*n_cut == n_groups && !en->check_terms);
+  return !(*n_cut == n_groups && !TILES_CHECKING (en));
 }
 
 /* Whether chain @c of v, whose tiles are in en->tiles, fits every memory
@@ -572,7 +572,7 @@ extend_chain_fits (FfmTileSearch *en, const Extension *x, guint c, gboolean forc
               continue;
             }
           guint64 values = affine_values (en, v, b, affine[en->affine_index[b]]);
-          if (en->check_terms && values != affine_values_slowly (en, b, x->k, forced))
+          if (TILES_CHECKING (en) && values != affine_values_slowly (en, b, x->k, forced))
             g_warning ("table_extend: template %u, depth %u, chain %u, buffet %u: "
                        "%" G_GUINT64_FORMAT " values, ffm_access_tile_values() "
                        "says otherwise", en->t->id, x->k, c, b, values);
@@ -652,7 +652,7 @@ extend_write_child (FfmTileSearch *en, Extension *x, guint c, guint b, gboolean 
       {
         gboolean dominated = against_record
           && tiles_taken_store_dominates (en, x->record, slots);
-        if (en->check_terms)
+        if (TILES_CHECKING (en))
           {
             /* slots from the written row, and every leaf */
             tiles_leaf_slots (en, out, out->n_rows, slots);
@@ -719,7 +719,7 @@ extend_bucket (FfmTileSearch *en, Extension *x, guint xb)
       const guint64 *chain = nl > 0
         ? &g_array_index (en->chains[v], guint64, (gsize) c * nl) : NULL;
       gboolean bound_cut = n_groups_cut > 0 && en->group_cut[en->chain_group[c] - group0];
-      if (bound_cut && !en->check_terms)
+      if (bound_cut && !TILES_CHECKING (en))
         continue;
       if (en->chain_dead[v] != NULL && en->chain_dead[v][c])
         {

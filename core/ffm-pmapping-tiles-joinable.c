@@ -256,7 +256,7 @@ tiles_joinable_leaf_ok (FfmTileSearch *en)
       const struct JoinableTensor *jt = &en->jt[i];
       guint64 part = ffm_joinable_part_of_compat (en->info.workload, en->e,
                                                   &en->compat, jt->shared, NULL);
-      if (en->check_terms && part != joinable_part (en, jt, en->tiles, G_MAXUINT))
+      if (TILES_CHECKING (en) && part != joinable_part (en, jt, en->tiles, G_MAXUINT))
         g_warning ("joinable parts: template %u, tensor access %u: the leaf's "
                    "compatibility and its tiles give different parts", en->t->id,
                    jt->access);

@@ -120,7 +120,7 @@ tiles_leaf (FfmTileSearch *en)
       if (!en->relaxed || usage_score (en) < en->target_score)
         return FALSE;
     }
-  if (en->check_terms && en->terms != NULL)
+  if (TILES_CHECKING (en) && en->terms != NULL)
     check_terms (en);
   n_columns = ffm_describe_row (&en->info, en->m, en->tiles, cost, &en->compat,
                                 en->columns, en->values);
@@ -130,7 +130,7 @@ tiles_leaf (FfmTileSearch *en)
   if (en->n_jt > 0 && !tiles_joinable_leaf_ok (en))
     {
       /* A row the tables kept has a part of its list (check mode). */
-      if (en->check_terms && en->joinable_in_tables)
+      if (TILES_CHECKING (en) && en->joinable_in_tables)
         g_warning ("joinable parts: template %u: a leaf of the tables has a part "
                    "its tensor's list lacks", en->t->id);
       en->n_unjoinable++;
@@ -165,7 +165,7 @@ tiles_leaf (FfmTileSearch *en)
 }
 
 /* The term model's sums against the cost model's numbers (a debugging aid,
- * on with FFM_PMAPPING_CHECK_TERMS=1; tests turn it on). */
+ * on with FFM_DEBUG=check-terms; tests turn it on). */
 static void
 check_terms (FfmTileSearch *en)
 {

@@ -20,15 +20,15 @@
 
 /* Whether complete rows are checked against the leaves of earlier chunks:
  * when tiles_search_leaves() prunes by slots, unless a test turns it off
- * (FFM_PMAPPING_LEAVES_PER_CHUNK=1: each chunk prunes only its own rows).
- * Under FFM_PMAPPING_CHECK_TERMS the rows it drops are not term-checked;
+ * (FFM_DEBUG=leaves-per-chunk: each chunk prunes only its own rows).
+ * Under FFM_DEBUG=check-terms the rows it drops are not term-checked;
  * each answer is checked against every leaf instead
  * (tiles_taken_store_dominates_slowly()). */
 gboolean
 tiles_taken_store_on (const FfmTileSearch *en)
 {
   return leaves_pruned (en) && en->n_leaf_slots <= MAX_VARS * 64
-    && g_getenv ("FFM_PMAPPING_LEAVES_PER_CHUNK") == NULL;
+    && !ffm_debug_flag_is_set (FFM_DEBUG_LEAVES_PER_CHUNK);
 }
 
 void
@@ -97,7 +97,7 @@ taken_store_add (FfmTileSearch *en, const guint64 *diff, guint64 h, const double
   if (n >= TAKEN_STORE_MAX
       || !ffm_budget_buffer_reserve (&en->taken.leaf_next, en->budget,
                                      ffm_budget_bytes (n + 1, sizeof (guint32)))
-      || (en->check_terms
+      || (TILES_CHECKING (en)
           && !ffm_budget_buffer_reserve (&en->taken.leaf_record, en->budget,
                                          ffm_budget_bytes (n + 1, sizeof (guint32))))
       || !ffm_budget_buffer_reserve (&en->taken.slots, en->budget,
@@ -167,7 +167,7 @@ taken_store_add (FfmTileSearch *en, const guint64 *diff, guint64 h, const double
   {
     guint32 *first = (guint32 *) en->taken.first.data + (d - 1);
     ((guint32 *) en->taken.leaf_next.data)[n] = *first;
-    if (en->check_terms)
+    if (TILES_CHECKING (en))
       ((guint32 *) en->taken.leaf_record.data)[n] = d;
     *first = n + 1;
   }
@@ -203,7 +203,7 @@ tiles_search_leaves (FfmTileSearch *en, const Table *t, PruneScratch *ps)
       for (guint r = 0; r < n_rows && !en->stopped; r++)
         {
           tiles_restore_row (en, t, r, en->n_vars);
-          if (en->check_terms)
+          if (TILES_CHECKING (en))
             tiles_check_table_row (en, t, r);
           en->out->n_partial++;
           if (tiles_leaf (en) && store)
@@ -253,7 +253,7 @@ tiles_search_leaves (FfmTileSearch *en, const Table *t, PruneScratch *ps)
          / FFM_ROW_KEY_RADIX_SCRATCH >= n_rows)
     {
       ffm_row_keys_sort_radix (keys, n_rows, slots + (gsize) n_rows * 2 * ns);
-      if (en->check_terms)
+      if (TILES_CHECKING (en))
         for (guint i = 1; i < n_rows; i++)
           if (!ffm_row_key_less (&keys[i - 1], &keys[i]))
             g_warning ("radix sort: leaf key %u of %u is out of order", i, n_rows);
@@ -277,10 +277,10 @@ tiles_search_leaves (FfmTileSearch *en, const Table *t, PruneScratch *ps)
             && diff_equal (diffs + (gsize) q->index * nd, diffs + (gsize) r * nd, nd);
         }
       en->out->n_partial++;
-      if (dominated && !en->check_terms)
+      if (dominated && !TILES_CHECKING (en))
         continue;     /* its tiles are not needed */
       tiles_restore_row (en, t, r, en->n_vars);
-      if (en->check_terms)
+      if (TILES_CHECKING (en))
         tiles_check_table_row (en, t, r);
       if (!dominated && tiles_leaf (en))
         {

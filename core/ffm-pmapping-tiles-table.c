@@ -241,7 +241,7 @@ tiles_table_prune (FfmTileSearch *en, Table *t, guint first, guint n_units,
       && ps->vals.capacity / FFM_ROW_KEY_RADIX_SCRATCH >= n_rows)
     {
       ffm_row_keys_sort_radix (s->keys, n_rows, s->vals);   /* not yet in use */
-      if (en->check_terms)
+      if (TILES_CHECKING (en))
         for (guint i = 1; i < n_rows; i++)
           if (!ffm_row_key_less (&s->keys[i - 1], &s->keys[i]))
             g_warning ("radix sort: key %u of %u is out of order", i, n_rows);
@@ -331,7 +331,7 @@ tiles_rows_reserved (const FfmTileSearch *en, const Table *t, const PruneScratch
 /* The units a complete row carries (one per class) against the terms
  * evaluated at its tiles: the tables' bookkeeping (extension, pruning,
  * the moves of chunks and samples) kept each row's values with its
- * chains (FFM_PMAPPING_CHECK_TERMS). */
+ * chains (FFM_DEBUG=check-terms). */
 void
 tiles_check_table_row (FfmTileSearch *en, const Table *t, guint r)
 {

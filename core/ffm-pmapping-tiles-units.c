@@ -5,6 +5,7 @@
  * groups compare of a complete row, and the greedy order of the
  * variables. */
 #include "ffm-pmapping-private.h"
+#include <ffm/ffm-hash.h>
 
 #include <math.h>
 #include <string.h>
@@ -34,12 +35,7 @@ intern_desc (GArray *descs, guint64 mask, int pos)
 static guint
 hash_unit_key (const UnitKey *key)
 {
-  const guint8 *p = (const guint8 *) key;
-  guint32 h = 2166136261u;    /* FNV-1a */
-
-  for (gsize i = 0; i < sizeof *key; i++)
-    h = (h ^ p[i]) * 16777619u;
-  return h;
+  return ffm_fnv1a32 (FFM_FNV1A32_INIT, key, sizeof *key);
 }
 
 /* Numbers the distinct keys among @keys in order of first appearance

@@ -78,8 +78,8 @@
  * pruning (the result is the same; its leaves may be more). GPT-3 6.7B's
  * largest tables at one fused loop hold 7 M rows of 188 bytes (cut in
  * chunks of 1.1 M rows); unlimited fused loops make 100 M rows and more.
- * FFM_PMAPPING_CHUNK_ROWS sets a number of rows instead (tests cut small
- * problems; FFM_PMAPPING_PRUNE_SAMPLE_ROWS likewise shrinks the sample of
+ * FFM_DEBUG=chunk-rows sets a number of rows instead (tests cut small
+ * problems; FFM_DEBUG=prune-sample-rows likewise shrinks the sample of
  * tiles_table_prune_sampled()). All depths together hold at most TABLES_BYTES
  * (a depth's chunk at most its share), so that deep searches whose pruning keeps
  * nearly every row (Simba's convolutions: 8 variables, 3 M rows of 27
@@ -266,16 +266,16 @@ pilot_work (FfmTileSearch *en, FfmTileWorkspace *ws, double enough)
  * 1.09 s against 0.13 s), and neither rule wins on every workload, so the
  * pilots (pilot_work()) of both orders pick. The greedy order stays when
  * its pilot says the search is small (PILOT_MIN_WORK, or
- * FFM_PMAPPING_PILOT_MIN_WORK for tests), when the alternative is the
+ * FFM_DEBUG=pilot-min-work for tests), when the alternative is the
  * same order, and when a pilot stopped (time, memory: the search then
- * stops too). FFM_PMAPPING_ORDER=greedy or =chains-last forces one order
+ * stops too). FFM_DEBUG=order=greedy or =chains-last forces one order
  * (tests). */
 static void
 choose_search_order (FfmTileSearch *en, FfmTileWorkspace *ws)
 {
-  const char *force = g_getenv ("FFM_PMAPPING_ORDER");
-  const char *min_knob = g_getenv ("FFM_PMAPPING_PILOT_MIN_WORK");
-  double min_work = PILOT_MIN_WORK, w_greedy, w_last;
+  const char *force = ffm_debug_flag_get_string (FFM_DEBUG_ORDER);
+  double min_work = ffm_debug_flag_get_double (FFM_DEBUG_PILOT_MIN_WORK, PILOT_MIN_WORK);
+  double w_greedy, w_last;
   gboolean last;
 
   /* No alternative: one variable, or the greedy order ends with the
@@ -289,8 +289,6 @@ choose_search_order (FfmTileSearch *en, FfmTileWorkspace *ws)
       tiles_setup_units (en, TRUE);
       return;
     }
-  if (min_knob != NULL && g_ascii_strtod (min_knob, NULL) > 0)
-    min_work = g_ascii_strtod (min_knob, NULL);
   w_greedy = pilot_work (en, ws, G_MAXDOUBLE);
   if (w_greedy < min_work)    /* negative when it stopped */
     return;
@@ -312,23 +310,17 @@ choose_search_order (FfmTileSearch *en, FfmTileWorkspace *ws)
 static void
 search_pruned (FfmTileSearch *en, FfmTileWorkspace *ws)
 {
-  const char *knob = g_getenv ("FFM_PMAPPING_CHUNK_ROWS");
-  const char *sample = g_getenv ("FFM_PMAPPING_PRUNE_SAMPLE_ROWS");
-  const char *radix = g_getenv ("FFM_PMAPPING_RADIX_MIN_ROWS");
-  guint chunk_rows = 0;     /* 0: CHUNK_BYTES */
+  /* 0: CHUNK_BYTES */
+  guint chunk_rows = (guint) ffm_debug_flag_get_uint (FFM_DEBUG_CHUNK_ROWS, 0);
 
-  if (knob != NULL && g_ascii_strtoull (knob, NULL, 10) > 0)
-    chunk_rows = (guint) MIN (g_ascii_strtoull (knob, NULL, 10), G_MAXUINT);
-  en->prune_sample_rows = PRUNE_SAMPLE_ROWS;
-  if (sample != NULL && g_ascii_strtoull (sample, NULL, 10) > 0)
-    en->prune_sample_rows = (guint) MIN (g_ascii_strtoull (sample, NULL, 10),
-                                         PRUNE_SAMPLE_ROWS);
-  en->radix_min_rows = RADIX_MIN_ROWS;
-  en->every_leaf = g_getenv ("FFM_PMAPPING_EVERY_LEAF") != NULL;
-  en->bucket_bounds_on = g_getenv ("FFM_PMAPPING_NO_BUCKET_BOUNDS") == NULL;
-  if (radix != NULL && g_ascii_strtoull (radix, NULL, 10) > 0)
-    en->radix_min_rows = (guint) MIN (g_ascii_strtoull (radix, NULL, 10),
-                                      RADIX_MIN_ROWS);
+  en->prune_sample_rows = (guint) MIN (ffm_debug_flag_get_uint (FFM_DEBUG_PRUNE_SAMPLE_ROWS,
+                                                                PRUNE_SAMPLE_ROWS),
+                                       PRUNE_SAMPLE_ROWS);
+  en->radix_min_rows = (guint) MIN (ffm_debug_flag_get_uint (FFM_DEBUG_RADIX_MIN_ROWS,
+                                                             RADIX_MIN_ROWS),
+                                    RADIX_MIN_ROWS);
+  en->every_leaf = ffm_debug_flag_is_set (FFM_DEBUG_EVERY_LEAF);
+  en->bucket_bounds_on = !ffm_debug_flag_is_set (FFM_DEBUG_NO_BUCKET_BOUNDS);
   choose_search_order (en, ws);
   /* The pilots skip the chains ruled out (their work is the search's), the
    * checks per depth start after them (they depend on the order). */
@@ -381,7 +373,7 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
       if (!FFM_PMAPPING_NO_PARTIAL_PRUNING (options))
         en->terms = ffm_terms_build (workload, arch, en->m, options->objectives,
                                      en->n_fused, en->remainders);
-      en->check_terms = g_getenv ("FFM_PMAPPING_CHECK_TERMS") != NULL;
+      en->check_terms = FFM_TEST_HOOKS && ffm_debug_flag_is_set (FFM_DEBUG_CHECK_TERMS);
       if (en->terms != NULL && !tiles_setup_units (en, FALSE))
         g_clear_pointer (&en->terms, ffm_terms_free);
       if (tiles_capacity_ok (en, 0))

@@ -28,6 +28,7 @@
 #include <ffm/ffm-limits.h>
 #include <ffm/ffm-tsan.h>
 #include <ffm/ffm-memory-budget.h>
+#include <ffm/ffm-hash.h>
 
 #include <math.h>
 #include <string.h>
@@ -378,23 +379,13 @@ ffm_pmapping_jobs_get_options (const FfmPmappingJobs *jobs)
   return &jobs->set->options;
 }
 
-static guint64
-fnv1a (guint64 h, const void *data, gsize size)
-{
-  const guchar *p = data;
-
-  for (gsize k = 0; k < size; k++)
-    h = (h ^ p[k]) * G_GUINT64_CONSTANT (1099511628211);
-  return h;
-}
-
 /* FNV-1a over what identifies every job: its Einsum's signature (all the
  * generator reads of the Einsum and the architecture) and its template's
  * canonical form. */
 guint64
 ffm_pmapping_jobs_get_fingerprint (const FfmPmappingJobs *jobs)
 {
-  guint64 h = G_GUINT64_CONSTANT (14695981039346656037);
+  guint64 h = FFM_FNV1A64_INIT;
   const FfmEinsumPmappings *last = NULL;
 
   for (guint i = 0; i < jobs->jobs->len; i++)
@@ -413,12 +404,12 @@ ffm_pmapping_jobs_get_fingerprint (const FfmPmappingJobs *jobs)
                                                                                job->pm->einsum),
                                              NULL);
           if (signature != NULL)
-            h = fnv1a (h, signature, strlen (signature));
+            h = ffm_fnv1a64 (h, signature, strlen (signature));
           last = job->pm;
         }
-      h = fnv1a (h, ids, sizeof ids);
+      h = ffm_fnv1a64 (h, ids, sizeof ids);
       if (t->key != NULL)
-        h = fnv1a (h, t->key, strlen (t->key));
+        h = ffm_fnv1a64 (h, t->key, strlen (t->key));
     }
   return h;
 }

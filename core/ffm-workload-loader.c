@@ -17,7 +17,6 @@
 #include <math.h>
 #include <string.h>
 
-#define MAX_EXACT_INTEGER 9007199254740992.0
 /* Limits that keep hostile files from exhausting memory: real workloads
  * have at most a few hundred Einsums (DenseNet-201: 201). */
 #define MAX_EINSUMS 100000
@@ -226,7 +225,7 @@ format_value (const FfmValue *v)
   switch (v->type)
     {
     case FFM_VALUE_NUMBER:
-      if (v->number == floor (v->number) && fabs (v->number) <= MAX_EXACT_INTEGER)
+      if (v->number == floor (v->number) && fabs (v->number) <= FFM_MAX_EXACT_INTEGER)
         return g_strdup_printf ("%" G_GINT64_FORMAT, (gint64) v->number);
       return g_strdup_printf ("%.15g", v->number);
     case FFM_VALUE_STRING:
@@ -457,7 +456,7 @@ eval_integer (Loader *L, JsonNode *node, const char *path, const char *what,
   if (v.type != FFM_VALUE_NUMBER)
     return fail (L, node, where, "%s: expected an integer, got the string '%s'",
                  what, v.string);
-  if (v.number != floor (v.number) || fabs (v.number) > MAX_EXACT_INTEGER)
+  if (v.number != floor (v.number) || fabs (v.number) > FFM_MAX_EXACT_INTEGER)
     return fail (L, node, where, "%s: expected an integer, got %.15g%s%s%s%s%s", what,
                  v.number, text ? " from \"" : "", text ? text : "", text ? "\"" : "",
                  values[0] ? " with " : "", values);
@@ -491,7 +490,7 @@ eval_substitution (Loader *L, const char *inner, const char *text, JsonNode *nod
                  "substituted", inner, text);
   /* A name holds digits, not "1e+300" or "nan". */
   if (out->type == FFM_VALUE_NUMBER
-      && !(out->number == floor (out->number) && fabs (out->number) <= MAX_EXACT_INTEGER))
+      && !(out->number == floor (out->number) && fabs (out->number) <= FFM_MAX_EXACT_INTEGER))
     return fail (L, node, where, "in {%s} of \"%s\": the value %g is not a whole "
                  "number of magnitude at most 2^53 (what a name can hold)",
                  inner, text, out->number);
@@ -1512,11 +1511,11 @@ read_repeat_range (Loader *L, JsonNode *spec, const char *path, gint64 *from,
     return fail (L, from_node ? from_node : to_node, path, "a repeat needs \"from\" "
                  "and \"to\" together");
   sub = g_strdup_printf ("%s.from", path);
-  if (!eval_integer (L, from_node, sub, "repeat from", -(gint64) MAX_EXACT_INTEGER, from))
+  if (!eval_integer (L, from_node, sub, "repeat from", -(gint64) FFM_MAX_EXACT_INTEGER, from))
     return FALSE;
   g_free (sub);
   sub = g_strdup_printf ("%s.to", path);
-  return eval_integer (L, to_node, sub, "repeat to", -(gint64) MAX_EXACT_INTEGER, to);
+  return eval_integer (L, to_node, sub, "repeat to", -(gint64) FFM_MAX_EXACT_INTEGER, to);
 }
 
 static gboolean

@@ -7,6 +7,7 @@
  * parameter values must fail with errors naming the architecture and the
  * parameter. */
 #include <ffm/ffm.h>
+#include <ffm/ffm-single-arch-model.h>
 
 #include <math.h>
 #include <string.h>
@@ -405,6 +406,114 @@ test_tpu_unknown_chip (void)
   check_unknown_chip ("tpuv4i");
 }
 
+/* ---- The single-architecture helper (ffm-single-arch-model.h) ---- */
+
+typedef struct {
+  double size_kib;
+  gint64 pes;
+  const char *label;
+} TinyConfig;
+
+static const FfmParamSpec tiny_params[] = {
+  { "size_kib", FFM_PARAM_NUMBER, "64", "buffer size (KiB)", 1, 1e6, NULL },
+  { "pes", FFM_PARAM_INTEGER, "4", "PEs", 1, 4096, NULL },
+  { "label", FFM_PARAM_STRING, "plain", "a label; 'fail' makes the build fail", 0, 0, NULL },
+  { NULL, 0, NULL, NULL, 0, 0, NULL }
+};
+
+static const gsize tiny_offsets[] = {
+  G_STRUCT_OFFSET (TinyConfig, size_kib),
+  G_STRUCT_OFFSET (TinyConfig, pes),
+  G_STRUCT_OFFSET (TinyConfig, label),
+};
+
+static gboolean
+tiny_add_levels (FfmArch *arch, const void *data, GError **error)
+{
+  const TinyConfig *c = data;
+  FfmLevel *l;
+
+  if (strcmp (c->label, "fail") == 0)
+    {
+      g_set_error (error, FFM_ARCH_ERROR, FFM_ARCH_ERROR_INVALID,
+                   "architecture tiny: label 'fail' refused");
+      return FALSE;
+    }
+  l = ffm_arch_add_memory (arch, "Main");
+  l->u.memory.size = INFINITY;
+  l = ffm_arch_add_memory (arch, "Buffer");
+  l->u.memory.size = c->size_kib * 8192;
+  l = ffm_arch_add_fanout (arch, "PE");
+  ffm_level_add_fanout_dim (l, "x", (guint) c->pes);
+  ffm_arch_add_compute (arch, "MAC");
+  return TRUE;
+}
+
+static const FfmSingleArchModel tiny_model = {
+  .name = "tiny",
+  .summary = "a buffer over PEs",
+  .source = "test-arch-models.c",
+  .params = tiny_params,
+  .param_offsets = tiny_offsets,
+  .config_size = sizeof (TinyConfig),
+  .add_levels = tiny_add_levels,
+};
+
+static void
+test_single_arch_model (void)
+{
+  g_auto (GStrv) names = ffm_single_arch_model_list (&tiny_model);
+  g_autofree char *about = ffm_single_arch_model_describe (&tiny_model, "tiny");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FfmParamValues) values = ffm_param_values_new ();
+  g_autoptr (FfmArch) arch = NULL;
+  FfmParamSpec *specs;
+
+  g_test_summary ("A model of one architecture from a table: its name only, its "
+                  "parameters read into its struct, errors that name what the user set");
+  g_assert_cmpuint (g_strv_length (names), ==, 1);
+  g_assert_cmpstr (names[0], ==, "tiny");
+  g_assert_cmpstr (about, ==, "a buffer over PEs");
+  g_assert_null (ffm_single_arch_model_describe (&tiny_model, "huge"));
+  g_assert_null (ffm_single_arch_model_get_params (&tiny_model, "huge", &error));
+  g_assert_error (error, FFM_ARCH_ERROR, FFM_ARCH_ERROR_NOT_FOUND);
+  g_assert_nonnull (strstr (error->message, "only 'tiny'"));
+  g_clear_error (&error);
+  specs = ffm_single_arch_model_get_params (&tiny_model, "tiny", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (specs[2].name, ==, "label");
+  g_assert_null (specs[3].name);
+  ffm_param_specs_free (specs);
+
+  /* Defaults, then values. */
+  arch = ffm_single_arch_model_build (&tiny_model, "tiny", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (ffm_arch_get_name (arch), ==, "tiny");
+  g_assert_cmpfloat (ffm_arch_get_level (arch, 1)->u.memory.size, ==, 64 * 8192);
+  g_clear_pointer (&arch, ffm_arch_unref);
+  ffm_param_values_set (values, "size_kib", "2");
+  ffm_param_values_set (values, "pes", "16");
+  arch = ffm_single_arch_model_build (&tiny_model, "tiny", values, &error);
+  g_assert_no_error (error);
+  g_assert_cmpfloat (ffm_arch_get_level (arch, 1)->u.memory.size, ==, 2 * 8192);
+  g_clear_pointer (&arch, ffm_arch_unref);
+
+  /* A value out of range, an unknown parameter, the model's own refusal. */
+  ffm_param_values_set (values, "pes", "0");
+  g_assert_null (ffm_single_arch_model_build (&tiny_model, "tiny", values, &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "pes"));
+  g_assert_nonnull (strstr (error->message, "architecture tiny"));
+  g_clear_error (&error);
+  ffm_param_values_set (values, "pes", "4");
+  ffm_param_values_set (values, "label", "fail");
+  g_assert_null (ffm_single_arch_model_build (&tiny_model, "tiny", values, &error));
+  g_assert_error (error, FFM_ARCH_ERROR, FFM_ARCH_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_null (ffm_single_arch_model_build (&tiny_model, "other", NULL, &error));
+  g_assert_error (error, FFM_ARCH_ERROR, FFM_ARCH_ERROR_NOT_FOUND);
+}
+
 /* ---- Edge ---- */
 
 static void
@@ -739,6 +848,7 @@ main (int argc, char **argv)
   registry = ffm_plugin_registry_new ();
   ffm_plugin_registry_scan (registry);
 
+  g_test_add_func ("/arch-models/single-arch-model", test_single_arch_model);
   g_test_add_func ("/arch-models/tpuv4i/descriptor", test_tpu_descriptor);
   g_test_add_func ("/arch-models/tpuv4i/defaults", test_tpu_defaults);
   g_test_add_func ("/arch-models/tpuv4i/changed", test_tpu_changed);

@@ -4,6 +4,7 @@
  * lifetimes of fused tiles, infeasible joins, --unfused, thread counts,
  * and the exhaustive strategy's size limit. */
 #include <ffm/ffm.h>
+#include "debug-flags.h"
 
 #include <string.h>
 
@@ -572,14 +573,12 @@ test_threads (void)
   g_autoptr (FfmArch) a = named_arch ("tpuv4i");
   g_autoptr (GError) error = NULL;
   static const guint thread_counts[] = { 1, 2, 7 };
-  g_autofree char *saved = g_strdup (g_getenv ("FFM_JOIN_WALK_CHUNK"));
 
   g_test_summary ("deterministic: 1, 2 and 7 threads give the same mappings, to the bit, "
                   "also when every left group is a job of the join's walk");
   for (FfmObjective o = FFM_OBJECTIVE_EDP; o <= FFM_OBJECTIVE_PARETO; o++)
     {
       g_autoptr (FfmSearchResult) one = NULL;
-      g_unsetenv ("FFM_JOIN_WALK_CHUNK");
       one = run (fixture.ffm, w, a, o, 1, FALSE, &error);
       g_assert_no_error (error);
       for (guint k = 0; k < 2 * G_N_ELEMENTS (thread_counts); k++)
@@ -587,7 +586,7 @@ test_threads (void)
           guint threads = thread_counts[k % G_N_ELEMENTS (thread_counts)];
           g_autoptr (FfmSearchResult) other = NULL;
           if (k == G_N_ELEMENTS (thread_counts))
-            g_setenv ("FFM_JOIN_WALK_CHUNK", "1", TRUE);
+            test_debug_push ("join-walk-chunk=1");
           other = run (fixture.ffm, w, a, o, threads, FALSE, &error);
           g_assert_no_error (error);
           g_assert_cmpuint (ffm_search_result_get_n_solutions (one), ==,
@@ -601,11 +600,8 @@ test_threads (void)
               g_assert_true (ffm_mapping_equal (x->mapping, y->mapping));
             }
         }
+      test_debug_pop ();
     }
-  if (saved != NULL)
-    g_setenv ("FFM_JOIN_WALK_CHUNK", saved, TRUE);
-  else
-    g_unsetenv ("FFM_JOIN_WALK_CHUNK");
 }
 
 /* The Pareto set: non-dominated, energy ascending, holding the optima of

@@ -30,7 +30,7 @@
  *
  * /ffm/optimality/growing-groups runs problems with the join pruning its
  * groups while it fills them as soon as they pass twice their last
- * survivors plus one row (FFM_JOIN_GROW_PRUNE_ROWS=1; by default plus
+ * survivors plus one row (FFM_DEBUG=join-grow-prune-rows; by default plus
  * 262,144 rows, which small problems never reach).
  *
  * FFM_OPTIMALITY_CASES=N sets the number of problems (default 200),
@@ -42,6 +42,7 @@
 #include <ffm/ffm.h>
 
 #include "random-problem.h"
+#include "debug-flags.h"
 
 #include <math.h>
 #include <string.h>
@@ -579,24 +580,13 @@ test_optimality (void)
 static void
 test_optimality_growing_groups (void)
 {
-  g_autofree char *saved = g_strdup (g_getenv ("FFM_JOIN_GROW_PRUNE_ROWS"));
-  g_autofree char *saved_chunk = g_strdup (g_getenv ("FFM_JOIN_WALK_CHUNK"));
-
   g_test_summary ("FFM equals exhaustive search when the join prunes its "
                   "groups while it fills them, as often as it can, and walks "
                   "each left group in a job of its own");
-  g_setenv ("FFM_JOIN_GROW_PRUNE_ROWS", "1", TRUE);
-  g_setenv ("FFM_JOIN_WALK_CHUNK", "1", TRUE);
+  test_debug_push ("join-grow-prune-rows=1,join-walk-chunk=1");
   run_cases (env_number ("FFM_OPTIMALITY_CASES", DEFAULT_CASES) / 4 + 1,
              env_number ("FFM_OPTIMALITY_SEED", DEFAULT_SEED) + 7000, FFM_IMPERFECT_NONE);
-  if (saved != NULL)
-    g_setenv ("FFM_JOIN_GROW_PRUNE_ROWS", saved, TRUE);
-  else
-    g_unsetenv ("FFM_JOIN_GROW_PRUNE_ROWS");
-  if (saved_chunk != NULL)
-    g_setenv ("FFM_JOIN_WALK_CHUNK", saved_chunk, TRUE);
-  else
-    g_unsetenv ("FFM_JOIN_WALK_CHUNK");
+  test_debug_pop ();
 }
 
 static void

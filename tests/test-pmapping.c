@@ -21,6 +21,7 @@
 #include "ffm-pmapping-diagnostics.h"
 #include "ffm-storage-bound.h"
 #include "random-problem.h"
+#include "debug-flags.h"
 #include <math.h>
 #include <string.h>
 
@@ -87,17 +88,17 @@ generate (FfmWorkload *w, FfmArch *a, const FfmPmappingOptions *options)
   return set;
 }
 
-/* generate() with environment variable @var (a knob of the generator's
- * internals) set to @value for the one run. */
+/* generate() with the debug flags @flags (FFM_DEBUG's syntax: a knob of
+ * the generator's internals) added for the one run. */
 static FfmPmappingSet *
-generate_with_env (FfmWorkload *w, FfmArch *a, const FfmPmappingOptions *options,
-                   const char *var, const char *value)
+generate_with_debug (FfmWorkload *w, FfmArch *a, const FfmPmappingOptions *options,
+                     const char *flags)
 {
   FfmPmappingSet *set;
 
-  g_setenv (var, value, TRUE);
+  test_debug_push (flags);
   set = generate (w, a, options);
-  g_unsetenv (var);
+  test_debug_pop ();
   return set;
 }
 
@@ -1246,11 +1247,9 @@ assert_best_as_brute (FfmWorkload *w, FfmArch *a, const FfmPmappingSet *set,
       g_autoptr(FfmPmappingSet) lex = NULL;
       double best, tie;
       FfmPmappingOptions lo = *options;
-      if (diagnostics)
-        ffm_pmapping_options_set_diagnostics (&lo, TRUE, TRUE);
       lo.objectives = ffm_pmapping_objectives_for (first == 0 ? FFM_OBJECTIVE_ENERGY
                                                    : FFM_OBJECTIVE_LATENCY);
-      lex = generate (w, a, &lo);
+      lex = generate_with_debug (w, a, &lo, diagnostics ? "track-all-memories" : "");
       lex_best_of_set (ffm_pmapping_set_get_einsum (lex, 0), first == 0, &best, &tie);
       g_assert_cmpfloat (best, ==, first == 0 ? brute->best_energy : brute->best_latency);
       g_assert_cmpfloat (tie, ==, first == 0 ? brute->energy_tie : brute->latency_tie);
@@ -1283,7 +1282,7 @@ check_against_brute_force_constrained (FfmWorkload *w, FfmArch *a, guint einsum,
   /* the one-loop space (its witness below needs it; the optimality tests
    * cover more fused loops) */
   options.max_fused_loops = 1;
-  ffm_pmapping_options_set_diagnostics (&options, TRUE, TRUE);
+  test_debug_push ("track-all-memories");
   options.imperfect = imperfect;
   options.constraints = constraints;
   if (constraints != NULL)
@@ -1302,14 +1301,15 @@ check_against_brute_force_constrained (FfmWorkload *w, FfmArch *a, guint einsum,
           g_assert_cmpuint (brute->valid, ==, 0);
           g_hash_table_destroy (brute->fronts);
           g_free (brute);
+          test_debug_pop ();
           return;
         }
       assert_rows_admitted (w, a, set, bound);
     }
   else
     set = generate (w, a, &options);
-  ffm_pmapping_options_set_diagnostics (&options, FALSE, TRUE);
-  unpruned = generate (w, a, &options);
+  unpruned = generate_with_debug (w, a, &options, "no-partial-pruning");
+  test_debug_pop ();
   assert_pareto_sets_equal (set, unpruned);
 
   pm = ffm_pmapping_set_get_einsum (set, 0);
@@ -1485,7 +1485,7 @@ check_choices_bounded (FfmWorkload *w, FfmArch *a)
   options.n_threads = 1;
   set = generate (w, a, &options);
   n_bounded = ffm_pmapping_set_count_choices_bounded (set);
-  unbounded = generate_with_env (w, a, &options, "FFM_PMAPPING_NO_CHOICE_BOUNDS", "1");
+  unbounded = generate_with_debug (w, a, &options, "no-choice-bounds");
   g_assert_cmpuint (ffm_pmapping_set_count_choices_bounded (unbounded), ==, 0);
   brute = brute_force (w, a, 0, -1, FFM_IMPERFECT_NONE, NULL);
   assert_best_as_brute (w, a, set, &options, FALSE, brute);
@@ -2071,8 +2071,7 @@ assert_pruning_exact (FfmWorkload *w, FfmArch *a, FfmPmappingOptions *options,
   g_autoptr(FfmPmappingSet) pruned = generate (w, a, options);
   g_autoptr(FfmPmappingSet) full = NULL;
 
-  ffm_pmapping_options_set_diagnostics (options, FALSE, FALSE);
-  full = generate (w, a, options);
+  full = generate_with_debug (w, a, options, "no-partial-pruning");
   assert_pareto_sets_equal (pruned, full);
   *n_pruned = count_evaluated (pruned);
   *n_full = count_evaluated (full);
@@ -2095,8 +2094,8 @@ test_partial_pruning (gconstpointer data)
   assert_pruning_exact (w, a, &options, &n_pruned, &n_full);
   g_test_message ("evaluated %" G_GUINT64_FORMAT " pruned, %" G_GUINT64_FORMAT
                   " in full", n_pruned, n_full);
-  /* Tables cut into small chunks prune less (FFM_PMAPPING_CHUNK_ROWS). */
-  if (g_getenv ("FFM_PMAPPING_CHUNK_ROWS") == NULL)
+  /* Tables cut into small chunks prune less (FFM_DEBUG=chunk-rows). */
+  if (!ffm_debug_flag_is_set (FFM_DEBUG_CHUNK_ROWS))
     g_assert_cmpuint (n_pruned * 2, <, n_full);
 }
 
@@ -2475,8 +2474,7 @@ test_min_usage_size_one (void)
       FfmPmappingOptions options;
       g_autoptr(FfmPmappingSet) set = NULL;
       ffm_pmapping_options_init (&options);
-      ffm_pmapping_options_set_diagnostics (&options, prune, FALSE);
-      set = generate (w, a, &options);
+      set = generate_with_debug (w, a, &options, prune ? "" : "no-partial-pruning");
       /* T0 cannot be multicast: across n1 every instance fetches its own
        * copy, so the lowest energy puts only n0 across PE (2 of 4
        * instances, just the minimum) and n1 in time below the LocalBuffer. */
@@ -2519,8 +2517,7 @@ test_min_usage_try_best (void)
       g_autoptr(FfmPmappingSet) set = NULL;
       guint64 lo, hi;
       ffm_pmapping_options_init (&options);
-      ffm_pmapping_options_set_diagnostics (&options, prune, FALSE);
-      set = generate (w, a, &options);
+      set = generate_with_debug (w, a, &options, prune ? "" : "no-partial-pruning");
       g_assert_cmpuint (fanout_usage_range (w, a, set, &lo, &hi), >, 0);
       g_assert_cmpuint (lo, ==, 2);
       g_assert_cmpuint (hi, ==, 2);
@@ -2620,7 +2617,7 @@ test_progress (void)
   g_mutex_clear (&log.lock);
 }
 
-/* Tables cut into chunks (FFM_PMAPPING_CHUNK_ROWS, the bound that keeps
+/* Tables cut into chunks (FFM_DEBUG=chunk-rows, the bound that keeps
  * the tile search's memory flat) give the same Pareto sets as whole
  * tables, with more tile vectors evaluated the smaller the chunks. */
 static void
@@ -2637,17 +2634,16 @@ test_chunked_tables (void)
   ffm_pmapping_options_init (&options);
   options.n_threads = 2;
   options.max_fused_loops = -1;
-  g_unsetenv ("FFM_PMAPPING_CHUNK_ROWS");
   whole = generate (w, a, &options);
   n_whole = count_evaluated (whole);
   n_last = n_whole;
   for (guint c = 0; c < G_N_ELEMENTS (chunks); c++)
     {
       g_autoptr(FfmPmappingSet) cut = NULL;
-      g_autofree char *value = g_strdup_printf ("%u", chunks[c]);
+      g_autofree char *flags = g_strdup_printf ("chunk-rows=%u", chunks[c]);
       guint64 n;
 
-      cut = generate_with_env (w, a, &options, "FFM_PMAPPING_CHUNK_ROWS", value);
+      cut = generate_with_debug (w, a, &options, flags);
       assert_pareto_sets_equal (whole, cut);
       n = count_evaluated (cut);
       g_test_message ("chunks of %u rows: %" G_GUINT64_FORMAT " evaluated (whole: %"
@@ -2671,11 +2667,11 @@ small_conv (void)
 
 /* Generates 3 chained matmuls on the simple architecture and a 1D
  * convolution on a deep one (unlimited fused loops, 2 threads,
- * FFM_PMAPPING_CHECK_TERMS), each without and with environment variable
- * @var set to @value, and checks that every group keeps its Pareto set;
+ * FFM_DEBUG=check-terms), each without and with the debug flags @flags,
+ * and checks that every group keeps its Pareto set;
  * with @same_leaves, also that the same tile vectors were evaluated. */
 static void
-assert_knob_keeps_pareto_sets (const char *var, const char *value, gboolean same_leaves)
+assert_knob_keeps_pareto_sets (const char *flags, gboolean same_leaves)
 {
   g_autoptr(FfmWorkload) mm = load_matmuls (3, 64, 48);
   g_autoptr(FfmArch) simple = arch_from_file ("simple.json");
@@ -2694,17 +2690,17 @@ assert_knob_keeps_pareto_sets (const char *var, const char *value, gboolean same
       options.n_threads = 2;
       options.max_fused_loops = -1;
       plain = generate (workloads[i], archs[i], &options);
-      knob = generate_with_env (workloads[i], archs[i], &options, var, value);
+      knob = generate_with_debug (workloads[i], archs[i], &options, flags);
       assert_pareto_sets_equal (plain, knob);
       if (same_leaves)
         g_assert_cmpuint (count_evaluated (plain), ==, count_evaluated (knob));
-      g_test_message ("%s: %" G_GUINT64_FORMAT " evaluated with %s=%s, %"
+      g_test_message ("%s: %" G_GUINT64_FORMAT " evaluated with %s, %"
                       G_GUINT64_FORMAT " without", i == 0 ? "matmuls" : "conv",
-                      count_evaluated (knob), var, value, count_evaluated (plain));
+                      count_evaluated (knob), flags, count_evaluated (plain));
     }
 }
 
-/* A table pruned in a sample first (FFM_PMAPPING_PRUNE_SAMPLE_ROWS: 8
+/* A table pruned in a sample first (FFM_DEBUG=prune-sample-rows: 8
  * rows here, so that small tables take that path) and left unpruned when
  * the sample drops nothing keeps every group's Pareto set: on matmuls and
  * on convolutions. */
@@ -2713,26 +2709,26 @@ test_sampled_pruning (void)
 {
   g_test_summary ("Pruning a table only when a sample of it shows that "
                   "pruning drops rows keeps every group's Pareto set");
-  assert_knob_keeps_pareto_sets ("FFM_PMAPPING_PRUNE_SAMPLE_ROWS", "8", FALSE);
+  assert_knob_keeps_pareto_sets ("prune-sample-rows=8", FALSE);
 }
 
-/* Tables whose keys the radix sort orders (FFM_PMAPPING_RADIX_MIN_ROWS:
+/* Tables whose keys the radix sort orders (FFM_DEBUG=radix-min-rows:
  * 64 rows here, so that small tables take that path; with
- * FFM_PMAPPING_CHECK_TERMS each such sort checks its order) prune the same
+ * FFM_DEBUG=check-terms each such sort checks its order) prune the same
  * rows as with the quicksort: the same leaves evaluated, the same groups. */
 static void
 test_radix_sorted_pruning (void)
 {
   g_test_summary ("Pruning whose keys are sorted by radix keeps the same rows "
                   "as with the quicksort");
-  assert_knob_keeps_pareto_sets ("FFM_PMAPPING_RADIX_MIN_ROWS", "64", TRUE);
+  assert_knob_keeps_pareto_sets ("radix-min-rows=64", TRUE);
 }
 
 /* The leaves of a template are evaluated unless a valid leaf of the same
  * diff matches or beats them in what the groups compare (energy, latency,
  * the reservations of memories not known untracked): every group keeps
  * its Pareto set, with fewer tile vectors evaluated than with every leaf
- * taken (FFM_PMAPPING_EVERY_LEAF, for tests). */
+ * taken (FFM_DEBUG=every-leaf, for tests). */
 static void
 test_leaves_pruned (void)
 {
@@ -2755,8 +2751,8 @@ test_leaves_pruned (void)
         options.n_threads = 2;
         options.max_fused_loops = fused;
         pruned = generate (workloads[i], deep, &options);
-        every = generate_with_env (workloads[i], deep, &options,
-                                   "FFM_PMAPPING_EVERY_LEAF", "1");
+        every = generate_with_debug (workloads[i], deep, &options,
+                                   "every-leaf");
         assert_pareto_sets_equal (pruned, every);
         assert_pareto_sets_equal (every, pruned);
         g_test_message ("%s, max fused loops %d: %" G_GUINT64_FORMAT " evaluated, %"
@@ -2796,7 +2792,7 @@ chunk_cases (FfmWorkload *conv, FfmWorkload *mm, FfmArch *deep, FfmArch *simple,
  * dominates (same diff, every slot the groups compare) are not written:
  * with tables cut into small chunks, every group keeps the Pareto set it
  * has with each chunk pruning only its own rows
- * (FFM_PMAPPING_LEAVES_PER_CHUNK=1) and with every leaf evaluated, and
+ * (FFM_DEBUG=leaves-per-chunk) and with every leaf evaluated, and
  * fewer leaves are evaluated than per chunk (else the store never
  * worked). */
 static void
@@ -2812,7 +2808,7 @@ test_leaves_across_chunks (void)
   chunk_cases (conv, mm, deep, simple, cases);
   g_test_summary ("Leaves taken in earlier chunks prune the complete rows of later "
                   "ones, and every group keeps its Pareto set");
-  g_setenv ("FFM_PMAPPING_CHUNK_ROWS", "16", TRUE);
+  test_debug_push ("chunk-rows=16");
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       FfmPmappingOptions options;
@@ -2824,10 +2820,10 @@ test_leaves_across_chunks (void)
       options.n_threads = 2;
       options.max_fused_loops = cases[i].fused;
       store = generate (cases[i].w, cases[i].a, &options);
-      per_chunk = generate_with_env (cases[i].w, cases[i].a, &options,
-                                     "FFM_PMAPPING_LEAVES_PER_CHUNK", "1");
-      every = generate_with_env (cases[i].w, cases[i].a, &options,
-                                 "FFM_PMAPPING_EVERY_LEAF", "1");
+      per_chunk = generate_with_debug (cases[i].w, cases[i].a, &options,
+                                     "leaves-per-chunk");
+      every = generate_with_debug (cases[i].w, cases[i].a, &options,
+                                 "every-leaf");
       assert_pareto_sets_equal (store, every);
       assert_pareto_sets_equal (every, store);
       assert_pareto_sets_equal (store, per_chunk);
@@ -2839,7 +2835,7 @@ test_leaves_across_chunks (void)
       n_store += count_evaluated (store);
       n_per_chunk += count_evaluated (per_chunk);
     }
-  g_unsetenv ("FFM_PMAPPING_CHUNK_ROWS");
+  test_debug_pop ();
   g_assert_cmpuint (n_store, <, n_per_chunk);
 }
 
@@ -2864,7 +2860,7 @@ test_bucket_bounds (void)
   chunk_cases (conv, mm, deep, simple, cases);
   g_test_summary ("Groups of complete rows cut by their bounds hold only rows a "
                   "taken leaf dominates: the same groups and leaves without them");
-  g_setenv ("FFM_PMAPPING_CHUNK_ROWS", "16", TRUE);
+  test_debug_push ("chunk-rows=16");
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       FfmPmappingOptions options;
@@ -2875,8 +2871,8 @@ test_bucket_bounds (void)
       options.n_threads = 2;
       options.max_fused_loops = cases[i].fused;
       bounded = generate (cases[i].w, cases[i].a, &options);
-      unbounded = generate_with_env (cases[i].w, cases[i].a, &options,
-                                     "FFM_PMAPPING_NO_BUCKET_BOUNDS", "1");
+      unbounded = generate_with_debug (cases[i].w, cases[i].a, &options,
+                                     "no-bucket-bounds");
       assert_pareto_sets_equal (bounded, unbounded);
       assert_pareto_sets_equal (unbounded, bounded);
       g_assert_cmpuint (count_evaluated (bounded), ==, count_evaluated (unbounded));
@@ -2886,7 +2882,7 @@ test_bucket_bounds (void)
                       ffm_pmapping_set_count_bucket_cuts (bounded), count_evaluated (bounded));
       n_cuts += ffm_pmapping_set_count_bucket_cuts (bounded);
     }
-  g_unsetenv ("FFM_PMAPPING_CHUNK_ROWS");
+  test_debug_pop ();
   g_assert_cmpuint (n_cuts, >, 0);
 }
 
@@ -2894,7 +2890,7 @@ test_bucket_bounds (void)
  * last, or the pilots' choice between them) changes the work, never the
  * pmappings: every group keeps the same Pareto set under each. The forced
  * orders must differ somewhere, and the pilots, which on problems this
- * small would keep the greedy order (FFM_PMAPPING_PILOT_MIN_WORK=1 lets
+ * small would keep the greedy order (FFM_DEBUG=pilot-min-work lets
  * them choose), must choose each order somewhere, or the test would
  * compare a search with itself. */
 static void
@@ -2929,15 +2925,12 @@ test_search_order (void)
         {
           guint64 n = 0;
           guint n_templates = 0, n_last;
-          if (orders[o] != NULL)
-            g_setenv ("FFM_PMAPPING_ORDER", orders[o], TRUE);
-          else
-            g_unsetenv ("FFM_PMAPPING_ORDER");
-          if (min_work[o] != NULL)
-            g_setenv ("FFM_PMAPPING_PILOT_MIN_WORK", min_work[o], TRUE);
-          else
-            g_unsetenv ("FFM_PMAPPING_PILOT_MIN_WORK");
-          sets[o] = generate (cases[i].w, cases[i].a, &options);
+          g_autofree char *flags =
+            g_strdup_printf ("%s%s%s%s", orders[o] != NULL ? "order=" : "",
+                             orders[o] != NULL ? orders[o] : "",
+                             min_work[o] != NULL ? ",pilot-min-work=" : "",
+                             min_work[o] != NULL ? min_work[o] : "");
+          sets[o] = generate_with_debug (cases[i].w, cases[i].a, &options, flags);
           for (guint e = 0; e < ffm_pmapping_set_get_n_einsums (sets[o]); e++)
             {
               const FfmPmappingStats *st =
@@ -2960,8 +2953,6 @@ test_search_order (void)
               chosen_greedy += n_templates - n_last;
             }
         }
-      g_unsetenv ("FFM_PMAPPING_ORDER");
-      g_unsetenv ("FFM_PMAPPING_PILOT_MIN_WORK");
       for (guint o = 1; o < G_N_ELEMENTS (orders); o++)
         {
           assert_pareto_sets_equal (sets[0], sets[o]);
@@ -2978,7 +2969,7 @@ test_search_order (void)
 /* Memories known to be untracked before the search (they hold the whole
  * workload, or every template keeps their tiles below its fused loops)
  * leave the groups' columns from the start instead of at the end
- * (FFM_PMAPPING_UNTRACKED_LATE, for tests, drops them only at the end):
+ * (FFM_DEBUG=untracked-late, for tests, drops them only at the end):
  * the same memories tracked, the same groups with the same columns, and
  * every group the same Pareto set of values. The cases mix memories
  * dropped early, dropped late and tracked: a memory taken for untracked
@@ -3046,8 +3037,8 @@ test_untracked_early (void)
       options.n_threads = 2;
       options.max_fused_loops = cases[i].max_fused;
       early = generate (cases[i].w, cases[i].a, &options);
-      late = generate_with_env (cases[i].w, cases[i].a, &options,
-                                "FFM_PMAPPING_UNTRACKED_LATE", "1");
+      late = generate_with_debug (cases[i].w, cases[i].a, &options,
+                                "untracked-late");
       g_assert_cmpuint (ffm_pmapping_set_count_untracked_early (late), ==, 0);
       early_total += ffm_pmapping_set_count_untracked_early (early);
       g_test_message ("case %u: %u memories untracked before the search", i,
@@ -3077,8 +3068,8 @@ test_untracked_early (void)
       /* Tracking every memory (a diagnostic) drops none early. */
       if (cases[i].w == conv)
         {
-          ffm_pmapping_options_set_diagnostics (&options, TRUE, TRUE);
-          all = generate (cases[i].w, cases[i].a, &options);
+          all = generate_with_debug (cases[i].w, cases[i].a, &options,
+                                     "track-all-memories");
           g_assert_cmpuint (ffm_pmapping_set_count_untracked_early (all), ==, 0);
         }
     }
@@ -3562,8 +3553,10 @@ main (int argc, char **argv)
    * and its fast paths (the taken-leaf store, the capacity bound per
    * chain) their slow witnesses (a difference is a g_warning, fatal
    * here): on for every test, none turns it off (one that did left the
-   * tests registered after it unchecked). */
-  g_setenv ("FFM_PMAPPING_CHECK_TERMS", "1", FALSE);
+   * tests registered after it unchecked). Builds without the test hooks
+   * have no self-checks to turn on. */
+  if (ffm_debug_has_test_hooks ())
+    test_debug_push ("check-terms");
   g_test_add_func ("/pmapping/pareto", test_pareto);
   g_test_add_func ("/pmapping/pareto-lexicographic", test_pareto_lexicographic);
   g_test_add_func ("/pmapping/pareto-front", test_pareto_front);

@@ -97,6 +97,61 @@ test_search_context_init (void)
   g_assert_null (context.progress_data);
 }
 
+/* The one copy of a search's context into the generator's options
+ * (ffm_pmapping_options_init_from_context()): every field the context sets
+ * of the space, and for a caller built with a shorter struct, nothing
+ * beyond it. */
+static void
+test_pmapping_options_from_context (void)
+{
+  FfmSearchContext ctx;
+  FfmPmappingOptions o;
+  gint cancel = 0;
+  guchar bytes[sizeof (FfmPmappingOptions) + 16];
+  gsize short_size = G_STRUCT_OFFSET (FfmPmappingOptions, unfused);
+
+  ffm_search_context_init (&ctx, NULL);
+  ctx.objective = FFM_OBJECTIVE_LATENCY;
+  ctx.max_fused_loops = 3;
+  ctx.max_fused_loops_per_rank_var = 2;
+  ctx.unfused = TRUE;
+  ctx.n_threads = 5;
+  ctx.cancel = &cancel;
+  ctx.imperfect = FFM_IMPERFECT_SPATIAL;
+  ctx.max_memory = 12345;
+  ctx.max_template_seconds = 2.5;
+  ctx.max_templates = 77;
+  memset (&o, 0xff, sizeof o);
+  ffm_pmapping_options_init_from_context (&o, &ctx);
+  g_assert_cmpuint (o.struct_size, ==, sizeof o);
+  g_assert_cmpuint (o.objectives, ==, ffm_pmapping_objectives_for (FFM_OBJECTIVE_LATENCY));
+  g_assert_cmpint (o.max_fused_loops, ==, 3);
+  g_assert_cmpint (o.max_fused_loops_per_rank_var, ==, 2);
+  g_assert_true (o.unfused);
+  g_assert_cmpuint (o.n_threads, ==, 5);
+  g_assert_true (o.cancel == &cancel);
+  g_assert_cmpint (o.imperfect, ==, FFM_IMPERFECT_SPATIAL);
+  g_assert_cmpuint (o.max_memory, ==, 12345);
+  g_assert_cmpfloat (o.max_template_seconds, ==, 2.5);
+  g_assert_cmpuint (o.max_templates, ==, 77);
+  g_assert_null (o.progress);
+  g_assert_null (o.constraints);
+
+  /* A context from an older host has no budgets: the defaults stay. */
+  ctx.struct_size = G_STRUCT_OFFSET (FfmSearchContext, max_templates);
+  ffm_pmapping_options_init_from_context (&o, &ctx);
+  g_assert_cmpuint (o.max_templates, ==, 0);
+  g_assert_cmpuint (o.max_memory, ==, 0);
+
+  /* A caller built with fewer fields: nothing written beyond them. */
+  memset (bytes, 0xab, sizeof bytes);
+  ffm_pmapping_options_init_from_context_sized ((FfmPmappingOptions *) (void *) bytes,
+                                                short_size, &ctx);
+  g_assert_cmpuint (((FfmPmappingOptions *) (void *) bytes)->struct_size, ==, short_size);
+  for (gsize i = short_size; i < sizeof bytes; i++)
+    g_assert_cmpuint (bytes[i], ==, 0xab);
+}
+
 static void
 test_search_result (void)
 {
@@ -155,5 +210,6 @@ main (int argc, char **argv)
   g_test_add_func ("/problem/objective-strings", test_objective_strings);
   g_test_add_func ("/problem/search-context-init", test_search_context_init);
   g_test_add_func ("/problem/search-result", test_search_result);
+  g_test_add_func ("/problem/pmapping-options-from-context", test_pmapping_options_from_context);
   return g_test_run ();
 }

@@ -61,12 +61,11 @@
  * GHz, mW); the architecture built is SI (bits, J per action, actions/s,
  * W, m^2). */
 #include <ffm/ffm.h>
+#include <ffm/ffm-single-arch-model.h>
 
 #include <math.h>
-#include <string.h>
 
 #define EDGE_ARCH_NAME "edge"
-#define EDGE_OWNER "architecture " EDGE_ARCH_NAME
 
 #define MIB_BITS (1024.0 * 1024.0 * 8.0)  /* bits in one MiB */
 #define GBPS_BITS 8e9                      /* bits/s in one GB/s */
@@ -358,80 +357,31 @@ add_mac (FfmArch *arch, const EdgeConfig *c, GError **error)
   return TRUE;
 }
 
-/* ---- Function table ---- */
+/* ---- The model ---- */
 
 static gboolean
-check_arch_name (const char *arch_name, GError **error)
+edge_add_levels (FfmArch *arch, const void *data, GError **error)
 {
-  if (arch_name != NULL && strcmp (arch_name, EDGE_ARCH_NAME) == 0)
-    return TRUE;
-  g_set_error (error, FFM_ARCH_ERROR, FFM_ARCH_ERROR_NOT_FOUND,
-               "architecture model " EDGE_ARCH_NAME ": no architecture '%s' "
-               "(this model offers only '" EDGE_ARCH_NAME "')",
-               arch_name ? arch_name : "(null)");
-  return FALSE;
+  const EdgeConfig *config = data;
+
+  add_main_memory (arch, config);
+  if (!add_global_buffer (arch, config, error))
+    return FALSE;
+  add_vector_unit (arch, config);
+  add_pe_array (arch, config);
+  return add_register (arch, config, error) && add_mac (arch, config, error);
 }
 
-static GStrv
-edge_list_architectures (void)
-{
-  const char *const names[] = { EDGE_ARCH_NAME, NULL };
-
-  return g_strdupv ((char **) names);
-}
-
-static char *
-edge_describe (const char *arch_name)
-{
-  if (!check_arch_name (arch_name, NULL))
-    return NULL;
-  return g_strdup (EDGE_SUMMARY);
-}
-
-static FfmParamSpec *
-edge_get_params (const char *arch_name, GError **error)
-{
-  if (!check_arch_name (arch_name, error))
-    return NULL;
-  return ffm_param_specs_copy (edge_params);
-}
-
-static FfmArch *
-edge_build (const char *arch_name, const FfmParamValues *values, GError **error)
-{
-  EdgeConfig config;
-  g_autoptr (FfmArch) arch = NULL;
-
-  if (!check_arch_name (arch_name, error))
-    return NULL;
-  memset (&config, 0, sizeof config);
-  if (!ffm_param_values_read_all (values, edge_params, EDGE_OWNER,
-                                  edge_param_offsets, &config, error))
-    return NULL;
-
-  arch = ffm_arch_new (EDGE_ARCH_NAME);
-  ffm_arch_set_description (arch, EDGE_SUMMARY);
-  ffm_arch_set_source (arch, EDGE_SOURCE);
-  add_main_memory (arch, &config);
-  if (!add_global_buffer (arch, &config, error))
-    return NULL;
-  add_vector_unit (arch, &config);
-  add_pe_array (arch, &config);
-  if (!add_register (arch, &config, error) || !add_mac (arch, &config, error))
-    return NULL;
-  if (!ffm_arch_finish (arch, error))
-    return NULL;
-  return g_steal_pointer (&arch);
-}
-
-static const FfmArchModelVTable edge_vtable = {
-  .struct_size = sizeof (FfmArchModelVTable),
-  .list_architectures = edge_list_architectures,
-  .describe = edge_describe,
-  .get_params = edge_get_params,
-  .build = edge_build,
+static const FfmSingleArchModel edge_model = {
+  .name = EDGE_ARCH_NAME,
+  .summary = EDGE_SUMMARY,
+  .source = EDGE_SOURCE,
+  .params = edge_params,
+  .param_offsets = edge_param_offsets,
+  .config_size = sizeof (EdgeConfig),
+  .add_levels = edge_add_levels,
 };
 
-FFM_PLUGIN_DEFINE (FFM_PLUGIN_KIND_ARCH_MODEL, EDGE_ARCH_NAME, "1.0",
-                   "~33 TOPS edge accelerator of the FFM paper (section 8; "
-                   "some numbers estimated)", arch, &edge_vtable)
+FFM_SINGLE_ARCH_MODEL_DEFINE (edge_model, EDGE_ARCH_NAME, "1.0",
+                              "~33 TOPS edge accelerator of the FFM paper (section 8; "
+                              "some numbers estimated)")

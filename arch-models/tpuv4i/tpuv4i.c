@@ -50,12 +50,11 @@
  * Units: parameters are in the units their help names (MiB, GB/s, pJ/bit,
  * GHz); the architecture built is SI (bits, J per action, actions/s, m^2). */
 #include <ffm/ffm.h>
+#include <ffm/ffm-single-arch-model.h>
 
 #include <math.h>
-#include <string.h>
 
 #define TPU_ARCH_NAME "tpuv4i"
-#define TPU_OWNER "architecture " TPU_ARCH_NAME
 
 #define MIB_BITS (1024.0 * 1024.0 * 8.0)  /* bits in one MiB */
 #define GBPS_BITS 8e9                      /* bits/s in one GB/s */
@@ -392,83 +391,36 @@ add_mac (FfmArch *arch, const TpuConfig *c)
   level->description = g_strdup ("8-bit multiply-accumulate for 3-tensor Einsums");
 }
 
-/* ---- Function table ---- */
+/* ---- The model ---- */
 
 static gboolean
-check_arch_name (const char *arch_name, GError **error)
+tpu_add_levels (FfmArch *arch, const void *data, GError **error)
 {
-  if (arch_name != NULL && strcmp (arch_name, TPU_ARCH_NAME) == 0)
-    return TRUE;
-  g_set_error (error, FFM_ARCH_ERROR, FFM_ARCH_ERROR_NOT_FOUND,
-               "architecture model " TPU_ARCH_NAME ": no architecture '%s' "
-               "(this model offers only '" TPU_ARCH_NAME "')",
-               arch_name ? arch_name : "(null)");
-  return FALSE;
+  const TpuConfig *config = data;
+
+  add_main_memory (arch, config);
+  if (!add_global_buffer (arch, config, error))
+    return FALSE;
+  add_cores (arch, config);
+  if (!add_local_buffer (arch, config, error))
+    return FALSE;
+  add_scalar_unit (arch, config);
+  add_pe_array (arch, config);
+  if (!add_register (arch, config, error))
+    return FALSE;
+  add_mac (arch, config);
+  return TRUE;
 }
 
-static GStrv
-tpu_list_architectures (void)
-{
-  const char *const names[] = { TPU_ARCH_NAME, NULL };
-
-  return g_strdupv ((char **) names);
-}
-
-static char *
-tpu_describe (const char *arch_name)
-{
-  if (!check_arch_name (arch_name, NULL))
-    return NULL;
-  return g_strdup (TPU_SUMMARY);
-}
-
-static FfmParamSpec *
-tpu_get_params (const char *arch_name, GError **error)
-{
-  if (!check_arch_name (arch_name, error))
-    return NULL;
-  return ffm_param_specs_copy (tpu_params);
-}
-
-static FfmArch *
-tpu_build (const char *arch_name, const FfmParamValues *values, GError **error)
-{
-  TpuConfig config;
-  g_autoptr (FfmArch) arch = NULL;
-
-  if (!check_arch_name (arch_name, error))
-    return NULL;
-  memset (&config, 0, sizeof config);
-  if (!ffm_param_values_read_all (values, tpu_params, TPU_OWNER,
-                                  tpu_param_offsets, &config, error))
-    return NULL;
-
-  arch = ffm_arch_new (TPU_ARCH_NAME);
-  ffm_arch_set_description (arch, TPU_SUMMARY);
-  ffm_arch_set_source (arch, TPU_SOURCE);
-  add_main_memory (arch, &config);
-  if (!add_global_buffer (arch, &config, error))
-    return NULL;
-  add_cores (arch, &config);
-  if (!add_local_buffer (arch, &config, error))
-    return NULL;
-  add_scalar_unit (arch, &config);
-  add_pe_array (arch, &config);
-  if (!add_register (arch, &config, error))
-    return NULL;
-  add_mac (arch, &config);
-  if (!ffm_arch_finish (arch, error))
-    return NULL;
-  return g_steal_pointer (&arch);
-}
-
-static const FfmArchModelVTable tpu_vtable = {
-  .struct_size = sizeof (FfmArchModelVTable),
-  .list_architectures = tpu_list_architectures,
-  .describe = tpu_describe,
-  .get_params = tpu_get_params,
-  .build = tpu_build,
+static const FfmSingleArchModel tpu_model = {
+  .name = TPU_ARCH_NAME,
+  .summary = TPU_SUMMARY,
+  .source = TPU_SOURCE,
+  .params = tpu_params,
+  .param_offsets = tpu_param_offsets,
+  .config_size = sizeof (TpuConfig),
+  .add_levels = tpu_add_levels,
 };
 
-FFM_PLUGIN_DEFINE (FFM_PLUGIN_KIND_ARCH_MODEL, TPU_ARCH_NAME, "1.0",
-                   "TPUv4i of the FFM paper (section 7.1)", arch, &tpu_vtable)
+FFM_SINGLE_ARCH_MODEL_DEFINE (tpu_model, TPU_ARCH_NAME, "1.0",
+                              "TPUv4i of the FFM paper (section 7.1)")

@@ -455,20 +455,8 @@ typedef struct {
 static double
 combo_objective (const Search *s, FfmObjective objective, guint i)
 {
-  double e = g_array_index (s->energy, double, i);
-  double l = g_array_index (s->latency, double, i);
-
-  switch (objective)
-    {
-    case FFM_OBJECTIVE_ENERGY:
-      return e;
-    case FFM_OBJECTIVE_LATENCY:
-      return l;
-    case FFM_OBJECTIVE_EDP:
-    case FFM_OBJECTIVE_PARETO:
-    default:
-      return e * l;
-    }
+  return ffm_objective_value (objective, g_array_index (s->energy, double, i),
+                              g_array_index (s->latency, double, i));
 }
 
 /* What breaks ties of @objective: latency for energy, energy for latency
@@ -476,8 +464,8 @@ combo_objective (const Search *s, FfmObjective objective, guint i)
 static double
 combo_tie (const Search *s, FfmObjective objective, guint i)
 {
-  return objective == FFM_OBJECTIVE_ENERGY ? g_array_index (s->latency, double, i)
-    : objective == FFM_OBJECTIVE_LATENCY ? g_array_index (s->energy, double, i) : 0;
+  return ffm_objective_tie (objective, g_array_index (s->energy, double, i),
+                            g_array_index (s->latency, double, i));
 }
 
 static int
@@ -690,26 +678,9 @@ generate_templates (const FfmSearchContext *ctx, GError **error)
   FfmPmappingOptions options;
   FfmProblem *problem = ctx->problem;
 
-  ffm_pmapping_options_init (&options);
-  options.max_fused_loops = ctx->max_fused_loops;
-  options.unfused = ctx->unfused;
-  options.n_threads = ctx->n_threads;
-  if (FFM_SEARCH_CONTEXT_HAS (ctx, cancel))
-    options.cancel = ctx->cancel;
-  /* the templates of the space with remainder tiles (a temporal loop
-   * after a fanout's spatial loops) */
-  if (FFM_SEARCH_CONTEXT_HAS (ctx, imperfect))
-    options.imperfect = ctx->imperfect;
-  if (FFM_SEARCH_CONTEXT_HAS (ctx, constraints))
-    options.constraints = ctx->constraints;
-  if (FFM_SEARCH_CONTEXT_HAS (ctx, max_fused_loops_per_rank_var))
-    options.max_fused_loops_per_rank_var = ctx->max_fused_loops_per_rank_var;
-  if (FFM_SEARCH_CONTEXT_HAS (ctx, max_templates))
-    {
-      options.max_memory = ctx->max_memory;
-      options.max_template_seconds = ctx->max_template_seconds;
-      options.max_templates = ctx->max_templates;
-    }
+  /* ffm's space (the templates of the space with remainder tiles, when
+   * the context asks for them) */
+  ffm_pmapping_options_init_from_context (&options, ctx);
   return ffm_pmappings_generate (ffm_problem_get_workload (problem),
                                  ffm_problem_get_arch (problem), &options, error);
 }

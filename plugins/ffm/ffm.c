@@ -150,17 +150,7 @@ typedef struct {
 static double
 candidate_value (const Candidate *c, FfmObjective objective)
 {
-  switch (objective)
-    {
-    case FFM_OBJECTIVE_ENERGY:
-      return c->energy;
-    case FFM_OBJECTIVE_LATENCY:
-      return c->latency;
-    case FFM_OBJECTIVE_EDP:
-    case FFM_OBJECTIVE_PARETO:
-    default:
-      return c->energy * c->latency;
-    }
+  return ffm_objective_value (objective, c->energy, c->latency);
 }
 
 /* TRUE if @a beats @b: a lower objective value, or for energy (latency)
@@ -329,31 +319,13 @@ ffm_run (const FfmSearchContext *ctx, const FfmParamValues *values,
 
   if (ctx->progress != NULL)
     ctx->progress (-1, "generating pmappings", ctx->progress_data);
-  ffm_pmapping_options_init (&options);
-  options.objectives = ffm_pmapping_objectives_for (ctx->objective);
-  options.max_fused_loops = ctx->max_fused_loops;
-  options.unfused = ctx->unfused;
-  options.n_threads = ctx->n_threads;
+  ffm_pmapping_options_init_from_context (&options, ctx);
   options.reuse_equal_einsums = reuse;
   options.drop_unjoinable = joinable_only;
-  if (FFM_SEARCH_CONTEXT_HAS (ctx, imperfect))
-    options.imperfect = ctx->imperfect;
-  if (FFM_SEARCH_CONTEXT_HAS (ctx, cancel))
-    options.cancel = ctx->cancel;
   if (ctx->progress != NULL)
     {
       options.progress = forward_progress;
       options.progress_data = (gpointer) ctx;
-    }
-  if (FFM_SEARCH_CONTEXT_HAS (ctx, constraints))
-    options.constraints = ctx->constraints;
-  if (FFM_SEARCH_CONTEXT_HAS (ctx, max_fused_loops_per_rank_var))
-    options.max_fused_loops_per_rank_var = ctx->max_fused_loops_per_rank_var;
-  if (FFM_SEARCH_CONTEXT_HAS (ctx, max_templates))
-    {
-      options.max_memory = ctx->max_memory;
-      options.max_template_seconds = ctx->max_template_seconds;
-      options.max_templates = ctx->max_templates;
     }
   set = ffm_pmappings_generate (w, a, &options, error);
   if (set == NULL)

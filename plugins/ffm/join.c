@@ -64,22 +64,9 @@ typedef struct {
  * decode on Simba: 140 M rows of 12 columns at one step, 13 GB), and the
  * survivors of the last pruning are not checked against each other again
  * (ffm_pareto_prune_front()). A first choice, not swept yet.
- * FFM_JOIN_GROW_PRUNE_ROWS sets another number (the optimality test sets 1
+ * FFM_DEBUG=join-grow-prune-rows sets another number (the optimality test sets 1
  * so that small problems prune while filling too). */
 #define GROW_PRUNE_SLACK 262144
-
-/* A tuning constant that the environment variable @name may replace
- * (a positive integer). */
-static guint64
-tuning_knob (const char *name, guint64 fallback)
-{
-  const char *knob = g_getenv (name);
-  guint64 value;
-
-  if (knob != NULL && g_ascii_string_to_unsigned (knob, 10, 1, G_MAXUINT32, &value, NULL))
-    return value;
-  return fallback;
-}
 
 /* join_run_items()' hand-over to its pool's threads (join-private.h). */
 typedef struct {
@@ -497,7 +484,7 @@ fill_all (Fill *f)
 
 /* TUNING: left groups per job of a step's walk (GPT-3 at unlimited fused
  * loops: up to 190 k left groups and 1.4 M candidate units a step).
- * FFM_JOIN_WALK_CHUNK sets another number (tests set 1, so that small
+ * FFM_DEBUG=join-walk-chunk sets another number (tests set 1, so that small
  * problems walk in many jobs too). */
 #define WALK_CHUNK 256
 
@@ -612,7 +599,7 @@ join_step (const JoinProblem *p, guint x, GPtrArray *left,
   g_autoptr (GArray) pairs = g_array_new (FALSE, FALSE, sizeof (Pair));
   g_autofree Pair *sorted = NULL;
   g_autofree gsize *first = NULL;
-  guint chunk = (guint) tuning_knob ("FFM_JOIN_WALK_CHUNK", WALK_CHUNK);
+  guint chunk = (guint) ffm_debug_flag_get_uint (FFM_DEBUG_JOIN_WALK_CHUNK, WALK_CHUNK);
   guint n_chunks = MAX ((guint) (((guint64) left->len + chunk - 1) / chunk), 1);
   g_autofree WalkChunk *chunks = g_new0 (WalkChunk, n_chunks);
   Walk walk = { p, x, left, chunks };
@@ -707,7 +694,7 @@ join_step (const JoinProblem *p, guint x, GPtrArray *left,
         sorted[at[pr->group]++] = *pr;
       }
   }
-  fill = (Fill) { p, o, x, left, out, sorted, first, tuning_knob ("FFM_JOIN_GROW_PRUNE_ROWS", GROW_PRUNE_SLACK), 0 };
+  fill = (Fill) { p, o, x, left, out, sorted, first, ffm_debug_flag_get_uint (FFM_DEBUG_JOIN_GROW_PRUNE_ROWS, GROW_PRUNE_SLACK), 0 };
   walked = g_get_monotonic_time ();
   filled = fill_all (&fill);
   ffm_memory_budget_release (p->budget, charged);
@@ -904,17 +891,7 @@ final_value (const JoinResult *r, FfmObjective objective, guint i)
   double e, l;
 
   join_result_get_final (r, i, &e, &l);
-  switch (objective)
-    {
-    case FFM_OBJECTIVE_ENERGY:
-      return e;
-    case FFM_OBJECTIVE_LATENCY:
-      return l;
-    case FFM_OBJECTIVE_EDP:
-    case FFM_OBJECTIVE_PARETO:
-    default:
-      return e * l;
-    }
+  return ffm_objective_value (objective, e, l);
 }
 
 /* The other objective, which breaks ties of @objective (energy for
@@ -925,8 +902,7 @@ tie_value (const JoinResult *r, FfmObjective objective, guint i)
   double e, l;
 
   join_result_get_final (r, i, &e, &l);
-  return objective == FFM_OBJECTIVE_ENERGY ? l
-    : objective == FFM_OBJECTIVE_LATENCY ? e : 0;
+  return ffm_objective_tie (objective, e, l);
 }
 
 int

@@ -65,16 +65,15 @@ byte_key_end (GByteArray *scratch)
   ByteKey *k = (ByteKey *) scratch->data;
   const guint8 *d = k->data;
   guint len = scratch->len - (guint) sizeof (ByteKey);
-  guint32 h = 2166136261u;
+  guint32 h = FFM_FNV1A32_INIT;
 
   for (guint i = 0; i + 4 <= len; i += 4)
     {
       guint32 w;
       memcpy (&w, d + i, 4);
-      h = (h ^ w) * 16777619u;
+      h = ffm_fnv1a32_word (h, w);
     }
-  for (guint i = len & ~3u; i < len; i++)
-    h = (h ^ d[i]) * 16777619u;
+  h = ffm_fnv1a32 (h, d + (len & ~3u), len & 3u);
   k->hash = h ^ (h >> 15);
   k->len = len;
   return k;

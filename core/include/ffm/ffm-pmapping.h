@@ -26,7 +26,7 @@
  * checked against brute force in tests/test-pmapping.c; docs/
  * pmapping-generator.md describes the whole.
  *
- * What the join reads (issue 5):
+ * What the join reads:
  *   - per Einsum (FfmEinsumPmappings) a list of groups (FfmPmappingGroup);
  *   - a group = its FfmCompatibility (per shared tensor: backing memory,
  *     persistent flag, its fused loops as (rank of that tensor, iterations,
@@ -132,18 +132,16 @@ typedef struct {
   guint objectives;             /* FfmPmappingObjectives; default both */
   int max_fused_loops;          /* fused loops of more than one iteration per
                                    pmapping; negative = no limit, the
-                                   default (as the reference's; 1 before
-                                   2026-12-04, its regression tests'
-                                   setting) */
+                                   default (as the reference's; 1 is its
+                                   regression tests' setting) */
   int max_fused_loops_per_rank_var; /* same, per rank variable; default 1;
                                        negative = no limit */
   guint n_threads;              /* worker threads; 0 = one per processor */
   int einsum;                   /* generate for this Einsum only; -1 = all */
   gboolean unfused;             /* every shared tensor backed in the
                                    outermost memory (no fusion) */
-  gboolean reserved_[2];        /* the generator's own diagnostics: leave
-                                   them as ffm_pmapping_options_init() sets
-                                   them */
+  gboolean reserved_[2];        /* ignored (the library's own use, in its
+                                   copy of the options) */
   gboolean reuse_equal_einsums; /* default TRUE: an Einsum whose shape, tensor
                                    classes and architecture answers equal an
                                    earlier Einsum's gets a copy of its
@@ -209,6 +207,23 @@ FFM_API void ffm_pmapping_options_init_sized (FfmPmappingOptions *options,
 /* Fills @options with the defaults. */
 #define ffm_pmapping_options_init(options) \
   ffm_pmapping_options_init_sized ((options), sizeof *(options))
+
+/* Fills the first @struct_size bytes of @options with the defaults, then
+ * with what a search's @context sets of the space and its limits: the
+ * objective's rows (ffm_pmapping_objectives_for()), the fused-loop limits,
+ * fusion off, threads, imperfect factorization, constraints, cancellation,
+ * and the memory, per-template time and template budgets (each only if the
+ * context has it, by its struct_size). The one copy every strategy makes,
+ * so that ffm, exhaustive search and the baselines' mapspace search the
+ * same space; progress and a strategy's own parameters are the caller's.
+ * Use the macro below. */
+FFM_API void ffm_pmapping_options_init_from_context_sized (FfmPmappingOptions *options,
+                                                           gsize struct_size,
+                                                           const FfmSearchContext *context);
+
+/* Fills @options for a search with @context. */
+#define ffm_pmapping_options_init_from_context(options, context) \
+  ffm_pmapping_options_init_from_context_sized ((options), sizeof *(options), (context))
 
 /* The tiles the mapspace allows a loop that may have a remainder, inside a
  * block of @enclosing: for every iteration count n from 1 to @enclosing

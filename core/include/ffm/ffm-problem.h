@@ -40,6 +40,26 @@ typedef enum {
   FFM_OBJECTIVE_PARETO,      /* the energy-latency Pareto set */
 } FfmObjective;
 
+/* What @objective ranks a mapping of @energy and @latency by, lower being
+ * better: energy, latency, or their product (EDP, and for a Pareto
+ * search the one number its single best is chosen by). Every strategy,
+ * the join and compare rank by this. */
+static inline double
+ffm_objective_value (FfmObjective objective, double energy, double latency)
+{
+  return objective == FFM_OBJECTIVE_ENERGY ? energy
+    : objective == FFM_OBJECTIVE_LATENCY ? latency : energy * latency;
+}
+
+/* What breaks ties of @objective: latency for energy, energy for latency,
+ * nothing (0) for EDP and Pareto. */
+static inline double
+ffm_objective_tie (FfmObjective objective, double energy, double latency)
+{
+  return objective == FFM_OBJECTIVE_ENERGY ? latency
+    : objective == FFM_OBJECTIVE_LATENCY ? energy : 0;
+}
+
 FFM_API const char *ffm_objective_to_string (FfmObjective objective);
 FFM_API gboolean ffm_objective_from_string (const char *text,
                                             FfmObjective *out,

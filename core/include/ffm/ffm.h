@@ -10,6 +10,8 @@
 #include <ffm/ffm-limits.h>
 #include <ffm/ffm-tsan.h>
 #include <ffm/ffm-memory-budget.h>
+#include <ffm/ffm-debug.h>
+#include <ffm/ffm-hash.h>
 #include <ffm/ffm-json-writer.h>
 #include <ffm/ffm-output-file.h>
 #include <ffm/ffm-format.h>
