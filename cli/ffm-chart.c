@@ -256,6 +256,13 @@ ffm_chart_lines (const FfmPlotAxes *axes, const FfmPlotSeries *series, guint n_s
             yhi = MAX (yhi, y.log ? log10 (se->high[i]) : se->high[i]);
         }
     }
+  if (axes->x_max > axes->x_min && usable (axes->x_min, x.log) && usable (axes->x_max, x.log))
+    {
+      xlo = MIN (xlo, x.log ? log10 (axes->x_min) : axes->x_min);
+      xhi = MAX (xhi, x.log ? log10 (axes->x_max) : axes->x_max);
+    }
+  if (axes->y_min > 0 && usable (axes->y_min, y.log))
+    ylo = y.log ? log10 (axes->y_min) : axes->y_min;
   if (axes->y_max > 0 && usable (axes->y_max, y.log))
     yhi = MIN (yhi, y.log ? log10 (axes->y_max) : axes->y_max);
   if (isfinite (ylo) && yhi < ylo)

@@ -1,6 +1,7 @@
 /* ffm-cli-cancel.c: Ctrl-C and --timeout as one cancel flag. */
 #include "ffm-cli-cancel.h"
 #include "ffm-cli-progress.h"
+#include "ffm-cli-common.h"
 
 #include <signal.h>
 #include <string.h>
@@ -15,6 +16,8 @@ static gboolean guard_active;
 struct _FfmCliCancel {
   double timeout;               /* s, 0 = none */
   struct sigaction old_action;  /* SIGINT's action before begin() */
+  struct sigaction old_term;    /* SIGTERM's */
+  gboolean term_taken;          /* begin() installed the SIGTERM handler */
   GThread *timer;               /* NULL without a timeout */
   GMutex lock;
   GCond wake;
@@ -24,13 +27,16 @@ struct _FfmCliCancel {
   char *timeout_text;           /* "stopped by --timeout N s" (owned) */
 };
 
-/* The first Ctrl-C asks the command to stop; a second one ends the
- * process at once (SIGINT's default action), after clearing the progress
- * line so that the shell's prompt starts on a clean line. */
+/* The first Ctrl-C or SIGTERM asks the command to stop; a second one
+ * ends the process at once (the signal's default action), after clearing
+ * the progress line so that the shell's prompt starts on a clean line. */
 static void
-on_sigint (int signum)
+on_stop_signal (int signum)
 {
-  if (g_atomic_int_get (&stop_reason) == FFM_CLI_STOP_INTERRUPT)
+  gint reason = signum == SIGTERM ? FFM_CLI_STOP_TERMINATE : FFM_CLI_STOP_INTERRUPT;
+
+  if (g_atomic_int_get (&stop_reason) == FFM_CLI_STOP_INTERRUPT
+      || g_atomic_int_get (&stop_reason) == FFM_CLI_STOP_TERMINATE)
     {
       struct sigaction dfl;
       memset (&dfl, 0, sizeof dfl);
@@ -41,7 +47,7 @@ on_sigint (int signum)
       raise (signum);
       return;
     }
-  g_atomic_int_set (&stop_reason, FFM_CLI_STOP_INTERRUPT);
+  g_atomic_int_set (&stop_reason, reason);
   g_atomic_int_set (&stop_flag, 1);
 }
 
@@ -87,10 +93,19 @@ ffm_cli_cancel_begin (double timeout_seconds)
   c->timeout = timeout_seconds > 0 ? timeout_seconds : 0;
 
   memset (&action, 0, sizeof action);
-  action.sa_handler = on_sigint;
+  action.sa_handler = on_stop_signal;
   sigemptyset (&action.sa_mask);
   action.sa_flags = SA_RESTART;
   sigaction (SIGINT, &action, &c->old_action);
+  {
+    struct sigaction current;
+    if (sigaction (SIGTERM, NULL, &current) == 0 && current.sa_handler == SIG_DFL
+        && !(current.sa_flags & SA_SIGINFO))
+      {
+        sigaction (SIGTERM, &action, &c->old_term);
+        c->term_taken = TRUE;
+      }
+  }
   c->timeout_text = g_strdup_printf ("stopped by --timeout %g s", c->timeout);
   if (c->timeout > 0)
     c->timer = g_thread_new ("ffm-timeout", timer_thread, c);
@@ -111,6 +126,8 @@ ffm_cli_cancel_end (FfmCliCancel *c)
       g_thread_join (c->timer);
     }
   sigaction (SIGINT, &c->old_action, NULL);
+  if (c->term_taken)
+    sigaction (SIGTERM, &c->old_term, NULL);
   g_mutex_clear (&c->lock);
   g_cond_clear (&c->wake);
   g_free (c->timeout_text);
@@ -133,6 +150,18 @@ ffm_cli_cancel_get_reason (const FfmCliCancel *c)
                                        : FFM_CLI_STOP_NONE;
 }
 
+int
+ffm_cli_stop_exit_code (FfmCliStopReason reason)
+{
+  switch (reason)
+    {
+    case FFM_CLI_STOP_INTERRUPT: return FFM_EXIT_INTERRUPTED;
+    case FFM_CLI_STOP_TIMEOUT: return FFM_EXIT_TIMEOUT;
+    case FFM_CLI_STOP_NONE:
+    default: return FFM_EXIT_OK;
+    }
+}
+
 const char *
 ffm_cli_cancel_describe (const FfmCliCancel *c)
 {
@@ -143,6 +172,8 @@ ffm_cli_cancel_describe (const FfmCliCancel *c)
       return "interrupted (Ctrl-C)";
     case FFM_CLI_STOP_TIMEOUT:
       return c->timeout_text;
+    case FFM_CLI_STOP_TERMINATE:
+      return "terminated (SIGTERM)";
     case FFM_CLI_STOP_NONE:
     default:
       return NULL;

@@ -125,26 +125,42 @@ ffm_cli_add_run_options (GOptionContext *context, FfmCliRunOptions *run, guint w
     g_option_context_add_main_entries (context, seed, NULL);
 }
 
-void
-ffm_cli_add_problem_options (GOptionContext *context,
-                             FfmCliProblemOptions *options)
+static void
+add_problem_options (GOptionContext *context, FfmCliProblemOptions *options,
+                     gboolean timeloop)
 {
   const GOptionEntry entries[] = {
     /* FILENAME, not STRING: the value may be a path, kept byte for byte. */
     { "arch", 'a', 0, G_OPTION_ARG_FILENAME, &options->arch,
-      "Architecture: a name from `ffm list`, MODEL:NAME, a JSON file, or "
-      "Timeloop YAML files timeloop:ARCH.yaml,ERT.yaml", "ARCH" },
+      timeloop ? "Architecture: a name from `ffm list`, MODEL:NAME, a JSON file, or "
+      "Timeloop YAML files timeloop:ARCH.yaml,ERT.yaml"
+      : "Architecture: a name from `ffm list`, MODEL:NAME or a JSON file", "ARCH" },
     { "arch-param", 0, 0, G_OPTION_ARG_STRING_ARRAY, &options->arch_params,
       "Set an architecture parameter (repeatable)", "KEY=VALUE" },
     { "workload", 'w', 0, G_OPTION_ARG_FILENAME, &options->workload,
-      "Workload: a name from the workload folders, a JSON file, or a "
-      "Timeloop problem timeloop:PROBLEM.yaml", "WORKLOAD" },
+      timeloop ? "Workload: a name from the workload folders, a JSON file, or a "
+      "Timeloop problem timeloop:PROBLEM.yaml"
+      : "Workload: a name from the workload folders or a JSON file", "WORKLOAD" },
     { "param", 'p', 0, G_OPTION_ARG_STRING_ARRAY, &options->params,
       "Set a workload parameter (repeatable)", "KEY=VALUE" },
     G_OPTION_ENTRY_NULL
   };
 
   g_option_context_add_main_entries (context, entries, NULL);
+}
+
+void
+ffm_cli_add_problem_options (GOptionContext *context,
+                             FfmCliProblemOptions *options)
+{
+  add_problem_options (context, options, TRUE);
+}
+
+void
+ffm_cli_add_ffm_problem_options (GOptionContext *context,
+                                 FfmCliProblemOptions *options)
+{
+  add_problem_options (context, options, FALSE);
 }
 
 static void
@@ -266,6 +282,24 @@ int
 ffm_cli_fail (const char *command, const GError *error)
 {
   g_printerr ("ffm %s: %s\n", command, error->message);
+  /* Past the budget under a limit of the process (ulimit, a control group)
+   * tighter than the machine, raising --max-memory past that limit would
+   * only trade the budget's message for a failed allocation: say so. */
+  if (g_error_matches (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_OUT_OF_MEMORY))
+    {
+      FfmMemoryDefault why;
+
+      ffm_memory_budget_default_limit (&why);
+      if (why.kind != FFM_MEMORY_LIMIT_PHYSICAL)
+        {
+          g_autofree char *limit = ffm_format_bytes (why.limit);
+          g_printerr ("ffm %s: note: this process may hold at most %s (its %s); the "
+                      "default budget is three quarters of what that leaves once the "
+                      "memory already mapped and its threads' stacks and malloc "
+                      "arenas are set aside (docs/limits.md)\n", command, limit,
+                      ffm_memory_limit_kind_to_string (why.kind));
+        }
+    }
   return FFM_EXIT_FAILURE;
 }
 
@@ -312,11 +346,24 @@ ffm_cli_parse_assignments (char **assignments, const char *option, GError **erro
   g_autoptr (FfmParamValues) values = ffm_param_values_new ();
 
   for (guint i = 0; assignments != NULL && assignments[i] != NULL; i++)
-    if (!ffm_param_values_parse_assignment (values, assignments[i], error))
-      {
-        g_prefix_error (error, "%s: ", option);
-        return NULL;
-      }
+    {
+      const char *const *keys;
+      guint n_before = g_strv_length ((char **) ffm_param_values_get_keys (values));
+      if (!ffm_param_values_parse_assignment (values, assignments[i], error))
+        {
+          g_prefix_error (error, "%s: ", option);
+          return NULL;
+        }
+      /* A key set twice would silently keep the last value. */
+      keys = ffm_param_values_get_keys (values);
+      if (g_strv_length ((char **) keys) == n_before)
+        {
+          g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
+                       "%s %s: the key is set twice (give each key once)", option,
+                       assignments[i]);
+          return NULL;
+        }
+    }
   return g_steal_pointer (&values);
 }
 
@@ -522,6 +569,15 @@ ffm_cli_problem_info_new (const char *command, const FfmPluginRegistry *registry
   workload_file = absolute_path (ffm_workload_get_source_file (workload));
   ffm_result_info_set_workload (info, options->workload, ffm_workload_get_name (workload),
                                 workload_file, ffm_workload_get_param_values (workload));
+  /* What `ffm eval` checks before it re-evaluates the result. */
+  {
+    g_autofree char *arch_digest = ffm_result_digest_file (arch_file);
+    g_autofree char *workload_digest = ffm_result_digest_file (workload_file);
+    if (arch_digest != NULL)
+      ffm_result_info_set_digest (info, "architecture", arch_digest);
+    if (workload_digest != NULL)
+      ffm_result_info_set_digest (info, "workload", workload_digest);
+  }
   return info;
 }
 

@@ -30,6 +30,8 @@ G_BEGIN_DECLS
 #define FFM_EXIT_OK 0
 #define FFM_EXIT_FAILURE 1      /* runtime or input error */
 #define FFM_EXIT_USAGE 2        /* bad arguments */
+#define FFM_EXIT_TIMEOUT 124    /* stopped by --timeout (as timeout(1) exits) */
+#define FFM_EXIT_INTERRUPTED 130 /* stopped by Ctrl-C (128 + SIGINT, as a shell reports) */
 
 /* The fixed default of --seed: runs are reproducible unless asked not to be. */
 #define FFM_CLI_DEFAULT_SEED 1
@@ -98,6 +100,10 @@ void ffm_cli_add_run_options (GOptionContext *context, FfmCliRunOptions *run,
 /* Adds --arch, --arch-param, --workload and --param. */
 void ffm_cli_add_problem_options (GOptionContext *context,
                                   FfmCliProblemOptions *options);
+/* The same without Timeloop files (timeloop:), for a command that loads
+ * ffm's own files only (sweep). */
+void ffm_cli_add_ffm_problem_options (GOptionContext *context,
+                                      FfmCliProblemOptions *options);
 
 /* Parses argv[1..argc-1] (argv[0] is the subcommand name). On success
  * returns TRUE, stores the positional arguments in *@positional (transfer

@@ -24,7 +24,8 @@ ffm_cli_add_generator_limit_options (GOptionContext *context,
   const GOptionEntry entries[] = {
     { "max-memory", 0, 0, G_OPTION_ARG_STRING, &limits->max_memory,
       "Memory the pmapping generation may hold (e.g. 8G, 512M; default three "
-      "quarters of the physical memory): past it the command fails naming the "
+      "quarters of what the machine, ulimit -v/-d and the control group leave): "
+      "past it the command fails naming the "
       "Einsum and template", "SIZE" },
     { "max-template-seconds", 0, 0, G_OPTION_ARG_DOUBLE, &limits->max_template_seconds,
       "Stop each template's tile search after S seconds, keeping what it found "

@@ -7,7 +7,8 @@
  *                                the command fails naming the Einsum and
  *                                template instead of running the machine
  *                                out of memory; default three quarters of
- *                                the physical memory;
+ *                                what the machine, ulimit -v/-d and the
+ *                                control group leave the process;
  *   --max-template-seconds S     a template's tile search stops after S s;
  *   --max-templates N            at most N templates per Einsum.
  * The last two cut the mapspace: a search cut by them is reported as not

@@ -5,6 +5,9 @@
 #include "ffm-cli-table.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -111,12 +114,102 @@ ffm_cli_add_output_options (GOptionContext *context, FfmCliOutputOptions *o,
   }
 }
 
+
+/* Where @path would be written: the resolved folder and the name, or the
+ * path as given when its folder does not exist (transfer full). */
+static char *
+output_place (const char *path)
+{
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *base = g_path_get_basename (path);
+  g_autofree char *real = realpath (dir, NULL);
+  char *place;
+
+  if (real == NULL)
+    return g_canonicalize_filename (path, NULL);
+  place = g_build_filename (real, base, NULL);
+  free (g_steal_pointer (&real));
+  return place;
+}
+
+static gboolean
+same_output (const char *a, const char *b)
+{
+  struct stat sa, sb;
+  g_autofree char *pa = NULL, *pb = NULL;
+
+  if (strcmp (a, b) == 0)
+    return TRUE;
+  if (strcmp (a, "-") == 0 || strcmp (b, "-") == 0)
+    return FALSE;
+  if (stat (a, &sa) == 0 && stat (b, &sb) == 0)
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  pa = output_place (a);
+  pb = output_place (b);
+  return strcmp (pa, pb) == 0;
+}
+
+gboolean
+ffm_cli_output_paths_check (gboolean *to_stdout, GError **error,
+                            const char *first_option, ...)
+{
+  g_autoptr (GPtrArray) options = g_ptr_array_new ();
+  g_autoptr (GPtrArray) paths = g_ptr_array_new ();
+  va_list ap;
+
+  va_start (ap, first_option);
+  for (const char *option = first_option; option != NULL;
+       option = va_arg (ap, const char *))
+    {
+      const char *path = va_arg (ap, const char *);
+      if (path == NULL)
+        continue;
+      g_ptr_array_add (options, (gpointer) option);
+      g_ptr_array_add (paths, (gpointer) path);
+    }
+  va_end (ap);
+  if (to_stdout != NULL)
+    *to_stdout = FALSE;
+  for (guint i = 0; i < paths->len; i++)
+    {
+      const char *a = paths->pdata[i];
+      if (to_stdout != NULL && strcmp (a, "-") == 0)
+        *to_stdout = TRUE;
+      if (strcmp (a, "/dev/null") == 0)
+        continue;
+      for (guint j = 0; j < i; j++)
+        if (same_output (a, paths->pdata[j]))
+          {
+            if (strcmp (a, "-") == 0)
+              g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                           "%s - and %s - cannot both write to standard output",
+                           (const char *) options->pdata[j],
+                           (const char *) options->pdata[i]);
+            else
+              g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+                           "%s %s and %s %s name the same file (one would "
+                           "overwrite the other): give each output its own file",
+                           (const char *) options->pdata[j],
+                           (const char *) paths->pdata[j],
+                           (const char *) options->pdata[i], a);
+            return FALSE;
+          }
+    }
+  return TRUE;
+}
+
 const char *
 ffm_cli_output_options_conflict (const FfmCliOutputOptions *o)
 {
-  if (g_strcmp0 (o->json, "-") == 0 && g_strcmp0 (o->csv, "-") == 0)
-    return "--json - and --csv - cannot both write to standard output";
-  return NULL;
+  /* Called from the main thread while the options are checked. */
+  static char message[1024];
+  g_autoptr (GError) error = NULL;
+
+  if (ffm_cli_output_paths_check (NULL, &error, "--json", o->json, "--csv", o->csv,
+                                  NULL))
+    return NULL;
+  g_strlcpy (message, error->message, sizeof message);
+  return message;
 }
 
 gboolean

@@ -46,8 +46,20 @@ void ffm_cli_add_output_options (GOptionContext *context,
                                  FfmCliOutputOptions *options,
                                  const char *what);
 /* NULL when the options can be used together, else the usage error
- * (both to standard output). */
+ * (both to standard output, or both to one file:
+ * ffm_cli_output_paths_check()). */
 const char *ffm_cli_output_options_conflict (const FfmCliOutputOptions *options);
+/* Checks the outputs of one command against each other: pairs of an
+ * option's name and its path (NULL when not given), ended by a NULL name.
+ * Refuses two of them naming the same file (the same text, the same
+ * existing file, or the same place once the folder is resolved: one would
+ * overwrite the other) and two "-" (standard output); /dev/null may be
+ * named more than once. *@to_stdout (may be NULL) tells whether one of
+ * them is "-", so that the command prints its data only. */
+gboolean ffm_cli_output_paths_check (gboolean *to_stdout,
+                                     GError **error,
+                                     const char *first_option,
+                                     ...) G_GNUC_NULL_TERMINATED;
 /* TRUE unless --json or --csv writes to standard output. */
 gboolean ffm_cli_output_wants_text (const FfmCliOutputOptions *options);
 /* Writes @json (a document; may be NULL when --json was not given) and

@@ -1,12 +1,15 @@
 /* ffm-cmd-compare.c: `ffm compare`, mappers head to head (the FFM paper's
- * Fig. 8).
+ * Fig. 8 and Fig. 9).
  *
  *   ffm compare --arch A --workload W [--param K=V]... [--arch-param K=V]...
  *               [--strategies ffm,set,tileflow,random] [--runs 10]
  *               [--budget 1000x | --max-evaluations N | --max-seconds S]
  *               [--checkpoints 1,10,100,1000] [--strategy-param NAME.K=V]...
+ *               [--baseline-space paper|pruned] [--charge explored|evaluation]
+ *               [--sweep-einsums N,N,... [--within PERCENT]]
  *               [--objective edp|energy|latency] [--max-fused-loops N]
  *               [--unfused] [--seed S] [--threads N] [--timeout S]
+ *               [--max-memory SIZE]
  *               [--json OUT] [--csv OUT] [--trace-csv OUT] [--plot OUT.svg]
  *               [--html OUT.html]
  *
@@ -15,18 +18,32 @@
  * the time T the budget and the checkpoints are multiples of; then every
  * other strategy runs --runs times with seeds S, S + 1000, ..., all on one
  * mapspace built once (the pmappings are generated once and shared: each
- * strategy would compute the same cache). For each strategy and each
- * checkpoint k the table gives the objective's distance above ffm's
- * optimum (median [min, max] over runs) reached by k x T of the paper's
- * modelled time (pmapping evaluations queried x the measured time of one,
- * §7.3), then by k x T of wall time (the shared generation included: what
- * a user waits for one run). --plot draws percent above optimal against
- * modelled time over T, one line per strategy with its spread (Fig. 8);
- * --json, --csv and --trace-csv hold every number, --html shows them as
- * one page (ffm-html-report.h). Ctrl-C and --timeout
- * end the comparison cleanly: the runs done so far are reported, marked
- * as interrupted. A strategy that beats ffm's optimum is reported as the
- * bug it is (exit code 1).
+ * strategy would compute the same cache). The space the baselines search
+ * and what a query of it is charged are the paper's by default and stated
+ * in every output (--baseline-space, --charge; docs/compare.md). For each
+ * strategy and each checkpoint k the table gives the objective's distance
+ * above ffm's optimum (median [min, max] over runs) reached by k x T of the
+ * paper's modelled time (pmapping evaluations queried x the measured time
+ * of one, §7.3), then by k x T of wall time (the shared generation
+ * included: what a user waits for one run); a run stopped before a
+ * checkpoint has not reached it. --plot draws percent above optimal
+ * against modelled time over T, both on log axes, one line per strategy
+ * (the median) with the band of its runs (Fig. 8); --json, --csv and
+ * --trace-csv hold every number, --html shows them as one page
+ * (ffm-html-report.h).
+ *
+ * --sweep-einsums N,... runs the comparison once per number of Einsums
+ * (the workload's parameter n_einsums: a chain of matmuls, §7.5) with ffm's
+ * Einsum reuse off, and reports, per strategy and number of Einsums, the
+ * time to come within --within percent (default 5) of ffm's optimum, each
+ * run stopping there or at the budget (a time-out); the paper's rule
+ * averages the runs, those timed out counted as finishing in ffm's time,
+ * unless more than half time out (Fig. 9; --plot draws it).
+ *
+ * Ctrl-C, SIGTERM and --timeout end the comparison cleanly: the runs done
+ * so far are reported, marked as interrupted. A strategy that beats ffm's
+ * optimum is reported as the bug it is (exit code 1). A progress line
+ * (phase, run, budget spent) is drawn on a terminal.
  * Exit codes: 0 ok, 1 when the problem does not load, ffm or a strategy
  * fails, or nothing fits, 2 for usage errors. */
 #include "ffm-cli-cancel.h"
@@ -40,28 +57,45 @@
 
 #include <math.h>
 #include <string.h>
+#include <sys/resource.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #define COMMAND "compare"
 #define DEFAULT_STRATEGIES "ffm,set,tileflow,random"
 #define DEFAULT_CHECKPOINTS "1,10,100,1000"
 #define DEFAULT_BUDGET "1000x"
+#define DEFAULT_WITHIN 5.0
 #define MAX_RUNS 10000
 /* Seeds of run r: seed + SEED_STRIDE x r (the parts of one run use seed,
  * seed + 1, ...: runs must not share them). */
 #define SEED_STRIDE 1000
 /* TUNING: points of the plotted curves, log-spaced in time. */
 #define PLOT_POINTS 80
+/* Fig. 8's axes: time to 10,000 x ffm's (the paper's), percent above the
+ * optimum down to PLOT_FLOOR (a log axis has no 0: a run at the optimum
+ * is drawn there). */
+#define PLOT_X_MAX 1e4
+#define PLOT_FLOOR 0.01
 /* Relative slack below which a baseline "beating" ffm is a rounding
  * difference, not a bug (the model's sums are exact: this is generous). */
 #define BEAT_SLACK 1e-12
+/* Checkpoints compare times with this relative slack (the budget's last
+ * charge lands on it up to rounding). */
+#define TIME_SLACK 1e-9
 
 static const char compare_description[] =
   "Runs ffm once and each other strategy --runs times on the same problem,\n"
   "cost model, mapspace and budget, and reports how far above ffm's optimum\n"
   "each gets by 1x, 10x, 100x, 1000x ffm's time (modelled as in the FFM\n"
-  "paper, and wall-clock). Example:\n"
+  "paper, and wall-clock), the baselines' space and charge stated; with\n"
+  "--sweep-einsums, the time to within --within %% of the optimum against\n"
+  "the number of Einsums. Examples:\n"
   "  ffm compare --arch tpuv4i --workload matmuls --param n_einsums=3 \\\n"
   "    --runs 5 --budget 100x --plot convergence.svg\n"
+  "  ffm compare --arch tpuv4i --workload matmul-chain --sweep-einsums 2,4,8 \\\n"
+  "    --runs 10 --budget 1000x --plot fig9.svg\n"
   "See docs/compare.md.";
 
 typedef struct {
@@ -72,11 +106,19 @@ typedef struct {
   char *strategies;             /* --strategies (owned) */
   int runs;                     /* --runs */
   char *checkpoints;            /* --checkpoints (owned) */
+  char *baseline_space;         /* --baseline-space (owned) */
+  char *charge;                 /* --charge (owned) */
+  char *sweep_einsums;          /* --sweep-einsums (owned) */
+  double within;                /* --within, percent */
   char *json;
   char *csv;
   char *trace_csv;
   char *plot;
   FfmCliVisualOptions visual;   /* --html */
+  /* Parsed: */
+  FfmMapspaceSpace space;
+  FfmMapspaceCharge charge_model;
+  gboolean data_to_stdout;      /* a data output is "-": no text on stdout */
 } CompareOptions;
 
 /* One run of one strategy. */
@@ -95,9 +137,35 @@ typedef struct {
 } Entry;
 
 typedef struct {
-  double median, low, high;     /* percent above the optimum; INFINITY: none */
-  guint reached;                /* runs with a mapping by then */
+  double median, low, high;     /* percent above the optimum, over the runs
+                                   that reached the checkpoint; INFINITY: none */
+  guint with_mapping;           /* of those, runs with a mapping by then */
+  guint reached;                /* runs that reached the checkpoint */
 } Spread;
+
+/* The progress line's phase: a prefix naming the run, then what the
+ * strategy says (its phase, or the budget spent). */
+typedef struct {
+  FfmCliProgress *progress;     /* borrowed */
+  char prefix[128];
+} Phase;
+
+/* One comparison on one problem. */
+typedef struct {
+  FfmProblem *problem;          /* borrowed */
+  FfmCliSearch ffm_search;
+  GPtrArray *entries;           /* of Entry * (owned) */
+  Run ffm;
+  double optimum;
+  double offset;                /* s: the shared generation and mapspace */
+  double ffm_cpu_seconds;       /* the process's CPU time during ffm's run:
+                                   its wall time on an unloaded machine is
+                                   about this over the threads */
+  FfmMapspace *ms;              /* the shared mapspace (owned), NULL */
+  char *stopped;                /* why it stopped early (owned), NULL */
+  gboolean beaten;
+  gboolean ffm_done;
+} Comparison;
 
 static void
 run_clear (gpointer data)
@@ -108,11 +176,24 @@ run_clear (gpointer data)
 }
 
 static void
-entry_clear (Entry *e)
+entry_free (gpointer data)
 {
+  Entry *e = data;
+
   ffm_cli_search_clear (&e->search);
   if (e->runs != NULL)
     g_array_unref (e->runs);
+  g_free (e);
+}
+
+static void
+comparison_clear (Comparison *c)
+{
+  ffm_cli_search_clear (&c->ffm_search);
+  g_clear_pointer (&c->entries, g_ptr_array_unref);
+  run_clear (&c->ffm);
+  g_clear_pointer (&c->ms, ffm_mapspace_unref);
+  g_clear_pointer (&c->stopped, g_free);
 }
 
 static double
@@ -122,7 +203,35 @@ objective_of (const FfmCostReport *r, FfmObjective objective)
                               ffm_cost_report_get_latency (r));
 }
 
+/* Returns memory the last phase freed to the system, so that the next
+ * phase's peak is its own (glibc keeps freed heap otherwise). */
+static void
+give_back_memory (void)
+{
+#ifdef __GLIBC__
+  malloc_trim (0);
+#endif
+}
+
+/* CPU time of the whole process so far (every thread), s. */
+static double
+process_cpu_seconds (void)
+{
+  struct rusage u;
+
+  if (getrusage (RUSAGE_SELF, &u) != 0)
+    return NAN;
+  return (double) u.ru_utime.tv_sec + u.ru_utime.tv_usec / 1e6
+    + (double) u.ru_stime.tv_sec + u.ru_stime.tv_usec / 1e6;
+}
+
 /* ---- Reading traces ---- */
+
+static double
+trace_time (const FfmTracePoint *p, gboolean wall, double offset)
+{
+  return wall ? p->seconds + offset : p->modelled_seconds;
+}
 
 /* The best objective of @result's trace by time @limit (modelled or wall,
  * the latter shifted by @offset), INFINITY if none yet. */
@@ -135,11 +244,29 @@ best_by (const FfmSearchResult *result, double limit, gboolean wall, double offs
   for (guint i = 0; i < trace->len; i++)
     {
       const FfmTracePoint *p = &g_array_index (trace, FfmTracePoint, i);
-      double t = wall ? p->seconds + offset : p->modelled_seconds;
-      if (t <= limit * (1 + 1e-12))
+      if (trace_time (p, wall, offset) <= limit * (1 + TIME_SLACK))
         best = MIN (best, p->best_objective);
     }
   return best;
+}
+
+/* Whether run @r got to time @limit: a run that ended by itself (its
+ * budget spent, its target reached, nothing left to try) stands at its end
+ * from then on; one stopped by Ctrl-C, SIGTERM or --timeout reached only
+ * the time its trace ends at. */
+static gboolean
+run_reached (const Run *r, double limit, gboolean wall, double offset)
+{
+  const GArray *trace;
+
+  if (r->result == NULL)
+    return FALSE;
+  if (!r->interrupted)
+    return TRUE;
+  trace = ffm_search_result_get_trace (r->result);
+  return trace->len > 0
+    && trace_time (&g_array_index (trace, FfmTracePoint, trace->len - 1), wall, offset)
+       >= limit * (1 - TIME_SLACK);
 }
 
 static double
@@ -156,39 +283,64 @@ compare_doubles (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-/* Median (unreached runs count as infinitely far), min and max of the
- * reached ones. */
+static double
+median_of (double *v, guint n)
+{
+  qsort (v, n, sizeof (double), compare_doubles);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Over the runs that reached time @limit: the median (a run without a
+ * mapping by then counts as infinitely far), min and max of those with
+ * one. */
 static Spread
 spread_at (const Entry *e, double optimum, double limit, gboolean wall, double offset)
 {
   g_autofree double *v = g_new (double, MAX (e->runs->len, 1));
-  Spread s = { INFINITY, INFINITY, INFINITY, 0 };
+  Spread s = { INFINITY, INFINITY, INFINITY, 0, 0 };
   guint n = 0;
 
   for (guint i = 0; i < e->runs->len; i++)
     {
       const Run *r = &g_array_index (e->runs, Run, i);
-      if (r->result != NULL)
+      if (run_reached (r, limit, wall, offset))
         v[n++] = percent_above (best_by (r->result, limit, wall, offset), optimum);
     }
+  s.reached = n;
   if (n == 0)
     return s;
-  qsort (v, n, sizeof (double), compare_doubles);
+  s.median = median_of (v, n);
   for (guint i = 0; i < n; i++)
-    s.reached += isfinite (v[i]);
-  s.median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-  if (s.reached > 0)
+    s.with_mapping += isfinite (v[i]);
+  if (s.with_mapping > 0)
     {
       s.low = v[0];
-      s.high = v[s.reached - 1];
+      s.high = v[s.with_mapping - 1];
     }
   return s;
+}
+
+/* The modelled time at which @result first came within @target (an
+ * objective), INFINITY if it never did. */
+static double
+time_to (const FfmSearchResult *result, double target)
+{
+  const GArray *trace = ffm_search_result_get_trace (result);
+
+  for (guint i = 0; i < trace->len; i++)
+    {
+      const FfmTracePoint *p = &g_array_index (trace, FfmTracePoint, i);
+      if (p->best_objective <= target)
+        return p->modelled_seconds;
+    }
+  return INFINITY;
 }
 
 /* ---- Options ---- */
 
 static gboolean
-parse_checkpoints (const char *text, GArray *out, GError **error)
+parse_positive_list (const char *option, const char *text, gboolean integers,
+                     GArray *out, GError **error)
 {
   g_auto (GStrv) parts = g_strsplit (text, ",", -1);
 
@@ -196,19 +348,28 @@ parse_checkpoints (const char *text, GArray *out, GError **error)
     {
       char *end = NULL;
       double v = g_ascii_strtod (g_strstrip (parts[i]), &end);
-      if (end == parts[i] || *end != '\0' || !(v > 0) || !isfinite (v))
+      if (end == parts[i] || *end != '\0' || !(v > 0) || !isfinite (v)
+          || (integers && (v != floor (v) || v > 100000)))
         {
           g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
-                       "--checkpoints takes positive multiples of ffm's time "
-                       "separated by commas (e.g. 1,10,100); got '%s'", parts[i]);
+                       "%s takes %s separated by commas; got '%s'", option,
+                       integers ? "numbers of Einsums from 1 to 100000 (e.g. 2,4,8)"
+                       : "positive multiples of ffm's time (e.g. 1,10,100)", parts[i]);
           return FALSE;
         }
+      for (guint k = 0; k < out->len; k++)
+        if (g_array_index (out, double, k) == v)
+          {
+            g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
+                         "%s gives %s twice", option, parts[i]);
+            return FALSE;
+          }
       g_array_append_val (out, v);
     }
   if (out->len == 0)
     {
       g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
-                   "--checkpoints is empty");
+                   "%s is empty", option);
       return FALSE;
     }
   return TRUE;
@@ -228,47 +389,233 @@ params_for (char **params, const char *name)
   return g_strv_builder_end (b);
 }
 
-/* ---- Output ---- */
+static gboolean
+has_param (char **params, const char *key)
+{
+  for (guint i = 0; params != NULL && params[i] != NULL; i++)
+    if (g_str_has_prefix (params[i], key) && params[i][strlen (key)] == '=')
+      return TRUE;
+  return FALSE;
+}
+
+/* ---- Progress ---- */
+
+static void
+phase_progress (double fraction, const char *phase, gpointer data)
+{
+  const Phase *p = data;
+  char text[320];
+
+  g_snprintf (text, sizeof text, "%s: %s", p->prefix, phase != NULL ? phase : "");
+  ffm_cli_progress_update (fraction, text, p->progress);
+}
+
+static void
+phase_set (Phase *p, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static void
+phase_set (Phase *p, const char *format, ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  g_vsnprintf (p->prefix, sizeof p->prefix, format, args);
+  va_end (args);
+  ffm_cli_progress_update (-1, p->prefix, p->progress);
+}
+
+/* ---- The baselines' space and charge ---- */
+
+static const char *
+space_text (FfmMapspaceSpace space)
+{
+  return space == FFM_MAPSPACE_SPACE_PRUNED
+    ? "the pmappings ffm joins (its cross-Einsum pruning: joinable only)"
+    : "every Pareto-optimal pmapping of each Einsum per compatibility, no "
+      "cross-Einsum pruning";
+}
+
+static const char *
+charge_text (FfmMapspaceCharge charge)
+{
+  return charge == FFM_MAPSPACE_CHARGE_EVALUATION
+    ? "one pmapping evaluation per queried pmapping (the paper's text)"
+    : "the pmappings the generator evaluated per Pareto pmapping it kept, per "
+      "queried pmapping of that Einsum (the FFM authors' code)";
+}
+
+static const char *
+timing_text (FfmMapspaceSpace space)
+{
+  return space == FFM_MAPSPACE_SPACE_PRUNED
+    ? "the generator's thread time per pmapping it evaluated"
+    : "measured with the generator's pruning off";
+}
+
+/* States one x ffm's time buys: ffm's wall time over one state's modelled
+ * time (its query weight x the time of one evaluation / the threads). */
+static double
+states_per_ffm_time (const FfmMapspace *ms, double ffm_seconds, guint threads)
+{
+  double state = ffm_mapspace_get_state_query_weight (ms)
+    * ffm_mapspace_get_seconds_per_pmapping (ms) / MAX (threads, 1);
+
+  return state > 0 ? ffm_seconds / state : INFINITY;
+}
+
+static void
+print_space (const Comparison *c, guint threads)
+{
+  const FfmMapspace *ms = c->ms;
+  FfmWorkload *w = ffm_mapspace_get_workload (ms);
+  guint64 pmappings = 0, usable = 0, evaluated = 0;
+  guint groups = 0, usable_groups = 0, pm_groups = 0;
+
+  g_print ("\nThe baselines' space (--baseline-space %s): %s.\n",
+           ffm_mapspace_space_to_string (ffm_mapspace_get_space (ms)),
+           space_text (ffm_mapspace_get_space (ms)));
+  g_print ("A query is charged (--charge %s): %s; one pmapping evaluation takes "
+           "%.3g us (%s).\n", ffm_mapspace_charge_to_string (ffm_mapspace_get_charge (ms)),
+           charge_text (ffm_mapspace_get_charge (ms)),
+           1e6 * ffm_mapspace_get_seconds_per_pmapping (ms),
+           timing_text (ffm_mapspace_get_space (ms)));
+  g_print ("  %-12s %11s %9s %9s %9s %13s %12s\n", "Einsum", "pmappings", "groups",
+           "mapspace", "usable", "evaluated", "charge");
+  for (guint x = 0; x < ffm_mapspace_get_n_einsums (ms); x++)
+    {
+      FfmMapspaceEinsumStats st;
+      ffm_mapspace_get_einsum_stats (ms, x, &st);
+      g_print ("  %-12s %11" G_GUINT64_FORMAT " %9u %9u %9u %13" G_GUINT64_FORMAT " %12.4g\n",
+               ffm_workload_get_einsum (w, x)->name, st.pmappings, st.pmapping_groups,
+               st.groups, st.usable_groups, st.evaluated, st.query_weight);
+      pmappings += st.pmappings;
+      pm_groups += st.pmapping_groups;
+      groups += st.groups;
+      usable_groups += st.usable_groups;
+      usable += st.usable_pmappings;
+      evaluated += st.evaluated;
+    }
+  g_print ("  %-12s %11" G_GUINT64_FORMAT " %9u %9u %9u %13" G_GUINT64_FORMAT " %12.4g\n",
+           "total", pmappings, pm_groups, groups, usable_groups, evaluated,
+           ffm_mapspace_get_state_query_weight (ms));
+  g_print ("  (pmappings: Pareto-optimal, kept by the generator; groups: its compatibility "
+           "groups; mapspace: a group per loop order, compute unit and copies; usable: in "
+           "some compatible state; evaluated: by the generator, the copied Einsum's when "
+           "reused; charge: pmapping evaluations per query)\n");
+  g_print ("Compatible group combinations 10^%.2f, compatible states (pmapping "
+           "combinations) 10^%.2f. A state costs %.4g pmapping evaluations, %.3g s of "
+           "modelled time: 1x ffm's time buys %.4g states.\n",
+           ffm_mapspace_get_log10_n_combinations (ms), ffm_mapspace_get_log10_n_states (ms),
+           ffm_mapspace_get_state_query_weight (ms),
+           ffm_mapspace_get_state_query_weight (ms) * ffm_mapspace_get_seconds_per_pmapping (ms)
+           / MAX (threads, 1),
+           states_per_ffm_time (ms, c->ffm.seconds, threads));
+}
+
+static void
+write_space_json (FfmJsonWriter *b, const Comparison *c, guint threads)
+{
+  const FfmMapspace *ms = c->ms;
+  FfmWorkload *w;
+
+  ffm_json_writer_key (b, "baseline_space");
+  if (ms == NULL)
+    {
+      ffm_json_writer_null (b);
+      return;
+    }
+  w = ffm_mapspace_get_workload (ms);
+  ffm_json_writer_begin_object (b);
+  ffm_json_writer_member_string (b, "space",
+                                 ffm_mapspace_space_to_string (ffm_mapspace_get_space (ms)));
+  ffm_json_writer_member_string (b, "space_means", space_text (ffm_mapspace_get_space (ms)));
+  ffm_json_writer_member_string (b, "charge",
+                                 ffm_mapspace_charge_to_string (ffm_mapspace_get_charge (ms)));
+  ffm_json_writer_member_string (b, "charge_means", charge_text (ffm_mapspace_get_charge (ms)));
+  ffm_json_writer_member_double (b, "seconds_per_pmapping_evaluation",
+                                 ffm_mapspace_get_seconds_per_pmapping (ms));
+  ffm_json_writer_member_string (b, "evaluation_time", timing_text (ffm_mapspace_get_space (ms)));
+  ffm_json_writer_member_double (b, "log10_compatible_group_combinations",
+                                 ffm_mapspace_get_log10_n_combinations (ms));
+  ffm_json_writer_member_double (b, "log10_compatible_states",
+                                 ffm_mapspace_get_log10_n_states (ms));
+  ffm_json_writer_member_double (b, "state_charge",
+                                 ffm_mapspace_get_state_query_weight (ms));
+  ffm_json_writer_member_double (b, "states_per_ffm_time",
+                                 states_per_ffm_time (ms, c->ffm.seconds, threads));
+  ffm_json_writer_member_double (b, "memory_bytes", (double) ffm_mapspace_get_memory_bytes (ms));
+  ffm_json_writer_key (b, "einsums");
+  ffm_json_writer_begin_array (b);
+  for (guint x = 0; x < ffm_mapspace_get_n_einsums (ms); x++)
+    {
+      FfmMapspaceEinsumStats st;
+      ffm_mapspace_get_einsum_stats (ms, x, &st);
+      ffm_json_writer_begin_object_inline (b);
+      ffm_json_writer_member_string (b, "einsum", ffm_workload_get_einsum (w, x)->name);
+      ffm_json_writer_member_double (b, "pmappings", (double) st.pmappings);
+      ffm_json_writer_member_uint (b, "pmapping_groups", st.pmapping_groups);
+      ffm_json_writer_member_uint (b, "groups", st.groups);
+      ffm_json_writer_member_uint (b, "usable_groups", st.usable_groups);
+      ffm_json_writer_member_double (b, "usable_pmappings", (double) st.usable_pmappings);
+      ffm_json_writer_member_double (b, "evaluated", (double) st.evaluated);
+      ffm_json_writer_member_double (b, "charge_per_query", st.query_weight);
+      ffm_json_writer_member_uint (b, "graph_keys", st.keys);
+      ffm_json_writer_member_double (b, "graph_links", (double) st.links);
+      ffm_json_writer_end_object (b);
+    }
+  ffm_json_writer_end_array (b);
+  ffm_json_writer_end_object (b);
+}
+
+/* ---- Fig. 8: tables, files, plot ---- */
 
 static void
 print_spread (const Spread *s, guint runs)
 {
   char cell[64];
 
-  if (!isfinite (s->median))
+  if (s->reached == 0)
+    g_snprintf (cell, sizeof cell, "not reached");
+  else if (!isfinite (s->median))
     g_snprintf (cell, sizeof cell, "-");
-  else if (runs == 1)
+  else if (s->reached == 1)
     g_snprintf (cell, sizeof cell, "%.1f", s->median);
   else
     g_snprintf (cell, sizeof cell, "%.1f [%.1f, %.1f]", s->median, s->low, s->high);
-  if (s->reached < runs && isfinite (s->median))
+  if (s->reached > 0 && s->with_mapping < s->reached && isfinite (s->median))
     {
       gsize len = strlen (cell);
-      g_snprintf (cell + len, sizeof cell - len, " (%u/%u)", s->reached, runs);
+      g_snprintf (cell + len, sizeof cell - len, " (%u/%u)", s->with_mapping, s->reached);
     }
-  g_print (" %-24s", cell);
+  if (s->reached > 0 && s->reached < runs)
+    {
+      gsize len = strlen (cell);
+      g_snprintf (cell + len, sizeof cell - len, " %u of %u reached", s->reached, runs);
+    }
+  g_print (" %-26s", cell);
 }
 
 static void
-print_table (const char *title, GPtrArray *entries, const GArray *checkpoints,
-             double optimum, double ffm_seconds, gboolean wall, double offset)
+print_table (const char *title, const Comparison *c, const GArray *checkpoints,
+             guint runs, gboolean wall)
 {
   g_print ("\n%s\n  %-10s", title, "strategy");
   for (guint k = 0; k < checkpoints->len; k++)
     {
       g_autofree char *h = g_strdup_printf ("%gx", g_array_index (checkpoints, double, k));
-      g_print (" %-24s", h);
+      g_print (" %-26s", h);
     }
   g_print ("\n");
-  for (guint i = 0; i < entries->len; i++)
+  for (guint i = 0; i < c->entries->len; i++)
     {
-      const Entry *e = g_ptr_array_index (entries, i);
+      const Entry *e = g_ptr_array_index (c->entries, i);
       g_print ("  %-10s", e->name);
       for (guint k = 0; k < checkpoints->len; k++)
         {
-          Spread s = spread_at (e, optimum, g_array_index (checkpoints, double, k) * ffm_seconds,
-                                wall, offset);
-          print_spread (&s, e->runs->len);
+          Spread s = spread_at (e, c->optimum,
+                                g_array_index (checkpoints, double, k) * c->ffm.seconds,
+                                wall, c->offset);
+          print_spread (&s, MAX (runs, e->runs->len));
         }
       g_print ("\n");
     }
@@ -284,19 +631,43 @@ add_spread_json (FfmJsonWriter *b, const Spread *s, double multiple)
   ffm_json_writer_member_double (b, "median_percent", s->median);
   ffm_json_writer_member_double (b, "min_percent", s->low);
   ffm_json_writer_member_double (b, "max_percent", s->high);
-  ffm_json_writer_member_uint (b, "runs_with_mapping", s->reached);
+  ffm_json_writer_member_uint (b, "runs_reached", s->reached);
+  ffm_json_writer_member_uint (b, "runs_with_mapping", s->with_mapping);
   ffm_json_writer_end_object (b);
 }
 
-static char *
-compare_json (const CompareOptions *o, FfmProblem *problem, GPtrArray *entries,
-              const GArray *checkpoints, const Run *ffm, const FfmCliSearch *search,
-              const FfmCliSearch *budget, double optimum, double offset,
-              const char *stopped)
+static void
+write_run_json (FfmJsonWriter *b, const Run *run, double optimum)
 {
-  g_autoptr (FfmJsonWriter) b = ffm_json_writer_new ();
+  const GArray *stats;
 
   ffm_json_writer_begin_object (b);
+  ffm_json_writer_member_uint (b, "seed", run->seed);
+  ffm_json_writer_member_double (b, "objective", run->objective);
+  ffm_json_writer_member_double (b, "percent_above_optimum", percent_above (run->objective, optimum));
+  ffm_json_writer_member_double (b, "seconds", run->seconds);
+  ffm_json_writer_member_boolean (b, "interrupted", run->interrupted);
+  if (run->result != NULL)
+    {
+      ffm_json_writer_key (b, "stats");
+      ffm_json_writer_begin_object (b);
+      stats = ffm_search_result_get_stats (run->result);
+      for (guint k = 0; k < stats->len; k++)
+        {
+          const FfmStat *st = &g_array_index (stats, FfmStat, k);
+          ffm_json_writer_member_double (b, st->name, st->value);
+        }
+      ffm_json_writer_end_object (b);
+      ffm_cli_write_trace_json (b, run->result);
+    }
+  ffm_json_writer_end_object (b);
+}
+
+/* The members every comparison's JSON opens with. */
+static void
+write_header_json (FfmJsonWriter *b, const CompareOptions *o, FfmProblem *problem,
+                   const FfmCliSearch *search, const FfmCliSearch *budget, const char *stopped)
+{
   ffm_json_writer_member_string (b, "workload",
                                  ffm_workload_get_name (ffm_problem_get_workload (problem)));
   ffm_json_writer_member_string (b, "architecture",
@@ -307,15 +678,44 @@ compare_json (const CompareOptions *o, FfmProblem *problem, GPtrArray *entries,
   ffm_json_writer_member_uint (b, "threads", search->context.n_threads);
   ffm_json_writer_member_int (b, "runs", o->runs);
   ffm_json_writer_member_int (b, "seed", o->run.seed);
+  ffm_json_writer_member_string (b, "baseline_space_option", ffm_mapspace_space_to_string (o->space));
+  ffm_json_writer_member_string (b, "charge_option", ffm_mapspace_charge_to_string (o->charge_model));
   ffm_json_writer_member_boolean (b, "interrupted", stopped != NULL);
   ffm_json_writer_member_string (b, "stopped_by", stopped);
   ffm_cli_search_write_budget_json (b, budget);
+}
+
+static char *
+compare_json (const CompareOptions *o, const Comparison *c, const GArray *checkpoints,
+              const FfmCliSearch *budget)
+{
+  g_autoptr (FfmJsonWriter) b = ffm_json_writer_new ();
+  guint threads = c->ffm_search.context.n_threads;
+
+  ffm_json_writer_begin_object (b);
+  write_header_json (b, o, c->problem, &c->ffm_search, budget, c->stopped);
   ffm_json_writer_key (b, "ffm");
   ffm_json_writer_begin_object (b);
-  ffm_json_writer_member_double (b, "optimum", optimum);
-  ffm_json_writer_member_double (b, "seconds", ffm->seconds);
+  ffm_json_writer_member_double (b, "optimum", c->optimum);
+  ffm_json_writer_member_double (b, "seconds", c->ffm.seconds);
+  ffm_json_writer_member_double (b, "cpu_seconds", c->ffm_cpu_seconds);
+  if (c->ffm.result != NULL)
+    {
+      /* Its own pmappings (joinable only, by default), for comparison
+       * with the baselines' space. */
+      const GArray *stats = ffm_search_result_get_stats (c->ffm.result);
+      ffm_json_writer_key (b, "stats");
+      ffm_json_writer_begin_object (b);
+      for (guint k = 0; k < stats->len; k++)
+        {
+          const FfmStat *st = &g_array_index (stats, FfmStat, k);
+          ffm_json_writer_member_double (b, st->name, st->value);
+        }
+      ffm_json_writer_end_object (b);
+    }
   ffm_json_writer_end_object (b);
-  ffm_json_writer_member_double (b, "shared_pmappings_seconds", offset);
+  ffm_json_writer_member_double (b, "shared_pmappings_seconds", c->offset);
+  write_space_json (b, c, threads);
   ffm_json_writer_key (b, "checkpoints");
   ffm_json_writer_begin_array_inline (b);
   for (guint k = 0; k < checkpoints->len; k++)
@@ -323,9 +723,9 @@ compare_json (const CompareOptions *o, FfmProblem *problem, GPtrArray *entries,
   ffm_json_writer_end_array (b);
   ffm_json_writer_key (b, "strategies");
   ffm_json_writer_begin_array (b);
-  for (guint i = 0; i < entries->len; i++)
+  for (guint i = 0; i < c->entries->len; i++)
     {
-      const Entry *e = g_ptr_array_index (entries, i);
+      const Entry *e = g_ptr_array_index (c->entries, i);
       ffm_json_writer_begin_object (b);
       ffm_json_writer_member_string (b, "name", e->name);
       for (int wall = 0; wall <= 1; wall++)
@@ -335,7 +735,7 @@ compare_json (const CompareOptions *o, FfmProblem *problem, GPtrArray *entries,
           for (guint k = 0; k < checkpoints->len; k++)
             {
               double m = g_array_index (checkpoints, double, k);
-              Spread sp = spread_at (e, optimum, m * ffm->seconds, wall, offset);
+              Spread sp = spread_at (e, c->optimum, m * c->ffm.seconds, wall, c->offset);
               add_spread_json (b, &sp, m);
             }
           ffm_json_writer_end_array (b);
@@ -343,31 +743,7 @@ compare_json (const CompareOptions *o, FfmProblem *problem, GPtrArray *entries,
       ffm_json_writer_key (b, "runs");
       ffm_json_writer_begin_array (b);
       for (guint r = 0; r < e->runs->len; r++)
-        {
-          const Run *run = &g_array_index (e->runs, Run, r);
-          const GArray *stats;
-          ffm_json_writer_begin_object (b);
-          ffm_json_writer_member_uint (b, "seed", run->seed);
-          ffm_json_writer_member_double (b, "objective", run->objective);
-          ffm_json_writer_member_double (b, "percent_above_optimum",
-                                         percent_above (run->objective, optimum));
-          ffm_json_writer_member_double (b, "seconds", run->seconds);
-          ffm_json_writer_member_boolean (b, "interrupted", run->interrupted);
-          if (run->result != NULL)
-            {
-              ffm_json_writer_key (b, "stats");
-              ffm_json_writer_begin_object (b);
-              stats = ffm_search_result_get_stats (run->result);
-              for (guint k = 0; k < stats->len; k++)
-                {
-                  const FfmStat *st = &g_array_index (stats, FfmStat, k);
-                  ffm_json_writer_member_double (b, st->name, st->value);
-                }
-              ffm_json_writer_end_object (b);
-              ffm_cli_write_trace_json (b, run->result);
-            }
-          ffm_json_writer_end_object (b);
-        }
+        write_run_json (b, &g_array_index (e->runs, Run, r), c->optimum);
       ffm_json_writer_end_array (b);
       ffm_json_writer_end_object (b);
     }
@@ -377,12 +753,12 @@ compare_json (const CompareOptions *o, FfmProblem *problem, GPtrArray *entries,
 }
 
 static char *
-compare_csv (GPtrArray *entries, const GArray *checkpoints, double optimum,
-             double ffm_seconds, double offset)
+compare_csv (const CompareOptions *o, const Comparison *c, const GArray *checkpoints)
 {
   GString *s = g_string_new ("strategy,run,seed,objective,percent_above_optimum,"
                              "evaluations,pmapping_queries,modelled_seconds,wall_seconds,"
-                             "interrupted");
+                             "interrupted,baseline_space,charge,state_charge,"
+                             "seconds_per_pmapping_evaluation");
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
 
   for (int wall = 0; wall <= 1; wall++)
@@ -390,9 +766,9 @@ compare_csv (GPtrArray *entries, const GArray *checkpoints, double optimum,
       g_string_append_printf (s, ",percent_at_%gx_%s", g_array_index (checkpoints, double, k),
                               wall ? "wall" : "modelled");
   g_string_append_c (s, '\n');
-  for (guint i = 0; i < entries->len; i++)
+  for (guint i = 0; i < c->entries->len; i++)
     {
-      const Entry *e = g_ptr_array_index (entries, i);
+      const Entry *e = g_ptr_array_index (c->entries, i);
       for (guint r = 0; r < e->runs->len; r++)
         {
           const Run *run = &g_array_index (e->runs, Run, r);
@@ -404,18 +780,29 @@ compare_csv (GPtrArray *entries, const GArray *checkpoints, double optimum,
           ffm_search_result_lookup_stat (run->result, "modelled_seconds", &m);
           g_string_append_printf (s, "%s,%u,%" G_GUINT64_FORMAT ",", e->name, r, run->seed);
           g_string_append_printf (s, "%s,", ffm_format_double (run->objective, buf));
-          g_string_append_printf (s, "%s,", ffm_format_double (percent_above (run->objective, optimum), buf));
+          g_string_append_printf (s, "%s,", ffm_format_double (percent_above (run->objective,
+                                                                              c->optimum), buf));
           g_string_append_printf (s, "%.0f,", ev);
           g_string_append_printf (s, "%s,", ffm_format_double (q, buf));
           g_string_append_printf (s, "%s,", ffm_format_double (m, buf));
-          g_string_append_printf (s, "%s,%d", ffm_format_double (run->seconds, buf),
-                                  run->interrupted);
+          g_string_append_printf (s, "%s,%d,%s,%s,", ffm_format_double (run->seconds, buf),
+                                  run->interrupted, ffm_mapspace_space_to_string (o->space),
+                                  ffm_mapspace_charge_to_string (o->charge_model));
+          /* What one state was charged, and what one charge was worth. */
+          g_string_append_printf (s, "%s,", c->ms != NULL
+                                  ? ffm_format_double (ffm_mapspace_get_state_query_weight (c->ms), buf)
+                                  : "");
+          g_string_append (s, c->ms != NULL
+                           ? ffm_format_double (ffm_mapspace_get_seconds_per_pmapping (c->ms), buf)
+                           : "");
           for (int wall = 0; wall <= 1; wall++)
             for (guint k = 0; k < checkpoints->len; k++)
               {
-                double v = percent_above (best_by (run->result,
-                                                   g_array_index (checkpoints, double, k) * ffm_seconds,
-                                                   wall, offset), optimum);
+                double limit = g_array_index (checkpoints, double, k) * c->ffm.seconds;
+                double v = run_reached (run, limit, wall, c->offset)
+                  ? percent_above (best_by (run->result, limit, wall, c->offset), c->optimum)
+                  : INFINITY;
+                /* Empty: no mapping by then, or the run never got there. */
                 g_string_append_printf (s, ",%s", isfinite (v) ? ffm_format_double (v, buf) : "");
               }
           g_string_append_c (s, '\n');
@@ -424,29 +811,34 @@ compare_csv (GPtrArray *entries, const GArray *checkpoints, double optimum,
   return g_string_free (s, FALSE);
 }
 
-/* Fig. 8: percent above optimal against modelled time over ffm's. */
+/* Fig. 8: percent above optimal (log) against modelled time over ffm's
+ * (log, to 10,000x), the median of each strategy's runs with the band
+ * from the best to the worst. */
 static gboolean
-compare_plot (const char *path, FfmProblem *problem, GPtrArray *entries,
-              double optimum, double ffm_seconds, FfmObjective objective,
-              GError **error)
+compare_plot (const char *path, const Comparison *c, GError **error)
 {
   g_autoptr (GArray) series = g_array_new (FALSE, TRUE, sizeof (FfmPlotSeries));
   g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
   double lo = INFINITY, hi = 0;
-  g_autofree char *objective_name = g_ascii_strup (ffm_objective_to_string (objective), -1);
-  g_autofree char *title = g_strdup_printf ("%s on %s: %s above the optimum",
-                                            ffm_workload_get_name (ffm_problem_get_workload (problem)),
-                                            ffm_arch_get_name (ffm_problem_get_arch (problem)),
-                                            objective_name);
-  FfmPlotAxes axes = { title, "modelled time / ffm's time", "% above optimal", TRUE, FALSE, 0 };
-  double top = 10;
-  static const double one = 1, zero = 0;
-  FfmPlotSeries ffm_point = { "ffm", 1, &one, &zero, NULL, NULL, TRUE };
+  g_autofree char *objective_name =
+    g_ascii_strup (ffm_objective_to_string (c->ffm_search.objective), -1);
+  g_autofree char *title = NULL;
+  g_autofree char *y_label = g_strdup_printf ("%% above optimal %s (0 drawn at %g %%)",
+                                              objective_name, PLOT_FLOOR);
+  FfmPlotAxes axes = { NULL, "modelled time / ffm's time", y_label, TRUE, TRUE, 0,
+                       0, PLOT_X_MAX, PLOT_FLOOR };
+  static const double one = 1, floor_value = PLOT_FLOOR;
+  FfmPlotSeries ffm_point = { "ffm (optimal)", 1, &one, &floor_value, NULL, NULL, TRUE };
 
+  title = g_strdup_printf ("%s on %s: %s above the optimum (median and range of the runs)",
+                           ffm_workload_get_name (ffm_problem_get_workload (c->problem)),
+                           ffm_arch_get_name (ffm_problem_get_arch (c->problem)),
+                           objective_name);
+  axes.title = title;
   /* The time range: from the first point any run records to the last. */
-  for (guint i = 0; i < entries->len; i++)
+  for (guint i = 0; i < c->entries->len; i++)
     {
-      const Entry *e = g_ptr_array_index (entries, i);
+      const Entry *e = g_ptr_array_index (c->entries, i);
       for (guint r = 0; r < e->runs->len; r++)
         {
           const Run *run = &g_array_index (e->runs, Run, r);
@@ -456,7 +848,7 @@ compare_plot (const char *path, FfmProblem *problem, GPtrArray *entries,
           trace = ffm_search_result_get_trace (run->result);
           for (guint p = 0; p < trace->len; p++)
             {
-              double t = g_array_index (trace, FfmTracePoint, p).modelled_seconds / ffm_seconds;
+              double t = g_array_index (trace, FfmTracePoint, p).modelled_seconds / c->ffm.seconds;
               if (t > 0)
                 {
                   lo = MIN (lo, t);
@@ -467,13 +859,14 @@ compare_plot (const char *path, FfmProblem *problem, GPtrArray *entries,
     }
   if (!isfinite (lo) || hi <= lo)
     {
-      lo = 0.1;
+      lo = 0.01;
       hi = 10;
     }
+  axes.x_min = MIN (lo, 0.1);
   g_array_append_val (series, ffm_point);
-  for (guint i = 0; i < entries->len; i++)
+  for (guint i = 0; i < c->entries->len; i++)
     {
-      const Entry *e = g_ptr_array_index (entries, i);
+      const Entry *e = g_ptr_array_index (c->entries, i);
       FfmPlotSeries s = { e->name, PLOT_POINTS, NULL, NULL, NULL, NULL, FALSE };
       double *x = g_new (double, PLOT_POINTS), *y = g_new (double, PLOT_POINTS);
       double *low = g_new (double, PLOT_POINTS), *high = g_new (double, PLOT_POINTS);
@@ -485,22 +878,19 @@ compare_plot (const char *path, FfmProblem *problem, GPtrArray *entries,
         {
           Spread sp;
           x[k] = lo * pow (hi / lo, (double) k / (PLOT_POINTS - 1));
-          sp = spread_at (e, optimum, x[k] * ffm_seconds, FALSE, 0);
-          y[k] = sp.median;
-          low[k] = sp.low;
-          high[k] = sp.high;
+          sp = spread_at (e, c->optimum, x[k] * c->ffm.seconds, FALSE, 0);
+          /* Runs stopped before this time leave it out of the curve. */
+          y[k] = sp.reached * 2 > e->runs->len && isfinite (sp.median)
+            ? MAX (sp.median, PLOT_FLOOR) : NAN;
+          low[k] = isfinite (sp.low) ? MAX (sp.low, PLOT_FLOOR) : NAN;
+          high[k] = isfinite (sp.high) ? MAX (sp.high, PLOT_FLOOR) : NAN;
         }
-      for (guint k = 0; k < PLOT_POINTS; k++)
-        if (isfinite (y[k]))
-          top = MAX (top, y[k]);
       s.x = x;
       s.y = y;
       s.low = e->runs->len > 1 ? low : NULL;
       s.high = e->runs->len > 1 ? high : NULL;
       g_array_append_val (series, s);
     }
-  /* The medians decide the height; a band reaching above is cut. */
-  axes.y_max = 1.15 * top;
   return ffm_plot_lines (path, &axes, (const FfmPlotSeries *) series->data, series->len,
                          error);
 }
@@ -533,9 +923,11 @@ run_once (FfmCliSearch *search, guint64 seed, FfmMapspace *ms,
 }
 
 /* ---- Under mpirun (ffm-cli-mpi-points.h) ----
- * Every rank prepares the same strategies; rank 0 runs ffm, then hands
- * out the other runs (item e x runs + r: entry e, run r) with ffm's time
- * (budgets are multiples of it); another rank sends a run back as text:
+ * Every rank prepares the same strategies; rank 0 runs ffm and builds the
+ * shared mapspace, then hands out the other runs (item e x runs + r: entry
+ * e, run r) with ffm's time (budgets are multiples of it) and its time of
+ * one pmapping evaluation (so that every rank charges alike); another rank
+ * builds the mapspace itself and sends a run back as text:
  * "ok OBJECTIVE SECONDS INTERRUPTED" or "error" and the message, then one
  * "stat NAME VALUE" and "trace ..." line each (what the outputs read). */
 
@@ -544,6 +936,7 @@ typedef struct {
   GPtrArray *entries;
   FfmMapspace *ms;
   const FfmCliCancel *cancel;
+  gboolean accounted;           /* another rank: ms has rank 0's timing */
   /* rank 0: */
   Run *runs;                    /* [entries x runs] */
   GError **errors;              /* [entries x runs], NULL: ran (or never did) */
@@ -554,7 +947,8 @@ typedef struct {
 static guint64
 compare_fingerprint (const CompareOptions *o, const GPtrArray *entries)
 {
-  g_autofree char *numbers = g_strdup_printf ("%d %" G_GINT64_FORMAT, o->runs, o->run.seed);
+  g_autofree char *numbers = g_strdup_printf ("%d %" G_GINT64_FORMAT " %d %d", o->runs,
+                                              o->run.seed, o->space, o->charge_model);
   guint64 h = 0;
 
   ffm_cli_mpi_fingerprint_add (&h, numbers);
@@ -608,12 +1002,21 @@ mpi_run_there (guint item, guint n_threads, const char *shared, gpointer data)
   GString *text;
   Run one;
   char buf[3][G_ASCII_DTOSTR_BUF_SIZE];
+  char *end = NULL;
+  double ffm_seconds, seconds_per_pmapping;
 
   if (item >= m->entries->len * (guint) m->o->runs || shared == NULL)
     return g_strdup ("error\nMPI: rank 0 handed out a run this rank does not have");
+  ffm_seconds = g_ascii_strtod (shared, &end);
+  seconds_per_pmapping = end != NULL ? g_ascii_strtod (end, NULL) : 0;
+  if (!m->accounted)
+    {
+      ffm_mapspace_set_accounting (m->ms, m->o->charge_model, seconds_per_pmapping);
+      m->accounted = TRUE;
+    }
   e = m->entries->pdata[item / (guint) m->o->runs];
   search = e->search;
-  if (!mpi_run_item (m, item, &search, g_ascii_strtod (shared, NULL), &one, &error))
+  if (!mpi_run_item (m, item, &search, ffm_seconds, &one, &error))
     {
       if (ffm_cli_cancel_get_reason (m->cancel) != FFM_CLI_STOP_NONE)
         return NULL;
@@ -714,20 +1117,22 @@ mpi_result (guint item, const char *text, gpointer data)
 }
 
 /* Another rank: builds the shared mapspace itself, then runs what rank 0
- * hands out. */
+ * hands out (or, for --sweep-einsums, which runs in one process, nothing). */
 static int
 mpi_serve_runs (const CompareOptions *o, GPtrArray *entries, FfmCliSearch *ffm_search)
 {
   g_autoptr (FfmCliCancel) cancel = ffm_cli_cancel_begin (o->search.timeout);
   g_autoptr (FfmMapspace) ms = NULL;
   g_autoptr (GError) error = NULL;
-  MpiCompare m = { o, entries, NULL, cancel, NULL, NULL, NULL, NULL };
+  MpiCompare m = { o, entries, NULL, cancel, FALSE, NULL, NULL, NULL, NULL };
 
-  if (entries->len > 0)
+  if (entries->len > 0 && o->sweep_einsums == NULL)
     {
       FfmSearchContext mctx = ffm_search->context;
       mctx.cancel = ffm_cli_cancel_get_flag (cancel);
-      if ((ms = ffm_mapspace_new_for_context (&mctx, &error)) == NULL)
+      mctx.mapspace = NULL;
+      if ((ms = ffm_mapspace_new_for_context_with (&mctx, o->space, o->charge_model,
+                                                   &error)) == NULL)
         return ffm_cli_fail (COMMAND, error);
     }
   m.ms = ms;
@@ -742,10 +1147,10 @@ mpi_serve_runs (const CompareOptions *o, GPtrArray *entries, FfmCliSearch *ffm_s
  * a beaten optimum as there). FALSE when not under mpirun; otherwise
  * *@status says how it went. */
 static gboolean
-mpi_share_runs (const CompareOptions *o, GPtrArray *entries, FfmMapspace *ms,
-                const FfmCliCancel *cancel, FfmCliProgress *progress, double ffm_seconds,
-                double optimum, char **stopped, gboolean *beaten, int *status)
+mpi_share_runs (const CompareOptions *o, Comparison *c, const FfmCliCancel *cancel,
+                Phase *phase, int *status)
 {
+  GPtrArray *entries = c->entries;
   guint n = entries->len * (guint) o->runs;
   g_autofree guint *items = g_new (guint, MAX (n, 1));
   g_autofree Run *runs = g_new0 (Run, MAX (n, 1));
@@ -753,8 +1158,8 @@ mpi_share_runs (const CompareOptions *o, GPtrArray *entries, FfmMapspace *ms,
   g_autofree gboolean *ran = g_new0 (gboolean, MAX (n, 1));
   g_autoptr (GAsyncQueue) back = g_async_queue_new ();
   g_autoptr (GError) error = NULL;
-  MpiCompare m = { o, entries, ms, cancel, runs, errors, ran, back };
-  char shared[G_ASCII_DTOSTR_BUF_SIZE];
+  MpiCompare m = { o, entries, c->ms, cancel, TRUE, runs, errors, ran, back };
+  char shared[2 * G_ASCII_DTOSTR_BUF_SIZE + 2], t[G_ASCII_DTOSTR_BUF_SIZE];
 
   if (ffm_cli_mpi_is_worker ())
     return FALSE;
@@ -764,9 +1169,13 @@ mpi_share_runs (const CompareOptions *o, GPtrArray *entries, FfmMapspace *ms,
     {
       Entry *e = g_ptr_array_index (entries, i);
       if (e->search.budget_multiple > 0)
-        ffm_cli_search_set_budget_multiple (&e->search, ffm_seconds);
+        ffm_cli_search_set_budget_multiple (&e->search, c->ffm.seconds);
     }
-  g_ascii_formatd (shared, sizeof shared, "%.17g", ffm_seconds);
+  g_ascii_formatd (shared, sizeof shared, "%.17g", c->ffm.seconds);
+  g_strlcat (shared, " ", sizeof shared);
+  g_strlcat (shared, g_ascii_formatd (t, sizeof t, "%.17g",
+                                      ffm_mapspace_get_seconds_per_pmapping (c->ms)),
+             sizeof shared);
   if (!ffm_cli_mpi_points_share (COMMAND, "runs", "ffm compare: MPI: stopped by the "
                                  "launcher (a rank died, a node was lost, or the job "
                                  "was cancelled): no comparison\n", shared, items, n,
@@ -776,20 +1185,21 @@ mpi_share_runs (const CompareOptions *o, GPtrArray *entries, FfmMapspace *ms,
     return FALSE;
   for (guint k = 0; k < n; k++)
     {
-      g_autofree char *phase = g_strdup_printf ("%u of %u runs over MPI ranks", k, n);
-      ffm_cli_progress_update ((double) k / n, phase, progress);
+      char text[64];
+      g_snprintf (text, sizeof text, "%u of %u runs over MPI ranks", k, n);
+      phase_progress ((double) k / n, text, phase);
       g_async_queue_pop (back);
     }
   *status = FFM_EXIT_OK;
   if (!ffm_cli_mpi_points_finish (&error))
     *status = ffm_cli_fail (COMMAND, error);
-  for (guint k = 0; k < n && *status == FFM_EXIT_OK && *stopped == NULL; k++)
+  for (guint k = 0; k < n && *status == FFM_EXIT_OK && c->stopped == NULL; k++)
     {
       Entry *e = g_ptr_array_index (entries, k / (guint) o->runs);
       int r = (int) (k % (guint) o->runs);
       if (!ran[k] && errors[k] == NULL)
-        *stopped = g_strdup (ffm_cli_cancel_describe (cancel) != NULL
-                             ? ffm_cli_cancel_describe (cancel) : "stopped");
+        c->stopped = g_strdup (ffm_cli_cancel_describe (cancel) != NULL
+                               ? ffm_cli_cancel_describe (cancel) : "stopped");
       else if (!ran[k])
         {
           g_prefix_error (&errors[k], "%s, run %d (seed %" G_GUINT64_FORMAT "): ", e->name,
@@ -798,17 +1208,17 @@ mpi_share_runs (const CompareOptions *o, GPtrArray *entries, FfmMapspace *ms,
         }
       else
         {
-          if (runs[k].objective < optimum * (1 - BEAT_SLACK))
+          if (runs[k].objective < c->optimum * (1 - BEAT_SLACK))
             {
               ffm_cli_warn (COMMAND, "%s (seed %" G_GUINT64_FORMAT ") found %.17g, "
                             "below ffm's optimum %.17g: a bug in one of them",
-                            e->name, runs[k].seed, runs[k].objective, optimum);
-              *beaten = TRUE;
+                            e->name, runs[k].seed, runs[k].objective, c->optimum);
+              c->beaten = TRUE;
             }
           g_array_append_val (e->runs, runs[k]);
           runs[k].result = NULL;          /* the entry's now */
           if (runs[k].interrupted)
-            *stopped = g_strdup (ffm_cli_cancel_describe (cancel));
+            c->stopped = g_strdup (ffm_cli_cancel_describe (cancel));
         }
     }
   for (guint k = 0; k < n; k++)
@@ -819,6 +1229,711 @@ mpi_share_runs (const CompareOptions *o, GPtrArray *entries, FfmMapspace *ms,
   return TRUE;
 }
 
+/* ---- One comparison ---- */
+
+/* Prepares ffm and every other strategy of @names on @problem (borrowed:
+ * it outlives @c). @ffm_reuse_off: ffm enumerates every Einsum (unless
+ * --strategy-param ffm.reuse says otherwise). */
+static int
+comparison_prepare (GOptionContext *context, CompareOptions *o, FfmPluginRegistry *registry,
+                    FfmProblem *problem, char **names, gboolean ffm_reuse_off, Comparison *c)
+{
+  g_autoptr (GError) error = NULL;
+  int status;
+
+  memset (c, 0, sizeof *c);
+  c->problem = problem;
+  c->entries = g_ptr_array_new_with_free_func (entry_free);
+  {
+    FfmCliSearchOptions so = o->search;
+    g_auto (GStrv) params = params_for (o->search.strategy_params, "ffm");
+    g_autoptr (GStrvBuilder) b = g_strv_builder_new ();
+    g_auto (GStrv) all = NULL;
+    g_strv_builder_addv (b, (const char **) params);
+    if (ffm_reuse_off && !has_param (params, "reuse"))
+      g_strv_builder_add (b, "reuse=false");
+    all = g_strv_builder_end (b);
+    so.strategy = (char *) "ffm";
+    so.strategy_params = all;
+    status = ffm_cli_search_prepare (context, COMMAND, &so, &o->run, registry,
+                                     problem, &c->ffm_search);
+    if (status != FFM_EXIT_OK)
+      return status;
+    if (!ffm_param_values_validate (c->ffm_search.strategy_values,
+                                    c->ffm_search.plugin->descriptor->vtable.search->params,
+                                    "ffm", &error))
+      return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
+    if (c->ffm_search.objective == FFM_OBJECTIVE_PARETO)
+      return ffm_cli_usage_error (context, COMMAND, "compare ranks by one objective "
+                                  "(edp, energy or latency), not the Pareto front");
+  }
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      FfmCliSearchOptions so = o->search;
+      g_auto (GStrv) params = NULL;
+      Entry *e;
+      if (g_str_equal (names[i], "ffm"))
+        continue;
+      params = params_for (o->search.strategy_params, names[i]);
+      so.strategy = names[i];
+      so.strategy_params = params;
+      e = g_new0 (Entry, 1);
+      e->name = names[i];
+      e->runs = g_array_new (FALSE, TRUE, sizeof (Run));
+      g_array_set_clear_func (e->runs, run_clear);
+      g_ptr_array_add (c->entries, e);
+      status = ffm_cli_search_prepare (context, COMMAND, &so, &o->run, registry,
+                                       problem, &e->search);
+      if (status == FFM_EXIT_OK
+          && !ffm_param_values_validate (e->search.strategy_values,
+                                         e->search.plugin->descriptor->vtable.search->params,
+                                         names[i], &error))
+        status = ffm_cli_usage_error (context, COMMAND, "%s", error->message);
+      if (status != FFM_EXIT_OK)
+        return status;
+    }
+  return FFM_EXIT_OK;
+}
+
+/* Runs ffm, builds the shared mapspace, then every other strategy's runs
+ * (@target_percent > 0: each run stops once within that of the optimum).
+ * Returns an exit status; an interruption is not a failure (c->stopped
+ * says it), unless ffm had not finished. */
+static int
+comparison_run (const CompareOptions *o, Comparison *c, const FfmCliCancel *cancel,
+                Phase *phase, const char *what, double target_percent)
+{
+  g_autoptr (GError) error = NULL;
+  FfmSearchContext mctx;
+  gint64 t0;
+  int status = FFM_EXIT_OK;
+
+  c->ffm_search.context.progress = phase_progress;
+  c->ffm_search.context.progress_data = phase;
+  c->ffm_search.context.cancel = ffm_cli_cancel_get_flag (cancel);
+  phase_set (phase, "%sffm", what);
+  c->ffm_cpu_seconds = process_cpu_seconds ();
+  if (!run_once (&c->ffm_search, c->ffm_search.context.seed, NULL, cancel, &c->ffm, &error))
+    {
+      if (ffm_cli_cancel_get_reason (cancel) != FFM_CLI_STOP_NONE)
+        g_prefix_error (&error, "%s before ffm finished: ", ffm_cli_cancel_describe (cancel));
+      else
+        g_prefix_error (&error, "ffm: ");
+      return ffm_cli_fail (COMMAND, error);
+    }
+  c->ffm_done = TRUE;
+  c->ffm_cpu_seconds = process_cpu_seconds () - c->ffm_cpu_seconds;
+  c->optimum = c->ffm.objective;
+  give_back_memory ();
+
+  /* One mapspace for every other run: the pmappings are the same. */
+  t0 = g_get_monotonic_time ();
+  mctx = c->ffm_search.context;
+  mctx.mapspace = NULL;
+  phase_set (phase, "%sshared pmappings (--baseline-space %s)", what,
+             ffm_mapspace_space_to_string (o->space));
+  if (c->entries->len > 0
+      && (c->ms = ffm_mapspace_new_for_context_with (&mctx, o->space, o->charge_model,
+                                                     &error)) == NULL)
+    {
+      if (ffm_cli_cancel_get_reason (cancel) == FFM_CLI_STOP_NONE)
+        return ffm_cli_fail (COMMAND, error);
+      c->stopped = g_strdup (ffm_cli_cancel_describe (cancel));
+    }
+  c->offset = (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
+  if (c->stopped != NULL)
+    return FFM_EXIT_OK;
+  if (target_percent <= 0 && c->ms != NULL && mpi_share_runs (o, c, cancel, phase, &status))
+    return status;
+  for (guint i = 0; i < c->entries->len && c->stopped == NULL; i++)
+    {
+      Entry *e = g_ptr_array_index (c->entries, i);
+      if (e->search.budget_multiple > 0)
+        ffm_cli_search_set_budget_multiple (&e->search, c->ffm.seconds);
+      e->search.context.progress = phase_progress;
+      e->search.context.progress_data = phase;
+      e->search.context.cancel = ffm_cli_cancel_get_flag (cancel);
+      if (target_percent > 0)
+        e->search.context.target_objective = c->optimum * (1 + target_percent / 100);
+      for (int r = 0; r < o->runs && c->stopped == NULL; r++)
+        {
+          guint64 seed = (guint64) o->run.seed + SEED_STRIDE * (guint64) r;
+          Run one;
+          phase_set (phase, "%s%s run %d of %d", what, e->name, r + 1, o->runs);
+          if (!run_once (&e->search, seed, c->ms, cancel, &one, &error))
+            {
+              if (ffm_cli_cancel_get_reason (cancel) != FFM_CLI_STOP_NONE)
+                {
+                  c->stopped = g_strdup (ffm_cli_cancel_describe (cancel));
+                  g_clear_error (&error);
+                  break;
+                }
+              g_prefix_error (&error, "%s, run %d (seed %" G_GUINT64_FORMAT "): ", e->name,
+                              r + 1, seed);
+              return ffm_cli_fail (COMMAND, error);
+            }
+          if (one.objective < c->optimum * (1 - BEAT_SLACK))
+            {
+              ffm_cli_warn (COMMAND, "%s (seed %" G_GUINT64_FORMAT ") found %.17g, "
+                            "below ffm's optimum %.17g: a bug in one of them",
+                            e->name, one.seed, one.objective, c->optimum);
+              c->beaten = TRUE;
+            }
+          g_array_append_val (e->runs, one);
+          if (one.interrupted)
+            c->stopped = g_strdup (ffm_cli_cancel_describe (cancel));
+        }
+    }
+  return FFM_EXIT_OK;
+}
+
+/* "1000x ffm's time (131 s of modelled time)" and the like (transfer full). */
+static char *
+budget_text (const FfmCliSearch *ref)
+{
+  if (ref->budget_multiple > 0)
+    return g_strdup_printf ("%gx ffm's time (%.4g s of modelled time)",
+                            ref->budget_multiple, ref->context.max_modelled_seconds);
+  if (ref->context.max_modelled_seconds > 0)
+    return g_strdup_printf ("%.4g s of modelled time", ref->context.max_modelled_seconds);
+  return g_strdup_printf ("%" G_GUINT64_FORMAT " evaluations, %g s of wall time "
+                          "(0 = none)", ref->context.max_evaluations,
+                          ref->context.max_seconds);
+}
+
+static const FfmCliSearch *
+budget_reference (const Comparison *c)
+{
+  return c->entries->len > 0 ? &((Entry *) g_ptr_array_index (c->entries, 0))->search
+    : &c->ffm_search;
+}
+
+/* The single comparison's report: tables on stdout, the files asked for. */
+static int
+comparison_report (const CompareOptions *o, const Comparison *c, const GArray *checkpoints)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *budget = budget_text (budget_reference (c));
+  guint threads = c->ffm_search.context.n_threads;
+
+  if (o->data_to_stdout)
+    {
+      if (c->stopped != NULL)
+        ffm_cli_warn (COMMAND, "%s; the data hold the runs done so far", c->stopped);
+      goto files;
+    }
+  g_print ("Comparison on %s / %s, objective %s, %d run%s per strategy, budget %s\n",
+           ffm_workload_get_name (ffm_problem_get_workload (c->problem)),
+           ffm_arch_get_name (ffm_problem_get_arch (c->problem)),
+           ffm_objective_to_string (c->ffm_search.objective), o->runs, o->runs > 1 ? "s" : "",
+           budget);
+  g_print ("ffm: optimum %.6g in %.3g s (wall; %.3g s of CPU time over %u thread%s: "
+           "%.3g s on an unloaded machine); shared pmappings and mapspace for the "
+           "others %.3g s\n", c->optimum, c->ffm.seconds, c->ffm_cpu_seconds, threads,
+           threads != 1 ? "s" : "", c->ffm_cpu_seconds / MAX (threads, 1), c->offset);
+  if (c->ffm.result != NULL)
+    {
+      double rows = 0, groups = 0, dropped = 0;
+      if (ffm_search_result_lookup_stat (c->ffm.result, "pmappings_generated", &rows)
+          && ffm_search_result_lookup_stat (c->ffm.result, "pmapping_groups", &groups))
+        {
+          ffm_search_result_lookup_stat (c->ffm.result, "pmapping_groups_unjoinable", &dropped);
+          g_print ("ffm's own pmappings: %.0f in %.0f groups (%.0f groups no join could use "
+                   "left out)\n", rows, groups, dropped);
+        }
+    }
+  if (c->ms != NULL)
+    print_space (c, threads);
+  if (c->stopped != NULL)
+    g_print ("\nINTERRUPTED: %s; the tables hold the runs done so far, each up to where "
+             "it stopped.\n", c->stopped);
+  print_table ("Percent above ffm's optimum by k x ffm's time, modelled as in the "
+               "paper (median [min, max] over runs):", c, checkpoints, (guint) o->runs, FALSE);
+  print_table ("Same by wall-clock time (shared pmapping generation included):",
+               c, checkpoints, (guint) o->runs, TRUE);
+files:
+  if (o->json != NULL || o->visual.html != NULL)
+    {
+      g_autofree char *text = compare_json (o, c, checkpoints, budget_reference (c));
+      if ((o->json != NULL && !ffm_cli_output_write (o->json, text, &error))
+          || (o->visual.html != NULL && !ffm_html_write_compare (o->visual.html, text, &error)))
+        return ffm_cli_fail (COMMAND, error);
+    }
+  if (o->csv != NULL)
+    {
+      g_autofree char *text = compare_csv (o, c, checkpoints);
+      if (!ffm_cli_output_write (o->csv, text, &error))
+        return ffm_cli_fail (COMMAND, error);
+    }
+  if (o->trace_csv != NULL)
+    {
+      g_autoptr (GString) text = g_string_new (NULL);
+      g_autofree char *first = ffm_cli_trace_to_csv (c->ffm.result, "ffm", 0, TRUE);
+      g_string_append (text, first);
+      for (guint i = 0; i < c->entries->len; i++)
+        {
+          const Entry *e = g_ptr_array_index (c->entries, i);
+          for (guint r = 0; r < e->runs->len; r++)
+            {
+              g_autofree char *part = ffm_cli_trace_to_csv (g_array_index (e->runs, Run, r).result,
+                                                            e->name, r, FALSE);
+              g_string_append (text, part);
+            }
+        }
+      if (!ffm_cli_output_write (o->trace_csv, text->str, &error))
+        return ffm_cli_fail (COMMAND, error);
+    }
+  if (o->plot != NULL && !compare_plot (o->plot, c, &error))
+    return ffm_cli_fail (COMMAND, error);
+  return c->beaten ? FFM_EXIT_FAILURE : FFM_EXIT_OK;
+}
+
+/* ---- Fig. 9: --sweep-einsums ---- */
+
+/* One number of Einsums. */
+typedef struct {
+  guint n_einsums;
+  double ffm_seconds;
+  double ffm_cpu_seconds;
+  double optimum;
+  double offset;
+  double budget_seconds;        /* modelled: the time-out */
+  double log10_states;
+  double state_charge;          /* pmapping evaluations per state */
+  double seconds_per_pmapping;
+  guint n_entries;
+  guint *n_runs;                /* [entries] runs done */
+  double *times;                /* [entries x runs]: modelled s to within, INFINITY */
+  guint64 *seeds;               /* [entries x runs] */
+} SweepPoint;
+
+static void
+sweep_point_clear (gpointer data)
+{
+  SweepPoint *p = data;
+
+  g_free (p->n_runs);
+  g_free (p->times);
+  g_free (p->seeds);
+}
+
+/* The paper's average (§7.5): the mean over the runs, those that timed out
+ * counted as finishing in ffm's time, unless more than half timed out
+ * (then INFINITY: the strategy timed out). *@timed_out gets how many did. */
+static double
+sweep_mean (const SweepPoint *p, guint e, guint runs, guint *timed_out)
+{
+  double sum = 0;
+  guint n = p->n_runs[e], out = 0;
+
+  for (guint r = 0; r < n; r++)
+    {
+      double t = p->times[(gsize) e * runs + r];
+      if (isfinite (t))
+        sum += t;
+      else
+        {
+          out++;
+          sum += p->ffm_seconds;
+        }
+    }
+  *timed_out = out;
+  if (n == 0 || 2 * out > n)
+    return INFINITY;
+  return sum / n;
+}
+
+static void
+sweep_point_from (const CompareOptions *o, const Comparison *c, guint n_einsums,
+                  SweepPoint *p)
+{
+  guint runs = (guint) o->runs;
+
+  memset (p, 0, sizeof *p);
+  p->n_einsums = n_einsums;
+  p->ffm_seconds = c->ffm.seconds;
+  p->ffm_cpu_seconds = c->ffm_cpu_seconds;
+  p->optimum = c->optimum;
+  p->offset = c->offset;
+  p->budget_seconds = budget_reference (c)->context.max_modelled_seconds;
+  if (c->ms != NULL)
+    {
+      p->log10_states = ffm_mapspace_get_log10_n_states (c->ms);
+      p->state_charge = ffm_mapspace_get_state_query_weight (c->ms);
+      p->seconds_per_pmapping = ffm_mapspace_get_seconds_per_pmapping (c->ms);
+    }
+  p->n_entries = c->entries->len;
+  p->n_runs = g_new0 (guint, MAX (p->n_entries, 1));
+  p->times = g_new (double, MAX ((gsize) p->n_entries * runs, 1));
+  p->seeds = g_new0 (guint64, MAX ((gsize) p->n_entries * runs, 1));
+  for (guint e = 0; e < p->n_entries; e++)
+    {
+      const Entry *en = g_ptr_array_index (c->entries, e);
+      guint n = 0;
+      for (guint r = 0; r < en->runs->len && n < runs; r++)
+        {
+          const Run *run = &g_array_index (en->runs, Run, r);
+          double t = run->result != NULL
+            ? time_to (run->result, c->optimum * (1 + o->within / 100)) : INFINITY;
+          /* A run stopped by Ctrl-C, SIGTERM or --timeout before it got
+           * there neither got there nor timed out: it is left out. */
+          if (run->interrupted && !isfinite (t))
+            continue;
+          p->times[(gsize) e * runs + n] = t;
+          p->seeds[(gsize) e * runs + n] = run->seed;
+          n++;
+        }
+      p->n_runs[e] = n;
+    }
+}
+
+static void
+print_sweep (const CompareOptions *o, const GArray *points, char **names)
+{
+  guint runs = (guint) o->runs;
+
+  g_print ("\nTime to come within %g %% of ffm's optimum against the number of Einsums "
+           "(modelled s, as in the paper: the mean of the runs, a run that timed out "
+           "counted as taking ffm's time, \"timed out\" when more than half did; "
+           "(k/n): runs timed out; [x]: the mean over ffm's time):\n", o->within);
+  g_print ("  %-8s %10s %12s %12s", "Einsums", "ffm (s)", "ffm/Einsum", "timeout (s)");
+  for (guint i = 0; names[i] != NULL; i++)
+    if (!g_str_equal (names[i], "ffm"))
+      g_print (" %-28s", names[i]);
+  g_print ("\n");
+  for (guint k = 0; k < points->len; k++)
+    {
+      const SweepPoint *p = &g_array_index (points, SweepPoint, k);
+      g_print ("  %-8u %10.4g %12.4g %12.4g", p->n_einsums, p->ffm_seconds,
+               p->ffm_seconds / p->n_einsums, p->budget_seconds);
+      for (guint e = 0; e < p->n_entries; e++)
+        {
+          guint out;
+          double mean = sweep_mean (p, e, runs, &out);
+          char cell[64];
+          if (p->n_runs[e] == 0)
+            g_snprintf (cell, sizeof cell, "not run");
+          else if (!isfinite (mean))
+            g_snprintf (cell, sizeof cell, "timed out (%u/%u)", out, p->n_runs[e]);
+          else
+            g_snprintf (cell, sizeof cell, "%.4g [%.3gx] (%u/%u)", mean,
+                        mean / p->ffm_seconds, out, p->n_runs[e]);
+          g_print (" %-28s", cell);
+        }
+      g_print ("\n");
+    }
+}
+
+static char *
+sweep_json (const CompareOptions *o, FfmProblem *first, const FfmCliSearch *search,
+            const FfmCliSearch *budget, const GArray *points, char **names, const char *stopped)
+{
+  g_autoptr (FfmJsonWriter) b = ffm_json_writer_new ();
+  guint runs = (guint) o->runs;
+
+  ffm_json_writer_begin_object (b);
+  write_header_json (b, o, first, search, budget, stopped);
+  ffm_json_writer_member_double (b, "within_percent", o->within);
+  ffm_json_writer_member_string (b, "averaging", "mean of the runs, a timed-out run "
+                                 "counted as ffm's time; timed out when more than half "
+                                 "time out (the FFM paper, section 7.5)");
+  ffm_json_writer_key (b, "sweep");
+  ffm_json_writer_begin_array (b);
+  for (guint k = 0; k < points->len; k++)
+    {
+      const SweepPoint *p = &g_array_index (points, SweepPoint, k);
+      guint e = 0;
+      ffm_json_writer_begin_object (b);
+      ffm_json_writer_member_uint (b, "n_einsums", p->n_einsums);
+      ffm_json_writer_member_double (b, "ffm_seconds", p->ffm_seconds);
+      ffm_json_writer_member_double (b, "ffm_cpu_seconds", p->ffm_cpu_seconds);
+      ffm_json_writer_member_double (b, "optimum", p->optimum);
+      ffm_json_writer_member_double (b, "shared_pmappings_seconds", p->offset);
+      ffm_json_writer_member_double (b, "timeout_modelled_seconds", p->budget_seconds);
+      ffm_json_writer_member_double (b, "log10_compatible_states", p->log10_states);
+      ffm_json_writer_member_double (b, "state_charge", p->state_charge);
+      ffm_json_writer_member_double (b, "seconds_per_pmapping_evaluation",
+                                     p->seconds_per_pmapping);
+      ffm_json_writer_key (b, "strategies");
+      ffm_json_writer_begin_array (b);
+      for (guint i = 0; names[i] != NULL; i++)
+        {
+          guint out;
+          double mean;
+          if (g_str_equal (names[i], "ffm"))
+            continue;
+          mean = sweep_mean (p, e, runs, &out);
+          ffm_json_writer_begin_object (b);
+          ffm_json_writer_member_string (b, "name", names[i]);
+          ffm_json_writer_member_double (b, "mean_seconds", mean);
+          ffm_json_writer_member_boolean (b, "timed_out", !isfinite (mean));
+          ffm_json_writer_member_uint (b, "runs_timed_out", out);
+          ffm_json_writer_key (b, "runs");
+          ffm_json_writer_begin_array (b);
+          for (guint r = 0; r < p->n_runs[e]; r++)
+            {
+              ffm_json_writer_begin_object_inline (b);
+              ffm_json_writer_member_uint (b, "seed", p->seeds[(gsize) e * runs + r]);
+              ffm_json_writer_member_double (b, "seconds_to_within",
+                                             p->times[(gsize) e * runs + r]);
+              ffm_json_writer_end_object (b);
+            }
+          ffm_json_writer_end_array (b);
+          ffm_json_writer_end_object (b);
+          e++;
+        }
+      ffm_json_writer_end_array (b);
+      ffm_json_writer_end_object (b);
+    }
+  ffm_json_writer_end_array (b);
+  ffm_json_writer_end_object (b);
+  return ffm_json_writer_finish (b);
+}
+
+static char *
+sweep_csv (const CompareOptions *o, const GArray *points, char **names)
+{
+  GString *s = g_string_new ("n_einsums,strategy,run,seed,seconds_to_within,timed_out,"
+                             "ffm_seconds,timeout_seconds,baseline_space,charge\n");
+  char buf[3][G_ASCII_DTOSTR_BUF_SIZE];
+  guint runs = (guint) o->runs;
+
+  for (guint k = 0; k < points->len; k++)
+    {
+      const SweepPoint *p = &g_array_index (points, SweepPoint, k);
+      guint e = 0;
+      for (guint i = 0; names[i] != NULL; i++)
+        {
+          if (g_str_equal (names[i], "ffm"))
+            continue;
+          for (guint r = 0; r < p->n_runs[e]; r++)
+            {
+              double t = p->times[(gsize) e * runs + r];
+              g_string_append_printf (s, "%u,%s,%u,%" G_GUINT64_FORMAT ",%s,%d,%s,%s,%s,%s\n",
+                                      p->n_einsums, names[i], r, p->seeds[(gsize) e * runs + r],
+                                      isfinite (t) ? ffm_format_double (t, buf[0]) : "",
+                                      !isfinite (t), ffm_format_double (p->ffm_seconds, buf[1]),
+                                      ffm_format_double (p->budget_seconds, buf[2]),
+                                      ffm_mapspace_space_to_string (o->space),
+                                      ffm_mapspace_charge_to_string (o->charge_model));
+            }
+          e++;
+        }
+    }
+  return g_string_free (s, FALSE);
+}
+
+/* Fig. 9: time to within X % (log) against the number of Einsums (log),
+ * ffm's time to the optimum, and the time-out. */
+static gboolean
+sweep_plot (const CompareOptions *o, const char *workload, const char *arch,
+            const GArray *points, char **names, GError **error)
+{
+  g_autoptr (GArray) series = g_array_new (FALSE, TRUE, sizeof (FfmPlotSeries));
+  g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *title = g_strdup_printf ("%s on %s: time to the optimum (ffm) and to "
+                                            "within %g %% of it (others)", workload, arch,
+                                            o->within);
+  guint n = points->len, runs = (guint) o->runs, e = 0;
+  double *x = g_new (double, MAX (n, 1)), *ffm = g_new (double, MAX (n, 1));
+  double *timeout = g_new (double, MAX (n, 1));
+  FfmPlotAxes axes = { title, "Einsums", "seconds (baselines: modelled)", TRUE, TRUE, 0,
+                       0, 0, 0 };
+
+  g_ptr_array_add (owned, x);
+  g_ptr_array_add (owned, ffm);
+  g_ptr_array_add (owned, timeout);
+  for (guint k = 0; k < n; k++)
+    {
+      const SweepPoint *p = &g_array_index (points, SweepPoint, k);
+      x[k] = p->n_einsums;
+      ffm[k] = p->ffm_seconds;
+      timeout[k] = p->budget_seconds > 0 ? p->budget_seconds : NAN;
+    }
+  g_array_append_val (series, ((FfmPlotSeries) { "ffm (optimal)", n, x, ffm, NULL, NULL, TRUE }));
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      double *y;
+      if (g_str_equal (names[i], "ffm"))
+        continue;
+      y = g_new (double, MAX (n, 1));
+      g_ptr_array_add (owned, y);
+      for (guint k = 0; k < n; k++)
+        {
+          guint out;
+          double mean = sweep_mean (&g_array_index (points, SweepPoint, k), e, runs, &out);
+          y[k] = isfinite (mean) && mean > 0 ? mean : NAN;
+        }
+      g_array_append_val (series, ((FfmPlotSeries) { names[i], n, x, y, NULL, NULL, TRUE }));
+      e++;
+    }
+  {
+    g_autofree char *label = NULL;
+    const SweepPoint *p0 = n > 0 ? &g_array_index (points, SweepPoint, 0) : NULL;
+    if (p0 != NULL && p0->ffm_seconds > 0 && p0->budget_seconds > 0)
+      label = g_strdup_printf ("time-out (%gx ffm)", p0->budget_seconds / p0->ffm_seconds);
+    else
+      label = g_strdup ("time-out");
+    g_ptr_array_add (owned, g_steal_pointer (&label));
+    g_array_append_val (series, ((FfmPlotSeries) { g_ptr_array_index (owned, owned->len - 1),
+                                                   n, x, timeout, NULL, NULL, FALSE }));
+  }
+  return ffm_plot_lines (o->plot, &axes, (const FfmPlotSeries *) series->data, series->len,
+                         error);
+}
+
+/* Runs the comparison for each number of Einsums of --sweep-einsums. */
+static int
+run_sweep (GOptionContext *context, CompareOptions *o, FfmPluginRegistry *registry,
+           char **names, const GArray *sizes)
+{
+  g_autoptr (GArray) points = g_array_new (FALSE, TRUE, sizeof (SweepPoint));
+  g_autoptr (FfmCliCancel) cancel = ffm_cli_cancel_begin (o->search.timeout);
+  g_autoptr (FfmCliProgress) progress = ffm_cli_progress_start (COMMAND, TRUE);
+  g_autoptr (FfmProblem) first = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *stopped = NULL, *budget = NULL;
+  g_auto (FfmCliSearch) ref = { 0 };
+  gboolean beaten = FALSE, have_ref = FALSE;
+  Phase phase = { progress, "" };
+  int status = FFM_EXIT_OK;
+
+  g_array_set_clear_func (points, sweep_point_clear);
+  for (guint k = 0; k < sizes->len && stopped == NULL; k++)
+    {
+      guint n_einsums = (guint) g_array_index (sizes, double, k);
+      FfmCliProblemOptions po = o->problem;
+      g_autoptr (GStrvBuilder) b = g_strv_builder_new ();
+      g_auto (GStrv) params = NULL;
+      g_autofree char *assignment = g_strdup_printf ("n_einsums=%u", n_einsums);
+      g_autofree char *what = g_strdup_printf ("%u Einsums (%u of %u): ", n_einsums, k + 1,
+                                               sizes->len);
+      g_autoptr (FfmProblem) problem = NULL;
+      Comparison c;
+      SweepPoint p;
+
+      for (guint i = 0; o->problem.params != NULL && o->problem.params[i] != NULL; i++)
+        if (!g_str_has_prefix (o->problem.params[i], "n_einsums="))
+          g_strv_builder_add (b, o->problem.params[i]);
+      g_strv_builder_add (b, assignment);
+      params = g_strv_builder_end (b);
+      po.params = params;
+      status = ffm_cli_load_problem (context, COMMAND, registry, &po, &problem);
+      if (status != FFM_EXIT_OK)
+        {
+          g_printerr ("ffm compare: --sweep-einsums sets the workload's parameter "
+                      "n_einsums (a chain of matmuls: --workload matmul-chain)\n");
+          return status;
+        }
+      status = comparison_prepare (context, o, registry, problem, names, TRUE, &c);
+      if (status == FFM_EXIT_OK)
+        status = comparison_run (o, &c, cancel, &phase, what, o->within);
+      if (status != FFM_EXIT_OK)
+        {
+          if (!c.ffm_done || points->len == 0)
+            {
+              comparison_clear (&c);
+              return status;
+            }
+          /* A failure past the first size: report the sizes done. */
+          comparison_clear (&c);
+          break;
+        }
+      sweep_point_from (o, &c, n_einsums, &p);
+      g_array_append_val (points, p);
+      g_printerr ("ffm compare: %u Einsums done: ffm %.3g s (optimum %.6g); shared "
+                  "pmappings %.3g s\n", n_einsums, c.ffm.seconds, c.optimum, c.offset);
+      beaten |= c.beaten;
+      if (c.stopped != NULL)
+        stopped = g_strdup (c.stopped);
+      if (!have_ref)
+        {
+          /* The first size's options stand for the sweep's in the JSON. */
+          first = ffm_problem_ref (problem);
+          budget = budget_text (budget_reference (&c));
+          ref = c.ffm_search;
+          memset (&c.ffm_search, 0, sizeof c.ffm_search);
+          if (c.entries->len > 0)
+            {
+              const FfmCliSearch *br = budget_reference (&c);
+              ref.budget_multiple = br->budget_multiple;
+              ref.context.max_modelled_seconds = br->context.max_modelled_seconds;
+              ref.context.max_evaluations = br->context.max_evaluations;
+              ref.context.max_seconds = br->context.max_seconds;
+            }
+          have_ref = TRUE;
+        }
+      comparison_clear (&c);
+      give_back_memory ();
+    }
+  ffm_cli_progress_stop (g_steal_pointer (&progress));
+  if (o->data_to_stdout && stopped != NULL)
+    ffm_cli_warn (COMMAND, "%s; the data hold the sizes and runs done so far", stopped);
+  if (!o->data_to_stdout)
+    {
+      g_print ("Comparison on %s / %s with --sweep-einsums, objective %s, %d run%s per "
+               "strategy, budget %s per size, baselines' space %s, charge %s\n",
+               ffm_workload_get_name (ffm_problem_get_workload (first)),
+               ffm_arch_get_name (ffm_problem_get_arch (first)),
+               ffm_objective_to_string (ref.objective), o->runs, o->runs > 1 ? "s" : "", budget,
+               ffm_mapspace_space_to_string (o->space),
+               ffm_mapspace_charge_to_string (o->charge_model));
+      if (stopped != NULL)
+        g_print ("INTERRUPTED: %s; the table holds the sizes and runs done so far.\n", stopped);
+      print_sweep (o, points, names);
+    }
+  if (o->json != NULL)
+    {
+      g_autofree char *text = sweep_json (o, first, &ref, &ref, points, names, stopped);
+      if (!ffm_cli_output_write (o->json, text, &error))
+        return ffm_cli_fail (COMMAND, error);
+    }
+  if (o->csv != NULL)
+    {
+      g_autofree char *text = sweep_csv (o, points, names);
+      if (!ffm_cli_output_write (o->csv, text, &error))
+        return ffm_cli_fail (COMMAND, error);
+    }
+  if (o->plot != NULL
+      && !sweep_plot (o, ffm_workload_get_name (ffm_problem_get_workload (first)),
+                      ffm_arch_get_name (ffm_problem_get_arch (first)), points, names, &error))
+    return ffm_cli_fail (COMMAND, error);
+  if (status != FFM_EXIT_OK)
+    return status;
+  /* A stopped sweep wrote what it has, but is not complete. */
+  return beaten ? FFM_EXIT_FAILURE
+    : ffm_cli_stop_exit_code (stopped != NULL ? ffm_cli_cancel_get_reason (cancel)
+                              : FFM_CLI_STOP_NONE);
+}
+
+/* ---- The command ---- */
+
+/* Checks --strategies and --strategy-param (names known, none twice). */
+static int
+check_names (GOptionContext *context, CompareOptions *o, char **names)
+{
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      if (*g_strstrip (names[i]) == '\0')
+        return ffm_cli_usage_error (context, COMMAND, "--strategies has an empty name");
+      for (guint j = 0; j < i; j++)
+        if (g_str_equal (names[i], names[j]))
+          return ffm_cli_usage_error (context, COMMAND, "--strategies names %s twice",
+                                      names[i]);
+    }
+  for (guint i = 0; o->search.strategy_params != NULL && o->search.strategy_params[i] != NULL; i++)
+    {
+      const char *p = o->search.strategy_params[i];
+      gboolean known = g_str_has_prefix (p, "ffm.");
+      for (guint j = 0; names[j] != NULL && !known; j++)
+        known = g_str_has_prefix (p, names[j]) && p[strlen (names[j])] == '.';
+      if (!known)
+        return ffm_cli_usage_error (context, COMMAND, "--strategy-param %s: write "
+                                    "NAME.KEY=VALUE with NAME ffm or one of --strategies", p);
+    }
+  return FFM_EXIT_OK;
+}
+
 static int
 run (GOptionContext *context, CompareOptions *o)
 {
@@ -826,15 +1941,10 @@ run (GOptionContext *context, CompareOptions *o)
   g_autoptr (FfmProblem) problem = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (GArray) checkpoints = g_array_new (FALSE, FALSE, sizeof (double));
-  g_autoptr (GPtrArray) entries = g_ptr_array_new ();
-  g_autoptr (FfmMapspace) ms = NULL;
+  g_autoptr (GArray) sizes = g_array_new (FALSE, FALSE, sizeof (double));
   g_auto (GStrv) names = NULL;
-  g_auto (FfmCliSearch) ffm_search = { 0 };
-  g_autofree char *stopped = NULL;
-  Run ffm = { 0 };
-  double optimum, offset;
-  gboolean beaten = FALSE;
-  const FfmCliSearch *budget_ref;
+  Comparison c = { 0 };
+  FfmCliStopReason stop_reason = FFM_CLI_STOP_NONE;
   int status;
 
   if (o->search.strategy != NULL)
@@ -842,11 +1952,35 @@ run (GOptionContext *context, CompareOptions *o)
                                 "NAME,NAME,... (not --strategy)");
   if (o->runs < 1 || o->runs > MAX_RUNS)
     return ffm_cli_usage_error (context, COMMAND, "--runs must be from 1 to %d", MAX_RUNS);
-  if (!parse_checkpoints (o->checkpoints != NULL ? o->checkpoints : DEFAULT_CHECKPOINTS,
-                          checkpoints, &error))
+  if (!parse_positive_list ("--checkpoints", o->checkpoints != NULL ? o->checkpoints
+                            : DEFAULT_CHECKPOINTS, FALSE, checkpoints, &error))
     return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
+  if (o->baseline_space != NULL
+      && !ffm_mapspace_space_from_string (o->baseline_space, &o->space, &error))
+    return ffm_cli_usage_error (context, COMMAND, "--baseline-space: %s", error->message);
+  if (o->charge != NULL
+      && !ffm_mapspace_charge_from_string (o->charge, &o->charge_model, &error))
+    return ffm_cli_usage_error (context, COMMAND, "--charge: %s", error->message);
+  if (!(o->within > 0 && o->within <= 1e6))
+    return ffm_cli_usage_error (context, COMMAND, "--within takes a percentage above "
+                                "the optimum, more than 0 (e.g. 5)");
+  if (o->sweep_einsums != NULL
+      && !parse_positive_list ("--sweep-einsums", o->sweep_einsums, TRUE, sizes, &error))
+    return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
+  if (o->sweep_einsums != NULL && o->trace_csv != NULL)
+    return ffm_cli_usage_error (context, COMMAND, "--trace-csv is for one comparison, "
+                                "not --sweep-einsums (its --json holds every run's time)");
+  if (o->sweep_einsums != NULL && o->visual.html != NULL)
+    return ffm_cli_usage_error (context, COMMAND, "--html is for one comparison, not "
+                                "--sweep-einsums (its --plot draws Fig. 9)");
   if (o->search.budget == NULL && o->search.max_evaluations == 0 && o->search.max_seconds == 0)
     o->search.budget = g_strdup (DEFAULT_BUDGET);
+  if (!ffm_cli_output_paths_check (&o->data_to_stdout, &error, "--json", o->json,
+                                   "--csv", o->csv, "--trace-csv", o->trace_csv,
+                                   "--plot", o->plot, "--html", o->visual.html,
+                                   "--diagram", o->visual.diagram,
+                                   "--diagram-dot", o->visual.diagram_dot, NULL))
+    return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
   if (!ffm_cli_visual_check (&o->visual, &error))
     return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
   if (o->plot != NULL && !ffm_plot_check (o->plot, &error))
@@ -866,265 +2000,53 @@ run (GOptionContext *context, CompareOptions *o)
         && ffm_cli_parse_budget (o->search.budget, &multiple, &seconds, NULL) && multiple > 0)
       {
         for (guint k = checkpoints->len; k-- > 0; )
-          if (g_array_index (checkpoints, double, k) > multiple * (1 + 1e-9))
+          if (g_array_index (checkpoints, double, k) > multiple * (1 + TIME_SLACK))
             g_array_remove_index (checkpoints, k);
         if (checkpoints->len == 0)
           g_array_append_val (checkpoints, multiple);
       }
   }
   names = g_strsplit (o->strategies != NULL ? o->strategies : DEFAULT_STRATEGIES, ",", -1);
+  if (names[0] == NULL)
+    return ffm_cli_usage_error (context, COMMAND, "--strategies is empty (name "
+                                "at least one strategy, e.g. " DEFAULT_STRATEGIES ")");
+  status = check_names (context, o, names);
+  if (status != FFM_EXIT_OK)
+    return status;
   registry = ffm_cli_registry_new (&o->common);
+  if (o->sweep_einsums != NULL && !ffm_cli_mpi_is_worker ())
+    return run_sweep (context, o, registry, names, sizes);
   status = ffm_cli_load_problem (context, COMMAND, registry, &o->problem, &problem);
   if (status != FFM_EXIT_OK)
     return status;
-
-  /* ffm, the reference, and one prepared search per other strategy. */
-  {
-    FfmCliSearchOptions so = o->search;
-    so.strategy = (char *) "ffm";
-    so.strategy_params = NULL;
-    status = ffm_cli_search_prepare (context, COMMAND, &so, &o->run, registry,
-                                     problem, &ffm_search);
-    if (status != FFM_EXIT_OK)
-      return status;
-    if (ffm_search.objective == FFM_OBJECTIVE_PARETO)
-      return ffm_cli_usage_error (context, COMMAND, "compare ranks by one objective "
-                                  "(edp, energy or latency), not the Pareto front");
-  }
-  for (guint i = 0; names[i] != NULL; i++)
-    {
-      FfmCliSearchOptions so = o->search;
-      g_auto (GStrv) params = NULL;
-      Entry *e;
-      gboolean twice = FALSE;
-      if (*g_strstrip (names[i]) == '\0')
-        {
-          status = ffm_cli_usage_error (context, COMMAND, "--strategies has an empty name");
-          goto out;
-        }
-      if (g_str_equal (names[i], "ffm"))
-        continue;
-      for (guint j = 0; j < i; j++)
-        twice |= g_str_equal (names[i], names[j]);
-      if (twice)
-        {
-          status = ffm_cli_usage_error (context, COMMAND, "--strategies names %s twice",
-                                        names[i]);
-          goto out;
-        }
-      params = params_for (o->search.strategy_params, names[i]);
-      so.strategy = names[i];
-      so.strategy_params = params;
-      e = g_new0 (Entry, 1);
-      e->name = names[i];
-      e->runs = g_array_new (FALSE, TRUE, sizeof (Run));
-      g_array_set_clear_func (e->runs, run_clear);
-      g_ptr_array_add (entries, e);
-      status = ffm_cli_search_prepare (context, COMMAND, &so, &o->run, registry,
-                                       problem, &e->search);
-      if (status == FFM_EXIT_OK
-          && !ffm_param_values_validate (e->search.strategy_values,
-                                         e->search.plugin->descriptor->vtable.search->params,
-                                         names[i], &error))
-        status = ffm_cli_usage_error (context, COMMAND, "%s", error->message);
-      if (status != FFM_EXIT_OK)
-        goto out;
-    }
-  for (guint i = 0; o->search.strategy_params != NULL && o->search.strategy_params[i] != NULL; i++)
-    {
-      gboolean known = FALSE;
-      for (guint j = 0; j < entries->len; j++)
-        known |= g_str_has_prefix (o->search.strategy_params[i],
-                                   ((Entry *) g_ptr_array_index (entries, j))->name)
-          && o->search.strategy_params[i][strlen (((Entry *) g_ptr_array_index (entries, j))->name)] == '.';
-      if (!known)
-        {
-          status = ffm_cli_usage_error (context, COMMAND, "--strategy-param %s: write "
-                                        "NAME.KEY=VALUE with NAME one of --strategies "
-                                        "(other than ffm)", o->search.strategy_params[i]);
-          goto out;
-        }
-    }
-
+  status = comparison_prepare (context, o, registry, problem, names, FALSE, &c);
+  if (status != FFM_EXIT_OK)
+    goto out;
   /* Under mpirun the other ranks only run what rank 0 hands out. */
   if (ffm_cli_mpi_is_worker ())
     {
-      status = mpi_serve_runs (o, entries, &ffm_search);
+      status = mpi_serve_runs (o, c.entries, &c.ffm_search);
       goto out;
     }
   {
     g_autoptr (FfmCliCancel) cancel = ffm_cli_cancel_begin (o->search.timeout);
     g_autoptr (FfmCliProgress) progress = ffm_cli_progress_start (COMMAND, TRUE);
-    FfmSearchContext mctx;
-    gint64 t0;
-
-    ffm_search.context.progress = ffm_cli_progress_update;
-    ffm_search.context.progress_data = progress;
-    ffm_search.context.cancel = ffm_cli_cancel_get_flag (cancel);
-    ffm_cli_progress_update (-1, "ffm", progress);
-    if (!run_once (&ffm_search, ffm_search.context.seed, NULL, cancel, &ffm, &error))
-      {
-        if (ffm_cli_cancel_get_reason (cancel) != FFM_CLI_STOP_NONE)
-          g_prefix_error (&error, "%s before ffm finished: ", ffm_cli_cancel_describe (cancel));
-        else
-          g_prefix_error (&error, "ffm: ");
-        status = ffm_cli_fail (COMMAND, error);
-        goto out;
-      }
-    optimum = ffm.objective;
-    /* One mapspace for every other run: the pmappings are the same. */
-    t0 = g_get_monotonic_time ();
-    mctx = ffm_search.context;
-    ffm_cli_progress_update (-1, "generating the shared pmappings", progress);
-    if (entries->len > 0 && (ms = ffm_mapspace_new_for_context (&mctx, &error)) == NULL)
-      {
-        if (ffm_cli_cancel_get_reason (cancel) != FFM_CLI_STOP_NONE)
-          stopped = g_strdup (ffm_cli_cancel_describe (cancel));
-        else
-          {
-            status = ffm_cli_fail (COMMAND, error);
-            goto out;
-          }
-        g_clear_error (&error);
-      }
-    offset = (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC;
-    if (stopped == NULL && mpi_share_runs (o, entries, ms, cancel, progress, ffm.seconds,
-                                           optimum, &stopped, &beaten, &status))
-      {
-        if (status != FFM_EXIT_OK)
-          goto out;
-      }
-    else
-    for (guint i = 0; i < entries->len && stopped == NULL; i++)
-      {
-        Entry *e = g_ptr_array_index (entries, i);
-        if (e->search.budget_multiple > 0)
-          ffm_cli_search_set_budget_multiple (&e->search, ffm.seconds);
-        e->search.context.progress = ffm_cli_progress_update;
-        e->search.context.progress_data = progress;
-        e->search.context.cancel = ffm_cli_cancel_get_flag (cancel);
-        for (int r = 0; r < o->runs && stopped == NULL; r++)
-          {
-            g_autofree char *phase = g_strdup_printf ("%s run %d of %d", e->name, r + 1, o->runs);
-            Run one;
-            ffm_cli_progress_update (-1, phase, progress);
-            if (!run_once (&e->search, (guint64) o->run.seed + SEED_STRIDE * (guint64) r, ms,
-                           cancel, &one, &error))
-              {
-                if (ffm_cli_cancel_get_reason (cancel) != FFM_CLI_STOP_NONE)
-                  {
-                    stopped = g_strdup (ffm_cli_cancel_describe (cancel));
-                    g_clear_error (&error);
-                    break;
-                  }
-                g_prefix_error (&error, "%s, run %d (seed %" G_GUINT64_FORMAT "): ", e->name,
-                                r + 1, (guint64) o->run.seed + SEED_STRIDE * (guint64) r);
-                status = ffm_cli_fail (COMMAND, error);
-                goto out;
-              }
-            if (one.objective < optimum * (1 - BEAT_SLACK))
-              {
-                ffm_cli_warn (COMMAND, "%s (seed %" G_GUINT64_FORMAT ") found %.17g, "
-                              "below ffm's optimum %.17g: a bug in one of them",
-                              e->name, one.seed, one.objective, optimum);
-                beaten = TRUE;
-              }
-            g_array_append_val (e->runs, one);
-            if (one.interrupted)
-              stopped = g_strdup (ffm_cli_cancel_describe (cancel));
-          }
-      }
+    Phase phase = { progress, "" };
+    status = comparison_run (o, &c, cancel, &phase, "", 0);
+    stop_reason = ffm_cli_cancel_get_reason (cancel);
   }
-
-  budget_ref = entries->len > 0 ? &((Entry *) g_ptr_array_index (entries, 0))->search
-    : &ffm_search;
-  {
-    g_autofree char *budget = NULL;
-    const FfmCliSearch *ref = budget_ref;
-    if (ref->budget_multiple > 0)
-      budget = g_strdup_printf ("%gx ffm's time (%.4g s of modelled time)",
-                                ref->budget_multiple, ref->context.max_modelled_seconds);
-    else if (ref->context.max_modelled_seconds > 0)
-      budget = g_strdup_printf ("%.4g s of modelled time", ref->context.max_modelled_seconds);
-    else
-      budget = g_strdup_printf ("%" G_GUINT64_FORMAT " evaluations, %g s of wall time "
-                                "(0 = none)", ref->context.max_evaluations,
-                                ref->context.max_seconds);
-    g_print ("Comparison on %s / %s, objective %s, %d run%s per strategy, budget %s\n",
-             ffm_workload_get_name (ffm_problem_get_workload (problem)),
-             ffm_arch_get_name (ffm_problem_get_arch (problem)),
-             ffm_objective_to_string (ffm_search.objective), o->runs, o->runs > 1 ? "s" : "",
-             budget);
-    g_print ("ffm: optimum %.6g in %.3g s (wall); shared pmappings for the others "
-             "%.3g s\n", optimum, ffm.seconds, offset);
-    if (stopped != NULL)
-      g_print ("INTERRUPTED: %s; the tables hold the runs done so far.\n", stopped);
-    print_table ("Percent above ffm's optimum by k x ffm's time, modelled as in the "
-                 "paper (median [min, max] over runs):", entries, checkpoints, optimum,
-                 ffm.seconds, FALSE, 0);
-    print_table ("Same by wall-clock time (shared pmapping generation included):",
-                 entries, checkpoints, optimum, ffm.seconds, TRUE, offset);
-  }
-  if (o->json != NULL || o->visual.html != NULL)
+  if (status == FFM_EXIT_OK)
     {
-      g_autofree char *text = compare_json (o, problem, entries, checkpoints, &ffm,
-                                            &ffm_search, budget_ref, optimum, offset,
-                                            stopped);
-      if ((o->json != NULL && !ffm_cli_output_write (o->json, text, &error))
-          || (o->visual.html != NULL && !ffm_html_write_compare (o->visual.html, text, &error)))
-        {
-          status = ffm_cli_fail (COMMAND, error);
-          goto out;
-        }
+      status = comparison_report (o, &c, checkpoints);
+      /* A stopped comparison wrote what it has, but is not complete. */
+      if (status == FFM_EXIT_OK && c.stopped != NULL)
+        status = ffm_cli_stop_exit_code (stop_reason);
     }
-  if (o->csv != NULL)
-    {
-      g_autofree char *text = compare_csv (entries, checkpoints, optimum, ffm.seconds, offset);
-      if (!ffm_cli_output_write (o->csv, text, &error))
-        {
-          status = ffm_cli_fail (COMMAND, error);
-          goto out;
-        }
-    }
-  if (o->trace_csv != NULL)
-    {
-      GString *text = g_string_new (NULL);
-      g_autofree char *first = ffm_cli_trace_to_csv (ffm.result, "ffm", 0, TRUE);
-      g_string_append (text, first);
-      for (guint i = 0; i < entries->len; i++)
-        {
-          const Entry *e = g_ptr_array_index (entries, i);
-          for (guint r = 0; r < e->runs->len; r++)
-            {
-              g_autofree char *part = ffm_cli_trace_to_csv (g_array_index (e->runs, Run, r).result,
-                                                            e->name, r, FALSE);
-              g_string_append (text, part);
-            }
-        }
-      if (!ffm_cli_output_write (o->trace_csv, text->str, &error))
-        {
-          g_string_free (text, TRUE);
-          status = ffm_cli_fail (COMMAND, error);
-          goto out;
-        }
-      g_string_free (text, TRUE);
-    }
-  if (o->plot != NULL
-      && !compare_plot (o->plot, problem, entries, optimum, ffm.seconds,
-                        ffm_search.objective, &error))
-    {
-      status = ffm_cli_fail (COMMAND, error);
-      goto out;
-    }
-  status = beaten ? FFM_EXIT_FAILURE : FFM_EXIT_OK;
+  else if (stop_reason != FFM_CLI_STOP_NONE && !c.ffm_done)
+    status = ffm_cli_stop_exit_code (stop_reason);   /* stopped before ffm finished */
 
 out:
-  run_clear (&ffm);
-  for (guint i = 0; i < entries->len; i++)
-    {
-      entry_clear (g_ptr_array_index (entries, i));
-      g_free (g_ptr_array_index (entries, i));
-    }
+  comparison_clear (&c);
   return status;
 }
 
@@ -1140,8 +2062,9 @@ ffm_cmd_compare (int argc, char **argv)
 {
   CompareOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_RUN_OPTIONS_INIT,
                        FFM_CLI_PROBLEM_OPTIONS_INIT,
-                       FFM_CLI_SEARCH_OPTIONS_INIT, NULL, 10, NULL, NULL, NULL,
-                       NULL, NULL, FFM_CLI_VISUAL_OPTIONS_INIT };
+                       FFM_CLI_SEARCH_OPTIONS_INIT, NULL, 10, NULL, NULL, NULL, NULL,
+                       DEFAULT_WITHIN, NULL, NULL, NULL, NULL, FFM_CLI_VISUAL_OPTIONS_INIT,
+                       FFM_MAPSPACE_SPACE_PAPER, FFM_MAPSPACE_CHARGE_EXPLORED, FALSE };
   const GOptionEntry entries[] = {
     { "strategies", 0, 0, G_OPTION_ARG_STRING, &o.strategies,
       "Strategies to compare, separated by commas (default " DEFAULT_STRATEGIES
@@ -1150,15 +2073,33 @@ ffm_cmd_compare (int argc, char **argv)
       "Runs of each strategy other than ffm, with seeds S, S+1000, ... (default 10)", "N" },
     { "checkpoints", 0, 0, G_OPTION_ARG_STRING, &o.checkpoints,
       "Multiples of ffm's time the tables report (default " DEFAULT_CHECKPOINTS ")", "K,..." },
+    { "baseline-space", 0, 0, G_OPTION_ARG_STRING, &o.baseline_space,
+      "The pmappings the other strategies search: paper (default: every Pareto-optimal "
+      "pmapping of each Einsum per compatibility, without ffm's cross-Einsum pruning; "
+      "one evaluation timed with the generator's pruning off) or pruned (the pmappings "
+      "ffm joins; the generator's time per evaluation)", "paper|pruned" },
+    { "charge", 0, 0, G_OPTION_ARG_STRING, &o.charge,
+      "What a query of one pmapping costs the other strategies: explored (default: the "
+      "pmappings the generator evaluated per Pareto pmapping of that Einsum, the FFM "
+      "authors' code) or evaluation (one pmapping evaluation, the paper's text)",
+      "explored|evaluation" },
+    { "sweep-einsums", 0, 0, G_OPTION_ARG_STRING, &o.sweep_einsums,
+      "Compare once per number of Einsums (the workload's parameter n_einsums, e.g. "
+      "--workload matmul-chain) and report the time to within --within %% of the "
+      "optimum against it (the FFM paper's Fig. 9); ffm's Einsum reuse off", "N,..." },
+    { "within", 0, 0, G_OPTION_ARG_DOUBLE, &o.within,
+      "With --sweep-einsums: the percentage above the optimum a run must reach "
+      "(default 5, the paper's); each run stops there", "PERCENT" },
     { "json", 0, 0, G_OPTION_ARG_FILENAME, &o.json,
-      "Write every run, its statistics and trace, and the tables as JSON to OUT", "OUT" },
+      "Write every run, its statistics and trace, the baselines' space and the tables "
+      "as JSON to OUT", "OUT" },
     { "csv", 0, 0, G_OPTION_ARG_FILENAME, &o.csv,
       "Write one line per run (result and checkpoints) as CSV to OUT", "OUT" },
     { "trace-csv", 0, 0, G_OPTION_ARG_FILENAME, &o.trace_csv,
       "Write every run's convergence trace as CSV to OUT", "OUT" },
     { "plot", 0, 0, G_OPTION_ARG_FILENAME, &o.plot,
-      "Draw percent above optimal against modelled time (the FFM paper's Fig. 8) "
-      "to OUT.svg, OUT.png or OUT.pdf", "OUT" },
+      "Draw percent above optimal against modelled time, log axes (the FFM paper's "
+      "Fig. 8; with --sweep-einsums, Fig. 9) to OUT.svg, OUT.png or OUT.pdf", "OUT" },
     G_OPTION_ENTRY_NULL
   };
   g_autoptr (GOptionContext) context = ffm_cli_context_new (COMMAND, NULL,
@@ -1176,6 +2117,9 @@ ffm_cmd_compare (int argc, char **argv)
                                     &mpi_worker, run_command, &o);
   g_free (o.strategies);
   g_free (o.checkpoints);
+  g_free (o.baseline_space);
+  g_free (o.charge);
+  g_free (o.sweep_einsums);
   g_free (o.json);
   g_free (o.csv);
   g_free (o.trace_csv);

@@ -272,11 +272,20 @@ static gboolean
 parse_attributes (char **args, FfmParamValues *attrs, GError **error)
 {
   for (guint i = 0; args[i] != NULL; i++)
-    if (!ffm_param_values_parse_assignment (attrs, args[i], error))
-      {
-        g_prefix_error (error, "attribute '%s': ", args[i]);
-        return FALSE;
-      }
+    {
+      guint n_before = g_strv_length ((char **) ffm_param_values_get_keys (attrs));
+      if (!ffm_param_values_parse_assignment (attrs, args[i], error))
+        {
+          g_prefix_error (error, "attribute '%s': ", args[i]);
+          return FALSE;
+        }
+      if (g_strv_length ((char **) ffm_param_values_get_keys (attrs)) == n_before)
+        {
+          g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
+                       "attribute '%s': the attribute is set twice", args[i]);
+          return FALSE;
+        }
+    }
   return TRUE;
 }
 
@@ -298,6 +307,15 @@ run_estimate (GOptionContext *context, EstimateOptions *o, char **positional)
 
   if (!parse_attributes (positional + 1, attrs, &error))
     return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
+  for (guint i = 0; o->actions != NULL && o->actions[i] != NULL; i++)
+    {
+      if (*o->actions[i] == '\0')
+        return ffm_cli_usage_error (context, COMMAND, "--action is empty");
+      for (guint k = 0; k < i; k++)
+        if (strcmp (o->actions[i], o->actions[k]) == 0)
+          return ffm_cli_usage_error (context, COMMAND, "--action %s is given twice",
+                                      o->actions[i]);
+    }
   registry = ffm_cli_registry_new (&o->common);
   ffm_cli_warn_plugin_failures (COMMAND, registry);
   library = ffm_component_library_new (registry);

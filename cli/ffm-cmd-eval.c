@@ -56,6 +56,7 @@ typedef struct {
                                       (only those members are used) */
   char *mapping;                /* --mapping FILE (owned) */
   gboolean loop_nest;           /* --loop-nest */
+  gboolean allow_changed_inputs; /* --allow-changed-inputs */
 } EvalOptions;
 
 /* ---- What the result file records, and the command line changes ---- */
@@ -210,6 +211,86 @@ mismatch_context (const FfmResultInfo *info, const FfmMapping *mapping,
                      "workload it was made for (--param), or evaluate a result file "
                      "(ffm map --json), which records them");
   return g_string_free (out, FALSE);
+}
+
+/* ---- Inputs that changed since the result was written ---- */
+
+/* "sha256:0123456789ab" (the first 12 digits, enough to tell them apart). */
+static char *
+short_digest (const char *digest)
+{
+  return digest != NULL ? g_strndup (digest, 7 + 12) : g_strdup ("none");
+}
+
+/* Checks what @recorded (the record of @file) says against @now, the
+ * record of the problem as rebuilt: fields that contradict what was built
+ * (a model or name that is not the one that built it) are errors; inputs
+ * that changed (a file's SHA-256, ffm's version) are errors unless
+ * @allow, and then a note. Sources the command line replaced are not
+ * compared. Returns an exit status, having printed the error. */
+static int
+check_recorded_inputs (const char *file, const FfmResultInfo *recorded,
+                       const FfmResultInfo *now, gboolean allow)
+{
+  static const char *const inputs[] = { "architecture", "workload" };
+  g_autoptr (GString) changed = g_string_new (NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (inputs); i++)
+    {
+      gboolean arch = i == 0;
+      const FfmResultSource *r = arch ? ffm_result_info_get_architecture (recorded)
+                                      : ffm_result_info_get_workload (recorded);
+      const FfmResultSource *n = arch ? ffm_result_info_get_architecture (now)
+                                      : ffm_result_info_get_workload (now);
+      const char *then_digest = ffm_result_info_get_digest (recorded, inputs[i]);
+      const char *now_digest = ffm_result_info_get_digest (now, inputs[i]);
+      if (r == NULL || n == NULL || g_strcmp0 (recorded_spec (r), n->given) != 0)
+        continue;               /* replaced on the command line (a note says so) */
+      /* A member the record leaves out (a file written by hand) says nothing. */
+      if (arch && r->model != NULL && g_strcmp0 (r->model, n->model) != 0)
+        {
+          g_printerr ("ffm %s: %s: $.inputs.architecture.model is %s%s%s, but %s is "
+                      "built by %s%s%s: the record contradicts what it names\n", COMMAND,
+                      file, r->model ? "\"" : "", r->model ? r->model : "null",
+                      r->model ? "\"" : "", n->given, n->model ? "the model " : "",
+                      n->model ? n->model : "no model (a JSON file)", "");
+          return FFM_EXIT_FAILURE;
+        }
+      if (r->name != NULL && g_strcmp0 (r->name, n->name) != 0)
+        {
+          g_printerr ("ffm %s: %s: $.inputs.%s.name is \"%s\", but %s is named \"%s\": "
+                      "the record contradicts what it names\n", COMMAND, file, inputs[i],
+                      r->name != NULL ? r->name : "", n->given, n->name);
+          return FFM_EXIT_FAILURE;
+        }
+      if (then_digest != NULL && g_strcmp0 (then_digest, now_digest) != 0)
+        {
+          g_autofree char *a = short_digest (then_digest), *b = short_digest (now_digest);
+          g_string_append_printf (changed, "%sthe %s %s%s changed (%s... then, %s... now)",
+                                  changed->len > 0 ? "; " : "", inputs[i],
+                                  arch && r->model != NULL ? "model plugin " : "file ",
+                                  n->file, a, b);
+        }
+    }
+  if (ffm_result_info_list_digests (recorded)[0] != NULL
+      && g_strcmp0 (ffm_result_info_get_version (recorded),
+                    ffm_result_info_get_version (now)) != 0)
+    g_string_append_printf (changed, "%sit was written by ffm %s, this is ffm %s",
+                            changed->len > 0 ? "; " : "",
+                            ffm_result_info_get_version (recorded),
+                            ffm_result_info_get_version (now));
+  if (changed->len == 0)
+    return FFM_EXIT_OK;
+  if (!allow)
+    {
+      g_printerr ("ffm %s: %s: its inputs changed since it was written: %s. Its numbers "
+                  "would not be reproduced; re-evaluate against the new inputs with "
+                  "--allow-changed-inputs\n", COMMAND, file, changed->str);
+      return FFM_EXIT_FAILURE;
+    }
+  g_printerr ("ffm %s: note: %s: evaluating against changed inputs "
+              "(--allow-changed-inputs): %s\n", COMMAND, file, changed->str);
+  return FFM_EXIT_OK;
 }
 
 /* ---- Evaluating one file ---- */
@@ -381,6 +462,22 @@ evaluate_file (GOptionContext *context, const EvalOptions *o,
   status = ffm_cli_load_arch (context, COMMAND, registry, &e->problem, &e->arch);
   if (status != FFM_EXIT_OK)
     return status;
+  e->info = eval_info (recorded, registry, &e->problem, e->workload, e->arch);
+  if (g_file_test (file, G_FILE_TEST_IS_REGULAR))
+    {
+      g_autofree char *digest = ffm_result_digest_file (file);
+      if (digest != NULL && recorded == NULL)
+        ffm_result_info_set_digest (e->info, "mapping", digest);
+    }
+  if (recorded != NULL)
+    {
+      if (ffm_result_info_get_digest (recorded, "mapping") != NULL)
+        ffm_result_info_set_digest (e->info, "mapping",
+                                    ffm_result_info_get_digest (recorded, "mapping"));
+      status = check_recorded_inputs (file, recorded, e->info, o->allow_changed_inputs);
+      if (status != FFM_EXIT_OK)
+        return status;
+    }
   e->report = ffm_cost_evaluate_mapping (e->workload, e->arch, mapping, &error);
   if (e->report == NULL)
     {
@@ -388,7 +485,6 @@ evaluate_file (GOptionContext *context, const EvalOptions *o,
       g_printerr ("ffm %s: %s%s\n", COMMAND, error->message, why);
       return FFM_EXIT_FAILURE;
     }
-  e->info = eval_info (recorded, registry, &e->problem, e->workload, e->arch);
   return FFM_EXIT_OK;
 }
 
@@ -699,6 +795,11 @@ run_eval (GOptionContext *context, EvalOptions *o, char **files)
                                 ffm_cli_output_options_conflict (&o->output));
   {
     g_autoptr (GError) error = NULL;
+    if (!ffm_cli_output_paths_check (NULL, &error, "--json", o->output.json,
+                                     "--csv", o->output.csv, "--html", o->visual.html,
+                                     "--diagram", o->visual.diagram,
+                                     "--diagram-dot", o->visual.diagram_dot, NULL))
+      return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
     if (!ffm_cli_visual_check (&o->visual, &error))
       return g_error_matches (error, FFM_CANVAS_ERROR, FFM_CANVAS_ERROR_UNAVAILABLE)
         ? ffm_cli_fail (COMMAND, error)
@@ -748,13 +849,16 @@ ffm_cmd_eval (int argc, char **argv)
 {
   EvalOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_PROBLEM_OPTIONS_INIT,
                     FFM_CLI_OUTPUT_OPTIONS_INIT, FFM_CLI_VISUAL_OPTIONS_INIT,
-                    FFM_CLI_SEARCH_OPTIONS_INIT, NULL, FALSE };
+                    FFM_CLI_SEARCH_OPTIONS_INIT, NULL, FALSE, FALSE };
   const GOptionEntry entries[] = {
     { "mapping", 'm', 0, G_OPTION_ARG_FILENAME, &o.mapping,
       "The mapping or result file to evaluate (or give it as the argument; a "
       "Timeloop mapping: timeloop:map.yaml)", "FILE" },
     { "loop-nest", 0, 0, G_OPTION_ARG_NONE, &o.loop_nest,
       "Also print the mapping as loop-nest pseudo-code", NULL },
+    { "allow-changed-inputs", 0, 0, G_OPTION_ARG_NONE, &o.allow_changed_inputs,
+      "Re-evaluate a result file although an input it records (architecture or "
+      "workload file, model plugin, ffm version) changed since it was written", NULL },
     G_OPTION_ENTRY_NULL
   };
   g_autofree char *description = ffm_cli_describe (

@@ -310,11 +310,15 @@ run (GOptionContext *context, MapOptions *o)
   FfmCliTable *pareto = NULL, *stats = NULL;
   const FfmCostReport *best;
   g_autofree char *stopped = NULL;
+  gboolean to_stdout = FALSE;
+  FfmCliStopReason stop_reason = FFM_CLI_STOP_NONE;
   int status;
 
-  if (ffm_cli_output_options_conflict (&o->output) != NULL)
-    return ffm_cli_usage_error (context, COMMAND, "%s",
-                                ffm_cli_output_options_conflict (&o->output));
+  if (!ffm_cli_output_paths_check (&to_stdout, &error, "--json", o->output.json,
+                                   "--csv", o->output.csv, "--trace-csv", o->trace_csv,
+                                   "--html", o->visual.html, "--diagram", o->visual.diagram,
+                                   "--diagram-dot", o->visual.diagram_dot, NULL))
+    return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
   if (!ffm_cli_visual_check (&o->visual, &error))
     return g_error_matches (error, FFM_CANVAS_ERROR, FFM_CANVAS_ERROR_UNAVAILABLE)
       ? ffm_cli_fail (COMMAND, error) : ffm_cli_usage_error (context, COMMAND, "%s", error->message);
@@ -347,7 +351,13 @@ run (GOptionContext *context, MapOptions *o)
       search.context.cancel = ffm_cli_cancel_get_flag (cancel);
       ffm_cli_progress_update (-1, "timing ffm for --budget", progress);
       if (!ffm_cli_search_time_ffm (&search, registry, &ffm_seconds, &error))
-        return ffm_cli_fail (COMMAND, error);
+        {
+          FfmCliStopReason reason = ffm_cli_cancel_get_reason (cancel);
+          if (reason != FFM_CLI_STOP_NONE)
+            g_prefix_error (&error, "%s: ", ffm_cli_cancel_describe (cancel));
+          status = ffm_cli_fail (COMMAND, error);
+          return reason != FFM_CLI_STOP_NONE ? ffm_cli_stop_exit_code (reason) : status;
+        }
       ffm_cli_search_set_budget_multiple (&search, ffm_seconds);
     }
 
@@ -362,14 +372,17 @@ run (GOptionContext *context, MapOptions *o)
     ffm_cli_progress_update (-1, "searching", progress);
     ok = ffm_cli_search_run (&search, &sr, &error);
     g_clear_pointer (&progress, ffm_cli_progress_stop);
-    if (ok && ffm_cli_cancel_get_reason (cancel) != FFM_CLI_STOP_NONE)
+    stop_reason = ffm_cli_cancel_get_reason (cancel);
+    if (ok && stop_reason != FFM_CLI_STOP_NONE)
       stopped = g_strdup (ffm_cli_cancel_describe (cancel));
     if (!ok)
       {
-        if (ffm_cli_cancel_get_reason (cancel) != FFM_CLI_STOP_NONE)
+        if (stop_reason != FFM_CLI_STOP_NONE)
           g_prefix_error (&error, "%s with no mapping yet: ",
                           ffm_cli_cancel_describe (cancel));
-        return ffm_cli_fail (COMMAND, error);
+        status = ffm_cli_fail (COMMAND, error);
+        return stop_reason != FFM_CLI_STOP_NONE ? ffm_cli_stop_exit_code (stop_reason)
+                                                : status;
       }
   }
   best = g_ptr_array_index (sr.reports, sr.best);
@@ -385,7 +398,7 @@ run (GOptionContext *context, MapOptions *o)
       stats = stats_table (sr.result, sr.seconds);
       g_ptr_array_add (tables, stats);
     }
-  if (!o->quiet && ffm_cli_output_wants_text (&o->output))
+  if (!o->quiet && !to_stdout)
     print_text (o, &search, &sr, pareto, stats, stopped);
   else if (stopped != NULL)
     ffm_cli_warn (COMMAND, "%s: the mapping is the best found so far", stopped);
@@ -415,7 +428,8 @@ run (GOptionContext *context, MapOptions *o)
       if (!ffm_cli_output_write (o->trace_csv, csv, &error))
         return ffm_cli_fail (COMMAND, error);
     }
-  return FFM_EXIT_OK;
+  /* The best mapping so far is written, but the run did not finish. */
+  return ffm_cli_stop_exit_code (stop_reason);
 }
 
 /* run() as ffm_cli_mpi_run_command() calls it. */

@@ -337,9 +337,11 @@ run (GOptionContext *context, PmappingsOptions *o)
     g_clear_pointer (&progress, ffm_cli_progress_stop);
     if (set == NULL)
       {
-        if (ffm_cli_cancel_get_reason (cancel) != FFM_CLI_STOP_NONE)
+        FfmCliStopReason reason = ffm_cli_cancel_get_reason (cancel);
+        if (reason != FFM_CLI_STOP_NONE)
           g_prefix_error (&error, "%s: ", ffm_cli_cancel_describe (cancel));
-        return ffm_cli_fail (COMMAND, error);
+        status = ffm_cli_fail (COMMAND, error);
+        return reason != FFM_CLI_STOP_NONE ? ffm_cli_stop_exit_code (reason) : status;
       }
   }
   g_ptr_array_add (tables, einsums_table (set));

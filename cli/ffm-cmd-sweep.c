@@ -53,11 +53,16 @@
 #include "ffm-plot.h"
 #include "ffm-plot-sweep.h"
 #include "ffm-plot-pareto.h"
+#include "ffm-bounded-read.h"
+#include "ffm-sweep-csv.h"
+#include <ffm/ffm-limits.h>
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <glib/gstdio.h>
 
 #define COMMAND "sweep"
 /* TUNING: a sweep larger than this is a typo more often than a plan
@@ -86,35 +91,6 @@ typedef struct {
   FfmCliVisualOptions visual;   /* --html */
 } SweepOptions;
 
-/* One swept parameter. */
-typedef struct {
-  char *name;                   /* as given */
-  gboolean arch;                /* --sweep-arch */
-  GStrv values;
-} Axis;
-
-typedef struct {
-  guint index;                  /* in point order */
-  const char *policy;           /* "ffm" or a policy name (borrowed) */
-  GStrv values;                 /* one per axis (owned) */
-  char *key;                    /* policy and values, for resuming (owned) */
-  /* the row: */
-  gboolean done;
-  gboolean ok;
-  double energy, latency, edp, seconds;
-  double area;                  /* m^2 of the point's architecture */
-  char *fused;                  /* "T1@GlobalBuffer;T2@MainMemory" (owned) */
-  char *level_energy;           /* "MainMemory=1e-3;GlobalBuffer=..." (owned) */
-  char *class_energy;           /* "weights=...;intermediates_kv=..." (owned) */
-  char *offchip_class_energy;   /* the same in the outermost memory only (owned) */
-  char *einsums;                /* "I;V;K;...", workload order (owned) */
-  char *fused_einsums;          /* "Q>QK@GlobalBuffer;..." (owned) */
-  char *error;                  /* failed: the message (owned) */
-  char *line;                   /* the CSV line, without newline (owned) */
-  /* the work: */
-  FfmProblem *problem;          /* NULL when it did not load (error set) */
-  FfmConstraints *constraints;  /* the policy's and the options' (owned) */
-} Point;
 
 typedef struct {
   const SweepOptions *o;
@@ -127,293 +103,8 @@ typedef struct {
   GAsyncQueue *finished;        /* of Point* */
 } Sweep;
 
-static void
-point_free (Point *p)
-{
-  g_strfreev (p->values);
-  g_free (p->key);
-  g_free (p->fused);
-  g_free (p->level_energy);
-  g_free (p->class_energy);
-  g_free (p->offchip_class_energy);
-  g_free (p->einsums);
-  g_free (p->fused_einsums);
-  g_free (p->error);
-  g_free (p->line);
-  g_clear_pointer (&p->problem, ffm_problem_unref);
-  g_clear_pointer (&p->constraints, ffm_constraints_unref);
-  g_free (p);
-}
-
-static void
-axis_clear (Axis *a)
-{
-  g_free (a->name);
-  g_strfreev (a->values);
-}
-
-/* ---- CSV ---- */
-
-static void
-csv_field (GString *line, const char *text)
-{
-  if (line->len > 0)
-    g_string_append_c (line, ',');
-  if (text == NULL)
-    return;
-  if (strpbrk (text, ",\"\n\r") == NULL)
-    {
-      g_string_append (line, text);
-      return;
-    }
-  g_string_append_c (line, '"');
-  for (const char *c = text; *c != '\0'; c++)
-    {
-      if (*c == '"')
-        g_string_append_c (line, '"');
-      g_string_append_c (line, *c);
-    }
-  g_string_append_c (line, '"');
-}
-
-static void
-csv_double (GString *line, gboolean have, double v)
-{
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-  csv_field (line, have ? g_ascii_formatd (buf, sizeof buf, "%.17g", v) : NULL);
-}
-
-/* Splits one CSV record of @text at *@pos into fields (quotes as written by
- * csv_field; a quoted field may hold newlines); advances *@pos past it.
- * NULL at the end of the text. */
-static GPtrArray *
-csv_record (const char *text, gsize *pos)
-{
-  GPtrArray *fields;
-  GString *f = g_string_new (NULL);
-  const char *c = text + *pos;
-
-  if (*c == '\0')
-    {
-      g_string_free (f, TRUE);
-      return NULL;
-    }
-  fields = g_ptr_array_new_with_free_func (g_free);
-  for (;;)
-    {
-      if (*c == '"')
-        {
-          for (c++; *c != '\0'; c++)
-            {
-              if (*c == '"' && c[1] == '"')
-                g_string_append_c (f, *c++);
-              else if (*c == '"')
-                {
-                  c++;
-                  break;
-                }
-              else
-                g_string_append_c (f, *c);
-            }
-        }
-      while (*c != '\0' && *c != ',' && *c != '\n' && *c != '\r')
-        g_string_append_c (f, *c++);
-      g_ptr_array_add (fields, g_string_free (f, FALSE));
-      f = g_string_new (NULL);
-      if (*c == ',')
-        {
-          c++;
-          continue;
-        }
-      if (*c == '\r')
-        c++;
-      if (*c == '\n')
-        c++;
-      break;
-    }
-  g_string_free (f, TRUE);
-  *pos = (gsize) (c - text);
-  return fields;
-}
-
-/* The fixed columns after the policy and the axes. */
-static const char *const result_columns[] = {
-  "status", "energy_j", "latency_s", "edp_js", "area_m2", "seconds", "fused",
-  "energy_by_level", "energy_by_tensor_class", "offchip_energy_by_tensor_class",
-  "einsums", "fused_einsums", "error", NULL
-};
-#define N_RESULT_COLUMNS (G_N_ELEMENTS (result_columns) - 1)
-
-static char *
-csv_header (const GArray *axes)
-{
-  GString *line = g_string_new (NULL);
-
-  csv_field (line, "policy");
-  for (guint i = 0; i < axes->len; i++)
-    {
-      const Axis *a = &g_array_index (axes, Axis, i);
-      g_autofree char *name = g_strdup_printf ("%s%s", a->arch ? "arch." : "", a->name);
-      csv_field (line, name);
-    }
-  for (guint i = 0; result_columns[i] != NULL; i++)
-    csv_field (line, result_columns[i]);
-  return g_string_free (line, FALSE);
-}
-
-static char *
-point_key (const char *policy, char **values)
-{
-  g_autofree char *joined = g_strjoinv ("\x1f", values);
-
-  return g_strdup_printf ("%s\x1f%s", policy, joined);
-}
-
-static void
-point_make_line (Point *p)
-{
-  GString *line = g_string_new (NULL);
-
-  csv_field (line, p->policy);
-  for (guint i = 0; p->values[i] != NULL; i++)
-    csv_field (line, p->values[i]);
-  csv_field (line, p->ok ? "ok" : "failed");
-  csv_double (line, p->ok, p->energy);
-  csv_double (line, p->ok, p->latency);
-  csv_double (line, p->ok, p->edp);
-  csv_double (line, p->ok, p->area);
-  {
-    char buf[G_ASCII_DTOSTR_BUF_SIZE];
-    csv_field (line, g_ascii_formatd (buf, sizeof buf, "%.3f", p->seconds));
-  }
-  csv_field (line, p->fused);
-  csv_field (line, p->level_energy);
-  csv_field (line, p->class_energy);
-  csv_field (line, p->offchip_class_energy);
-  csv_field (line, p->einsums);
-  csv_field (line, p->fused_einsums);
-  csv_field (line, p->error);
-  g_free (p->line);
-  p->line = g_string_free (line, FALSE);
-}
-
-static gboolean
-parse_double (const char *text, double *out)
-{
-  char *end = NULL;
-
-  if (text == NULL || *text == '\0')
-    return FALSE;
-  *out = g_ascii_strtod (text, &end);
-  return end != NULL && *end == '\0';
-}
-
-/* Reads the rows of @text (CSV of @length bytes from @path: a previous
- * run's file, or a row another MPI rank sent) into the points they match.
- * FALSE when the text is not this sweep's (other columns) or a row is
- * malformed. */
-static gboolean
-rows_from_text (const char *path, const char *text, gsize length, const GArray *axes,
-                GPtrArray *points, guint *n_resumed, GError **error)
-{
-  g_autofree char *header = csv_header (axes);
-  g_autoptr (GHashTable) by_key = g_hash_table_new (g_str_hash, g_str_equal);
-  gsize pos = 0;
-  guint n_axes = axes->len, row = 1;
-  GPtrArray *first;
-
-  *n_resumed = 0;
-  if (length == 0)
-    return TRUE;
-  if (strlen (text) != length)
-    {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "--csv %s: not a CSV "
-                   "file of ffm sweep (it holds a NUL byte)", path);
-      return FALSE;
-    }
-  for (guint i = 0; i < points->len; i++)
-    {
-      Point *p = points->pdata[i];
-      g_hash_table_insert (by_key, p->key, p);
-    }
-  first = csv_record (text, &pos);
-  {
-    g_autoptr (GPtrArray) fields = first;
-    GString *got = g_string_new (NULL);
-    for (guint i = 0; i < fields->len; i++)
-      csv_field (got, fields->pdata[i]);
-    if (strcmp (got->str, header) != 0)
-      {
-        g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "--csv %s: written by "
-                     "another sweep (its columns are %s; this sweep's are %s): "
-                     "name another file to start afresh", path, got->str, header);
-        g_string_free (got, TRUE);
-        return FALSE;
-      }
-    g_string_free (got, TRUE);
-  }
-  for (GPtrArray *next; (next = csv_record (text, &pos)) != NULL; )
-    {
-      g_autoptr (GPtrArray) fields = next;
-      g_autofree char *key = NULL;
-      const char *const *f;
-      const char *status;
-      Point *p;
-      row++;
-      if (fields->len == 1 && ((char *) fields->pdata[0])[0] == '\0')
-        continue;               /* an empty line */
-      if (fields->len != 1 + n_axes + N_RESULT_COLUMNS)
-        {
-          /* The last line of a killed run may be cut short: redo it. */
-          if (text[pos] == '\0' && text[length - 1] != '\n')
-            break;
-          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "--csv %s: row %u "
-                       "has %u fields, expected %u", path, row, fields->len,
-                       (guint) (1 + n_axes + N_RESULT_COLUMNS));
-          return FALSE;
-        }
-      g_ptr_array_add (fields, NULL);
-      /* After the add, which may have moved the array. */
-      f = (const char *const *) fields->pdata;
-      {
-        g_auto (GStrv) values = g_new0 (char *, n_axes + 1);
-        for (guint i = 0; i < n_axes; i++)
-          values[i] = g_strdup (f[1 + i]);
-        key = point_key (f[0], values);
-      }
-      p = g_hash_table_lookup (by_key, key);
-      if (p == NULL || p->done)
-        continue;               /* not a point of this sweep (any more) */
-      status = f[1 + n_axes];
-      p->ok = strcmp (status, "ok") == 0;
-      if ((!p->ok && strcmp (status, "failed") != 0)
-          || (p->ok && (!parse_double (f[2 + n_axes], &p->energy)
-                        || !parse_double (f[3 + n_axes], &p->latency)
-                        || !parse_double (f[4 + n_axes], &p->edp)
-                        || !parse_double (f[5 + n_axes], &p->area)))
-          || !parse_double (f[6 + n_axes], &p->seconds))
-        {
-          g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "--csv %s: row %u: "
-                       "malformed status or numbers", path, row);
-          return FALSE;
-        }
-      p->fused = g_strdup (f[7 + n_axes]);
-      p->level_energy = g_strdup (f[8 + n_axes]);
-      p->class_energy = g_strdup (f[9 + n_axes]);
-      p->offchip_class_energy = g_strdup (f[10 + n_axes]);
-      p->einsums = g_strdup (f[11 + n_axes]);
-      p->fused_einsums = g_strdup (f[12 + n_axes]);
-      p->error = *f[13 + n_axes] != '\0' ? g_strdup (f[13 + n_axes]) : NULL;
-      p->done = TRUE;
-      point_make_line (p);
-      (*n_resumed)++;
-    }
-  return TRUE;
-}
-
 /* Reads the rows of a previous run of the same sweep from @path (which may
- * not exist) into the points they match (rows_from_text()). */
+ * not exist) into the points they match (ffm_sweep_rows_from_text()). */
 static gboolean
 resume_from_csv (const char *path, const GArray *axes, GPtrArray *points,
                  guint *n_resumed, GError **error)
@@ -421,17 +112,205 @@ resume_from_csv (const char *path, const GArray *axes, GPtrArray *points,
   g_autofree char *text = NULL;
   g_autoptr (GError) local = NULL;
   gsize length = 0;
+  gboolean missing = FALSE;
 
   *n_resumed = 0;
-  if (!g_file_get_contents (path, &text, &length, &local))
+  text = ffm_read_file_bounded (path, FFM_MAX_SWEEP_CSV_BYTES, &length, &missing,
+                                G_FILE_ERROR, G_FILE_ERROR_FAILED, &local);
+  if (text == NULL)
     {
-      if (g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+      if (missing)
         return TRUE;
-      g_set_error (error, G_FILE_ERROR, local->code, "--csv %s: cannot read it to "
-                   "resume: %s", path, local->message);
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "--csv %s: cannot "
+                   "resume from it: %s", path, local->message);
       return FALSE;
     }
-  return rows_from_text (path, text, length, axes, points, n_resumed, error);
+  return ffm_sweep_rows_from_text (path, text, length, axes, points, n_resumed, error);
+}
+
+/* ---- Which sweep wrote a CSV ----
+ * Beside --csv FILE, FILE.sweep records the sweep that wrote it: ffm's
+ * version, the inputs (names, and the SHA-256 of every file), the grid,
+ * the policies and every option that changes a row, one "key: value" line
+ * each. A rerun resumes only from a CSV whose record is its own; any other
+ * (another grid, an edited architecture file, no record at all) is
+ * refused and left as it is, so that no sweep's rows are lost. */
+
+#define SWEEP_RECORD_HEADER "ffm sweep record 1"
+
+/* "NAME" for a name, "PATH sha256:HEX" for a file (transfer full). */
+static char *
+input_identity (const char *spec)
+{
+  g_autofree char *text = NULL;
+  gsize length = 0;
+  g_autofree char *digest = NULL;
+
+  if (spec == NULL)
+    return g_strdup ("-");
+  if (!g_file_test (spec, G_FILE_TEST_IS_REGULAR))
+    return g_strdup (spec);
+  text = ffm_read_file_bounded (spec, FFM_MAX_INPUT_FILE_BYTES, &length, NULL,
+                                G_FILE_ERROR, G_FILE_ERROR_FAILED, NULL);
+  if (text == NULL)
+    return g_strdup_printf ("%s unreadable", spec);
+  digest = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) text, length);
+  return g_strdup_printf ("%s sha256:%s", spec, digest);
+}
+
+static void
+record_list (GString *r, const char *key, char **items)
+{
+  g_string_append_printf (r, "%s:", key);
+  for (guint i = 0; items != NULL && items[i] != NULL; i++)
+    g_string_append_printf (r, "%s%s", i == 0 ? " " : " | ", items[i]);
+  g_string_append_c (r, '\n');
+}
+
+static void
+record_files (GString *r, const char *key, char **files)
+{
+  g_string_append_printf (r, "%s:", key);
+  for (guint i = 0; files != NULL && files[i] != NULL; i++)
+    {
+      g_autofree char *id = input_identity (files[i]);
+      g_string_append_printf (r, "%s%s", i == 0 ? " " : " | ", id);
+    }
+  g_string_append_c (r, '\n');
+}
+
+/* The record of this sweep (transfer full). */
+static char *
+sweep_record (const SweepOptions *o, const GArray *axes, char **policies)
+{
+  GString *r = g_string_new (SWEEP_RECORD_HEADER "\n");
+  const FfmCliSearchOptions *s = &o->search;
+  g_autofree char *arch = input_identity (o->problem.arch);
+  g_autofree char *workload = input_identity (o->problem.workload);
+
+  g_string_append_printf (r, "ffm: %s\n", FFM_VERSION_STRING);
+  g_string_append_printf (r, "arch: %s\n", arch);
+  g_string_append_printf (r, "workload: %s\n", workload);
+  record_list (r, "params", o->problem.params);
+  record_list (r, "arch params", o->problem.arch_params);
+  g_string_append (r, "grid:");
+  for (guint i = 0; i < axes->len; i++)
+    {
+      const Axis *a = &g_array_index (axes, Axis, i);
+      g_autofree char *values = g_strjoinv (",", a->values);
+      g_string_append_printf (r, "%s%s%s=%s", i == 0 ? " " : " | ", a->arch ? "arch." : "",
+                              a->name, values);
+    }
+  g_string_append_printf (r, "\nzip: %s\n", o->zip ? "yes" : "no");
+  record_files (r, "policies", policies);
+  g_string_append_printf (r, "objective: %s\n", s->objective != NULL ? s->objective : "edp");
+  g_string_append_printf (r, "max fused loops: %d\n", s->max_fused_loops);
+  g_string_append_printf (r, "max fused loops per rank var: %d\n", s->max_fused_per_var);
+  g_string_append_printf (r, "unfused: %s\n", s->unfused ? "yes" : "no");
+  g_string_append_printf (r, "imperfect: %s\n", s->imperfect != NULL ? s->imperfect : "none");
+  record_files (r, "constraints", s->constraint_files);
+  record_list (r, "fuse", s->fuse);
+  record_list (r, "no fuse", s->no_fuse);
+  record_list (r, "backing", s->backing);
+  record_list (r, "keep", s->keep);
+  record_list (r, "forbid", s->forbid);
+  record_list (r, "stationary", s->stationary);
+  g_string_append_printf (r, "max memory: %s\n",
+                          s->limits.max_memory != NULL ? s->limits.max_memory : "default");
+  g_string_append_printf (r, "max template seconds: %g\n", s->limits.max_template_seconds);
+  g_string_append_printf (r, "max templates: %" G_GINT64_FORMAT "\n", s->limits.max_templates);
+  return g_string_free (r, FALSE);
+}
+
+/* What differs between two records, in the user's terms: "grid m=4,8 (this
+ * sweep: m=4,16); ..." (transfer full); NULL when they are the same. */
+static char *
+records_differ (const char *theirs, const char *ours)
+{
+  g_auto (GStrv) a = g_strsplit (theirs, "\n", -1);
+  g_auto (GStrv) b = g_strsplit (ours, "\n", -1);
+  GString *d = g_string_new (NULL);
+
+  if (a[0] == NULL || strcmp (a[0], SWEEP_RECORD_HEADER) != 0)
+    {
+      g_string_free (d, TRUE);
+      return g_strdup ("it is not a record of ffm sweep");
+    }
+  for (guint i = 1; b[i] != NULL; i++)
+    {
+      const char *colon = strchr (b[i], ':');
+      const char *found = NULL;
+      gsize n;
+      if (colon == NULL)
+        continue;
+      n = (gsize) (colon - b[i]) + 1;
+      for (guint k = 1; a[k] != NULL; k++)
+        if (strncmp (a[k], b[i], n) == 0)
+          found = a[k];
+      if (found == NULL || strcmp (found, b[i]) != 0)
+        g_string_append_printf (d, "%s%.*s was %s (this sweep: %s)", d->len > 0 ? "; " : "",
+                                (int) (n - 1), b[i],
+                                found == NULL ? "not recorded"
+                                : found[n] == '\0' ? "none" : found + n + 1,
+                                colon[1] == '\0' ? "none" : colon + 2);
+    }
+  for (guint k = 1; a[k] != NULL; k++)
+    {
+      const char *colon = strchr (a[k], ':');
+      gboolean known = FALSE;
+      if (colon == NULL)
+        continue;
+      for (guint i = 1; b[i] != NULL; i++)
+        known |= strncmp (a[k], b[i], (gsize) (colon - a[k]) + 1) == 0;
+      if (!known)
+        g_string_append_printf (d, "%s%s (this sweep has no such setting)",
+                                d->len > 0 ? "; " : "", a[k]);
+    }
+  if (d->len == 0)
+    {
+      g_string_free (d, TRUE);
+      return NULL;
+    }
+  return g_string_free (d, FALSE);
+}
+
+/* Checks that @csv (existing, not empty) was written by the sweep of
+ * @record; nothing is written either way. */
+static gboolean
+check_sweep_record (const char *csv, const char *record, GError **error)
+{
+  g_autofree char *path = g_strconcat (csv, ".sweep", NULL);
+  g_autofree char *theirs = NULL;
+  g_autofree char *differ = NULL;
+  g_autoptr (GError) local = NULL;
+  gsize length = 0;
+  gboolean missing = FALSE;
+
+  theirs = ffm_read_file_bounded (path, FFM_MAX_INPUT_FILE_BYTES, &length, &missing,
+                                  G_FILE_ERROR, G_FILE_ERROR_FAILED, &local);
+  if (theirs == NULL && missing)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "--csv %s: the file exists "
+                   "but %s, which records the sweep that wrote it, does not: ffm cannot "
+                   "tell that its rows are this sweep's, so it leaves them as they are. "
+                   "Name another file to start afresh", csv, path);
+      return FALSE;
+    }
+  if (theirs == NULL)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_FAILED, "--csv %s: %s", csv,
+                   local->message);
+      return FALSE;
+    }
+  if (strlen (theirs) != length || (differ = records_differ (theirs, record)) != NULL)
+    {
+      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "--csv %s was written by "
+                   "another sweep (%s: %s); it is left as it is: name another file to "
+                   "start afresh", csv, path,
+                   differ != NULL ? differ : "it holds a NUL byte");
+      return FALSE;
+    }
+  return TRUE;
 }
 
 /* ---- Points ---- */
@@ -459,16 +338,26 @@ parse_axes (char **specs, gboolean arch, GArray *axes, GError **error)
           {
             g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
                          "--sweep%s %s has an empty value", arch ? "-arch" : "", specs[i]);
-            axis_clear (&a);
+            ffm_sweep_axis_clear (&a);
             return FALSE;
           }
+      for (guint k = 0; a.values[k] != NULL; k++)
+        for (guint j = 0; j < k; j++)
+          if (strcmp (a.values[j], a.values[k]) == 0)
+            {
+              g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
+                           "--sweep%s %s gives the value %s twice", arch ? "-arch" : "",
+                           specs[i], a.values[k]);
+              ffm_sweep_axis_clear (&a);
+              return FALSE;
+            }
       for (guint k = 0; k < axes->len; k++)
         if (strcmp (g_array_index (axes, Axis, k).name, a.name) == 0
             && g_array_index (axes, Axis, k).arch == arch)
           {
             g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
                          "--sweep%s names %s twice", arch ? "-arch" : "", a.name);
-            axis_clear (&a);
+            ffm_sweep_axis_clear (&a);
             return FALSE;
           }
       g_array_append_val (axes, a);
@@ -481,7 +370,7 @@ parse_axes (char **specs, gboolean arch, GArray *axes, GError **error)
 static GPtrArray *
 make_points (const GArray *axes, gboolean zip, char **policies, GError **error)
 {
-  GPtrArray *points = g_ptr_array_new_with_free_func ((GDestroyNotify) point_free);
+  GPtrArray *points = g_ptr_array_new_with_free_func ((GDestroyNotify) ffm_sweep_point_free);
   guint64 n_combos = 1;
   guint n_policies = g_strv_length (policies);
   g_autofree guint *digit = g_new0 (guint, MAX (axes->len, 1));
@@ -521,7 +410,7 @@ make_points (const GArray *axes, gboolean zip, char **policies, GError **error)
           p->values = g_new0 (char *, axes->len + 1);
           for (guint i = 0; i < axes->len; i++)
             p->values[i] = g_strdup (g_array_index (axes, Axis, i).values[zip ? c : digit[i]]);
-          p->key = point_key (p->policy, p->values);
+          p->key = ffm_sweep_point_key (p->policy, p->values);
           g_ptr_array_add (points, p);
         }
       /* the next combination, last axis fastest */
@@ -590,7 +479,7 @@ prepare_point (Sweep *s, const GArray *axes, Point *p)
   p->done = TRUE;
   p->ok = FALSE;
   p->error = g_strdup (error->message);
-  point_make_line (p);
+  ffm_sweep_point_make_line (p);
 }
 
 /* The tensor classes of the FFM paper's Fig. 12(b): weights, the K and V
@@ -744,7 +633,7 @@ run_point (gpointer data, gpointer user_data)
   /* A point stopped by Ctrl-C or --timeout is not a result: not recorded. */
   p->done = !g_error_matches (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_CANCELLED);
   if (p->done)
-    point_make_line (p);
+    ffm_sweep_point_make_line (p);
   g_async_queue_push (s->finished, p);
 }
 
@@ -765,7 +654,7 @@ write_pairs_json (FfmJsonWriter *b, const char *key, const char *pairs)
       if (eq == NULL)
         continue;
       *eq = '\0';
-      if (parse_double (eq + 1, &v))
+      if (ffm_sweep_parse_double (eq + 1, &v))
         ffm_json_writer_member_double (b, items[k], v);
     }
   ffm_json_writer_end_object (b);
@@ -875,10 +764,10 @@ plot_edp (const char *path, const GArray *axes, const GPtrArray *points,
   g_autofree double *ys = g_new (double, (gsize) n_x * n_policies);
   g_autofree FfmPlotSeries *series = g_new0 (FfmPlotSeries, n_policies);
   g_autofree char *title = g_strdup_printf ("EDP of the best mapping against %s", x->name);
-  FfmPlotAxes ax = { title, x->name, "EDP (J*s)", TRUE, TRUE, 0 };
+  FfmPlotAxes ax = { title, x->name, "EDP (J*s)", TRUE, TRUE, 0, 0, 0, 0 };
 
   for (guint i = 0; i < n_x; i++)
-    if (!parse_double (x->values[i], &xs[i]))
+    if (!ffm_sweep_parse_double (x->values[i], &xs[i]))
       {
         g_set_error (error, FFM_PLOT_ERROR, FFM_PLOT_ERROR_FAILED, "--plot: %s=%s "
                      "is not a number to plot against", x->name, x->values[i]);
@@ -1031,7 +920,7 @@ static MpiSweep mpi_sweep;
 static guint64
 sweep_fingerprint (const SweepOptions *o, const GArray *axes, const GPtrArray *points)
 {
-  g_autofree char *header = csv_header (axes);
+  g_autofree char *header = ffm_sweep_csv_header (axes);
   g_autofree char *count = g_strdup_printf ("%u", points->len);
   guint64 h = 0;
 
@@ -1062,14 +951,14 @@ mpi_result (guint item, const char *text, gpointer data)
 
   if (text != NULL)
     {
-      g_autofree char *header = csv_header (m->axes);
+      g_autofree char *header = ffm_sweep_csv_header (m->axes);
       g_autofree char *rows = g_strdup_printf ("%s\n%s\n", header, text);
       g_autoptr (GPtrArray) one = g_ptr_array_new ();
       g_autoptr (GError) error = NULL;
       guint n = 0;
 
       g_ptr_array_add (one, p);
-      if (!rows_from_text ("(a row from another MPI rank)", rows, strlen (rows),
+      if (!ffm_sweep_rows_from_text ("(a row from another MPI rank)", rows, strlen (rows),
                            m->axes, one, &n, &error) || n != 1)
         {
           p->done = TRUE;
@@ -1077,7 +966,7 @@ mpi_result (guint item, const char *text, gpointer data)
           p->error = g_strdup_printf ("MPI: the row another rank sent is not this "
                                       "sweep's: %s", error != NULL ? error->message
                                       : "it is another point's");
-          point_make_line (p);
+          ffm_sweep_point_make_line (p);
         }
     }
   g_async_queue_push (m->s->finished, p);
@@ -1195,8 +1084,12 @@ run (GOptionContext *context, SweepOptions *o)
   FILE *csv = NULL;
   int status = FFM_EXIT_OK;
   const char *stopped = NULL;
+  int stop_code = FFM_EXIT_FAILURE;     /* stopped by an MPI rank, not the user */
+  g_autofree char *record = NULL;       /* FILE.sweep's text */
+  GStatBuf csv_stat = { 0 };
+  gboolean complete = FALSE;            /* --csv holds every point already */
 
-  g_array_set_clear_func (axes, (GDestroyNotify) axis_clear);
+  g_array_set_clear_func (axes, (GDestroyNotify) ffm_sweep_axis_clear);
   if (o->problem.arch == NULL || o->problem.workload == NULL)
     return ffm_cli_usage_error (context, COMMAND, "--arch and --workload are required");
   if (g_str_has_prefix (o->problem.arch, FFM_CLI_TIMELOOP_PREFIX)
@@ -1208,6 +1101,27 @@ run (GOptionContext *context, SweepOptions *o)
     return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
   if (axes->len == 0)
     return ffm_cli_usage_error (context, COMMAND, "give at least one --sweep or --sweep-arch");
+  {
+    /* Checked once here rather than as a failure at every point. */
+    g_autoptr (FfmParamValues) wv = NULL, av = NULL;
+    if ((wv = ffm_cli_parse_assignments (o->problem.params, "--param", &error)) == NULL
+        || (av = ffm_cli_parse_assignments (o->problem.arch_params, "--arch-param",
+                                            &error)) == NULL)
+      return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
+  }
+  for (guint i = 0; i < axes->len; i++)
+    {
+      const Axis *x = &g_array_index (axes, Axis, i);
+      char **set = x->arch ? o->problem.arch_params : o->problem.params;
+      for (guint k = 0; set != NULL && set[k] != NULL; k++)
+        {
+          g_autofree char *key = g_strstrip (g_strndup (set[k], strcspn (set[k], "=")));
+          if (strcmp (key, x->name) == 0)
+            return ffm_cli_usage_error (context, COMMAND, "--sweep%s %s also set by %s %s: "
+                                        "give it once", x->arch ? "-arch" : "", x->name,
+                                        x->arch ? "--arch-param" : "--param", set[k]);
+        }
+    }
   if (o->search.strategy != NULL && strcmp (o->search.strategy, "ffm") != 0)
     return ffm_cli_usage_error (context, COMMAND, "sweep runs the ffm strategy "
                                 "(policies choose the mapspace: --policy)");
@@ -1239,9 +1153,15 @@ run (GOptionContext *context, SweepOptions *o)
     }
   if (o->plot != NULL && !ffm_plot_check (o->plot, &error))
     return ffm_cli_fail (COMMAND, error);
+  if (!ffm_cli_output_paths_check (NULL, &error, "--csv", o->csv, "--json", o->json,
+                                   "--plot", o->plot, "--html", o->visual.html, NULL))
+    return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
   if (!ffm_cli_visual_check (&o->visual, &error))
     return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
   policies = g_strsplit (o->search.policy != NULL ? o->search.policy : "ffm", ",", -1);
+  if (policies[0] == NULL)
+    return ffm_cli_usage_error (context, COMMAND, "--policy is empty (name at least "
+                                "one policy; ffm = none)");
   for (guint i = 0; policies[i] != NULL; i++)
     {
       g_strstrip (policies[i]);
@@ -1262,22 +1182,36 @@ run (GOptionContext *context, SweepOptions *o)
   s.ffm = ffm_plugin_registry_lookup (registry, FFM_PLUGIN_KIND_SEARCH, "ffm", &error);
   if (s.ffm == NULL)
     return ffm_cli_fail (COMMAND, error);
-  header = csv_header (axes);
+  header = ffm_sweep_csv_header (axes);
   if (o->csv != NULL && strcmp (o->csv, "-") == 0)
     return ffm_cli_usage_error (context, COMMAND, "--csv needs a file (the sweep "
                                 "resumes from it)");
   /* Under mpirun the other ranks only run the points rank 0 hands out. */
   if (ffm_cli_mpi_is_worker ())
     return mpi_serve_points (&s, axes, points);
+  if (o->csv != NULL)
+    record = sweep_record (o, axes, policies);
+  if (o->csv != NULL && g_stat (o->csv, &csv_stat) == 0 && S_ISREG (csv_stat.st_mode)
+      && csv_stat.st_size > 0 && !check_sweep_record (o->csv, record, &error))
+    return ffm_cli_fail (COMMAND, error);
   if (o->csv != NULL && !resume_from_csv (o->csv, axes, points, &n_resumed, &error))
     return ffm_cli_fail (COMMAND, error);
-  if (n_resumed > 0)
+  complete = o->csv != NULL && n_resumed == points->len;
+  if (complete)
+    ffm_cli_warn (COMMAND, "all %u points are already in %s: it is left as it is",
+                  points->len, o->csv);
+  else if (n_resumed > 0)
     ffm_cli_warn (COMMAND, "resuming: %u of %u points already in %s", n_resumed,
                   points->len, o->csv);
-  if (o->csv != NULL)
+  if (o->csv != NULL && !complete)
     {
       /* Append to the file as points finish: a killed sweep keeps them. */
       gboolean fresh = !g_file_test (o->csv, G_FILE_TEST_EXISTS) || n_resumed == 0;
+      g_autofree char *record_path = g_strconcat (o->csv, ".sweep", NULL);
+      /* The record first: a CSV is never without it. */
+      if (fresh && (csv_stat.st_mode == 0 || S_ISREG (csv_stat.st_mode))
+          && !ffm_output_file_write (record_path, record, -1, &error))
+        return ffm_cli_fail (COMMAND, error);
       csv = fopen (o->csv, fresh ? "w" : "a");
       if (csv == NULL)
         {
@@ -1361,6 +1295,8 @@ run (GOptionContext *context, SweepOptions *o)
     g_clear_pointer (&progress, ffm_cli_progress_stop);
     if (ffm_cli_cancel_describe (cancel) != NULL)
       stopped = ffm_cli_cancel_describe (cancel);
+    if (stopped != NULL && ffm_cli_cancel_get_reason (cancel) != FFM_CLI_STOP_NONE)
+      stop_code = ffm_cli_stop_exit_code (ffm_cli_cancel_get_reason (cancel));
     if (stopped != NULL)
       {
         guint kept = 0;
@@ -1368,7 +1304,8 @@ run (GOptionContext *context, SweepOptions *o)
           kept += ((Point *) points->pdata[i])->done;
         ffm_cli_warn (COMMAND, "%s: %u of %u points done%s", stopped, kept, points->len,
                       o->csv != NULL ? "; run the same command again to finish" : "");
-        status = FFM_EXIT_FAILURE;
+        if (status == FFM_EXIT_OK)
+          status = stop_code;
       }
   }
   if (csv != NULL && fclose (csv) != 0 && status == FFM_EXIT_OK)
@@ -1391,7 +1328,7 @@ run (GOptionContext *context, SweepOptions *o)
         g_string_append_printf (text, "%s\n", p->line);
         n_failed += !p->ok;
       }
-    if (o->csv != NULL && !ffm_cli_output_write (o->csv, text->str, &error))
+    if (o->csv != NULL && !complete && !ffm_cli_output_write (o->csv, text->str, &error))
       {
         g_string_free (text, TRUE);
         return ffm_cli_fail (COMMAND, error);
@@ -1488,7 +1425,7 @@ ffm_cmd_sweep (int argc, char **argv)
   ffm_cli_add_visual_options (context, &o.visual, FALSE, "the sweep");
   ffm_cli_add_constraint_options (context, &o.search);
   ffm_cli_add_generator_limit_options (context, &o.search.limits);
-  ffm_cli_add_problem_options (context, &o.problem);
+  ffm_cli_add_ffm_problem_options (context, &o.problem);
   ffm_cli_add_run_options (context, &o.run, FFM_CLI_RUN_THREADS);
   ffm_cli_add_common_options (context, &o.common, TRUE);
   status = ffm_cli_mpi_run_command (context, COMMAND, &o.common, &o.run, argc, argv,

@@ -1192,7 +1192,7 @@ ffm_html_sweep_to_string (const char *heading, const char *json, GError **error)
       {
         g_autofree char *t = g_strdup_printf ("EDP of the best mapping against %s",
                                               (const char *) params->pdata[0]);
-        FfmPlotAxes axes = { t, params->pdata[0], "EDP (J*s)", TRUE, TRUE, 0 };
+        FfmPlotAxes axes = { t, params->pdata[0], "EDP (J*s)", TRUE, TRUE, 0, 0, 0, 0 };
         x = g_new (double, xs->len);
         y = g_new (double, (gsize) xs->len * policies->len);
         for (guint i = 0; i < xs->len; i++)
@@ -1460,10 +1460,13 @@ ffm_html_compare_to_string (const char *json, GError **error)
     guint n_strategies = json_array_get_length (strategies);
     g_autofree FfmPlotSeries *series = g_new0 (FfmPlotSeries, n_strategies + 1);
     g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
-    static const double one = 1, zero = 0;
+    /* As ffm compare --plot draws Fig. 8: both axes log10, time to
+     * 10,000x ffm's, 0 % drawn at the bottom (0.01 %). */
+    static const double one = 1, floor_value = 0.01;
     double top = 10;
     FfmPlotAxes axes = { "Percent above the optimum against modelled time",
-                         "modelled time / ffm's time", "% above optimal", TRUE, FALSE, 0 };
+                         "modelled time / ffm's time", "% above optimal (0 drawn at 0.01 %)",
+                         TRUE, TRUE, 0, 0.1, 1e4, floor_value };
     for (guint i = 0; i < n_strategies; i++)
       {
         JsonArray *runs = member_array (element_object (strategies, i), "runs");
@@ -1487,7 +1490,7 @@ ffm_html_compare_to_string (const char *json, GError **error)
         lo = 0.1;
         hi = 10;
       }
-    series[0] = (FfmPlotSeries) { "ffm", 1, &one, &zero, NULL, NULL, TRUE };
+    series[0] = (FfmPlotSeries) { "ffm", 1, &one, &floor_value, NULL, NULL, TRUE };
     for (guint i = 0; i < n_strategies; i++)
       {
         JsonObject *s = element_object (strategies, i);
@@ -1511,9 +1514,10 @@ ffm_html_compare_to_string (const char *json, GError **error)
                   at[m++] = 100 * (best - optimum) / fabs (optimum);
               }
             qsort (at, m, sizeof (double), compare_doubles);
-            y[k] = m == 0 ? NAN : m % 2 ? at[m / 2] : (at[m / 2 - 1] + at[m / 2]) / 2;
-            low[k] = m == 0 ? NAN : at[0];
-            high[k] = m == 0 ? NAN : at[m - 1];
+            y[k] = m == 0 ? NAN : MAX (m % 2 ? at[m / 2] : (at[m / 2 - 1] + at[m / 2]) / 2,
+                                       floor_value);
+            low[k] = m == 0 ? NAN : MAX (at[0], floor_value);
+            high[k] = m == 0 ? NAN : MAX (at[m - 1], floor_value);
             if (isfinite (y[k]))
               top = MAX (top, y[k]);
           }

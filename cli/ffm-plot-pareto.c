@@ -58,7 +58,8 @@ ffm_plot_pareto (const char *path, const char *title, const char *x_label,
   g_autofree FfmPlotSeries *series = NULL;
   g_autofree guint *front = NULL;
   g_autofree double *fx = NULL, *fy = NULL;
-  FfmPlotAxes axes = { title, x_label, y_label, TRUE, TRUE, 0 };
+  FfmPlotAxes axes = { .title = title, .x_label = x_label, .y_label = y_label,
+                       .log_x = TRUE, .log_y = TRUE };
   double lo[2] = { INFINITY, INFINITY }, hi[2] = { -INFINITY, -INFINITY };
   guint n_front, n_series;
 

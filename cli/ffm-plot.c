@@ -157,6 +157,10 @@ ffm_plot_check (const char *path, GError **error)
   return TRUE;
 }
 
+/* The description draw_lines() writes for end() to put in an SVG (one
+ * plot at a time: PLplot is not reentrant either). */
+static GString *svg_desc;
+
 typedef struct {
   const char *path;
   char *tmp;                    /* owned */
@@ -278,6 +282,27 @@ end (Target *t, GError **error)
       g_unlink (t->tmp);
       g_clear_pointer (&t->tmp, g_free);
       return FALSE;
+    }
+  if (svg_desc != NULL && g_str_has_suffix (t->path, ".svg"))
+    {
+      /* The description goes right after the opening <svg ...> tag. */
+      const char *open = strstr (data, "<svg");
+      const char *close = open != NULL ? strchr (open, '>') : NULL;
+      if (close != NULL)
+        {
+          g_autofree char *escaped = g_markup_escape_text (svg_desc->str, -1);
+          g_autofree char *text = g_strdup_printf ("%.*s\n<desc>%s</desc>%s",
+                                                   (int) (close + 1 - data), data,
+                                                   escaped, close + 1);
+          if (!g_file_set_contents (t->tmp, text, -1, NULL))
+            {
+              g_set_error (error, FFM_PLOT_ERROR, FFM_PLOT_ERROR_WRITE,
+                           "%s: the plot could not be written (disk full?)", t->path);
+              g_unlink (t->tmp);
+              g_clear_pointer (&t->tmp, g_free);
+              return FALSE;
+            }
+        }
     }
   if (g_rename (t->tmp, t->path) != 0)
     {
@@ -507,19 +532,56 @@ draw_lines (gconstpointer data)
       ylo -= 0.5;
       yhi += 0.5;
     }
-  if (axes->y_max > 0 && usable (axes->y_max, axes->log_y))
-    yhi = MIN (yhi, axis_value (axes->y_max, axes->log_y));
-  if (yhi <= ylo)
-    yhi = ylo + 1;
-  pad = 0.05 * (yhi - ylo);
-  ylo -= pad;
-  yhi += pad;
-  pad = 0.02 * (xhi - xlo);
-  xlo -= pad;
-  xhi += pad;
+  {
+    /* Pad the sides the data set; a range asked for is the axis. */
+    gboolean fixed_x = axes->x_max > axes->x_min && usable (axes->x_min, axes->log_x)
+      && usable (axes->x_max, axes->log_x);
+    gboolean fixed_y_low = axes->y_min > 0 && usable (axes->y_min, axes->log_y);
+    double xpad = 0.02 * (xhi - xlo);
+    if (fixed_x)
+      {
+        double a = axis_value (axes->x_min, axes->log_x), b = axis_value (axes->x_max, axes->log_x);
+        xlo = xlo - xpad < a ? xlo - xpad : a;
+        xhi = xhi + xpad > b ? xhi + xpad : b;
+      }
+    else
+      {
+        xlo -= xpad;
+        xhi += xpad;
+      }
+    if (fixed_y_low)
+      ylo = axis_value (axes->y_min, axes->log_y);
+    if (axes->y_max > 0 && usable (axes->y_max, axes->log_y))
+      yhi = MIN (yhi, axis_value (axes->y_max, axes->log_y));
+    if (yhi <= ylo)
+      yhi = ylo + 1;
+    pad = 0.05 * (yhi - ylo);
+    if (!fixed_y_low)
+      ylo -= pad;
+    yhi += pad;
+  }
   /* The box by hand: plenv's axis styles also draw the lines x = 0 and
    * y = 0, which on a log axis is the line at 1. */
   plenv (xlo, xhi, ylo, yhi, 0, -2);
+  if (svg_desc != NULL)
+    {
+      g_string_append_printf (svg_desc, "%s. x axis: %s, %s scale, from %.4g to %.4g. "
+                              "y axis: %s, %s scale, from %.4g to %.4g. Series:",
+                              axes->title != NULL ? axes->title : "plot",
+                              axes->x_label != NULL ? axes->x_label : "x",
+                              axes->log_x ? "log10" : "linear",
+                              axes->log_x ? pow (10, xlo) : xlo, axes->log_x ? pow (10, xhi) : xhi,
+                              axes->y_label != NULL ? axes->y_label : "y",
+                              axes->log_y ? "log10" : "linear",
+                              axes->log_y ? pow (10, ylo) : ylo, axes->log_y ? pow (10, yhi) : yhi);
+      for (guint s = 0; s < l->n_series; s++)
+        g_string_append_printf (svg_desc, "%s %s (%u points%s)", s > 0 ? "," : "",
+                                l->series[s].label != NULL ? l->series[s].label : "",
+                                l->series[s].n,
+                                l->series[s].low != NULL && l->series[s].high != NULL
+                                ? ", with a band" : "");
+      g_string_append_c (svg_desc, '.');
+    }
   plcol0 ((PLINT) (2 + 7));     /* grey grid */
   plwidth (0.5);
   plbox (axes->log_x ? "gl" : "g", 0, 0, axes->log_y ? "gl" : "g", 0, 0);
@@ -546,10 +608,15 @@ ffm_plot_lines (const char *path, const FfmPlotAxes *axes,
 {
   Target t = { 0 };
   Lines l = { axes, series, n_series };
+  gboolean ok;
 
   if (!begin (&t, path, error))
     return FALSE;
-  return guarded (&t, draw_lines, &l, error);
+  svg_desc = g_string_new (NULL);
+  ok = guarded (&t, draw_lines, &l, error);
+  g_string_free (svg_desc, TRUE);
+  svg_desc = NULL;
+  return ok;
 }
 
 typedef struct {

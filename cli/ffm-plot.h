@@ -17,6 +17,10 @@
  *     design point: the FFM paper's Fig. 12);
  *   - a fusion diagram: rows of boxes (Einsums) with the fused ones joined
  *     (the paper's Fig. 13).
+ * An SVG line plot carries a plain-text description of itself (a <desc>
+ * element: title, each axis with its label, scale (linear or log10) and
+ * range, the series), for screen readers and for tests, since the
+ * drawing's text is glyph outlines.
  * The output is written to a temporary file beside the destination,
  * checked (the format's trailer is there), then renamed: a failed plot
  * leaves no half-written file. PLplot keeps global state: call these from
@@ -55,6 +59,12 @@ typedef struct {
   gboolean log_y;               /* likewise for y */
   double y_max;                 /* > 0: the top of the y axis (bands and lines
                                    above it are clipped); 0: fit the data */
+  double x_min, x_max;          /* x_max > x_min: the x axis spans at least
+                                   this range (the data may widen it);
+                                   both 0: fit the data */
+  double y_min;                 /* > 0: the bottom of the y axis, lower values
+                                   drawn on it (a log axis cannot show 0);
+                                   0: fit the data */
 } FfmPlotAxes;
 
 /* One line: @n points (x[i], y[i]); a band from low[i] to high[i] when

@@ -479,28 +479,31 @@ bind_params (Loader *l, const FfmParamSpec *specs, const FfmParamValues *params)
       gint64 integer;
       gboolean flag;
 
+      /* Given @spec, the getters find the name first: linear in the
+       * number of parameters. */
+
       switch (spec->type)
         {
         case FFM_PARAM_NUMBER:
-          if (!ffm_param_values_get_number (values, specs, l->owner, spec->name,
+          if (!ffm_param_values_get_number (values, spec, l->owner, spec->name,
                                             &value.number, l->error))
             return FALSE;
           break;
         case FFM_PARAM_INTEGER:
-          if (!ffm_param_values_get_integer (values, specs, l->owner, spec->name,
+          if (!ffm_param_values_get_integer (values, spec, l->owner, spec->name,
                                              &integer, l->error))
             return FALSE;
           value.number = (double) integer;
           break;
         case FFM_PARAM_BOOL:
-          if (!ffm_param_values_get_bool (values, specs, l->owner, spec->name,
+          if (!ffm_param_values_get_bool (values, spec, l->owner, spec->name,
                                           &flag, l->error))
             return FALSE;
           value.number = flag ? 1 : 0;
           break;
         case FFM_PARAM_STRING:
           value.type = FFM_VALUE_STRING;
-          value.string = ffm_param_values_get_string (values, specs, l->owner,
+          value.string = ffm_param_values_get_string (values, spec, l->owner,
                                                       spec->name, l->error);
           if (value.string == NULL)
             return FALSE;

@@ -741,6 +741,18 @@ check_structure (Check *c)
     any_compute |= ((FfmLevel *) levels->pdata[i])->kind == FFM_LEVEL_COMPUTE;
   if (!any_compute)
     return check_fail (c, -1, -1, NULL, "has no compute unit");
+  {
+    guint dims = 0;
+    for (guint i = 0; i < levels->len; i++)
+      {
+        const FfmLevel *l = levels->pdata[i];
+        if (l->kind == FFM_LEVEL_FANOUT)
+          dims += l->u.fanout.n_dims;
+        else if (l->kind == FFM_LEVEL_COMPUTE && dims > FFM_MAX_PATH_FANOUT_DIMS)
+          return check_fail (c, (int) i, -1, NULL, "has %u fanout dimensions above it, "
+                             "more than the limit of %d", dims, FFM_MAX_PATH_FANOUT_DIMS);
+      }
+  }
   last = levels->pdata[levels->len - 1];
   if (last->kind != FFM_LEVEL_COMPUTE)
     return check_fail (c, (int) levels->len - 1, -1, level_kind_name (last->kind),

@@ -35,6 +35,7 @@
 #include <ffm/ffm-expr.h>
 #include <ffm/ffm-format.h>
 #include <ffm/ffm-limits.h>
+#include "ffm-bounded-read.h"
 
 #include <math.h>
 #include <string.h>
@@ -738,22 +739,12 @@ load_one_file (FfmComponentLibrary *library, const char *path, GError **error)
 {
   g_autofree char *text = NULL;
   gsize length;
-  GStatBuf st;
-  g_autoptr (GError) local = NULL;
 
-  if (g_stat (path, &st) == 0 && st.st_size > MAX_COMPONENT_FILE_BYTES)
-    {
-      g_set_error (error, FFM_ESTIMATOR_ERROR, FFM_ESTIMATOR_ERROR_PARSE,
-                   "%s: %lld bytes, more than the limit of %u", path,
-                   (long long) st.st_size, MAX_COMPONENT_FILE_BYTES);
-      return FALSE;
-    }
-  if (!g_file_get_contents (path, &text, &length, &local))
-    {
-      g_set_error (error, FFM_ESTIMATOR_ERROR, FFM_ESTIMATOR_ERROR_PARSE, "%s",
-                   local->message);
-      return FALSE;
-    }
+  text = ffm_read_file_bounded (path, MAX_COMPONENT_FILE_BYTES, &length, NULL,
+                                FFM_ESTIMATOR_ERROR, FFM_ESTIMATOR_ERROR_PARSE,
+                                error);
+  if (text == NULL)
+    return FALSE;
   if (strlen (text) != length)
     {
       g_set_error (error, FFM_ESTIMATOR_ERROR, FFM_ESTIMATOR_ERROR_PARSE,

@@ -326,22 +326,73 @@ check_dependencies (FfmCostReport *r, GPtrArray *leaves, GError **error)
 
 /* ---- Capacity over lifetimes ---- */
 
+/* A (node, tensor) pair with what is known of it: the tile's largest
+ * reservation (a storage node), or the first and last branch whose
+ * Einsums use the tensor (a split). Hashed, so that checking a mapping of
+ * thousands of Einsums stays linear in their number. */
 typedef struct {
   const FfmMappingNode *node;
   guint tensor;
   double bits;
-} TileOccupancy;
+  guint first, last;
+} NodeTensor;
 
-static double
-lookup_occupancy (GArray *table, const FfmMappingNode *node, guint tensor)
+static guint
+node_tensor_hash (gconstpointer key)
 {
-  for (guint i = 0; i < table->len; i++)
+  const NodeTensor *k = key;
+  return g_direct_hash (k->node) ^ (k->tensor * 2654435761u);
+}
+
+static gboolean
+node_tensor_equal (gconstpointer a, gconstpointer b)
+{
+  const NodeTensor *x = a, *y = b;
+  return x->node == y->node && x->tensor == y->tensor;
+}
+
+/* Entries in one array allocated for all of them up front (so that the
+ * keys the index points to stay where they are), and their index. */
+typedef struct {
+  NodeTensor *items;
+  guint n, capacity;
+  GHashTable *index;
+} NodeTensorTable;
+
+static void
+node_tensor_table_init (NodeTensorTable *t, guint capacity)
+{
+  t->items = g_new (NodeTensor, MAX (capacity, 1));
+  t->n = 0;
+  t->capacity = capacity;
+  t->index = g_hash_table_new (node_tensor_hash, node_tensor_equal);
+}
+
+static void
+node_tensor_table_clear (NodeTensorTable *t)
+{
+  g_hash_table_destroy (t->index);
+  g_free (t->items);
+}
+
+/* The entry of (@node, @tensor), NULL if there is none and @add is FALSE. */
+static NodeTensor *
+node_tensor_get (NodeTensorTable *t, const FfmMappingNode *node, guint tensor,
+                 gboolean add, gboolean *added)
+{
+  NodeTensor key = { node, tensor, 0, G_MAXUINT, 0 };
+  NodeTensor *e = g_hash_table_lookup (t->index, &key);
+
+  *added = FALSE;
+  if (e == NULL && add)
     {
-      const TileOccupancy *o = &g_array_index (table, TileOccupancy, i);
-      if (o->node == node && o->tensor == tensor)
-        return o->bits;
+      g_assert (t->n < t->capacity);
+      e = &t->items[t->n++];
+      *e = key;
+      g_hash_table_add (t->index, e);
+      *added = TRUE;
     }
-  return 0;
+  return e;
 }
 
 /* The split that path node @k of @leaf sits directly above (only storage
@@ -372,44 +423,43 @@ split_directly_below (const Leaf *leaf, guint k)
  * loop between it and the next split is live during everything below it
  * (the loop interleaves the branches), and so is a persistent tile. */
 static gboolean
-tile_live_for_leaf (const FfmCostReport *r, const Leaf *leaf, guint k,
-                    guint tensor)
+tile_live_for_leaf (NodeTensorTable *ranges, const Leaf *leaf, guint k, guint tensor)
 {
   const FfmMappingNode *node = g_ptr_array_index (leaf->nodes, k);
   int j = node->persistent ? -1 : split_directly_below (leaf, k);
-  const FfmMappingNode *split;
-  guint first = G_MAXUINT, last = 0, mine;
+  const NodeTensor *range;
+  gboolean added;
+  guint mine;
 
   if (j < 0)
     return TRUE;
-  split = g_ptr_array_index (leaf->splits, j);
-  mine = g_array_index (leaf->split_branch, guint, j);
-  for (guint i = 0; i < r->leaves->len; i++)
-    {
-      const Leaf *other = g_ptr_array_index (r->leaves, i);
-      const FfmEinsum *e = ffm_workload_get_einsum (r->workload, other->einsum);
-      guint b;
-      if ((guint) j >= other->splits->len
-          || g_ptr_array_index (other->splits, j) != split
-          || ffm_einsum_find_access (e, tensor) < 0)
-        continue;
-      b = g_array_index (other->split_branch, guint, j);
-      first = MIN (first, b);
-      last = MAX (last, b);
-    }
-  if (first == G_MAXUINT)
+  range = node_tensor_get (ranges, g_ptr_array_index (leaf->splits, j), tensor, FALSE,
+                           &added);
+  if (range == NULL)
     return TRUE;
-  return first <= mine && mine <= last;
+  mine = g_array_index (leaf->split_branch, guint, j);
+  return range->first <= mine && mine <= range->last;
 }
 
 static void
 check_capacity (FfmCostReport *r)
 {
-  g_autoptr(GArray) table = g_array_new (FALSE, FALSE, sizeof (TileOccupancy));
+  NodeTensorTable table, ranges;
   g_autofree double *live = g_new (double, r->n_levels);
   double worst = 0;
   int worst_level = -1;
   const char *worst_einsum = NULL;
+  guint n_buffets = 0, n_split_uses = 0;
+
+  for (guint i = 0; i < r->leaves->len; i++)
+    {
+      const Leaf *leaf = g_ptr_array_index (r->leaves, i);
+      n_buffets += leaf->cost->n_buffets;
+      n_split_uses += leaf->splits->len
+        * ffm_workload_get_einsum (r->workload, leaf->einsum)->n_accesses;
+    }
+  node_tensor_table_init (&table, n_buffets);
+  node_tensor_table_init (&ranges, n_split_uses);
 
   /* Each (storage node, tensor) tile: the largest reservation any Einsum
    * using the tensor computed for it. */
@@ -421,22 +471,27 @@ check_capacity (FfmCostReport *r)
           const FfmBuffetInfo *info = ffm_pmapping_model_get_buffet (leaf->model, b);
           const FfmMappingNode *node = g_ptr_array_index (leaf->nodes, info->node);
           double bits = leaf->cost->buffet_occupancy[b];
-          guint k;
-          for (k = 0; k < table->len; k++)
-            {
-              TileOccupancy *o = &g_array_index (table, TileOccupancy, k);
-              if (o->node == node && o->tensor == info->tensor)
-                {
-                  o->bits = MAX (o->bits, bits);
-                  break;
-                }
-            }
-          if (k == table->len)
-            {
-              TileOccupancy o = { node, info->tensor, bits };
-              g_array_append_val (table, o);
-            }
+          gboolean added;
+          NodeTensor *o = node_tensor_get (&table, node, info->tensor, TRUE, &added);
+          o->bits = added ? bits : MAX (o->bits, bits);
         }
+    }
+  /* Each (split, tensor): the first and last branch whose Einsums use the
+   * tensor. */
+  for (guint i = 0; i < r->leaves->len; i++)
+    {
+      const Leaf *leaf = g_ptr_array_index (r->leaves, i);
+      const FfmEinsum *e = ffm_workload_get_einsum (r->workload, leaf->einsum);
+      for (guint j = 0; j < leaf->splits->len; j++)
+        for (guint a = 0; a < e->n_accesses; a++)
+          {
+            gboolean added;
+            NodeTensor *range = node_tensor_get (&ranges, g_ptr_array_index (leaf->splits, j),
+                                                 e->accesses[a].tensor, TRUE, &added);
+            guint b = g_array_index (leaf->split_branch, guint, j);
+            range->first = MIN (range->first, b);
+            range->last = MAX (range->last, b);
+          }
     }
 
   for (guint i = 0; i < r->leaves->len; i++)
@@ -454,8 +509,13 @@ check_capacity (FfmCostReport *r)
             {
               int tensor = ffm_workload_find_tensor (r->workload, node->tensors[t]);
               if (tensor >= 0 && level >= 0
-                  && tile_live_for_leaf (r, leaf, k, (guint) tensor))
-                live[level] += lookup_occupancy (table, node, tensor);
+                  && tile_live_for_leaf (&ranges, leaf, k, (guint) tensor))
+                {
+                  gboolean added;
+                  const NodeTensor *o = node_tensor_get (&table, node, (guint) tensor,
+                                                         FALSE, &added);
+                  live[level] += o != NULL ? o->bits : 0;
+                }
             }
         }
       for (guint l = 0; l < r->n_levels; l++)
@@ -474,6 +534,8 @@ check_capacity (FfmCostReport *r)
             }
         }
     }
+  node_tensor_table_clear (&table);
+  node_tensor_table_clear (&ranges);
   if (worst_level >= 0 && r->problem == NULL)
     {
       r->fits = FALSE;

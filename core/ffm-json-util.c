@@ -1,5 +1,6 @@
 /* ffm-json-util.c: JSON documents with line numbers (see ffm-json-util.h). */
 #include "ffm-json-util.h"
+#include "ffm-bounded-read.h"
 #include <ffm/ffm-json-writer.h>
 
 #include <ffm/ffm-limits.h>
@@ -241,75 +242,6 @@ doc_parse (const char *text, gsize length, const char *name, GQuark domain,
   return doc_finish (doc, ok, local, domain, parse_code, error);
 }
 
-/* Reads @path whole, refusing more than FFM_MAX_INPUT_FILE_BYTES: /dev/zero
- * or an endless pipe end in an error, not in all of the memory. */
-static char *
-read_bounded (const char *path, gsize *length, GQuark domain, int code,
-              GError **error)
-{
-  g_autoptr (GString) text = NULL;
-  struct stat st;
-  int fd = open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  int saved_errno;
-
-  if (fd < 0)
-    {
-      saved_errno = errno;
-      g_set_error (error, domain, code, "%s: cannot read: %s", path,
-                   g_strerror (saved_errno));
-      return NULL;
-    }
-  /* Non-blocking only for the open: a pipe without a writer reads as empty
-   * instead of waiting forever. */
-  fcntl (fd, F_SETFL, fcntl (fd, F_GETFL) & ~O_NONBLOCK);
-  if (fstat (fd, &st) == 0 && S_ISDIR (st.st_mode))
-    {
-      close (fd);
-      g_set_error (error, domain, code, "%s: cannot read: it is a folder", path);
-      return NULL;
-    }
-  if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode)
-      && (guint64) st.st_size > FFM_MAX_INPUT_FILE_BYTES)
-    {
-      close (fd);
-      g_set_error (error, domain, code,
-                   "%s: the file has %" G_GUINT64_FORMAT " bytes, more than the "
-                   "limit of %u MiB for input files", path, (guint64) st.st_size,
-                   FFM_MAX_INPUT_FILE_BYTES >> 20);
-      return NULL;
-    }
-  text = g_string_sized_new (S_ISREG (st.st_mode) ? (gsize) st.st_size + 1 : 4096);
-  for (;;)
-    {
-      char buffer[65536];
-      gssize n = read (fd, buffer, sizeof buffer);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          saved_errno = errno;
-          close (fd);
-          g_set_error (error, domain, code, "%s: cannot read: %s", path,
-                       g_strerror (saved_errno));
-          return NULL;
-        }
-      if (n == 0)
-        break;
-      if (text->len + (gsize) n > FFM_MAX_INPUT_FILE_BYTES)
-        {
-          close (fd);
-          g_set_error (error, domain, code,
-                       "%s: more than %u MiB (the limit for input files): not "
-                       "a file ffm can read", path, FFM_MAX_INPUT_FILE_BYTES >> 20);
-          return NULL;
-        }
-      g_string_append_len (text, buffer, n);
-    }
-  close (fd);
-  *length = text->len;
-  return g_string_free (g_steal_pointer (&text), FALSE);
-}
-
 FfmJsonDoc *
 ffm_json_doc_load_file (const char *path, GQuark domain, int parse_code,
                         GError **error)
@@ -317,7 +249,8 @@ ffm_json_doc_load_file (const char *path, GQuark domain, int parse_code,
   g_autofree char *text = NULL;
   gsize length = 0;
 
-  text = read_bounded (path, &length, domain, parse_code, error);
+  text = ffm_read_file_bounded (path, FFM_MAX_INPUT_FILE_BYTES, &length, NULL,
+                                domain, parse_code, error);
   if (text == NULL)
     return NULL;
   return doc_parse (text, length, path, domain, parse_code, error);

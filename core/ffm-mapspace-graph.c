@@ -147,8 +147,10 @@ match_bytes (guint32 s, const MsLoop *loops, const Backing *const *before,
   return g_byte_array_free_to_bytes (b);
 }
 
+/* Shared tensor @t of group @g as its users must agree on it: the ranks
+ * are the tensor's walked by the loops above its backing. */
 static void
-group_backing (const MsTensor *t, Backing *out)
+group_backing (const MsGroup *g, const MsTensor *t, Backing *out)
 {
   memset (out, 0, sizeof *out);
   out->tensor = t->tensor;
@@ -156,7 +158,8 @@ group_backing (const MsTensor *t, Backing *out)
   out->persistent = t->persistent;
   out->depth = t->depth;
   out->bits = t->bits;
-  memcpy (out->ranks, t->ranks, sizeof (gint32) * t->depth);
+  for (guint d = 0; d < t->depth; d++)
+    out->ranks[d] = ms_rank (g, d, t->access);
 }
 
 static int
@@ -200,7 +203,7 @@ follow (const StepInfo *st, const Key *k, const MsGroup *g, Key *out)
       /* A consumer walks its producer's ranks with every shared loop. */
       if (l->produced && mt->access != st->output_access)
         for (guint d = 0; d < MIN (l->dep_depth, s); d++)
-          if (g->ranks[d][mt->access] < 0 || g->ranks[d][mt->access] != l->dep_ranks[d])
+          if (ms_rank (g, d, mt->access) < 0 || ms_rank (g, d, mt->access) != l->dep_ranks[d])
             return FALSE;
       /* No user's path crosses another user's copy. */
       if (l->open_copy != MS_NONE && l->open_copy < s)
@@ -227,7 +230,7 @@ follow (const StepInfo *st, const Key *k, const MsGroup *g, Key *out)
           if (t < 0 || !g->tensors[t].plain)
             return FALSE;
           memset (o, 0, sizeof *o);
-          group_backing (&g->tensors[t], &o->b);
+          group_backing (g, &g->tensors[t], &o->b);
           o->produced = g->tensors[t].access == st->output_access;
           o->dep_depth = o->produced ? MS_NONE : 0;
           o->last_use = MS_NONE;
@@ -241,7 +244,8 @@ follow (const StepInfo *st, const Key *k, const MsGroup *g, Key *out)
   if (S > g->n_fused)
     return FALSE;
   out->n_spine = S;
-  memcpy (out->spine, g->loops, sizeof (MsLoop) * S);
+  if (S > 0)                    /* g->loops is NULL for a group with no fused loop */
+    memcpy (out->spine, g->loops, sizeof (MsLoop) * S);
   /* Depths compared later are at most S: cap them so that equal futures
    * get equal keys. */
   for (guint i = 0; i < out->n_live; i++)
@@ -251,7 +255,7 @@ follow (const StepInfo *st, const Key *k, const MsGroup *g, Key *out)
         {
           o->dep_depth = S;
           for (guint d = 0; d < S; d++)
-            o->dep_ranks[d] = g->ranks[d][st->output_access];
+            o->dep_ranks[d] = ms_rank (g, d, st->output_access);
         }
       o->dep_depth = o->produced ? MIN (o->dep_depth, S) : 0;
       o->last_use = MIN (o->last_use, S);
@@ -284,7 +288,7 @@ index_groups (const FfmMapspace *ms, guint x, const StepInfo *st)
           int t = group_find (g, g_array_index (st->before, guint, i));
           ok = t >= 0 && g->tensors[t].plain;
           if (ok)
-            group_backing (&g->tensors[t], &lives[i]);
+            group_backing (g, &g->tensors[t], &lives[i]);
           ptrs[i] = &lives[i];
         }
       if (!ok)
@@ -376,7 +380,7 @@ step_infos (const FfmMapspace *ms, StepInfo *steps)
 /* Forwards: the keys before each Einsum and the edges between them. */
 static gboolean
 build_forward (FfmMapspace *ms, StepInfo *steps, GArray **edges,
-               guint32 *n_nodes, GError **error)
+               guint32 *n_nodes, guint64 *held, GError **error)
 {
   guint n = ms->n_einsums;
   g_autoptr (GPtrArray) cur = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
@@ -444,6 +448,15 @@ build_forward (FfmMapspace *ms, StepInfo *steps, GArray **edges,
                 }
             }
         }
+      {
+        /* The edges and the next keys stay until the graph is built. */
+        guint64 bytes = (guint64) edges[x]->len * sizeof (Edge);
+        for (guint v = 0; v < next->len; v++)
+          bytes += g_bytes_get_size (g_ptr_array_index (next, v)) + 64;
+        if (!ms_reserve (ms, bytes, "the links of its graph", error))
+          return FALSE;
+        *held += bytes;
+      }
       if (next->len == 0)
         {
           g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_INFEASIBLE,
@@ -471,28 +484,41 @@ log_add (double a, double b)
   return a > b ? a + log1p (exp (b - a)) : b + log1p (exp (a - b));
 }
 
-/* Backwards: completions, dead nodes dropped, flat arrays. */
-static void
-build_backward (FfmMapspace *ms, GArray **edges, const guint32 *n_nodes)
+/* Backwards: completions, dead nodes dropped, flat arrays. FALSE past
+ * the memory budget. */
+static gboolean
+build_backward (FfmMapspace *ms, GArray **edges, const guint32 *n_nodes, GError **error)
 {
   guint n = ms->n_einsums;
   g_autofree double **logc = g_new0 (double *, n + 1);
+  g_autofree double **logs = g_new0 (double *, n + 1);
   g_autofree guint32 **renum = g_new0 (guint32 *, n + 1);
-  guint64 n_edges = 0, at = 0;
+  guint64 n_edges = 0, at = 0, all_nodes = 0;
 
+  for (guint x = 0; x <= n; x++)
+    all_nodes += n_nodes[x];
+  if (!ms_reserve (ms, all_nodes * (2 * sizeof (double) + sizeof (guint32)),
+                   "the nodes of its graph", error))
+    return FALSE;
   for (guint x = 0; x <= n; x++)
     {
       logc[x] = g_new (double, n_nodes[x]);
+      logs[x] = g_new (double, n_nodes[x]);
       renum[x] = g_new (guint32, n_nodes[x]);
       for (guint v = 0; v < n_nodes[x]; v++)
-        logc[x][v] = x == n ? 0 : -INFINITY;
+        logc[x][v] = logs[x][v] = x == n ? 0 : -INFINITY;
     }
   for (guint x = n; x-- > 0; )
     for (guint i = 0; i < edges[x]->len; i++)
       {
         const Edge *e = &g_array_index (edges[x], Edge, i);
         logc[x][e->from] = log_add (logc[x][e->from], logc[x + 1][e->to]);
+        /* States: each edge stands for its group's rows. */
+        logs[x][e->from] = log_add (logs[x][e->from],
+                                    log ((double) ms_group (ms, x, e->group)->n_rows)
+                                    + logs[x + 1][e->to]);
       }
+  ms->log_states = logs[0][0];
   /* Alive nodes, renumbered globally, step by step. */
   ms->node_first = g_new0 (guint32, n + 2);
   ms->n_nodes = 0;
@@ -516,6 +542,18 @@ build_backward (FfmMapspace *ms, GArray **edges, const guint32 *n_nodes)
       }
   /* Edges in node order; within a node in group order (each node looked
    * its candidates up once, and the index lists them in group order). */
+  if (!ms_reserve (ms, n_edges * (2 * sizeof (guint32) + sizeof (double))
+                   + (guint64) (ms->n_nodes + 1) * (sizeof (guint64) + sizeof (double)),
+                   "its graph", error))
+    {
+      for (guint x = 0; x <= n; x++)
+        {
+          g_free (logc[x]);
+          g_free (logs[x]);
+          g_free (renum[x]);
+        }
+      return FALSE;
+    }
   ms->n_edges = n_edges;
   ms->edge_first = g_new0 (guint64, ms->n_nodes + 1);
   ms->edge_group = g_new (guint32, MAX (n_edges, 1));
@@ -547,8 +585,57 @@ build_backward (FfmMapspace *ms, GArray **edges, const guint32 *n_nodes)
   for (guint x = 0; x <= n; x++)
     {
       g_free (logc[x]);
+      g_free (logs[x]);
       g_free (renum[x]);
     }
+  ms->bytes -= all_nodes * (2 * sizeof (double) + sizeof (guint32));
+  return TRUE;
+}
+
+/* The reverse indexes (ffm-mapspace-private.h) from the edges. */
+static gboolean
+build_reverse (FfmMapspace *ms, GError **error)
+{
+  guint n = ms->n_einsums, n_groups = ms->group_first[n];
+  g_autofree guint32 *fill = NULL;
+
+  if (!ms_reserve (ms, ms->n_edges * 3 * sizeof (guint32)
+                   + ((guint64) ms->n_nodes + n_groups + 2) * sizeof (guint32),
+                   "the reverse index of its graph", error))
+    return FALSE;
+  ms->in_first = g_new0 (guint32, ms->n_nodes + 1);
+  ms->in_source = g_new (guint32, MAX (ms->n_edges, 1));
+  ms->in_edge = g_new (guint32, MAX (ms->n_edges, 1));
+  ms->group_node_first = g_new0 (guint32, n_groups + 1);
+  ms->group_nodes = g_new (guint32, MAX (ms->n_edges, 1));
+  for (guint64 e = 0; e < ms->n_edges; e++)
+    ms->in_first[ms->edge_target[e] + 1]++;
+  for (guint32 v = 0; v < ms->n_nodes; v++)
+    ms->in_first[v + 1] += ms->in_first[v];
+  for (guint x = 0; x < n; x++)
+    for (guint32 v = ms->node_first[x]; v < ms->node_first[x + 1]; v++)
+      for (guint64 e = ms->edge_first[v]; e < ms->edge_first[v + 1]; e++)
+        ms->group_node_first[ms->group_first[x] + ms->edge_group[e] + 1]++;
+  for (guint g = 0; g < n_groups; g++)
+    ms->group_node_first[g + 1] += ms->group_node_first[g];
+  fill = g_new0 (guint32, MAX (MAX (ms->n_nodes, n_groups), 1));
+  for (guint x = 0; x < n; x++)
+    for (guint32 v = ms->node_first[x]; v < ms->node_first[x + 1]; v++)
+      for (guint64 e = ms->edge_first[v]; e < ms->edge_first[v + 1]; e++)
+        {
+          guint32 t = ms->edge_target[e];
+          ms->in_source[ms->in_first[t] + fill[t]] = v;
+          ms->in_edge[ms->in_first[t] + fill[t]++] = (guint32) e;
+        }
+  memset (fill, 0, sizeof (guint32) * MAX (MAX (ms->n_nodes, n_groups), 1));
+  for (guint x = 0; x < n; x++)
+    for (guint32 v = ms->node_first[x]; v < ms->node_first[x + 1]; v++)
+      for (guint64 e = ms->edge_first[v]; e < ms->edge_first[v + 1]; e++)
+        {
+          guint g = ms->group_first[x] + ms->edge_group[e];
+          ms->group_nodes[ms->group_node_first[g] + fill[g]++] = v;
+        }
+  return TRUE;
 }
 
 gboolean
@@ -558,12 +645,16 @@ ms_build_graph (FfmMapspace *ms, GError **error)
   StepInfo *steps = g_new0 (StepInfo, n);
   GArray **edges = g_new0 (GArray *, n);
   g_autofree guint32 *n_nodes = g_new0 (guint32, n + 1);
+  guint64 held = 0;
   gboolean ok;
 
   step_infos (ms, steps);
-  ok = build_forward (ms, steps, edges, n_nodes, error);
+  ok = build_forward (ms, steps, edges, n_nodes, &held, error);
   if (ok)
-    build_backward (ms, edges, n_nodes);
+    ok = build_backward (ms, edges, n_nodes, error);
+  ms->bytes -= held;
+  if (ok)
+    ok = build_reverse (ms, error);
   for (guint x = 0; x < n; x++)
     {
       step_info_clear (&steps[x]);

@@ -6,8 +6,13 @@
  * Draws walk the graph choosing each edge with the probability of its
  * target's share of the node's completions, which makes every compatible
  * combination of groups equally likely. A change fixes one Einsum's group
- * and finds, by one backward pass over the graph, the fewest other groups
- * to change; ties are drawn at random on the way forward. */
+ * and repairs the others: a search for the fewest other groups to change,
+ * within a small number of nodes (most repairs change one or two
+ * neighbours and are found there), else a greedy repair that keeps every
+ * choice it can and replaces one that breaks by a random edge that lets
+ * the most next Einsums keep theirs (on GPT-3 6.7B at batch 64 a node may
+ * have 75,000 edges and a layer 64,000 nodes: the exact pass over the
+ * whole graph the first version made took milliseconds per change). */
 #include "ffm-mapspace-private.h"
 
 #include <math.h>
@@ -21,15 +26,15 @@ ffm_mapspace_workspace_new (FfmMapspace *ms)
 
   ws->ms = ffm_mapspace_ref (ms);
   ws->path = g_new0 (guint32, n + 1);
-  ws->best = g_new0 (guint32, MAX (ms->n_nodes, 1));
+  ws->repair = g_new0 (MsRepairNode, MAX (ms->n_nodes, 1));
+  ws->mark = g_new0 (guint32, MAX (ms->n_nodes, 1));
+  ws->mark_edge = g_new0 (guint64, MAX (ms->n_nodes, 1));
+  ws->mark_count = g_new0 (guint32, MAX (ms->n_nodes, 1));
+  ws->frontier = g_array_new (FALSE, FALSE, sizeof (guint32));
+  ws->next = g_array_new (FALSE, FALSE, sizeof (guint32));
+  ws->labels = g_new0 (guint32, MAX (n, 1));
   ws->trial = g_new0 (FfmMapspaceChoice, n);
   ws->search = g_new0 (SearchLevel, n + 1);
-  {
-    guint most = 1;
-    for (guint x = 0; x < n; x++)
-      most = MAX (most, ffm_mapspace_get_n_groups (ms, x));
-    ws->cands = g_new (guint32, most);
-  }
   ws->cost = ffm_mapspace_cost_new (ms);
   return ws;
 }
@@ -40,10 +45,15 @@ ffm_mapspace_workspace_free (FfmMapspaceWorkspace *ws)
   if (ws == NULL)
     return;
   g_free (ws->path);
-  g_free (ws->best);
+  g_free (ws->repair);
+  g_free (ws->mark);
+  g_free (ws->mark_edge);
+  g_free (ws->mark_count);
+  g_array_unref (ws->frontier);
+  g_array_unref (ws->next);
+  g_free (ws->labels);
   g_free (ws->trial);
   g_free (ws->search);
-  g_free (ws->cands);
   ffm_mapspace_cost_free (ws->cost);
   ffm_mapspace_unref (ws->ms);
   g_free (ws);
@@ -176,6 +186,266 @@ ffm_mapspace_list_alternatives (FfmMapspaceWorkspace *ws,
   return n;
 }
 
+/* The fewest changed groups from node @v (at layer @y) to the end, at
+ * most @k, the Einsums after @y keeping @ws->labels where they can and
+ * Einsum @ws->held taking group @ws->held_group; MS_NONE when more than
+ * @k are needed or the search ran out of its calls (ws->calls_left, then
+ * ws->gave_up). Memoized per node for one change (ws->epoch): the exact
+ * value once found (it does not depend on the budget), else the largest
+ * budget that failed. Each node's edges are tried from a random offset
+ * (ws->offset), labels first, the first of the fewest kept as its choice:
+ * ties go to a random one. */
+static guint32
+fewest (FfmMapspaceWorkspace *ws, guint32 v, guint y, guint32 k)
+{
+  const FfmMapspace *ms = ws->ms;
+  MsRepairNode *r = &ws->repair[v];
+  guint64 first, deg, label_edge = G_MAXUINT64;
+  guint32 result = MS_NONE, bound = k;
+
+  if (y == ms->n_einsums)
+    return 0;
+  if (r->epoch == ws->epoch)
+    {
+      if (r->exact != MS_NONE)
+        return r->exact <= k ? r->exact : MS_NONE;
+      if (r->failed != MS_NONE && r->failed >= k)
+        return MS_NONE;
+    }
+  else
+    {
+      r->epoch = ws->epoch;
+      r->exact = MS_NONE;
+      r->failed = MS_NONE;
+    }
+  if (ws->calls_left == 0)
+    {
+      ws->gave_up = TRUE;
+      return MS_NONE;
+    }
+  ws->calls_left--;
+  if (y == ws->held)
+    {
+      guint64 e = ms_find_edge (ms, v, ws->held_group);
+      if (e != G_MAXUINT64)
+        {
+          result = fewest (ws, ms->edge_target[e], y + 1, k);
+          r->choice = e;
+        }
+    }
+  else
+    {
+      /* Keeping the label first: often nothing else is needed. */
+      label_edge = ms_find_edge (ms, v, ws->labels[y]);
+      if (label_edge != G_MAXUINT64)
+        {
+          result = fewest (ws, ms->edge_target[label_edge], y + 1, k);
+          if (result != MS_NONE)
+            {
+              r->choice = label_edge;
+              bound = result;
+            }
+        }
+      first = ms->edge_first[v];
+      deg = ms->edge_first[v + 1] - first;
+      if (bound >= 1 && deg > 0 && (result == MS_NONE || result > 1))
+        {
+          guint64 offset = ws->offset % deg;
+          for (guint64 i = 0; i < deg && !ws->gave_up; i++)
+            {
+              guint64 e = first + (offset + i) % deg;
+              guint32 t;
+              if (e == label_edge)
+                continue;
+              /* Strictly fewer than found so far. */
+              if (result != MS_NONE && result <= 1)
+                break;
+              t = fewest (ws, ms->edge_target[e], y + 1,
+                          (result != MS_NONE ? result - 1 : bound) - 1);
+              if (t != MS_NONE && (result == MS_NONE || t + 1 < result))
+                {
+                  result = t + 1;
+                  r->choice = e;
+                }
+            }
+        }
+    }
+  if (ws->gave_up)
+    return MS_NONE;             /* nothing is known for sure: no memo */
+  if (result != MS_NONE)
+    r->exact = result;
+  else if (r->failed == MS_NONE || k > r->failed)
+    r->failed = k;
+  return result;
+}
+
+/* The labels @labels from layer @y followed from node @v: how many
+ * Einsums keep theirs before one cannot (n - y: all of them). */
+static guint
+labels_kept (const FfmMapspace *ms, const guint32 *labels, guint32 v, guint y)
+{
+  guint kept = 0;
+
+  for (; y < ms->n_einsums; y++, kept++)
+    {
+      guint64 e = ms_find_edge (ms, v, labels[y]);
+      if (e == G_MAXUINT64)
+        break;
+      v = ms->edge_target[e];
+    }
+  return kept;
+}
+
+static guint64
+rand64 (GRand *rand)
+{
+  return ((guint64) g_rand_int (rand) << 32) | g_rand_int (rand);
+}
+
+/* An edge of node @v in layer @y (< n) whose target lets the most next
+ * Einsums keep their labels, among REPAIR_SAMPLES drawn at random (every
+ * edge, from a random one on, when the node has no more); the first of
+ * the best. */
+static guint64
+greedy_edge (const FfmMapspace *ms, GRand *rand, const guint32 *labels, guint32 v, guint y)
+{
+  guint64 first = ms->edge_first[v], deg = ms->edge_first[v + 1] - first;
+  guint64 best = G_MAXUINT64, tries = MIN (deg, REPAIR_SAMPLES);
+  guint64 offset = deg > 0 ? rand64 (rand) % deg : 0;
+  guint best_kept = 0;
+
+  for (guint64 i = 0; i < tries; i++)
+    {
+      guint64 e = first + (deg <= REPAIR_SAMPLES ? (offset + i) % deg : rand64 (rand) % deg);
+      guint kept = labels_kept (ms, labels, ms->edge_target[e], y + 1);
+      if (best == G_MAXUINT64 || kept > best_kept)
+        {
+          best = e;
+          best_kept = kept;
+          if (y + 1 + kept == ms->n_einsums)
+            break;              /* every one after keeps its group */
+        }
+    }
+  return best;
+}
+
+/* The Einsums before @x changed so that the state reaches a node with
+ * @group's edge: the nodes that can reach one are marked backwards, layer
+ * by layer, from the nodes with that edge (the reverse indexes), until the
+ * state's own path is met at layer a, the latest; from there each Einsum
+ * keeps its group if that stays on marked nodes, else takes a marked edge
+ * (drawn uniformly among those the marking met). Writes the groups of
+ * Einsums a .. @x - 1 into @trial and the node reached into *@at_x. FALSE
+ * when more than REPAIR_PREFIX_EDGES edges would be read. */
+static gboolean
+prefix_repair (FfmMapspaceWorkspace *ws, GRand *rand, const FfmMapspaceChoice *state,
+               guint x, guint32 group, FfmMapspaceChoice *trial, guint32 *at_x)
+{
+  const FfmMapspace *ms = ws->ms;
+  guint gi = ms->group_first[x] + group, a = G_MAXUINT;
+  guint64 reads = 0;
+  guint32 u;
+
+  walk (ms, state, ws->path);
+  if (++ws->mark_epoch == 0)
+    {
+      memset (ws->mark, 0, sizeof (guint32) * MAX (ms->n_nodes, 1));
+      ws->mark_epoch = 1;
+    }
+  g_array_set_size (ws->frontier, 0);
+  for (guint32 k = ms->group_node_first[gi]; k < ms->group_node_first[gi + 1]; k++)
+    {
+      guint32 v = ms->group_nodes[k];
+      ws->mark[v] = ws->mark_epoch;
+      g_array_append_val (ws->frontier, v);
+    }
+  for (guint y = x; y-- > 0 && a == G_MAXUINT; )
+    {
+      GArray *tmp;
+      g_array_set_size (ws->next, 0);
+      for (guint i = 0; i < ws->frontier->len; i++)
+        {
+          guint32 v = g_array_index (ws->frontier, guint32, i);
+          for (guint32 k = ms->in_first[v]; k < ms->in_first[v + 1]; k++)
+            {
+              guint32 src = ms->in_source[k];
+              if (++reads > REPAIR_PREFIX_EDGES)
+                return FALSE;
+              if (ws->mark[src] != ws->mark_epoch)
+                {
+                  ws->mark[src] = ws->mark_epoch;
+                  ws->mark_count[src] = 1;
+                  ws->mark_edge[src] = ms->in_edge[k];
+                  g_array_append_val (ws->next, src);
+                }
+              else if (g_rand_int_range (rand, 0, (gint32) ++ws->mark_count[src]) == 0)
+                ws->mark_edge[src] = ms->in_edge[k];
+            }
+        }
+      if (ws->mark[ws->path[y]] == ws->mark_epoch)
+        a = y;
+      tmp = ws->frontier;
+      ws->frontier = ws->next;
+      ws->next = tmp;
+    }
+  if (a == G_MAXUINT)
+    return FALSE;
+  u = ws->path[a];
+  for (guint y = a; y < x; y++)
+    {
+      guint64 e = ms_find_edge (ms, u, state[y].group);
+      if (e == G_MAXUINT64 || ws->mark[ms->edge_target[e]] != ws->mark_epoch)
+        e = ws->mark_edge[u];
+      trial[y].group = ms->edge_group[e];
+      u = ms->edge_target[e];
+    }
+  *at_x = u;
+  return TRUE;
+}
+
+/* The repair when the search for the fewest changes gave up: the Einsums
+ * before @x by prefix_repair() when its node lacks @group's edge; after
+ * @x every Einsum keeps its group where the choices before allow, else
+ * takes greedy_edge(). Writes the groups into @trial, with a new random
+ * row where a group changed, counting those in *@changed. FALSE when
+ * prefix_repair() gave up. */
+static gboolean
+greedy_repair (FfmMapspaceWorkspace *ws, GRand *rand, const FfmMapspaceChoice *state,
+               guint x, guint32 group, FfmMapspaceChoice *trial, guint *changed)
+{
+  const FfmMapspace *ms = ws->ms;
+  guint n = ms->n_einsums;
+  guint64 e;
+  guint32 v;
+
+  for (guint y = 0; y < n; y++)
+    trial[y].group = state[y].group;
+  walk (ms, state, ws->path);
+  v = ws->path[x];
+  if (ms_find_edge (ms, v, group) == G_MAXUINT64
+      && !prefix_repair (ws, rand, state, x, group, trial, &v))
+    return FALSE;
+  e = ms_find_edge (ms, v, group);
+  g_assert (e != G_MAXUINT64);
+  trial[x].group = group;
+  v = ms->edge_target[e];
+  for (guint y = x + 1; y < n; y++)
+    {
+      e = ms_find_edge (ms, v, state[y].group);
+      if (e == G_MAXUINT64)
+        e = greedy_edge (ms, rand, ws->labels, v, y);
+      trial[y].group = ms->edge_group[e];
+      v = ms->edge_target[e];
+    }
+  for (guint y = 0; y < n; y++)
+    if (y != x && trial[y].group != state[y].group)
+      {
+        trial[y].row = random_row (rand, ms_group (ms, y, trial[y].group));
+        (*changed)++;
+      }
+  return TRUE;
+}
+
 gboolean
 ffm_mapspace_change (FfmMapspaceWorkspace *ws, GRand *rand,
                      FfmMapspaceChoice *state, guint einsum, guint group,
@@ -183,7 +453,6 @@ ffm_mapspace_change (FfmMapspaceWorkspace *ws, GRand *rand,
 {
   const FfmMapspace *ms = ws->ms;
   guint n = ms->n_einsums, changed = 0;
-  guint32 *best = ws->best, v;
   FfmMapspaceChoice *trial = ws->trial;
 
   g_return_val_if_fail (einsum < n, FALSE);
@@ -196,48 +465,41 @@ ffm_mapspace_change (FfmMapspaceWorkspace *ws, GRand *rand,
   trial[einsum].row = row;
   if (!ffm_mapspace_check (ms, trial, NULL))
     {
-      /* Fewest changed groups from each node to the end, Einsum @einsum
-       * held at @group. */
-      for (guint32 u = ms->node_first[n]; u < ms->node_first[n + 1]; u++)
-        best[u] = 0;
-      for (guint x = n; x-- > 0; )
-        for (guint32 u = ms->node_first[x]; u < ms->node_first[x + 1]; u++)
-          {
-            guint32 b = MS_NONE;
-            for (guint64 e = ms->edge_first[u]; e < ms->edge_first[u + 1]; e++)
-              {
-                guint32 g = ms->edge_group[e], t = best[ms->edge_target[e]];
-                if ((x == einsum && g != group) || t == MS_NONE)
-                  continue;
-                b = MIN (b, t + (x != einsum && g != state[x].group));
-              }
-            best[u] = b;
-          }
-      if (best[0] == MS_NONE)
-        return FALSE;
-      v = 0;
-      for (guint x = 0; x < n; x++)
+      /* Fewest other groups changed: the least budget of changes that
+       * completes, raised one at a time (a budget of k visits only the
+       * nodes k changes reach), then the choices read from the start. */
+      guint32 budget, found = MS_NONE, v = 0;
+      if (++ws->epoch == 0)
         {
-          guint64 pick = G_MAXUINT64;
-          guint ties = 0;
-          for (guint64 e = ms->edge_first[v]; e < ms->edge_first[v + 1]; e++)
-            {
-              guint32 g = ms->edge_group[e], t = best[ms->edge_target[e]];
-              guint32 c = x != einsum && g != state[x].group;
-              if ((x == einsum && g != group) || t == MS_NONE || t + c != best[v])
-                continue;
-              if (g_rand_int_range (rand, 0, (gint32) ++ties) == 0)
-                pick = e;
-            }
-          g_assert (pick != G_MAXUINT64);
-          if (x != einsum && ms->edge_group[pick] != state[x].group)
-            {
-              trial[x].group = ms->edge_group[pick];
-              trial[x].row = random_row (rand, ms_group (ms, x, trial[x].group));
-              changed++;
-            }
-          v = ms->edge_target[pick];
+          memset (ws->repair, 0, sizeof (MsRepairNode) * MAX (ms->n_nodes, 1));
+          ws->epoch = 1;
         }
+      ws->held = einsum;
+      ws->held_group = group;
+      ws->offset = rand64 (rand);
+      ws->calls_left = REPAIR_EXACT_CALLS;
+      ws->gave_up = FALSE;
+      for (guint x = 0; x < n; x++)
+        ws->labels[x] = state[x].group;
+      for (budget = 1; budget < n && found == MS_NONE && !ws->gave_up; budget++)
+        found = fewest (ws, 0, 0, budget);
+      if (found != MS_NONE)
+        for (guint x = 0; x < n; x++)
+          {
+            guint64 e = ws->repair[v].choice;
+            g_assert (ws->repair[v].epoch == ws->epoch && ws->repair[v].exact != MS_NONE);
+            if (x != einsum && ms->edge_group[e] != state[x].group)
+              {
+                trial[x].group = ms->edge_group[e];
+                trial[x].row = random_row (rand, ms_group (ms, x, trial[x].group));
+                changed++;
+              }
+            v = ms->edge_target[e];
+          }
+      else if (!ws->gave_up
+               || !greedy_repair (ws, rand, state, einsum, group, trial, &changed))
+        return FALSE;
+      ws->n_greedy += found == MS_NONE;
     }
   ffm_mapspace_state_copy (ms, state, trial);
   if (n_changed != NULL)
@@ -357,113 +619,7 @@ ffm_mapspace_random_state (FfmMapspaceWorkspace *ws, GRand *rand,
   return ok;
 }
 
-/* ---- Local moves ---- */
-
-static gboolean
-same_backings (const MsGroup *a, const MsGroup *b)
-{
-  for (guint t = 0; t < a->n_tensors; t++)
-    if (a->tensors[t].level != b->tensors[t].level
-        || a->tensors[t].persistent != b->tensors[t].persistent)
-      return FALSE;
-  return TRUE;
-}
-
-/* The loop at which @b's fused loops differ from @a's in the tile alone,
- * or -1 (none or more than one, or other differences). */
-static int
-one_tile_apart (const MsGroup *a, const MsGroup *b)
-{
-  int at = -1;
-
-  if (a->n_fused != b->n_fused)
-    return -1;
-  for (guint d = 0; d < a->n_fused; d++)
-    {
-      const FfmCompatLoop *x = &a->compat.loops[d], *y = &b->compat.loops[d];
-      if (x->rank_var != y->rank_var || x->spatial != y->spatial
-          || x->fanout_level != y->fanout_level || x->fanout_dim != y->fanout_dim)
-        return -1;
-      if (x->tile != y->tile)
-        {
-          if (at >= 0)
-            return -1;
-          at = (int) d;
-        }
-    }
-  return at;
-}
-
-/* A random element of @c[0 .. @n), or MS_NONE. */
-static guint32
-pick (GRand *rand, const guint32 *c, guint n)
-{
-  return n > 0 ? c[g_rand_int_range (rand, 0, (gint32) n)] : MS_NONE;
-}
-
-/* The group @kind moves Einsum @x of @state to, or MS_NONE. */
-static guint32
-move_target (FfmMapspaceWorkspace *ws, GRand *rand, const FfmMapspaceChoice *state,
-             guint x, FfmMapspaceMove kind)
-{
-  const FfmMapspace *ms = ws->ms;
-  const MsGroup *cur = ms_group (ms, x, state[x].group);
-  guint ng = ffm_mapspace_get_n_groups (ms, x), n = 0;
-  guint32 *c = ws->cands;
-  int tensor = cur->n_tensors > 0 ? g_rand_int_range (rand, 0, (gint32) cur->n_tensors) : -1;
-  int direction = g_rand_int_range (rand, 0, 3);     /* 0 larger, 1 smaller, 2 any */
-
-  if (kind == FFM_MAPSPACE_MOVE_LOOPS && direction < 2)
-    {
-      /* The nearest larger (smaller) tile of one loop. */
-      double best = INFINITY;
-      for (guint g = 0; g < ng; g++)
-        {
-          const MsGroup *o = ms_group (ms, x, g);
-          int d;
-          double gap;
-          if (g == state[x].group || !o->usable || !same_backings (cur, o)
-              || (d = one_tile_apart (cur, o)) < 0)
-            continue;
-          gap = log ((double) o->compat.loops[d].tile / (double) cur->compat.loops[d].tile);
-          if ((direction == 0) != (gap > 0))
-            continue;
-          gap = fabs (gap);
-          if (gap < best)
-            {
-              best = gap;
-              n = 0;
-            }
-          if (gap == best)
-            c[n++] = g;
-        }
-      if (n > 0)
-        return pick (rand, c, n);
-    }
-  for (guint g = 0; g < ng; g++)
-    {
-      const MsGroup *o = ms_group (ms, x, g);
-      if (g == state[x].group || !o->usable)
-        continue;
-      switch (kind)
-        {
-        case FFM_MAPSPACE_MOVE_LOOPS:
-          if (same_backings (cur, o))
-            c[n++] = g;
-          break;
-        case FFM_MAPSPACE_MOVE_BACKING:
-          if (tensor >= 0 && o->tensors[tensor].level != cur->tensors[tensor].level)
-            c[n++] = g;
-          break;
-        case FFM_MAPSPACE_MOVE_GROUP:
-        case FFM_MAPSPACE_MOVE_ROW:
-        default:
-          c[n++] = g;
-          break;
-        }
-    }
-  return pick (rand, c, n);
-}
+/* ---- Local moves (the candidates: ffm-mapspace-moves.c) ---- */
 
 gboolean
 ffm_mapspace_move (FfmMapspaceWorkspace *ws, GRand *rand,
@@ -492,13 +648,19 @@ ffm_mapspace_move (FfmMapspaceWorkspace *ws, GRand *rand,
         }
       else
         {
-          guint32 g = move_target (ws, rand, state, x, kind);
+          int tensor = cur->n_tensors > 0
+            ? g_rand_int_range (rand, 0, (gint32) cur->n_tensors) : -1;
+          int direction = g_rand_int_range (rand, 0, 3);  /* larger, smaller, any */
+          guint32 g = ms_move_target (ms, rand, state, x, kind, tensor, direction);
           if (g == MS_NONE)
+            continue;
+          /* No repair found within the limits: the next Einsum. */
+          if (!ffm_mapspace_change (ws, rand, state, x, g,
+                                    random_row (rand, ms_group (ms, x, g)), n_changed))
             continue;
           if (einsum != NULL)
             *einsum = x;
-          return ffm_mapspace_change (ws, rand, state, x, g,
-                                      random_row (rand, ms_group (ms, x, g)), n_changed);
+          return TRUE;
         }
     }
   return FALSE;

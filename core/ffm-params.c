@@ -503,22 +503,26 @@ ffm_param_values_read_all (const FfmParamValues *values,
     {
       gpointer field = G_STRUCT_MEMBER_P (base, offsets[i]);
       const char *name = specs[i].name;
+      /* The getters look @name up from the declarations they are given:
+       * from this one it is the first, so reading them all stays linear
+       * in their number. */
+      const FfmParamSpec *spec = &specs[i];
       gboolean ok = TRUE;
 
       switch (specs[i].type)
         {
         case FFM_PARAM_NUMBER:
-          ok = ffm_param_values_get_number (values, specs, owner, name, field, error);
+          ok = ffm_param_values_get_number (values, spec, owner, name, field, error);
           break;
         case FFM_PARAM_INTEGER:
-          ok = ffm_param_values_get_integer (values, specs, owner, name, field, error);
+          ok = ffm_param_values_get_integer (values, spec, owner, name, field, error);
           break;
         case FFM_PARAM_BOOL:
-          ok = ffm_param_values_get_bool (values, specs, owner, name, field, error);
+          ok = ffm_param_values_get_bool (values, spec, owner, name, field, error);
           break;
         case FFM_PARAM_STRING:
           {
-            const char *text = ffm_param_values_get_string (values, specs, owner,
+            const char *text = ffm_param_values_get_string (values, spec, owner,
                                                             name, error);
             ok = text != NULL;
             /* The string lives in @values or @specs; the empty set made

@@ -7,7 +7,6 @@
 #include "ffm-pmapping-diagnostics.h"
 
 #include <string.h>
-#include <unistd.h>
 
 /* ---- Options ---- */
 
@@ -42,6 +41,14 @@ ffm_pmapping_options_init_sized (FfmPmappingOptions *options, gsize struct_size)
   memcpy (options, &defaults, defaults.struct_size);
 }
 
+static _Thread_local gboolean forced_no_partial_pruning;
+
+void
+pmapping_options_force_no_partial_pruning (gboolean on)
+{
+  forced_no_partial_pruning = on;
+}
+
 /* The caller's options over the defaults: a caller built before a field
  * was appended does not have it (its struct_size says so). */
 void
@@ -53,20 +60,15 @@ pmapping_options_copy (FfmPmappingOptions *out, const FfmPmappingOptions *option
   out->struct_size = sizeof *out;
   /* The debug flags of the generator's diagnostics, fixed for this
    * generation (a caller's reserved_ is ignored). */
-  FFM_PMAPPING_NO_PARTIAL_PRUNING (out) = ffm_debug_flag_is_set (FFM_DEBUG_NO_PARTIAL_PRUNING);
+  FFM_PMAPPING_NO_PARTIAL_PRUNING (out) = forced_no_partial_pruning
+    || ffm_debug_flag_is_set (FFM_DEBUG_NO_PARTIAL_PRUNING);
   FFM_PMAPPING_TRACK_ALL_MEMORIES (out) = ffm_debug_flag_is_set (FFM_DEBUG_TRACK_ALL_MEMORIES);
 }
 
 guint64
 ffm_pmapping_default_max_memory (void)
 {
-  long pages = sysconf (_SC_PHYS_PAGES), page = sysconf (_SC_PAGESIZE);
-
-  if (pages <= 0 || page <= 0)
-    return G_GUINT64_CONSTANT (4) << 30;   /* unknown: 4 GiB */
-  /* TUNING: three quarters of the machine, leaving the rest to the join,
-   * the process's other data and the system. */
-  return (guint64) pages * (guint64) page / 4 * 3;
+  return ffm_memory_budget_default_limit (NULL);
 }
 
 /* The options' memory budget in bytes (0: the default). */

@@ -32,6 +32,7 @@
 #include <ffm/ffm-debug.h>
 #include "ffm-config.h"
 #include <ffm/ffm-pmapping.h>
+#include <ffm/ffm-limits.h>
 #include "ffm-pmapping-jobs.h"
 #include "ffm-constraints-private.h"
 #include <ffm/ffm-memory-budget.h>
@@ -53,6 +54,10 @@ G_BEGIN_DECLS
 
 /* @options (or the defaults, when NULL) into @out, sized as this build's. */
 void pmapping_options_copy (FfmPmappingOptions *out, const FfmPmappingOptions *options);
+/* While @on, the generations this thread starts evaluate every valid tile
+ * vector, as under the debug flag no-partial-pruning: the mapspace times
+ * one pmapping evaluation so (ffm_mapspace_measure_seconds_per_pmapping()). */
+void pmapping_options_force_no_partial_pruning (gboolean on);
 /* The memory budget of @options (the default when 0). */
 guint64 pmapping_options_max_memory (const FfmPmappingOptions *options);
 
@@ -142,7 +147,7 @@ typedef struct {
   guint shared_access[FFM_MAX_EINSUM_TENSORS];
   guint shared_prefix[FFM_MAX_EINSUM_TENSORS];/* loops above its backing node */
   guint n_memories;         /* memories of finite size on the path */
-  guint memories[16];       /* their levels, outermost first */
+  guint memories[FFM_MAX_ARCH_LEVELS];  /* their levels, outermost first */
   guint objectives;
   guint shared_level[FFM_MAX_EINSUM_TENSORS];  /* its backing memory */
   gboolean shared_persistent[FFM_MAX_EINSUM_TENSORS];
@@ -169,7 +174,7 @@ guint ffm_describe_row (const FfmDescribeInfo *info,
                         FfmPmappingColumn *columns,
                         double *values);
 
-#define FFM_DESCRIBE_MAX_COLUMNS (2 + 16 * (FFM_COMPAT_MAX_LOOPS + 2))
+#define FFM_DESCRIBE_MAX_COLUMNS (2 + FFM_MAX_ARCH_LEVELS * (FFM_COMPAT_MAX_LOOPS + 2))
 void ffm_template_group_free (FfmTemplateGroup *g);
 
 /* ---- Remainder tiles (ffm-pmapping-imperfect.c) ---- */
@@ -315,7 +320,11 @@ typedef struct {
   guint dim;                /* SPATIAL */
 } TemplateItem;
 
-#define MAX_ITEMS 128
+/* Storage nodes of one template: every memory of the path may keep every
+ * tensor of the Einsum, so the load-time limits on levels and on tensors
+ * per Einsum (docs/limits.md) bound them. A template's loops come on top;
+ * its item array is sized from the problem (template_max_items()). */
+#define MAX_TEMPLATE_NODES (FFM_MAX_ARCH_LEVELS * FFM_MAX_EINSUM_TENSORS)
 
 typedef struct {
   const FfmWorkload *w;
@@ -359,13 +368,14 @@ typedef struct {
   guint n_bounded;          /* choices left out by their bound */
   guint n_seeded;           /* choices searched while building */
   guint n_seed_templates;   /* their templates */
+  guint max_items;          /* capacity of the template being built */
 } TemplateBuilder;
 
 /* Which listed rank variables of each loop order each of its gaps may
  * iterate: a choice of non-decreasing cuts (see "Loop orders" below). */
 typedef struct {
   guint n_gaps[FFM_CONSTRAINTS_MAX_ORDERS];
-  guint cut[FFM_CONSTRAINTS_MAX_ORDERS][MAX_ITEMS];
+  guint cut[FFM_CONSTRAINTS_MAX_ORDERS][MAX_TEMPLATE_NODES + 1];
 } OrderPlan;
 
 /* ffm-pmapping-template.c */
@@ -458,7 +468,7 @@ void ffm_pmapping_template_enumerate (const FfmWorkload *workload,
 
 #define MAX_LOOPS FFM_COST_MAX_LOOPS
 
-#define MAX_DIMS 16
+#define MAX_DIMS FFM_MAX_PATH_FANOUT_DIMS
 
 #define MAX_BUFFETS 64
 

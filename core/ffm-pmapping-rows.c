@@ -103,8 +103,7 @@ ffm_describe_info_init (FfmDescribeInfo *info, const FfmWorkload *workload,
                                     &n_path);
   for (guint p = 0; p < n_path; p++)
     if (ffm_arch_get_level (arch, path[p])->kind == FFM_LEVEL_MEMORY
-        && isfinite (ffm_pmapping_model_get_level_size (model, path[p]))
-        && info->n_memories < G_N_ELEMENTS (info->memories))
+        && isfinite (ffm_pmapping_model_get_level_size (model, path[p])))
       info->memories[info->n_memories++] = path[p];
   return TRUE;
 }

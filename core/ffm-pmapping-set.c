@@ -135,6 +135,88 @@ pmapping_set_failed (FfmPmappingSet *set)
   return g_atomic_int_get (&set->failed) != 0;
 }
 
+/* Column order: objectives first (energy before latency), then
+ * reservations by level and depth. */
+static int
+column_compare (const FfmPmappingColumn *a, const FfmPmappingColumn *b)
+{
+  if (a->kind != b->kind)
+    return a->kind < b->kind ? -1 : 1;
+  if (a->kind != FFM_PMAPPING_COLUMN_RESERVATION)
+    return 0;
+  if (a->level != b->level)
+    return a->level < b->level ? -1 : 1;
+  return a->depth < b->depth ? -1 : a->depth > b->depth ? 1 : 0;
+}
+
+static int
+find_column (const GArray *columns, const FfmPmappingColumn *c)
+{
+  for (guint j = 0; j < columns->len; j++)
+    if (column_compare (&g_array_index (columns, FfmPmappingColumn, j), c) == 0)
+      return (int) j;
+  return -1;
+}
+
+/* Templates of one Einsum on different paths (two compute units, a
+ * memory one path bypasses) can make rows of one compatibility whose
+ * reservation columns differ: @g takes the union of its columns and
+ * @columns, a memory a row's path does not have holding 0 bits. */
+static void
+group_widen (EinsumGroup *g, const FfmPmappingColumn *columns, guint n_columns)
+{
+  g_autoptr (GArray) all = g_array_copy (g->columns);
+  guint n_old = g->columns->len, n_rows = g->refs->len;
+  GArray *values;
+
+  for (guint j = 0; j < n_columns; j++)
+    if (find_column (all, &columns[j]) < 0)
+      g_array_append_val (all, columns[j]);
+  if (all->len == n_old)
+    return;
+  g_array_sort (all, (GCompareFunc) column_compare);
+  values = g_array_sized_new (FALSE, TRUE, sizeof (double), n_rows * all->len);
+  g_array_set_size (values, (gsize) n_rows * all->len);
+  for (guint j = 0; j < n_old; j++)
+    {
+      guint to = (guint) find_column (all, &g_array_index (g->columns, FfmPmappingColumn, j));
+      for (guint row = 0; row < n_rows; row++)
+        g_array_index (values, double, (gsize) row * all->len + to)
+          = g_array_index (g->values, double, (gsize) row * n_old + j);
+    }
+  g_array_free (g->values, TRUE);
+  g->values = values;
+  g_array_set_size (g->columns, 0);
+  g_array_append_vals (g->columns, all->data, all->len);
+}
+
+/* Appends the rows of @tg to @g, whose columns hold all of @tg's. */
+static void
+group_append_values (EinsumGroup *g, const FfmTemplateGroup *tg)
+{
+  guint n = g->columns->len;
+  gboolean same = n == tg->n_columns
+    && memcmp (g->columns->data, tg->columns->data, sizeof (FfmPmappingColumn) * n) == 0;
+  gsize start = g->values->len;
+  g_autofree guint *to = NULL;
+
+  if (same)
+    {
+      g_array_append_vals (g->values, tg->values->data, tg->values->len);
+      return;
+    }
+  to = g_new (guint, MAX (tg->n_columns, 1));
+  for (guint j = 0; j < tg->n_columns; j++)
+    to[j] = (guint) find_column (g->columns,
+                                 &g_array_index (tg->columns, FfmPmappingColumn, j));
+  g_array_set_size (g->values, start + (gsize) tg->n_rows * n);
+  memset ((double *) g->values->data + start, 0, sizeof (double) * tg->n_rows * n);
+  for (guint row = 0; row < tg->n_rows; row++)
+    for (guint j = 0; j < tg->n_columns; j++)
+      g_array_index (g->values, double, start + (gsize) row * n + to[j])
+        = g_array_index (tg->values, double, (gsize) row * tg->n_columns + j);
+}
+
 /* Merges the templates' groups in template order (phase 3). */
 void
 einsum_pmappings_merge (FfmEinsumPmappings *pm)
@@ -168,8 +250,8 @@ einsum_pmappings_merge (FfmEinsumPmappings *pm)
               g_ptr_array_add (pm->groups, g);
               g_hash_table_insert (index, &g->pub.compat, g);
             }
-          g_return_if_fail (g->columns->len == tg->n_columns);
-          g_array_append_vals (g->values, tg->values->data, tg->values->len);
+          group_widen (g, (const FfmPmappingColumn *) tg->columns->data, tg->n_columns);
+          group_append_values (g, tg);
           for (guint row = 0; row < tg->n_rows; row++)
             {
               FfmPmappingRef ref = { t, pm->tile_pool->len };

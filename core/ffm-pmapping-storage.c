@@ -98,8 +98,8 @@ static gboolean store_choice (TemplateBuilder *b, GError **error);
 static gboolean
 finish_choice (TemplateBuilder *b, GError **error)
 {
-  TemplateItem g0[FFM_MAX_EINSUM_TENSORS * 8], rest[FFM_MAX_EINSUM_TENSORS * 8];
-  TemplateItem order[FFM_MAX_EINSUM_TENSORS * 8];
+  TemplateItem g0[MAX_TEMPLATE_NODES], rest[MAX_TEMPLATE_NODES];
+  TemplateItem order[MAX_TEMPLATE_NODES];
   guint n_g0 = 0, n_rest = 0;
   guint64 seen = 0;
 
@@ -132,6 +132,15 @@ finish_choice (TemplateBuilder *b, GError **error)
           else
             rest[n_rest++] = it;
         }
+    }
+  if (n_g0 + n_rest > MAX_BUFFETS)
+    {
+      g_set_error (error, FFM_MAPPING_ERROR, FFM_MAPPING_ERROR_INVALID,
+                   "Einsum %s: a choice of what the memories keep has %u tiles of "
+                   "tensors on the path to %s, more than the limit of %d (docs/limits.md); "
+                   "narrow the memories' may_keep", b->e->name, n_g0 + n_rest,
+                   ffm_arch_get_level (b->a, b->compute)->name, MAX_BUFFETS);
+      return FALSE;
     }
   memcpy (order, g0, sizeof (TemplateItem) * n_g0);
   return permute_levels (b, order, n_g0, n_g0, rest, n_rest, 0, error);

@@ -279,7 +279,7 @@ static void
 count_order_gaps (const TemplateBuilder *b, const TemplateItem *nodes, guint n_nodes, guint n_g0,
                   OrderPlan *plan)
 {
-  guint group_start[MAX_ITEMS + 2], n_groups;
+  guint group_start[MAX_TEMPLATE_NODES + 2], n_groups;
   guint64 seen = 0;
   gboolean fused_region = TRUE;
 
@@ -303,7 +303,7 @@ static guint
 place_temporal_loops (const TemplateBuilder *b, const TemplateItem *nodes, guint n_nodes,
                       guint n_g0, const OrderPlan *plan, TemplateItem *out)
 {
-  guint group_start[MAX_ITEMS + 2], n_groups, n = 0;
+  guint group_start[MAX_TEMPLATE_NODES + 2], n_groups, n = 0;
   guint gap_index[FFM_CONSTRAINTS_MAX_ORDERS] = { 0 };
   guint64 seen = 0;
   gboolean fused_region = TRUE;
@@ -406,7 +406,7 @@ place_spatial_loops (const TemplateBuilder *b, TemplateItem *items, guint *n_ite
           for (guint v = 0; v < b->e->n_rank_vars; v++)
             if (r & BIT (v))
               {
-                g_assert (*n_items < MAX_ITEMS);
+                g_assert (*n_items < b->max_items);
                 memmove (&items[pos + 1], &items[pos],
                          sizeof (TemplateItem) * (*n_items - pos));
                 items[pos] = (TemplateItem) { .kind = ITEM_SPATIAL, .var = v,
@@ -434,7 +434,7 @@ place_spatial_loops (const TemplateBuilder *b, TemplateItem *items, guint *n_ite
           for (guint v = 0; v < b->e->n_rank_vars; v++)
             if (after & BIT (v))
               {
-                g_assert (*n_items < MAX_ITEMS);
+                g_assert (*n_items < b->max_items);
                 memmove (&items[pos + 1], &items[pos],
                          sizeof (TemplateItem) * (*n_items - pos));
                 items[pos] = (TemplateItem) { .kind = ITEM_TEMPORAL, .var = v };
@@ -481,7 +481,7 @@ add_missing_loops (const TemplateBuilder *b, TemplateItem *items, guint *n_items
         has = items[i].kind == ITEM_TEMPORAL && items[i].var == v;
       if (has)
         continue;
-      g_assert (*n_items < MAX_ITEMS);
+      g_assert (*n_items < b->max_items);
       memmove (&items[pos + 1], &items[pos], sizeof (TemplateItem) * (*n_items - pos));
       items[pos] = (TemplateItem) { .kind = ITEM_TEMPORAL, .var = v };
       (*n_items)++;
@@ -511,7 +511,7 @@ template_key (const TemplateItem *items, guint n)
           continue;
         }
       {
-        guint end = i, keys[MAX_ITEMS], k = 0;
+        guint end = i, keys[MAX_TEMPLATE_NODES], k = 0;
         while (end < n && items[end].kind == ITEM_STORAGE)
           {
             keys[k++] = items[end].level * 64 + items[end].access;
@@ -748,15 +748,38 @@ has_redundant_copy (const TemplateBuilder *b, const TemplateItem *items, guint n
   return FALSE;
 }
 
+/* The items a template of @n_nodes storage nodes can have: the nodes;
+ * in each gap (one per group of nodes, at most n_nodes + 1) at most one
+ * temporal loop per rank variable; per fanout dimension on the path one
+ * spatial loop per rank variable, and after each fanout one temporal loop
+ * per rank variable (remainder tiles); and the missing loops, one per
+ * rank variable. */
+static guint
+template_max_items (const TemplateBuilder *b, guint n_nodes)
+{
+  guint R = b->e->n_rank_vars, per_var = n_nodes + 2;
+
+  for (guint p = 0; p < b->n_path; p++)
+    {
+      const FfmLevel *l = ffm_arch_get_level (b->a, b->path[p]);
+      if (l->kind == FFM_LEVEL_FANOUT)
+        per_var += l->u.fanout.n_dims + 1;
+    }
+  return n_nodes + per_var * R;
+}
+
 static gboolean
 build_with_plan (TemplateBuilder *b, const TemplateItem *nodes, guint n_nodes, guint n_g0,
                  const OrderPlan *plan, GError **error)
 {
-  TemplateItem items[MAX_ITEMS];
+  g_autofree TemplateItem *items = NULL;
   guint n;
 
-  g_assert (n_nodes * (1 + b->e->n_rank_vars) + 8 < MAX_ITEMS);
+  g_assert (n_nodes <= MAX_TEMPLATE_NODES);
+  b->max_items = template_max_items (b, n_nodes);
+  items = g_new (TemplateItem, b->max_items);
   n = place_temporal_loops (b, nodes, n_nodes, n_g0, plan, items);
+  g_assert (n <= b->max_items);
   if (!place_spatial_loops (b, items, &n, error))
     return FALSE;
   add_missing_loops (b, items, &n);

@@ -3,6 +3,8 @@
 #include <ffm/ffm-result.h>
 #include "ffm-json-util.h"
 #include "ffm-mapping-private.h"
+#include "ffm-bounded-read.h"
+#include <ffm/ffm-limits.h>
 
 #include <string.h>
 
@@ -32,6 +34,7 @@ struct _FfmResultInfo {
   FfmParamValues *strategy_parameters;
   char *objective;
   GArray *options;                /* of Option */
+  FfmParamValues *digests;        /* input name -> "sha256:HEX" */
 };
 
 static void
@@ -87,6 +90,7 @@ ffm_result_info_new (const char *command)
   info->command = g_strdup (command);
   info->options = g_array_new (FALSE, TRUE, sizeof (Option));
   g_array_set_clear_func (info->options, option_clear);
+  info->digests = ffm_param_values_new ();
   return info;
 }
 
@@ -102,6 +106,8 @@ ffm_result_info_copy (const FfmResultInfo *info)
   copy->architecture = source_copy (info->architecture);
   copy->workload = source_copy (info->workload);
   ffm_result_info_set_search_from (copy, info);
+  for (const char *const *k = ffm_param_values_get_keys (info->digests); *k != NULL; k++)
+    ffm_param_values_set (copy->digests, *k, ffm_param_values_lookup (info->digests, *k));
   return copy;
 }
 
@@ -112,6 +118,7 @@ ffm_result_info_free (FfmResultInfo *info)
     return;
   g_free (info->version);
   g_free (info->command);
+  g_clear_pointer (&info->digests, ffm_param_values_free);
   source_free (info->architecture);
   source_free (info->workload);
   g_free (info->strategy);
@@ -336,6 +343,45 @@ write_source (FfmJsonWriter *w, const char *key, const FfmResultSource *s,
 }
 
 void
+ffm_result_info_set_digest (FfmResultInfo *info, const char *input, const char *digest)
+{
+  g_return_if_fail (info != NULL && input != NULL && digest != NULL);
+  ffm_param_values_set (info->digests, input, digest);
+}
+
+const char *
+ffm_result_info_get_digest (const FfmResultInfo *info, const char *input)
+{
+  g_return_val_if_fail (info != NULL && input != NULL, NULL);
+  return ffm_param_values_lookup (info->digests, input);
+}
+
+const char *const *
+ffm_result_info_list_digests (const FfmResultInfo *info)
+{
+  g_return_val_if_fail (info != NULL, NULL);
+  return ffm_param_values_get_keys (info->digests);
+}
+
+char *
+ffm_result_digest_file (const char *path)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *hex = NULL;
+  gsize length = 0;
+
+  if (path == NULL || !g_file_test (path, G_FILE_TEST_IS_REGULAR))
+    return NULL;
+  /* Plugins are shared objects of a few MiB: the input bound is ample. */
+  text = ffm_read_file_bounded (path, FFM_MAX_INPUT_FILE_BYTES, &length, NULL,
+                                G_FILE_ERROR, G_FILE_ERROR_FAILED, NULL);
+  if (text == NULL)
+    return NULL;
+  hex = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) text, length);
+  return g_strconcat ("sha256:", hex, NULL);
+}
+
+void
 ffm_result_info_write_json (const FfmResultInfo *info, FfmJsonWriter *w)
 {
   ffm_json_writer_member_int (w, "ffm_result", FFM_RESULT_FORMAT_VERSION);
@@ -356,6 +402,14 @@ ffm_result_info_write_json (const FfmResultInfo *info, FfmJsonWriter *w)
       ffm_json_writer_end_object (w);
     }
   ffm_json_writer_member_string (w, "objective", info->objective);
+  if (ffm_param_values_get_keys (info->digests)[0] != NULL)
+    {
+      ffm_json_writer_key (w, "digests");
+      ffm_json_writer_begin_object (w);
+      for (const char *const *k = ffm_param_values_get_keys (info->digests); *k != NULL; k++)
+        ffm_json_writer_member_string (w, *k, ffm_param_values_lookup (info->digests, *k));
+      ffm_json_writer_end_object (w);
+    }
   ffm_json_writer_key (w, "options");
   ffm_json_writer_begin_object (w);
   for (guint i = 0; i < info->options->len; i++)
@@ -542,12 +596,50 @@ read_options (const FfmJsonDoc *doc, JsonNode *inputs, FfmResultInfo *info,
   return TRUE;
 }
 
+/* "digests": { "architecture": "sha256:HEX", ... }, each a SHA-256. */
+static gboolean
+read_digests (const FfmJsonDoc *doc, JsonNode *inputs, FfmResultInfo *info,
+              GError **error)
+{
+  static const char *const known[] = { "architecture", "workload", "mapping", NULL };
+  JsonNode *node = ffm_json_get_member (inputs, "digests");
+  JsonObjectIter iter;
+  const char *key;
+  JsonNode *value;
+
+  if (node == NULL)
+    return TRUE;                /* a result file from before digests */
+  if (!ffm_json_require_object (doc, node, "$.inputs.digests", INVALID, error)
+      || !ffm_json_check_members (doc, node, "$.inputs.digests", known, INVALID, error))
+    return FALSE;
+  json_object_iter_init_ordered (&iter, json_node_get_object (node));
+  while (json_object_iter_next_ordered (&iter, &key, &value))
+    {
+      g_autofree char *path = g_strdup_printf ("$.inputs.digests.%s", key);
+      const char *text = JSON_NODE_HOLDS_VALUE (value)
+                         && json_node_get_value_type (value) == G_TYPE_STRING
+                         ? json_node_get_string (value) : NULL;
+      gboolean ok = text != NULL && strlen (text) == 7 + 64
+                    && g_str_has_prefix (text, "sha256:");
+      for (guint i = 7; ok && i < 7 + 64; i++)
+        ok = g_ascii_isxdigit (text[i]) && !g_ascii_isupper (text[i]);
+      if (!ok)
+        {
+          ffm_json_set_error (error, INVALID, doc, value, path, "expected \"sha256:\" "
+                              "and 64 lowercase hex digits (the SHA-256 of the input)");
+          return FALSE;
+        }
+      ffm_param_values_set (info->digests, key, text);
+    }
+  return TRUE;
+}
+
 static FfmResultInfo *
 read_info (const FfmJsonDoc *doc, JsonNode *root, GError **error)
 {
   static const char *const input_members[] = { "architecture", "workload",
                                                "strategy", "objective",
-                                               "options", NULL };
+                                               "digests", "options", NULL };
   static const char *const strategy_members[] = { "name", "parameters", NULL };
   JsonNode *version = ffm_json_get_member (root, "ffm_result");
   JsonNode *inputs = ffm_json_get_member (root, "inputs");
@@ -583,6 +675,7 @@ read_info (const FfmJsonDoc *doc, JsonNode *root, GError **error)
       || !read_source (doc, inputs, "architecture", TRUE, &info->architecture, error)
       || !read_source (doc, inputs, "workload", FALSE, &info->workload, error)
       || !optional_string (doc, inputs, "$.inputs", "objective", &objective, error)
+      || !read_digests (doc, inputs, info, error)
       || !read_options (doc, inputs, info, error))
     return NULL;
   info->objective = g_steal_pointer (&objective);

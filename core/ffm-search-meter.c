@@ -3,11 +3,25 @@
 #include <ffm/ffm-search-meter.h>
 
 #include <math.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 
 /* TUNING: the wall clock and the cancel flag are read every this many
- * charges: cheap at a million evaluations per second, prompt at a few. */
+ * charges: cheap at a million evaluations per second, prompt at a few.
+ * The budget spent is reported to the host's progress callback at most
+ * every PROGRESS_EVERY s (by part 0: the parts advance alike). */
 #define CHECK_EVERY 16
+#define PROGRESS_EVERY 0.25
+
+/* What the parts of one search share (ffm_search_meter_link_parts()). */
+typedef struct {
+  gint ref_count;
+  /* The fewest evaluations at which a part reached the target (G_MAXUINT64:
+   * none yet): every part runs up to there, so that the merged trace up to
+   * its first point at the target is the same whatever the threads' pace. */
+  atomic_uint_fast64_t hit;
+} Shared;
 
 struct _FfmSearchMeter {
   const FfmSearchContext *ctx;  /* borrowed */
@@ -16,6 +30,9 @@ struct _FfmSearchMeter {
   double scale;                 /* n_parts / threads: a part's queries to the
                                    search's modelled time, per pmapping second */
   guint n_parts;
+  guint part;
+  double target;                /* stop at an objective this low; 0 = none */
+  gint64 last_progress;         /* monotonic, us */
   guint64 max_evaluations;      /* the part's share; 0 = none */
   double max_queries;           /* the part's share; 0 = none */
   double max_seconds;           /* 0 = none */
@@ -26,7 +43,9 @@ struct _FfmSearchMeter {
   gboolean done;
   gboolean cancelled;
   gboolean exhausted;
+  gboolean reached;             /* the target */
   double best;
+  Shared *shared;               /* NULL unless linked */
   GArray *trace;                /* of FfmTracePoint, the part's own counts */
 };
 
@@ -43,6 +62,9 @@ ffm_search_meter_new (const FfmSearchContext *ctx, const FfmMapspace *ms,
   m = g_new0 (FfmSearchMeter, 1);
   m->ctx = ctx;
   m->n_parts = n_parts;
+  m->part = part;
+  if (FFM_SEARCH_CONTEXT_HAS (ctx, target_objective) && ctx->target_objective > 0)
+    m->target = ctx->target_objective;
   threads = MAX (1, MIN (ctx->n_threads, n_parts));
   m->scale = (double) n_parts / threads;
   if (ms != NULL)
@@ -63,7 +85,7 @@ ffm_search_meter_new (const FfmSearchContext *ctx, const FfmMapspace *ms,
   if (modelled > 0 && m->seconds_per_pmapping > 0)
     m->max_queries = modelled / (m->seconds_per_pmapping * m->scale);
   m->max_seconds = ctx->max_seconds > 0 ? ctx->max_seconds : 0;
-  m->start = g_get_monotonic_time ();
+  m->start = m->last_progress = g_get_monotonic_time ();
   m->best = INFINITY;
   m->trace = g_array_new (FALSE, FALSE, sizeof (FfmTracePoint));
   return m;
@@ -75,7 +97,25 @@ ffm_search_meter_free (FfmSearchMeter *m)
   if (m == NULL)
     return;
   g_array_unref (m->trace);
+  if (m->shared != NULL && g_atomic_int_dec_and_test (&m->shared->ref_count))
+    g_free (m->shared);
   g_free (m);
+}
+
+void
+ffm_search_meter_link_parts (FfmSearchMeter *const *meters, guint n)
+{
+  Shared *sh;
+
+  g_return_if_fail (meters != NULL && n > 0);
+  sh = g_new0 (Shared, 1);
+  atomic_init (&sh->hit, G_MAXUINT64);
+  for (guint i = 0; i < n; i++)
+    {
+      g_return_if_fail (meters[i]->shared == NULL);
+      meters[i]->shared = sh;
+      sh->ref_count++;
+    }
 }
 
 static double
@@ -92,6 +132,11 @@ ffm_search_meter_charge (FfmSearchMeter *m, guint64 evaluations,
   m->queries += pmapping_queries;
   if (m->done)
     return FALSE;
+  if (m->shared != NULL && m->evaluations >= atomic_load (&m->shared->hit))
+    {
+      m->done = TRUE;
+      return FALSE;
+    }
   if ((m->max_evaluations > 0 && m->evaluations >= m->max_evaluations)
       || (m->max_queries > 0 && m->queries >= m->max_queries))
     m->done = m->exhausted = TRUE;
@@ -101,6 +146,16 @@ ffm_search_meter_charge (FfmSearchMeter *m, guint64 evaluations,
         m->done = m->cancelled = TRUE;
       else if (m->max_seconds > 0 && elapsed (m) >= m->max_seconds)
         m->done = m->exhausted = TRUE;
+      else if (m->part == 0 && m->ctx->progress != NULL)
+        {
+          gint64 now = g_get_monotonic_time ();
+          if (now - m->last_progress >= PROGRESS_EVERY * G_USEC_PER_SEC)
+            {
+              m->last_progress = now;
+              m->ctx->progress (ffm_search_meter_get_fraction (m), "budget spent",
+                                m->ctx->progress_data);
+            }
+        }
     }
   return !m->done;
 }
@@ -114,13 +169,13 @@ ffm_search_meter_charge_states (FfmSearchMeter *m, guint64 n)
 gboolean
 ffm_search_meter_is_done (const FfmSearchMeter *m)
 {
-  return m->done;
+  return m->done || (m->shared != NULL && m->evaluations >= atomic_load (&m->shared->hit));
 }
 
 gboolean
 ffm_search_meter_has_room (const FfmSearchMeter *m, guint64 n)
 {
-  return !m->done && (m->max_evaluations == 0 || m->evaluations + n <= m->max_evaluations)
+  return !ffm_search_meter_is_done (m) && (m->max_evaluations == 0 || m->evaluations + n <= m->max_evaluations)
     && (m->max_queries <= 0 || m->queries + m->state_weight * (double) n <= m->max_queries);
 }
 
@@ -139,6 +194,17 @@ ffm_search_meter_offer (FfmSearchMeter *m, double objective)
   if (!(objective < m->best))
     return FALSE;
   m->best = objective;
+  if (m->target > 0 && objective <= m->target)
+    {
+      m->done = m->reached = TRUE;
+      if (m->shared != NULL)
+        {
+          uint_fast64_t seen = atomic_load (&m->shared->hit);
+          while (m->evaluations < seen
+                 && !atomic_compare_exchange_weak (&m->shared->hit, &seen, m->evaluations))
+            ;
+        }
+    }
   p.evaluations = m->evaluations;
   p.seconds = elapsed (m);
   p.best_objective = objective;
@@ -212,7 +278,7 @@ ffm_search_meter_finish (FfmSearchMeter *const *meters, guint n,
   g_autoptr (GArray) all = g_array_new (FALSE, FALSE, sizeof (Tagged));
   double best = INFINITY, queries = 0, modelled = 0, seconds = 0, last_seconds = 0;
   guint64 evaluations = 0;
-  gboolean cancelled = FALSE, exhausted = FALSE;
+  gboolean cancelled = FALSE, exhausted = FALSE, reached = FALSE;
   FfmTracePoint last;
 
   g_return_if_fail (n > 0 && result != NULL);
@@ -232,6 +298,7 @@ ffm_search_meter_finish (FfmSearchMeter *const *meters, guint n,
       seconds = MAX (seconds, elapsed (m));
       cancelled |= m->cancelled;
       exhausted |= m->exhausted;
+      reached |= m->reached;
     }
   g_array_sort (all, tagged_compare);
   for (guint i = 0; i < all->len; i++)
@@ -258,6 +325,7 @@ ffm_search_meter_finish (FfmSearchMeter *const *meters, guint n,
   ffm_search_result_set_stat (result, "search_seconds", seconds);
   ffm_search_result_set_stat (result, "interrupted", cancelled ? 1 : 0);
   ffm_search_result_set_stat (result, "budget_exhausted", exhausted ? 1 : 0);
+  ffm_search_result_set_stat (result, "target_reached", reached ? 1 : 0);
 }
 
 FfmSearchResult *

@@ -739,20 +739,22 @@ store_param_value (Loader *L, const FfmParamSpec *spec)
   const char *s;
 
   v->type = FFM_VALUE_NUMBER;
+  /* The getters look the name up from the declarations they are given:
+   * given @spec, it is the first (a workload may declare 100000). */
   switch (spec->type)
     {
     case FFM_PARAM_NUMBER:
     case FFM_PARAM_INTEGER:
-      ok = ffm_param_values_get_number (L->user, L->w->param_specs, L->owner,
+      ok = ffm_param_values_get_number (L->user, spec, L->owner,
                                         spec->name, &v->number, &local);
       break;
     case FFM_PARAM_BOOL:
-      ok = ffm_param_values_get_bool (L->user, L->w->param_specs, L->owner,
+      ok = ffm_param_values_get_bool (L->user, spec, L->owner,
                                       spec->name, &b, &local);
       v->number = b ? 1 : 0;
       break;
     case FFM_PARAM_STRING:
-      s = ffm_param_values_get_string (L->user, L->w->param_specs, L->owner,
+      s = ffm_param_values_get_string (L->user, spec, L->owner,
                                        spec->name, &local);
       ok = s != NULL;
       if (ok)
@@ -2438,6 +2440,45 @@ decide_bits (Loader *L, JsonNode *root, GPtrArray *kept)
   return TRUE;
 }
 
+/* Bits of every tensor and of every access, and their sums over the
+ * workload (what `ffm show-workload` reports), fit in 64 bits: refused
+ * here, so no count downstream wraps. */
+static gboolean
+check_bit_counts (Loader *L, JsonNode *root)
+{
+  FfmWorkload *w = L->w;
+  guint64 tensor_total = 0, footprint_total = 0;
+
+  for (guint t = 0; t < w->tensors->len; t++)
+    {
+      guint64 bits;
+      const FfmTensor *tensor = ffm_workload_get_tensor (w, t);
+      if (__builtin_mul_overflow (ffm_workload_get_tensor_values (w, t),
+                                  (guint64) tensor->bits_per_value, &bits)
+          || __builtin_add_overflow (tensor_total, bits, &tensor_total))
+        return fail (L, root, NULL, "tensor %s: %" G_GUINT64_FORMAT " values x %u "
+                     "bits, with the other tensors, is more than 2^64 bits (the "
+                     "limit of ffm's counts)", tensor->name,
+                     ffm_workload_get_tensor_values (w, t), tensor->bits_per_value);
+    }
+  for (guint i = 0; i < w->einsums->len; i++)
+    {
+      const FfmEinsum *e = einsum_at (L, i);
+      for (guint a = 0; a < e->n_accesses; a++)
+        {
+          guint64 bits;
+          const FfmTensor *tensor = ffm_workload_get_tensor (w, e->accesses[a].tensor);
+          if (__builtin_mul_overflow (ffm_einsum_get_access_values (e, a),
+                                      (guint64) tensor->bits_per_value, &bits)
+              || __builtin_add_overflow (footprint_total, bits, &footprint_total))
+            return fail (L, root, NULL, "Einsum %s: the footprint of tensor %s, "
+                         "with the other footprints, is more than 2^64 bits (the "
+                         "limit of ffm's counts)", e->name, tensor->name);
+        }
+    }
+  return TRUE;
+}
+
 static gboolean
 check_tensor_decls (Loader *L)
 {
@@ -2572,7 +2613,8 @@ build (Loader *L, JsonNode *root, JsonNode *einsums_node)
   }
   if (compute_classes (L, kept) && read_top_roles (L, root, top)
       && decide_roles (L, kept, top) && decide_persistent (L, root)
-      && decide_bits (L, root, kept) && check_tensor_decls (L))
+      && decide_bits (L, root, kept) && check_tensor_decls (L)
+      && check_bit_counts (L, root))
     ok = TRUE;
   if (ok)
     record_left_out (L);

@@ -10,7 +10,14 @@
  *     what a search sees;
  *   - draws (ffm_mapspace_sample()) per second;
  *   - changes (ffm_mapspace_change() to a random group of a random Einsum,
- *     with repair) per second, and how many repaired others.
+ *     with repair) per second, and how many repaired others;
+ *   - a baseline's own work per state: each local move of
+ *     ffm_mapspace_move() (SET's moves, a genetic algorithm's mutations)
+ *     on a copy of a drawn state, then its evaluation, and a crossover
+ *     (one Einsum's choice from another state, the rest repaired): the
+ *     microseconds a step costs besides its charge (the goal: <= 50 us
+ *     on this problem);
+ * and first the space's statistics (pmappings, groups, graph, memory). 
  * FFM_BENCH_GPT_PARAMS overrides the workload parameters
  * ("batch=64,new_tokens=4096"), FFM_BENCH_MAX_FUSED_LOOPS the fused-loop
  * limit (default: the context's default), FFM_BENCH_SECONDS the time per
@@ -19,6 +26,7 @@
 #include <ffm/ffm.h>
 
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #define POOL 4096
@@ -106,9 +114,27 @@ main (int argc, char **argv)
           "%.0f groups, %.4g compatible group combinations\n", now () - t0,
           ffm_mapspace_get_build_seconds (ms), n, groups,
           ffm_mapspace_get_n_combinations (ms));
-  printf ("  query weight of a state %.4g pmapping evaluations, %.3g us each\n",
+  printf ("  query weight of a state %.4g pmapping evaluations, %.3g us each "
+          "(measured with pruning off)\n",
           ffm_mapspace_get_state_query_weight (ms),
           1e6 * ffm_mapspace_get_seconds_per_pmapping (ms));
+  printf ("  log10 compatible group combinations %.2f, states %.2f; mapspace "
+          "memory %.1f MiB, pmappings %.1f MiB\n",
+          ffm_mapspace_get_log10_n_combinations (ms), ffm_mapspace_get_log10_n_states (ms),
+          ffm_mapspace_get_memory_bytes (ms) / 1048576.0,
+          ffm_pmapping_set_get_memory_held (ffm_mapspace_get_pmapping_set (ms)) / 1048576.0);
+  printf ("  %-12s %10s %8s %9s %8s %9s %10s %10s %12s\n", "Einsum", "pmappings",
+          "pm.grps", "groups", "usable", "keys", "links", "most", "weight");
+  for (guint x = 0; x < ffm_mapspace_get_n_einsums (ms); x++)
+    {
+      FfmMapspaceEinsumStats st;
+      ffm_mapspace_get_einsum_stats (ms, x, &st);
+      printf ("  %-12s %10" G_GUINT64_FORMAT " %8u %9u %8u %9u %10" G_GUINT64_FORMAT
+              " %10" G_GUINT64_FORMAT " %12.4g\n",
+              ffm_workload_get_einsum (w, x)->name, st.pmappings, st.pmapping_groups,
+              st.groups, st.usable_groups, st.keys, st.links, st.most_links,
+              st.query_weight);
+    }
 
   ws = ffm_mapspace_workspace_new (ms);
   cost = ffm_mapspace_cost_new (ms);
@@ -164,6 +190,73 @@ main (int argc, char **argv)
   while ((t = now ()) - t0 < seconds);
   printf ("  changes: %.3g per second (%.0f%% repaired other Einsums)\n",
           count / (t - t0), 100.0 * repaired / count);
+
+  /* A baseline's step: a move on a copy of a state, then its evaluation. */
+  {
+    static const char *const names[] = { "row", "loops", "backing", "group" };
+    g_autofree FfmMapspaceChoice *cand = ffm_mapspace_state_new (ms);
+    for (guint kind = FFM_MAPSPACE_MOVE_ROW; kind <= FFM_MAPSPACE_MOVE_GROUP; kind++)
+      {
+        guint64 moved = 0, others = 0;
+        count = 0;
+        repaired = 0;
+        t0 = now ();
+        c0 = cpu_now ();
+        do
+          {
+            for (guint k = 0; k < 256; k++)
+              {
+                guint changed = 0;
+                ffm_mapspace_state_copy (ms, cand, pool + (gsize) ((count + k) % POOL) * n);
+                if (ffm_mapspace_move (ws, rand, cand, kind, NULL, &changed))
+                  {
+                    moved++;
+                    repaired += changed > 0;
+                    others += changed;
+                  }
+                ffm_mapspace_evaluate (ms, cand, cost);
+                sink += cost->energy;
+              }
+            count += 256;
+          }
+        while ((t = now ()) - t0 < seconds);
+        printf ("  step with a %s move: %.2f us per step of one thread (%.0f%% moved, "
+                "%.0f%% of those repaired others, %.2f others on average)\n", names[kind],
+                1e6 * (cpu_now () - c0) / count, 100.0 * moved / count,
+                moved > 0 ? 100.0 * repaired / moved : 0, moved > 0 ? (double) others / moved : 0);
+      }
+    /* Crossover: one Einsum's choice from another state, the rest repaired. */
+    count = 0;
+    t0 = now ();
+    c0 = cpu_now ();
+    do
+      {
+        for (guint k = 0; k < 256; k++)
+          {
+            const FfmMapspaceChoice *other = pool + (gsize) ((count + k + 1) % POOL) * n;
+            guint x = (guint) g_rand_int_range (rand, 0, (gint32) n);
+            ffm_mapspace_state_copy (ms, cand, pool + (gsize) ((count + k) % POOL) * n);
+            ffm_mapspace_change (ws, rand, cand, x, other[x].group, other[x].row, NULL);
+            ffm_mapspace_evaluate (ms, cand, cost);
+            sink += cost->energy;
+          }
+        count += 256;
+      }
+    while ((t = now ()) - t0 < seconds);
+    printf ("  step with a crossover: %.2f us per step of one thread\n",
+            1e6 * (cpu_now () - c0) / count);
+  }
+  {
+    /* The process's peak resident memory (Linux). */
+    g_autofree char *status = NULL;
+    if (g_file_get_contents ("/proc/self/status", &status, NULL, NULL))
+      {
+        const char *hwm = strstr (status, "VmHWM:");
+        if (hwm != NULL)
+          printf ("  peak resident memory %.1f MiB\n",
+                  g_ascii_strtod (hwm + 6, NULL) / 1024.0);
+      }
+  }
   g_free (pool);
   return sink == 42 ? 1 : 0;
 }

@@ -37,6 +37,7 @@ child_setup (gpointer data)
 
   setpgid (0, 0);
   set_limit (RLIMIT_AS, setup->options->address_space);
+  set_limit (RLIMIT_DATA, setup->options->data_size);
   set_limit (RLIMIT_FSIZE, setup->options->file_size);
   set_limit (RLIMIT_NOFILE, setup->options->open_files);
   /* A file-size limit must end in EFBIG, not in SIGXFSZ. */
@@ -189,7 +190,7 @@ ffm_test_run_full (FfmTestRun *run, const char *const *args,
           && g_get_monotonic_time () >= next_interrupt
           && stderr_contains (err_path, terminal, options->interrupt_on))
         {
-          kill (pid, SIGINT);
+          kill (pid, options->interrupt_signal > 0 ? options->interrupt_signal : SIGINT);
           run->interrupted = TRUE;
           interrupts_sent++;
           next_interrupt = g_get_monotonic_time () + G_USEC_PER_SEC / 2;

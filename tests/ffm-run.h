@@ -27,6 +27,7 @@ typedef struct {
   const char *stdout_path;      /* NULL: captured into out */
   const char *cwd;              /* NULL: the test's */
   guint64 address_space;        /* RLIMIT_AS in bytes, 0: unchanged */
+  guint64 data_size;            /* RLIMIT_DATA in bytes, 0: unchanged */
   guint64 file_size;            /* RLIMIT_FSIZE in bytes, 0: unchanged */
   guint64 open_files;           /* RLIMIT_NOFILE, 0: unchanged */
   double deadline;              /* seconds, 0: 120 */
@@ -36,6 +37,8 @@ typedef struct {
   const char *interrupt_on;     /* NULL, or send SIGINT (Ctrl-C) once stderr
                                    holds this text */
   guint interrupts;             /* how many SIGINTs then (0: 1), 0.5 s apart */
+  int interrupt_signal;         /* the signal sent instead of SIGINT (SIGTERM:
+                                   what `timeout` and `kill` send), 0: SIGINT */
   const char *const *launcher;  /* a program and its arguments that run
                                    FFM_EXE (mpirun -n 2), NULL: none */
 } FfmTestRunOptions;

@@ -228,7 +228,8 @@ test_search_context (void)
   PIN_OFFSET (FfmSearchContext, max_templates, 136);
   PIN_OFFSET (FfmSearchContext, padding_2_1, 140);
   PIN_OFFSET (FfmSearchContext, max_fused_loops_per_rank_var, 144);
-  PIN_SIZE (FfmSearchContext, 152);
+  PIN_OFFSET (FfmSearchContext, target_objective, 152);
+  PIN_SIZE (FfmSearchContext, 160);
 
   PIN_OFFSET (FfmTracePoint, evaluations, 0);
   PIN_OFFSET (FfmTracePoint, seconds, 8);

@@ -17,10 +17,24 @@
 #include <string.h>
 
 static const char *const shipped_names[] = {
-  "eyeriss", "fanout-at-glb", "fanout-at-glb-with-fanout-node",
-  "fanout-at-mac", "fanout-at-mac-with-constraints",
-  "fanout-at-mac-with-fanout-node", "nvdla", "simba", "simple", "snowcat",
+  "eyeriss", "eyeriss-v1", "eyeriss-v2", "fanout-at-glb",
+  "fanout-at-glb-with-fanout-node", "fanout-at-mac",
+  "fanout-at-mac-with-constraints", "fanout-at-mac-with-fanout-node",
+  "gemmini", "maeri-like", "nvdla", "nvdla-large", "nvdla-small",
+  "shidiannao", "simba", "simple", "snowcat", "systolic-os", "systolic-ws",
+  "timeloop-eyeriss-like", "timeloop-simba-like", "timeloop-simple-os",
+  "timeloop-simple-ws", "tpu-v1",
   NULL
+};
+
+/* The architecture zoo: published accelerators written from their papers,
+ * configurations and Timeloop's example designs (docs/architectures.md,
+ * "The architecture zoo"), not from the reference implementation. */
+static const char *const zoo_names[] = {
+  "eyeriss-v1", "eyeriss-v2", "gemmini", "maeri-like", "nvdla-large",
+  "nvdla-small", "shidiannao", "systolic-os", "systolic-ws",
+  "timeloop-eyeriss-like", "timeloop-simba-like", "timeloop-simple-os",
+  "timeloop-simple-ws", "tpu-v1", NULL
 };
 
 static char *
@@ -905,7 +919,8 @@ test_shipped_headers (void)
       arch = load_shipped (stem, NULL);
       g_assert_cmpstr (ffm_arch_get_name (arch), ==, stem);
       g_assert_nonnull (ffm_arch_get_source (arch));
-      g_assert_nonnull (strstr (ffm_arch_get_source (arch), "accelforge"));
+      if (!g_strv_contains (zoo_names, stem))
+        g_assert_nonnull (strstr (ffm_arch_get_source (arch), "accelforge"));
       g_assert_nonnull (ffm_arch_get_description (arch));
       g_assert_cmpstr (ffm_arch_get_level (arch, 0)->name, ==, "MainMemory");
       n++;
@@ -1095,6 +1110,75 @@ test_shipped_nvdla (void)
                    "max(weight.bits_per_value, 1)");
   assert_compute (arch, "MAC", 0.084e-12, 1e9, 0);
   g_assert_cmpuint (ffm_arch_get_instances_above (arch, 4), ==, 6144);
+}
+
+/* The zoo: each file loads, says where it comes from, and keeps the
+ * numbers of its source (a few per file, checked against the paper,
+ * configuration or Timeloop file its source member names). */
+static void
+test_zoo (void)
+{
+  g_test_summary ("The architecture zoo loads and keeps its sources' numbers");
+  for (guint i = 0; zoo_names[i] != NULL; i++)
+    {
+      g_autoptr (FfmArch) arch = load_shipped (zoo_names[i], NULL);
+      const char *source = ffm_arch_get_source (arch);
+
+      g_assert_nonnull (source);
+      g_assert_true (strlen (source) > 40);
+      g_assert_cmpstr (ffm_arch_get_level (arch, 0)->name, ==, "MainMemory");
+    }
+  {
+    /* Gemmini's defaultConfig: 16 x 16 mesh, 256 KiB scratchpad, 64 KiB
+     * accumulator */
+    g_autoptr (FfmArch) a = load_shipped ("gemmini", NULL);
+    g_assert_cmpfloat (level_named (a, "Scratchpad")->u.memory.size, ==, 256.0 * 8192);
+    g_assert_cmpfloat (level_named (a, "Accumulator")->u.memory.size, ==, 64.0 * 8192);
+    g_assert_cmpuint (level_named (a, "Mesh")->u.fanout.dims[0].count, ==, 16);
+    g_assert_cmpuint (level_named (a, "Mesh")->u.fanout.dims[1].count, ==, 16);
+  }
+  {
+    /* TPUv1: 256 x 256 weight-stationary MACs, 24 MiB, 4 MiB, 700 MHz */
+    g_autoptr (FfmArch) a = load_shipped ("tpu-v1", NULL);
+    assert_dim (a, "MatrixMultiplyUnit", 0, "rows", 256, "output", 0);
+    assert_dim (a, "MatrixMultiplyUnit", 1, "cols", 256, "input", 0);
+    g_assert_cmpfloat (level_named (a, "UnifiedBuffer")->u.memory.size, ==, 24.0 * 8388608);
+    g_assert_cmpfloat (level_named (a, "Accumulators")->u.memory.size, ==, 4.0 * 8388608);
+    g_assert_cmpfloat (level_named (a, "MAC")->u.compute.throughput, ==, 700e6);
+  }
+  {
+    /* Eyeriss v1: 12 x 14 PEs, spads of 12, 224 and 24 16-bit words */
+    g_autoptr (FfmArch) a = load_shipped ("eyeriss-v1", NULL);
+    g_assert_cmpfloat (level_named (a, "IfmapSpad")->u.memory.size, ==, 12 * 16);
+    g_assert_cmpfloat (level_named (a, "FilterSpad")->u.memory.size, ==, 224 * 16);
+    g_assert_cmpfloat (level_named (a, "PsumSpad")->u.memory.size, ==, 24 * 16);
+    g_assert_cmpfloat (level_named (a, "GlobalBuffer")->u.memory.size, ==, 108.0 * 8192);
+  }
+  {
+    /* nv_small: atomic C 8, atomic K 8, 32 banks x 512 x 8 bytes */
+    g_autoptr (FfmArch) a = load_shipped ("nvdla-small", NULL);
+    assert_dim (a, "MacCells", 0, "k", 8, "input", 0);
+    assert_dim (a, "Multipliers", 0, "c", 8, "output", 0);
+    g_assert_cmpfloat (level_named (a, "ConvBuffer")->u.memory.size, ==, 128.0 * 8192);
+  }
+  {
+    /* Timeloop's eyeriss_like: the ERT's 18.183829 pJ per 64-bit read of
+     * the global buffer, 14 x 12 PEs in two containers */
+    g_autoptr (FfmArch) a = load_shipped ("timeloop-eyeriss-like", NULL);
+    const FfmLevel *glb = level_named (a, "shared_glb");
+    g_assert_cmpfloat (glb->u.memory.size, ==, 16384.0 * 64);
+    g_assert_cmpfloat (glb->u.memory.bits_per_action, ==, 64);
+    g_assert_cmpfloat_with_epsilon (glb->u.memory.read_energy, 18.183829e-12, 1e-24);
+    g_assert_cmpuint (level_named (a, "PE_column")->u.fanout.dims[0].count, ==, 14);
+    g_assert_cmpuint (level_named (a, "PE")->u.fanout.dims[0].count, ==, 12);
+  }
+  {
+    /* SCALE-Sim's scale.cfg: 32 x 32, 512 / 512 / 256 KB */
+    g_autoptr (FfmArch) a = load_shipped ("systolic-os", NULL);
+    assert_dim (a, "Array", 0, "rows", 32, "weight", 0);
+    g_assert_cmpfloat (level_named (a, "IfmapSRAM")->u.memory.size, ==, 512.0 * 8192);
+    g_assert_cmpfloat (level_named (a, "OfmapSRAM")->u.memory.size, ==, 256.0 * 8192);
+  }
 }
 
 static void
@@ -1602,6 +1686,7 @@ main (int argc, char **argv)
   g_test_add_func ("/arch/shipped/simba", test_shipped_simba);
   g_test_add_func ("/arch/shipped/nvdla", test_shipped_nvdla);
   g_test_add_func ("/arch/shipped/fanouts", test_shipped_fanouts);
+  g_test_add_func ("/arch/shipped/zoo", test_zoo);
   g_test_add_func ("/arch/shipped/parameters", test_shipped_parameters);
   for (guint i = 0; i < G_N_ELEMENTS (param_error_cases); i++)
     {

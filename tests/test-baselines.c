@@ -394,6 +394,85 @@ test_budgets (void)
     }
 }
 
+
+static void
+test_charges_and_target (void)
+{
+  int max_fused;
+  g_autoptr (FfmProblem) problem = harder_problem (&max_fused);
+  g_autoptr (FfmMapspace) ms = NULL;
+  g_autoptr (GError) ms_error = NULL;
+  FfmSearchContext mctx;
+
+  g_test_summary ("Under both charges (the authors' explored per Pareto pmapping, the "
+                  "paper's text's one evaluation per query) a modelled budget is spent "
+                  "and never exceeded, a query costing what the charge says; a target "
+                  "objective stops every part of a run once one reaches it");
+  guint reached = 0;
+
+  ffm_search_context_init (&mctx, problem);
+  mctx.max_fused_loops = max_fused;
+  ms = ffm_mapspace_new_for_context (&mctx, &ms_error);
+  g_assert_no_error (ms_error);
+  for (guint b = 0; b < G_N_ELEMENTS (baselines); b++)
+    for (int charge = FFM_MAPSPACE_CHARGE_EXPLORED; charge <= FFM_MAPSPACE_CHARGE_EVALUATION;
+         charge++)
+      {
+        g_autoptr (GError) error = NULL;
+        g_autoptr (FfmSearchResult) r = NULL, m = NULL, t = NULL;
+        FfmSearchContext ctx;
+        double one_state, target;
+        guint n = ffm_mapspace_get_n_einsums (ms);
+
+        ffm_mapspace_set_accounting (ms, (FfmMapspaceCharge) charge, 1e-6);
+        g_assert_cmpfloat (ffm_mapspace_get_state_query_weight (ms), ==,
+                           charge == FFM_MAPSPACE_CHARGE_EVALUATION ? (double) n
+                           : ffm_mapspace_get_state_query_weight (ms));
+        ffm_search_context_init (&ctx, problem);
+        ctx.max_fused_loops = max_fused;
+        ctx.n_threads = 2;
+        ctx.mapspace = ms;
+        ctx.max_evaluations = 500;
+        r = run (baselines[b], &ctx, NULL, &error);
+        g_assert_no_error (error);
+        /* A state's modelled time: its queries x 1 us, parts over threads. */
+        one_state = stat (r, "modelled_seconds") / 500;
+        g_assert_cmpfloat_with_epsilon (stat (r, "pmapping_queries"),
+                                        500 * ffm_mapspace_get_state_query_weight (ms),
+                                        1e-9 * stat (r, "pmapping_queries"));
+        ctx.max_evaluations = 0;
+        ctx.max_modelled_seconds = 400 * one_state;
+        m = run (baselines[b], &ctx, NULL, &error);
+        g_assert_no_error (error);
+        g_assert_cmpfloat (stat (m, "modelled_seconds"), <=, ctx.max_modelled_seconds);
+        g_assert_cmpfloat (stat (m, "modelled_seconds"), >=, 0.9 * ctx.max_modelled_seconds);
+        check_result (problem, m, baselines[b]);
+
+        /* The target: the first run's result; a run with ten times the
+         * budget stops once a part gets there. */
+        target = edp_of (r);
+        ctx.max_modelled_seconds = 5000 * one_state;
+        ctx.target_objective = target;
+        t = run (baselines[b], &ctx, NULL, &error);
+        g_assert_no_error (error);
+        if (stat (t, "target_reached") == 1)
+          {
+            const GArray *trace = ffm_search_result_get_trace (t);
+            reached++;
+            g_assert_cmpfloat (edp_of (t), <=, target * (1 + 1e-9));
+            g_assert_cmpfloat (stat (t, "modelled_seconds"), <, ctx.max_modelled_seconds);
+            g_assert_cmpfloat (g_array_index (trace, FfmTracePoint, trace->len - 1).best_objective,
+                               <=, target);
+          }
+        else
+          g_assert_cmpfloat (stat (t, "budget_exhausted"), ==, 1);
+        check_result (problem, t, baselines[b]);
+      }
+  g_test_message ("%u of %u runs stopped at their target", reached,
+                  (guint) G_N_ELEMENTS (baselines) * 2);
+  g_assert_cmpuint (reached, >, 0);
+}
+
 static void
 test_bad_parameters (void)
 {
@@ -444,6 +523,7 @@ main (int argc, char **argv)
   g_test_add_func ("/baselines/reach-optimum", test_reach_optimum);
   g_test_add_func ("/baselines/same-seed", test_same_seed);
   g_test_add_func ("/baselines/budgets", test_budgets);
+  g_test_add_func ("/baselines/charges-and-target", test_charges_and_target);
   g_test_add_func ("/baselines/bad-parameters", test_bad_parameters);
   status = g_test_run ();
   ffm_plugin_registry_free (registry);

@@ -496,8 +496,9 @@ test_list_real_plugins (void)
 static void
 test_parse_assignments (void)
 {
-  char *good[] = { (char *) "a=1", (char *) "b=x=y", (char *) "a=2", NULL };
+  char *good[] = { (char *) "a=2", (char *) "b=x=y", NULL };
   char *bad[] = { (char *) "a=1", (char *) "novalue", NULL };
+  char *twice[] = { (char *) "a=1", (char *) "b=3", (char *) " a =2", NULL };
   g_autoptr (FfmParamValues) values = NULL;
   g_autoptr (FfmParamValues) empty = NULL;
   g_autoptr (GError) error = NULL;
@@ -514,6 +515,13 @@ test_parse_assignments (void)
   g_assert_null (ffm_cli_parse_assignments (bad, "--arch-param", &error));
   g_assert_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_SYNTAX);
   g_assert_true (g_str_has_prefix (error->message, "--arch-param: "));
+  g_clear_error (&error);
+
+  /* A key given twice would silently keep the last value. */
+  g_assert_null (ffm_cli_parse_assignments (twice, "--param", &error));
+  g_assert_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE);
+  g_assert_cmpstr (error->message, ==, "--param  a =2: the key is set twice (give each "
+                   "key once)");
 }
 
 static void

@@ -41,6 +41,7 @@
  * `ffm map --arch DIR/case-S-arch.json --workload DIR/case-S-workload.json`). */
 #include <ffm/ffm.h>
 
+#include "random-arch.h"
 #include "random-problem.h"
 #include "debug-flags.h"
 
@@ -279,6 +280,11 @@ has_remainder (FfmWorkload *w, FfmMapping *m)
   return FALSE;
 }
 
+/* Random architectures may make an Einsum no pmapping fits (a memory
+ * that must keep a tensor too small for one value of it): both strategies
+ * must then refuse it alike. */
+static gboolean mapping_error_allowed;
+
 /* Exhaustive and ffm on @w on @a: the same optima and Pareto sets. */
 static CaseOutcome
 check_case (guint64 seed, FfmWorkload *w, FfmArch *a, int max_fused, guint imperfect)
@@ -325,6 +331,23 @@ check_case (guint64 seed, FfmWorkload *w, FfmArch *a, int max_fused, guint imper
   if (truth == NULL && g_error_matches (error, FFM_SEARCH_ERROR,
                                        FFM_SEARCH_ERROR_TOO_LARGE))
     return CASE_TOO_LARGE;
+  if (truth == NULL && error->domain == FFM_MAPPING_ERROR && mapping_error_allowed)
+    {
+      /* A random architecture whose memory must keep a tensor it cannot
+       * hold: ffm must refuse it the same way. */
+      for (guint k = 0; k < G_N_ELEMENTS (objectives); k++)
+        {
+          g_autoptr (GError) e2 = NULL;
+          g_autoptr (FfmSearchResult) res = run_strategy (fixture.ffm, problem,
+                                                          objectives[k], max_fused,
+                                                          imperfect, NULL, &e2);
+          if (res != NULL)
+            dump_case (w, a, seed);
+          g_assert_null (res);
+          g_assert_true (e2->domain == error->domain && e2->code == error->code);
+        }
+      return CASE_INFEASIBLE;
+    }
   if (truth == NULL && error->domain == FFM_MAPPING_ERROR)
     {
       /* Every random problem has a mapping: a refusal is a generator bug. */
@@ -850,6 +873,70 @@ test_optimality_constrained (void)
                   " skipped (contradictory or too large)", t.done, t.infeasible, t.replaced);
 }
 
+/* Random architectures (random-arch.h, the small ones: 1-3 memories below
+ * MainMemory, per-tensor memories side by side, random keep / may_keep,
+ * at most one fanout, sometimes a second compute unit) x random workloads
+ * of 1-2 Einsums: ffm equals exhaustive search, to the last bit. */
+static void
+test_optimality_random_arch (void)
+{
+  guint64 cases = env_number ("FFM_OPTIMALITY_CASES", DEFAULT_CASES);
+  guint64 seed = env_number ("FFM_OPTIMALITY_SEED", DEFAULT_SEED) + 20000;
+  Tally t = { 0 };
+
+  g_test_summary ("ffm's optimum equals exhaustive search's on random small "
+                  "architectures x random workloads, for every objective, to the "
+                  "last bit");
+  for (guint64 s = seed; t.done < cases; s++)
+    {
+      g_autoptr (FfmArch) a = NULL;
+      g_autoptr (FfmWorkload) w = NULL;
+      random_arch_problem_make (s, RANDOM_ARCH_SMALL, &w, &a);
+      mapping_error_allowed = TRUE;
+      tally_add (&t, check_case (s, w, a, -1, FFM_IMPERFECT_NONE), 2 * cases + 20);
+      mapping_error_allowed = FALSE;
+    }
+  g_test_message ("%" G_GUINT64_FORMAT " problems (%" G_GUINT64_FORMAT " infeasible "
+                  "or refused by both), %" G_GUINT64_FORMAT " too large for exhaustive search, "
+                  "replaced", t.done, t.infeasible, t.replaced);
+  /* Most must have a mapping, or the comparison says little. */
+  g_assert_cmpuint (t.infeasible, <, t.done / 2 + 1);
+}
+
+/* Two compute units serving one Einsum on paths with different memories
+ * (a vector unit above a buffer the MAC path has): the templates' rows of
+ * one compatibility have different reservation columns, which the
+ * per-Einsum merge unites (a memory off a row's path reserves 0 bits). */
+static void
+test_optimality_two_compute_units (void)
+{
+  static const char arch_json[] =
+    "{\"ffm_architecture\": 1, \"name\": \"two-units\", \"levels\": ["
+    "{\"memory\": \"MainMemory\", \"size\": \"inf\", \"read_energy\": 10, "
+    "\"write_energy\": 10, \"read_bandwidth\": 4, \"write_bandwidth\": 4, "
+    "\"keep\": \"~intermediates\", \"may_keep\": \"all\"},"
+    "{\"compute\": \"Vector\", \"energy\": 0.5, \"throughput\": 4, "
+    "\"enabled\": \"len(all) == 2\"},"
+    "{\"memory\": \"Buffer\", \"size\": \"128\", \"read_energy\": 1, "
+    "\"write_energy\": 1, \"read_bandwidth\": 4, \"write_bandwidth\": 4, "
+    "\"may_keep\": \"all\"},"
+    "{\"compute\": \"MAC\", \"energy\": 1, \"throughput\": 1}]}";
+  static const char workload_json[] =
+    "{\"ffm_workload\": 1, \"name\": \"mm-ew\", \"bits_per_value\": {\"all\": 8}, "
+    "\"ranks\": {\"M\": 2, \"N0\": 3, \"N1\": 2}, \"einsums\": ["
+    "\"T1[m,n1] = T0[m,n0] * W0[n0,n1]\", \"T2[m,n1] = T1[m,n1]\"]}";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FfmArch) a = ffm_arch_load_from_data (arch_json, "two-units.json", NULL, &error);
+  g_autoptr (FfmWorkload) w = NULL;
+
+  g_test_summary ("An Einsum two compute units may serve, on paths with different "
+                  "memories: ffm maps it, and equals exhaustive search");
+  g_assert_no_error (error);
+  w = ffm_workload_load_from_data (workload_json, "mm-ew.json", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (check_case (0, w, a, -1, FFM_IMPERFECT_NONE), ==, CASE_DONE);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -871,6 +958,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ffm/optimality/growing-groups", test_optimality_growing_groups);
   g_test_add_func ("/ffm/optimality/constrained", test_optimality_constrained);
   g_test_add_func ("/ffm/optimality/fused-loops", test_optimality_fused_loops);
+  g_test_add_func ("/ffm/optimality/random-arch", test_optimality_random_arch);
+  g_test_add_func ("/ffm/optimality/two-compute-units", test_optimality_two_compute_units);
   status = g_test_run ();
   ffm_plugin_registry_free (fixture.registry);
   return status;

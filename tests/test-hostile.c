@@ -13,7 +13,10 @@
  * expected), `stderr` and `stdout` (regular expressions the output must
  * match, repeatable), `env` (KEY=VALUE set, KEY= unset; repeatable),
  * `stdin`, `stdout-to` (paths for standard input and output), `limit-as`,
- * `limit-fsize`, `limit-nofile` (resource limits, with K/M/G suffixes),
+ * `limit-data`, `limit-fsize`, `limit-nofile` (resource limits, with K/M/G
+ * suffixes), `sanitizers: skip` (a case whose point is a memory limit a
+ * sanitizer build cannot run under: skipped there rather than run without
+ * the limit),
  * `deadline` (seconds; 60 by default), `gen` (writes a file before the run:
  * a path, then parts concatenated, where N*TEXT repeats TEXT N times) and
  * `mkdir`, `symlink` (TARGET LINK), `mode` (OCTAL PATH). In every value
@@ -44,7 +47,8 @@ typedef struct {
   GPtrArray *modes;             /* "OCTAL PATH" argv */
   char *stdin_path;
   char *stdout_path;
-  guint64 limit_as, limit_fsize, limit_nofile;
+  guint64 limit_as, limit_data, limit_fsize, limit_nofile;
+  gboolean skip_sanitizers;
   double deadline;
   int line;
 } Case;
@@ -182,6 +186,10 @@ load_manifest (const char *path)
         c->stdout_path = g_strdup (value);
       else if (strcmp (key, "limit-as") == 0)
         c->limit_as = parse_size (value, where);
+      else if (strcmp (key, "limit-data") == 0)
+        c->limit_data = parse_size (value, where);
+      else if (strcmp (key, "sanitizers") == 0 && strcmp (value, "skip") == 0)
+        c->skip_sanitizers = TRUE;
       else if (strcmp (key, "limit-fsize") == 0)
         c->limit_fsize = parse_size (value, where);
       else if (strcmp (key, "limit-nofile") == 0)
@@ -343,10 +351,17 @@ run_case (gconstpointer data)
    * all. There the case runs without the limit and must still end as
    * expected (the bound it checks is ffm's own, not the limit's). */
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  if (c->limit_as != 0)
-    g_test_message ("sanitizer build: limit-as not applied");
+  if (c->skip_sanitizers)
+    {
+      remove_tree (tmp);
+      g_test_skip ("sanitizer build: the case needs its memory limit");
+      return;
+    }
+  if (c->limit_as != 0 || c->limit_data != 0)
+    g_test_message ("sanitizer build: limit-as and limit-data not applied");
 #else
   options.address_space = c->limit_as;
+  options.data_size = c->limit_data;
 #endif
   options.file_size = c->limit_fsize;
   options.open_files = c->limit_nofile;

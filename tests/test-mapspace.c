@@ -23,6 +23,7 @@
 #include <ffm/ffm.h>
 
 #include "random-problem.h"
+#include "ffm-mapspace-diagnostics.h"
 
 #include <math.h>
 #include <string.h>
@@ -709,6 +710,492 @@ test_nothing_fits (void)
   g_assert_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_TOO_LARGE);
 }
 
+
+/* ---- The space's statistics, moves, accounting and memory ---- */
+
+static void
+test_space_statistics (void)
+{
+  guint64 seed = env_number ("FFM_MAPSPACE_SEED", 1) + 11, checked = 0;
+
+  g_test_summary ("The space statistics equal a brute-force count: compatible group "
+                  "combinations and states (rows multiplied), usable groups and their "
+                  "rows, pmappings, groups and evaluated pmappings per Einsum");
+  for (guint k = 0; k < env_number ("FFM_MAPSPACE_CASES", DEFAULT_CASES) / 3; k++)
+    {
+      Small s;
+      guint n;
+      double states = 0;
+      const FfmPmappingSet *set;
+      small_next (&seed, &s);
+      n = ffm_mapspace_get_n_einsums (s.ms);
+      set = ffm_mapspace_get_pmapping_set (s.ms);
+      for (guint c = 0; c < s.compatible->len / n; c++)
+        {
+          const guint *groups = &g_array_index (s.compatible, guint, (gsize) c * n);
+          double product = 1;
+          for (guint x = 0; x < n; x++)
+            product *= ffm_mapspace_group_get_n_rows (s.ms, x, groups[x]);
+          states += product;
+        }
+      g_assert_cmpfloat_with_epsilon (pow (10, ffm_mapspace_get_log10_n_states (s.ms)),
+                                      states, 1e-9 * states);
+      g_assert_cmpfloat_with_epsilon (pow (10, ffm_mapspace_get_log10_n_combinations (s.ms)),
+                                      (double) (s.compatible->len / n),
+                                      1e-9 * (double) (s.compatible->len / n));
+      for (guint x = 0; x < n; x++)
+        {
+          FfmMapspaceEinsumStats st;
+          const FfmEinsumPmappings *pm = ffm_pmapping_set_lookup_einsum (set, x);
+          const FfmPmappingStats *ps = ffm_einsum_pmappings_get_stats (pm);
+          guint64 rows = 0, usable_rows = 0;
+          guint usable = 0;
+          ffm_mapspace_get_einsum_stats (s.ms, x, &st);
+          for (guint g = 0; g < ffm_einsum_pmappings_get_n_groups (pm); g++)
+            rows += ffm_einsum_pmappings_get_group (pm, g)->n_rows;
+          for (guint g = 0; g < ffm_mapspace_get_n_groups (s.ms, x); g++)
+            {
+              gboolean used = FALSE;
+              for (guint c = 0; c < s.compatible->len / n && !used; c++)
+                used = g_array_index (s.compatible, guint, (gsize) c * n + x) == g;
+              g_assert_cmpint (used, ==, ffm_mapspace_group_is_usable (s.ms, x, g));
+              usable += used;
+              usable_rows += used ? ffm_mapspace_group_get_n_rows (s.ms, x, g) : 0;
+            }
+          g_assert_cmpuint (st.pmappings, ==, rows);
+          g_assert_cmpuint (st.pmapping_groups, ==, ffm_einsum_pmappings_get_n_groups (pm));
+          g_assert_cmpuint (st.groups, ==, ffm_mapspace_get_n_groups (s.ms, x));
+          g_assert_cmpuint (st.usable_groups, ==, usable);
+          g_assert_cmpuint (st.usable_pmappings, ==, usable_rows);
+          if (ps->reused_from < 0)
+            g_assert_cmpuint (st.evaluated, ==, ps->n_evaluated);
+          g_assert_cmpfloat (st.query_weight, ==, ffm_mapspace_get_query_weight (s.ms, x));
+          g_assert_cmpuint (st.keys, >=, 1);
+          g_assert_cmpuint (st.links, >=, usable > 0 ? 1 : 0);
+          checked++;
+        }
+      small_clear (&s);
+    }
+  g_test_message ("%" G_GUINT64_FORMAT " Einsums' statistics checked", checked);
+}
+
+/* The sorted shared tensors of group @g (by access), as the moves see
+ * them. */
+static void
+tensors_by_access (const FfmCompatibility *c, const FfmCompatTensor **out)
+{
+  for (guint t = 0; t < c->n_tensors; t++)
+    out[t] = &c->tensors[t];
+  for (guint i = 1; i < c->n_tensors; i++)
+    for (guint j = i; j > 0 && out[j - 1]->access > out[j]->access; j--)
+      {
+        const FfmCompatTensor *tmp = out[j];
+        out[j] = out[j - 1];
+        out[j - 1] = tmp;
+      }
+}
+
+static gboolean
+same_backings (const FfmCompatibility *a, const FfmCompatibility *b)
+{
+  const FfmCompatTensor *ta[FFM_MAX_EINSUM_TENSORS], *tb[FFM_MAX_EINSUM_TENSORS];
+
+  tensors_by_access (a, ta);
+  tensors_by_access (b, tb);
+  for (guint t = 0; t < a->n_tensors; t++)
+    if (ta[t]->backing_level != tb[t]->backing_level
+        || ta[t]->persistent != tb[t]->persistent)
+      return FALSE;
+  return TRUE;
+}
+
+/* The loop at which @b's fused loops differ from @a's in the tile alone,
+ * or -1. */
+static int
+one_tile_apart (const FfmCompatibility *a, const FfmCompatibility *b)
+{
+  int at = -1;
+
+  if (a->n_loops != b->n_loops)
+    return -1;
+  for (guint d = 0; d < a->n_loops; d++)
+    {
+      const FfmCompatLoop *x = &a->loops[d], *y = &b->loops[d];
+      if (x->rank_var != y->rank_var || x->spatial != y->spatial
+          || x->fanout_level != y->fanout_level || x->fanout_dim != y->fanout_dim)
+        return -1;
+      if (x->tile != y->tile)
+        {
+          if (at >= 0)
+            return -1;
+          at = (int) d;
+        }
+    }
+  return at;
+}
+
+/* The candidates of a move by its definition, scanning every group. */
+static guint
+scan_targets (FfmMapspace *ms, const FfmMapspaceChoice *state, guint x,
+              FfmMapspaceMove kind, int tensor, int direction, guint *out)
+{
+  const FfmCompatibility *cur = ffm_mapspace_group_get_compatibility (ms, x, state[x].group);
+  guint ng = ffm_mapspace_get_n_groups (ms, x), n = 0;
+  double best = INFINITY;
+
+  if (kind == FFM_MAPSPACE_MOVE_ROW)
+    return 0;
+  if (kind == FFM_MAPSPACE_MOVE_LOOPS && direction < 2)
+    {
+      for (guint g = 0; g < ng; g++)
+        {
+          const FfmCompatibility *o = ffm_mapspace_group_get_compatibility (ms, x, g);
+          int d;
+          double gap;
+          if (g == state[x].group || !ffm_mapspace_group_is_usable (ms, x, g)
+              || !same_backings (cur, o) || (d = one_tile_apart (cur, o)) < 0)
+            continue;
+          gap = log ((double) o->loops[d].tile / (double) cur->loops[d].tile);
+          if ((direction == 0) != (gap > 0))
+            continue;
+          gap = fabs (gap);
+          if (gap < best)
+            {
+              best = gap;
+              n = 0;
+            }
+          if (gap == best)
+            out[n++] = g;
+        }
+      if (n > 0)
+        return n;
+    }
+  for (guint g = 0; g < ng; g++)
+    {
+      const FfmCompatibility *o = ffm_mapspace_group_get_compatibility (ms, x, g);
+      const FfmCompatTensor *tc[FFM_MAX_EINSUM_TENSORS], *to[FFM_MAX_EINSUM_TENSORS];
+      if (g == state[x].group || !ffm_mapspace_group_is_usable (ms, x, g))
+        continue;
+      switch (kind)
+        {
+        case FFM_MAPSPACE_MOVE_LOOPS:
+          if (same_backings (cur, o))
+            out[n++] = g;
+          break;
+        case FFM_MAPSPACE_MOVE_BACKING:
+          tensors_by_access (cur, tc);
+          tensors_by_access (o, to);
+          if (tensor >= 0 && tc[tensor]->backing_level != to[tensor]->backing_level)
+            out[n++] = g;
+          break;
+        default:
+          out[n++] = g;
+          break;
+        }
+    }
+  return n;
+}
+
+/* Compares the moves' candidates with the scan on @trials states of @ms,
+ * and checks that moves land on candidates. */
+static void
+check_moves (FfmMapspace *ms, GRand *rand, guint trials, guint64 *lists,
+             guint64 *nonempty, guint64 *nearest)
+{
+  guint n = ffm_mapspace_get_n_einsums (ms);
+  g_autoptr (FfmMapspaceWorkspace) ws = ffm_mapspace_workspace_new (ms);
+  g_autofree FfmMapspaceChoice *state = ffm_mapspace_state_new (ms);
+  g_autofree FfmMapspaceChoice *moved = ffm_mapspace_state_new (ms);
+
+  for (guint trial = 0; trial < trials; trial++)
+    {
+      ffm_mapspace_sample (ws, rand, state);
+      for (guint x = 0; x < n; x++)
+        {
+          guint ng = ffm_mapspace_get_n_groups (ms, x);
+          guint nt = ffm_mapspace_group_get_compatibility (ms, x, 0)->n_tensors;
+          g_autofree guint *a = g_new (guint, ng), *b = g_new (guint, ng);
+          for (guint kind = FFM_MAPSPACE_MOVE_LOOPS; kind <= FFM_MAPSPACE_MOVE_GROUP; kind++)
+            for (int t = -1; t < (int) MAX (nt, 1); t++)
+              for (int d = 0; d < 3; d++)
+                {
+                  guint na, nb;
+                  if ((kind == FFM_MAPSPACE_MOVE_BACKING) != (t >= 0)
+                      || (kind != FFM_MAPSPACE_MOVE_LOOPS && d > 0)
+                      || (kind == FFM_MAPSPACE_MOVE_BACKING && t >= (int) nt))
+                    continue;
+                  na = ffm_mapspace_list_move_targets (ms, state, x, kind, t, d, a);
+                  nb = scan_targets (ms, state, x, kind, t, d, b);
+                  g_assert_cmpuint (na, ==, nb);
+                  for (guint i = 0; i < na; i++)
+                    g_assert_cmpuint (a[i], ==, b[i]);
+                  (*lists)++;
+                  *nonempty += na > 0;
+                  if (kind == FFM_MAPSPACE_MOVE_LOOPS && d < 2 && na > 0
+                      && one_tile_apart (ffm_mapspace_group_get_compatibility (ms, x, state[x].group),
+                                         ffm_mapspace_group_get_compatibility (ms, x, a[0])) >= 0)
+                    (*nearest)++;
+                }
+        }
+      /* A move lands on a candidate of its Einsum, the rest compatible. */
+      for (guint kind = FFM_MAPSPACE_MOVE_LOOPS; kind <= FFM_MAPSPACE_MOVE_GROUP; kind++)
+        {
+          guint x = G_MAXUINT, ng, na;
+          g_autofree guint *a = NULL;
+          gboolean found = FALSE;
+          ffm_mapspace_state_copy (ms, moved, state);
+          if (!ffm_mapspace_move (ws, rand, moved, kind, &x, NULL))
+            continue;
+          g_assert_true (ffm_mapspace_check (ms, moved, NULL));
+          ng = ffm_mapspace_get_n_groups (ms, x);
+          a = g_new (guint, ng);
+          na = ffm_mapspace_list_move_targets (ms, state, x, kind == FFM_MAPSPACE_MOVE_BACKING
+                                               ? FFM_MAPSPACE_MOVE_GROUP : kind, -1, 2, a);
+          for (guint i = 0; i < na; i++)
+            found |= a[i] == moved[x].group;
+          g_assert_true (found);
+        }
+    }
+}
+
+static void
+test_move_targets (void)
+{
+  guint64 seed = env_number ("FFM_MAPSPACE_SEED", 1) + 13, lists = 0, nonempty = 0, nearest = 0;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FfmParamValues) params = ffm_param_values_new ();
+  g_autoptr (FfmWorkload) w = NULL;
+  g_autoptr (FfmArch) a = NULL;
+  g_autoptr (FfmMapspace) ms = NULL;
+  g_autoptr (GRand) rand = g_rand_new_with_seed (3);
+  FfmPmappingOptions options;
+
+  g_test_summary ("The moves' indexes give exactly the candidates a scan of every "
+                  "group finds by the moves' definitions, and a move takes one of them");
+  for (guint k = 0; k < env_number ("FFM_MAPSPACE_CASES", DEFAULT_CASES) / 3; k++)
+    {
+      Small s;
+      g_autoptr (GRand) r = NULL;
+      small_next (&seed, &s);
+      r = g_rand_new_with_seed ((guint32) s.seed);
+      check_moves (s.ms, r, 8, &lists, &nonempty, &nearest);
+      small_clear (&s);
+    }
+  /* Real tiles: three matmuls on TPUv4i, two fused loops (the random
+   * problems' groups rarely differ in one tile only). */
+  ffm_param_values_set (params, "n_einsums", "3");
+  w = ffm_workload_load ("matmuls", params, &error);
+  g_assert_no_error (error);
+  a = ffm_plugin_registry_build_arch (registry, "tpuv4i", NULL, &error);
+  g_assert_no_error (error);
+  ffm_pmapping_options_init (&options);
+  options.max_fused_loops = 2;
+  ms = ffm_mapspace_new (ffm_pmappings_generate (w, a, &options, &error), &error);
+  g_assert_no_error (error);
+  check_moves (ms, rand, 4, &lists, &nonempty, &nearest);
+  g_test_message ("%" G_GUINT64_FORMAT " candidate lists compared, %" G_GUINT64_FORMAT
+                  " not empty, %" G_GUINT64_FORMAT " of nearest tiles", lists, nonempty, nearest);
+  g_assert_cmpuint (nonempty, >, 0);
+  g_assert_cmpuint (nearest, >, 0);
+}
+
+static void
+test_charges (void)
+{
+  guint64 seed = env_number ("FFM_MAPSPACE_SEED", 1) + 17;
+  Small s;
+  guint n;
+  double explored = 0;
+  FfmSearchContext ctx;
+  g_autoptr (FfmProblem) problem = NULL;
+  const FfmPmappingSet *set;
+
+  g_test_summary ("Each charge on a hand-computed case: a query costs 1 evaluation, or "
+                  "the Einsum's evaluated pmappings per Pareto pmapping; modelled time "
+                  "is queries x the time of one evaluation x parts / threads, and a "
+                  "modelled budget stops at the state it runs out");
+  small_next (&seed, &s);
+  n = ffm_mapspace_get_n_einsums (s.ms);
+  set = ffm_mapspace_get_pmapping_set (s.ms);
+  g_assert_cmpint (ffm_mapspace_get_charge (s.ms), ==, FFM_MAPSPACE_CHARGE_EXPLORED);
+  for (guint x = 0; x < n; x++)
+    {
+      const FfmPmappingStats *st =
+        ffm_einsum_pmappings_get_stats (ffm_pmapping_set_lookup_einsum (set, x));
+      double w;
+      if (st->reused_from >= 0)
+        st = ffm_einsum_pmappings_get_stats (ffm_pmapping_set_lookup_einsum (set,
+                                                                             (guint) st->reused_from));
+      w = MAX (1.0, (double) st->n_evaluated / (double) st->n_rows);
+      g_assert_cmpfloat (ffm_mapspace_get_query_weight (s.ms, x), ==, w);
+      explored += w;
+    }
+  g_assert_cmpfloat_with_epsilon (ffm_mapspace_get_state_query_weight (s.ms), explored,
+                                  1e-12 * explored);
+
+  /* The paper's text: one evaluation per queried pmapping; 2 us each. */
+  ffm_mapspace_set_accounting (s.ms, FFM_MAPSPACE_CHARGE_EVALUATION, 2e-6);
+  g_assert_cmpfloat (ffm_mapspace_get_seconds_per_pmapping (s.ms), ==, 2e-6);
+  for (guint x = 0; x < n; x++)
+    g_assert_cmpfloat (ffm_mapspace_get_query_weight (s.ms, x), ==, 1);
+  g_assert_cmpfloat (ffm_mapspace_get_state_query_weight (s.ms), ==, n);
+  problem = ffm_problem_new (s.w, s.a);
+  ffm_search_context_init (&ctx, problem);
+  ctx.n_threads = 1;
+  ctx.max_modelled_seconds = 10 * n * 2e-6 * 2;  /* ten states of each of 2 parts */
+  {
+    g_autoptr (FfmSearchMeter) m0 = ffm_search_meter_new (&ctx, s.ms, 0, 2, 0);
+    guint states = 0;
+    /* 3 states: 3 x n queries, x 2 us, x 2 parts on 1 thread. */
+    ffm_search_meter_charge_states (m0, 3);
+    g_assert_cmpfloat (ffm_search_meter_get_pmapping_queries (m0), ==, 3.0 * n);
+    g_assert_cmpfloat_with_epsilon (ffm_search_meter_get_modelled_seconds (m0),
+                                    3.0 * n * 2e-6 * 2, 1e-18);
+    while (ffm_search_meter_has_room (m0, 1))
+      {
+        ffm_search_meter_charge_states (m0, 1);
+        states++;
+      }
+    /* Its half of the budget: ten states, the three included. */
+    g_assert_cmpuint (states + 3, ==, 10);
+  }
+  /* The authors' code: explored pmappings per Pareto pmapping. */
+  ffm_mapspace_set_accounting (s.ms, FFM_MAPSPACE_CHARGE_EXPLORED, 0);
+  g_assert_cmpfloat (ffm_mapspace_get_seconds_per_pmapping (s.ms), ==, 2e-6);
+  g_assert_cmpfloat_with_epsilon (ffm_mapspace_get_state_query_weight (s.ms), explored,
+                                  1e-12 * explored);
+  {
+    g_autoptr (FfmSearchMeter) m = ffm_search_meter_new (&ctx, s.ms, 0, 1, 0);
+    ffm_search_meter_charge_states (m, 4);
+    g_assert_cmpfloat_with_epsilon (ffm_search_meter_get_modelled_seconds (m),
+                                    4 * explored * 2e-6, 1e-12 * explored);
+  }
+  {
+    FfmMapspaceCharge c;
+    g_autoptr (GError) error = NULL;
+    g_assert_true (ffm_mapspace_charge_from_string ("evaluation", &c, NULL));
+    g_assert_cmpint (c, ==, FFM_MAPSPACE_CHARGE_EVALUATION);
+    g_assert_cmpstr (ffm_mapspace_charge_to_string (FFM_MAPSPACE_CHARGE_EXPLORED), ==, "explored");
+    g_assert_false (ffm_mapspace_charge_from_string ("cheap", &c, &error));
+    g_assert_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE);
+    g_assert_nonnull (strstr (error->message, "cheap"));
+  }
+  small_clear (&s);
+}
+
+static void
+test_paper_space_and_timing (void)
+{
+  guint64 seed = env_number ("FFM_MAPSPACE_SEED", 1) + 19, compared = 0, fewer = 0;
+  g_autoptr (GError) error = NULL;
+  double seconds = 0;
+  guint64 evaluated = 0;
+
+  g_test_summary ("The paper's space keeps every Pareto pmapping (groups no join can "
+                  "use included, never drawn) and times one evaluation with pruning "
+                  "off; the pruned space is ffm's, with fewer groups where joinable-only "
+                  "leaves some out; both have the same compatible states");
+  for (guint k = 0; k < 60 && (compared < 10 || fewer == 0); k++, seed++)
+    {
+      g_autoptr (FfmWorkload) w = NULL;
+      g_autoptr (FfmArch) a = NULL;
+      g_autoptr (FfmProblem) problem = NULL;
+      g_autoptr (FfmMapspace) paper = NULL, pruned = NULL;
+      FfmSearchContext ctx;
+      int max_fused;
+      guint64 paper_groups = 0, pruned_groups = 0;
+      random_problem_make (seed, &w, &a, &max_fused);
+      if (k == 0)
+        {
+          g_assert_true (ffm_mapspace_measure_seconds_per_pmapping (w, a, NULL, &seconds,
+                                                                    &evaluated, &error));
+          g_assert_no_error (error);
+          g_assert_cmpfloat (seconds, >, 0);
+          g_assert_cmpuint (evaluated, >, 0);
+        }
+      problem = ffm_problem_new (w, a);
+      ffm_search_context_init (&ctx, problem);
+      ctx.max_fused_loops = max_fused;
+      paper = ffm_mapspace_new_for_context_with (&ctx, FFM_MAPSPACE_SPACE_PAPER,
+                                                 FFM_MAPSPACE_CHARGE_EVALUATION, &error);
+      if (paper == NULL)
+        {
+          g_assert_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_INFEASIBLE);
+          g_clear_error (&error);
+          continue;
+        }
+      pruned = ffm_mapspace_new_for_context_with (&ctx, FFM_MAPSPACE_SPACE_PRUNED,
+                                                  FFM_MAPSPACE_CHARGE_EXPLORED, &error);
+      g_assert_no_error (error);
+      g_assert_cmpint (ffm_mapspace_get_space (paper), ==, FFM_MAPSPACE_SPACE_PAPER);
+      g_assert_cmpint (ffm_mapspace_get_space (pruned), ==, FFM_MAPSPACE_SPACE_PRUNED);
+      g_assert_cmpint (ffm_mapspace_get_charge (paper), ==, FFM_MAPSPACE_CHARGE_EVALUATION);
+      g_assert_cmpfloat (ffm_mapspace_get_seconds_per_pmapping (paper), >, 0);
+      g_assert_cmpfloat_with_epsilon (ffm_mapspace_get_log10_n_states (paper),
+                                      ffm_mapspace_get_log10_n_states (pruned), 1e-9);
+      for (guint x = 0; x < ffm_mapspace_get_n_einsums (paper); x++)
+        {
+          FfmMapspaceEinsumStats sa, sb;
+          ffm_mapspace_get_einsum_stats (paper, x, &sa);
+          ffm_mapspace_get_einsum_stats (pruned, x, &sb);
+          g_assert_cmpuint (sa.usable_groups, ==, sb.usable_groups);
+          g_assert_cmpuint (sa.usable_pmappings, ==, sb.usable_pmappings);
+          g_assert_cmpuint (sa.pmapping_groups, >=, sb.pmapping_groups);
+          paper_groups += sa.pmapping_groups;
+          pruned_groups += sb.pmapping_groups;
+        }
+      compared++;
+      fewer += pruned_groups < paper_groups;
+    }
+  g_test_message ("%" G_GUINT64_FORMAT " problems compared, %" G_GUINT64_FORMAT " with "
+                  "fewer groups pruned; one evaluation %.3g us", compared, fewer, 1e6 * seconds);
+  g_assert_cmpuint (fewer, >, 0);
+}
+
+static void
+test_memory_budget (void)
+{
+  guint64 seed = env_number ("FFM_MAPSPACE_SEED", 1) + 23, checked = 0;
+
+  g_test_summary ("Building a mapspace is charged to the memory budget left after its "
+                  "pmappings: short of what it needs, FFM_SEARCH_ERROR_OUT_OF_MEMORY "
+                  "naming --max-memory; with exactly that, it builds");
+  for (guint k = 0; k < 20; k++, seed++)
+    {
+      g_autoptr (FfmWorkload) w = NULL;
+      g_autoptr (FfmArch) a = NULL;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (FfmMapspace) ms = NULL;
+      FfmPmappingOptions options;
+      int max_fused;
+      guint64 held, need;
+      random_problem_make (seed, &w, &a, &max_fused);
+      ffm_pmapping_options_init (&options);
+      options.max_fused_loops = max_fused;
+      options.n_threads = 1;
+      ms = ffm_mapspace_new (ffm_pmappings_generate (w, a, &options, &error), &error);
+      if (ms == NULL)
+        continue;
+      held = ffm_pmapping_set_get_memory_held (ffm_mapspace_get_pmapping_set (ms));
+      need = ffm_mapspace_get_memory_peak (ms);
+      g_assert_cmpuint (need, >=, ffm_mapspace_get_memory_bytes (ms));
+      g_assert_cmpuint (need, >, 0);
+      g_clear_pointer (&ms, ffm_mapspace_unref);
+      ms = ffm_mapspace_new_limited (ffm_pmappings_generate (w, a, &options, &error),
+                                     held + need - 1, &error);
+      g_assert_null (ms);
+      g_assert_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_OUT_OF_MEMORY);
+      g_assert_nonnull (strstr (error->message, "--max-memory"));
+      g_clear_error (&error);
+      ms = ffm_mapspace_new_limited (ffm_pmappings_generate (w, a, &options, &error),
+                                     held + need, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (ffm_mapspace_get_memory_peak (ms), ==, need);
+      checked++;
+    }
+  g_assert_cmpuint (checked, >, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -727,6 +1214,11 @@ main (int argc, char **argv)
   g_test_add_func ("/mapspace/draws-uniform", test_draws_uniform);
   g_test_add_func ("/mapspace/bad-states", test_bad_states);
   g_test_add_func ("/mapspace/nothing-fits", test_nothing_fits);
+  g_test_add_func ("/mapspace/space-statistics", test_space_statistics);
+  g_test_add_func ("/mapspace/move-targets", test_move_targets);
+  g_test_add_func ("/mapspace/charges", test_charges);
+  g_test_add_func ("/mapspace/paper-space-and-timing", test_paper_space_and_timing);
+  g_test_add_func ("/mapspace/memory-budget", test_memory_budget);
   status = g_test_run ();
   ffm_plugin_registry_free (registry);
   return status;

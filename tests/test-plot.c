@@ -39,7 +39,7 @@ plot_lines (const char *path, GError **error)
     { "point", 1, &one, &zero, NULL, NULL, TRUE },
     { "curve", G_N_ELEMENTS (x), x, y, lo, hi, FALSE },
   };
-  const FfmPlotAxes axes = { "a test", "time / reference", "% above", TRUE, FALSE, 300 };
+  const FfmPlotAxes axes = { "a test", "time / reference", "% above", TRUE, FALSE, 300, 0, 0, 0 };
 
   return ffm_plot_lines (path, &axes, series, G_N_ELEMENTS (series), error);
 }
@@ -50,7 +50,7 @@ plot_bars (const char *path, GError **error)
   static const char *const categories[] = { "a", "b", "c" };
   static const char *const components[] = { "compute", "memory" };
   static const double values[] = { 1, 2, 3, 0.5, 0, 4 };
-  const FfmPlotAxes axes = { "bars", "design", "energy (J)", FALSE, FALSE, 0 };
+  const FfmPlotAxes axes = { "bars", "design", "energy (J)", FALSE, FALSE, 0, 0, 0, 0 };
 
   return ffm_plot_stacked_bars (path, &axes, categories, 3, components, 2, values, error);
 }
@@ -66,7 +66,7 @@ plot_groups (const char *path, GError **error)
   static const double values[] = { 0.5, 0.3, 0.2, 1.2, 0.5, 0.3, 2, 0.5, 0.5,
                                    NAN, NAN, NAN };
   const FfmPlotBarGroups g = { groups, 2, bars, 2, components, 3, values, notes };
-  const FfmPlotAxes axes = { "grouped", "policy, then tokens", "energy (J)", FALSE, FALSE, 0 };
+  const FfmPlotAxes axes = { "grouped", "policy, then tokens", "energy (J)", FALSE, FALSE, 0, 0, 0, 0 };
 
   return ffm_plot_grouped_bars (path, &axes, &g, error);
 }

@@ -486,7 +486,14 @@ test_bad_input (void)
   assert_contains (bad_spec.err, "--sweep must be NAME=V1,V2,...; got 'm'");
   FFM_TEST_RUN (&other, "sweep", CHAIN, "--sweep", "m=16", "--csv", csv);
   g_assert_cmpint (other.status, ==, 1);
-  assert_contains (other.err, "written by another sweep");
+  assert_contains (other.err, "other.csv.sweep, which records the sweep that wrote it, "
+                   "does not");
+  {
+    /* Refused and left as it was. */
+    g_autofree char *kept = NULL;
+    g_assert_true (g_file_get_contents (csv, &kept, NULL, NULL));
+    g_assert_cmpstr (kept, ==, "a,b\n1,2\n");
+  }
   FFM_TEST_RUN (&policy, "sweep", CHAIN, "--sweep", "m=16", "--policy", "ffm,nope");
   g_assert_cmpint (policy.status, ==, 1);
   assert_contains (policy.err, "no policy named 'nope'");

@@ -7,6 +7,7 @@
  * (FFM_TIMELOOP_MAX_NODES) also bounds what aliases expand to, and the
  * depth limit bounds the recursion. */
 #include "ffm-timeloop-private.h"
+#include "ffm-bounded-read.h"
 
 #include <errno.h>
 #include <glib/gstdio.h>
@@ -353,7 +354,6 @@ load_file (FfmTimeloopSpec *spec, const char *path, GError **error)
   g_autofree char *text = NULL;
   GStatBuf st;
   gsize length = 0;
-  GError *local = NULL;
 
   if (g_stat (path, &st) != 0)
     {
@@ -361,21 +361,11 @@ load_file (FfmTimeloopSpec *spec, const char *path, GError **error)
                    "%s: %s", path, g_strerror (errno));
       return FALSE;
     }
-  if (st.st_size > FFM_TIMELOOP_MAX_FILE_BYTES)
-    {
-      g_set_error (error, FFM_TIMELOOP_ERROR, FFM_TIMELOOP_ERROR_PARSE,
-                   "%s: %" G_GINT64_FORMAT " bytes, more than the %d a "
-                   "Timeloop file may have", path, (gint64) st.st_size,
-                   FFM_TIMELOOP_MAX_FILE_BYTES);
-      return FALSE;
-    }
-  if (!g_file_get_contents (path, &text, &length, &local))
-    {
-      g_set_error (error, FFM_TIMELOOP_ERROR, FFM_TIMELOOP_ERROR_PARSE, "%s",
-                   local->message);
-      g_error_free (local);
-      return FALSE;
-    }
+  text = ffm_read_file_bounded (path, FFM_TIMELOOP_MAX_FILE_BYTES, &length,
+                                NULL, FFM_TIMELOOP_ERROR,
+                                FFM_TIMELOOP_ERROR_PARSE, error);
+  if (text == NULL)
+    return FALSE;
   return load_text (spec, text, length, path, error);
 }
 

@@ -137,6 +137,7 @@ random_run (const FfmSearchContext *ctx, const FfmParamValues *values, GError **
       s->best = ffm_mapspace_state_new (ms);
       g_ptr_array_add (streams, s);
     }
+  ffm_search_meter_link_parts (meters, (guint) n_streams);
   if (ctx->progress != NULL)
     ctx->progress (-1, "sampling", ctx->progress_data);
   ffm_search_run_parts (ctx->n_threads, streams->pdata, streams->len, stream_step, &sh);

@@ -230,6 +230,7 @@ set_run (const FfmSearchContext *ctx, const FfmParamValues *values, GError **err
       c->best = ffm_mapspace_state_new (ms);
       g_ptr_array_add (chains, c);
     }
+  ffm_search_meter_link_parts (meters, (guint) n_chains);
   if (ctx->progress != NULL)
     ctx->progress (-1, "annealing", ctx->progress_data);
   ffm_search_run_parts (ctx->n_threads, chains->pdata, chains->len, chain_step, &sh);

@@ -316,6 +316,7 @@ tileflow_run (const FfmSearchContext *ctx, const FfmParamValues *values, GError 
       is->best = ffm_mapspace_state_new (ms);
       g_ptr_array_add (islands, is);
     }
+  ffm_search_meter_link_parts (meters, (guint) n_islands);
   if (ctx->progress != NULL)
     ctx->progress (-1, "evolving", ctx->progress_data);
   ffm_search_run_parts (ctx->n_threads, islands->pdata, islands->len, island_step, &sh);

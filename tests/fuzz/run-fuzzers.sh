@@ -2,7 +2,8 @@
 # Runs the libFuzzer targets of a -Dfuzz=enabled build, each for SECONDS,
 # seeded from the shipped files, and prints one summary line per target:
 #   tests/fuzz/run-fuzzers.sh BUILD_DIR SECONDS [TARGET...]
-# TARGET is workload, arch, mapping or expr (default: all four). The corpus
+# TARGET is workload, arch, mapping, expr, result or sweep-csv (default:
+# all six). The corpus
 # each run grows is kept in BUILD_DIR/fuzz-corpus/TARGET (later runs start
 # from it); a crashing input is written to BUILD_DIR/fuzz-artifacts/ and
 # the script exits 1. See docs/fuzzing.md.
@@ -10,7 +11,7 @@ set -u
 build="$1"; seconds="$2"; shift 2
 src="$(cd "$(dirname "$0")/../.." && pwd)"
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(workload arch mapping expr)
+[ ${#targets[@]} -eq 0 ] && targets=(workload arch mapping expr result sweep-csv)
 export ASAN_OPTIONS="${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export LSAN_OPTIONS="suppressions=$src/tests/lsan.supp"
@@ -25,6 +26,8 @@ for t in "${targets[@]}"; do
     arch) seeds=("$src/arch-models/json/architectures" "$src/tests/data/arch" "$src/tests/data/archplugins" "$src/tests/fuzz/seeds/arch"); dict=json.dict ;;
     mapping) seeds=("$src/docs/examples/mappings" "$src/tests/data/mapping" "$src/tests/data/cost"); dict=json.dict ;;
     expr) seeds=("$src/tests/fuzz/seeds/expr"); dict=expr.dict ;;
+    result) seeds=("$src/tests/hostile/results" "$src/docs/results" "$src/tests/data/mapping/valid"); dict=json.dict ;;
+    sweep-csv) seeds=("$src/tests/fuzz/seeds/sweep-csv"); dict=csv.dict ;;
     *) echo "unknown fuzz target '$t'" >&2; exit 2 ;;
   esac
   # Seed folders that hold sub-folders (valid/, invalid/) are listed whole.

@@ -15,6 +15,11 @@
  * that never ends, an error instead of a process that eats the memory. */
 #define FFM_MAX_INPUT_FILE_BYTES (64u * 1024 * 1024)
 
+/* Bytes of a sweep's CSV read back to resume it (`ffm sweep --csv`): a
+ * row is at most a few KiB, so this holds some 100,000 points; a device
+ * or an endless pipe given as --csv ends here. */
+#define FFM_MAX_SWEEP_CSV_BYTES (256u * 1024 * 1024)
+
 /* Nesting of JSON arrays and objects in an input file. json-glib's parser
  * recurses once per level, so the depth is checked on the bytes before it
  * parses them. ffm's own files nest less than 20 deep. */
@@ -32,6 +37,10 @@
 
 /* Levels of an architecture (memories, fanouts and compute units). */
 #define FFM_MAX_ARCH_LEVELS 64
+
+/* Fanout dimensions above one compute unit (the pmapping generator's tile
+ * search keeps them in fixed arrays). */
+#define FFM_MAX_PATH_FANOUT_DIMS 16
 
 /* Worker threads of one command (--threads). */
 #define FFM_MAX_THREADS 1024

@@ -31,9 +31,10 @@
  *     ffm_mapspace_random_state() also makes the state fit (sampling, then
  *     a complete backtracking search), or says that nothing fits;
  *   - the compatible alternatives of one Einsum given the rest, and a
- *     change of one Einsum that repairs the others into the compatible
- *     state nearest to the old one (fewest Einsums changed; paper §7.3:
- *     "other pmappings are transformed into compatible equivalents");
+ *     change of one Einsum that repairs the others into a compatible state
+ *     near the old one (paper §7.3: "other pmappings are transformed into
+ *     compatible equivalents"): the fewest Einsums changed when a bounded
+ *     search finds it, else a greedy repair;
  *   - the cost of a state (energy, latency, the bits live in each tracked
  *     memory while each Einsum runs, whether it fits) from the cached rows
  *     alone, with no LoopTree and no allocation: the same doubles as
@@ -44,16 +45,19 @@
  * Runtime accounting (paper §7.3): a strategy that walks this space stands
  * in for a mapper that would evaluate pmappings with the cost model. Each
  * query of one Einsum's pmapping is charged
- * ffm_mapspace_get_query_weight(): the pmappings the generator evaluated
- * for that Einsum per Pareto pmapping it kept (a mapper evaluating one
- * pmapping at a time needs that many, on average, to meet one of them);
- * ffm_mapspace_get_seconds_per_pmapping() turns charges into the paper's
- * modelled time. FfmSearchMeter (ffm-search-meter.h) does this bookkeeping.
+ * ffm_mapspace_get_query_weight() pmapping evaluations (FfmMapspaceCharge:
+ * one, or the pmappings the generator evaluated for that Einsum per Pareto
+ * pmapping it kept); ffm_mapspace_get_seconds_per_pmapping() turns charges
+ * into the paper's modelled time. FfmSearchMeter (ffm-search-meter.h) does
+ * this bookkeeping.
  *
  * Cost of the operations, for n Einsums: evaluating a state O(n x tracked
  * memories x fused loops); checking one O(n log groups); a draw O(n log
- * groups); a change O(n) when the others stay compatible, else one pass
- * over the graph; building O(graph) after the pmapping generation.
+ * groups); a local move O(1) to pick (indexes built once) then a change;
+ * a change O(n) when the others stay compatible, else a search bounded by
+ * a few hundred nodes and a greedy repair; building O(graph) after the
+ * pmapping generation. Memory: about 100 bytes per group besides the rows
+ * and the graph (ffm_mapspace_get_memory_bytes()).
  * Determinism: everything is a function of its inputs and of the GRand
  * passed in. Thread safety: an FfmMapspace may be used by many threads at
  * once; an FfmMapspaceWorkspace and an FfmMapspaceCost by one at a time.
@@ -85,6 +89,51 @@ typedef struct {
   guint32 row;
 } FfmMapspaceChoice;
 
+/* How a query of one Einsum's pmappings is charged (paper §7.3: the
+ * baselines' runtime is modelled as the pmappings they query times the
+ * time of one pmapping evaluation; docs/compare.md):
+ *   - EXPLORED (the default): the pmappings the generator evaluated for
+ *     the Einsum per Pareto pmapping it kept, n_evaluated / n_pareto, at
+ *     least 1: what a mapper that evaluates pmappings one at a time spends,
+ *     on average, to meet one of them (the FFM authors' code);
+ *   - EVALUATION: one pmapping evaluation per queried pmapping (the
+ *     paper's text). */
+typedef enum {
+  FFM_MAPSPACE_CHARGE_EXPLORED = 0,
+  FFM_MAPSPACE_CHARGE_EVALUATION,
+} FfmMapspaceCharge;
+
+/* "explored" or "evaluation". */
+FFM_API const char *ffm_mapspace_charge_to_string (FfmMapspaceCharge charge);
+/* Reads one of those words; FALSE with FFM_PARAM_ERROR_INVALID_VALUE
+ * naming the word otherwise. */
+FFM_API gboolean ffm_mapspace_charge_from_string (const char *text,
+                                                  FfmMapspaceCharge *out,
+                                                  GError **error);
+
+/* Which pmappings the space holds and how the time of one pmapping
+ * evaluation is measured:
+ *   - PAPER (the default): every Pareto-optimal pmapping of each Einsum per
+ *     compatibility, without FFM's own cross-Einsum pruning (no
+ *     FfmPmappingOptions.drop_unjoinable: groups no other Einsum can join
+ *     are kept, never drawn), the time of one evaluation measured on a
+ *     generation with the pruning of partial tile vectors off
+ *     (ffm_mapspace_measure_seconds_per_pmapping()): the paper's
+ *     "time it takes to evaluate a pmapping";
+ *   - PRUNED: the pmappings the ffm strategy joins (drop_unjoinable), the
+ *     time of one evaluation the generator's own thread time per pmapping
+ *     it evaluated (its pruning's work included). */
+typedef enum {
+  FFM_MAPSPACE_SPACE_PAPER = 0,
+  FFM_MAPSPACE_SPACE_PRUNED,
+} FfmMapspaceSpace;
+
+/* "paper" or "pruned". */
+FFM_API const char *ffm_mapspace_space_to_string (FfmMapspaceSpace space);
+FFM_API gboolean ffm_mapspace_space_from_string (const char *text,
+                                                 FfmMapspaceSpace *out,
+                                                 GError **error);
+
 /* ---- Building ---- */
 
 /* The mapspace of @set's pmappings (every Einsum of the workload must have
@@ -96,12 +145,24 @@ typedef struct {
 FFM_API FfmMapspace *ffm_mapspace_new (FfmPmappingSet *set, GError **error);
 
 /* The mapspace a search with @context explores: @context->mapspace (a new
- * reference) when the host provided one, else the pmappings of the
- * problem generated with the context's objective, fused-loop limit,
- * unfused flag, threads, progress callback and cancel flag, then
- * ffm_mapspace_new(). (transfer full) */
+ * reference) when the host provided one, else
+ * ffm_mapspace_new_for_context_with (@context, FFM_MAPSPACE_SPACE_PAPER,
+ * FFM_MAPSPACE_CHARGE_EXPLORED). (transfer full) */
 FFM_API FfmMapspace *ffm_mapspace_new_for_context (const FfmSearchContext *context,
                                                    GError **error);
+
+/* The mapspace of @context's problem as @space says (below), the
+ * pmappings generated with the context's objective, fused-loop limits,
+ * unfused flag, remainder tiles, constraints, generator limits, threads,
+ * progress callback and cancel flag, then ffm_mapspace_new() and
+ * ffm_mapspace_set_accounting() with @charge. Ignores @context->mapspace.
+ * Building the space is charged to the context's memory budget
+ * (max_memory) after the pmappings: a space past it fails with
+ * FFM_SEARCH_ERROR_OUT_OF_MEMORY. (transfer full) */
+FFM_API FfmMapspace *ffm_mapspace_new_for_context_with (const FfmSearchContext *context,
+                                                        FfmMapspaceSpace space,
+                                                        FfmMapspaceCharge charge,
+                                                        GError **error);
 
 /* Upper bound on the links (compatible group pairs) of the graph; a
  * larger one is FFM_SEARCH_ERROR_TOO_LARGE, not an allocation failure. */
@@ -125,10 +186,16 @@ FFM_API guint ffm_mapspace_group_get_n_rows (const FfmMapspace *mapspace,
                                              guint einsum,
                                              guint group);
 /* The group's compatibility, its fused loops in the group's order
- * (transfer none). */
+ * (transfer none). The first call makes every group's (about 1.5 KB each:
+ * 2.5 GB for GPT-3 6.7B at batch 64); ffm_mapspace_group_copy_compatibility()
+ * makes one at a time. */
 FFM_API const FfmCompatibility *ffm_mapspace_group_get_compatibility (const FfmMapspace *mapspace,
                                                                       guint einsum,
                                                                       guint group);
+FFM_API void ffm_mapspace_group_copy_compatibility (const FfmMapspace *mapspace,
+                                                    guint einsum,
+                                                    guint group,
+                                                    FfmCompatibility *compatibility);
 /* Where the group comes from: the index of its FfmPmappingGroup in
  * ffm_pmapping_set_lookup_einsum (set, einsum) and its loop order
  * (ffm_join_pmapping_get_order() index). */
@@ -160,14 +227,52 @@ FFM_API gboolean ffm_mapspace_group_is_usable (const FfmMapspace *mapspace,
 /* The number of compatible group combinations (a double: it may be
  * astronomically large; INFINITY above G_MAXDOUBLE). */
 FFM_API double ffm_mapspace_get_n_combinations (const FfmMapspace *mapspace);
+/* The number of compatible states: pmapping combinations, the rows of
+ * each compatible group combination multiplied (what a strategy that
+ * walks states chooses among), as log10 (it overflows doubles on long
+ * workloads); ffm_mapspace_get_n_combinations() counts group
+ * combinations, as log10 here. */
+FFM_API double ffm_mapspace_get_log10_n_states (const FfmMapspace *mapspace);
+FFM_API double ffm_mapspace_get_log10_n_combinations (const FfmMapspace *mapspace);
+
+/* What the space holds for one Einsum, as `ffm compare` prints it (the
+ * baselines' space statistics). */
+typedef struct {
+  guint64 pmappings;        /* Pareto pmappings the generator kept for it
+                               (rows of its groups) */
+  guint pmapping_groups;    /* the generator's compatibility groups */
+  guint groups;             /* mapspace groups: a generator group per loop
+                               order, compute unit and copy depths */
+  guint usable_groups;      /* of those, the ones some compatible state uses */
+  guint64 usable_pmappings; /* rows of the usable groups (a pmapping counts
+                               once per usable group it is in) */
+  guint64 evaluated;        /* pmappings the generator evaluated for it (of
+                               the Einsum it copies, when reused) */
+  double query_weight;      /* pmapping evaluations one query is charged
+                               (ffm_mapspace_get_query_weight()) */
+  guint keys;               /* nodes of the graph of compatible groups
+                               before this Einsum (distinct summaries of the
+                               choices before it) */
+  guint64 links;            /* its edges from those nodes (compatible
+                               (key, group) pairs) */
+  guint64 most_links;       /* the most edges of one of those nodes */
+} FfmMapspaceEinsumStats;
+
+FFM_API void ffm_mapspace_get_einsum_stats (const FfmMapspace *mapspace,
+                                            guint einsum,
+                                            FfmMapspaceEinsumStats *stats);
+/* Bytes the mapspace holds besides its pmapping set: groups, rows, the
+ * graph and the move indexes. */
+FFM_API guint64 ffm_mapspace_get_memory_bytes (const FfmMapspace *mapspace);
+
 /* Memories whose capacity a state is checked against (architecture
  * levels, outermost first; transfer none). */
 FFM_API const guint *ffm_mapspace_get_tracked_levels (const FfmMapspace *mapspace,
                                                       guint *n_levels);
-/* Pmapping evaluations one query of Einsum @einsum's pmappings stands for:
- * the generator's evaluated pmappings per Pareto pmapping kept for it (for
- * an Einsum whose pmappings copy an earlier one's, that one's), at least
- * 1. */
+/* Pmapping evaluations one query of Einsum @einsum's pmappings stands for,
+ * under the mapspace's charge (ffm_mapspace_set_accounting()): 1, or the
+ * generator's evaluated pmappings per Pareto pmapping kept for it (for an
+ * Einsum whose pmappings copy an earlier one's, that one's), at least 1. */
 FFM_API double ffm_mapspace_get_query_weight (const FfmMapspace *mapspace,
                                               guint einsum);
 /* The sum of the query weights of all Einsums: the charge for evaluating
@@ -176,6 +281,38 @@ FFM_API double ffm_mapspace_get_state_query_weight (const FfmMapspace *mapspace)
 /* Measured thread time of one pmapping evaluation during the generation,
  * s: the generator's thread seconds over the pmappings it evaluated. */
 FFM_API double ffm_mapspace_get_seconds_per_pmapping (const FfmMapspace *mapspace);
+/* Sets the charge of a query and the time of one pmapping evaluation
+ * (s; <= 0 keeps the current one). The mapspace is shared read-only by
+ * the searches that use it: call this before handing it out. */
+FFM_API void ffm_mapspace_set_accounting (FfmMapspace *mapspace,
+                                          FfmMapspaceCharge charge,
+                                          double seconds_per_pmapping);
+FFM_API FfmMapspaceCharge ffm_mapspace_get_charge (const FfmMapspace *mapspace);
+/* The space it was built as (PAPER for ffm_mapspace_new()). */
+FFM_API FfmMapspaceSpace ffm_mapspace_get_space (const FfmMapspace *mapspace);
+
+/* TUNING: the sample ffm_mapspace_measure_seconds_per_pmapping() times:
+ * the first templates of each Einsum, each searched for at most this
+ * long (thread time, s). */
+#define FFM_MAPSPACE_SAMPLE_TEMPLATES 8
+#define FFM_MAPSPACE_SAMPLE_TEMPLATE_SECONDS 0.05
+
+/* The thread time of one pmapping evaluation when the generator evaluates
+ * every valid tile vector (its pruning of partial vectors off): the
+ * pmappings of @workload on @arch generated with @options (copied; NULL:
+ * the defaults) for the first FFM_MAPSPACE_SAMPLE_TEMPLATES templates of
+ * each Einsum, each searched at most FFM_MAPSPACE_SAMPLE_TEMPLATE_SECONDS,
+ * Einsums equal to an earlier one not enumerated again; their thread
+ * seconds over the pmappings they evaluated into *@seconds, that count
+ * into *@evaluated (may be NULL). FALSE with @error when the generation
+ * fails (cancelled, out of memory) or evaluates nothing. */
+FFM_API gboolean ffm_mapspace_measure_seconds_per_pmapping (FfmWorkload *workload,
+                                                            FfmArch *arch,
+                                                            const FfmPmappingOptions *options,
+                                                            double *seconds,
+                                                            guint64 *evaluated,
+                                                            GError **error);
+
 /* Wall time the mapspace took to build (pmapping generation excluded), s. */
 FFM_API double ffm_mapspace_get_build_seconds (const FfmMapspace *mapspace);
 
@@ -217,13 +354,22 @@ FFM_API guint ffm_mapspace_list_alternatives (FfmMapspaceWorkspace *workspace,
                                               guint einsum,
                                               guint *groups);
 
-/* Sets @einsum's choice to (@group, @row) and repairs the other Einsums:
- * the result is the compatible state that changes the fewest other
- * Einsums' groups (ties drawn at random with @rand); a repaired Einsum
- * gets a random row of its new group, the others keep theirs. @state must
- * be compatible. Returns FALSE (and leaves @state unchanged) when @group
- * is not usable or @row not in it. *@n_changed (may be NULL) receives the
- * number of other Einsums whose group changed. */
+/* Sets @einsum's choice to (@group, @row) and repairs the other Einsums
+ * into a compatible state: the one that changes the fewest other Einsums'
+ * groups when a search of a few hundred nodes finds it (ties drawn at
+ * random with @rand: on small problems, always), else a greedy repair: the
+ * Einsums before @einsum searched depth first from its neighbours back,
+ * each after it keeping its group where the choices before allow, else
+ * taking one of a few random groups, the one that lets the most next
+ * Einsums keep theirs (a repair of a problem with 10^5 groups per Einsum
+ * costs tens of microseconds, not the milliseconds of an exact pass over
+ * the whole graph). A repaired Einsum gets a random row of its new group,
+ * the others keep theirs. @state must be compatible. Returns FALSE (and
+ * leaves @state unchanged) when @group is not usable, @row not in it, or
+ * the greedy repair found no way through the Einsums before @einsum
+ * within its limit (rare; ffm_mapspace_move() then tries the next Einsum).
+ * *@n_changed (may be NULL) receives the number of other Einsums whose
+ * group changed. */
 FFM_API gboolean ffm_mapspace_change (FfmMapspaceWorkspace *workspace,
                                       GRand *rand,
                                       FfmMapspaceChoice *state,

@@ -10,7 +10,13 @@
  * (FfmPmappingOptions.max_memory, `--max-memory`), never GLib's abort on a
  * failed allocation. The counter is atomic; a reservation that would pass
  * the limit changes nothing. A NULL budget is unlimited (allocation
- * failures are still reported, never aborted on). docs/limits.md. */
+ * failures are still reported, never aborted on).
+ *
+ * The default limit (ffm_memory_budget_default_limit()) is what the
+ * process may really allocate: the least of the machine's physical memory,
+ * the address-space and data limits (`ulimit -v`, `ulimit -d`) and the
+ * memory limit of the process's control group, each less what is already
+ * in use and a margin for what the budget does not count. docs/limits.md. */
 #pragma once
 
 #include <glib.h>
@@ -52,6 +58,35 @@ FFM_API gboolean ffm_budget_buffer_reserve (FfmBudgetBuffer *buffer,
                                     gsize bytes);
 /* Frees @buffer's memory and gives its capacity back to @budget. */
 FFM_API void ffm_budget_buffer_clear (FfmBudgetBuffer *buffer, FfmMemoryBudget *budget);
+
+/* What bounds the default budget. */
+typedef enum {
+  FFM_MEMORY_LIMIT_PHYSICAL,      /* the machine's physical memory */
+  FFM_MEMORY_LIMIT_ADDRESS_SPACE, /* RLIMIT_AS (`ulimit -v`) */
+  FFM_MEMORY_LIMIT_DATA,          /* RLIMIT_DATA (`ulimit -d`) */
+  FFM_MEMORY_LIMIT_CGROUP,        /* the control group's memory.max (v2) or
+                                     memory.limit_in_bytes (v1) */
+} FfmMemoryLimitKind;
+
+/* How the default budget came about. */
+typedef struct {
+  FfmMemoryLimitKind kind;  /* the limit that gave the least budget */
+  guint64 limit;            /* that limit, bytes */
+  guint64 in_use;           /* bytes of it the process held already (and,
+                               for the address space, its threads' arenas
+                               and stacks to come) */
+  guint64 budget;           /* the default budget, bytes, at least 1 MiB */
+} FfmMemoryDefault;
+
+/* The default budget, in bytes: three quarters of the least of the
+ * physical memory, RLIMIT_AS, RLIMIT_DATA and the control group's limit,
+ * each less what the process holds of it already (docs/limits.md, "The
+ * default budget"). @out (nullable) receives which limit decided. */
+FFM_API guint64 ffm_memory_budget_default_limit (FfmMemoryDefault *out);
+
+/* The limit's name for a message: "physical memory", "address-space
+ * limit (ulimit -v)", ... (transfer none) */
+FFM_API const char *ffm_memory_limit_kind_to_string (FfmMemoryLimitKind kind);
 
 /* n * size, or G_MAXSIZE when that overflows (then no budget gives it). */
 static inline gsize

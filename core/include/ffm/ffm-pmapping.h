@@ -195,8 +195,9 @@ typedef struct {
                                    sets it; docs/pmapping-generator.md) */
 } FfmPmappingOptions;
 
-/* The default memory budget: three quarters of the machine's physical
- * memory, in bytes. */
+/* The default memory budget, in bytes: ffm_memory_budget_default_limit(),
+ * three quarters of what the machine, the process's limits and its control
+ * group leave it. */
 FFM_API guint64 ffm_pmapping_default_max_memory (void);
 
 /* Fills the first @struct_size bytes of @options with the defaults and

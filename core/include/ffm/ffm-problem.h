@@ -147,6 +147,14 @@ typedef struct {
                                    rank variable, -1 = no limit; default 1
                                    (ABI 2.2; read it with
                                    FFM_SEARCH_CONTEXT_HAS) */
+  double target_objective;      /* > 0: stop once a mapping this good (objective
+                                   <= this) is found: a comparison that times
+                                   how long strategies take to come within X %
+                                   of the optimum (ffm compare --sweep-einsums)
+                                   need not spend the rest of the budget;
+                                   FfmSearchMeter stops its parts then; 0 =
+                                   none (ABI 2.3: read it with
+                                   FFM_SEARCH_CONTEXT_HAS) */
 } FfmSearchContext;
 
 /* TRUE if the context as built by the host has @field (it was appended

@@ -124,6 +124,24 @@ FFM_API const char *ffm_result_info_get_option (const FfmResultInfo *info,
 FFM_API void ffm_result_info_set_search_from (FfmResultInfo *info,
                                               const FfmResultInfo *from);
 
+/* The SHA-256 of each input file the result was made from, as
+ * "sha256:HEX": "architecture" (the JSON file, or the plugin of the model
+ * that built it), "workload" (its file) and "mapping" (the mapping file
+ * `ffm eval` read). `ffm eval` compares them with the files it rebuilds
+ * from and refuses to go on when one changed, unless told
+ * (--allow-changed-inputs). A result file from before digests has none. */
+FFM_API void ffm_result_info_set_digest (FfmResultInfo *info,
+                                         const char *input,
+                                         const char *digest);
+/* NULL when not recorded (transfer none). */
+FFM_API const char *ffm_result_info_get_digest (const FfmResultInfo *info,
+                                                const char *input);
+/* The inputs with a digest, in order (transfer none). */
+FFM_API const char *const *ffm_result_info_list_digests (const FfmResultInfo *info);
+/* "sha256:HEX" of the regular file @path, NULL when it is not one or
+ * cannot be read (transfer full). */
+FFM_API char *ffm_result_digest_file (const char *path);
+
 /* Writes the record as the members "ffm_result", "ffm_version",
  * "command" and "inputs" of the object @writer has open. */
 FFM_API void ffm_result_info_write_json (const FfmResultInfo *info,

@@ -24,8 +24,13 @@
  * the parts advanced at the same pace) and writes the totals into the
  * result: statistics "evaluations", "pmapping_queries",
  * "modelled_seconds", "seconds_per_pmapping", "search_seconds",
- * "interrupted" (1 when the cancel flag stopped it) and
- * "budget_exhausted".
+ * "interrupted" (1 when the cancel flag stopped it), "budget_exhausted"
+ * and "target_reached" (1 when a part found a mapping as good as the
+ * context's target_objective, which stops it: a comparison timing how
+ * long a strategy takes to come near the optimum does not wait for the
+ * rest of the budget). While a part runs, the meter of part 0 reports the
+ * fraction of the budget spent to the context's progress callback, phase
+ * "budget spent", at most four times a second.
  *
  * A meter is used by one thread at a time. */
 #pragma once
@@ -52,6 +57,14 @@ FFM_API FfmSearchMeter *ffm_search_meter_new (const FfmSearchContext *context,
                                               guint n_parts,
                                               guint64 default_evaluations);
 FFM_API void ffm_search_meter_free (FfmSearchMeter *meter);
+
+/* Makes @meters the parts of one search: once one reaches the context's
+ * target objective after e evaluations of its own, every other stops when
+ * it has spent e too (or reached the target earlier): the merged trace up
+ * to its first point at the target is then the same on any number of
+ * threads. Call once, right after creating them. */
+FFM_API void ffm_search_meter_link_parts (FfmSearchMeter *const *meters,
+                                          guint n_meters);
 
 /* Charges @evaluations evaluations standing for @pmapping_queries
  * pmapping evaluations. Returns FALSE when the search must stop (a budget
