@@ -178,11 +178,22 @@ dispatch (int argc, char **argv)
 int
 main (int argc, char **argv)
 {
+  const char *too_old;
   int status;
 
   setlocale (LC_ALL, "");
   g_log_writer_default_set_use_stderr (TRUE);
   g_set_prgname ("ffm");
+  /* The libffm found at run time (LD_LIBRARY_PATH, another install) must
+   * be at least the one this ffm was built against. */
+  too_old = ffm_check_version (FFM_MAJOR_VERSION, FFM_MINOR_VERSION, FFM_MICRO_VERSION);
+  if (too_old != NULL)
+    {
+      g_printerr ("ffm: %s: this ffm %s needs libffm %d.%d.%d or a later %d.x\n",
+                  too_old, FFM_VERSION_STRING, FFM_MAJOR_VERSION, FFM_MINOR_VERSION,
+                  FFM_MICRO_VERSION, FFM_MAJOR_VERSION);
+      return FFM_EXIT_FAILURE;
+    }
   ffm_cli_output_init ();
   status = dispatch (argc, argv);
   return ffm_cli_output_finish (argc > 1 && find_command (argv[1]) != NULL

@@ -93,8 +93,8 @@ printf '#include <ffm/ffm.h>\n#include "ffm-pmapping-jobs.h"\n#include "../../co
   || fail "the include check does not catch a plugin's internal, private and old-style includes"
 
 # 4. and 5. symbols
-declared () {   # the ffm_ names that headers in folder $1 declare or define
-  cat "$1"/*.h | grep -oE '\bffm_[a-z0-9_]+[[:space:]]*\(' | sed 's/[[:space:]]*(//' | sort -u
+declared () {   # the ffm_ names that headers in folder $1 declare or define (ffm-version.h.in too)
+  cat "$1"/*.h "$1"/*.h.in 2>/dev/null | grep -oE '\bffm_[a-z0-9_]+[[:space:]]*\(' | sed 's/[[:space:]]*(//' | sort -u
 }
 declared "$public" > "$probe/public.txt"
 declared "$internal" > "$probe/internal.txt"

@@ -10,7 +10,11 @@
 # with the one -I the .pc gives; the .pc's private requirements resolve
 # (pkg-config --static); the installed ffm and plugins load the installed
 # libffm (ldd, no LD_LIBRARY_PATH) and the installed ffm runs; the
-# documentation ffm's help points to is installed.
+# documentation ffm's help points to is installed, the SDK's documents
+# mention no file an install lacks, the API reference is installed when
+# built. Then the example ils.c reaches ffm's optimum on a small problem,
+# and the meson plugin template (docs/examples/plugin-template) builds
+# against the installed ffm, installs and runs.
 set -eu
 build=$1
 src=$2
@@ -48,6 +52,40 @@ for ref in $(grep -rhoE '[A-Za-z0-9_./-]+\.md' "$dest$prefix/include" | sort -u)
   [ -n "$(find "$dest" -path '*/doc/ffm/*' -name "$(basename "$ref")")" ] \
     || fail "an installed header cites $ref, which is not installed"
 done
+
+# The SDK's documents are self-contained: every file of ffm's source tree
+# they mention (core/..., plugins/..., docs/..., workloads/...) is
+# installed. Source-tree tests are named by their meson test name instead.
+docdir=$(find "$dest" -type d -path '*/doc/ffm' | head -n 1)
+datadir=$(pkg --variable=datadir)
+unresolved () {
+  grep -oE '(^|[^A-Za-z0-9_./-])(core|cli|plugins|arch-models|estimators|tools|tests|docs|workloads|policies)/[A-Za-z0-9_./-]*[A-Za-z0-9_]' "$1" \
+    | sed -E 's/^[^a-z]//' | sort -u | while read -r ref; do
+      case $ref in
+        docs/*) there=$docdir/$ref ;;
+        workloads/* | policies/*) there=$datadir/$ref ;;
+        *) there= ;;
+      esac
+      [ -n "$there" ] && [ -e "$there" ] || echo "$ref"
+    done
+}
+n_sdk_docs=0
+for doc in "$docdir/docs/plugin-guide.md" "$docdir"/docs/examples/*/README.md; do
+  [ -f "$doc" ] || fail "$doc was not installed"
+  n_sdk_docs=$((n_sdk_docs + 1))
+  missing=$(unresolved "$doc")
+  [ -z "$missing" ] || fail "${doc#"$docdir"/} mentions files an install does not have: $(echo "$missing" | tr "\n" " ")"
+done
+[ "$n_sdk_docs" -ge 4 ] || fail "only $n_sdk_docs SDK documents found under $docdir"
+n_other=0
+for doc in "$docdir"/README.md "$docdir"/docs/*.md; do
+  n_other=$((n_other + $(unresolved "$doc" | grep -c . || true)))
+done
+echo "test-sdk: $n_sdk_docs SDK documents self-contained; the other installed docs mention $n_other source-tree files"
+# The API reference, when this build made one.
+if [ -f "$build/docs/api/html/index.html" ]; then
+  [ -f "$docdir/api/html/index.html" ] || fail "the API reference was built but not installed"
+fi
 
 printf '#include <ffm/ffm.h>\nint main (void) { return ffm_plugin_kind_to_string (FFM_PLUGIN_KIND_SEARCH) == NULL; }\n' \
   > "$dest/inc.c"
@@ -101,3 +139,40 @@ FFM_PLUGIN_PATH="$dest/plugins" "$exe" map --strategy hillclimb --arch tpuv4i \
 grep -Eq '"strategy" ?: ?"hillclimb"' "$dest/out.json" || fail "no result from the example"
 grep -Eq '"evaluations" ?: ?500[,}]?' "$dest/out.json" || fail "the example did not spend its budget"
 echo "test-sdk: the example strategy builds against the installed SDK and runs"
+
+# The iterated local search example reaches ffm's optimum on a small problem.
+# shellcheck disable=SC2046
+cc -std=gnu11 -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden \
+  -o "$dest/plugins/ffm-search-ils.so" "$src/docs/examples/search-plugin/ils.c" \
+  $(pkg --cflags --libs) -lm || fail "the example ils.c does not build"
+edp () {
+  sed -nE 's/.*"edp_js" ?: ?([0-9.eE+-]+).*/\1/p' "$1" | head -n 1
+}
+for strategy in ffm ils; do
+  FFM_PLUGIN_PATH="$dest/plugins" "$exe" map --strategy $strategy --arch tpuv4i \
+    --workload matmuls --param n_einsums=3 --max-evaluations 300 --json "$dest/$strategy.json" \
+    > "$dest/map.txt" 2>&1 || { cat "$dest/map.txt" >&2; fail "ffm map --strategy $strategy failed"; }
+done
+awk -v a="$(edp "$dest/ils.json")" -v b="$(edp "$dest/ffm.json")" \
+  'BEGIN { exit !(a != "" && b > 0 && a <= b * (1 + 1e-9)) }' \
+  || fail "ils did not reach ffm's optimum: EDP $(edp "$dest/ils.json") against $(edp "$dest/ffm.json")"
+echo "test-sdk: the example ils reaches the optimum ($(edp "$dest/ffm.json") J s)"
+
+# The plugin template: a meson project built against the installed ffm,
+# installed into a plugin folder of its own, listed and run.
+if ! { PKG_CONFIG_PATH="$dest/pc" meson setup "$dest/template-build" \
+          "$src/docs/examples/plugin-template" -Dplugindir="$dest/template-plugins" \
+        && ninja -C "$dest/template-build" \
+        && meson install -C "$dest/template-build" --quiet; } > "$dest/template.log" 2>&1; then
+  cat "$dest/template.log" >&2
+  fail "the plugin template does not build and install"
+fi
+[ -f "$dest/template-plugins/ffm-search-mine.so" ] || fail "the template's plugin was not installed"
+FFM_PLUGIN_PATH="$dest/template-plugins" "$exe" list > "$dest/list.txt" 2>&1 || fail "ffm list failed"
+grep -q "mine 0.1: Template" "$dest/list.txt" \
+  || { cat "$dest/list.txt" >&2; fail "ffm list does not show the template's strategy"; }
+FFM_PLUGIN_PATH="$dest/template-plugins" "$exe" map --strategy mine --arch tpuv4i \
+  --workload matmuls --param n_einsums=3 --max-evaluations 200 --json "$dest/mine.json" \
+  > "$dest/map.txt" 2>&1 || { cat "$dest/map.txt" >&2; fail "ffm map --strategy mine failed"; }
+grep -Eq '"strategy" ?: ?"mine"' "$dest/mine.json" || fail "no result from the template"
+echo "test-sdk: the plugin template builds with meson against the installed SDK and runs"
