@@ -79,16 +79,23 @@ enum {
   CASE_HUNG = 21,           /* still running long after it was cancelled */
 };
 
-/* The generator's known defects, by seed: each must still end as
- * recorded (a signal: an assertion or a critical made fatal), so that the
- * list is pruned when they are fixed. Seeds 8, 47 and 51 (two compute
- * units serving one Einsum: einsum_pmappings_merge's columns) and 78,
- * 126 and 206 (build_with_plan's fixed item array) were here; none is
- * left. Ended by { 0, NULL }. */
+/* The generator's known defects, by seed: each must still fail (a
+ * signal, or a wrong mapping or an unclear error), so that the list is
+ * pruned when they are fixed. Seeds 8, 47 and 51 (two compute units
+ * serving one Einsum: einsum_pmappings_merge's columns) and 78, 126 and
+ * 206 (build_with_plan's fixed item array) were here and are fixed.
+ * Ended by { 0, NULL }. */
 static const struct {
   guint64 seed;
   const char *defect;
 } known[] = {
+  /* /random-arch/many: the joined mapping of 3 Einsums keeps W0 in
+   * Buffer2 above Buffer4, where it is already kept, on an architecture
+   * with a compute level between memories; the cost model refuses it
+   * ("a tensor's storage nodes go from outer to inner memories"), so ffm
+   * fails with "the cost model refuses the joined mapping (a bug)"
+   * instead of mapping (docs/pmapping-generator.md, "Known defects"). */
+  { 3149, "the join keeps a tensor above a memory that already keeps it" },
   { 0, NULL },
 };
 
@@ -350,16 +357,18 @@ finish_case (guint64 seed, int wstatus, const struct rusage *ru, double base_rss
         break;
       case CASE_HUNG:
         failed = TRUE;
-        g_string_append_printf (t->failures, "seed %" G_GUINT64_FORMAT ": still running "
-                                "30 s after it was cancelled\n", seed);
+        if (defect == NULL)
+          g_string_append_printf (t->failures, "seed %" G_GUINT64_FORMAT ": still running "
+                                  "30 s after it was cancelled\n", seed);
         break;
       default:
         failed = TRUE;
-        g_string_append_printf (t->failures, "seed %" G_GUINT64_FORMAT ": %s (exit %d; "
-                                "the reason is above)\n", seed,
-                                WEXITSTATUS (wstatus) == CASE_WRONG
-                                ? "a wrong mapping or an unclear error" : "failed",
-                                WEXITSTATUS (wstatus));
+        if (defect == NULL)
+          g_string_append_printf (t->failures, "seed %" G_GUINT64_FORMAT ": %s (exit %d; "
+                                  "the reason is above)\n", seed,
+                                  WEXITSTATUS (wstatus) == CASE_WRONG
+                                  ? "a wrong mapping or an unclear error" : "failed",
+                                  WEXITSTATUS (wstatus));
         break;
       }
   if (!failed && !SANITIZED && rss > base_rss_mib + 2.0 * (double) (BUDGET >> 20))
@@ -372,7 +381,7 @@ finish_case (guint64 seed, int wstatus, const struct rusage *ru, double base_rss
     }
   if (defect != NULL)
     {
-      if (failed && WIFSIGNALED (wstatus))
+      if (failed)
         t->known_failed++;
       else
         g_string_append_printf (t->fixed, " %" G_GUINT64_FORMAT, seed);
