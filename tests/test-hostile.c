@@ -15,8 +15,9 @@
  * `stdin`, `stdout-to` (paths for standard input and output), `limit-as`,
  * `limit-data`, `limit-fsize`, `limit-nofile` (resource limits, with K/M/G
  * suffixes), `sanitizers: skip` (a case whose point is a memory limit a
- * sanitizer build cannot run under: skipped there rather than run without
- * the limit),
+ * sanitizer build cannot run under, or a timing it is too slow for: a
+ * search already under way at a short --timeout; skipped there rather than
+ * run without the limit or checked against another message),
  * `deadline` (seconds; 60 by default), `gen` (writes a file before the run:
  * a path, then parts concatenated, where N*TEXT repeats TEXT N times) and
  * `mkdir`, `symlink` (TARGET LINK), `mode` (OCTAL PATH). In every value
@@ -354,7 +355,8 @@ run_case (gconstpointer data)
   if (c->skip_sanitizers)
     {
       remove_tree (tmp);
-      g_test_skip ("sanitizer build: the case needs its memory limit");
+      g_test_skip ("sanitizer build: the case needs its memory limit or its timing "
+                   "(a search well under way within a fraction of a second)");
       return;
     }
   if (c->limit_as != 0 || c->limit_data != 0)
