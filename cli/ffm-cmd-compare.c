@@ -468,7 +468,7 @@ print_space (const Comparison *c, guint threads)
 {
   const FfmMapspace *ms = c->ms;
   FfmWorkload *w = ffm_mapspace_get_workload (ms);
-  guint64 pmappings = 0, usable = 0, evaluated = 0;
+  guint64 pmappings = 0, evaluated = 0;
   guint groups = 0, usable_groups = 0, pm_groups = 0;
 
   g_print ("\nThe baselines' space (--baseline-space %s): %s.\n",
@@ -492,7 +492,6 @@ print_space (const Comparison *c, guint threads)
       pm_groups += st.pmapping_groups;
       groups += st.groups;
       usable_groups += st.usable_groups;
-      usable += st.usable_pmappings;
       evaluated += st.evaluated;
     }
   g_print ("  %-12s %11" G_GUINT64_FORMAT " %9u %9u %9u %13" G_GUINT64_FORMAT " %12.4g\n",
