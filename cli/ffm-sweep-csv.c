@@ -1,6 +1,7 @@
 /* ffm-sweep-csv.c: the rows of `ffm sweep` as CSV (ffm-sweep-csv.h). */
 #include "ffm-sweep-csv.h"
 
+#include <math.h>
 #include <string.h>
 
 void
@@ -185,6 +186,22 @@ ffm_sweep_parse_double (const char *text, double *out)
   return end != NULL && *end == '\0';
 }
 
+/* A number a sweep writes in an "ok" row: finite and not negative. */
+static gboolean
+parse_result_number (const char *text, double *out)
+{
+  return ffm_sweep_parse_double (text, out) && isfinite (*out) && *out >= 0;
+}
+
+/* A point's seconds as a sweep writes them ("%.3f"): beyond
+ * FFM_SWEEP_MAX_SECONDS the digits would not fit the line's buffer, and
+ * the row written back would not be the row read. */
+static gboolean
+parse_seconds (const char *text, double *out)
+{
+  return parse_result_number (text, out) && *out <= FFM_SWEEP_MAX_SECONDS;
+}
+
 /* Reads the rows of @text (CSV of @length bytes from @path: a previous
  * run's file, or a row another MPI rank sent) into the points they match.
  * FALSE when the text is not this sweep's (other columns) or a row is
@@ -272,14 +289,16 @@ ffm_sweep_rows_from_text (const char *path, const char *text, gsize length, cons
       status = f[1 + n_axes];
       p->ok = strcmp (status, "ok") == 0;
       if ((!p->ok && strcmp (status, "failed") != 0)
-          || (p->ok && (!ffm_sweep_parse_double (f[2 + n_axes], &p->energy)
-                        || !ffm_sweep_parse_double (f[3 + n_axes], &p->latency)
-                        || !ffm_sweep_parse_double (f[4 + n_axes], &p->edp)
-                        || !ffm_sweep_parse_double (f[5 + n_axes], &p->area)))
-          || !ffm_sweep_parse_double (f[6 + n_axes], &p->seconds))
+          || (p->ok && (!parse_result_number (f[2 + n_axes], &p->energy)
+                        || !parse_result_number (f[3 + n_axes], &p->latency)
+                        || !parse_result_number (f[4 + n_axes], &p->edp)
+                        || !parse_result_number (f[5 + n_axes], &p->area)))
+          || !parse_seconds (f[6 + n_axes], &p->seconds))
         {
           g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "--csv %s: row %u: "
-                       "malformed status or numbers", path, row);
+                       "malformed status or numbers (a status is ok or failed; energy, "
+                       "latency, EDP and area are finite and not negative; seconds "
+                       "between 0 and %g)", path, row, FFM_SWEEP_MAX_SECONDS);
           return FALSE;
         }
       p->fused = g_strdup (f[7 + n_axes]);

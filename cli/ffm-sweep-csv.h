@@ -57,6 +57,10 @@ GPtrArray *ffm_sweep_csv_record (const char *text, gsize *pos);
 char *ffm_sweep_csv_header (const GArray *axes);
 /* The key a point is found by when resuming (transfer full). */
 char *ffm_sweep_point_key (const char *policy, char **values);
+/* The most seconds a row may give for a point (a year and more): the
+ * column is written "%.3f", in full. */
+#define FFM_SWEEP_MAX_SECONDS 1e9
+
 /* Reads a number field (C locale): FALSE for an empty or partly numeric
  * field. */
 gboolean ffm_sweep_parse_double (const char *text, double *out);
