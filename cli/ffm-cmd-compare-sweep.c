@@ -13,7 +13,9 @@
 /* One number of Einsums. */
 typedef struct {
   guint n_einsums;
-  double ffm_seconds;
+  double ffm_seconds;           /* T (--budget-reference): ffm's wall time,
+                                   or its CPU time over its threads */
+  double ffm_wall_seconds;
   double ffm_cpu_seconds;
   double optimum;
   double offset;
@@ -71,7 +73,8 @@ sweep_point_from (const CompareOptions *o, const Comparison *c, guint n_einsums,
 
   memset (p, 0, sizeof *p);
   p->n_einsums = n_einsums;
-  p->ffm_seconds = c->ffm.seconds;
+  p->ffm_seconds = c->unit_seconds;
+  p->ffm_wall_seconds = c->ffm.seconds;
   p->ffm_cpu_seconds = c->ffm_cpu_seconds;
   p->optimum = c->optimum;
   p->offset = c->offset;
@@ -115,7 +118,9 @@ print_sweep (const CompareOptions *o, const GArray *points, char **names)
   g_print ("\nTime to come within %g %% of ffm's optimum against the number of Einsums "
            "(modelled s, as in the paper: the mean of the runs, a run that timed out "
            "counted as taking ffm's time, \"timed out\" when more than half did; "
-           "(k/n): runs timed out; [x]: the mean over ffm's time):\n", o->within);
+           "(k/n): runs timed out; [x]: the mean over ffm's time; ffm's time is its "
+           "%s):\n", o->within, o->unit == FFM_COMPARE_UNIT_CPU
+           ? "CPU time over its threads (--budget-reference cpu)" : "wall time");
   g_print ("  %-8s %10s %12s %12s", "Einsums", "ffm (s)", "ffm/Einsum", "timeout (s)");
   for (guint i = 0; names[i] != NULL; i++)
     if (!g_str_equal (names[i], "ffm"))
@@ -166,6 +171,7 @@ sweep_json (const CompareOptions *o, FfmProblem *first, const FfmCliSearch *sear
       ffm_json_writer_begin_object (b);
       ffm_json_writer_member_uint (b, "n_einsums", p->n_einsums);
       ffm_json_writer_member_double (b, "ffm_seconds", p->ffm_seconds);
+      ffm_json_writer_member_double (b, "ffm_wall_seconds", p->ffm_wall_seconds);
       ffm_json_writer_member_double (b, "ffm_cpu_seconds", p->ffm_cpu_seconds);
       ffm_json_writer_member_double (b, "optimum", p->optimum);
       ffm_json_writer_member_double (b, "shared_pmappings_seconds", p->offset);

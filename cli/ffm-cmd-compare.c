@@ -4,6 +4,7 @@
  *   ffm compare --arch A --workload W [--param K=V]... [--arch-param K=V]...
  *               [--strategies ffm,set,tileflow,random] [--runs 10]
  *               [--budget 1000x | --max-evaluations N | --max-seconds S]
+ *               [--budget-reference wall|cpu|SECONDS]
  *               [--checkpoints 1,10,100,1000] [--strategy-param NAME.K=V]...
  *               [--baseline-space paper|pruned] [--charge explored|evaluation]
  *               [--sweep-einsums N,N,... [--within PERCENT]]
@@ -15,7 +16,9 @@
  *
  * Same problem, same cost model, same mapspace and same budget for every
  * strategy: ffm runs once (it is deterministic), giving the optimum and
- * the time T the budget and the checkpoints are multiples of; then every
+ * the time T the budget and the checkpoints are multiples of (its wall
+ * time, its CPU time over its threads, or seconds given:
+ * --budget-reference); then every
  * other strategy runs --runs times with seeds S, S + 1000, ..., all on one
  * mapspace built once (the pmappings are generated once and shared: each
  * strategy would compute the same cache). The space the baselines search
@@ -270,6 +273,34 @@ ffm_compare_time_to (const FfmSearchResult *result, double target)
 
 /* ---- Options ---- */
 
+/* --budget-reference: wall, cpu, or seconds (a number, an optional "s"). */
+static gboolean
+parse_budget_reference (const char *text, FfmCompareUnit *unit, double *given,
+                        GError **error)
+{
+  char *end = NULL;
+  double v;
+
+  *given = 0;
+  if (strcmp (text, "wall") == 0 || strcmp (text, "cpu") == 0)
+    {
+      *unit = text[0] == 'w' ? FFM_COMPARE_UNIT_WALL : FFM_COMPARE_UNIT_CPU;
+      return TRUE;
+    }
+  v = g_ascii_strtod (text, &end);
+  if (end != text && end != NULL && (*end == '\0' || (*end == 's' && end[1] == '\0'))
+      && v > 0 && v <= FFM_CLI_MAX_TIMEOUT)
+    {
+      *unit = FFM_COMPARE_UNIT_GIVEN;
+      *given = v;
+      return TRUE;
+    }
+  g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
+               "--budget-reference takes wall, cpu or a number of seconds more than 0 "
+               "and at most %g (e.g. 49.5); got '%s'", (double) FFM_CLI_MAX_TIMEOUT, text);
+  return FALSE;
+}
+
 static gboolean
 parse_positive_list (const char *option, const char *text, gboolean integers,
                      GArray *out, GError **error)
@@ -384,7 +415,7 @@ timing_text (FfmMapspaceSpace space)
     : "measured with the generator's pruning off";
 }
 
-/* States one x ffm's time buys: ffm's wall time over one state's modelled
+/* States one x ffm's time buys: T over one state's modelled
  * time (its query weight x the time of one evaluation / the threads). */
 static double
 states_per_ffm_time (const FfmMapspace *ms, double ffm_seconds, guint threads)
@@ -440,7 +471,7 @@ print_space (const Comparison *c, guint threads)
            ffm_mapspace_get_state_query_weight (ms),
            ffm_mapspace_get_state_query_weight (ms) * ffm_mapspace_get_seconds_per_pmapping (ms)
            / MAX (threads, 1),
-           states_per_ffm_time (ms, c->ffm.seconds, threads));
+           states_per_ffm_time (ms, c->unit_seconds, threads));
 }
 
 static void
@@ -473,7 +504,7 @@ write_space_json (FfmJsonWriter *b, const Comparison *c, guint threads)
   ffm_json_writer_member_double (b, "state_charge",
                                  ffm_mapspace_get_state_query_weight (ms));
   ffm_json_writer_member_double (b, "states_per_ffm_time",
-                                 states_per_ffm_time (ms, c->ffm.seconds, threads));
+                                 states_per_ffm_time (ms, c->unit_seconds, threads));
   ffm_json_writer_member_double (b, "memory_bytes", (double) ffm_mapspace_get_memory_bytes (ms));
   ffm_json_writer_key (b, "einsums");
   ffm_json_writer_begin_array (b);
@@ -544,7 +575,7 @@ print_table (const char *title, const Comparison *c, const GArray *checkpoints,
       for (guint k = 0; k < checkpoints->len; k++)
         {
           Spread s = spread_at (e, c->optimum,
-                                g_array_index (checkpoints, double, k) * c->ffm.seconds,
+                                g_array_index (checkpoints, double, k) * c->unit_seconds,
                                 wall, c->offset);
           print_spread (&s, MAX (runs, e->runs->len));
         }
@@ -611,6 +642,7 @@ ffm_compare_write_header_json (FfmJsonWriter *b, const CompareOptions *o, FfmPro
   ffm_json_writer_member_int (b, "seed", o->run.seed);
   ffm_json_writer_member_string (b, "baseline_space_option", ffm_mapspace_space_to_string (o->space));
   ffm_json_writer_member_string (b, "charge_option", ffm_mapspace_charge_to_string (o->charge_model));
+  ffm_json_writer_member_string (b, "time_unit", ffm_compare_unit_to_string (o->unit));
   ffm_json_writer_member_boolean (b, "interrupted", stopped != NULL);
   ffm_json_writer_member_string (b, "stopped_by", stopped);
   ffm_cli_search_write_budget_json (b, budget);
@@ -630,6 +662,7 @@ compare_json (const CompareOptions *o, const Comparison *c, const GArray *checkp
   ffm_json_writer_member_double (b, "optimum", c->optimum);
   ffm_json_writer_member_double (b, "seconds", c->ffm.seconds);
   ffm_json_writer_member_double (b, "cpu_seconds", c->ffm_cpu_seconds);
+  ffm_json_writer_member_double (b, "time_unit_seconds", c->unit_seconds);
   if (c->ffm.result != NULL)
     {
       /* Its own pmappings (joinable only, by default), for comparison
@@ -666,7 +699,7 @@ compare_json (const CompareOptions *o, const Comparison *c, const GArray *checkp
           for (guint k = 0; k < checkpoints->len; k++)
             {
               double m = g_array_index (checkpoints, double, k);
-              Spread sp = spread_at (e, c->optimum, m * c->ffm.seconds, wall, c->offset);
+              Spread sp = spread_at (e, c->optimum, m * c->unit_seconds, wall, c->offset);
               add_spread_json (b, &sp, m);
             }
           ffm_json_writer_end_array (b);
@@ -729,7 +762,7 @@ compare_csv (const CompareOptions *o, const Comparison *c, const GArray *checkpo
           for (int wall = 0; wall <= 1; wall++)
             for (guint k = 0; k < checkpoints->len; k++)
               {
-                double limit = g_array_index (checkpoints, double, k) * c->ffm.seconds;
+                double limit = g_array_index (checkpoints, double, k) * c->unit_seconds;
                 double v = run_reached (run, limit, wall, c->offset)
                   ? percent_above (best_by (run->result, limit, wall, c->offset), c->optimum)
                   : INFINITY;
@@ -779,7 +812,7 @@ compare_plot (const char *path, const Comparison *c, GError **error)
           trace = ffm_search_result_get_trace (run->result);
           for (guint p = 0; p < trace->len; p++)
             {
-              double t = g_array_index (trace, FfmTracePoint, p).modelled_seconds / c->ffm.seconds;
+              double t = g_array_index (trace, FfmTracePoint, p).modelled_seconds / c->unit_seconds;
               if (t > 0)
                 {
                   lo = MIN (lo, t);
@@ -809,7 +842,7 @@ compare_plot (const char *path, const Comparison *c, GError **error)
         {
           Spread sp;
           x[k] = lo * pow (hi / lo, (double) k / (PLOT_POINTS - 1));
-          sp = spread_at (e, c->optimum, x[k] * c->ffm.seconds, FALSE, 0);
+          sp = spread_at (e, c->optimum, x[k] * c->unit_seconds, FALSE, 0);
           /* Runs stopped before this time leave it out of the curve. */
           y[k] = sp.reached * 2 > e->runs->len && isfinite (sp.median)
             ? MAX (sp.median, PLOT_FLOOR) : NAN;
@@ -1100,9 +1133,9 @@ mpi_share_runs (const CompareOptions *o, Comparison *c, const FfmCliCancel *canc
     {
       Entry *e = g_ptr_array_index (entries, i);
       if (e->search.budget_multiple > 0)
-        ffm_cli_search_set_budget_multiple (&e->search, c->ffm.seconds);
+        ffm_cli_search_set_budget_multiple (&e->search, c->unit_seconds);
     }
-  g_ascii_formatd (shared, sizeof shared, "%.17g", c->ffm.seconds);
+  g_ascii_formatd (shared, sizeof shared, "%.17g", c->unit_seconds);
   g_strlcat (shared, " ", sizeof shared);
   g_strlcat (shared, g_ascii_formatd (t, sizeof t, "%.17g",
                                       ffm_mapspace_get_seconds_per_pmapping (c->ms)),
@@ -1161,6 +1194,40 @@ mpi_share_runs (const CompareOptions *o, Comparison *c, const FfmCliCancel *canc
 }
 
 /* ---- One comparison ---- */
+
+const char *
+ffm_compare_unit_to_string (FfmCompareUnit unit)
+{
+  switch (unit)
+    {
+    case FFM_COMPARE_UNIT_CPU:
+      return "cpu";
+    case FFM_COMPARE_UNIT_GIVEN:
+      return "given";
+    case FFM_COMPARE_UNIT_WALL:
+    default:
+      return "wall";
+    }
+}
+
+/* T after ffm's run: its wall time, its CPU time over its threads (what
+ * its wall time is on an unloaded machine, and stays under load), or the
+ * seconds given. A CPU time too short for the clock to see falls back to
+ * the wall time, said on stderr. */
+static void
+set_unit (const CompareOptions *o, Comparison *c)
+{
+  guint threads = MAX (c->ffm_search.context.n_threads, 1);
+
+  c->unit_seconds = c->ffm.seconds;
+  if (o->unit == FFM_COMPARE_UNIT_GIVEN)
+    c->unit_seconds = o->unit_given;
+  else if (o->unit == FFM_COMPARE_UNIT_CPU && c->ffm_cpu_seconds > 0)
+    c->unit_seconds = c->ffm_cpu_seconds / threads;
+  else if (o->unit == FFM_COMPARE_UNIT_CPU)
+    ffm_cli_warn (COMMAND, "--budget-reference cpu: ffm's CPU time was too short to "
+                  "measure; its wall time (%.3g s) is T", c->ffm.seconds);
+}
 
 /* Prepares ffm and every other strategy of @names on @problem (borrowed:
  * it outlives @c). @ffm_reuse_off: ffm enumerates every Einsum (unless
@@ -1257,6 +1324,7 @@ ffm_compare_run (const CompareOptions *o, Comparison *c, const FfmCliCancel *can
   c->ffm_done = TRUE;
   c->ffm_cpu_seconds = process_cpu_seconds () - c->ffm_cpu_seconds;
   c->optimum = c->ffm.objective;
+  set_unit (o, c);
   ffm_compare_give_back_memory ();
 
   /* One mapspace for every other run: the pmappings are the same. */
@@ -1282,7 +1350,7 @@ ffm_compare_run (const CompareOptions *o, Comparison *c, const FfmCliCancel *can
     {
       Entry *e = g_ptr_array_index (c->entries, i);
       if (e->search.budget_multiple > 0)
-        ffm_cli_search_set_budget_multiple (&e->search, c->ffm.seconds);
+        ffm_cli_search_set_budget_multiple (&e->search, c->unit_seconds);
       e->search.context.progress = phase_progress;
       e->search.context.progress_data = phase;
       e->search.context.cancel = ffm_cli_cancel_get_flag (cancel);
@@ -1364,6 +1432,8 @@ comparison_report (const CompareOptions *o, const Comparison *c, const GArray *c
            "%.3g s on an unloaded machine); shared pmappings and mapspace for the "
            "others %.3g s\n", c->optimum, c->ffm.seconds, c->ffm_cpu_seconds, threads,
            threads != 1 ? "s" : "", c->ffm_cpu_seconds / MAX (threads, 1), c->offset);
+  g_print ("T, the unit of the budget and the checkpoints (--budget-reference %s): %.4g s\n",
+           o->budget_reference != NULL ? o->budget_reference : "wall", c->unit_seconds);
   if (c->ffm.result != NULL)
     {
       double rows = 0, groups = 0, dropped = 0;
@@ -1482,6 +1552,12 @@ run (GOptionContext *context, CompareOptions *o)
   if (o->sweep_einsums != NULL
       && !parse_positive_list ("--sweep-einsums", o->sweep_einsums, TRUE, sizes, &error))
     return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
+  if (o->budget_reference != NULL
+      && !parse_budget_reference (o->budget_reference, &o->unit, &o->unit_given, &error))
+    return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
+  if (o->sweep_einsums != NULL && o->unit == FFM_COMPARE_UNIT_GIVEN)
+    return ffm_cli_usage_error (context, COMMAND, "--budget-reference takes wall or cpu "
+                                "with --sweep-einsums (each size has its own T)");
   if (o->sweep_einsums != NULL && o->trace_csv != NULL)
     return ffm_cli_usage_error (context, COMMAND, "--trace-csv is for one comparison, "
                                 "not --sweep-einsums (its --json holds every run's time)");
@@ -1575,11 +1651,13 @@ run_command (GOptionContext *context, gpointer options)
 int
 ffm_cmd_compare (int argc, char **argv)
 {
-  CompareOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_RUN_OPTIONS_INIT,
-                       FFM_CLI_PROBLEM_OPTIONS_INIT,
-                       FFM_CLI_SEARCH_OPTIONS_INIT, NULL, 10, NULL, NULL, NULL, NULL,
-                       DEFAULT_WITHIN, NULL, NULL, NULL, NULL, FFM_CLI_VISUAL_OPTIONS_INIT,
-                       FFM_MAPSPACE_SPACE_PAPER, FFM_MAPSPACE_CHARGE_EXPLORED, FALSE };
+  CompareOptions o = { .common = FFM_CLI_COMMON_INIT, .run = FFM_CLI_RUN_OPTIONS_INIT,
+                       .problem = FFM_CLI_PROBLEM_OPTIONS_INIT,
+                       .search = FFM_CLI_SEARCH_OPTIONS_INIT, .runs = 10,
+                       .within = DEFAULT_WITHIN, .visual = FFM_CLI_VISUAL_OPTIONS_INIT,
+                       .space = FFM_MAPSPACE_SPACE_PAPER,
+                       .charge_model = FFM_MAPSPACE_CHARGE_EXPLORED,
+                       .unit = FFM_COMPARE_UNIT_WALL };
   const GOptionEntry entries[] = {
     { "strategies", 0, 0, G_OPTION_ARG_STRING, &o.strategies,
       "Strategies to compare, separated by commas (default " DEFAULT_STRATEGIES
@@ -1598,6 +1676,12 @@ ffm_cmd_compare (int argc, char **argv)
       "pmappings the generator evaluated per Pareto pmapping of that Einsum, the FFM "
       "authors' code) or evaluation (one pmapping evaluation, the paper's text)",
       "explored|evaluation" },
+    { "budget-reference", 0, 0, G_OPTION_ARG_STRING, &o.budget_reference,
+      "T, the time the budget and the checkpoints are multiples of: wall (default: "
+      "ffm's wall time here, the paper's rule), cpu (ffm's CPU time over its threads: "
+      "its wall time on an unloaded machine, steady under load) or SECONDS (given: the "
+      "same budget on every run and machine, e.g. the time_unit_seconds of an earlier "
+      "comparison)", "wall|cpu|SECONDS" },
     { "sweep-einsums", 0, 0, G_OPTION_ARG_STRING, &o.sweep_einsums,
       "Compare once per number of Einsums (the workload's parameter n_einsums, e.g. "
       "--workload matmul-chain) and report the time to within --within %% of the "
@@ -1635,6 +1719,7 @@ ffm_cmd_compare (int argc, char **argv)
   g_free (o.baseline_space);
   g_free (o.charge);
   g_free (o.sweep_einsums);
+  g_free (o.budget_reference);
   g_free (o.json);
   g_free (o.csv);
   g_free (o.trace_csv);
