@@ -20,12 +20,6 @@ G_BEGIN_DECLS
 
 #define COMMAND "compare"
 
-/* What T, the unit of every budget and checkpoint, is (--budget-reference). */
-typedef enum {
-  FFM_COMPARE_UNIT_WALL,        /* ffm's wall time here (the paper's rule) */
-  FFM_COMPARE_UNIT_CPU,         /* ffm's CPU time over its threads */
-  FFM_COMPARE_UNIT_GIVEN        /* seconds the user gave */
-} FfmCompareUnit;
 
 typedef struct {
   FfmCliCommon common;
@@ -38,7 +32,6 @@ typedef struct {
   char *baseline_space;         /* --baseline-space (owned) */
   char *charge;                 /* --charge (owned) */
   char *sweep_einsums;          /* --sweep-einsums (owned) */
-  char *budget_reference;       /* --budget-reference (owned) */
   double within;                /* --within, percent */
   char *json;
   char *csv;
@@ -48,8 +41,8 @@ typedef struct {
   /* Parsed: */
   FfmMapspaceSpace space;
   FfmMapspaceCharge charge_model;
-  FfmCompareUnit unit;
-  double unit_given;            /* FFM_COMPARE_UNIT_GIVEN: T in seconds */
+  FfmCliTimeUnit unit;          /* --budget-reference */
+  double unit_given;            /* FFM_CLI_TIME_UNIT_GIVEN: T in seconds */
   gboolean data_to_stdout;      /* a data output is "-": no text on stdout */
 } CompareOptions;
 
@@ -123,8 +116,6 @@ int ffm_compare_prepare (GOptionContext *context, CompareOptions *o,
  * Returns an exit status. */
 int ffm_compare_run (const CompareOptions *o, Comparison *c, const FfmCliCancel *cancel,
                      Phase *phase, const char *what, double target_percent);
-/* "wall", "cpu" or "given" (transfer none). */
-const char *ffm_compare_unit_to_string (FfmCompareUnit unit);
 /* "1000x ffm's time (131 s of modelled time)" and the like (transfer full). */
 char *ffm_compare_budget_text (const FfmCliSearch *ref);
 /* The search whose budget stands for every run's (transfer none). */

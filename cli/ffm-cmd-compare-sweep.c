@@ -119,7 +119,7 @@ print_sweep (const CompareOptions *o, const GArray *points, char **names)
            "(modelled s, as in the paper: the mean of the runs, a run that timed out "
            "counted as taking ffm's time, \"timed out\" when more than half did; "
            "(k/n): runs timed out; [x]: the mean over ffm's time; ffm's time is its "
-           "%s):\n", o->within, o->unit == FFM_COMPARE_UNIT_CPU
+           "%s):\n", o->within, o->unit == FFM_CLI_TIME_UNIT_CPU
            ? "CPU time over its threads (--budget-reference cpu)" : "wall time");
   g_print ("  %-8s %10s %12s %12s", "Einsums", "ffm (s)", "ffm/Einsum", "timeout (s)");
   for (guint i = 0; names[i] != NULL; i++)

@@ -61,7 +61,6 @@
 
 #include <math.h>
 #include <string.h>
-#include <sys/resource.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -146,18 +145,6 @@ ffm_compare_give_back_memory (void)
 #ifdef __GLIBC__
   malloc_trim (0);
 #endif
-}
-
-/* CPU time of the whole process so far (every thread), s. */
-static double
-process_cpu_seconds (void)
-{
-  struct rusage u;
-
-  if (getrusage (RUSAGE_SELF, &u) != 0)
-    return NAN;
-  return (double) u.ru_utime.tv_sec + u.ru_utime.tv_usec / 1e6
-    + (double) u.ru_stime.tv_sec + u.ru_stime.tv_usec / 1e6;
 }
 
 /* ---- Reading traces ---- */
@@ -272,34 +259,6 @@ ffm_compare_time_to (const FfmSearchResult *result, double target)
 }
 
 /* ---- Options ---- */
-
-/* --budget-reference: wall, cpu, or seconds (a number, an optional "s"). */
-static gboolean
-parse_budget_reference (const char *text, FfmCompareUnit *unit, double *given,
-                        GError **error)
-{
-  char *end = NULL;
-  double v;
-
-  *given = 0;
-  if (strcmp (text, "wall") == 0 || strcmp (text, "cpu") == 0)
-    {
-      *unit = text[0] == 'w' ? FFM_COMPARE_UNIT_WALL : FFM_COMPARE_UNIT_CPU;
-      return TRUE;
-    }
-  v = g_ascii_strtod (text, &end);
-  if (end != text && end != NULL && (*end == '\0' || (*end == 's' && end[1] == '\0'))
-      && v > 0 && v <= FFM_CLI_MAX_TIMEOUT)
-    {
-      *unit = FFM_COMPARE_UNIT_GIVEN;
-      *given = v;
-      return TRUE;
-    }
-  g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
-               "--budget-reference takes wall, cpu or a number of seconds more than 0 "
-               "and at most %g (e.g. 49.5); got '%s'", (double) FFM_CLI_MAX_TIMEOUT, text);
-  return FALSE;
-}
 
 static gboolean
 parse_positive_list (const char *option, const char *text, gboolean integers,
@@ -642,7 +601,7 @@ ffm_compare_write_header_json (FfmJsonWriter *b, const CompareOptions *o, FfmPro
   ffm_json_writer_member_int (b, "seed", o->run.seed);
   ffm_json_writer_member_string (b, "baseline_space_option", ffm_mapspace_space_to_string (o->space));
   ffm_json_writer_member_string (b, "charge_option", ffm_mapspace_charge_to_string (o->charge_model));
-  ffm_json_writer_member_string (b, "time_unit", ffm_compare_unit_to_string (o->unit));
+  ffm_json_writer_member_string (b, "time_unit", ffm_cli_time_unit_to_string (o->unit));
   ffm_json_writer_member_boolean (b, "interrupted", stopped != NULL);
   ffm_json_writer_member_string (b, "stopped_by", stopped);
   ffm_cli_search_write_budget_json (b, budget);
@@ -1195,21 +1154,6 @@ mpi_share_runs (const CompareOptions *o, Comparison *c, const FfmCliCancel *canc
 
 /* ---- One comparison ---- */
 
-const char *
-ffm_compare_unit_to_string (FfmCompareUnit unit)
-{
-  switch (unit)
-    {
-    case FFM_COMPARE_UNIT_CPU:
-      return "cpu";
-    case FFM_COMPARE_UNIT_GIVEN:
-      return "given";
-    case FFM_COMPARE_UNIT_WALL:
-    default:
-      return "wall";
-    }
-}
-
 /* T after ffm's run: its wall time, its CPU time over its threads (what
  * its wall time is on an unloaded machine, and stays under load), or the
  * seconds given. A CPU time too short for the clock to see falls back to
@@ -1220,11 +1164,11 @@ set_unit (const CompareOptions *o, Comparison *c)
   guint threads = MAX (c->ffm_search.context.n_threads, 1);
 
   c->unit_seconds = c->ffm.seconds;
-  if (o->unit == FFM_COMPARE_UNIT_GIVEN)
+  if (o->unit == FFM_CLI_TIME_UNIT_GIVEN)
     c->unit_seconds = o->unit_given;
-  else if (o->unit == FFM_COMPARE_UNIT_CPU && c->ffm_cpu_seconds > 0)
+  else if (o->unit == FFM_CLI_TIME_UNIT_CPU && c->ffm_cpu_seconds > 0)
     c->unit_seconds = c->ffm_cpu_seconds / threads;
-  else if (o->unit == FFM_COMPARE_UNIT_CPU)
+  else if (o->unit == FFM_CLI_TIME_UNIT_CPU)
     ffm_cli_warn (COMMAND, "--budget-reference cpu: ffm's CPU time was too short to "
                   "measure; its wall time (%.3g s) is T", c->ffm.seconds);
 }
@@ -1312,7 +1256,7 @@ ffm_compare_run (const CompareOptions *o, Comparison *c, const FfmCliCancel *can
   c->ffm_search.context.progress_data = phase;
   c->ffm_search.context.cancel = ffm_cli_cancel_get_flag (cancel);
   phase_set (phase, "%sffm", what);
-  c->ffm_cpu_seconds = process_cpu_seconds ();
+  c->ffm_cpu_seconds = ffm_cli_process_cpu_seconds ();
   if (!run_once (&c->ffm_search, c->ffm_search.context.seed, NULL, cancel, &c->ffm, &error))
     {
       if (ffm_cli_cancel_get_reason (cancel) != FFM_CLI_STOP_NONE)
@@ -1322,7 +1266,7 @@ ffm_compare_run (const CompareOptions *o, Comparison *c, const FfmCliCancel *can
       return ffm_cli_fail (COMMAND, error);
     }
   c->ffm_done = TRUE;
-  c->ffm_cpu_seconds = process_cpu_seconds () - c->ffm_cpu_seconds;
+  c->ffm_cpu_seconds = ffm_cli_process_cpu_seconds () - c->ffm_cpu_seconds;
   c->optimum = c->ffm.objective;
   set_unit (o, c);
   ffm_compare_give_back_memory ();
@@ -1433,7 +1377,8 @@ comparison_report (const CompareOptions *o, const Comparison *c, const GArray *c
            "others %.3g s\n", c->optimum, c->ffm.seconds, c->ffm_cpu_seconds, threads,
            threads != 1 ? "s" : "", c->ffm_cpu_seconds / MAX (threads, 1), c->offset);
   g_print ("T, the unit of the budget and the checkpoints (--budget-reference %s): %.4g s\n",
-           o->budget_reference != NULL ? o->budget_reference : "wall", c->unit_seconds);
+           o->search.budget_reference != NULL ? o->search.budget_reference : "wall",
+           c->unit_seconds);
   if (c->ffm.result != NULL)
     {
       double rows = 0, groups = 0, dropped = 0;
@@ -1552,10 +1497,11 @@ run (GOptionContext *context, CompareOptions *o)
   if (o->sweep_einsums != NULL
       && !parse_positive_list ("--sweep-einsums", o->sweep_einsums, TRUE, sizes, &error))
     return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
-  if (o->budget_reference != NULL
-      && !parse_budget_reference (o->budget_reference, &o->unit, &o->unit_given, &error))
+  if (o->search.budget_reference != NULL
+      && !ffm_cli_parse_budget_reference (o->search.budget_reference, &o->unit,
+                                          &o->unit_given, &error))
     return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
-  if (o->sweep_einsums != NULL && o->unit == FFM_COMPARE_UNIT_GIVEN)
+  if (o->sweep_einsums != NULL && o->unit == FFM_CLI_TIME_UNIT_GIVEN)
     return ffm_cli_usage_error (context, COMMAND, "--budget-reference takes wall or cpu "
                                 "with --sweep-einsums (each size has its own T)");
   if (o->sweep_einsums != NULL && o->trace_csv != NULL)
@@ -1657,7 +1603,7 @@ ffm_cmd_compare (int argc, char **argv)
                        .within = DEFAULT_WITHIN, .visual = FFM_CLI_VISUAL_OPTIONS_INIT,
                        .space = FFM_MAPSPACE_SPACE_PAPER,
                        .charge_model = FFM_MAPSPACE_CHARGE_EXPLORED,
-                       .unit = FFM_COMPARE_UNIT_WALL };
+                       .unit = FFM_CLI_TIME_UNIT_WALL };
   const GOptionEntry entries[] = {
     { "strategies", 0, 0, G_OPTION_ARG_STRING, &o.strategies,
       "Strategies to compare, separated by commas (default " DEFAULT_STRATEGIES
@@ -1676,12 +1622,6 @@ ffm_cmd_compare (int argc, char **argv)
       "pmappings the generator evaluated per Pareto pmapping of that Einsum, the FFM "
       "authors' code) or evaluation (one pmapping evaluation, the paper's text)",
       "explored|evaluation" },
-    { "budget-reference", 0, 0, G_OPTION_ARG_STRING, &o.budget_reference,
-      "T, the time the budget and the checkpoints are multiples of: wall (default: "
-      "ffm's wall time here, the paper's rule), cpu (ffm's CPU time over its threads: "
-      "its wall time on an unloaded machine, steady under load) or SECONDS (given: the "
-      "same budget on every run and machine, e.g. the time_unit_seconds of an earlier "
-      "comparison)", "wall|cpu|SECONDS" },
     { "sweep-einsums", 0, 0, G_OPTION_ARG_STRING, &o.sweep_einsums,
       "Compare once per number of Einsums (the workload's parameter n_einsums, e.g. "
       "--workload matmul-chain) and report the time to within --within %% of the "
@@ -1719,7 +1659,6 @@ ffm_cmd_compare (int argc, char **argv)
   g_free (o.baseline_space);
   g_free (o.charge);
   g_free (o.sweep_einsums);
-  g_free (o.budget_reference);
   g_free (o.json);
   g_free (o.csv);
   g_free (o.trace_csv);

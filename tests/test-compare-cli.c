@@ -329,8 +329,8 @@ test_compare_budget_reference (void)
 {
   static const char *const references[] = { "wall", "cpu", "0.05" };
 
-  g_test_summary ("ffm compare --budget-reference: T as asked, in the budget, the JSON "
-                  "and the text");
+  g_test_summary ("ffm compare and ffm map --budget-reference: T as asked, in the budget, "
+                  "the JSON and the text");
   for (guint i = 0; i < G_N_ELEMENTS (references); i++)
     {
       g_auto (FfmTestRun) run = { 0 };
@@ -378,6 +378,38 @@ test_compare_budget_reference (void)
     assert_contains (text.out, "T, the unit of the budget and the checkpoints "
                      "(--budget-reference 0.05s): 0.05 s");
     assert_contains (text.out, "budget 20x ffm's time (1 s of modelled time)");
+  }
+  /* ffm map --budget Nx takes the same T. */
+  {
+    g_auto (FfmTestRun) given = { 0 }, cpu = { 0 }, text = { 0 }, alone = { 0 };
+    g_autoptr (JsonParser) p1 = json_parser_new ();
+    g_autoptr (JsonParser) p2 = json_parser_new ();
+    JsonObject *budget;
+    FFM_TEST_RUN (&given, "map", SMALL, "--strategy", "tileflow", "--budget", "20x",
+                  "--budget-reference", "0.05", "--json", "-");
+    g_assert_cmpint (given.status, ==, 0);
+    budget = json_object_get_object_member (parse_object (p1, given.out, "map --json -"),
+                                            "budget");
+    g_assert_cmpstr (json_object_get_string_member (budget, "time_unit"), ==, "given");
+    g_assert_cmpfloat (json_object_get_double_member (budget, "ffm_seconds"), ==, 0.05);
+    g_assert_cmpfloat_with_epsilon (json_object_get_double_member (budget,
+                                                                   "max_modelled_seconds"),
+                                    1.0, 1e-12);
+    FFM_TEST_RUN (&cpu, "map", SMALL, "--strategy", "tileflow", "--budget", "20x",
+                  "--budget-reference", "cpu", "--json", "-");
+    g_assert_cmpint (cpu.status, ==, 0);
+    budget = json_object_get_object_member (parse_object (p2, cpu.out, "map --json -"),
+                                            "budget");
+    g_assert_cmpstr (json_object_get_string_member (budget, "time_unit"), ==, "cpu");
+    g_assert_cmpfloat (json_object_get_double_member (budget, "ffm_seconds"), >, 0);
+    FFM_TEST_RUN (&text, "map", SMALL, "--strategy", "tileflow", "--budget", "20x",
+                  "--budget-reference", "0.05s");
+    g_assert_cmpint (text.status, ==, 0);
+    assert_contains (text.out, "(20x the 0.05 s given by --budget-reference)");
+    FFM_TEST_RUN (&alone, "map", SMALL, "--strategy", "tileflow", "--max-evaluations", "50",
+                  "--budget-reference", "cpu");
+    g_assert_cmpint (alone.status, ==, 0);
+    assert_contains (alone.err, "--budget-reference cpu applies to --budget Nx only");
   }
   {
     g_auto (FfmTestRun) sweep = { 0 };
