@@ -544,7 +544,7 @@ static const InvalidCase invalid_cases[] = {
     { "default-out-of-range.json:4: $.parameters.pes.default: the default 0 "
       "is outside [1, inf]" } },
   { "bad-param-type", FFM_ARCH_ERROR_INVALID,
-    { "bad-param-type.json:4: $.parameters.mode.type: unknown type \"enum\"" } },
+    { "bad-param-type.json:4: $.parameters.mode.type: unknown parameter type 'enum'" } },
   { "negative-fill-energy", FFM_ARCH_ERROR_INVALID,
     { "negative-fill-energy.json:5: $.levels[0].fill_energy: memory MainMemory: "
       "fill_energy must be a finite number >= 0, got -2e-12" } },
@@ -817,7 +817,7 @@ test_valid_parameters (void)
   g_assert_cmpint (specs[1].type, ==, FFM_PARAM_INTEGER);
   g_assert_cmpstr (specs[1].default_value, ==, "4");
   g_assert_cmpfloat (specs[1].min, ==, 1);
-  g_assert_cmpfloat (specs[1].max, ==, INFINITY);
+  g_assert_cmpfloat (specs[1].max, <, specs[1].min);   /* no maximum */
   g_assert_cmpint (specs[2].type, ==, FFM_PARAM_STRING);
   g_assert_cmpstr (specs[2].default_value, ==, "lpddr4");
   g_assert_cmpstr (specs[2].choices[1], ==, "hbm2");
