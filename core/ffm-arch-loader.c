@@ -139,19 +139,9 @@ eval_expr (Loader *l, JsonNode *node, const char *path, const char *text,
   if (expr != NULL
       && (number_only ? ffm_expr_evaluate_number (expr, &scope, &out->number, &local)
                       : ffm_expr_evaluate (expr, &scope, out, &local)))
-    {
-      if (out->type == FFM_VALUE_SET)
-        return loader_fail (l, node, path, "expected a number or a string, got a "
-                            "tensor set from \"%s\"", text);
-      if (out->type == FFM_VALUE_STRING)
-        {
-          /* the expression's storage dies here: keep a copy */
-          char *copy = g_strdup (out->string);
-          g_ptr_array_add (l->strings, copy);
-          out->string = copy;
-        }
-      return TRUE;
-    }
+    return ffm_params_value_keep (out, l->strings)
+           || loader_fail (l, node, path, "expected a number or a string, got a "
+                           "tensor set from \"%s\"", text);
   if (g_error_matches (local, FFM_EXPR_ERROR, FFM_EXPR_ERROR_UNKNOWN_NAME))
     {
       const GPtrArray *names = l->params ? ffm_params_reader_get_names (l->params) : NULL;

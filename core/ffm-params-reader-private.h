@@ -84,6 +84,11 @@ gboolean ffm_params_reader_is_unset (FfmParamsReader *reader, const char *name);
 /* The bound names in order: parameters, then lets (transfer none). */
 const GPtrArray *ffm_params_reader_get_names (FfmParamsReader *reader);
 
+/* An expression's value as a loader keeps it: a string copied into
+ * @strings (the expression's storage dies with it); FALSE for a tensor set,
+ * which no parameter, let or value of a file's may be. */
+gboolean ffm_params_value_keep (FfmValue *value, GPtrArray *strings);
+
 /* A value as messages show it: whole numbers without a fraction. */
 char *ffm_params_format_value (const FfmValue *value);
 /* "new_tokens = 1, phase = 'decode'": the values, as @resolve finds them,

@@ -110,6 +110,21 @@ ffm_params_reader_get_names (FfmParamsReader *r)
   return r->names;
 }
 
+gboolean
+ffm_params_value_keep (FfmValue *value, GPtrArray *strings)
+{
+  char *copy;
+
+  if (value->type == FFM_VALUE_SET)
+    return FALSE;
+  if (value->type != FFM_VALUE_STRING)
+    return TRUE;
+  copy = g_strdup (value->string);
+  g_ptr_array_add (strings, copy);
+  value->string = copy;
+  return TRUE;
+}
+
 char *
 ffm_params_format_value (const FfmValue *v)
 {
@@ -254,8 +269,8 @@ read_bound (FfmParamsReader *r, JsonNode *node, const char *path, double *out,
   return TRUE;
 }
 
-/* min and max, encoded as FfmParamSpec says: both 0 without either, max
- * below min without a maximum. */
+/* min and max, encoded as FfmParamSpec says: both 0 without either, an
+ * infinite max without a maximum (a plugin's declarations need min <= max). */
 static gboolean
 read_range (FfmParamsReader *r, JsonNode *node, const char *path,
             FfmParamSpec *spec, GError **error)
@@ -271,7 +286,7 @@ read_range (FfmParamsReader *r, JsonNode *node, const char *path,
     return fail (r, error, min ? min : max, path, "\"min\" and \"max\" apply to "
                  "integer and number parameters only");
   spec->min = -INFINITY;
-  spec->max = -INFINITY;
+  spec->max = INFINITY;
   if (min != NULL && !read_bound (r, min, min_path, &spec->min, error))
     return FALSE;
   if (max != NULL && !read_bound (r, max, max_path, &spec->max, error))
@@ -319,7 +334,6 @@ number_default (FfmParamsReader *r, JsonNode *def, const char *path,
 {
   gboolean integer = spec->type == FFM_PARAM_INTEGER;
   gboolean has_range = spec->min != 0 || spec->max != 0;
-  gboolean has_max = has_range && spec->max >= spec->min;
   char buffer[G_ASCII_DTOSTR_BUF_SIZE];
   double value;
 
@@ -341,10 +355,10 @@ number_default (FfmParamsReader *r, JsonNode *def, const char *path,
             "whole number, got %g", value);
       return NULL;
     }
-  if (has_range && (value < spec->min || (has_max && value > spec->max)))
+  if (has_range && (value < spec->min || value > spec->max))
     {
       fail (r, error, def, path, "the default %g is outside [%g, %g]", value,
-            spec->min, has_max ? spec->max : INFINITY);
+            spec->min, spec->max);
       return NULL;
     }
   if (node_holds (def, G_TYPE_INT64))   /* exact, beyond 2^53 too */

@@ -321,17 +321,9 @@ eval_text (Loader *L, const char *text, JsonNode *node, const char *path,
 
   if (expr == NULL || !ffm_expr_evaluate (expr, &scope, out, &local))
     return fail_expr (L, node, path, local);
-  if (out->type == FFM_VALUE_SET)
-    return fail (L, node, path, "expected a number or a string, got a tensor set "
-                 "from \"%s\"", text);
-  if (out->type == FFM_VALUE_STRING)
-    {
-      /* the expression's storage dies here: keep a copy */
-      char *copy = g_strdup (out->string);
-      g_ptr_array_add (L->strings, copy);
-      out->string = copy;
-    }
-  return TRUE;
+  return ffm_params_value_keep (out, L->strings)
+         || fail (L, node, path, "expected a number or a string, got a tensor set "
+                  "from \"%s\"", text);
 }
 
 /* A JSON number, boolean, or expression string. */
@@ -440,13 +432,7 @@ eval_substitution (Loader *L, const char *inner, const char *text, JsonNode *nod
     return fail (L, node, where, "in {%s} of \"%s\": the value %g is not a whole "
                  "number of magnitude at most 2^53 (what a name can hold)",
                  inner, text, out->number);
-  if (out->type == FFM_VALUE_STRING)
-    {
-      char *copy = g_strdup (out->string);     /* the expression dies here */
-      g_ptr_array_add (L->strings, copy);
-      out->string = copy;
-    }
-  return TRUE;
+  return ffm_params_value_keep (out, L->strings);   /* the expression dies here */
 }
 
 /* Replaces each {expr} in @text by its value; {{ and }} are braces. */
