@@ -275,8 +275,8 @@ record_join_cpu (FfmSearchResult *result, const FfmWorkload *w,
 }
 
 /* Where the generation spent its CPU time, by phase (FfmPmappingProfile):
- * the totals, then each enumerated Einsum (an Einsum that copies an earlier
- * one's pmappings spent nothing). */
+ * the totals, then each enumerated Einsum (an Einsum that copies an
+ * earlier one's pmappings only built its templates). */
 static void
 record_pmapping_profile (FfmSearchResult *result, FfmPmappingSet *set)
 {

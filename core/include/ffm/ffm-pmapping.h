@@ -302,9 +302,10 @@ typedef struct {
 /* Where the generation of one Einsum spent its time: CPU seconds of the
  * threads that worked on it, by phase, and the sizes the phases handled
  * (`ffm map --stats`, `ffm pmappings`; docs/pmapping-generator.md,
- * "Where the time goes"). All zero for an Einsum whose pmappings copy an
- * earlier one's, and the tile search's share for templates enumerated by
- * other processes (MPI). The phases nest: cpu_tiles holds cpu_order,
+ * "Where the time goes"). An Einsum whose pmappings copy an earlier
+ * one's builds its templates and searches none (the rest is zero), and
+ * templates enumerated by other processes (MPI) add nothing to the tile
+ * search's phases. The phases nest: cpu_tiles holds cpu_order,
  * cpu_extend (with the pruning of one parent's children among
  * themselves), cpu_partial_pruning, cpu_leaves and the tile search's
  * setup and depth-first searches. */
