@@ -301,7 +301,7 @@ typedef struct {
 
 /* Where the generation of one Einsum spent its time: CPU seconds of the
  * threads that worked on it, by phase, and the sizes the phases handled
- * (`ffm map --stats`, `ffm pmappings`; docs/pmapping-generator.md,
+ * (`ffm map --stats`; docs/pmapping-generator.md,
  * "Where the time goes"). An Einsum whose pmappings copy an earlier
  * one's builds its templates and searches none (the rest is zero), and
  * templates enumerated by other processes (MPI) add nothing to the tile
