@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <sys/resource.h>
 
 void
 ffm_cli_search_options_clear (FfmCliSearchOptions *o)
@@ -13,6 +14,7 @@ ffm_cli_search_options_clear (FfmCliSearchOptions *o)
   g_clear_pointer (&o->strategy_params, g_strfreev);
   g_clear_pointer (&o->objective, g_free);
   g_clear_pointer (&o->budget, g_free);
+  g_clear_pointer (&o->budget_reference, g_free);
   g_clear_pointer (&o->imperfect, g_free);
   g_clear_pointer (&o->constraint_files, g_strfreev);
   g_clear_pointer (&o->policy, g_free);
@@ -236,6 +238,11 @@ ffm_cli_add_search_options (GOptionContext *context, FfmCliSearchOptions *o)
     { "budget", 0, 0, G_OPTION_ARG_STRING, &o->budget,
       "Budget in the FFM paper's modelled time: Nx = N times ffm's own run "
       "time on the same problem (measured first), Ns = N seconds", "Nx|Ns" },
+    { "budget-reference", 0, 0, G_OPTION_ARG_STRING, &o->budget_reference,
+      "T, the time --budget Nx multiplies (and compare's checkpoints): wall (default: "
+      "ffm's wall time here, the paper's rule), cpu (ffm's CPU time over its threads: "
+      "its wall time on an unloaded machine, steady under load) or SECONDS (given: the "
+      "same budget on every run and machine)", "wall|cpu|SECONDS" },
     { "imperfect", 0, 0, G_OPTION_ARG_STRING, &o->imperfect,
       ffm_cli_imperfect_help, "LOOPS" },
     G_OPTION_ENTRY_NULL
@@ -284,6 +291,10 @@ ffm_cli_search_prepare (GOptionContext *context, const char *command,
     return ffm_cli_usage_error (context, command,
                                 "--max-seconds must be a number of seconds from 0 "
                                 "(none) to %.0f", FFM_CLI_MAX_TIMEOUT);
+  if (o->budget_reference != NULL
+      && !ffm_cli_parse_budget_reference (o->budget_reference, &out->time_unit,
+                                          &out->time_unit_given, &error))
+    return ffm_cli_usage_error (context, command, "%s", error->message);
   if (o->budget != NULL
       && !ffm_cli_parse_budget (o->budget, &out->budget_multiple,
                                 &out->context.max_modelled_seconds, &error))
@@ -430,6 +441,61 @@ ffm_cli_parse_budget (const char *text, double *multiple, double *seconds,
   return FALSE;
 }
 
+/* --budget-reference: wall, cpu, or seconds (a number, an optional "s"). */
+gboolean
+ffm_cli_parse_budget_reference (const char *text, FfmCliTimeUnit *unit, double *given,
+                                GError **error)
+{
+  char *end = NULL;
+  double v;
+
+  *given = 0;
+  if (strcmp (text, "wall") == 0 || strcmp (text, "cpu") == 0)
+    {
+      *unit = text[0] == 'w' ? FFM_CLI_TIME_UNIT_WALL : FFM_CLI_TIME_UNIT_CPU;
+      return TRUE;
+    }
+  v = g_ascii_strtod (text, &end);
+  if (end != text && end != NULL && (*end == '\0' || (*end == 's' && end[1] == '\0'))
+      && v > 0 && v <= FFM_CLI_MAX_TIMEOUT)
+    {
+      *unit = FFM_CLI_TIME_UNIT_GIVEN;
+      *given = v;
+      return TRUE;
+    }
+  g_set_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_INVALID_VALUE,
+               "--budget-reference takes wall, cpu or a number of seconds more than 0 "
+               "and at most %g (e.g. 49.5); got '%s'", (double) FFM_CLI_MAX_TIMEOUT, text);
+  return FALSE;
+}
+
+const char *
+ffm_cli_time_unit_to_string (FfmCliTimeUnit unit)
+{
+  switch (unit)
+    {
+    case FFM_CLI_TIME_UNIT_CPU:
+      return "cpu";
+    case FFM_CLI_TIME_UNIT_GIVEN:
+      return "given";
+    case FFM_CLI_TIME_UNIT_WALL:
+    default:
+      return "wall";
+    }
+}
+
+/* CPU time of the whole process so far (every thread), s. */
+double
+ffm_cli_process_cpu_seconds (void)
+{
+  struct rusage u;
+
+  if (getrusage (RUSAGE_SELF, &u) != 0)
+    return NAN;
+  return (double) u.ru_utime.tv_sec + u.ru_utime.tv_usec / 1e6
+    + (double) u.ru_stime.tv_sec + u.ru_stime.tv_usec / 1e6;
+}
+
 void
 ffm_cli_search_set_budget_multiple (FfmCliSearch *s, double ffm_seconds)
 {
@@ -445,21 +511,32 @@ ffm_cli_search_time_ffm (const FfmCliSearch *s, FfmPluginRegistry *registry,
                                                          "ffm", error);
   g_autoptr (FfmSearchResult) result = NULL;
   FfmSearchContext ctx = s->context;
-  gint64 start = g_get_monotonic_time ();
+  gint64 start;
+  double cpu;
 
+  if (s->time_unit == FFM_CLI_TIME_UNIT_GIVEN)
+    {
+      *seconds = s->time_unit_given;
+      return TRUE;
+    }
   if (ffm == NULL)
     return FALSE;
   ctx.max_evaluations = 0;
   ctx.max_seconds = 0;
   ctx.max_modelled_seconds = 0;
   ctx.mapspace = NULL;
+  cpu = ffm_cli_process_cpu_seconds ();
+  start = g_get_monotonic_time ();
   result = ffm->descriptor->vtable.search->run (&ctx, NULL, error);
   *seconds = (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
+  cpu = ffm_cli_process_cpu_seconds () - cpu;
   if (result == NULL)
     {
       g_prefix_error (error, "measuring ffm's time for --budget: ");
       return FALSE;
     }
+  if (s->time_unit == FFM_CLI_TIME_UNIT_CPU && cpu > 0)
+    *seconds = cpu / MAX (ctx.n_threads, 1);
   return TRUE;
 }
 
@@ -520,5 +597,6 @@ ffm_cli_search_write_budget_json (FfmJsonWriter *b, const FfmCliSearch *s)
   ffm_json_writer_member_double (b, "max_modelled_seconds", s->context.max_modelled_seconds);
   ffm_json_writer_member_double (b, "ffm_multiple", s->budget_multiple);
   ffm_json_writer_member_double (b, "ffm_seconds", s->ffm_seconds);
+  ffm_json_writer_member_string (b, "time_unit", ffm_cli_time_unit_to_string (s->time_unit));
   ffm_json_writer_end_object (b);
 }

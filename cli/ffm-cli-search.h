@@ -44,11 +44,13 @@ typedef struct {
   const char *timeloop_arch;    /* the --arch value when it is timeloop:...
                                    (not owned; the command sets it): its
                                    constraints join the set */
+  char *budget_reference;       /* --budget-reference (owned); NULL = wall */
 } FfmCliSearchOptions;
 
 #define FFM_CLI_SEARCH_OPTIONS_INIT { NULL, NULL, NULL, -1, FALSE, 0, 0, 0, NULL, NULL, \
                                       NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
-                                      FFM_CLI_GENERATOR_LIMITS_INIT, 1, FALSE, FALSE, NULL }
+                                      FFM_CLI_GENERATOR_LIMITS_INIT, 1, FALSE, FALSE, NULL, \
+                                      NULL }
 
 void ffm_cli_search_options_clear (FfmCliSearchOptions *options);
 /* The help of --imperfect, for every command that has it. */
@@ -87,6 +89,13 @@ gboolean ffm_cli_constraints_build (const FfmCliSearchOptions *options,
                                     FfmConstraints **out,
                                     GError **error);
 
+/* What T, the time --budget Nx multiplies, is (--budget-reference). */
+typedef enum {
+  FFM_CLI_TIME_UNIT_WALL,       /* ffm's wall time here (the paper's rule) */
+  FFM_CLI_TIME_UNIT_CPU,        /* ffm's CPU time over its threads */
+  FFM_CLI_TIME_UNIT_GIVEN       /* seconds the user gave */
+} FfmCliTimeUnit;
+
 /* A strategy ready to run on a problem. */
 typedef struct {
   const FfmPluginInfo *plugin;  /* the strategy (transfer none: the registry's) */
@@ -97,7 +106,9 @@ typedef struct {
   double budget_multiple;       /* --budget Nx: N; 0 otherwise (the command
                                    measures ffm's time and calls
                                    ffm_cli_search_set_budget_multiple()) */
-  double ffm_seconds;           /* ffm's wall time the budget multiplies, 0 */
+  double ffm_seconds;           /* T, ffm's time the budget multiplies, 0 */
+  FfmCliTimeUnit time_unit;     /* --budget-reference */
+  double time_unit_given;       /* FFM_CLI_TIME_UNIT_GIVEN: T in seconds */
   FfmConstraints *constraints;  /* the mapping constraints, or NULL (owned;
                                    context.constraints points here) */
 } FfmCliSearch;
@@ -127,15 +138,30 @@ gboolean ffm_cli_parse_budget (const char *text,
                                double *seconds,
                                GError **error);
 
+/* Parses --budget-reference: "wall", "cpu", or a number of seconds (an
+ * optional "s"), > 0, into *@unit and *@given (0 unless given). FALSE
+ * with a message naming the option for anything else. */
+gboolean ffm_cli_parse_budget_reference (const char *text,
+                                         FfmCliTimeUnit *unit,
+                                         double *given,
+                                         GError **error);
+/* "wall", "cpu" or "given" (transfer none). */
+const char *ffm_cli_time_unit_to_string (FfmCliTimeUnit unit);
+/* CPU time of the whole process so far (every thread), s; NAN when the
+ * system does not say. */
+double ffm_cli_process_cpu_seconds (void);
+
 /* The modelled-time budget of --budget Nx once ffm's wall time
  * @ffm_seconds on the problem is known: N x @ffm_seconds. */
 void ffm_cli_search_set_budget_multiple (FfmCliSearch *search,
                                          double ffm_seconds);
 
-/* Runs the ffm strategy on @search's problem with its objective and
- * mapspace settings and no budget, for the time --budget Nx multiplies
- * (progress and cancel as in @search's context). The wall time in
- * *@seconds. */
+/* T, the time --budget Nx multiplies: the seconds given
+ * (--budget-reference SECONDS), or the ffm strategy run on @search's
+ * problem with its objective and mapspace settings and no budget
+ * (progress and cancel as in @search's context), its wall time or its CPU
+ * time over its threads (--budget-reference cpu; the wall time when the
+ * CPU time is too short to measure). In *@seconds. */
 gboolean ffm_cli_search_time_ffm (const FfmCliSearch *search,
                                   FfmPluginRegistry *registry,
                                   double *seconds,

@@ -4,6 +4,7 @@
  *   ffm compare --arch A --workload W [--param K=V]... [--arch-param K=V]...
  *               [--strategies ffm,set,tileflow,random] [--runs 10]
  *               [--budget 1000x | --max-evaluations N | --max-seconds S]
+ *               [--budget-reference wall|cpu|SECONDS]
  *               [--checkpoints 1,10,100,1000] [--strategy-param NAME.K=V]...
  *               [--baseline-space paper|pruned] [--charge explored|evaluation]
  *               [--sweep-einsums N,N,... [--within PERCENT]]
@@ -15,7 +16,9 @@
  *
  * Same problem, same cost model, same mapspace and same budget for every
  * strategy: ffm runs once (it is deterministic), giving the optimum and
- * the time T the budget and the checkpoints are multiples of; then every
+ * the time T the budget and the checkpoints are multiples of (its wall
+ * time, its CPU time over its threads, or seconds given:
+ * --budget-reference); then every
  * other strategy runs --runs times with seeds S, S + 1000, ..., all on one
  * mapspace built once (the pmappings are generated once and shared: each
  * strategy would compute the same cache). The space the baselines search
@@ -45,24 +48,23 @@
  * optimum is reported as the bug it is (exit code 1). A progress line
  * (phase, run, budget spent) is drawn on a terminal.
  * Exit codes: 0 ok, 1 when the problem does not load, ffm or a strategy
- * fails, or nothing fits, 2 for usage errors. */
-#include "ffm-cli-cancel.h"
+ * fails, or nothing fits, 2 for usage errors.
+ *
+ * The sweep is in ffm-cmd-compare-sweep.c; what both share is in
+ * ffm-cmd-compare-private.h. */
+#include "ffm-cmd-compare-private.h"
+
 #include "ffm-cli-mpi.h"
 #include "ffm-cli-mpi-points.h"
 #include "ffm-cli-output.h"
-#include "ffm-cli-progress.h"
-#include "ffm-cli-search.h"
-#include "ffm-cli-visual.h"
 #include "ffm-plot.h"
 
 #include <math.h>
 #include <string.h>
-#include <sys/resource.h>
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
 
-#define COMMAND "compare"
 #define DEFAULT_STRATEGIES "ffm,set,tileflow,random"
 #define DEFAULT_CHECKPOINTS "1,10,100,1000"
 #define DEFAULT_BUDGET "1000x"
@@ -98,74 +100,6 @@ static const char compare_description[] =
   "    --runs 10 --budget 1000x --plot fig9.svg\n"
   "See docs/compare.md.";
 
-typedef struct {
-  FfmCliCommon common;
-  FfmCliRunOptions run;
-  FfmCliProblemOptions problem;
-  FfmCliSearchOptions search;
-  char *strategies;             /* --strategies (owned) */
-  int runs;                     /* --runs */
-  char *checkpoints;            /* --checkpoints (owned) */
-  char *baseline_space;         /* --baseline-space (owned) */
-  char *charge;                 /* --charge (owned) */
-  char *sweep_einsums;          /* --sweep-einsums (owned) */
-  double within;                /* --within, percent */
-  char *json;
-  char *csv;
-  char *trace_csv;
-  char *plot;
-  FfmCliVisualOptions visual;   /* --html */
-  /* Parsed: */
-  FfmMapspaceSpace space;
-  FfmMapspaceCharge charge_model;
-  gboolean data_to_stdout;      /* a data output is "-": no text on stdout */
-} CompareOptions;
-
-/* One run of one strategy. */
-typedef struct {
-  guint64 seed;
-  FfmSearchResult *result;      /* owned, NULL if it failed */
-  double objective;             /* the model's, of its best mapping */
-  double seconds;               /* wall time of the run */
-  gboolean interrupted;
-} Run;
-
-typedef struct {
-  const char *name;
-  FfmCliSearch search;
-  GArray *runs;                 /* of Run */
-} Entry;
-
-typedef struct {
-  double median, low, high;     /* percent above the optimum, over the runs
-                                   that reached the checkpoint; INFINITY: none */
-  guint with_mapping;           /* of those, runs with a mapping by then */
-  guint reached;                /* runs that reached the checkpoint */
-} Spread;
-
-/* The progress line's phase: a prefix naming the run, then what the
- * strategy says (its phase, or the budget spent). */
-typedef struct {
-  FfmCliProgress *progress;     /* borrowed */
-  char prefix[128];
-} Phase;
-
-/* One comparison on one problem. */
-typedef struct {
-  FfmProblem *problem;          /* borrowed */
-  FfmCliSearch ffm_search;
-  GPtrArray *entries;           /* of Entry * (owned) */
-  Run ffm;
-  double optimum;
-  double offset;                /* s: the shared generation and mapspace */
-  double ffm_cpu_seconds;       /* the process's CPU time during ffm's run:
-                                   its wall time on an unloaded machine is
-                                   about this over the threads */
-  FfmMapspace *ms;              /* the shared mapspace (owned), NULL */
-  char *stopped;                /* why it stopped early (owned), NULL */
-  gboolean beaten;
-  gboolean ffm_done;
-} Comparison;
 
 static void
 run_clear (gpointer data)
@@ -186,8 +120,8 @@ entry_free (gpointer data)
   g_free (e);
 }
 
-static void
-comparison_clear (Comparison *c)
+void
+ffm_compare_clear (Comparison *c)
 {
   ffm_cli_search_clear (&c->ffm_search);
   g_clear_pointer (&c->entries, g_ptr_array_unref);
@@ -205,24 +139,12 @@ objective_of (const FfmCostReport *r, FfmObjective objective)
 
 /* Returns memory the last phase freed to the system, so that the next
  * phase's peak is its own (glibc keeps freed heap otherwise). */
-static void
-give_back_memory (void)
+void
+ffm_compare_give_back_memory (void)
 {
 #ifdef __GLIBC__
   malloc_trim (0);
 #endif
-}
-
-/* CPU time of the whole process so far (every thread), s. */
-static double
-process_cpu_seconds (void)
-{
-  struct rusage u;
-
-  if (getrusage (RUSAGE_SELF, &u) != 0)
-    return NAN;
-  return (double) u.ru_utime.tv_sec + u.ru_utime.tv_usec / 1e6
-    + (double) u.ru_stime.tv_sec + u.ru_stime.tv_usec / 1e6;
 }
 
 /* ---- Reading traces ---- */
@@ -322,8 +244,8 @@ spread_at (const Entry *e, double optimum, double limit, gboolean wall, double o
 
 /* The modelled time at which @result first came within @target (an
  * objective), INFINITY if it never did. */
-static double
-time_to (const FfmSearchResult *result, double target)
+double
+ffm_compare_time_to (const FfmSearchResult *result, double target)
 {
   const GArray *trace = ffm_search_result_get_trace (result);
 
@@ -452,7 +374,7 @@ timing_text (FfmMapspaceSpace space)
     : "measured with the generator's pruning off";
 }
 
-/* States one x ffm's time buys: ffm's wall time over one state's modelled
+/* States one x ffm's time buys: T over one state's modelled
  * time (its query weight x the time of one evaluation / the threads). */
 static double
 states_per_ffm_time (const FfmMapspace *ms, double ffm_seconds, guint threads)
@@ -508,7 +430,7 @@ print_space (const Comparison *c, guint threads)
            ffm_mapspace_get_state_query_weight (ms),
            ffm_mapspace_get_state_query_weight (ms) * ffm_mapspace_get_seconds_per_pmapping (ms)
            / MAX (threads, 1),
-           states_per_ffm_time (ms, c->ffm.seconds, threads));
+           states_per_ffm_time (ms, c->unit_seconds, threads));
 }
 
 static void
@@ -541,7 +463,7 @@ write_space_json (FfmJsonWriter *b, const Comparison *c, guint threads)
   ffm_json_writer_member_double (b, "state_charge",
                                  ffm_mapspace_get_state_query_weight (ms));
   ffm_json_writer_member_double (b, "states_per_ffm_time",
-                                 states_per_ffm_time (ms, c->ffm.seconds, threads));
+                                 states_per_ffm_time (ms, c->unit_seconds, threads));
   ffm_json_writer_member_double (b, "memory_bytes", (double) ffm_mapspace_get_memory_bytes (ms));
   ffm_json_writer_key (b, "einsums");
   ffm_json_writer_begin_array (b);
@@ -612,7 +534,7 @@ print_table (const char *title, const Comparison *c, const GArray *checkpoints,
       for (guint k = 0; k < checkpoints->len; k++)
         {
           Spread s = spread_at (e, c->optimum,
-                                g_array_index (checkpoints, double, k) * c->ffm.seconds,
+                                g_array_index (checkpoints, double, k) * c->unit_seconds,
                                 wall, c->offset);
           print_spread (&s, MAX (runs, e->runs->len));
         }
@@ -663,8 +585,8 @@ write_run_json (FfmJsonWriter *b, const Run *run, double optimum)
 }
 
 /* The members every comparison's JSON opens with. */
-static void
-write_header_json (FfmJsonWriter *b, const CompareOptions *o, FfmProblem *problem,
+void
+ffm_compare_write_header_json (FfmJsonWriter *b, const CompareOptions *o, FfmProblem *problem,
                    const FfmCliSearch *search, const FfmCliSearch *budget, const char *stopped)
 {
   ffm_json_writer_member_string (b, "workload",
@@ -679,6 +601,7 @@ write_header_json (FfmJsonWriter *b, const CompareOptions *o, FfmProblem *proble
   ffm_json_writer_member_int (b, "seed", o->run.seed);
   ffm_json_writer_member_string (b, "baseline_space_option", ffm_mapspace_space_to_string (o->space));
   ffm_json_writer_member_string (b, "charge_option", ffm_mapspace_charge_to_string (o->charge_model));
+  ffm_json_writer_member_string (b, "time_unit", ffm_cli_time_unit_to_string (o->unit));
   ffm_json_writer_member_boolean (b, "interrupted", stopped != NULL);
   ffm_json_writer_member_string (b, "stopped_by", stopped);
   ffm_cli_search_write_budget_json (b, budget);
@@ -692,12 +615,13 @@ compare_json (const CompareOptions *o, const Comparison *c, const GArray *checkp
   guint threads = c->ffm_search.context.n_threads;
 
   ffm_json_writer_begin_object (b);
-  write_header_json (b, o, c->problem, &c->ffm_search, budget, c->stopped);
+  ffm_compare_write_header_json (b, o, c->problem, &c->ffm_search, budget, c->stopped);
   ffm_json_writer_key (b, "ffm");
   ffm_json_writer_begin_object (b);
   ffm_json_writer_member_double (b, "optimum", c->optimum);
   ffm_json_writer_member_double (b, "seconds", c->ffm.seconds);
   ffm_json_writer_member_double (b, "cpu_seconds", c->ffm_cpu_seconds);
+  ffm_json_writer_member_double (b, "time_unit_seconds", c->unit_seconds);
   if (c->ffm.result != NULL)
     {
       /* Its own pmappings (joinable only, by default), for comparison
@@ -734,7 +658,7 @@ compare_json (const CompareOptions *o, const Comparison *c, const GArray *checkp
           for (guint k = 0; k < checkpoints->len; k++)
             {
               double m = g_array_index (checkpoints, double, k);
-              Spread sp = spread_at (e, c->optimum, m * c->ffm.seconds, wall, c->offset);
+              Spread sp = spread_at (e, c->optimum, m * c->unit_seconds, wall, c->offset);
               add_spread_json (b, &sp, m);
             }
           ffm_json_writer_end_array (b);
@@ -797,7 +721,7 @@ compare_csv (const CompareOptions *o, const Comparison *c, const GArray *checkpo
           for (int wall = 0; wall <= 1; wall++)
             for (guint k = 0; k < checkpoints->len; k++)
               {
-                double limit = g_array_index (checkpoints, double, k) * c->ffm.seconds;
+                double limit = g_array_index (checkpoints, double, k) * c->unit_seconds;
                 double v = run_reached (run, limit, wall, c->offset)
                   ? percent_above (best_by (run->result, limit, wall, c->offset), c->optimum)
                   : INFINITY;
@@ -847,7 +771,7 @@ compare_plot (const char *path, const Comparison *c, GError **error)
           trace = ffm_search_result_get_trace (run->result);
           for (guint p = 0; p < trace->len; p++)
             {
-              double t = g_array_index (trace, FfmTracePoint, p).modelled_seconds / c->ffm.seconds;
+              double t = g_array_index (trace, FfmTracePoint, p).modelled_seconds / c->unit_seconds;
               if (t > 0)
                 {
                   lo = MIN (lo, t);
@@ -877,7 +801,7 @@ compare_plot (const char *path, const Comparison *c, GError **error)
         {
           Spread sp;
           x[k] = lo * pow (hi / lo, (double) k / (PLOT_POINTS - 1));
-          sp = spread_at (e, c->optimum, x[k] * c->ffm.seconds, FALSE, 0);
+          sp = spread_at (e, c->optimum, x[k] * c->unit_seconds, FALSE, 0);
           /* Runs stopped before this time leave it out of the curve. */
           y[k] = sp.reached * 2 > e->runs->len && isfinite (sp.median)
             ? MAX (sp.median, PLOT_FLOOR) : NAN;
@@ -1168,9 +1092,9 @@ mpi_share_runs (const CompareOptions *o, Comparison *c, const FfmCliCancel *canc
     {
       Entry *e = g_ptr_array_index (entries, i);
       if (e->search.budget_multiple > 0)
-        ffm_cli_search_set_budget_multiple (&e->search, c->ffm.seconds);
+        ffm_cli_search_set_budget_multiple (&e->search, c->unit_seconds);
     }
-  g_ascii_formatd (shared, sizeof shared, "%.17g", c->ffm.seconds);
+  g_ascii_formatd (shared, sizeof shared, "%.17g", c->unit_seconds);
   g_strlcat (shared, " ", sizeof shared);
   g_strlcat (shared, g_ascii_formatd (t, sizeof t, "%.17g",
                                       ffm_mapspace_get_seconds_per_pmapping (c->ms)),
@@ -1230,11 +1154,30 @@ mpi_share_runs (const CompareOptions *o, Comparison *c, const FfmCliCancel *canc
 
 /* ---- One comparison ---- */
 
+/* T after ffm's run: its wall time, its CPU time over its threads (what
+ * its wall time is on an unloaded machine, and stays under load), or the
+ * seconds given. A CPU time too short for the clock to see falls back to
+ * the wall time, said on stderr. */
+static void
+set_unit (const CompareOptions *o, Comparison *c)
+{
+  guint threads = MAX (c->ffm_search.context.n_threads, 1);
+
+  c->unit_seconds = c->ffm.seconds;
+  if (o->unit == FFM_CLI_TIME_UNIT_GIVEN)
+    c->unit_seconds = o->unit_given;
+  else if (o->unit == FFM_CLI_TIME_UNIT_CPU && c->ffm_cpu_seconds > 0)
+    c->unit_seconds = c->ffm_cpu_seconds / threads;
+  else if (o->unit == FFM_CLI_TIME_UNIT_CPU)
+    ffm_cli_warn (COMMAND, "--budget-reference cpu: ffm's CPU time was too short to "
+                  "measure; its wall time (%.3g s) is T", c->ffm.seconds);
+}
+
 /* Prepares ffm and every other strategy of @names on @problem (borrowed:
  * it outlives @c). @ffm_reuse_off: ffm enumerates every Einsum (unless
  * --strategy-param ffm.reuse says otherwise). */
-static int
-comparison_prepare (GOptionContext *context, CompareOptions *o, FfmPluginRegistry *registry,
+int
+ffm_compare_prepare (GOptionContext *context, CompareOptions *o, FfmPluginRegistry *registry,
                     FfmProblem *problem, char **names, gboolean ffm_reuse_off, Comparison *c)
 {
   g_autoptr (GError) error = NULL;
@@ -1300,8 +1243,8 @@ comparison_prepare (GOptionContext *context, CompareOptions *o, FfmPluginRegistr
  * (@target_percent > 0: each run stops once within that of the optimum).
  * Returns an exit status; an interruption is not a failure (c->stopped
  * says it), unless ffm had not finished. */
-static int
-comparison_run (const CompareOptions *o, Comparison *c, const FfmCliCancel *cancel,
+int
+ffm_compare_run (const CompareOptions *o, Comparison *c, const FfmCliCancel *cancel,
                 Phase *phase, const char *what, double target_percent)
 {
   g_autoptr (GError) error = NULL;
@@ -1313,7 +1256,7 @@ comparison_run (const CompareOptions *o, Comparison *c, const FfmCliCancel *canc
   c->ffm_search.context.progress_data = phase;
   c->ffm_search.context.cancel = ffm_cli_cancel_get_flag (cancel);
   phase_set (phase, "%sffm", what);
-  c->ffm_cpu_seconds = process_cpu_seconds ();
+  c->ffm_cpu_seconds = ffm_cli_process_cpu_seconds ();
   if (!run_once (&c->ffm_search, c->ffm_search.context.seed, NULL, cancel, &c->ffm, &error))
     {
       if (ffm_cli_cancel_get_reason (cancel) != FFM_CLI_STOP_NONE)
@@ -1323,9 +1266,10 @@ comparison_run (const CompareOptions *o, Comparison *c, const FfmCliCancel *canc
       return ffm_cli_fail (COMMAND, error);
     }
   c->ffm_done = TRUE;
-  c->ffm_cpu_seconds = process_cpu_seconds () - c->ffm_cpu_seconds;
+  c->ffm_cpu_seconds = ffm_cli_process_cpu_seconds () - c->ffm_cpu_seconds;
   c->optimum = c->ffm.objective;
-  give_back_memory ();
+  set_unit (o, c);
+  ffm_compare_give_back_memory ();
 
   /* One mapspace for every other run: the pmappings are the same. */
   t0 = g_get_monotonic_time ();
@@ -1350,7 +1294,7 @@ comparison_run (const CompareOptions *o, Comparison *c, const FfmCliCancel *canc
     {
       Entry *e = g_ptr_array_index (c->entries, i);
       if (e->search.budget_multiple > 0)
-        ffm_cli_search_set_budget_multiple (&e->search, c->ffm.seconds);
+        ffm_cli_search_set_budget_multiple (&e->search, c->unit_seconds);
       e->search.context.progress = phase_progress;
       e->search.context.progress_data = phase;
       e->search.context.cancel = ffm_cli_cancel_get_flag (cancel);
@@ -1389,8 +1333,8 @@ comparison_run (const CompareOptions *o, Comparison *c, const FfmCliCancel *canc
 }
 
 /* "1000x ffm's time (131 s of modelled time)" and the like (transfer full). */
-static char *
-budget_text (const FfmCliSearch *ref)
+char *
+ffm_compare_budget_text (const FfmCliSearch *ref)
 {
   if (ref->budget_multiple > 0)
     return g_strdup_printf ("%gx ffm's time (%.4g s of modelled time)",
@@ -1402,8 +1346,8 @@ budget_text (const FfmCliSearch *ref)
                           ref->context.max_seconds);
 }
 
-static const FfmCliSearch *
-budget_reference (const Comparison *c)
+const FfmCliSearch *
+ffm_compare_budget_reference (const Comparison *c)
 {
   return c->entries->len > 0 ? &((Entry *) g_ptr_array_index (c->entries, 0))->search
     : &c->ffm_search;
@@ -1414,7 +1358,7 @@ static int
 comparison_report (const CompareOptions *o, const Comparison *c, const GArray *checkpoints)
 {
   g_autoptr (GError) error = NULL;
-  g_autofree char *budget = budget_text (budget_reference (c));
+  g_autofree char *budget = ffm_compare_budget_text (ffm_compare_budget_reference (c));
   guint threads = c->ffm_search.context.n_threads;
 
   if (o->data_to_stdout)
@@ -1432,6 +1376,9 @@ comparison_report (const CompareOptions *o, const Comparison *c, const GArray *c
            "%.3g s on an unloaded machine); shared pmappings and mapspace for the "
            "others %.3g s\n", c->optimum, c->ffm.seconds, c->ffm_cpu_seconds, threads,
            threads != 1 ? "s" : "", c->ffm_cpu_seconds / MAX (threads, 1), c->offset);
+  g_print ("T, the unit of the budget and the checkpoints (--budget-reference %s): %.4g s\n",
+           o->search.budget_reference != NULL ? o->search.budget_reference : "wall",
+           c->unit_seconds);
   if (c->ffm.result != NULL)
     {
       double rows = 0, groups = 0, dropped = 0;
@@ -1455,7 +1402,7 @@ comparison_report (const CompareOptions *o, const Comparison *c, const GArray *c
 files:
   if (o->json != NULL || o->visual.html != NULL)
     {
-      g_autofree char *text = compare_json (o, c, checkpoints, budget_reference (c));
+      g_autofree char *text = compare_json (o, c, checkpoints, ffm_compare_budget_reference (c));
       if ((o->json != NULL && !ffm_cli_output_write (o->json, text, &error))
           || (o->visual.html != NULL && !ffm_html_write_compare (o->visual.html, text, &error)))
         return ffm_cli_fail (COMMAND, error);
@@ -1487,424 +1434,6 @@ files:
   if (o->plot != NULL && !compare_plot (o->plot, c, &error))
     return ffm_cli_fail (COMMAND, error);
   return c->beaten ? FFM_EXIT_FAILURE : FFM_EXIT_OK;
-}
-
-/* ---- Fig. 9: --sweep-einsums ---- */
-
-/* One number of Einsums. */
-typedef struct {
-  guint n_einsums;
-  double ffm_seconds;
-  double ffm_cpu_seconds;
-  double optimum;
-  double offset;
-  double budget_seconds;        /* modelled: the time-out */
-  double log10_states;
-  double state_charge;          /* pmapping evaluations per state */
-  double seconds_per_pmapping;
-  guint n_entries;
-  guint *n_runs;                /* [entries] runs done */
-  double *times;                /* [entries x runs]: modelled s to within, INFINITY */
-  guint64 *seeds;               /* [entries x runs] */
-} SweepPoint;
-
-static void
-sweep_point_clear (gpointer data)
-{
-  SweepPoint *p = data;
-
-  g_free (p->n_runs);
-  g_free (p->times);
-  g_free (p->seeds);
-}
-
-/* The paper's average (§7.5): the mean over the runs, those that timed out
- * counted as finishing in ffm's time, unless more than half timed out
- * (then INFINITY: the strategy timed out). *@timed_out gets how many did. */
-static double
-sweep_mean (const SweepPoint *p, guint e, guint runs, guint *timed_out)
-{
-  double sum = 0;
-  guint n = p->n_runs[e], out = 0;
-
-  for (guint r = 0; r < n; r++)
-    {
-      double t = p->times[(gsize) e * runs + r];
-      if (isfinite (t))
-        sum += t;
-      else
-        {
-          out++;
-          sum += p->ffm_seconds;
-        }
-    }
-  *timed_out = out;
-  if (n == 0 || 2 * out > n)
-    return INFINITY;
-  return sum / n;
-}
-
-static void
-sweep_point_from (const CompareOptions *o, const Comparison *c, guint n_einsums,
-                  SweepPoint *p)
-{
-  guint runs = (guint) o->runs;
-
-  memset (p, 0, sizeof *p);
-  p->n_einsums = n_einsums;
-  p->ffm_seconds = c->ffm.seconds;
-  p->ffm_cpu_seconds = c->ffm_cpu_seconds;
-  p->optimum = c->optimum;
-  p->offset = c->offset;
-  p->budget_seconds = budget_reference (c)->context.max_modelled_seconds;
-  if (c->ms != NULL)
-    {
-      p->log10_states = ffm_mapspace_get_log10_n_states (c->ms);
-      p->state_charge = ffm_mapspace_get_state_query_weight (c->ms);
-      p->seconds_per_pmapping = ffm_mapspace_get_seconds_per_pmapping (c->ms);
-    }
-  p->n_entries = c->entries->len;
-  p->n_runs = g_new0 (guint, MAX (p->n_entries, 1));
-  p->times = g_new (double, MAX ((gsize) p->n_entries * runs, 1));
-  p->seeds = g_new0 (guint64, MAX ((gsize) p->n_entries * runs, 1));
-  for (guint e = 0; e < p->n_entries; e++)
-    {
-      const Entry *en = g_ptr_array_index (c->entries, e);
-      guint n = 0;
-      for (guint r = 0; r < en->runs->len && n < runs; r++)
-        {
-          const Run *run = &g_array_index (en->runs, Run, r);
-          double t = run->result != NULL
-            ? time_to (run->result, c->optimum * (1 + o->within / 100)) : INFINITY;
-          /* A run stopped by Ctrl-C, SIGTERM or --timeout before it got
-           * there neither got there nor timed out: it is left out. */
-          if (run->interrupted && !isfinite (t))
-            continue;
-          p->times[(gsize) e * runs + n] = t;
-          p->seeds[(gsize) e * runs + n] = run->seed;
-          n++;
-        }
-      p->n_runs[e] = n;
-    }
-}
-
-static void
-print_sweep (const CompareOptions *o, const GArray *points, char **names)
-{
-  guint runs = (guint) o->runs;
-
-  g_print ("\nTime to come within %g %% of ffm's optimum against the number of Einsums "
-           "(modelled s, as in the paper: the mean of the runs, a run that timed out "
-           "counted as taking ffm's time, \"timed out\" when more than half did; "
-           "(k/n): runs timed out; [x]: the mean over ffm's time):\n", o->within);
-  g_print ("  %-8s %10s %12s %12s", "Einsums", "ffm (s)", "ffm/Einsum", "timeout (s)");
-  for (guint i = 0; names[i] != NULL; i++)
-    if (!g_str_equal (names[i], "ffm"))
-      g_print (" %-28s", names[i]);
-  g_print ("\n");
-  for (guint k = 0; k < points->len; k++)
-    {
-      const SweepPoint *p = &g_array_index (points, SweepPoint, k);
-      g_print ("  %-8u %10.4g %12.4g %12.4g", p->n_einsums, p->ffm_seconds,
-               p->ffm_seconds / p->n_einsums, p->budget_seconds);
-      for (guint e = 0; e < p->n_entries; e++)
-        {
-          guint out;
-          double mean = sweep_mean (p, e, runs, &out);
-          char cell[64];
-          if (p->n_runs[e] == 0)
-            g_snprintf (cell, sizeof cell, "not run");
-          else if (!isfinite (mean))
-            g_snprintf (cell, sizeof cell, "timed out (%u/%u)", out, p->n_runs[e]);
-          else
-            g_snprintf (cell, sizeof cell, "%.4g [%.3gx] (%u/%u)", mean,
-                        mean / p->ffm_seconds, out, p->n_runs[e]);
-          g_print (" %-28s", cell);
-        }
-      g_print ("\n");
-    }
-}
-
-static char *
-sweep_json (const CompareOptions *o, FfmProblem *first, const FfmCliSearch *search,
-            const FfmCliSearch *budget, const GArray *points, char **names, const char *stopped)
-{
-  g_autoptr (FfmJsonWriter) b = ffm_json_writer_new ();
-  guint runs = (guint) o->runs;
-
-  ffm_json_writer_begin_object (b);
-  write_header_json (b, o, first, search, budget, stopped);
-  ffm_json_writer_member_double (b, "within_percent", o->within);
-  ffm_json_writer_member_string (b, "averaging", "mean of the runs, a timed-out run "
-                                 "counted as ffm's time; timed out when more than half "
-                                 "time out (the FFM paper, section 7.5)");
-  ffm_json_writer_key (b, "sweep");
-  ffm_json_writer_begin_array (b);
-  for (guint k = 0; k < points->len; k++)
-    {
-      const SweepPoint *p = &g_array_index (points, SweepPoint, k);
-      guint e = 0;
-      ffm_json_writer_begin_object (b);
-      ffm_json_writer_member_uint (b, "n_einsums", p->n_einsums);
-      ffm_json_writer_member_double (b, "ffm_seconds", p->ffm_seconds);
-      ffm_json_writer_member_double (b, "ffm_cpu_seconds", p->ffm_cpu_seconds);
-      ffm_json_writer_member_double (b, "optimum", p->optimum);
-      ffm_json_writer_member_double (b, "shared_pmappings_seconds", p->offset);
-      ffm_json_writer_member_double (b, "timeout_modelled_seconds", p->budget_seconds);
-      ffm_json_writer_member_double (b, "log10_compatible_states", p->log10_states);
-      ffm_json_writer_member_double (b, "state_charge", p->state_charge);
-      ffm_json_writer_member_double (b, "seconds_per_pmapping_evaluation",
-                                     p->seconds_per_pmapping);
-      ffm_json_writer_key (b, "strategies");
-      ffm_json_writer_begin_array (b);
-      for (guint i = 0; names[i] != NULL; i++)
-        {
-          guint out;
-          double mean;
-          if (g_str_equal (names[i], "ffm"))
-            continue;
-          mean = sweep_mean (p, e, runs, &out);
-          ffm_json_writer_begin_object (b);
-          ffm_json_writer_member_string (b, "name", names[i]);
-          ffm_json_writer_member_double (b, "mean_seconds", mean);
-          ffm_json_writer_member_boolean (b, "timed_out", !isfinite (mean));
-          ffm_json_writer_member_uint (b, "runs_timed_out", out);
-          ffm_json_writer_key (b, "runs");
-          ffm_json_writer_begin_array (b);
-          for (guint r = 0; r < p->n_runs[e]; r++)
-            {
-              ffm_json_writer_begin_object_inline (b);
-              ffm_json_writer_member_uint (b, "seed", p->seeds[(gsize) e * runs + r]);
-              ffm_json_writer_member_double (b, "seconds_to_within",
-                                             p->times[(gsize) e * runs + r]);
-              ffm_json_writer_end_object (b);
-            }
-          ffm_json_writer_end_array (b);
-          ffm_json_writer_end_object (b);
-          e++;
-        }
-      ffm_json_writer_end_array (b);
-      ffm_json_writer_end_object (b);
-    }
-  ffm_json_writer_end_array (b);
-  ffm_json_writer_end_object (b);
-  return ffm_json_writer_finish (b);
-}
-
-static char *
-sweep_csv (const CompareOptions *o, const GArray *points, char **names)
-{
-  GString *s = g_string_new ("n_einsums,strategy,run,seed,seconds_to_within,timed_out,"
-                             "ffm_seconds,timeout_seconds,baseline_space,charge\n");
-  char buf[3][G_ASCII_DTOSTR_BUF_SIZE];
-  guint runs = (guint) o->runs;
-
-  for (guint k = 0; k < points->len; k++)
-    {
-      const SweepPoint *p = &g_array_index (points, SweepPoint, k);
-      guint e = 0;
-      for (guint i = 0; names[i] != NULL; i++)
-        {
-          if (g_str_equal (names[i], "ffm"))
-            continue;
-          for (guint r = 0; r < p->n_runs[e]; r++)
-            {
-              double t = p->times[(gsize) e * runs + r];
-              g_string_append_printf (s, "%u,%s,%u,%" G_GUINT64_FORMAT ",%s,%d,%s,%s,%s,%s\n",
-                                      p->n_einsums, names[i], r, p->seeds[(gsize) e * runs + r],
-                                      isfinite (t) ? ffm_format_double (t, buf[0]) : "",
-                                      !isfinite (t), ffm_format_double (p->ffm_seconds, buf[1]),
-                                      ffm_format_double (p->budget_seconds, buf[2]),
-                                      ffm_mapspace_space_to_string (o->space),
-                                      ffm_mapspace_charge_to_string (o->charge_model));
-            }
-          e++;
-        }
-    }
-  return g_string_free (s, FALSE);
-}
-
-/* Fig. 9: time to within X % (log) against the number of Einsums (log),
- * ffm's time to the optimum, and the time-out. */
-static gboolean
-sweep_plot (const CompareOptions *o, const char *workload, const char *arch,
-            const GArray *points, char **names, GError **error)
-{
-  g_autoptr (GArray) series = g_array_new (FALSE, TRUE, sizeof (FfmPlotSeries));
-  g_autoptr (GPtrArray) owned = g_ptr_array_new_with_free_func (g_free);
-  g_autofree char *title = g_strdup_printf ("%s on %s: time to the optimum (ffm) and to "
-                                            "within %g %% of it (others)", workload, arch,
-                                            o->within);
-  guint n = points->len, runs = (guint) o->runs, e = 0;
-  double *x = g_new (double, MAX (n, 1)), *ffm = g_new (double, MAX (n, 1));
-  double *timeout = g_new (double, MAX (n, 1));
-  FfmPlotAxes axes = { title, "Einsums", "seconds (baselines: modelled)", TRUE, TRUE, 0,
-                       0, 0, 0 };
-
-  g_ptr_array_add (owned, x);
-  g_ptr_array_add (owned, ffm);
-  g_ptr_array_add (owned, timeout);
-  for (guint k = 0; k < n; k++)
-    {
-      const SweepPoint *p = &g_array_index (points, SweepPoint, k);
-      x[k] = p->n_einsums;
-      ffm[k] = p->ffm_seconds;
-      timeout[k] = p->budget_seconds > 0 ? p->budget_seconds : NAN;
-    }
-  g_array_append_val (series, ((FfmPlotSeries) { "ffm (optimal)", n, x, ffm, NULL, NULL, TRUE }));
-  for (guint i = 0; names[i] != NULL; i++)
-    {
-      double *y;
-      if (g_str_equal (names[i], "ffm"))
-        continue;
-      y = g_new (double, MAX (n, 1));
-      g_ptr_array_add (owned, y);
-      for (guint k = 0; k < n; k++)
-        {
-          guint out;
-          double mean = sweep_mean (&g_array_index (points, SweepPoint, k), e, runs, &out);
-          y[k] = isfinite (mean) && mean > 0 ? mean : NAN;
-        }
-      g_array_append_val (series, ((FfmPlotSeries) { names[i], n, x, y, NULL, NULL, TRUE }));
-      e++;
-    }
-  {
-    g_autofree char *label = NULL;
-    const SweepPoint *p0 = n > 0 ? &g_array_index (points, SweepPoint, 0) : NULL;
-    if (p0 != NULL && p0->ffm_seconds > 0 && p0->budget_seconds > 0)
-      label = g_strdup_printf ("time-out (%gx ffm)", p0->budget_seconds / p0->ffm_seconds);
-    else
-      label = g_strdup ("time-out");
-    g_ptr_array_add (owned, g_steal_pointer (&label));
-    g_array_append_val (series, ((FfmPlotSeries) { g_ptr_array_index (owned, owned->len - 1),
-                                                   n, x, timeout, NULL, NULL, FALSE }));
-  }
-  return ffm_plot_lines (o->plot, &axes, (const FfmPlotSeries *) series->data, series->len,
-                         error);
-}
-
-/* Runs the comparison for each number of Einsums of --sweep-einsums. */
-static int
-run_sweep (GOptionContext *context, CompareOptions *o, FfmPluginRegistry *registry,
-           char **names, const GArray *sizes)
-{
-  g_autoptr (GArray) points = g_array_new (FALSE, TRUE, sizeof (SweepPoint));
-  g_autoptr (FfmCliCancel) cancel = ffm_cli_cancel_begin (o->search.timeout);
-  g_autoptr (FfmCliProgress) progress = ffm_cli_progress_start (COMMAND, TRUE);
-  g_autoptr (FfmProblem) first = NULL;
-  g_autoptr (GError) error = NULL;
-  g_autofree char *stopped = NULL, *budget = NULL;
-  g_auto (FfmCliSearch) ref = { 0 };
-  gboolean beaten = FALSE, have_ref = FALSE;
-  Phase phase = { progress, "" };
-  int status = FFM_EXIT_OK;
-
-  g_array_set_clear_func (points, sweep_point_clear);
-  for (guint k = 0; k < sizes->len && stopped == NULL; k++)
-    {
-      guint n_einsums = (guint) g_array_index (sizes, double, k);
-      FfmCliProblemOptions po = o->problem;
-      g_autoptr (GStrvBuilder) b = g_strv_builder_new ();
-      g_auto (GStrv) params = NULL;
-      g_autofree char *assignment = g_strdup_printf ("n_einsums=%u", n_einsums);
-      g_autofree char *what = g_strdup_printf ("%u Einsums (%u of %u): ", n_einsums, k + 1,
-                                               sizes->len);
-      g_autoptr (FfmProblem) problem = NULL;
-      Comparison c;
-      SweepPoint p;
-
-      for (guint i = 0; o->problem.params != NULL && o->problem.params[i] != NULL; i++)
-        if (!g_str_has_prefix (o->problem.params[i], "n_einsums="))
-          g_strv_builder_add (b, o->problem.params[i]);
-      g_strv_builder_add (b, assignment);
-      params = g_strv_builder_end (b);
-      po.params = params;
-      status = ffm_cli_load_problem (context, COMMAND, registry, &po, &problem);
-      if (status != FFM_EXIT_OK)
-        {
-          g_printerr ("ffm compare: --sweep-einsums sets the workload's parameter "
-                      "n_einsums (a chain of matmuls: --workload matmul-chain)\n");
-          return status;
-        }
-      status = comparison_prepare (context, o, registry, problem, names, TRUE, &c);
-      if (status == FFM_EXIT_OK)
-        status = comparison_run (o, &c, cancel, &phase, what, o->within);
-      if (status != FFM_EXIT_OK)
-        {
-          if (!c.ffm_done || points->len == 0)
-            {
-              comparison_clear (&c);
-              return status;
-            }
-          /* A failure past the first size: report the sizes done. */
-          comparison_clear (&c);
-          break;
-        }
-      sweep_point_from (o, &c, n_einsums, &p);
-      g_array_append_val (points, p);
-      g_printerr ("ffm compare: %u Einsums done: ffm %.3g s (optimum %.6g); shared "
-                  "pmappings %.3g s\n", n_einsums, c.ffm.seconds, c.optimum, c.offset);
-      beaten |= c.beaten;
-      if (c.stopped != NULL)
-        stopped = g_strdup (c.stopped);
-      if (!have_ref)
-        {
-          /* The first size's options stand for the sweep's in the JSON. */
-          first = ffm_problem_ref (problem);
-          budget = budget_text (budget_reference (&c));
-          ref = c.ffm_search;
-          memset (&c.ffm_search, 0, sizeof c.ffm_search);
-          if (c.entries->len > 0)
-            {
-              const FfmCliSearch *br = budget_reference (&c);
-              ref.budget_multiple = br->budget_multiple;
-              ref.context.max_modelled_seconds = br->context.max_modelled_seconds;
-              ref.context.max_evaluations = br->context.max_evaluations;
-              ref.context.max_seconds = br->context.max_seconds;
-            }
-          have_ref = TRUE;
-        }
-      comparison_clear (&c);
-      give_back_memory ();
-    }
-  ffm_cli_progress_stop (g_steal_pointer (&progress));
-  if (o->data_to_stdout && stopped != NULL)
-    ffm_cli_warn (COMMAND, "%s; the data hold the sizes and runs done so far", stopped);
-  if (!o->data_to_stdout)
-    {
-      g_print ("Comparison on %s / %s with --sweep-einsums, objective %s, %d run%s per "
-               "strategy, budget %s per size, baselines' space %s, charge %s\n",
-               ffm_workload_get_name (ffm_problem_get_workload (first)),
-               ffm_arch_get_name (ffm_problem_get_arch (first)),
-               ffm_objective_to_string (ref.objective), o->runs, o->runs > 1 ? "s" : "", budget,
-               ffm_mapspace_space_to_string (o->space),
-               ffm_mapspace_charge_to_string (o->charge_model));
-      if (stopped != NULL)
-        g_print ("INTERRUPTED: %s; the table holds the sizes and runs done so far.\n", stopped);
-      print_sweep (o, points, names);
-    }
-  if (o->json != NULL)
-    {
-      g_autofree char *text = sweep_json (o, first, &ref, &ref, points, names, stopped);
-      if (!ffm_cli_output_write (o->json, text, &error))
-        return ffm_cli_fail (COMMAND, error);
-    }
-  if (o->csv != NULL)
-    {
-      g_autofree char *text = sweep_csv (o, points, names);
-      if (!ffm_cli_output_write (o->csv, text, &error))
-        return ffm_cli_fail (COMMAND, error);
-    }
-  if (o->plot != NULL
-      && !sweep_plot (o, ffm_workload_get_name (ffm_problem_get_workload (first)),
-                      ffm_arch_get_name (ffm_problem_get_arch (first)), points, names, &error))
-    return ffm_cli_fail (COMMAND, error);
-  if (status != FFM_EXIT_OK)
-    return status;
-  /* A stopped sweep wrote what it has, but is not complete. */
-  return beaten ? FFM_EXIT_FAILURE
-    : ffm_cli_stop_exit_code (stopped != NULL ? ffm_cli_cancel_get_reason (cancel)
-                              : FFM_CLI_STOP_NONE);
 }
 
 /* ---- The command ---- */
@@ -1968,6 +1497,13 @@ run (GOptionContext *context, CompareOptions *o)
   if (o->sweep_einsums != NULL
       && !parse_positive_list ("--sweep-einsums", o->sweep_einsums, TRUE, sizes, &error))
     return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
+  if (o->search.budget_reference != NULL
+      && !ffm_cli_parse_budget_reference (o->search.budget_reference, &o->unit,
+                                          &o->unit_given, &error))
+    return ffm_cli_usage_error (context, COMMAND, "%s", error->message);
+  if (o->sweep_einsums != NULL && o->unit == FFM_CLI_TIME_UNIT_GIVEN)
+    return ffm_cli_usage_error (context, COMMAND, "--budget-reference takes wall or cpu "
+                                "with --sweep-einsums (each size has its own T)");
   if (o->sweep_einsums != NULL && o->trace_csv != NULL)
     return ffm_cli_usage_error (context, COMMAND, "--trace-csv is for one comparison, "
                                 "not --sweep-einsums (its --json holds every run's time)");
@@ -2016,11 +1552,11 @@ run (GOptionContext *context, CompareOptions *o)
     return status;
   registry = ffm_cli_registry_new (&o->common);
   if (o->sweep_einsums != NULL && !ffm_cli_mpi_is_worker ())
-    return run_sweep (context, o, registry, names, sizes);
+    return ffm_compare_run_sweep (context, o, registry, names, sizes);
   status = ffm_cli_load_problem (context, COMMAND, registry, &o->problem, &problem);
   if (status != FFM_EXIT_OK)
     return status;
-  status = comparison_prepare (context, o, registry, problem, names, FALSE, &c);
+  status = ffm_compare_prepare (context, o, registry, problem, names, FALSE, &c);
   if (status != FFM_EXIT_OK)
     goto out;
   /* Under mpirun the other ranks only run what rank 0 hands out. */
@@ -2033,7 +1569,7 @@ run (GOptionContext *context, CompareOptions *o)
     g_autoptr (FfmCliCancel) cancel = ffm_cli_cancel_begin (o->search.timeout);
     g_autoptr (FfmCliProgress) progress = ffm_cli_progress_start (COMMAND, TRUE);
     Phase phase = { progress, "" };
-    status = comparison_run (o, &c, cancel, &phase, "", 0);
+    status = ffm_compare_run (o, &c, cancel, &phase, "", 0);
     stop_reason = ffm_cli_cancel_get_reason (cancel);
   }
   if (status == FFM_EXIT_OK)
@@ -2047,7 +1583,7 @@ run (GOptionContext *context, CompareOptions *o)
     status = ffm_cli_stop_exit_code (stop_reason);   /* stopped before ffm finished */
 
 out:
-  comparison_clear (&c);
+  ffm_compare_clear (&c);
   return status;
 }
 
@@ -2061,11 +1597,13 @@ run_command (GOptionContext *context, gpointer options)
 int
 ffm_cmd_compare (int argc, char **argv)
 {
-  CompareOptions o = { FFM_CLI_COMMON_INIT, FFM_CLI_RUN_OPTIONS_INIT,
-                       FFM_CLI_PROBLEM_OPTIONS_INIT,
-                       FFM_CLI_SEARCH_OPTIONS_INIT, NULL, 10, NULL, NULL, NULL, NULL,
-                       DEFAULT_WITHIN, NULL, NULL, NULL, NULL, FFM_CLI_VISUAL_OPTIONS_INIT,
-                       FFM_MAPSPACE_SPACE_PAPER, FFM_MAPSPACE_CHARGE_EXPLORED, FALSE };
+  CompareOptions o = { .common = FFM_CLI_COMMON_INIT, .run = FFM_CLI_RUN_OPTIONS_INIT,
+                       .problem = FFM_CLI_PROBLEM_OPTIONS_INIT,
+                       .search = FFM_CLI_SEARCH_OPTIONS_INIT, .runs = 10,
+                       .within = DEFAULT_WITHIN, .visual = FFM_CLI_VISUAL_OPTIONS_INIT,
+                       .space = FFM_MAPSPACE_SPACE_PAPER,
+                       .charge_model = FFM_MAPSPACE_CHARGE_EXPLORED,
+                       .unit = FFM_CLI_TIME_UNIT_WALL };
   const GOptionEntry entries[] = {
     { "strategies", 0, 0, G_OPTION_ARG_STRING, &o.strategies,
       "Strategies to compare, separated by commas (default " DEFAULT_STRATEGIES

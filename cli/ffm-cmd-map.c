@@ -237,9 +237,14 @@ append_search (GString *out, const FfmSearchResult *result,
     {
       g_string_append_printf (out, " of a budget of %.4g s",
                               search->context.max_modelled_seconds);
-      if (search->budget_multiple > 0)
-        g_string_append_printf (out, " (%gx ffm's %.3g s)", search->budget_multiple,
-                                search->ffm_seconds);
+      if (search->budget_multiple > 0 && search->time_unit == FFM_CLI_TIME_UNIT_GIVEN)
+        g_string_append_printf (out, " (%gx the %.4g s given by --budget-reference)",
+                                search->budget_multiple, search->ffm_seconds);
+      else if (search->budget_multiple > 0)
+        g_string_append_printf (out, " (%gx ffm's %.3g s, %s)", search->budget_multiple,
+                                search->ffm_seconds,
+                                search->time_unit == FFM_CLI_TIME_UNIT_CPU
+                                ? "CPU time over its threads" : "wall time");
     }
   g_string_append_c (out, '\n');
 }
@@ -337,6 +342,9 @@ run (GOptionContext *context, MapOptions *o)
                               ffm_cli_run_options_get_threads (&o->run));
   ffm_cli_mpi_lead ();
 
+  if (o->search.budget_reference != NULL && search.budget_multiple == 0)
+    ffm_cli_warn (COMMAND, "--budget-reference %s applies to --budget Nx only; "
+                  "ignored", o->search.budget_reference);
   if (search.budget_multiple > 0
       && g_strcmp0 (search.plugin->descriptor->name, "ffm") == 0)
     ffm_cli_warn (COMMAND, "--budget %s does not apply to ffm, which runs to "

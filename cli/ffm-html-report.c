@@ -1371,7 +1371,11 @@ ffm_html_compare_to_string (const char *json, GError **error)
   checkpoints = member_array (root, "checkpoints");
   ffm = member_object (root, "ffm");
   optimum = member_double (ffm, "optimum");
-  ffm_seconds = member_double (ffm, "seconds");
+  /* T, the unit of the checkpoints (ffm's wall time unless the record
+   * says otherwise: --budget-reference). */
+  ffm_seconds = member_double (ffm, "time_unit_seconds");
+  if (!isfinite (ffm_seconds))
+    ffm_seconds = member_double (ffm, "seconds");
   if (strategies == NULL || !isfinite (optimum))
     {
       g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "--html: the comparison record "

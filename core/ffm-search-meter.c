@@ -25,6 +25,7 @@ typedef struct {
 
 struct _FfmSearchMeter {
   const FfmSearchContext *ctx;  /* borrowed */
+  const FfmMapspace *ms;        /* borrowed, NULL */
   double state_weight;          /* queries per state (0 without a mapspace) */
   double seconds_per_pmapping;
   double scale;                 /* n_parts / threads: a part's queries to the
@@ -67,6 +68,7 @@ ffm_search_meter_new (const FfmSearchContext *ctx, const FfmMapspace *ms,
     m->target = ctx->target_objective;
   threads = MAX (1, MIN (ctx->n_threads, n_parts));
   m->scale = (double) n_parts / threads;
+  m->ms = ms;
   if (ms != NULL)
     {
       m->state_weight = ffm_mapspace_get_state_query_weight (ms);
@@ -164,6 +166,27 @@ gboolean
 ffm_search_meter_charge_states (FfmSearchMeter *m, guint64 n)
 {
   return ffm_search_meter_charge (m, n, m->state_weight * (double) n);
+}
+
+gboolean
+ffm_search_meter_read_rows (FfmSearchMeter *m, guint einsum, guint group, guint first,
+                            guint n, double *energy, double *latency)
+{
+  g_return_val_if_fail (m != NULL && m->ms != NULL, FALSE);
+  g_return_val_if_fail (einsum < ffm_mapspace_get_n_einsums (m->ms)
+                        && group < ffm_mapspace_get_n_groups (m->ms, einsum), FALSE);
+  g_return_val_if_fail ((guint64) first + n
+                        <= ffm_mapspace_group_get_n_rows (m->ms, einsum, group), FALSE);
+  for (guint r = 0; r < n; r++)
+    {
+      double e, l;
+      ffm_mapspace_group_get_objectives (m->ms, einsum, group, first + r, &e, &l);
+      if (energy != NULL)
+        energy[r] = e;
+      if (latency != NULL)
+        latency[r] = l;
+    }
+  return ffm_search_meter_charge (m, 0, n * ffm_mapspace_get_query_weight (m->ms, einsum));
 }
 
 gboolean

@@ -302,6 +302,12 @@ test_compare_usage_errors (void)
     { "--sweep-einsums", "2,0", NULL, "--sweep-einsums" },
     { "--sweep-einsums", "2.5", NULL, "--sweep-einsums" },
     { "--strategy-param", "ffm.nonsense=1", NULL, "nonsense" },
+    { "--budget-reference", "fast", NULL, "--budget-reference takes wall, cpu or a number" },
+    { "--budget-reference", "0", NULL, "--budget-reference" },
+    { "--budget-reference", "-3", NULL, "--budget-reference" },
+    { "--budget-reference", "10x", NULL, "--budget-reference" },
+    { "--budget-reference", "nan", NULL, "--budget-reference" },
+    { "--budget-reference", "1e400", NULL, "--budget-reference" },
   };
 
   g_test_summary ("ffm compare's usage errors exit 2 with messages naming the option");
@@ -314,6 +320,105 @@ test_compare_usage_errors (void)
     }
 }
 
+
+/* The budget and the checkpoints are multiples of T: ffm's wall time (the
+ * default), its CPU time over its threads (cpu), or seconds given; every
+ * run's modelled time stays within its budget of T. */
+static void
+test_compare_budget_reference (void)
+{
+  static const char *const references[] = { "wall", "cpu", "0.05" };
+
+  g_test_summary ("ffm compare and ffm map --budget-reference: T as asked, in the budget, "
+                  "the JSON and the text");
+  for (guint i = 0; i < G_N_ELEMENTS (references); i++)
+    {
+      g_auto (FfmTestRun) run = { 0 };
+      g_autoptr (JsonParser) parser = json_parser_new ();
+      g_autofree char *line = g_strdup_printf ("(--budget-reference %s): ", references[i]);
+      JsonObject *o, *ffm, *budget, *stats;
+      double t, expected;
+      FFM_TEST_RUN (&run, "compare", SMALL, "--strategies", "tileflow", "--runs", "1",
+                    "--budget", "20x", "--threads", "2", "--budget-reference", references[i],
+                    "--json", "-");
+      g_assert_cmpint (run.status, ==, 0);
+      o = parse_object (parser, run.out, "ffm compare --budget-reference --json -");
+      ffm = json_object_get_object_member (o, "ffm");
+      t = json_object_get_double_member (ffm, "time_unit_seconds");
+      g_assert_cmpstr (json_object_get_string_member (o, "time_unit"), ==,
+                       i == 2 ? "given" : references[i]);
+      if (i == 0)
+        expected = json_object_get_double_member (ffm, "seconds");
+      else if (i == 1)
+        {
+          double cpu = json_object_get_double_member (ffm, "cpu_seconds");
+          expected = cpu > 0 ? cpu / 2 : json_object_get_double_member (ffm, "seconds");
+        }
+      else
+        expected = 0.05;
+      g_assert_cmpfloat (t, ==, expected);
+      budget = json_object_get_object_member (o, "budget");
+      g_assert_cmpfloat (json_object_get_double_member (budget, "ffm_seconds"), ==, t);
+      g_assert_cmpfloat_with_epsilon (json_object_get_double_member (budget,
+                                                                     "max_modelled_seconds"),
+                                      20 * t, 1e-12 * t);
+      stats = json_object_get_object_member (
+        json_array_get_object_element (json_object_get_array_member (
+          json_array_get_object_element (json_object_get_array_member (o, "strategies"), 0),
+          "runs"), 0), "stats");
+      g_assert_cmpfloat (json_object_get_double_member (stats, "modelled_seconds"), <=,
+                         20 * t * (1 + 1e-9));
+      g_assert_cmpfloat (json_object_get_double_member (stats, "modelled_seconds"), >, 0);
+    }
+  {
+    g_auto (FfmTestRun) text = { 0 };
+    FFM_TEST_RUN (&text, "compare", SMALL, "--strategies", "tileflow", "--runs", "1",
+                  "--budget", "20x", "--budget-reference", "0.05s");
+    g_assert_cmpint (text.status, ==, 0);
+    assert_contains (text.out, "T, the unit of the budget and the checkpoints "
+                     "(--budget-reference 0.05s): 0.05 s");
+    assert_contains (text.out, "budget 20x ffm's time (1 s of modelled time)");
+  }
+  /* ffm map --budget Nx takes the same T. */
+  {
+    g_auto (FfmTestRun) given = { 0 }, cpu = { 0 }, text = { 0 }, alone = { 0 };
+    g_autoptr (JsonParser) p1 = json_parser_new ();
+    g_autoptr (JsonParser) p2 = json_parser_new ();
+    JsonObject *budget;
+    FFM_TEST_RUN (&given, "map", SMALL, "--strategy", "tileflow", "--budget", "20x",
+                  "--budget-reference", "0.05", "--json", "-");
+    g_assert_cmpint (given.status, ==, 0);
+    budget = json_object_get_object_member (parse_object (p1, given.out, "map --json -"),
+                                            "budget");
+    g_assert_cmpstr (json_object_get_string_member (budget, "time_unit"), ==, "given");
+    g_assert_cmpfloat (json_object_get_double_member (budget, "ffm_seconds"), ==, 0.05);
+    g_assert_cmpfloat_with_epsilon (json_object_get_double_member (budget,
+                                                                   "max_modelled_seconds"),
+                                    1.0, 1e-12);
+    FFM_TEST_RUN (&cpu, "map", SMALL, "--strategy", "tileflow", "--budget", "20x",
+                  "--budget-reference", "cpu", "--json", "-");
+    g_assert_cmpint (cpu.status, ==, 0);
+    budget = json_object_get_object_member (parse_object (p2, cpu.out, "map --json -"),
+                                            "budget");
+    g_assert_cmpstr (json_object_get_string_member (budget, "time_unit"), ==, "cpu");
+    g_assert_cmpfloat (json_object_get_double_member (budget, "ffm_seconds"), >, 0);
+    FFM_TEST_RUN (&text, "map", SMALL, "--strategy", "tileflow", "--budget", "20x",
+                  "--budget-reference", "0.05s");
+    g_assert_cmpint (text.status, ==, 0);
+    assert_contains (text.out, "(20x the 0.05 s given by --budget-reference)");
+    FFM_TEST_RUN (&alone, "map", SMALL, "--strategy", "tileflow", "--max-evaluations", "50",
+                  "--budget-reference", "cpu");
+    g_assert_cmpint (alone.status, ==, 0);
+    assert_contains (alone.err, "--budget-reference cpu applies to --budget Nx only");
+  }
+  {
+    g_auto (FfmTestRun) sweep = { 0 };
+    FFM_TEST_RUN (&sweep, "compare", "--arch", "tpuv4i", "--workload", "matmul-chain",
+                  "--sweep-einsums", "2", "--budget-reference", "3");
+    g_assert_cmpint (sweep.status, ==, 2);
+    assert_contains (sweep.err, "--budget-reference takes wall or cpu with --sweep-einsums");
+  }
+}
 
 /* The JSON member @name of @o as a double. */
 static double
@@ -573,6 +678,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compare-cli/compare-ffm-alone", test_compare_ffm_alone);
   g_test_add_func ("/compare-cli/compare-usage-errors", test_compare_usage_errors);
   g_test_add_func ("/compare-cli/compare-space-and-charge", test_compare_space_and_charge);
+  g_test_add_func ("/compare-cli/compare-budget-reference", test_compare_budget_reference);
   g_test_add_func ("/compare-cli/compare-sigterm", test_compare_sigterm);
   g_test_add_func ("/compare-cli/compare-sweep-sigterm", test_compare_sweep_sigterm);
   g_test_add_func ("/compare-cli/compare-max-memory", test_compare_max_memory);

@@ -1070,6 +1070,35 @@ test_charges (void)
     g_assert_cmpfloat_with_epsilon (ffm_search_meter_get_modelled_seconds (m),
                                     4 * explored * 2e-6, 1e-12 * explored);
   }
+  /* Rows read through the meter: the values of the mapspace, each row one
+   * query of its Einsum, no evaluation. */
+  for (guint x = 0; x < n; x++)
+    {
+      g_autoptr (FfmSearchMeter) m = ffm_search_meter_new (&ctx, s.ms, 0, 1, 0);
+      guint g = 0, rows;
+      while (ffm_mapspace_get_n_groups (s.ms, x) > g + 1
+             && ffm_mapspace_group_get_n_rows (s.ms, x, g) < 2)
+        g++;
+      rows = ffm_mapspace_group_get_n_rows (s.ms, x, g);
+      g_assert_cmpuint (rows, >, 0);
+      {
+        g_autofree double *energy = g_new (double, rows);
+        g_autofree double *latency = g_new (double, rows);
+        ffm_search_meter_read_rows (m, x, g, 0, rows, energy, latency);
+        for (guint r = 0; r < rows; r++)
+          {
+            double e, l;
+            ffm_mapspace_group_get_objectives (s.ms, x, g, r, &e, &l);
+            g_assert_cmpfloat (energy[r], ==, e);
+            g_assert_true (latency[r] == l || (isnan (latency[r]) && isnan (l)));
+          }
+        ffm_search_meter_read_rows (m, x, g, rows - 1, 1, NULL, latency);
+      }
+      g_assert_cmpuint (ffm_search_meter_get_evaluations (m), ==, 0);
+      g_assert_cmpfloat_with_epsilon (ffm_search_meter_get_pmapping_queries (m),
+                                      (rows + 1) * ffm_mapspace_get_query_weight (s.ms, x),
+                                      1e-12 * rows * explored);
+    }
   {
     FfmMapspaceCharge c;
     g_autoptr (GError) error = NULL;

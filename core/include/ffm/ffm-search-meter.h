@@ -9,6 +9,12 @@
  *     that evaluates pmappings itself would spend); the modelled time is
  *     the queries times ffm_mapspace_get_seconds_per_pmapping(), divided
  *     by the search's threads (they run at once);
+ *   - a strategy that reads pmapping rows itself (to build its own
+ *     objective bounds, or to pick rows before evaluating a state) reads
+ *     them through ffm_search_meter_read_rows(), which charges each row
+ *     read as one query of its Einsum (the mapspace's query weight), no
+ *     evaluation: reading every row of the space costs what a mapper that
+ *     evaluated them itself would spend;
  *   - every objective it reaches is offered; each improvement becomes a
  *     point of the convergence trace (evaluations, wall seconds, best so
  *     far, queries, modelled seconds);
@@ -75,6 +81,20 @@ FFM_API gboolean ffm_search_meter_charge (FfmSearchMeter *meter,
 /* Charges @n evaluated states of the meter's mapspace. */
 FFM_API gboolean ffm_search_meter_charge_states (FfmSearchMeter *meter,
                                                  guint64 n);
+/* Reads the energy (J) and latency (s) of rows @first .. @first + @n - 1
+ * of group @group of Einsum @einsum of the meter's mapspace into
+ * @energy[0 .. @n - 1] and @latency[0 .. @n - 1] (either may be NULL), as
+ * ffm_mapspace_group_get_objectives() does, and charges them: @n queries of
+ * that Einsum (@n x ffm_mapspace_get_query_weight()), no evaluation. The
+ * rows must exist, and the meter must have a mapspace. Returns FALSE when
+ * the search must stop (the rows are read all the same). */
+FFM_API gboolean ffm_search_meter_read_rows (FfmSearchMeter *meter,
+                                             guint einsum,
+                                             guint group,
+                                             guint first,
+                                             guint n,
+                                             double *energy,
+                                             double *latency);
 /* TRUE once the part must stop (as the last charge said). */
 FFM_API gboolean ffm_search_meter_is_done (const FfmSearchMeter *meter);
 /* Whether @n more states may be evaluated: FALSE when done, or when the

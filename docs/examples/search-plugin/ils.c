@@ -5,8 +5,9 @@
  * energy and latency are the sums of its rows' (one per Einsum), so once a
  * row's energy and latency are read, the objective of any neighbour that
  * changes one Einsum is known without evaluating it; only whether it fits
- * needs a full evaluation. Reading a row is charged as the query of one
- * pmapping of its Einsum (ffm_mapspace_get_query_weight()), each state
+ * needs a full evaluation. Rows are read through the meter
+ * (ffm_search_meter_read_rows()), which charges each as the query of one
+ * pmapping of its Einsum (ffm_mapspace_get_query_weight()); each state
  * evaluated as a state. Descent: for each Einsum, every compatible (group,
  * row) ranked by the objective it would give; the `tries` best that
  * improve are evaluated until one fits. At a local optimum: perturb the
@@ -57,10 +58,8 @@ rows_of (Ils *s, guint x, guint g)
   *slot = s->energy->len;
   g_array_set_size (s->energy, *slot + n_rows);
   g_array_set_size (s->latency, *slot + n_rows);
-  for (guint r = 0; r < n_rows; r++)
-    ffm_mapspace_group_get_objectives (s->ms, x, g, r, &ROW (s->energy, *slot + r),
-                                       &ROW (s->latency, *slot + r));
-  ffm_search_meter_charge (s->meter, 0, n_rows * ffm_mapspace_get_query_weight (s->ms, x));
+  ffm_search_meter_read_rows (s->meter, x, g, 0, n_rows, &ROW (s->energy, *slot),
+                              &ROW (s->latency, *slot));
   return *slot;
 }
 
