@@ -470,6 +470,44 @@ load_timeloop_workload (GOptionContext *context, const char *command,
   return timeloop_done (command, spec, spec != NULL && *out != NULL, error);
 }
 
+/* Builds an architecture or loads a workload named @name with @values. */
+typedef gpointer (*LoadFunc) (const char *name, const FfmParamValues *values,
+                              gpointer user_data, GError **error);
+
+/* What --arch and --workload share: the assignments of @option (KEY=VALUE
+ * strings; a bad one is a usage error), then @load (its error is the
+ * command's). */
+static int
+load_with_assignments (GOptionContext *context, const char *command, const char *name,
+                       char **assignments, const char *option, LoadFunc load,
+                       gpointer user_data, gpointer *out)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FfmParamValues) values = ffm_cli_parse_assignments (assignments, option,
+                                                                 &error);
+
+  if (values == NULL)
+    return ffm_cli_usage_error (context, command, "%s", error->message);
+  *out = load (name, values, user_data, &error);
+  if (*out == NULL)
+    return ffm_cli_fail (command, error);
+  return FFM_EXIT_OK;
+}
+
+static gpointer
+build_arch (const char *name, const FfmParamValues *values, gpointer registry,
+            GError **error)
+{
+  return ffm_plugin_registry_build_arch (registry, name, values, error);
+}
+
+static gpointer
+load_workload (const char *name, const FfmParamValues *values, gpointer user_data,
+               GError **error)
+{
+  return ffm_workload_load (name, values, error);
+}
+
 int
 ffm_cli_load_arch (GOptionContext *context,
                    const char *command,
@@ -477,22 +515,14 @@ ffm_cli_load_arch (GOptionContext *context,
                    const FfmCliProblemOptions *options,
                    FfmArch **out)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (FfmParamValues) values = NULL;
-
   if (options->arch == NULL)
     return ffm_cli_usage_error (context, command,
                                 "--arch is required (a name from `ffm list`, "
                                 "MODEL:NAME, a JSON file or timeloop:FILE.yaml,...)");
   if (g_str_has_prefix (options->arch, FFM_CLI_TIMELOOP_PREFIX))
     return load_timeloop_arch (context, command, options, out);
-  values = ffm_cli_parse_assignments (options->arch_params, "--arch-param", &error);
-  if (values == NULL)
-    return ffm_cli_usage_error (context, command, "%s", error->message);
-  *out = ffm_plugin_registry_build_arch (registry, options->arch, values, &error);
-  if (*out == NULL)
-    return ffm_cli_fail (command, error);
-  return FFM_EXIT_OK;
+  return load_with_assignments (context, command, options->arch, options->arch_params,
+                                "--arch-param", build_arch, registry, (gpointer *) out);
 }
 
 int
@@ -501,9 +531,6 @@ ffm_cli_load_workload (GOptionContext *context,
                        const FfmCliProblemOptions *options,
                        FfmWorkload **out)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (FfmParamValues) values = NULL;
-
   if (options->workload == NULL)
     return ffm_cli_usage_error (context, command,
                                 "--workload is required (a name from the "
@@ -511,13 +538,8 @@ ffm_cli_load_workload (GOptionContext *context,
                                 "timeloop:FILE.yaml)");
   if (g_str_has_prefix (options->workload, FFM_CLI_TIMELOOP_PREFIX))
     return load_timeloop_workload (context, command, options, out);
-  values = ffm_cli_parse_assignments (options->params, "--param", &error);
-  if (values == NULL)
-    return ffm_cli_usage_error (context, command, "%s", error->message);
-  *out = ffm_workload_load (options->workload, values, &error);
-  if (*out == NULL)
-    return ffm_cli_fail (command, error);
-  return FFM_EXIT_OK;
+  return load_with_assignments (context, command, options->workload, options->params,
+                                "--param", load_workload, NULL, (gpointer *) out);
 }
 
 int

@@ -12,6 +12,7 @@
 #include <ffm/ffm-estimator.h>
 #include "ffm-estimator-private.h"
 #include "ffm-json-util.h"
+#include "ffm-params-reader-private.h"
 #include <ffm/ffm-json-writer.h>
 #include <ffm/ffm-limits.h>
 
@@ -24,9 +25,6 @@
 static const char *const top_members[] = {
   "ffm_architecture", "name", "description", "source", "parameters", "let",
   "levels", NULL
-};
-static const char *const param_members[] = {
-  "type", "default", "help", "min", "max", "choices", NULL
 };
 static const char *const memory_members[] = {
   "memory", "description", "leak_power", "area", "size", "read_energy",
@@ -62,8 +60,8 @@ static const char *const compute_members[] = {
 typedef struct {
   FfmJsonDoc *doc;
   char *owner;               /* "architecture NAME", for parameter messages */
-  GHashTable *vars;          /* name -> FfmValue * (owned), parameters and lets */
-  GPtrArray *var_names;      /* declaration order, for "known names" lists */
+  FfmParamsReader *params;   /* parameters and lets */
+  GPtrArray *strings;        /* storage of string values being read */
   FfmArch *arch;
   GError **error;
 } Loader;
@@ -99,17 +97,6 @@ is_identifier (const char *name)
 }
 
 static gboolean
-is_param_name (const char *name)
-{
-  if (name == NULL || !(g_ascii_islower (name[0]) || name[0] == '_'))
-    return FALSE;
-  for (const char *p = name + 1; *p != '\0'; p++)
-    if (!(g_ascii_islower (*p) || g_ascii_isdigit (*p) || *p == '_'))
-      return FALSE;
-  return TRUE;
-}
-
-static gboolean
 node_is_number (JsonNode *node)
 {
   GType t;
@@ -129,50 +116,54 @@ node_is_string (JsonNode *node)
 
 /* ---- Variables: parameters and lets ---- */
 
-static void
-loader_add_var (Loader *l, const char *name, const FfmValue *value)
-{
-  FfmValue *copy = g_new (FfmValue, 1);
-  char *key = g_strdup (name);
-
-  *copy = *value;
-  g_ptr_array_add (l->var_names, key);
-  g_hash_table_replace (l->vars, key, copy);
-}
-
 static gboolean
 loader_resolve (const char *name, FfmValue *out, gpointer user_data)
 {
   Loader *l = user_data;
-  const FfmValue *value = g_hash_table_lookup (l->vars, name);
 
-  if (value == NULL)
-    return FALSE;
-  *out = *value;
-  return TRUE;
+  return l->params != NULL && ffm_params_reader_lookup (l->params, name, out);
 }
 
-/* Evaluates expression @text as a number over the variables declared so far. */
+/* Evaluates expression @text over the variables declared so far: a number
+ * (@number_only), or a number or a string. */
 static gboolean
-eval_text (Loader *l, JsonNode *node, const char *path, const char *text,
-           double *out)
+eval_expr (Loader *l, JsonNode *node, const char *path, const char *text,
+           gboolean number_only, FfmValue *out)
 {
   FfmExprScope scope = { loader_resolve, l, 0 };
   g_autoptr (GError) local = NULL;
   g_autoptr (FfmExpr) expr = ffm_expr_parse (text, &local);
 
-  if (expr != NULL && ffm_expr_evaluate_number (expr, &scope, out, &local))
-    return TRUE;
+  memset (out, 0, sizeof *out);
+  out->type = FFM_VALUE_NUMBER;
+  if (expr != NULL
+      && (number_only ? ffm_expr_evaluate_number (expr, &scope, &out->number, &local)
+                      : ffm_expr_evaluate (expr, &scope, out, &local)))
+    return ffm_params_value_keep (out, l->strings)
+           || loader_fail (l, node, path, "expected a number or a string, got a "
+                           "tensor set from \"%s\"", text);
   if (g_error_matches (local, FFM_EXPR_ERROR, FFM_EXPR_ERROR_UNKNOWN_NAME))
     {
-      g_autofree char *known = NULL;
-      g_ptr_array_add (l->var_names, NULL);
-      known = g_strjoinv (", ", (char **) l->var_names->pdata);
-      g_ptr_array_remove_index (l->var_names, l->var_names->len - 1);
+      const GPtrArray *names = l->params ? ffm_params_reader_get_names (l->params) : NULL;
+      g_autoptr (GString) known = g_string_new (NULL);
+      for (guint i = 0; names != NULL && i < names->len; i++)
+        g_string_append_printf (known, "%s%s", i ? ", " : "", (char *) names->pdata[i]);
       return loader_fail (l, node, path, "%s (known names: %s)", local->message,
-                          known[0] ? known : "none");
+                          known->len ? known->str : "none");
     }
   return loader_fail (l, node, path, "%s", local->message);
+}
+
+static gboolean
+eval_text (Loader *l, JsonNode *node, const char *path, const char *text,
+           double *out)
+{
+  FfmValue value;
+
+  if (!eval_expr (l, node, path, text, TRUE, &value))
+    return FALSE;
+  *out = value.number;
+  return TRUE;
 }
 
 /* A number member: a JSON number or an expression string. */
@@ -244,311 +235,51 @@ read_count (Loader *l, JsonNode *object, const char *base, guint64 *out)
   return TRUE;
 }
 
-/* ---- Parameters ---- */
+/* ---- Parameters and let (ffm-params-reader.c) ---- */
 
+/* The reader's expressions: a JSON number or boolean, or an expression
+ * string (a number or a string, as in workloads). */
 static gboolean
-parse_param_type (const char *text, FfmParamType *type)
+eval_for_reader (gpointer loader, JsonNode *node, const char *path, FfmValue *out,
+                 GError **error)
 {
-  static const struct { const char *name; FfmParamType type; } types[] = {
-    { "number", FFM_PARAM_NUMBER }, { "integer", FFM_PARAM_INTEGER },
-    { "string", FFM_PARAM_STRING }, { "bool", FFM_PARAM_BOOL },
+  Loader *l = loader;
+  GError **saved = l->error;
+  gboolean ok;
+
+  memset (out, 0, sizeof *out);
+  out->type = FFM_VALUE_NUMBER;
+  l->error = error;
+  if (node != NULL && JSON_NODE_HOLDS_VALUE (node)
+      && json_node_get_value_type (node) == G_TYPE_BOOLEAN)
+    {
+      out->number = json_node_get_boolean (node) ? 1 : 0;
+      ok = TRUE;
+    }
+  else if (node_is_number (node))
+    ok = read_number (l, node, path, &out->number);
+  else
+    {
+      g_autofree char *text = ffm_json_require_number_or_expr (l->doc, node, path,
+                                                               FFM_ARCH_ERROR,
+                                                               FFM_ARCH_ERROR_INVALID,
+                                                               l->error);
+      ok = text != NULL && eval_expr (l, node, path, text, FALSE, out);
+    }
+  l->error = saved;
+  return ok;
+}
+
+static FfmParamsReader *
+params_reader_new (Loader *l)
+{
+  FfmParamsReaderRules rules = {
+    .doc = l->doc, .domain = FFM_ARCH_ERROR, .code = FFM_ARCH_ERROR_INVALID,
+    .owner = l->owner, .whole_default_is_integer = FALSE, .default_required = TRUE,
+    .value_errors_name_file = FALSE, .eval = eval_for_reader, .loader = l,
   };
 
-  for (guint i = 0; i < G_N_ELEMENTS (types); i++)
-    if (strcmp (text, types[i].name) == 0)
-      {
-        *type = types[i].type;
-        return TRUE;
-      }
-  return FALSE;
-}
-
-/* The default of a number or integer parameter: a JSON number or "inf". */
-static gboolean
-read_param_default_number (Loader *l, JsonNode *node, const char *path,
-                           FfmParamSpec *spec)
-{
-  double value;
-
-  if (node_is_string (node) && strcmp (json_node_get_string (node), "inf") == 0
-      && spec->type == FFM_PARAM_NUMBER)
-    value = INFINITY;
-  else if (!node_is_number (node))
-    return loader_fail (l, node, path, "expected a number%s as the default",
-                        spec->type == FFM_PARAM_NUMBER ? " or \"inf\"" : "");
-  else if (!ffm_json_require_number (l->doc, node, path, FFM_ARCH_ERROR,
-                                     FFM_ARCH_ERROR_INVALID, &value, l->error))
-    return FALSE;
-  if (spec->type == FFM_PARAM_INTEGER && value != floor (value))
-    return loader_fail (l, node, path, "the default of an integer parameter "
-                        "must be a whole number, got %g", value);
-  if ((spec->min != 0 || spec->max != 0)
-      && (value < spec->min || value > spec->max))
-    return loader_fail (l, node, path, "the default %g is outside [%g, %g]",
-                        value, spec->min, spec->max);
-  {
-    char buffer[G_ASCII_DTOSTR_BUF_SIZE];
-    spec->default_value = spec->type == FFM_PARAM_INTEGER
-                            ? g_strdup_printf ("%.0f", value)
-                            : g_strdup (ffm_format_double (value, buffer));
-  }
-  return TRUE;
-}
-
-static gboolean
-read_param_choices (Loader *l, JsonNode *node, const char *path,
-                    FfmParamSpec *spec)
-{
-  JsonArray *array;
-  char **choices;
-
-  if (!ffm_json_require_array (l->doc, node, path, FFM_ARCH_ERROR,
-                               FFM_ARCH_ERROR_INVALID, l->error))
-    return FALSE;
-  array = json_node_get_array (node);
-  choices = g_new0 (char *, json_array_get_length (array) + 1);
-  spec->choices = (const char *const *) choices;
-  for (guint i = 0; i < json_array_get_length (array); i++)
-    {
-      g_autofree char *item_path = g_strdup_printf ("%s[%u]", path, i);
-      const char *choice = ffm_json_require_string (l->doc,
-                                                    json_array_get_element (array, i),
-                                                    item_path, FFM_ARCH_ERROR,
-                                                    FFM_ARCH_ERROR_INVALID,
-                                                    l->error);
-      if (choice == NULL)
-        return FALSE;
-      choices[i] = g_strdup (choice);
-    }
-  return TRUE;
-}
-
-static gboolean
-read_param_default (Loader *l, JsonNode *node, const char *path,
-                    FfmParamSpec *spec)
-{
-  if (node == NULL)
-    return loader_fail (l, NULL, path, "missing (every parameter needs a default)");
-  switch (spec->type)
-    {
-    case FFM_PARAM_NUMBER:
-    case FFM_PARAM_INTEGER:
-      return read_param_default_number (l, node, path, spec);
-    case FFM_PARAM_BOOL:
-      {
-        gboolean value;
-        if (!ffm_json_require_bool (l->doc, node, path, FFM_ARCH_ERROR,
-                                    FFM_ARCH_ERROR_INVALID, &value, l->error))
-          return FALSE;
-        spec->default_value = g_strdup (value ? "true" : "false");
-        return TRUE;
-      }
-    case FFM_PARAM_STRING:
-      {
-        const char *value = ffm_json_require_string (l->doc, node, path,
-                                                     FFM_ARCH_ERROR,
-                                                     FFM_ARCH_ERROR_INVALID,
-                                                     l->error);
-        if (value == NULL)
-          return FALSE;
-        if (spec->choices != NULL
-            && !g_strv_contains ((const char *const *) spec->choices, value))
-          return loader_fail (l, node, path, "the default \"%s\" is not one "
-                              "of the choices", value);
-        spec->default_value = g_strdup (value);
-        return TRUE;
-      }
-    }
-  return FALSE;
-}
-
-static gboolean
-read_param_spec (Loader *l, const char *name, JsonNode *node,
-                 FfmParamSpec *spec)
-{
-  g_autofree char *path = g_strdup_printf ("$.parameters.%s", name);
-  g_autofree char *sub = NULL;
-  JsonNode *member;
-
-  spec->name = g_strdup (name);
-  spec->type = FFM_PARAM_NUMBER;
-  if (!is_param_name (name))
-    return loader_fail (l, node, path, "a parameter name is lower-case letters, "
-                        "digits and _, not starting with a digit");
-  if (!ffm_json_require_object (l->doc, node, path, FFM_ARCH_ERROR,
-                                FFM_ARCH_ERROR_INVALID, l->error)
-      || !ffm_json_check_members (l->doc, node, path, param_members,
-                                  FFM_ARCH_ERROR, FFM_ARCH_ERROR_INVALID,
-                                  l->error))
-    return FALSE;
-  member = ffm_json_get_member (node, "default");
-  if (member != NULL && JSON_NODE_HOLDS_VALUE (member)
-      && json_node_get_value_type (member) == G_TYPE_BOOLEAN)
-    spec->type = FFM_PARAM_BOOL;      /* the type follows the default's */
-  else if (node_is_string (member)
-           && strcmp (json_node_get_string (member), "inf") != 0)
-    spec->type = FFM_PARAM_STRING;
-  if ((member = ffm_json_get_member (node, "type")) != NULL)
-    {
-      const char *type;
-      sub = g_strdup_printf ("%s.type", path);
-      type = ffm_json_require_string (l->doc, member, sub, FFM_ARCH_ERROR,
-                                      FFM_ARCH_ERROR_INVALID, l->error);
-      if (type == NULL)
-        return FALSE;
-      if (!parse_param_type (type, &spec->type))
-        return loader_fail (l, member, sub, "unknown type \"%s\" (expected "
-                            "number, integer, string or bool)", type);
-      g_clear_pointer (&sub, g_free);
-    }
-  if (!read_optional_string (l, node, path, "help", (char **) &spec->help))
-    return FALSE;
-  if (spec->type == FFM_PARAM_NUMBER || spec->type == FFM_PARAM_INTEGER)
-    {
-      double min = -INFINITY, max = INFINITY;
-      gboolean bounded = ffm_json_get_member (node, "min") != NULL
-                         || ffm_json_get_member (node, "max") != NULL;
-      if (!read_optional_number (l, node, path, "min", &min)
-          || !read_optional_number (l, node, path, "max", &max))
-        return FALSE;
-      if (bounded && !(min < max))
-        return loader_fail (l, node, path, "min (%g) must be below max (%g)",
-                            min, max);
-      spec->min = bounded ? min : 0;
-      spec->max = bounded ? max : 0;
-    }
-  else if (ffm_json_get_member (node, "min") || ffm_json_get_member (node, "max"))
-    return loader_fail (l, node, path, "min and max apply to number and "
-                        "integer parameters only");
-  if ((member = ffm_json_get_member (node, "choices")) != NULL)
-    {
-      sub = g_strdup_printf ("%s.choices", path);
-      if (spec->type != FFM_PARAM_STRING)
-        return loader_fail (l, member, sub, "choices apply to string parameters only");
-      if (!read_param_choices (l, member, sub, spec))
-        return FALSE;
-      g_clear_pointer (&sub, g_free);
-    }
-  sub = g_strdup_printf ("%s.default", path);
-  return read_param_default (l, ffm_json_get_member (node, "default"), sub, spec);
-}
-
-/* The file's parameter declarations, NULL-name-terminated (transfer full). */
-static FfmParamSpec *
-read_param_specs (Loader *l, JsonNode *root)
-{
-  JsonNode *params = ffm_json_get_member (root, "parameters");
-  g_autoptr (GArray) specs = g_array_new (TRUE, TRUE, sizeof (FfmParamSpec));
-  JsonObjectIter iter;
-  const char *name;
-  JsonNode *node;
-
-  if (params != NULL)
-    {
-      if (!ffm_json_require_object (l->doc, params, "$.parameters",
-                                    FFM_ARCH_ERROR, FFM_ARCH_ERROR_INVALID,
-                                    l->error))
-        return NULL;
-      json_object_iter_init_ordered (&iter, json_node_get_object (params));
-      while (json_object_iter_next_ordered (&iter, &name, &node))
-        {
-          FfmParamSpec spec = { 0 };
-          gboolean ok = read_param_spec (l, name, node, &spec);
-          g_array_append_val (specs, spec);   /* freed with the rest on error */
-          if (!ok)
-            {
-              ffm_param_specs_free ((FfmParamSpec *) g_array_free (g_steal_pointer (&specs),
-                                                                   FALSE));
-              return NULL;
-            }
-        }
-    }
-  return (FfmParamSpec *) g_array_free (g_steal_pointer (&specs), FALSE);
-}
-
-/* Gives every parameter its value (the user's or the default) as a variable. */
-static gboolean
-bind_params (Loader *l, const FfmParamSpec *specs, const FfmParamValues *params)
-{
-  g_autoptr (FfmParamValues) empty = params ? NULL : ffm_param_values_new ();
-  const FfmParamValues *values = params ? params : empty;
-
-  if (!ffm_param_values_validate (values, specs, l->owner, l->error))
-    return FALSE;
-  for (const FfmParamSpec *spec = specs; spec->name != NULL; spec++)
-    {
-      FfmValue value = { .type = FFM_VALUE_NUMBER };
-      gint64 integer;
-      gboolean flag;
-
-      /* Given @spec, the getters find the name first: linear in the
-       * number of parameters. */
-
-      switch (spec->type)
-        {
-        case FFM_PARAM_NUMBER:
-          if (!ffm_param_values_get_number (values, spec, l->owner, spec->name,
-                                            &value.number, l->error))
-            return FALSE;
-          break;
-        case FFM_PARAM_INTEGER:
-          if (!ffm_param_values_get_integer (values, spec, l->owner, spec->name,
-                                             &integer, l->error))
-            return FALSE;
-          value.number = (double) integer;
-          break;
-        case FFM_PARAM_BOOL:
-          if (!ffm_param_values_get_bool (values, spec, l->owner, spec->name,
-                                          &flag, l->error))
-            return FALSE;
-          value.number = flag ? 1 : 0;
-          break;
-        case FFM_PARAM_STRING:
-          value.type = FFM_VALUE_STRING;
-          value.string = ffm_param_values_get_string (values, spec, l->owner,
-                                                      spec->name, l->error);
-          if (value.string == NULL)
-            return FALSE;
-          break;
-        }
-      loader_add_var (l, spec->name, &value);
-    }
-  return TRUE;
-}
-
-/* "let": derived values, each over the parameters and earlier lets. */
-static gboolean
-read_lets (Loader *l, JsonNode *root)
-{
-  JsonNode *lets = ffm_json_get_member (root, "let");
-  JsonObjectIter iter;
-  const char *name;
-  JsonNode *node;
-
-  if (lets == NULL)
-    return TRUE;
-  if (!ffm_json_require_object (l->doc, lets, "$.let", FFM_ARCH_ERROR,
-                                FFM_ARCH_ERROR_INVALID, l->error))
-    return FALSE;
-  json_object_iter_init_ordered (&iter, json_node_get_object (lets));
-  while (json_object_iter_next_ordered (&iter, &name, &node))
-    {
-      g_autofree char *path = g_strdup_printf ("$.let.%s", name);
-      FfmValue value = { .type = FFM_VALUE_NUMBER };
-
-      if (!is_identifier (name))
-        return loader_fail (l, node, path, "a let name is an identifier "
-                            "(letters, digits and _, not starting with a digit)");
-      if (g_hash_table_contains (l->vars, name))
-        return loader_fail (l, node, path, "\"%s\" is already a parameter", name);
-      if (node != NULL && JSON_NODE_HOLDS_VALUE (node)
-          && json_node_get_value_type (node) == G_TYPE_BOOLEAN)
-        value.number = json_node_get_boolean (node) ? 1 : 0;
-      else if (!read_number (l, node, path, &value.number))
-        return FALSE;
-      loader_add_var (l, name, &value);
-    }
-  return TRUE;
+  return ffm_params_reader_new (&rules);
 }
 
 /* ---- Levels ---- */
@@ -843,6 +574,7 @@ read_attributes (Loader *l, JsonNode *level_node, const char *base,
       g_autofree char *sub = g_strdup_printf ("%s.%s", path, name);
       char buffer[G_ASCII_DTOSTR_BUF_SIZE];
       double number;
+      FfmValue known;
 
       if (node_is_string (value))
         {
@@ -850,7 +582,7 @@ read_attributes (Loader *l, JsonNode *level_node, const char *base,
           g_autoptr (FfmExpr) expr = ffm_expr_parse (text, NULL);
           gboolean bare_unknown = expr != NULL && strchr (text, ' ') == NULL
                                   && is_identifier (text)
-                                  && !g_hash_table_contains (l->vars, text);
+                                  && !loader_resolve (text, &known, l);
           if (expr == NULL || bare_unknown)
             {
               ffm_param_values_set (attrs, name, text);
@@ -879,7 +611,7 @@ declare_estimate (Loader *l, const char *level, const char *what, double value)
   FfmValue v = { .type = FFM_VALUE_NUMBER, .number = value };
 
   if (!isnan (value))
-    loader_add_var (l, name, &v);
+    ffm_params_reader_define (l->params, name, &v);
 }
 
 /* "read_energy: sram 70 %" for the @n members of @members the file does
@@ -1228,8 +960,8 @@ loader_clear (Loader *l)
 {
   g_clear_pointer (&l->doc, ffm_json_doc_free);
   g_clear_pointer (&l->owner, g_free);
-  g_clear_pointer (&l->vars, g_hash_table_unref);
-  g_clear_pointer (&l->var_names, g_ptr_array_unref);
+  g_clear_pointer (&l->params, ffm_params_reader_free);
+  g_clear_pointer (&l->strings, g_ptr_array_unref);
   g_clear_pointer (&l->arch, ffm_arch_unref);
 }
 
@@ -1239,8 +971,7 @@ loader_init (Loader *l, FfmJsonDoc *doc, GError **error)
   memset (l, 0, sizeof *l);
   l->doc = doc;
   l->error = error;
-  l->vars = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
-  l->var_names = g_ptr_array_new_with_free_func (g_free);
+  l->strings = g_ptr_array_new_with_free_func (g_free);
 }
 
 static FfmArch *
@@ -1258,8 +989,10 @@ load_doc (FfmJsonDoc *doc, const FfmParamValues *params, GError **error)
     {
       l.owner = g_strdup_printf ("architecture %s", name);
       l.arch = ffm_arch_new (name);
-      ok = (specs = read_param_specs (&l, root)) != NULL
-           && bind_params (&l, specs, params) && read_lets (&l, root);
+      l.params = params_reader_new (&l);
+      ok = (specs = ffm_params_reader_read_specs (l.params, root, error)) != NULL
+           && ffm_params_reader_bind (l.params, specs, root, params, error)
+           && ffm_params_reader_read_lets (l.params, root, error);
     }
   if (ok)
     {
@@ -1268,11 +1001,13 @@ load_doc (FfmJsonDoc *doc, const FfmParamValues *params, GError **error)
            && read_optional_string (&l, root, "$", "source", &source);
       ffm_arch_set_description (l.arch, description);
       ffm_arch_set_source (l.arch, source);
-      for (guint i = 0; ok && i < l.var_names->len; i++)
+      const GPtrArray *names = ffm_params_reader_get_names (l.params);
+      for (guint i = 0; ok && i < names->len; i++)
         {
-          const FfmValue *value = g_hash_table_lookup (l.vars, l.var_names->pdata[i]);
-          if (value->type == FFM_VALUE_NUMBER)
-            ffm_arch_set_variable (l.arch, l.var_names->pdata[i], value->number);
+          FfmValue value;
+          if (ffm_params_reader_lookup (l.params, names->pdata[i], &value)
+              && value.type == FFM_VALUE_NUMBER)
+            ffm_arch_set_variable (l.arch, names->pdata[i], value.number);
         }
       ok = ok && read_levels (&l, root);
     }
@@ -1342,7 +1077,11 @@ ffm_arch_file_get_param_specs (const char *path, char **description,
   if (l.doc != NULL && read_header (&l, ffm_json_doc_get_root (l.doc))
       && read_optional_string (&l, ffm_json_doc_get_root (l.doc), "$",
                                "description", &text))
-    specs = read_param_specs (&l, ffm_json_doc_get_root (l.doc));
+    {
+      l.params = params_reader_new (&l);
+      specs = ffm_params_reader_read_specs (l.params, ffm_json_doc_get_root (l.doc),
+                                            error);
+    }
   loader_clear (&l);
   if (specs != NULL && description != NULL)
     *description = g_steal_pointer (&text);

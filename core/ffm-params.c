@@ -274,14 +274,14 @@ parse_bool_text (const char *text, gboolean *out)
   return TRUE;
 }
 
-/* A range is set unless min and max are both 0; max < min means no upper
- * bound (so "at least 1" is min 1, max 0). */
+/* A range is set unless min and max are both 0; max < min or an infinite
+ * max means no upper bound (so "at least 1" is min 1 and max 0 or inf). */
 static gboolean
 check_range (const FfmParamSpec *spec, const char *owner, const char *text,
              double x, GError **error)
 {
   gboolean has_range = spec->min != 0 || spec->max != 0;
-  gboolean has_max = has_range && spec->max >= spec->min;
+  gboolean has_max = has_range && spec->max >= spec->min && spec->max < INFINITY;
 
   if (!has_range || (x >= spec->min && (!has_max || x <= spec->max)))
     return TRUE;

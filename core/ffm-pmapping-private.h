@@ -38,6 +38,7 @@
 #include <ffm/ffm-memory-budget.h>
 #include "ffm-workload-private.h"
 #include "ffm-storage-bound.h"
+#include <time.h>
 
 G_BEGIN_DECLS
 
@@ -95,6 +96,18 @@ guint ffm_pmapping_prune_rows_front (double *values,
                                      guint objectives,
                                      guint *kept);
 
+/* This thread's CPU time, s: what the profile adds up (threads run
+ * concurrently, so wall time would count the others' work too). */
+static inline double
+ffm_thread_cpu_seconds (void)
+{
+  struct timespec ts;
+
+  if (clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+    return 0;
+  return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
+}
+
 /* What enumerating one template produced. */
 typedef struct {
   GPtrArray *groups;        /* of FfmTemplateGroup*, in order of creation */
@@ -111,6 +124,16 @@ typedef struct {
                                (ffm-joinable-parts-private.h; diagnostics,
                                not carried by the job bytes) */
   double seconds;
+  /* Where the template's thread spent its CPU time (FfmPmappingProfile;
+   * diagnostics, not carried by the job bytes). */
+  double cpu_tiles;         /* the whole tile search */
+  double cpu_order;         /* the pilots choosing the search order */
+  double cpu_extend;        /* tables extended by one depth */
+  double cpu_partial_pruning; /* whole tables of partial vectors pruned */
+  double cpu_leaves;        /* the last depth: complete vectors */
+  double cpu_groups;        /* its compatibility groups pruned */
+  guint64 n_partial_rows;   /* partial vectors written to the tables */
+  guint64 peak_table_rows;  /* most rows of one table */
   /* Why tile vectors failed, for the error when an Einsum has no pmapping:
    * per architecture level, tile vectors (or partial ones) rejected there. */
   guint64 *rejected;        /* [n_levels] */
@@ -1221,6 +1244,8 @@ struct _FfmEinsumPmappings {
   FfmMemoryBudget *budget;  /* borrowed: the set's */
   double *capacity;         /* [n_levels] bits */
   guint objectives;         /* the options' FfmPmappingObjectives */
+  FfmPmappingProfile profile; /* its templates' phases summed, its
+                                 templates built and groups merged */
 };
 
 struct _FfmPmappingSet {

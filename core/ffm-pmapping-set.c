@@ -223,10 +223,19 @@ einsum_pmappings_merge (FfmEinsumPmappings *pm)
 {
   g_autoptr(GHashTable) index = g_hash_table_new (ffm_compatibility_hash_func,
                                                   ffm_compatibility_equal_func);
+  double cpu_start = ffm_thread_cpu_seconds ();
 
   for (guint t = 0; t < pm->results->len; t++)
     {
       FfmTemplateResult *r = g_ptr_array_index (pm->results, t);
+      pm->profile.cpu_tiles += r->cpu_tiles;
+      pm->profile.cpu_order += r->cpu_order;
+      pm->profile.cpu_extend += r->cpu_extend;
+      pm->profile.cpu_partial_pruning += r->cpu_partial_pruning;
+      pm->profile.cpu_leaves += r->cpu_leaves;
+      pm->profile.cpu_groups += r->cpu_groups;
+      pm->profile.n_partial_rows += r->n_partial_rows;
+      pm->profile.peak_table_rows = MAX (pm->profile.peak_table_rows, r->peak_table_rows);
       pm->stats.n_evaluated += r->n_evaluated;
       pm->stats.n_valid += r->n_valid;
       pm->stats.n_partial += r->n_partial;
@@ -276,6 +285,7 @@ einsum_pmappings_merge (FfmEinsumPmappings *pm)
       ffm_memory_budget_release (r->budget, r->charged);
       r->charged = r->bytes = 0;
     }
+  pm->profile.cpu_groups += ffm_thread_cpu_seconds () - cpu_start;
   /* The merged rows stay until the set is freed: charged to the budget. */
   {
     gsize bytes = sizeof (guint64) * pm->tile_pool->len;
@@ -830,6 +840,12 @@ const FfmPmappingStats *
 ffm_einsum_pmappings_get_stats (const FfmEinsumPmappings *pm)
 {
   return &pm->stats;
+}
+
+const FfmPmappingProfile *
+ffm_einsum_pmappings_get_profile (const FfmEinsumPmappings *pm)
+{
+  return &pm->profile;
 }
 
 guint

@@ -160,7 +160,11 @@ tiles_leaf (FfmTileSearch *en)
   g_array_append_vals (g->tiles, en->tiles, en->n_loops);
   g->n_rows++;
   if (g->n_rows > 2 * g->pruned_rows + PRUNE_SLACK)
-    ffm_template_group_prune (g, en->n_loops);
+    {
+      double cpu = ffm_thread_cpu_seconds ();
+      ffm_template_group_prune (g, en->n_loops);
+      en->out->cpu_groups += ffm_thread_cpu_seconds () - cpu;
+    }
   return TRUE;
 }
 

@@ -114,12 +114,15 @@ search_chunks (FfmTileSearch *en, FfmTileWorkspace *ws, guint k, guint chunk_row
 
   if (k == en->n_vars)
     {
+      double cpu = ffm_thread_cpu_seconds ();
       tiles_search_leaves (en, in, &ws->scratch);
+      en->out->cpu_leaves += ffm_thread_cpu_seconds () - cpu;
       return;
     }
   while (next < in->n_rows && !en->stopped)
     {
       gint64 start = g_get_monotonic_time ();
+      double cpu = ffm_thread_cpu_seconds (), cpu_pruned;
       guint first = next, before;
 
       out->n_rows = 0;
@@ -132,6 +135,10 @@ search_chunks (FfmTileSearch *en, FfmTileWorkspace *ws, guint k, guint chunk_row
       if (!tiles_table_extend (en, in, k, out, ws, &next, max_rows))
         return;
       before = out->n_rows;
+      en->out->n_partial_rows += before;
+      en->out->peak_table_rows = MAX (en->out->peak_table_rows, before);
+      cpu_pruned = ffm_thread_cpu_seconds ();
+      en->out->cpu_extend += cpu_pruned - cpu;
       /* The complete rows' own pruning is tiles_search_leaves()', by fewer
        * slots, when it compares them. */
       if (!(k + 1 == en->n_vars && leaves_pruned (en))
@@ -139,6 +146,7 @@ search_chunks (FfmTileSearch *en, FfmTileWorkspace *ws, guint k, guint chunk_row
                                          k + 2 == en->n_vars ? PRUNE_FUTILE_RATIO_LAST
                                          : PRUNE_FUTILE_RATIO, &ws->scratch))
         return;
+      en->out->cpu_partial_pruning += ffm_thread_cpu_seconds () - cpu_pruned;
       g_debug ("template %u depth %u (%s, %u chains, %u units): rows %u-%u of %u "
                "extended to %u, %u after pruning (%.3f s; groups cut by bucket bounds so "
                "far: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " bounds taken)",
@@ -321,7 +329,11 @@ search_pruned (FfmTileSearch *en, FfmTileWorkspace *ws)
                                     RADIX_MIN_ROWS);
   en->every_leaf = ffm_debug_flag_is_set (FFM_DEBUG_EVERY_LEAF);
   en->bucket_bounds_on = !ffm_debug_flag_is_set (FFM_DEBUG_NO_BUCKET_BOUNDS);
-  choose_search_order (en, ws);
+  {
+    double cpu = ffm_thread_cpu_seconds ();
+    choose_search_order (en, ws);
+    en->out->cpu_order += ffm_thread_cpu_seconds () - cpu;
+  }
   /* The pilots skip the chains ruled out (their work is the search's), the
    * checks per depth start after them (they depend on the order). */
   tiles_joinable_depths (en);
@@ -346,6 +358,7 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
   FfmTileWorkspace *own = workspace == NULL ? ffm_tile_workspace_new (NULL) : NULL;
   FfmTileWorkspace *ws = workspace != NULL ? workspace : own;
   gint64 start = g_get_monotonic_time ();
+  double cpu_start = ffm_thread_cpu_seconds (), cpu_groups;
 
   en->t = t;
   en->m = t->model;
@@ -445,7 +458,10 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
   tiles_taken_store_clear (en);
   ffm_terms_free (en->terms);
   ffm_tile_workspace_free (own);
+  cpu_groups = ffm_thread_cpu_seconds ();
+  out->cpu_tiles += cpu_groups - cpu_start;
   ffm_template_result_prune (out);
+  out->cpu_groups += ffm_thread_cpu_seconds () - cpu_groups;
   out->n_unjoinable += en->n_unjoinable;
   out->seconds += (double) (g_get_monotonic_time () - start) / G_USEC_PER_SEC;
   g_debug ("template %u of Einsum %s: %s%s, %" G_GUINT64_FORMAT " partial, %" G_GUINT64_FORMAT

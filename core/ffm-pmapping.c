@@ -209,6 +209,8 @@ einsum_pmappings_new (FfmPmappingSet *set, guint e, GError **error)
   pm->groups = g_ptr_array_new ();
   pm->capacity = g_new0 (double, MAX (n_levels, 1));
   pm->objectives = set->options.objectives;
+  double cpu_start = ffm_thread_cpu_seconds ();
+
   g_ptr_array_add (set->einsums, pm);
   set->by_einsum[e] = pm;
   for (guint l = 0; l < n_levels; l++)
@@ -241,6 +243,7 @@ einsum_pmappings_new (FfmPmappingSet *set, guint e, GError **error)
     }
   pm->stats.n_templates = pm->templates->len;
   pm->stats.reused_from = -1;
+  pm->profile.cpu_templates = ffm_thread_cpu_seconds () - cpu_start;
   return pm;
 }
 

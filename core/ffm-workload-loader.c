@@ -12,6 +12,7 @@
  * line of the offending value and its JSON path. */
 #include "ffm-workload-private.h"
 #include "ffm-json-util.h"
+#include "ffm-params-reader-private.h"
 #include <ffm/ffm-limits.h>
 
 #include <math.h>
@@ -95,10 +96,8 @@ typedef struct {
   FfmWorkload *w;
   char *owner;                          /* "workload NAME" */
   const FfmParamValues *user;
-  GHashTable *names;                    /* params and lets: char* -> FfmValue* */
+  FfmParamsReader *params;              /* parameters and lets */
   GPtrArray *strings;                   /* storage for string values */
-  GHashTable *unset;                    /* declared params without a value */
-  GPtrArray *let_order;                 /* let names in order, for messages */
   char *last_unknown;                   /* last identifier the scope missed */
   Frame *frame;
   int repeat_depth;
@@ -219,23 +218,6 @@ path_in_frames (Loader *L, const char *path)
   return g_strdup_printf ("%s (%s)", path, frames);
 }
 
-static char *
-format_value (const FfmValue *v)
-{
-  switch (v->type)
-    {
-    case FFM_VALUE_NUMBER:
-      if (v->number == floor (v->number) && fabs (v->number) <= FFM_MAX_EXACT_INTEGER)
-        return g_strdup_printf ("%" G_GINT64_FORMAT, (gint64) v->number);
-      return g_strdup_printf ("%.15g", v->number);
-    case FFM_VALUE_STRING:
-      return g_strdup (v->string);
-    case FFM_VALUE_SET:
-      return g_strdup_printf ("set 0x%" G_GINT64_MODIFIER "x", v->set);
-    }
-  return g_strdup ("?");
-}
-
 /* ---- Scope: parameters, lets, repeat variables ---- */
 
 static gboolean
@@ -295,17 +277,12 @@ static gboolean
 loader_resolve (const char *name, FfmValue *out, gpointer user_data)
 {
   Loader *L = user_data;
-  const FfmValue *v;
 
   for (Frame *f = L->frame; f != NULL; f = f->outer)
     if (frame_resolve (f, name, out))
       return TRUE;
-  v = g_hash_table_lookup (L->names, name);
-  if (v != NULL)
-    {
-      *out = *v;
-      return TRUE;
-    }
+  if (ffm_params_reader_lookup (L->params, name, out))
+    return TRUE;
   g_free (L->last_unknown);
   L->last_unknown = g_strdup (name);
   return FALSE;
@@ -321,7 +298,7 @@ fail_expr (Loader *L, JsonNode *node, const char *path, GError *expr_error)
   g_autofree char *hint_text = NULL;
 
   if (expr_error->code == FFM_EXPR_ERROR_UNKNOWN_NAME && L->last_unknown != NULL
-      && g_hash_table_contains (L->unset, L->last_unknown))
+      && ffm_params_reader_is_unset (L->params, L->last_unknown))
     {
       hint_text = g_strdup_printf (" (parameter %s has no value: set it with "
                                    "--param %s=VALUE)",
@@ -344,17 +321,9 @@ eval_text (Loader *L, const char *text, JsonNode *node, const char *path,
 
   if (expr == NULL || !ffm_expr_evaluate (expr, &scope, out, &local))
     return fail_expr (L, node, path, local);
-  if (out->type == FFM_VALUE_SET)
-    return fail (L, node, path, "expected a number or a string, got a tensor set "
-                 "from \"%s\"", text);
-  if (out->type == FFM_VALUE_STRING)
-    {
-      /* the expression's storage dies here: keep a copy */
-      char *copy = g_strdup (out->string);
-      g_ptr_array_add (L->strings, copy);
-      out->string = copy;
-    }
-  return TRUE;
+  return ffm_params_value_keep (out, L->strings)
+         || fail (L, node, path, "expected a number or a string, got a tensor set "
+                  "from \"%s\"", text);
 }
 
 /* A JSON number, boolean, or expression string. */
@@ -389,41 +358,10 @@ eval_node (Loader *L, JsonNode *node, const char *path, FfmValue *out)
 }
 
 /* "new_tokens = 1, cached_tokens = 2048": the values of the names @text uses. */
-static void
-collect_name (const char *name, gpointer user_data)
-{
-  GPtrArray *names = user_data;
-
-  for (guint i = 0; i < names->len; i++)
-    if (strcmp (names->pdata[i], name) == 0)
-      return;
-  g_ptr_array_add (names, g_strdup (name));
-}
-
 static char *
 describe_names (Loader *L, const char *text)
 {
-  g_autoptr (FfmExpr) expr = ffm_expr_parse (text, NULL);
-  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  GString *s = g_string_new (NULL);
-
-  if (expr == NULL)
-    return g_string_free (s, FALSE);
-  ffm_expr_foreach_identifier (expr, collect_name, names);
-  for (guint i = 0; i < names->len; i++)
-    {
-      FfmValue v;
-      g_autofree char *shown = NULL;
-
-      if (!loader_resolve (names->pdata[i], &v, L))
-        continue;
-      shown = format_value (&v);
-      g_string_append_printf (s, "%s%s = %s%s%s", s->len ? ", " : "",
-                              (char *) names->pdata[i],
-                              v.type == FFM_VALUE_STRING ? "'" : "", shown,
-                              v.type == FFM_VALUE_STRING ? "'" : "");
-    }
-  return g_string_free (s, FALSE);
+  return ffm_params_describe_names (text, loader_resolve, L);
 }
 
 static gboolean
@@ -494,13 +432,7 @@ eval_substitution (Loader *L, const char *inner, const char *text, JsonNode *nod
     return fail (L, node, where, "in {%s} of \"%s\": the value %g is not a whole "
                  "number of magnitude at most 2^53 (what a name can hold)",
                  inner, text, out->number);
-  if (out->type == FFM_VALUE_STRING)
-    {
-      char *copy = g_strdup (out->string);     /* the expression dies here */
-      g_ptr_array_add (L->strings, copy);
-      out->string = copy;
-    }
-  return TRUE;
+  return ffm_params_value_keep (out, L->strings);   /* the expression dies here */
 }
 
 /* Replaces each {expr} in @text by its value; {{ and }} are braces. */
@@ -539,7 +471,7 @@ substitute (Loader *L, const char *text, JsonNode *node, const char *path)
           inner = g_strndup (p + 1, (gsize) (end - p - 1));
           if (!eval_substitution (L, inner, text, node, path, &v))
             return NULL;
-          shown = format_value (&v);
+          shown = ffm_params_format_value (&v);
           g_string_append (out, shown);
           p = end;
           continue;
@@ -581,326 +513,56 @@ require_string (Loader *L, JsonNode *node, const char *path)
   return ffm_json_require_string (L->doc, node, where, INVALID, L->error);
 }
 
-/* ---- Parameters ---- */
+/* ---- Parameters and let (ffm-params-reader.c) ---- */
 
-static FfmParamType
-param_type_from_default (JsonNode *def)
-{
-  if (def == NULL || !JSON_NODE_HOLDS_VALUE (def))
-    return 0;
-  switch (json_node_get_value_type (def))
-    {
-    case G_TYPE_INT64: return FFM_PARAM_INTEGER;
-    case G_TYPE_DOUBLE: return FFM_PARAM_NUMBER;
-    case G_TYPE_STRING: return FFM_PARAM_STRING;
-    case G_TYPE_BOOLEAN: return FFM_PARAM_BOOL;
-    default: return 0;
-    }
-}
-
-/* The default as text of the declared type. */
-static char *
-param_default_text (Loader *L, JsonNode *def, FfmParamType type, const char *path)
-{
-  GType vt = JSON_NODE_HOLDS_VALUE (def) ? json_node_get_value_type (def) : G_TYPE_INVALID;
-
-  switch (type)
-    {
-    case FFM_PARAM_INTEGER:
-    case FFM_PARAM_NUMBER:
-      if (vt == G_TYPE_INT64 || vt == G_TYPE_DOUBLE)
-        return ffm_json_require_number_or_expr (L->doc, def, path, INVALID, L->error);
-      fail (L, def, path, "expected a number (the parameter is a%s %s)",
-            type == FFM_PARAM_INTEGER ? "n" : "", ffm_param_type_to_string (type));
-      return NULL;
-    case FFM_PARAM_BOOL:
-      if (vt == G_TYPE_BOOLEAN)
-        return g_strdup (json_node_get_boolean (def) ? "true" : "false");
-      fail (L, def, path, "expected true or false (the parameter is a bool)");
-      return NULL;
-    case FFM_PARAM_STRING:
-      if (vt == G_TYPE_STRING)
-        return g_strdup (json_node_get_string (def));
-      fail (L, def, path, "expected a string (the parameter is a string)");
-      return NULL;
-    }
-  return NULL;
-}
-
+/* The reader's expressions: a JSON number, boolean or expression string. */
 static gboolean
-read_param_spec (Loader *L, const char *name, JsonNode *node, const char *path,
-                 FfmParamSpec *spec)
+eval_for_reader (gpointer loader, JsonNode *node, const char *path, FfmValue *out,
+                 GError **error)
 {
-  static const char *const allowed[] = {
-    "type", "default", "help", "min", "max", "choices", "required_when", NULL
+  Loader *L = loader;
+  GError **saved = L->error;
+  gboolean ok;
+
+  L->error = error;
+  ok = eval_node (L, node, path, out);
+  L->error = saved;
+  return ok;
+}
+
+/* Declares the parameters into the workload, binds their values (recorded
+ * in the workload as text) and evaluates `let`. */
+static gboolean
+read_parameters_and_lets (Loader *L, JsonNode *root)
+{
+  FfmParamsReaderRules rules = {
+    .doc = L->doc, .domain = FFM_WORKLOAD_ERROR, .code = FFM_WORKLOAD_ERROR_INVALID,
+    .owner = L->owner, .whole_default_is_integer = TRUE, .default_required = FALSE,
+    .value_errors_name_file = TRUE, .eval = eval_for_reader, .loader = L,
   };
-  static const char *const types[] = { "integer", "number", "string", "bool", NULL };
-  g_autofree char *sub = NULL;
-  JsonNode *type_node, *def, *min, *max, *choices, *help;
 
-  if (!is_identifier (name, TRUE) || strchr (name, '.') != NULL)
-    return fail (L, node, path, "parameter name '%s' must match [a-z_][a-z0-9_]*", name);
-  for (const char *p = name; *p; p++)
-    if (g_ascii_isupper (*p))
-      return fail (L, node, path, "parameter name '%s' must match [a-z_][a-z0-9_]*", name);
-  if (!check_object (L, node, path, allowed))
-    return FALSE;
-  spec->name = g_strdup (name);
-  type_node = ffm_json_get_member (node, "type");
-  def = ffm_json_get_member (node, "default");
-  if (type_node != NULL)
-    {
-      const char *t;
-      sub = g_strdup_printf ("%s.type", path);
-      if ((t = require_string (L, type_node, sub)) == NULL)
-        return FALSE;
-      if (!g_strv_contains (types, t))
-        return fail (L, type_node, sub, "unknown parameter type '%s' (expected integer, "
-                     "number, string or bool)", t);
-      spec->type = strcmp (t, "integer") == 0 ? FFM_PARAM_INTEGER
-                   : strcmp (t, "number") == 0 ? FFM_PARAM_NUMBER
-                   : strcmp (t, "string") == 0 ? FFM_PARAM_STRING : FFM_PARAM_BOOL;
-      g_clear_pointer (&sub, g_free);
-    }
-  else if ((spec->type = param_type_from_default (def)) == 0)
-    return fail (L, node, path, "parameter %s needs a \"type\" (integer, number, string "
-                 "or bool) or a \"default\" to infer it from", name);
-  if (def != NULL)
-    {
-      sub = g_strdup_printf ("%s.default", path);
-      spec->default_value = param_default_text (L, def, spec->type, sub);
-      if (spec->default_value == NULL)
-        return FALSE;
-      g_clear_pointer (&sub, g_free);
-    }
-  if ((help = ffm_json_get_member (node, "help")) != NULL)
-    {
-      const char *h;
-      sub = g_strdup_printf ("%s.help", path);
-      if ((h = require_string (L, help, sub)) == NULL)
-        return FALSE;
-      spec->help = g_strdup (h);
-      g_clear_pointer (&sub, g_free);
-    }
-  min = ffm_json_get_member (node, "min");
-  max = ffm_json_get_member (node, "max");
-  if ((min || max) && spec->type != FFM_PARAM_INTEGER && spec->type != FFM_PARAM_NUMBER)
-    return fail (L, min ? min : max, path, "\"min\" and \"max\" apply to integer and "
-                 "number parameters only");
-  if (min || max)
-    {
-      /* Encode "only a minimum" as max < min (see FfmParamSpec). */
-      spec->min = -INFINITY;
-      spec->max = -INFINITY;
-      sub = g_strdup_printf ("%s.min", path);
-      if (min && !ffm_json_require_number (L->doc, min, sub, INVALID, &spec->min, L->error))
-        return FALSE;
-      g_free (sub);
-      sub = g_strdup_printf ("%s.max", path);
-      if (max && !ffm_json_require_number (L->doc, max, sub, INVALID, &spec->max, L->error))
-        return FALSE;
-      if (max && spec->max < spec->min)
-        return fail (L, max, sub, "max %g is below min %g", spec->max, spec->min);
-      if (!max)
-        spec->max = spec->min - 1;
-      g_clear_pointer (&sub, g_free);
-    }
-  if ((choices = ffm_json_get_member (node, "choices")) != NULL)
-    {
-      JsonArray *array;
-      char **list;
-      sub = g_strdup_printf ("%s.choices", path);
-      if (spec->type != FFM_PARAM_STRING)
-        return fail (L, choices, sub, "\"choices\" applies to string parameters only");
-      if (!ffm_json_require_array (L->doc, choices, sub, INVALID, L->error))
-        return FALSE;
-      array = json_node_get_array (choices);
-      list = g_new0 (char *, json_array_get_length (array) + 1);
-      spec->choices = (const char *const *) list;
-      for (guint i = 0; i < json_array_get_length (array); i++)
-        {
-          g_autofree char *item = g_strdup_printf ("%s[%u]", sub, i);
-          const char *c = require_string (L, json_array_get_element (array, i), item);
-          if (c == NULL)
-            return FALSE;
-          list[i] = g_strdup (c);
-        }
-    }
-  return TRUE;
-}
-
-static gboolean
-store_param_value (Loader *L, const FfmParamSpec *spec)
-{
-  FfmValue *v = g_new0 (FfmValue, 1);
-  GError *local = NULL;
-  gboolean ok = TRUE;
-  gboolean b = FALSE;
-  const char *s;
-
-  v->type = FFM_VALUE_NUMBER;
-  /* The getters look the name up from the declarations they are given:
-   * given @spec, it is the first (a workload may declare 100000). */
-  switch (spec->type)
-    {
-    case FFM_PARAM_NUMBER:
-    case FFM_PARAM_INTEGER:
-      ok = ffm_param_values_get_number (L->user, spec, L->owner,
-                                        spec->name, &v->number, &local);
-      break;
-    case FFM_PARAM_BOOL:
-      ok = ffm_param_values_get_bool (L->user, spec, L->owner,
-                                      spec->name, &b, &local);
-      v->number = b ? 1 : 0;
-      break;
-    case FFM_PARAM_STRING:
-      s = ffm_param_values_get_string (L->user, spec, L->owner,
-                                       spec->name, &local);
-      ok = s != NULL;
-      if (ok)
-        {
-          char *copy = g_strdup (s);
-          g_ptr_array_add (L->strings, copy);
-          v->type = FFM_VALUE_STRING;
-          v->string = copy;
-        }
-      break;
-    }
-  if (!ok)
-    {
-      g_free (v);
-      g_propagate_prefixed_error (L->error, local, "%s: ", ffm_json_doc_get_name (L->doc));
-      return FALSE;
-    }
-  g_hash_table_insert (L->names, g_strdup (spec->name), v);
-  if (v->type == FFM_VALUE_STRING)
-    ffm_param_values_set (L->w->param_values, spec->name, v->string);
-  else
-    {
-      g_autofree char *shown = spec->type == FFM_PARAM_BOOL
-                               ? g_strdup (v->number ? "true" : "false")
-                               : format_value (v);
-      ffm_param_values_set (L->w->param_values, spec->name, shown);
-    }
-  return TRUE;
-}
-
-static gboolean
-read_parameters (Loader *L, JsonNode *root)
-{
-  JsonNode *params = ffm_json_get_member (root, "parameters");
-  JsonObjectIter iter;
-  const char *name;
-  JsonNode *node;
-  guint n = 0;
-  GError *local = NULL;
-
-  if (params != NULL)
-    {
-      if (!ffm_json_require_object (L->doc, params, "$.parameters", INVALID, L->error))
-        return FALSE;
-      n = json_object_get_size (json_node_get_object (params));
-    }
-  /* The spec array is owned by the workload as soon as it exists, so a
-   * failure half-way frees it with the workload. */
+  L->params = ffm_params_reader_new (&rules);
   ffm_param_specs_free (L->w->param_specs);
-  L->w->param_specs = g_new0 (FfmParamSpec, n + 1);
-  if (params != NULL)
-    {
-      guint i = 0;
-      json_object_iter_init_ordered (&iter, json_node_get_object (params));
-      while (json_object_iter_next_ordered (&iter, &name, &node))
-        {
-          g_autofree char *path = g_strdup_printf ("$.parameters.%s", name);
-          if (!read_param_spec (L, name, node, path, &L->w->param_specs[i++]))
-            return FALSE;
-        }
-    }
-  if (!ffm_param_values_validate (L->user, L->w->param_specs, L->owner, &local))
-    {
-      g_propagate_prefixed_error (L->error, local, "%s: ", ffm_json_doc_get_name (L->doc));
-      return FALSE;
-    }
-  for (FfmParamSpec *s = L->w->param_specs; s->name != NULL; s++)
-    {
-      JsonNode *pnode = ffm_json_get_member (params, s->name);
-      gboolean conditional = ffm_json_get_member (pnode, "required_when") != NULL;
-
-      if (conditional && ffm_param_values_lookup (L->user, s->name) == NULL
-          && s->default_value == NULL)
-        {
-          g_hash_table_add (L->unset, g_strdup (s->name));
-          continue;
-        }
-      if (!store_param_value (L, s))
-        return FALSE;
-    }
-  /* required_when: over the parameters, now that all are known. */
-  for (FfmParamSpec *s = L->w->param_specs; s->name != NULL; s++)
-    {
-      JsonNode *cond = ffm_json_get_member (ffm_json_get_member (params, s->name),
-                                            "required_when");
-      g_autofree char *path = g_strdup_printf ("$.parameters.%s.required_when", s->name);
-      gboolean required = FALSE;
-
-      if (cond == NULL)
-        continue;
-      if (!eval_bool (L, cond, path, &required))
-        return FALSE;
-      if (required && ffm_param_values_lookup (L->user, s->name) == NULL)
-        {
-          const char *text = JSON_NODE_HOLDS_VALUE (cond)
-                             && json_node_get_value_type (cond) == G_TYPE_STRING
-                             ? json_node_get_string (cond) : "true";
-          g_autofree char *values = describe_names (L, text);
-          g_autofree char *where = ffm_json_where (L->doc, cond, path);
-          g_set_error (L->error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_MISSING,
-                       "%s: %s: parameter %s is required when %s%s%s%s; set it with "
-                       "--param %s=VALUE", where, L->owner, s->name, text,
-                       values[0] ? " (" : "", values, values[0] ? ")" : "", s->name);
-          return FALSE;
-        }
-    }
-  return TRUE;
-}
-
-/* ---- let, checks, ranks ---- */
-
-static gboolean
-read_lets (Loader *L, JsonNode *root)
-{
-  JsonNode *lets = ffm_json_get_member (root, "let");
-  JsonObjectIter iter;
-  const char *name;
-  JsonNode *node;
-
-  if (lets == NULL)
-    return TRUE;
-  if (!ffm_json_require_object (L->doc, lets, "$.let", INVALID, L->error))
+  L->w->param_specs = ffm_params_reader_read_specs (L->params, root, L->error);
+  if (L->w->param_specs == NULL
+      || !ffm_params_reader_bind (L->params, L->w->param_specs, root, L->user, L->error))
     return FALSE;
-  json_object_iter_init_ordered (&iter, json_node_get_object (lets));
-  while (json_object_iter_next_ordered (&iter, &name, &node))
+  for (const FfmParamSpec *s = L->w->param_specs; s->name != NULL; s++)
     {
-      g_autofree char *path = g_strdup_printf ("$.let.%s", name);
-      FfmValue *v;
+      FfmValue v;
+      g_autofree char *shown = NULL;
 
-      if (!is_identifier (name, FALSE))
-        return fail (L, node, path, "name '%s' must match [A-Za-z_][A-Za-z0-9_]*", name);
-      if (ffm_param_spec_find (L->w->param_specs, name) != NULL)
-        return fail (L, node, path, "'%s' is already a parameter", name);
-      if (g_hash_table_contains (L->names, name))
-        return fail (L, node, path, "'%s' is defined twice", name);
-      v = g_new0 (FfmValue, 1);
-      if (!eval_node (L, node, path, v))
-        {
-          g_free (v);
-          return FALSE;
-        }
-      g_hash_table_insert (L->names, g_strdup (name), v);
-      g_ptr_array_add (L->let_order, g_strdup (name));
+      if (!ffm_params_reader_lookup (L->params, s->name, &v))
+        continue;
+      shown = v.type == FFM_VALUE_STRING ? g_strdup (v.string)
+              : s->type == FFM_PARAM_BOOL ? g_strdup (v.number ? "true" : "false")
+              : ffm_params_format_value (&v);
+      ffm_param_values_set (L->w->param_values, s->name, shown);
     }
-  return TRUE;
+  return ffm_params_reader_read_lets (L->params, root, L->error);
 }
+
+/* ---- checks, ranks ---- */
 
 static gboolean
 read_checks (Loader *L, JsonNode *root)
@@ -2695,17 +2357,14 @@ load_doc (FfmJsonDoc *doc, const FfmParamValues *params, GError **error)
   L.user = params;
   L.error = error;
   L.w = ffm_workload_new_empty ("?", ffm_json_doc_get_name (doc));
-  L.names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   L.strings = g_ptr_array_new_with_free_func (g_free);
-  L.unset = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  L.let_order = g_ptr_array_new_with_free_func (g_free);
   L.rank_decls = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, rank_decl_free);
   L.tensor_decls = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, tensor_decl_free);
   L.raw = g_ptr_array_new_with_free_func (raw_einsum_free);
   L.seen_tensors = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
   einsums = ffm_json_get_member (root, "einsums");
-  ok = read_header (&L, root) && read_parameters (&L, root) && read_lets (&L, root)
+  ok = read_header (&L, root) && read_parameters_and_lets (&L, root)
        && read_checks (&L, root)
        && read_ranks (&L, ffm_json_get_member (root, "ranks"), "$.ranks")
        && read_tensor_decls (&L, root)
@@ -2718,10 +2377,8 @@ load_doc (FfmJsonDoc *doc, const FfmParamValues *params, GError **error)
   g_ptr_array_unref (L.raw);
   g_hash_table_unref (L.tensor_decls);
   g_hash_table_unref (L.rank_decls);
-  g_ptr_array_unref (L.let_order);
-  g_hash_table_unref (L.unset);
+  ffm_params_reader_free (L.params);
   g_ptr_array_unref (L.strings);
-  g_hash_table_unref (L.names);
   g_free (L.last_unknown);
   g_free (L.owner);
   if (!ok)

@@ -25,7 +25,10 @@
  *           FFM_SOURCE_ROOT), EDP: goal under 10 s and 2 GiB.
  * Each run is a child process, so its peak memory is its own. Prints one
  * line per run: wall time, CPU time, peak resident memory, the result and
- * the strategy's phase times and join survivors.
+ * the strategy's phase times and join survivors, where the CPU time went
+ * (the generation's phases and the join's passes, `ffm map --stats`'s
+ * seconds_cpu_*), and the EDP with all its digits (to compare runs bit for
+ * bit).
  *
  * FFM_BENCH=gpt|chains|paper|matrix|deep selects one part (gpt, chains and
  * deep by default); FFM_BENCH_THREADS (default 2);
@@ -61,6 +64,35 @@ stat_or_zero (const FfmSearchResult *r, const char *name)
 
   ffm_search_result_lookup_stat (r, name, &v);
   return v;
+}
+
+/* Where the CPU time went (the strategy's seconds_cpu_* statistics): the
+ * generation's phases summed over Einsums, the join's set-up and passes
+ * summed over steps. */
+static void
+print_profile (const FfmSearchResult *r)
+{
+  const GArray *stats = ffm_search_result_get_stats (r);
+  double dirty = 0, clean = 0;
+
+  for (guint i = 0; i < stats->len; i++)
+    {
+      const FfmStat *st = &g_array_index (stats, FfmStat, i);
+      if (g_str_has_prefix (st->name, "seconds_cpu_dirty_join_"))
+        dirty += st->value;
+      else if (g_str_has_prefix (st->name, "seconds_cpu_join_")
+               && !g_str_equal (st->name, "seconds_cpu_join_units"))
+        clean += st->value;
+    }
+  printf ("  CPU s: pmappings %.2f (templates %.2f, tile search %.2f: order %.2f, "
+          "extend %.2f, partial pruning %.2f, leaves %.2f; groups %.2f), "
+          "join units %.2f, dirty join %.2f, join %.2f\n",
+          stat_or_zero (r, "seconds_cpu_pmappings"), stat_or_zero (r, "seconds_cpu_templates"),
+          stat_or_zero (r, "seconds_cpu_tiles"), stat_or_zero (r, "seconds_cpu_order"),
+          stat_or_zero (r, "seconds_cpu_extend"),
+          stat_or_zero (r, "seconds_cpu_partial_pruning"),
+          stat_or_zero (r, "seconds_cpu_leaves"), stat_or_zero (r, "seconds_cpu_groups"),
+          stat_or_zero (r, "seconds_cpu_join_units"), dirty, clean);
 }
 
 /* run_one()'s exit status when an Einsum is one no compute unit of the
@@ -138,6 +170,9 @@ run_one (const char *arch, const char *workload, const char *params, guint threa
         printf (" %.0f", st->value);
     }
   printf ("\n");
+  print_profile (result);
+  /* All the digits, to compare runs bit for bit. */
+  printf ("  EDP %.17g J*s\n", s->energy * s->latency);
   if (paper)
     {
       /* TPUv4i's 4 cores, each with its LocalBuffer (the paper's LLBs) */

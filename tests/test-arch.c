@@ -544,7 +544,7 @@ static const InvalidCase invalid_cases[] = {
     { "default-out-of-range.json:4: $.parameters.pes.default: the default 0 "
       "is outside [1, inf]" } },
   { "bad-param-type", FFM_ARCH_ERROR_INVALID,
-    { "bad-param-type.json:4: $.parameters.mode.type: unknown type \"enum\"" } },
+    { "bad-param-type.json:4: $.parameters.mode.type: unknown parameter type 'enum'" } },
   { "negative-fill-energy", FFM_ARCH_ERROR_INVALID,
     { "negative-fill-energy.json:5: $.levels[0].fill_energy: memory MainMemory: "
       "fill_energy must be a finite number >= 0, got -2e-12" } },

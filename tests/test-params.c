@@ -1,7 +1,9 @@
 /* test-params.c: declared parameters and KEY=VALUE settings (ffm-params.h). */
 #include <ffm/ffm.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *const attention_choices[] = { "mha", "gqa", NULL };
 
@@ -289,6 +291,189 @@ test_read_all (void)
   g_assert_nonnull (strstr (error->message, "sise"));
 }
 
+/* ---- One reader for architecture and workload files (ffm-params-reader.c) ---- */
+
+/* An architecture file with @params and @lets as its members. */
+static char *
+arch_text (const char *params, const char *lets)
+{
+  return g_strdup_printf ("{ \"ffm_architecture\": 1, \"name\": \"t\",\n"
+                          "  \"parameters\": %s,\n  \"let\": %s,\n"
+                          "  \"levels\": [ { \"memory\": \"DRAM\", \"size\": \"inf\" },\n"
+                          "              { \"compute\": \"PE\" } ] }\n", params, lets);
+}
+
+/* A workload file with @params and @lets as its members. */
+static char *
+workload_text (const char *params, const char *lets)
+{
+  return g_strdup_printf ("{ \"ffm_workload\": 1, \"name\": \"t\",\n"
+                          "  \"parameters\": %s,\n  \"let\": %s,\n"
+                          "  \"ranks\": { \"M\": 4 }, \"bits_per_value\": { \"all\": 8 },\n"
+                          "  \"einsums\": [ { \"einsum\": \"Z[m] = A[m]\" } ] }\n", params, lets);
+}
+
+/* The declarations the architecture loader reads from @params. */
+static FfmParamSpec *
+arch_specs (const char *params, GError **error)
+{
+  g_autofree char *text = arch_text (params, "{}");
+  g_autofree char *path = NULL;
+  FfmParamSpec *declared;
+  int fd = g_file_open_tmp ("ffm-params-XXXXXX.json", &path, NULL);
+
+  g_assert_cmpint (fd, >=, 0);
+  close (fd);
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  declared = ffm_arch_file_get_param_specs (path, NULL, error);
+  g_unlink (path);
+  return declared;
+}
+
+static void
+assert_same_spec (const FfmParamSpec *a, const FfmParamSpec *w)
+{
+  g_assert_cmpstr (a->name, ==, w->name);
+  g_assert_cmpint (a->type, ==, w->type);
+  g_assert_cmpstr (a->default_value, ==, w->default_value);
+  g_assert_cmpstr (a->help, ==, w->help);
+  g_assert_cmpfloat (a->min, ==, w->min);
+  g_assert_cmpfloat (a->max, ==, w->max);
+  g_assert_cmpint (a->choices == NULL, ==, w->choices == NULL);
+  for (guint i = 0; a->choices != NULL && (a->choices[i] || w->choices[i]); i++)
+    g_assert_cmpstr (a->choices[i], ==, w->choices[i]);
+}
+
+static void
+test_reader_same_declarations (void)
+{
+  static const char *params =
+    "{ \"n\": { \"type\": \"integer\", \"default\": 4, \"min\": 1, \"help\": \"count\" },\n"
+    "  \"size\": { \"type\": \"number\", \"default\": \"inf\", \"min\": \"2**10\" },\n"
+    "  \"scale\": { \"default\": 0.5, \"min\": 0, \"max\": 1 },\n"
+    "  \"kind\": { \"default\": \"a\", \"choices\": [\"a\", \"b\"] },\n"
+    "  \"on\": { \"default\": true },\n"
+    "  \"whole\": { \"default\": 3 } }";
+  g_autoptr (GError) error = NULL;
+  g_autofree char *wtext = workload_text (params, "{}");
+  g_autoptr (FfmWorkload) w = ffm_workload_load_from_data (wtext, "w.json", NULL, &error);
+  FfmParamSpec *a;
+  const FfmParamSpec *ws;
+
+  g_test_summary ("Architecture and workload files read the same declarations the "
+                  "same way, but for a whole-number default's type (a workload's "
+                  "is an integer, an architecture's a number)");
+  g_assert_no_error (error);
+  a = arch_specs (params, &error);
+  g_assert_no_error (error);
+  ws = ffm_workload_get_param_specs (w);
+  for (guint i = 0; i < 5; i++)
+    assert_same_spec (&a[i], &ws[i]);
+  g_assert_cmpfloat (a[0].max, ==, INFINITY);       /* no maximum, in both */
+  g_assert_cmpfloat (a[1].min, ==, 1024);
+  g_assert_cmpstr (a[1].default_value, ==, "inf");
+  g_assert_cmpstr (a[5].name, ==, "whole");
+  g_assert_cmpint (a[5].type, ==, FFM_PARAM_NUMBER);
+  g_assert_cmpint (ws[5].type, ==, FFM_PARAM_INTEGER);
+  g_assert_cmpstr (a[5].default_value, ==, ws[5].default_value);
+  g_assert_null (a[6].name);
+  g_assert_null (ws[6].name);
+  ffm_param_specs_free (a);
+}
+
+/* The message of loading @params and @lets as an architecture and as a
+ * workload, after "FILE:LINE: ": the same in both. */
+static void
+assert_same_error (const char *params, const char *lets, const char *expected)
+{
+  g_autofree char *atext = arch_text (params, lets);
+  g_autofree char *wtext = workload_text (params, lets);
+  g_autoptr (GError) aerror = NULL;
+  g_autoptr (GError) werror = NULL;
+  g_autoptr (FfmArch) arch = ffm_arch_load_from_data (atext, "f.json", NULL, &aerror);
+  g_autoptr (FfmWorkload) w = ffm_workload_load_from_data (wtext, "f.json", NULL, &werror);
+
+  g_assert_null (arch);
+  g_assert_null (w);
+  g_assert_error (aerror, FFM_ARCH_ERROR, FFM_ARCH_ERROR_INVALID);
+  g_assert_error (werror, FFM_WORKLOAD_ERROR, FFM_WORKLOAD_ERROR_INVALID);
+  g_test_message ("architecture: %s\nworkload: %s", aerror->message, werror->message);
+  g_assert_cmpstr (aerror->message, ==, werror->message);
+  g_assert_nonnull (strstr (aerror->message, expected));
+}
+
+static void
+test_reader_same_errors (void)
+{
+  g_test_summary ("A bad declaration or let is the same error, word for word, in an "
+                  "architecture and in a workload");
+  assert_same_error ("{ \"Batch\": { \"default\": 1 } }", "{}",
+                     "f.json:2: $.parameters.Batch: parameter name 'Batch' must match");
+  assert_same_error ("{ \"m\": { \"type\": \"float\", \"default\": 1 } }", "{}",
+                     "$.parameters.m.type: unknown parameter type 'float'");
+  assert_same_error ("{ \"m\": { \"default\": 0, \"min\": 1 } }", "{}",
+                     "$.parameters.m.default: the default 0 is outside [1, inf]");
+  assert_same_error ("{ \"m\": { \"default\": 2, \"min\": 3, \"max\": 1 } }", "{}",
+                     "$.parameters.m.max: max 1 is below min 3");
+  assert_same_error ("{ \"m\": { \"type\": \"integer\", \"default\": 2.5 } }", "{}",
+                     "the default of an integer parameter must be a whole number, got 2.5");
+  assert_same_error ("{ \"m\": { \"default\": 1, \"choices\": [\"a\"] } }", "{}",
+                     "\"choices\" applies to string parameters only");
+  assert_same_error ("{ \"s\": { \"default\": \"c\", \"choices\": [\"a\", \"b\"] } }", "{}",
+                     "the default \"c\" is not one of the choices");
+  assert_same_error ("{ \"s\": { \"default\": \"a\", \"min\": 1 } }", "{}",
+                     "\"min\" and \"max\" apply to integer and number parameters only");
+  assert_same_error ("{ \"m\": { \"default\": 1, \"unit\": \"s\" } }", "{}",
+                     "unknown member \"unit\"");
+  assert_same_error ("{ \"m\": { \"default\": 1 } }", "{ \"m\": 2 }",
+                     "$.let.m: 'm' is already a parameter");
+  assert_same_error ("{ \"m\": { \"default\": 1 } }", "{ \"2x\": 2 }",
+                     "$.let.2x: name '2x' must match [A-Za-z_][A-Za-z0-9_]*");
+  assert_same_error ("{ \"m\": { \"default\": 1, \"required_when\": \"'yes'\" } }", "{}",
+                     "required_when: expected a condition (a number), got a string");
+}
+
+static void
+test_reader_arch_required_when (void)
+{
+  g_autofree char *text = arch_text (
+    "{ \"dram\": { \"default\": \"lpddr4\", \"choices\": [\"lpddr4\", \"custom\"] },\n"
+    "  \"dram_gbps\": { \"default\": 25, \"min\": 1, \"required_when\": \"dram == 'custom'\" } }",
+    "{ \"dram_bytes\": \"dram_gbps * 1e9\" }");
+  g_autoptr (FfmParamValues) values = ffm_param_values_new ();
+  g_autoptr (GError) error = NULL;
+  FfmArch *arch;
+  double v = 0;
+
+  g_test_summary ("An architecture's parameter with required_when: its default while "
+                  "the condition is false; an error naming it and the values when "
+                  "true and not set; the user's value when set");
+  arch = ffm_arch_load_from_data (text, "t.json", NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (ffm_arch_get_variable (arch, "dram_gbps", &v));
+  g_assert_cmpfloat (v, ==, 25);
+  g_assert_true (ffm_arch_get_variable (arch, "dram_bytes", &v));
+  g_assert_cmpfloat (v, ==, 25e9);
+  ffm_arch_unref (arch);
+
+  ffm_param_values_set (values, "dram", "custom");
+  arch = ffm_arch_load_from_data (text, "t.json", values, &error);
+  g_assert_null (arch);
+  g_assert_error (error, FFM_PARAM_ERROR, FFM_PARAM_ERROR_MISSING);
+  g_assert_cmpstr (error->message, ==,
+                   "t.json:3: $.parameters.dram_gbps.required_when: architecture t: "
+                   "parameter dram_gbps is required when dram == 'custom' (dram = "
+                   "'custom'); set it with --param dram_gbps=VALUE");
+  g_clear_error (&error);
+
+  ffm_param_values_set (values, "dram_gbps", "40");
+  arch = ffm_arch_load_from_data (text, "t.json", values, &error);
+  g_assert_no_error (error);
+  g_assert_true (ffm_arch_get_variable (arch, "dram_bytes", &v));
+  g_assert_cmpfloat (v, ==, 40e9);
+  ffm_arch_unref (arch);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -299,6 +484,9 @@ main (int argc, char **argv)
   g_test_add_func ("/params/type-mismatch", test_type_mismatch);
   g_test_add_func ("/params/specs", test_specs);
   g_test_add_func ("/params/read-all", test_read_all);
+  g_test_add_func ("/params/reader/same-declarations", test_reader_same_declarations);
+  g_test_add_func ("/params/reader/same-errors", test_reader_same_errors);
+  g_test_add_func ("/params/reader/arch-required-when", test_reader_arch_required_when);
 
   return g_test_run ();
 }

@@ -719,7 +719,7 @@ static const InvalidCase invalid_cases[] = {
     { "parameter mode: expected one of a, b, got 'c'" } },
   { "parameter-bad-type.json", NULL, W_INVALID, 4, { "unknown parameter type 'float'" } },
   { "parameter-default-mismatch.json", NULL, W_INVALID, 4,
-    { "$.parameters.m.default: expected a number (the parameter is an integer)" } },
+    { "$.parameters.m.default: expected a number as the default (the parameter is an integer)" } },
   { "parameter-no-type.json", NULL, W_INVALID, 4, { "parameter m needs a \"type\"" } },
   { "parameter-bad-name.json", NULL, W_INVALID, 4, { "parameter name 'Batch' must match" } },
   { "let-repeats-parameter.json", NULL, W_INVALID, 5, { "'m' is already a parameter" } },

@@ -258,6 +258,78 @@ record_survivors (FfmSearchResult *result, const FfmWorkload *w,
     }
 }
 
+/* The CPU seconds of each join step (the profile of `--stats`). */
+static void
+record_join_cpu (FfmSearchResult *result, const FfmWorkload *w,
+                 const JoinResult *r, const char *pass)
+{
+  guint n;
+  const double *cpu = join_result_get_step_cpu_seconds (r, &n);
+
+  for (guint x = 0; x < n; x++)
+    {
+      g_autofree char *name = g_strdup_printf ("seconds_cpu_%s_%02u_%s", pass, x,
+                                               ffm_workload_get_einsum (w, x)->name);
+      ffm_search_result_set_stat (result, name, cpu[x]);
+    }
+}
+
+/* Where the generation spent its CPU time, by phase (FfmPmappingProfile):
+ * the totals, then each enumerated Einsum (an Einsum that copies an
+ * earlier one's pmappings only built its templates). */
+static void
+record_pmapping_profile (FfmSearchResult *result, FfmPmappingSet *set)
+{
+  static const struct {
+    const char *name;
+    gsize offset;
+  } phases[] = {
+    { "templates", G_STRUCT_OFFSET (FfmPmappingProfile, cpu_templates) },
+    { "tiles", G_STRUCT_OFFSET (FfmPmappingProfile, cpu_tiles) },
+    { "order", G_STRUCT_OFFSET (FfmPmappingProfile, cpu_order) },
+    { "extend", G_STRUCT_OFFSET (FfmPmappingProfile, cpu_extend) },
+    { "partial_pruning", G_STRUCT_OFFSET (FfmPmappingProfile, cpu_partial_pruning) },
+    { "leaves", G_STRUCT_OFFSET (FfmPmappingProfile, cpu_leaves) },
+    { "groups", G_STRUCT_OFFSET (FfmPmappingProfile, cpu_groups) },
+  };
+  guint n = ffm_pmapping_set_get_n_einsums (set);
+  FfmWorkload *w = ffm_pmapping_set_get_workload (set);
+
+  for (guint k = 0; k < G_N_ELEMENTS (phases); k++)
+    {
+      g_autofree char *name = g_strdup_printf ("seconds_cpu_%s", phases[k].name);
+      double sum = 0;
+      for (guint i = 0; i < n; i++)
+        sum += G_STRUCT_MEMBER (double,
+                                ffm_einsum_pmappings_get_profile (ffm_pmapping_set_get_einsum (set, i)),
+                                phases[k].offset);
+      ffm_search_result_set_stat (result, name, sum);
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      const FfmEinsumPmappings *pm = ffm_pmapping_set_get_einsum (set, i);
+      const FfmPmappingProfile *pr = ffm_einsum_pmappings_get_profile (pm);
+      guint x = ffm_einsum_pmappings_get_einsum (pm);
+      const char *einsum = ffm_workload_get_einsum (w, x)->name;
+
+      if (ffm_einsum_pmappings_get_stats (pm)->reused_from >= 0)
+        continue;
+      for (guint k = 0; k < G_N_ELEMENTS (phases); k++)
+        {
+          g_autofree char *name = g_strdup_printf ("seconds_cpu_%02u_%s_%s", x, einsum,
+                                                   phases[k].name);
+          ffm_search_result_set_stat (result, name,
+                                      G_STRUCT_MEMBER (double, pr, phases[k].offset));
+        }
+      {
+        g_autofree char *rows = g_strdup_printf ("partial_rows_%02u_%s", x, einsum);
+        g_autofree char *peak = g_strdup_printf ("peak_table_rows_%02u_%s", x, einsum);
+        ffm_search_result_set_stat (result, rows, (double) pr->n_partial_rows);
+        ffm_search_result_set_stat (result, peak, (double) pr->peak_table_rows);
+      }
+    }
+}
+
 static void
 record_pmapping_stats (FfmSearchResult *result, FfmPmappingSet *set)
 {
@@ -287,6 +359,7 @@ record_pmapping_stats (FfmSearchResult *result, FfmPmappingSet *set)
    * and the host says so (not proven optimal). */
   ffm_search_result_set_stat (result, "templates_cut",
                               (double) ffm_pmapping_set_get_n_templates_cut (set));
+  record_pmapping_profile (result, set);
 }
 
 static FfmSearchResult *
@@ -305,6 +378,7 @@ ffm_run (const FfmSearchContext *ctx, const FfmParamValues *values,
   JoinPassOptions pass = { 0 };
   FfmPmappingOptions options;
   gint64 start = g_get_monotonic_time (), t;
+  double cpu_start = join_process_cpu_seconds ();
   double epsilon, mismatches = 0;
   gboolean ok = FALSE, reuse = TRUE, joinable_only = TRUE;
 
@@ -333,13 +407,18 @@ ffm_run (const FfmSearchContext *ctx, const FfmParamValues *values,
   result = ffm_search_result_new ();
   record_pmapping_stats (result, set);
   ffm_search_result_set_stat (result, "seconds_pmappings", seconds_since (start));
+  ffm_search_result_set_stat (result, "seconds_cpu_pmappings",
+                              join_process_cpu_seconds () - cpu_start);
 
   t = g_get_monotonic_time ();
+  cpu_start = join_process_cpu_seconds ();
   problem = join_problem_new (set, ctx->objective, ctx->n_threads,
                               FFM_SEARCH_CONTEXT_HAS (ctx, max_memory) ? ctx->max_memory : 0,
                               error);
   if (problem == NULL)
     return NULL;
+  ffm_search_result_set_stat (result, "seconds_cpu_join_units",
+                              join_process_cpu_seconds () - cpu_start);
   pass.objective = ctx->objective;
   pass.progress = ctx->progress;
   pass.progress_data = ctx->progress_data;
@@ -355,6 +434,7 @@ ffm_run (const FfmSearchContext *ctx, const FfmParamValues *values,
         goto out;
       add_candidates (cands, dirty, ctx->objective);
       record_survivors (result, w, dirty, "dirty_survivors");
+      record_join_cpu (result, w, dirty, "dirty_join");
       ffm_search_result_set_stat (result, "seconds_dirty_join",
                                   join_result_get_seconds (dirty));
       if (cands->len > 0)
@@ -381,6 +461,7 @@ ffm_run (const FfmSearchContext *ctx, const FfmParamValues *values,
     goto out;
   add_candidates (cands, clean, ctx->objective);
   record_survivors (result, w, clean, "join_survivors");
+  record_join_cpu (result, w, clean, "join");
   ffm_search_result_set_stat (result, "seconds_join", join_result_get_seconds (clean));
   ffm_search_result_set_stat (result, "seconds_joins_total", seconds_since (t));
 

@@ -22,6 +22,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 /* TUNING: relative slack of the clean pass's bound test: sums computed in
  * another order than the final one may differ in the last bits, and a row
@@ -193,6 +194,8 @@ struct _JoinResult {
   JoinProblem *problem;         /* borrowed */
   GArray **history;             /* [n_einsums] of Prov */
   guint64 *survivors;           /* [n_einsums] */
+  double *step_cpu;             /* [n_einsums]: CPU seconds of the process
+                                   per step (every thread's) */
   GArray *final;                /* of double: n_obj per final row */
   GArray *final_ids;            /* of guint32: history ids at the last step */
   double seconds;
@@ -208,6 +211,7 @@ join_result_free (JoinResult *r)
       g_array_free (r->history[x], TRUE);
   g_free (r->history);
   g_free (r->survivors);
+  g_free (r->step_cpu);
   if (r->final != NULL)
     g_array_free (r->final, TRUE);
   if (r->final_ids != NULL)
@@ -777,9 +781,11 @@ join_run (JoinProblem *p, const JoinPassOptions *o, GError **error)
   r->problem = p;
   r->history = g_new0 (GArray *, MAX (p->n_einsums, 1));
   r->survivors = g_new0 (guint64, MAX (p->n_einsums, 1));
+  r->step_cpu = g_new0 (double, MAX (p->n_einsums, 1));
   for (guint x = 0; x < p->n_einsums; x++)
     {
       GPtrArray *next;
+      double cpu = join_process_cpu_seconds ();
 
       if (o->context != NULL && ffm_search_context_is_cancelled (o->context))
         {
@@ -812,6 +818,7 @@ join_run (JoinProblem *p, const JoinPassOptions *o, GError **error)
         }
       r->history[x] = hist;
       r->survivors[x] = hist->len;
+      r->step_cpu[x] = join_process_cpu_seconds () - cpu;
       g_ptr_array_unref (left);
       left = next;
       if (o->progress != NULL)
@@ -866,6 +873,23 @@ double
 join_result_get_seconds (const JoinResult *r)
 {
   return r->seconds;
+}
+
+const double *
+join_result_get_step_cpu_seconds (const JoinResult *r, guint *n_steps)
+{
+  *n_steps = r->problem->n_einsums;
+  return r->step_cpu;
+}
+
+double
+join_process_cpu_seconds (void)
+{
+  struct timespec ts;
+
+  if (clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+    return 0;
+  return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
 }
 
 guint

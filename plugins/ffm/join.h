@@ -81,6 +81,12 @@ const guint64 *join_result_get_survivors (const JoinResult *result,
                                           guint *n_steps);
 /* Seconds the pass took. */
 double join_result_get_seconds (const JoinResult *result);
+/* CPU seconds of the whole process (every thread) each step took,
+ * indexed by Einsum. */
+const double *join_result_get_step_cpu_seconds (const JoinResult *result,
+                                                guint *n_steps);
+/* The process's CPU time, s (CLOCK_PROCESS_CPUTIME_ID). */
+double join_process_cpu_seconds (void);
 
 /* The complete mappings found: energy and latency of each (the sums of
  * their pmappings), in a fixed order. A pass for one objective keeps the

@@ -299,6 +299,37 @@ typedef struct {
                                optimum */
 } FfmPmappingStats;
 
+/* Where the generation of one Einsum spent its time: CPU seconds of the
+ * threads that worked on it, by phase, and the sizes the phases handled
+ * (`ffm map --stats`; docs/pmapping-generator.md,
+ * "Where the time goes"). An Einsum whose pmappings copy an earlier
+ * one's builds its templates and searches none (the rest is zero), and
+ * templates enumerated by other processes (MPI) add nothing to the tile
+ * search's phases. The phases nest: cpu_tiles holds cpu_order,
+ * cpu_extend (with the pruning of one parent's children among
+ * themselves), cpu_partial_pruning, cpu_leaves and the tile search's
+ * setup and depth-first searches. */
+typedef struct {
+  double cpu_templates;       /* its templates built (storage choices,
+                                 node orders, loops) */
+  double cpu_tiles;           /* the tile search of every template */
+  double cpu_order;           /* the pilots choosing each template's
+                                 search order */
+  double cpu_extend;          /* tables of partial tile vectors extended
+                                 by one rank variable */
+  double cpu_partial_pruning; /* whole tables of partial vectors pruned by
+                                 partial dominance */
+  double cpu_leaves;          /* the last depth: complete vectors pruned
+                                 by the groups' slots, evaluated by the
+                                 cost model */
+  double cpu_groups;          /* compatibility groups: each template's
+                                 groups pruned as rows arrive (also part
+                                 of cpu_tiles) and at its end, then merged
+                                 and pruned per Einsum */
+  guint64 n_partial_rows;     /* partial tile vectors written to tables */
+  guint64 peak_table_rows;    /* most rows one table held */
+} FfmPmappingProfile;
+
 typedef struct _FfmEinsumPmappings FfmEinsumPmappings;
 typedef struct _FfmPmappingSet FfmPmappingSet;
 
@@ -362,6 +393,8 @@ FFM_API guint64 ffm_pmapping_set_get_memory_limit (const FfmPmappingSet *set);
 
 FFM_API guint ffm_einsum_pmappings_get_einsum (const FfmEinsumPmappings *pm);
 FFM_API const FfmPmappingStats *ffm_einsum_pmappings_get_stats (const FfmEinsumPmappings *pm);
+/* Where its generation spent its time (transfer none). */
+FFM_API const FfmPmappingProfile *ffm_einsum_pmappings_get_profile (const FfmEinsumPmappings *pm);
 FFM_API guint ffm_einsum_pmappings_get_n_groups (const FfmEinsumPmappings *pm);
 FFM_API const FfmPmappingGroup *ffm_einsum_pmappings_get_group (const FfmEinsumPmappings *pm,
                                                                 guint index);
