@@ -928,13 +928,16 @@ is_split_level (const Builder *b, const JoinNode *jn, guint e)
  * at this depth: they go right above the split. Nodes of unshared tensors
  * in unbounded memories that come before them in their Einsum's path go
  * there too, keeping each Einsum's order (a copy Einsum's holders must go
- * outer to inner). */
+ * outer to inner), unless an outer node of the same tensor stays below the
+ * split (a bounded memory): hoisted, the inner node would sit above it, and
+ * a tensor's nodes go from outer to inner memories. */
 static void
 emit_split_level (Builder *b, guint lo, guint hi, guint e, GPtrArray *list)
 {
   for (guint k = lo; k <= hi; k++)
     {
       const FfmJoinPmapping *p = b->c->p[k];
+      gboolean stays_below[FFM_MAX_EINSUM_TENSORS] = { FALSE };
       int last = -1;
       for (guint i = 0; i < p->n_nodes; i++)
         if (is_split_level (b, &p->nodes[i], e))
@@ -942,9 +945,13 @@ emit_split_level (Builder *b, guint lo, guint hi, guint e, GPtrArray *list)
       for (int i = 0; i <= last; i++)
         {
           const JoinNode *jn = &p->nodes[i];
+          gboolean held = jn->access >= 0 && stays_below[jn->access];
           if (is_split_level (b, jn, e)
-              || (jn->depth == e && is_hoistable (b->c, jn)))
+              || (jn->depth == e && !held && is_hoistable (b->c, jn)))
             emit_node (b, k, (guint) i, list);
+          else if (jn->loop < 0 && jn->depth == e && jn->access >= 0
+                   && jn->node->kind == FFM_NODE_STORAGE && !jn->node->persistent)
+            stays_below[jn->access] = TRUE;
         }
     }
 }

@@ -128,6 +128,19 @@ pmapping (FfmWorkload *w, FfmArch *a, const char *text)
   return p;
 }
 
+/* tests/data/join/@name, loaded without parameters. */
+static FfmArch *
+data_arch (const char *name)
+{
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "join",
+                                                 name, NULL);
+  g_autoptr (GError) error = NULL;
+  FfmArch *a = ffm_arch_load_file (path, NULL, &error);
+
+  g_assert_no_error (error);
+  return a;
+}
+
 /* ---- The rules and the tree ---- */
 
 #define MATMUL0_FUSED \
@@ -227,6 +240,98 @@ test_chain_statuses (void)
     g_assert_cmpuint (ffm_join_chain_get_split_depth (chain, 1), ==, 0);
   }
   g_assert_cmpstr (ffm_join_status_to_string (FFM_JOIN_COPY), !=, "unknown");
+}
+
+/* tests/data/join/inner-unbounded.json: MainMemory, a bounded Buffer, a
+ * Vector unit (enabled for no Einsum here), an unbounded Big memory, a
+ * bounded Inner memory backing the intermediate, a MAC. The weight is kept
+ * in Buffer and then in Big, above the split at depth 0 where the
+ * intermediate's backing node in Inner goes: Big's node may go above the
+ * split (an unshared tensor in an unbounded memory) only with Buffer's,
+ * which is bounded and stays in its branch; hoisted alone, Big would sit
+ * above Buffer and the cost model refuses the tree (a tensor's nodes go
+ * from outer to inner memories). The shape of seed 3149 of the random
+ * architectures (tests/test-random-arch.c). */
+#define INNER_UNBOUNDED_WORKLOAD \
+  "{\"ffm_workload\": 1, \"name\": \"copy-after-matmul\"," \
+  " \"ranks\": {\"M\": 3, \"N0\": 2, \"N1\": 2}," \
+  " \"bits_per_value\": {\"all\": 4}, \"einsums\": [" \
+  "  \"T1[m,n1] = T0[m,n0] * W0[n0,n1]\", \"T2[m,n1] = T1[m,n1]\"]}"
+
+static void
+test_tree_inner_copy_below_split (void)
+{
+  g_autoptr (FfmWorkload) w = workload_from_text (INNER_UNBOUNDED_WORKLOAD);
+  g_autoptr (FfmArch) a = data_arch ("inner-unbounded.json");
+  g_autoptr (FfmJoinPmapping) p0 = pmapping (w, a,
+    "S MainMemory T0; S MainMemory W0; S Buffer W0; S Big W0; S Inner T0; "
+    "S Inner T1; L m 1; L n1 1; L n0 1; C T1 MAC");
+  g_autoptr (FfmJoinPmapping) p1 = pmapping (w, a,
+    "S MainMemory T2; S Inner T1; L m 1; L n1 1; C T2 MAC");
+  g_autoptr (FfmJoinChain) chain = ffm_join_chain_new (w, a);
+  g_autoptr (FfmMapping) m = NULL;
+  g_autoptr (FfmCostReport) r = NULL;
+  g_autoptr (GPtrArray) paths = NULL;
+  g_autoptr (GError) error = NULL;
+  int buffer = -1, big = -1;
+
+  g_test_summary ("a weight's inner copy in an unbounded memory stays below "
+                  "its outer copy in a bounded one when the outer stays in "
+                  "its branch: the tree the cost model accepts");
+  g_assert_cmpint (ffm_join_chain_push (chain, p0), ==, FFM_JOIN_OK);
+  g_assert_cmpint (ffm_join_chain_push (chain, p1), ==, FFM_JOIN_OK);
+  g_assert_cmpuint (ffm_join_chain_get_split_depth (chain, 1), ==, 0);
+  m = ffm_join_chain_build_mapping (chain);
+  r = ffm_cost_evaluate_mapping (w, a, m, &error);
+  g_assert_no_error (error);
+  g_assert_true (ffm_cost_report_fits (r));
+  paths = ffm_mapping_dup_paths (m);
+  g_assert_cmpuint (paths->len, ==, 2);
+  {
+    GPtrArray *path = g_ptr_array_index (paths, 0);
+    for (guint k = 0; k < path->len; k++)
+      {
+        const FfmMappingNode *n = g_ptr_array_index (path, k);
+        if (n->kind == FFM_NODE_STORAGE
+            && g_strv_contains ((const char *const *) n->tensors, "W0"))
+          {
+            if (strcmp (n->level, "Buffer") == 0)
+              buffer = (int) k;
+            else if (strcmp (n->level, "Big") == 0)
+              big = (int) k;
+          }
+      }
+  }
+  g_assert_cmpint (buffer, >=, 0);
+  g_assert_cmpint (big, >, buffer);
+}
+
+/* The same architecture searched: the ffm strategy maps it, and finds what
+ * the exhaustive strategy finds, for each objective, to the bit. */
+static void
+test_exhaustive_inner_unbounded (void)
+{
+  g_autoptr (FfmWorkload) w = workload_from_text (INNER_UNBOUNDED_WORKLOAD);
+  g_autoptr (FfmArch) a = data_arch ("inner-unbounded.json");
+
+  g_test_summary ("ffm == exhaustive on an unbounded memory below a compute "
+                  "unit and a bounded memory (the best mapping keeps the "
+                  "weight in both, below the split)");
+  for (FfmObjective o = FFM_OBJECTIVE_EDP; o <= FFM_OBJECTIVE_LATENCY; o++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (FfmSearchResult) f = run (fixture.ffm, w, a, o, 1, FALSE, &error);
+      g_autoptr (FfmSearchResult) x = NULL;
+      const FfmSolution *fs, *xs;
+
+      g_assert_no_error (error);
+      x = run (fixture.exhaustive, w, a, o, 1, FALSE, &error);
+      g_assert_no_error (error);
+      fs = ffm_search_result_get_solution (f, 0);
+      xs = ffm_search_result_get_solution (x, 0);
+      g_assert_cmpmem (&fs->energy, sizeof (double), &xs->energy, sizeof (double));
+      g_assert_cmpmem (&fs->latency, sizeof (double), &xs->latency, sizeof (double));
+    }
 }
 
 /* A copy of a tensor two Einsums read may not sit over the other's path. */
@@ -711,6 +816,10 @@ main (int argc, char **argv)
   g_assert_no_error (error);
 
   g_test_add_func ("/ffm-join/tree/fused-matmuls", test_tree_fused_matmuls);
+  g_test_add_func ("/ffm-join/tree/inner-copy-below-split",
+                   test_tree_inner_copy_below_split);
+  g_test_add_func ("/ffm-join/optimality/inner-unbounded",
+                   test_exhaustive_inner_unbounded);
   g_test_add_func ("/ffm-join/cancel", test_cancel_join);
   g_test_add_func ("/ffm-join/chain/statuses", test_chain_statuses);
   g_test_add_func ("/ffm-join/chain/copy", test_chain_copy);

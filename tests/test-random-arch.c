@@ -82,20 +82,14 @@ enum {
 /* The generator's known defects, by seed: each must still fail (a
  * signal, or a wrong mapping or an unclear error), so that the list is
  * pruned when they are fixed. Seeds 8, 47 and 51 (two compute units
- * serving one Einsum: einsum_pmappings_merge's columns) and 78, 126 and
- * 206 (build_with_plan's fixed item array) were here and are fixed.
- * Ended by { 0, NULL }. */
+ * serving one Einsum: einsum_pmappings_merge's columns), 78, 126 and 206
+ * (build_with_plan's fixed item array) and 3149 (the join hoisted an inner
+ * copy of a weight above the split without its outer copy) were here and
+ * are fixed. Ended by { 0, NULL }. */
 static const struct {
   guint64 seed;
   const char *defect;
 } known[] = {
-  /* /random-arch/many: the joined mapping of 3 Einsums keeps W0 in
-   * Buffer2 above Buffer4, where it is already kept, on an architecture
-   * with a compute level between memories; the cost model refuses it
-   * ("a tensor's storage nodes go from outer to inner memories"), so ffm
-   * fails with "the cost model refuses the joined mapping (a bug)"
-   * instead of mapping (docs/pmapping-generator.md, "Known defects"). */
-  { 3149, "the join keeps a tensor above a memory that already keeps it" },
   { 0, NULL },
 };
 
