@@ -73,7 +73,9 @@ typedef struct {
   GArray *combos;           /* of guint32, n_einsums per combination */
   GArray *energy;           /* of double per combination */
   GArray *latency;
+  guint64 max_stored;       /* combinations the memory budget holds */
   gboolean too_large;       /* a limit was hit: stop walking */
+  gboolean out_of_memory;   /* that limit was max_stored */
   gboolean cancelled;       /* the context asked to stop */
   guint64 attempts;         /* pushes tried while enumerating */
   guint64 reordered;        /* pmappings added in another loop order */
@@ -408,6 +410,26 @@ enumerate_einsum (Search *s, const FfmEinsumPmappings *pm, guint einsum,
 
 /* ---- Every combination ---- */
 
+/* The memory budget: --max-memory, or the default (docs/limits.md). */
+static guint64
+memory_limit (const FfmSearchContext *ctx)
+{
+  return ctx->max_memory > 0 ? ctx->max_memory : ffm_memory_budget_default_limit (NULL);
+}
+
+/* How many valid combinations may be stored (their picks, energy and
+ * latency, then their order) within the memory budget, arrays growing by
+ * doubling: a user who raises max_combinations gets an error, not an
+ * allocation the system refuses. */
+static guint64
+max_stored_combinations (const FfmSearchContext *ctx, guint n_einsums)
+{
+  guint64 per = (guint64) MAX (n_einsums, 1) * sizeof (guint) + 2 * sizeof (double)
+                + sizeof (guint);
+
+  return MAX (memory_limit (ctx) / (2 * per), 1);
+}
+
 static void
 walk (Search *s, guint x, double energy, double latency)
 {
@@ -420,6 +442,11 @@ walk (Search *s, guint x, double energy, double latency)
       if (s->energy->len >= (guint64) s->max_combinations)
         {
           s->too_large = TRUE;
+          return;
+        }
+      if (s->energy->len >= s->max_stored)
+        {
+          s->too_large = s->out_of_memory = TRUE;
           return;
         }
       g_array_append_vals (s->combos, s->pick, s->n_einsums);
@@ -731,6 +758,7 @@ exhaustive_run (const FfmSearchContext *ctx, const FfmParamValues *values,
   if (ctx->progress != NULL)
     ctx->progress (-1, "enumerating combinations", ctx->progress_data);
   s.chain = ffm_join_chain_new (s.w, s.a);
+  s.max_stored = max_stored_combinations (ctx, s.n_einsums);
   s.pick = g_new0 (guint, MAX (s.n_einsums, 1));
   s.combos = g_array_new (FALSE, FALSE, sizeof (guint));
   s.energy = g_array_new (FALSE, FALSE, sizeof (double));
@@ -739,6 +767,16 @@ exhaustive_run (const FfmSearchContext *ctx, const FfmParamValues *values,
   if (s.cancelled)
     {
       cancelled_error (&s, error);
+      search_clear (&s);
+      return NULL;
+    }
+  if (s.out_of_memory)
+    {
+      g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_TOO_LARGE,
+                   "exhaustive search: more than %" G_GUINT64_FORMAT " valid combinations "
+                   "of pmappings, more than the memory budget holds (--max-memory, %"
+                   G_GUINT64_FORMAT " bytes); use a smaller problem or the ffm strategy",
+                   s.max_stored, memory_limit (ctx));
       search_clear (&s);
       return NULL;
     }
