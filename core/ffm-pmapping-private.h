@@ -1306,6 +1306,8 @@ gboolean einsum_pmappings_charge_copy (FfmPmappingSet *set, FfmEinsumPmappings *
 void einsum_pmappings_copy (FfmEinsumPmappings *pm, const FfmEinsumPmappings *from);
 /* Moves the tiles of @pm's rows into one pool, in row order. */
 void einsum_pmappings_compact_tiles (FfmEinsumPmappings *pm);
+/* Releases the budget's charge for rows the finished set dropped. */
+void einsum_pmappings_recharge (FfmEinsumPmappings *pm);
 /* The generation needs @asked bytes more than its budget for @what. */
 void pmapping_set_fail_out_of_memory (FfmPmappingSet *set, const char *what, guint64 asked);
 /* After a template ran: an out-of-memory stop fails the generation. */

@@ -243,6 +243,32 @@ group_shrink (EinsumGroup *g)
   pmapping_group_sync (g);
 }
 
+/* The bytes of @pm's rows: their values, references and tiles. */
+static gsize
+einsum_pmappings_bytes (const FfmEinsumPmappings *pm)
+{
+  gsize bytes = sizeof (guint64) * pm->tile_pool->len;
+
+  for (guint i = 0; i < pm->groups->len; i++)
+    bytes += pmapping_group_bytes (g_ptr_array_index (pm->groups, i));
+  return bytes;
+}
+
+/* Gives back to the budget what the rows no longer need once the finished
+ * set dropped some (groups no neighbour can join, untracked columns and
+ * the rows they alone kept): the charge is what is held. */
+void
+einsum_pmappings_recharge (FfmEinsumPmappings *pm)
+{
+  gsize bytes = einsum_pmappings_bytes (pm);
+
+  if (bytes < pm->charged)
+    {
+      ffm_memory_budget_release (pm->budget, pm->charged - bytes);
+      pm->charged = bytes;
+    }
+}
+
 /* Merges the templates' groups in template order (phase 3). */
 void
 einsum_pmappings_merge (FfmEinsumPmappings *pm)
@@ -323,9 +349,7 @@ einsum_pmappings_merge (FfmEinsumPmappings *pm)
   pm->profile.cpu_groups += ffm_thread_cpu_seconds () - cpu_start;
   /* The merged rows stay until the set is freed: charged to the budget. */
   {
-    gsize bytes = sizeof (guint64) * pm->tile_pool->len;
-    for (guint i = 0; i < pm->groups->len; i++)
-      bytes += pmapping_group_bytes (g_ptr_array_index (pm->groups, i));
+    gsize bytes = einsum_pmappings_bytes (pm);
     if (ffm_memory_budget_reserve (pm->budget, bytes))
       pm->charged = bytes;
     else if (pm->set != NULL)

@@ -597,6 +597,7 @@ jobs_finish (FfmPmappingJobs *jobs, GError **error)
       FfmEinsumPmappings *pm = g_ptr_array_index (set->einsums, i);
       pmapping_set_drop_untracked (set, pm);
       einsum_pmappings_compact_tiles (pm);
+      einsum_pmappings_recharge (pm);
       g_ptr_array_unref (pm->results);
       pm->results = NULL;
       pm->stats.n_groups = pm->groups->len;
