@@ -103,8 +103,8 @@ rows_bytes (const FfmEinsumPmappings *pm)
 static void
 memory_held (const char *arch, const char *const *params)
 {
-  g_autoptr(FfmWorkload) w = load_workload ("matmuls.json", params);
-  g_autoptr(FfmArch) a = load_arch (arch);
+  g_autoptr(FfmWorkload) w = inputs_load_workload ("matmuls.json", params);
+  g_autoptr(FfmArch) a = inputs_load_arch (arch);
   g_autoptr(GError) error = NULL;
   g_autoptr(FfmPmappingSet) set = NULL;
   FfmPmappingOptions options;
