@@ -3419,7 +3419,8 @@ test_joinable_only (void)
   g_assert_cmpuint (dropped_by_set, >, 0);
 }
 
-/* The bytes of the rows of @set's groups, as the budget counts them. */
+/* The bytes of the rows of @set's groups, as the budget counts them:
+ * values, references and the rows' tiles. */
 static guint64
 group_row_bytes (const FfmPmappingSet *set)
 {
@@ -3433,6 +3434,9 @@ group_row_bytes (const FfmPmappingSet *set)
           const FfmPmappingGroup *g = ffm_einsum_pmappings_get_group (pm, j);
           bytes += (guint64) g->n_rows * (g->n_columns * sizeof (double)
                                           + sizeof (FfmPmappingRef));
+          for (guint r = 0; r < g->n_rows; r++)
+            bytes += sizeof (guint64) * ffm_pmapping_model_get_n_loops (
+              ffm_einsum_pmappings_get_model (pm, g->refs[r].template_id));
         }
     }
   return bytes;
