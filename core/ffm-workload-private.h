@@ -1,5 +1,5 @@
 /* ffm-workload-private.h (private): the inside of an FfmWorkload, shared by
- * the model (ffm-workload.c), the JSON loader (ffm-workload-loader.c) and
+ * the model (ffm-workload.c), the JSON loader (ffm-workload-loader*.c) and
  * the JSON writer (ffm-workload-writer.c). */
 #pragma once
 

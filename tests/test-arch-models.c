@@ -7,6 +7,7 @@
  * parameter values must fail with errors naming the architecture and the
  * parameter. */
 #include <ffm/ffm.h>
+#include "inputs.h"
 #include <ffm/ffm-single-arch-model.h>
 
 #include <math.h>
@@ -23,36 +24,6 @@ static FfmPluginRegistry *registry;
     double a_ = (a), b_ = (b);                                               \
     g_assert_cmpfloat_with_epsilon (a_, b_, 1e-12 * MAX (fabs (a_), fabs (b_))); \
   } G_STMT_END
-
-/* Builds @arch with the NULL-terminated KEY=VALUE settings that follow. */
-static FfmArch *
-build_arch (const char *arch, GError **error, ...)
-{
-  g_autoptr (FfmParamValues) values = ffm_param_values_new ();
-  const char *assignment;
-  va_list ap;
-
-  va_start (ap, error);
-  while ((assignment = va_arg (ap, const char *)) != NULL)
-    {
-      gboolean ok = ffm_param_values_parse_assignment (values, assignment, NULL);
-      g_assert_true (ok);
-    }
-  va_end (ap);
-  return ffm_plugin_registry_build_arch (registry, arch, values, error);
-}
-
-static const FfmLevel *
-level_named (const FfmArch *arch, const char *name, FfmLevelKind kind)
-{
-  int index = ffm_arch_find_level (arch, name);
-  const FfmLevel *level;
-
-  g_assert_cmpint (index, >=, 0);
-  level = ffm_arch_get_level (arch, (guint) index);
-  g_assert_cmpint (level->kind, ==, kind);
-  return level;
-}
 
 static guint64
 instances_of (const FfmArch *arch, const char *name)
@@ -117,7 +88,7 @@ check_bad_params (const char *arch, const BadParam *cases, guint n_cases)
   for (guint i = 0; i < n_cases; i++)
     {
       g_autoptr (GError) error = NULL;
-      g_autoptr (FfmArch) built = build_arch (arch, &error, cases[i].assignment, NULL);
+      g_autoptr (FfmArch) built = inputs_build_arch (registry, arch, &error, cases[i].assignment, NULL);
 
       g_test_message ("%s %s: %s", arch, cases[i].assignment,
                       error ? error->message : "(no error)");
@@ -178,7 +149,7 @@ check_unknown_chip (const char *model)
   g_clear_error (&error);
 
   /* Through the host, as `ffm --arch tpuv4i:no-such-chip` does. */
-  arch = build_arch (qualified, &error, NULL);
+  arch = inputs_build_arch (registry, qualified, &error, NULL);
   g_assert_null (arch);
   g_assert_nonnull (error);
   g_assert_nonnull (strstr (error->message, "no-such-chip"));
@@ -210,7 +181,7 @@ test_tpu_defaults (void)
   static const guint mac_path[] = { 0, 1, 2, 3, 5, 6, 7 };
   static const guint scalar_path[] = { 0, 1, 2, 3, 4 };
   g_autoptr (GError) error = NULL;
-  g_autoptr (FfmArch) arch = build_arch ("tpuv4i", &error, NULL);
+  g_autoptr (FfmArch) arch = inputs_build_arch (registry, "tpuv4i", &error, NULL);
   const FfmLevel *l;
 
   g_test_summary ("TPUv4i with its defaults is the paper's 7.1 chip, with the "
@@ -220,7 +191,7 @@ test_tpu_defaults (void)
   g_assert_nonnull (ffm_arch_get_source (arch));
   assert_level_order (arch, order);
 
-  l = level_named (arch, "MainMemory", FFM_LEVEL_MEMORY);
+  l = inputs_level_named (arch, "MainMemory", FFM_LEVEL_MEMORY);
   g_assert_true (isinf (l->u.memory.size));
   assert_close (l->u.memory.read_energy, 7.03e-12);
   assert_close (l->u.memory.write_energy, 7.03e-12);
@@ -230,7 +201,7 @@ test_tpu_defaults (void)
   g_assert_cmpstr (l->u.memory.keep, ==, "~intermediates");
   g_assert_cmpstr (l->u.memory.may_keep, ==, "all");
 
-  l = level_named (arch, "GlobalBuffer", FFM_LEVEL_MEMORY);
+  l = inputs_level_named (arch, "GlobalBuffer", FFM_LEVEL_MEMORY);
   g_assert_cmpfloat (l->u.memory.size, ==, 1073741824.0);
   assert_close (l->u.memory.read_energy, 1.88e-12);
   assert_close (l->u.memory.write_energy, 2.36e-12);
@@ -241,7 +212,7 @@ test_tpu_defaults (void)
   g_assert_cmpstr (l->u.memory.may_keep, ==, "all");
   assert_close (l->area, 112e-6);
 
-  l = level_named (arch, "Cores", FFM_LEVEL_FANOUT);
+  l = inputs_level_named (arch, "Cores", FFM_LEVEL_FANOUT);
   g_assert_cmpuint (l->u.fanout.n_dims, ==, 1);
   g_assert_cmpstr (l->u.fanout.dims[0].name, ==, "Z");
   g_assert_cmpuint (l->u.fanout.dims[0].count, ==, 4);
@@ -249,7 +220,7 @@ test_tpu_defaults (void)
   g_assert_cmpstr (l->u.fanout.dims[0].may_reuse, ==, "nothing");
   g_assert_cmpfloat (l->u.fanout.dims[0].min_usage, ==, 1.0);
 
-  l = level_named (arch, "LocalBuffer", FFM_LEVEL_MEMORY);
+  l = inputs_level_named (arch, "LocalBuffer", FFM_LEVEL_MEMORY);
   g_assert_cmpfloat (l->u.memory.size, ==, 33554432.0);
   assert_close (l->u.memory.read_energy, 0.249e-12);
   assert_close (l->u.memory.write_energy, 0.293e-12);
@@ -257,12 +228,12 @@ test_tpu_defaults (void)
   g_assert_cmpstr (l->u.memory.keep, ==, "input | output");
   g_assert_cmpuint (instances_of (arch, "LocalBuffer"), ==, 4);
 
-  l = level_named (arch, "ScalarUnit", FFM_LEVEL_COMPUTE);
+  l = inputs_level_named (arch, "ScalarUnit", FFM_LEVEL_COMPUTE);
   g_assert_cmpfloat (l->u.compute.energy, ==, 0.0);
   assert_close (l->u.compute.throughput, 1.05e9 * 128);
   g_assert_cmpstr (l->u.compute.enabled, ==, "len(all) == 2");
 
-  l = level_named (arch, "ProcessingElement", FFM_LEVEL_FANOUT);
+  l = inputs_level_named (arch, "ProcessingElement", FFM_LEVEL_FANOUT);
   g_assert_cmpuint (l->u.fanout.n_dims, ==, 2);
   g_assert_cmpstr (l->u.fanout.dims[0].name, ==, "reuse_input");
   g_assert_cmpuint (l->u.fanout.dims[0].count, ==, 128);
@@ -273,13 +244,13 @@ test_tpu_defaults (void)
   g_assert_cmpstr (l->u.fanout.dims[1].reuse, ==, "output");
   g_assert_cmpfloat (l->u.fanout.dims[1].min_usage, ==, 1.0);
 
-  l = level_named (arch, "Register", FFM_LEVEL_MEMORY);
+  l = inputs_level_named (arch, "Register", FFM_LEVEL_MEMORY);
   g_assert_cmpstr (l->u.memory.size_per_einsum, ==, "weight.bits_per_value");
   g_assert_cmpstr (l->u.memory.keep, ==, "weight");
   g_assert_cmpfloat (l->u.memory.read_energy, ==, 0.0);
   g_assert_cmpuint (instances_of (arch, "Register"), ==, 4 * 128 * 128);
 
-  l = level_named (arch, "MAC", FFM_LEVEL_COMPUTE);
+  l = inputs_level_named (arch, "MAC", FFM_LEVEL_COMPUTE);
   assert_close (l->u.compute.energy, 0.084e-12);
   assert_close (l->u.compute.throughput, 1.05e9);
   g_assert_cmpstr (l->u.compute.enabled, ==, "len(all) == 3");
@@ -322,7 +293,7 @@ static void
 test_tpu_changed (void)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (FfmArch) arch = build_arch ("tpuv4i", &error,
+  g_autoptr (FfmArch) arch = inputs_build_arch (registry, "tpuv4i", &error,
                                          "glb_mib=2**6", "n_cores=2", "lb_mib=0.5",
                                          "array_rows=64", "array_cols=32",
                                          "clock_ghz=2", "dram_gbps=100",
@@ -340,10 +311,10 @@ test_tpu_changed (void)
                   "estimator's ratio");
   g_assert_no_error (error);
 
-  l = level_named (arch, "MainMemory", FFM_LEVEL_MEMORY);
+  l = inputs_level_named (arch, "MainMemory", FFM_LEVEL_MEMORY);
   assert_close (l->u.memory.read_energy, 5e-12);
   assert_close (l->u.memory.write_bandwidth, 8e11);
-  l = level_named (arch, "GlobalBuffer", FFM_LEVEL_MEMORY);
+  l = inputs_level_named (arch, "GlobalBuffer", FFM_LEVEL_MEMORY);
   g_assert_cmpfloat (l->u.memory.size, ==, 536870912.0);
   assert_close (l->u.memory.read_energy, 1e-12 * sram_ratio (64, 128, "read"));
   assert_close (l->u.memory.write_energy, 1.5e-12 * sram_ratio (64, 128, "write"));
@@ -351,22 +322,22 @@ test_tpu_changed (void)
   assert_close (l->u.memory.read_bandwidth, 8 * 4096e9);
   assert_close (l->u.memory.write_bandwidth, 8 * 512e9);
   assert_close (l->area, 112e-6 * sram_ratio (64, 128, NULL));
-  l = level_named (arch, "Cores", FFM_LEVEL_FANOUT);
+  l = inputs_level_named (arch, "Cores", FFM_LEVEL_FANOUT);
   g_assert_cmpuint (l->u.fanout.dims[0].count, ==, 2);
-  l = level_named (arch, "LocalBuffer", FFM_LEVEL_MEMORY);
+  l = inputs_level_named (arch, "LocalBuffer", FFM_LEVEL_MEMORY);
   g_assert_cmpfloat (l->u.memory.size, ==, 4194304.0);
   assert_close (l->u.memory.read_energy, 0.125e-12 * sram_ratio (0.5, 4, "read"));
   assert_close (l->u.memory.write_energy, 0.25e-12 * sram_ratio (0.5, 4, "write"));
-  l = level_named (arch, "ScalarUnit", FFM_LEVEL_COMPUTE);
+  l = inputs_level_named (arch, "ScalarUnit", FFM_LEVEL_COMPUTE);
   assert_close (l->u.compute.throughput, 2e9 * 64);
   assert_close (l->u.compute.energy, 0.25e-12);
-  l = level_named (arch, "ProcessingElement", FFM_LEVEL_FANOUT);
+  l = inputs_level_named (arch, "ProcessingElement", FFM_LEVEL_FANOUT);
   g_assert_cmpuint (l->u.fanout.dims[0].count, ==, 32);   /* columns share inputs */
   g_assert_cmpuint (l->u.fanout.dims[1].count, ==, 64);   /* rows reduce outputs */
-  l = level_named (arch, "Register", FFM_LEVEL_MEMORY);
+  l = inputs_level_named (arch, "Register", FFM_LEVEL_MEMORY);
   g_assert_null (l->u.memory.size_per_einsum);
   g_assert_cmpfloat (l->u.memory.size, ==, 16.0);
-  l = level_named (arch, "MAC", FFM_LEVEL_COMPUTE);
+  l = inputs_level_named (arch, "MAC", FFM_LEVEL_COMPUTE);
   assert_close (l->u.compute.throughput, 2e9);
   assert_close (l->u.compute.energy, 0.5e-12);
   g_assert_cmpuint (instances_of (arch, "MAC"), ==, 2 * 32 * 64);
@@ -567,7 +538,7 @@ test_edge_defaults (void)
   static const guint mac_path[] = { 0, 1, 3, 4, 5 };
   static const guint vector_path[] = { 0, 1, 2 };
   g_autoptr (GError) error = NULL;
-  g_autoptr (FfmArch) arch = build_arch ("edge", &error, NULL);
+  g_autoptr (FfmArch) arch = inputs_build_arch (registry, "edge", &error, NULL);
   const FfmLevel *l;
 
   g_test_summary ("the edge accelerator with its defaults: the paper's 8 "
@@ -576,14 +547,14 @@ test_edge_defaults (void)
   g_assert_cmpstr (ffm_arch_get_name (arch), ==, "edge");
   assert_level_order (arch, order);
 
-  l = level_named (arch, "MainMemory", FFM_LEVEL_MEMORY);
+  l = inputs_level_named (arch, "MainMemory", FFM_LEVEL_MEMORY);
   g_assert_true (isinf (l->u.memory.size));
   assert_close (l->u.memory.read_energy, 8e-12);
   assert_close (l->u.memory.write_energy, 8e-12);
   assert_close (l->u.memory.read_bandwidth, 8 * 25.6e9);
   g_assert_cmpstr (l->u.memory.keep, ==, "~intermediates");
 
-  l = level_named (arch, "GlobalBuffer", FFM_LEVEL_MEMORY);
+  l = inputs_level_named (arch, "GlobalBuffer", FFM_LEVEL_MEMORY);
   g_assert_cmpfloat (l->u.memory.size, ==, 41943040.0);
   assert_close (l->u.memory.read_energy, 0.314e-12);
   assert_close (l->u.memory.write_energy, 0.342e-12);
@@ -594,23 +565,23 @@ test_edge_defaults (void)
   assert_close (l->area, 1.61e-6);
   g_assert_cmpstr (l->u.memory.keep, ==, "~MainMemory");
 
-  l = level_named (arch, "VectorUnit", FFM_LEVEL_COMPUTE);
+  l = inputs_level_named (arch, "VectorUnit", FFM_LEVEL_COMPUTE);
   assert_close (l->u.compute.throughput, 256e9);
   g_assert_cmpfloat (l->u.compute.energy, ==, 0.0);
   g_assert_cmpstr (l->u.compute.enabled, ==, "len(all) == 2");
 
-  l = level_named (arch, "ProcessingElement", FFM_LEVEL_FANOUT);
+  l = inputs_level_named (arch, "ProcessingElement", FFM_LEVEL_FANOUT);
   g_assert_cmpuint (l->u.fanout.n_dims, ==, 2);
   g_assert_cmpuint (l->u.fanout.dims[0].count, ==, 128);
   g_assert_cmpstr (l->u.fanout.dims[0].reuse, ==, "input");
   g_assert_cmpuint (l->u.fanout.dims[1].count, ==, 128);
   g_assert_cmpstr (l->u.fanout.dims[1].reuse, ==, "output");
 
-  l = level_named (arch, "Register", FFM_LEVEL_MEMORY);
+  l = inputs_level_named (arch, "Register", FFM_LEVEL_MEMORY);
   g_assert_cmpstr (l->u.memory.size_per_einsum, ==, "weight.bits_per_value");
   g_assert_cmpstr (l->u.memory.keep, ==, "weight");
 
-  l = level_named (arch, "MAC", FFM_LEVEL_COMPUTE);
+  l = inputs_level_named (arch, "MAC", FFM_LEVEL_COMPUTE);
   assert_close (l->u.compute.energy, 0.084e-12);
   assert_close (l->u.compute.throughput, 1e9);
   /* ~33 TOPS: 128 x 128 MACs x 2 ops x 1.0 GHz = 32.8 TOPS. */
@@ -625,7 +596,7 @@ static void
 test_edge_changed (void)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (FfmArch) arch = build_arch ("edge", &error,
+  g_autoptr (FfmArch) arch = inputs_build_arch (registry, "edge", &error,
                                          "glb_mib=4.768", "array_rows=64",
                                          "array_cols=256", "vector_lanes=128",
                                          "clock_ghz=1.05", "dram_gbps=34.1",
@@ -641,10 +612,10 @@ test_edge_changed (void)
                   "buffer's energies scale with its size by the SRAM estimator's "
                   "ratio");
   g_assert_no_error (error);
-  l = level_named (arch, "MainMemory", FFM_LEVEL_MEMORY);
+  l = inputs_level_named (arch, "MainMemory", FFM_LEVEL_MEMORY);
   assert_close (l->u.memory.read_energy, 6.25e-12);
   assert_close (l->u.memory.read_bandwidth, 8 * 34.1e9);
-  l = level_named (arch, "GlobalBuffer", FFM_LEVEL_MEMORY);
+  l = inputs_level_named (arch, "GlobalBuffer", FFM_LEVEL_MEMORY);
   assert_close (l->u.memory.size, 4.768 * 8388608);
   assert_close (l->u.memory.read_energy, 0.41e-12 * sram_ratio (4.768, 5, "read"));
   assert_close (l->u.memory.write_energy, 0.42e-12 * sram_ratio (4.768, 5, "write"));
@@ -652,16 +623,16 @@ test_edge_changed (void)
   assert_close (l->u.memory.read_bandwidth, 8e12);
   assert_close (l->u.memory.write_bandwidth, 4e12);
   g_assert_cmpfloat (l->leak_power, ==, 0.0);
-  l = level_named (arch, "VectorUnit", FFM_LEVEL_COMPUTE);
+  l = inputs_level_named (arch, "VectorUnit", FFM_LEVEL_COMPUTE);
   assert_close (l->u.compute.throughput, 1.05e9 * 128);
   assert_close (l->u.compute.energy, 0.37e-12);
-  l = level_named (arch, "ProcessingElement", FFM_LEVEL_FANOUT);
+  l = inputs_level_named (arch, "ProcessingElement", FFM_LEVEL_FANOUT);
   g_assert_cmpuint (l->u.fanout.dims[0].count, ==, 256);
   g_assert_cmpuint (l->u.fanout.dims[1].count, ==, 64);
-  l = level_named (arch, "Register", FFM_LEVEL_MEMORY);
+  l = inputs_level_named (arch, "Register", FFM_LEVEL_MEMORY);
   g_assert_null (l->u.memory.size_per_einsum);
   g_assert_cmpfloat (l->u.memory.size, ==, 8.0);
-  l = level_named (arch, "MAC", FFM_LEVEL_COMPUTE);
+  l = inputs_level_named (arch, "MAC", FFM_LEVEL_COMPUTE);
   assert_close (l->u.compute.energy, 0.109e-12);
   assert_close (l->u.compute.throughput, 1.05e9);
 }
@@ -755,7 +726,7 @@ static void
 test_tpu_matmul_latency (void)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (FfmArch) arch = build_arch ("tpuv4i", &error, NULL);
+  g_autoptr (FfmArch) arch = inputs_build_arch (registry, "tpuv4i", &error, NULL);
   g_autoptr (FfmWorkload) workload = load_matmul_64 ();
   g_autoptr (FfmCostReport) report = NULL;
   const FfmPmappingModel *model;
@@ -800,7 +771,7 @@ static void
 test_tpu_register_width (void)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (FfmArch) arch = build_arch ("tpuv4i", &error, "weight_bits=4", NULL);
+  g_autoptr (FfmArch) arch = inputs_build_arch (registry, "tpuv4i", &error, "weight_bits=4", NULL);
   g_autoptr (FfmWorkload) workload = load_matmul_64 ();
   g_autoptr (FfmCostReport) report = NULL;
   const FfmPmappingCost *cost;
@@ -818,7 +789,7 @@ static void
 test_edge_matmul_latency (void)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (FfmArch) arch = build_arch ("edge", &error, NULL);
+  g_autoptr (FfmArch) arch = inputs_build_arch (registry, "edge", &error, NULL);
   g_autoptr (FfmWorkload) workload = load_matmul_64 ();
   g_autoptr (FfmCostReport) report = NULL;
   const FfmPmappingCost *cost;

@@ -11,21 +11,11 @@
  * - set-expression evaluation against workloads (keep, enabled, reuse,
  *   spatial variables, bits per value, per-Einsum sizes). */
 #include <ffm/ffm.h>
+#include "inputs.h"
 #include <json-glib/json-glib.h>
 
 #include <math.h>
 #include <string.h>
-
-static const char *const shipped_names[] = {
-  "eyeriss", "eyeriss-v1", "eyeriss-v2", "fanout-at-glb",
-  "fanout-at-glb-with-fanout-node", "fanout-at-mac",
-  "fanout-at-mac-with-constraints", "fanout-at-mac-with-fanout-node",
-  "gemmini", "maeri-like", "nvdla", "nvdla-large", "nvdla-small",
-  "shidiannao", "simba", "simple", "snowcat", "systolic-os", "systolic-ws",
-  "timeloop-eyeriss-like", "timeloop-simba-like", "timeloop-simple-os",
-  "timeloop-simple-ws", "tpu-v1",
-  NULL
-};
 
 /* The architecture zoo: published accelerators written from their papers,
  * configurations and Timeloop's example designs (docs/architectures.md,
@@ -888,9 +878,9 @@ test_round_trip_all (void)
       g_assert_no_error (error);
       assert_round_trip (arch);
     }
-  for (guint i = 0; shipped_names[i] != NULL; i++)
+  for (guint i = 0; inputs_shipped_arch_names[i] != NULL; i++)
     {
-      g_autoptr (FfmArch) arch = load_shipped (shipped_names[i], NULL);
+      g_autoptr (FfmArch) arch = load_shipped (inputs_shipped_arch_names[i], NULL);
       assert_round_trip (arch);
     }
 }
@@ -915,7 +905,7 @@ test_shipped_headers (void)
       g_autoptr (FfmArch) arch = NULL;
 
       g_assert_true (g_str_has_suffix (file, ".json"));
-      g_assert_true (g_strv_contains (shipped_names, stem));
+      g_assert_true (g_strv_contains (inputs_shipped_arch_names, stem));
       arch = load_shipped (stem, NULL);
       g_assert_cmpstr (ffm_arch_get_name (arch), ==, stem);
       g_assert_nonnull (ffm_arch_get_source (arch));
@@ -925,7 +915,7 @@ test_shipped_headers (void)
       g_assert_cmpstr (ffm_arch_get_level (arch, 0)->name, ==, "MainMemory");
       n++;
     }
-  g_assert_cmpuint (n, ==, g_strv_length ((char **) shipped_names));
+  g_assert_cmpuint (n, ==, g_strv_length ((char **) inputs_shipped_arch_names));
 }
 
 static void
@@ -1268,11 +1258,11 @@ test_shipped_parameters (void)
 {
   g_test_summary ("Every parameter of every shipped architecture can be "
                   "changed, and each one changes the architecture");
-  for (guint i = 0; shipped_names[i] != NULL; i++)
+  for (guint i = 0; inputs_shipped_arch_names[i] != NULL; i++)
     {
-      g_autofree char *path = shipped_path (shipped_names[i]);
+      g_autofree char *path = shipped_path (inputs_shipped_arch_names[i]);
       g_autoptr (GError) error = NULL;
-      g_autoptr (FfmArch) defaults = load_shipped (shipped_names[i], NULL);
+      g_autoptr (FfmArch) defaults = load_shipped (inputs_shipped_arch_names[i], NULL);
       g_autofree char *default_levels = levels_json (defaults);
       g_autoptr (FfmParamValues) all = ffm_param_values_new ();
       g_autoptr (FfmArch) changed = NULL;

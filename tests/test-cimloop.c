@@ -18,6 +18,7 @@
  * cim-chips.c) and called directly; the plugin is loaded from this build's
  * plugin folders. */
 #include <ffm/ffm.h>
+#include "inputs.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -493,33 +494,6 @@ cimloop_vtable (void)
   return info->descriptor->vtable.arch;
 }
 
-/* Builds @arch with the NULL-terminated KEY=VALUE settings that follow. */
-static FfmArch *
-build_arch (const char *arch, GError **error, ...)
-{
-  g_autoptr (FfmParamValues) values = ffm_param_values_new ();
-  const char *assignment;
-  va_list ap;
-
-  va_start (ap, error);
-  while ((assignment = va_arg (ap, const char *)) != NULL)
-    g_assert_true (ffm_param_values_parse_assignment (values, assignment, NULL));
-  va_end (ap);
-  return ffm_plugin_registry_build_arch (registry, arch, values, error);
-}
-
-static const FfmLevel *
-level_named (const FfmArch *arch, const char *name, FfmLevelKind kind)
-{
-  int index = ffm_arch_find_level (arch, name);
-  const FfmLevel *level;
-
-  g_assert_cmpint (index, >=, 0);
-  level = ffm_arch_get_level (arch, (guint) index);
-  g_assert_cmpint (level->kind, ==, kind);
-  return level;
-}
-
 static void
 test_plugin_list (void)
 {
@@ -564,7 +538,7 @@ test_plugin_defaults (void)
       const CimChip *chip = cim_chip_get (i);
       g_autofree char *qualified = g_strconcat ("cimloop:", chip->name, NULL);
       g_autoptr (GError) error = NULL;
-      g_autoptr (FfmArch) arch = build_arch (qualified, &error, NULL);
+      g_autoptr (FfmArch) arch = inputs_build_arch (registry, qualified, &error, NULL);
       g_autoptr (FfmArch) by_name = NULL;
       const FfmLevel *mac, *top;
       CimEvaluation eval;
@@ -581,7 +555,7 @@ test_plugin_defaults (void)
       g_assert_cmpstr (top->name, ==, "MainMemory");
       g_assert_cmpfloat (top->u.memory.read_energy, ==, 0);
 
-      mac = level_named (arch, "MAC", FFM_LEVEL_COMPUTE);
+      mac = inputs_level_named (arch, "MAC", FFM_LEVEL_COMPUTE);
       g_assert_cmpfloat (mac->u.compute.energy, ==,
                          cim_dynamic_energy_per_mac (&eval, CIM_PART_ARRAY));
       instances = (double) ffm_arch_get_instances_above (arch, (guint) ffm_arch_find_level (arch, "MAC"));
@@ -594,7 +568,7 @@ test_plugin_defaults (void)
                          cim_leak_power (&eval, CIM_PART_ARRAY), 1e-12);
 
       /* The plain chip name works too. */
-      by_name = build_arch (chip->name, &error, NULL);
+      by_name = inputs_build_arch (registry, chip->name, &error, NULL);
       g_assert_no_error (error);
       g_assert_nonnull (by_name);
     }
@@ -604,44 +578,44 @@ static void
 test_plugin_structure (void)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (FfmArch) jia = build_arch ("jia-jssc2020", &error, NULL);
+  g_autoptr (FfmArch) jia = inputs_build_arch (registry, "jia-jssc2020", &error, NULL);
   g_autoptr (FfmArch) isaac = NULL;
   const FfmLevel *level;
 
   g_test_summary ("The folded hierarchy: array fanouts, the CiM unit, the chip's buffers");
   g_assert_no_error (error);
-  level = level_named (jia, "Columns", FFM_LEVEL_FANOUT);
+  level = inputs_level_named (jia, "Columns", FFM_LEVEL_FANOUT);
   g_assert_cmpuint (level->u.fanout.dims[0].count, ==, 256);
   g_assert_cmpstr (level->u.fanout.dims[0].reuse, ==, "input");
-  level = level_named (jia, "Rows", FFM_LEVEL_FANOUT);
+  level = inputs_level_named (jia, "Rows", FFM_LEVEL_FANOUT);
   g_assert_cmpuint (level->u.fanout.dims[0].count, ==, 2304);
   g_assert_cmpstr (level->u.fanout.dims[0].reuse, ==, "output");
-  level = level_named (jia, "CimUnit", FFM_LEVEL_MEMORY);
+  level = inputs_level_named (jia, "CimUnit", FFM_LEVEL_MEMORY);
   g_assert_cmpstr (level->u.memory.keep, ==, "weight");
   g_assert_cmpfloat (level->u.memory.size, ==, 1);
   g_assert_cmpfloat (level->u.memory.read_energy, ==, 0);
   /* Resident weights by default; programming charged on request. */
   g_assert_cmpfloat (level->u.memory.write_energy, ==, 0);
   {
-    g_autoptr (FfmArch) programmed = build_arch ("jia-jssc2020", &error,
+    g_autoptr (FfmArch) programmed = inputs_build_arch (registry, "jia-jssc2020", &error,
                                                  "program_weights=true", NULL);
     g_assert_no_error (error);
-    level = level_named (programmed, "CimUnit", FFM_LEVEL_MEMORY);
+    level = inputs_level_named (programmed, "CimUnit", FFM_LEVEL_MEMORY);
     /* 2.80e-11 J driver + 5.43e-13 J cell write per 1-b slice at 0.85 V. */
     assert_relative (level->u.memory.write_energy, 2.80e-11 + 5.43e-13, 1e-9);
   }
 
-  isaac = build_arch ("isaac-isca2016", &error, "main_memory_pj_per_bit=8", NULL);
+  isaac = inputs_build_arch (registry, "isaac-isca2016", &error, "main_memory_pj_per_bit=8", NULL);
   g_assert_no_error (error);
   assert_relative (ffm_arch_get_level (isaac, 0)->u.memory.read_energy, 8e-12, 1e-12);
-  level = level_named (isaac, "InputBuffer", FFM_LEVEL_MEMORY);
+  level = inputs_level_named (isaac, "InputBuffer", FFM_LEVEL_MEMORY);
   assert_relative (level->u.memory.read_energy, 1.60e-14, 1e-12);
   g_assert_cmpfloat (level->u.memory.size, ==, 8192);
-  level = level_named (isaac, "OutputBuffer", FFM_LEVEL_MEMORY);
+  level = inputs_level_named (isaac, "OutputBuffer", FFM_LEVEL_MEMORY);
   g_assert_nonnull (level->u.memory.bits_overrides);
-  level = level_named (isaac, "Arrays", FFM_LEVEL_FANOUT);
+  level = inputs_level_named (isaac, "Arrays", FFM_LEVEL_FANOUT);
   g_assert_cmpuint (level->u.fanout.dims[0].count, ==, 8);
-  level = level_named (isaac, "Columns", FFM_LEVEL_FANOUT);
+  level = inputs_level_named (isaac, "Columns", FFM_LEVEL_FANOUT);
   g_assert_cmpuint (level->u.fanout.dims[0].count, ==, 16);   /* 128 / 8 slices */
 }
 
@@ -683,9 +657,9 @@ test_plugin_changed (void)
     {
       const CimChip *chip = cim_chip_find (cases[i].chip);
       g_autoptr (GError) error = NULL;
-      g_autoptr (FfmArch) arch = build_arch (cases[i].chip, &error, cases[i].set[0],
+      g_autoptr (FfmArch) arch = inputs_build_arch (registry, cases[i].chip, &error, cases[i].set[0],
                                              cases[i].set[1], NULL);
-      g_autoptr (FfmArch) defaults = build_arch (cases[i].chip, &error, NULL);
+      g_autoptr (FfmArch) defaults = inputs_build_arch (registry, cases[i].chip, &error, NULL);
       const FfmLevel *mac, *mac0;
       CimParams params;
       CimEvaluation eval;
@@ -696,8 +670,8 @@ test_plugin_changed (void)
       for (guint j = 0; cases[i].direct[j].id != CIM_N_PARAMS; j++)
         params.value[cases[i].direct[j].id] = cases[i].direct[j].value;
       g_assert_true (cim_chip_evaluate (chip, &params, &eval, NULL));
-      mac = level_named (arch, "MAC", FFM_LEVEL_COMPUTE);
-      mac0 = level_named (defaults, "MAC", FFM_LEVEL_COMPUTE);
+      mac = inputs_level_named (arch, "MAC", FFM_LEVEL_COMPUTE);
+      mac0 = inputs_level_named (defaults, "MAC", FFM_LEVEL_COMPUTE);
       assert_relative (mac->u.compute.energy, cim_dynamic_energy_per_mac (&eval, CIM_PART_ARRAY), 1e-12);
       g_assert_cmpfloat (mac->u.compute.energy, !=, mac0->u.compute.energy);
     }
@@ -709,7 +683,7 @@ static void
 assert_build_fails (const char *arch, const char *setting, GQuark domain, int code, ...)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (FfmArch) built = build_arch (arch, &error, setting, NULL);
+  g_autoptr (FfmArch) built = inputs_build_arch (registry, arch, &error, setting, NULL);
   const char *needle;
   va_list ap;
 
@@ -797,7 +771,7 @@ test_cost_model_pass (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (FfmParamValues) shape = ffm_param_values_new ();
   g_autoptr (FfmWorkload) workload = NULL;
-  g_autoptr (FfmArch) arch = build_arch ("basic-analog", &error, NULL);
+  g_autoptr (FfmArch) arch = inputs_build_arch (registry, "basic-analog", &error, NULL);
   g_autoptr (FfmArch) programmed = NULL;
   g_autoptr (FfmMapping) mapping = NULL;
   FfmCostReport *report;
@@ -825,7 +799,7 @@ test_cost_model_pass (void)
   ffm_cost_report_free (report);
 
   /* Programming the 1024 8-b weights adds 1024 x 6.76e-11 J. */
-  programmed = build_arch ("basic-analog", &error, "program_weights=1", NULL);
+  programmed = inputs_build_arch (registry, "basic-analog", &error, "program_weights=1", NULL);
   g_assert_no_error (error);
   report = ffm_cost_evaluate_mapping (workload, programmed, mapping, &error);
   g_assert_no_error (error);

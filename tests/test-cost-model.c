@@ -7,6 +7,7 @@
  * operation costs 1 J and the MAC does one operation per second, so energy
  * counts bits and operations and latency counts operations). */
 #include <ffm/ffm.h>
+#include "inputs.h"
 #include <json-glib/json-glib.h>
 #include <glib/gstdio.h>
 #include <math.h>
@@ -36,40 +37,12 @@ load_workload (const char *file, const char *const *params)
   return w;
 }
 
-static FfmWorkload *
-load_workload_text (const char *text)
-{
-  g_autoptr(GError) error = NULL;
-  FfmWorkload *w = ffm_workload_load_from_data (text, "test-workload", NULL, &error);
-  g_assert_no_error (error);
-  return w;
-}
-
-static FfmWorkload *
-load_matmuls (int n_einsums, int m, int kn)
-{
-  g_autofree char *a = g_strdup_printf ("n_einsums=%d", n_einsums);
-  g_autofree char *b = g_strdup_printf ("m=%d", m);
-  g_autofree char *c = g_strdup_printf ("kn=%d", kn);
-  const char *params[] = { a, b, c, NULL };
-  return load_workload ("../workloads/matmuls.json", params);
-}
-
 static FfmArch *
 load_arch (const char *file)
 {
   g_autoptr(GError) error = NULL;
   g_autofree char *path = g_test_build_filename (G_TEST_DIST, file, NULL);
   FfmArch *a = ffm_arch_load_file (path, NULL, &error);
-  g_assert_no_error (error);
-  return a;
-}
-
-static FfmArch *
-load_arch_text (const char *text)
-{
-  g_autoptr(GError) error = NULL;
-  FfmArch *a = ffm_arch_load_from_data (text, "test-arch", NULL, &error);
   g_assert_no_error (error);
   return a;
 }
@@ -220,8 +193,8 @@ static void
 check_test_model_variant (const char *extra, double t0, double t1, double w0)
 {
   g_autofree char *text = g_strdup_printf (SIMPLE_TEMPLATE, extra);
-  g_autoptr(FfmArch) a = load_arch_text (text);
-  g_autoptr(FfmWorkload) w = load_matmuls (1, 64, 32);
+  g_autoptr(FfmArch) a = inputs_arch_from_text (text);
+  g_autoptr(FfmWorkload) w = inputs_load_matmuls (1, 64, 32);
   g_autoptr(FfmMapping) m = load_mapping ("unfused-matmul-simple.json");
   g_autoptr(FfmCostReport) r = evaluate (w, a, m);
 
@@ -234,7 +207,7 @@ static void
 test_unfused_simple (void)
 {
   g_autoptr(FfmArch) a = load_arch ("../arch-models/json/architectures/simple.json");
-  g_autoptr(FfmWorkload) w = load_matmuls (1, 64, 32);
+  g_autoptr(FfmWorkload) w = inputs_load_matmuls (1, 64, 32);
   g_autoptr(FfmMapping) m = load_mapping ("unfused-matmul-simple.json");
   g_autoptr(FfmCostReport) r = evaluate (w, a, m);
   const FfmPmappingModel *model = ffm_cost_report_get_model (r, 0);
@@ -295,10 +268,10 @@ static FfmCostReport *
 evaluate_per_action (const char *glb_members, FfmArch **arch)
 {
   g_autofree char *text = g_strdup_printf (PER_ACTION_TEMPLATE, glb_members);
-  g_autoptr(FfmWorkload) w = load_matmuls (1, 64, 32);
+  g_autoptr(FfmWorkload) w = inputs_load_matmuls (1, 64, 32);
   g_autoptr(FfmMapping) m = load_mapping ("unfused-matmul-simple.json");
 
-  *arch = load_arch_text (text);
+  *arch = inputs_arch_from_text (text);
   return evaluate (w, *arch, m);
 }
 
@@ -368,7 +341,7 @@ static void
 test_matmuls_from_main_memory (void)
 {
   g_autoptr(FfmArch) a = load_arch ("../arch-models/json/architectures/simple.json");
-  g_autoptr(FfmWorkload) w = load_matmuls (2, 64, 64);
+  g_autoptr(FfmWorkload) w = inputs_load_matmuls (2, 64, 64);
   g_autoptr(FfmMapping) m = load_mapping_text (
     "{\"ffm_mapping\": 1, \"nodes\": ["
     " {\"storage\": [\"T0\", \"W0\", \"T1\", \"W1\", \"T2\"], \"level\": \"MainMemory\"},"
@@ -434,7 +407,7 @@ static void
 test_fused_simple (void)
 {
   g_autoptr(FfmArch) a = load_arch ("../arch-models/json/architectures/simple.json");
-  g_autoptr(FfmWorkload) w = load_matmuls (2, 8, 4);
+  g_autoptr(FfmWorkload) w = inputs_load_matmuls (2, 8, 4);
   g_autoptr(FfmMapping) m = load_mapping ("fused-matmuls-simple.json");
   g_autoptr(FfmCostReport) r = evaluate (w, a, m);
   const FfmPmappingModel *m0 = ffm_cost_report_get_model (r, 0);
@@ -524,7 +497,7 @@ test_fused_renamed_rank_var (void)
 static void
 test_split_lifetimes (void)
 {
-  g_autoptr(FfmWorkload) w = load_matmuls (3, 4, 4);
+  g_autoptr(FfmWorkload) w = inputs_load_matmuls (3, 4, 4);
   g_autoptr(FfmMapping) m = load_mapping ("chain3-whole-tensors.json");
   g_autoptr(FfmArch) fits = NULL, tight = NULL;
   g_autoptr(FfmCostReport) r1 = NULL, r2 = NULL;
@@ -562,7 +535,7 @@ test_does_not_fit (void)
   g_autoptr(FfmParamValues) params = ffm_param_values_new ();
   g_autofree char *path = source_path ("../arch-models/json/architectures/simple.json", NULL);
   g_autoptr(FfmArch) a = NULL;
-  g_autoptr(FfmWorkload) w = load_matmuls (2, 8, 4);
+  g_autoptr(FfmWorkload) w = inputs_load_matmuls (2, 8, 4);
   g_autoptr(FfmMapping) m = load_mapping ("fused-matmuls-simple.json");
   g_autoptr(FfmCostReport) r = NULL;
   g_autoptr(GError) error = NULL;
@@ -605,7 +578,7 @@ static void
 test_tpu_matmul (void)
 {
   g_autoptr(FfmArch) a = load_arch ("data/cost/tpu-like.json");
-  g_autoptr(FfmWorkload) w = load_matmuls (2, 64, 64);
+  g_autoptr(FfmWorkload) w = inputs_load_matmuls (2, 64, 64);
   g_autoptr(FfmMapping) m = load_mapping ("matmul0-tpu.json");
   g_autoptr(FfmPmappingModel) model = compile_path (w, a, m);
   g_autoptr(FfmPmappingCost) cost = ffm_pmapping_cost_new (model);
@@ -640,7 +613,7 @@ static void
 test_eyeriss_latency (void)
 {
   g_autoptr(FfmArch) a = load_arch ("../arch-models/json/architectures/eyeriss.json");
-  g_autoptr(FfmWorkload) w = load_matmuls (2, 64, 64);
+  g_autoptr(FfmWorkload) w = inputs_load_matmuls (2, 64, 64);
   g_autoptr(FfmMapping) m = load_mapping ("matmul0-eyeriss.json");
   g_autoptr(FfmPmappingModel) model = compile_path (w, a, m);
   g_autoptr(FfmPmappingCost) cost = ffm_pmapping_cost_new (model);
@@ -667,7 +640,7 @@ static void
 test_snowcat (void)
 {
   g_autoptr(FfmArch) a = load_arch ("../arch-models/json/architectures/snowcat.json");
-  g_autoptr(FfmWorkload) w = load_matmuls (2, 64, 64);
+  g_autoptr(FfmWorkload) w = inputs_load_matmuls (2, 64, 64);
   g_autoptr(FfmMapping) m = load_mapping_text (
     "{\"ffm_mapping\": 1, \"nodes\": ["
     " {\"storage\": [\"T0\", \"W0\", \"T1\", \"W1\", \"T2\"], \"level\": \"MainMemory\"},"
@@ -695,7 +668,7 @@ check_fanout_arch (const char *file, const char *spatial_level,
 {
   g_autofree char *arch_path = g_strdup_printf ("../arch-models/json/architectures/%s", file);
   g_autoptr(FfmArch) a = load_arch (arch_path);
-  g_autoptr(FfmWorkload) w = load_matmuls (1, 64, 64);
+  g_autoptr(FfmWorkload) w = inputs_load_matmuls (1, 64, 64);
   g_autofree char *spatial = g_strdup_printf (
     " {\"spatial\": \"m\", \"tile\": 16, \"level\": \"%s\", \"dimension\": \"%s\"},",
     spatial_level, dimension);
@@ -777,7 +750,7 @@ static void
 test_spatial_multicast_reduction (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(FfmArch) a = load_arch_text (spatial_arch);
+  g_autoptr(FfmArch) a = inputs_arch_from_text (spatial_arch);
   g_autoptr(FfmWorkload) w = ffm_workload_load_from_data (spatial_workload, "mm",
                                                           NULL, &error);
   g_autoptr(FfmCostReport) r1 = NULL, r2 = NULL;
@@ -887,8 +860,8 @@ test_bad_mappings (void)
 {
   g_autoptr(FfmArch) simple = load_arch ("../arch-models/json/architectures/simple.json");
   g_autoptr(FfmArch) tpu = load_arch ("data/cost/tpu-like.json");
-  g_autoptr(FfmWorkload) w1 = load_matmuls (1, 64, 32);
-  g_autoptr(FfmWorkload) w2 = load_matmuls (2, 8, 4);
+  g_autoptr(FfmWorkload) w1 = inputs_load_matmuls (1, 64, 32);
+  g_autoptr(FfmWorkload) w2 = inputs_load_matmuls (2, 8, 4);
   const char *chain_params[] = { NULL };
   g_autoptr(FfmWorkload) chain = load_workload ("data/cost/reduce-chain.json",
                                                 chain_params);
@@ -921,7 +894,7 @@ static void
 test_reservations (void)
 {
   g_autoptr(FfmArch) a = load_arch ("../arch-models/json/architectures/simple.json");
-  g_autoptr(FfmWorkload) w = load_matmuls (1, 64, 32);
+  g_autoptr(FfmWorkload) w = inputs_load_matmuls (1, 64, 32);
   g_autoptr(FfmMapping) m = load_mapping ("unfused-matmul-simple.json");
   g_autoptr(FfmPmappingModel) model = compile_path (w, a, m);
   g_autoptr(FfmPmappingCost) cost = ffm_pmapping_cost_new (model);
@@ -966,7 +939,7 @@ static void
 test_retile (void)
 {
   g_autoptr(FfmArch) a = load_arch ("../arch-models/json/architectures/simple.json");
-  g_autoptr(FfmWorkload) w = load_matmuls (1, 64, 32);
+  g_autoptr(FfmWorkload) w = inputs_load_matmuls (1, 64, 32);
   g_autoptr(FfmMapping) m = load_mapping ("unfused-matmul-simple.json");
   g_autoptr(FfmPmappingModel) model = compile_path (w, a, m);
   g_autoptr(FfmPmappingCost) cost = ffm_pmapping_cost_new (model);
@@ -1009,7 +982,7 @@ static void
 test_remainder_tiles (void)
 {
   g_autoptr(FfmArch) a = load_arch ("../arch-models/json/architectures/simple.json");
-  g_autoptr(FfmWorkload) w = load_matmuls (1, 7, 3);
+  g_autoptr(FfmWorkload) w = inputs_load_matmuls (1, 7, 3);
   g_autoptr(FfmMapping) m = load_mapping ("remainder-matmul-simple.json");
   g_autoptr(FfmCostReport) r = evaluate (w, a, m);
   const FfmPmappingModel *model = ffm_cost_report_get_model (r, 0);
@@ -1044,7 +1017,7 @@ test_remainder_tiles (void)
              "3 is 1");
   {
     /* D[m] = A[M:m, N:m]: m appears twice in A's indices */
-    g_autoptr(FfmWorkload) diag = load_workload_text (
+    g_autoptr(FfmWorkload) diag = inputs_workload_from_text (
       "{\"ffm_workload\": 1, \"name\": \"diag\", \"ranks\": {\"M\": 5, \"N\": 5},"
       " \"bits_per_value\": {\"all\": 8}, \"einsums\": [\"D[m] = A[M:m,N:m]\"]}");
     g_autoptr(FfmMapping) dm = load_mapping_text (
@@ -1068,7 +1041,7 @@ static void
 test_report_output (void)
 {
   g_autoptr(FfmArch) a = load_arch ("../arch-models/json/architectures/simple.json");
-  g_autoptr(FfmWorkload) w = load_matmuls (2, 8, 4);
+  g_autoptr(FfmWorkload) w = inputs_load_matmuls (2, 8, 4);
   g_autoptr(FfmMapping) m = load_mapping ("fused-matmuls-simple.json");
   g_autoptr(FfmCostReport) r = evaluate (w, a, m);
   g_autofree char *table = ffm_cost_report_to_table (r);

@@ -5,6 +5,7 @@
  * and the exhaustive strategy's size limit. */
 #include <ffm/ffm.h>
 #include "debug-flags.h"
+#include "inputs.h"
 
 #include <string.h>
 
@@ -17,34 +18,6 @@ typedef struct {
 static Fixture fixture;
 
 /* ---- Helpers ---- */
-
-static FfmWorkload *
-workload_from_text (const char *text)
-{
-  g_autoptr (GError) error = NULL;
-  FfmWorkload *w = ffm_workload_load_from_data (text, "test", NULL, &error);
-
-  g_assert_no_error (error);
-  return w;
-}
-
-static FfmWorkload *
-matmuls (guint n, guint m, guint kn)
-{
-  g_autoptr (FfmParamValues) p = ffm_param_values_new ();
-  g_autoptr (GError) error = NULL;
-  g_autofree char *ns = g_strdup_printf ("%u", n);
-  g_autofree char *ms = g_strdup_printf ("%u", m);
-  g_autofree char *kns = g_strdup_printf ("%u", kn);
-  FfmWorkload *w;
-
-  ffm_param_values_set (p, "n_einsums", ns);
-  ffm_param_values_set (p, "m", ms);
-  ffm_param_values_set (p, "kn", kns);
-  w = ffm_workload_load ("matmuls", p, &error);
-  g_assert_no_error (error);
-  return w;
-}
 
 /* tests/data/join/glb.json: MainMemory (10 J per bit), a GlobalBuffer of
  * @glb_bits (1 J per bit), a MAC. */
@@ -153,7 +126,7 @@ data_arch (const char *name)
 static void
 test_tree_fused_matmuls (void)
 {
-  g_autoptr (FfmWorkload) w = matmuls (2, 8, 4);
+  g_autoptr (FfmWorkload) w = inputs_load_matmuls (2, 8, 4);
   g_autoptr (FfmArch) a = named_arch ("simple");
   g_autoptr (FfmJoinPmapping) p0 = pmapping (w, a, MATMUL0_FUSED);
   g_autoptr (FfmJoinPmapping) p1 = pmapping (w, a, MATMUL1_FUSED);
@@ -208,7 +181,7 @@ test_tree_fused_matmuls (void)
 static void
 test_chain_statuses (void)
 {
-  g_autoptr (FfmWorkload) w = matmuls (2, 8, 4);
+  g_autoptr (FfmWorkload) w = inputs_load_matmuls (2, 8, 4);
   g_autoptr (FfmArch) a = named_arch ("simple");
   g_autoptr (FfmJoinPmapping) p0 = pmapping (w, a, MATMUL0_FUSED);
   g_autoptr (FfmJoinPmapping) unfused1 = pmapping (w, a,
@@ -261,7 +234,7 @@ test_chain_statuses (void)
 static void
 test_tree_inner_copy_below_split (void)
 {
-  g_autoptr (FfmWorkload) w = workload_from_text (INNER_UNBOUNDED_WORKLOAD);
+  g_autoptr (FfmWorkload) w = inputs_workload_from_text (INNER_UNBOUNDED_WORKLOAD);
   g_autoptr (FfmArch) a = data_arch ("inner-unbounded.json");
   g_autoptr (FfmJoinPmapping) p0 = pmapping (w, a,
     "S MainMemory T0; S MainMemory W0; S Buffer W0; S Big W0; S Inner T0; "
@@ -311,7 +284,7 @@ test_tree_inner_copy_below_split (void)
 static void
 test_exhaustive_inner_unbounded (void)
 {
-  g_autoptr (FfmWorkload) w = workload_from_text (INNER_UNBOUNDED_WORKLOAD);
+  g_autoptr (FfmWorkload) w = inputs_workload_from_text (INNER_UNBOUNDED_WORKLOAD);
   g_autoptr (FfmArch) a = data_arch ("inner-unbounded.json");
 
   g_test_summary ("ffm == exhaustive on an unbounded memory below a compute "
@@ -338,7 +311,7 @@ test_exhaustive_inner_unbounded (void)
 static void
 test_chain_copy (void)
 {
-  g_autoptr (FfmWorkload) w = workload_from_text (
+  g_autoptr (FfmWorkload) w = inputs_workload_from_text (
     "{\"ffm_workload\": 1, \"name\": \"two-readers\","
     " \"ranks\": {\"M\": 4, \"N0\": 2, \"N1\": 2, \"N2\": 2},"
     " \"bits_per_value\": {\"all\": 8}, \"einsums\": ["
@@ -375,7 +348,7 @@ test_chain_copy (void)
 static void
 test_chain_dependency (void)
 {
-  g_autoptr (FfmWorkload) w = workload_from_text (
+  g_autoptr (FfmWorkload) w = inputs_workload_from_text (
     "{\"ffm_workload\": 1, \"name\": \"transposed\","
     " \"ranks\": {\"M\": 4, \"N\": 4, \"K\": 2},"
     " \"bits_per_value\": {\"all\": 8}, \"einsums\": ["
@@ -429,7 +402,7 @@ test_chain_orders (void)
   static const char *const text1 =
     "S MainMemory W1; S MainMemory T2; L n1 2; L m 2; S GlobalBuffer T1; "
     "L n2 1; L n1 1; L m 1; C Matmul1 MAC";
-  g_autoptr (FfmWorkload) w = matmuls (2, 8, 4);
+  g_autoptr (FfmWorkload) w = inputs_load_matmuls (2, 8, 4);
   g_autoptr (FfmArch) a = named_arch ("simple");
   g_autoptr (FfmJoinPmapping) p0 = pmapping (w, a,
     "S MainMemory T0; S MainMemory W0; L m 2; L n1 2; S GlobalBuffer T1; "
@@ -475,7 +448,7 @@ test_chain_orders (void)
 static void
 test_chain_orders_same_var (void)
 {
-  g_autoptr (FfmWorkload) w = matmuls (2, 8, 4);
+  g_autoptr (FfmWorkload) w = inputs_load_matmuls (2, 8, 4);
   g_autoptr (FfmArch) a = named_arch ("simple");
   g_autoptr (FfmJoinPmapping) p = pmapping (w, a,
     "S MainMemory W1; S MainMemory T2; L m 4; L n1 2; L m 2; "
@@ -530,7 +503,7 @@ min_energy (FfmWorkload *w, FfmArch *a, guint einsum)
 static void
 test_reservations_force_worse_pmapping (void)
 {
-  g_autoptr (FfmWorkload) w = workload_from_text (
+  g_autoptr (FfmWorkload) w = inputs_workload_from_text (
     "{\"ffm_workload\": 1, \"name\": \"two-matmuls\","
     " \"ranks\": {\"M\": 16, \"N0\": 4, \"N1\": 4, \"N2\": 8},"
     " \"bits_per_value\": {\"all\": 8}, \"einsums\": ["
@@ -574,7 +547,7 @@ test_reservations_force_worse_pmapping (void)
 static void
 test_fused_tile_lifetimes (void)
 {
-  g_autoptr (FfmWorkload) w = matmuls (3, 4, 4);
+  g_autoptr (FfmWorkload) w = inputs_load_matmuls (3, 4, 4);
   g_autoptr (FfmArch) a = glb_arch (264);
   g_autoptr (GError) error = NULL;
   g_autoptr (FfmSearchResult) ffm = NULL, exh = NULL;
@@ -600,7 +573,7 @@ test_fused_tile_lifetimes (void)
 static void
 test_infeasible_join (void)
 {
-  g_autoptr (FfmWorkload) w = workload_from_text (
+  g_autoptr (FfmWorkload) w = inputs_workload_from_text (
     "{\"ffm_workload\": 1, \"name\": \"persistent\","
     " \"ranks\": {\"M\": 4, \"N0\": 4, \"N1\": 4, \"N2\": 4},"
     " \"bits_per_value\": {\"all\": 8}, \"persistent\": \"W0 | W1\","
@@ -637,7 +610,7 @@ test_infeasible_join (void)
 static void
 test_unfused (void)
 {
-  g_autoptr (FfmWorkload) w = matmuls (3, 16, 8);
+  g_autoptr (FfmWorkload) w = inputs_load_matmuls (3, 16, 8);
   g_autoptr (FfmArch) a = glb_arch (1 << 20);
   g_autoptr (GError) error = NULL;
   g_autoptr (FfmSearchResult) fused = NULL, unfused = NULL;
@@ -674,7 +647,7 @@ test_unfused (void)
 static void
 test_threads (void)
 {
-  g_autoptr (FfmWorkload) w = matmuls (4, 128, 128);
+  g_autoptr (FfmWorkload) w = inputs_load_matmuls (4, 128, 128);
   g_autoptr (FfmArch) a = named_arch ("tpuv4i");
   g_autoptr (GError) error = NULL;
   static const guint thread_counts[] = { 1, 2, 7 };
@@ -714,7 +687,7 @@ test_threads (void)
 static void
 test_pareto (void)
 {
-  g_autoptr (FfmWorkload) w = matmuls (2, 128, 128);
+  g_autoptr (FfmWorkload) w = inputs_load_matmuls (2, 128, 128);
   g_autoptr (FfmArch) a = named_arch ("tpuv4i");
   g_autoptr (GError) error = NULL;
   g_autoptr (FfmSearchResult) front = NULL;
@@ -753,7 +726,7 @@ test_pareto (void)
 static void
 test_exhaustive_too_large (void)
 {
-  g_autoptr (FfmWorkload) w = matmuls (3, 1024, 1024);
+  g_autoptr (FfmWorkload) w = inputs_load_matmuls (3, 1024, 1024);
   g_autoptr (FfmArch) a = named_arch ("tpuv4i");
   g_autoptr (GError) error = NULL;
   g_autoptr (FfmSearchResult) res = NULL;
@@ -779,7 +752,7 @@ cancel_in_join (double fraction, const char *phase, gpointer data)
 static void
 test_cancel_join (void)
 {
-  g_autoptr (FfmWorkload) w = matmuls (3, 16, 16);
+  g_autoptr (FfmWorkload) w = inputs_load_matmuls (3, 16, 16);
   g_autoptr (FfmArch) a = named_arch ("simple");
   g_autoptr (FfmProblem) problem = ffm_problem_new (w, a);
   g_autoptr (FfmSearchResult) res = NULL;

@@ -1,14 +1,26 @@
 #!/bin/sh
-# test-generator-layers.sh BUILD: the pmapping generator's files form no
-# circle. They are listed here top to bottom (as ffm-pmapping-private.h
-# lists them); each file's object may call (nm -u) only functions that
-# files below it define, so a call that runs back up, which would close a
-# circle, fails here and names the file, the function and its file.
+# test-generator-layers.sh BUILD [MODULE PATTERN FILE...]: the files of a
+# module of libffm split into files form no circle. They are listed top to
+# bottom (as the module's private header lists them); each file's object
+# may call (nm -u) only functions that files below it define, so a call
+# that runs back up, which would close a circle, fails here and names the
+# file, the function and its file. Every file of core/ named PATTERN must
+# be in the list. With BUILD alone: the pmapping generator, listed here
+# (ffm-pmapping-private.h); another module gives its name, the pattern of
+# its files and its files, top first (the workload loader: tests/meson.build).
 set -eu
 build=$1
 objdir=$(find "$build/core" -maxdepth 1 -type d -name 'libffm.so*.p' | head -n 1)
 [ -n "$objdir" ] || { echo "test-generator-layers: no libffm objects under $build/core" >&2; exit 1; }
-
+shift
+if [ $# -gt 0 ]; then
+  module=$1
+  pattern=$2
+  shift 2
+  layers=$(printf '%s\n' "$@")
+else
+module=generator
+pattern='ffm-pmapping*.c'
 layers="
 ffm-pmapping.c
 ffm-pmapping-waves.c
@@ -31,13 +43,14 @@ ffm-pmapping-imperfect.c
 ffm-pmapping-rows.c
 ffm-pmapping-options.c
 "
+fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ffm-layers-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 for f in $layers; do
   [ -f "$objdir/$f.o" ] \
-    || { echo "test-generator-layers: $objdir/$f.o is missing (a generator file renamed? update the list)" >&2; exit 1; }
+    || { echo "test-generator-layers: $objdir/$f.o is missing (a $module file renamed? update the list)" >&2; exit 1; }
 done
 
 # Which layer defines each function: "SYMBOL LAYER".
@@ -47,8 +60,8 @@ for f in $layers; do
   nm --defined-only "$objdir/$f.o" | awk -v i="$i" '$2 == "T" { print $3, i }'
 done | sort > "$tmp/defined.txt"
 
-# Every generator file is in the list.
-for c in $(find "$(dirname "$0")/../core" -maxdepth 1 -name 'ffm-pmapping*.c' -exec basename {} \;); do
+# Every file of the module is in the list.
+for c in $(find "$(dirname "$0")/../core" -maxdepth 1 -name "$pattern" -exec basename {} \;); do
   echo "$layers" | grep -qx "$c" \
     || { echo "test-generator-layers: $c is not in the list of layers" >&2; exit 1; }
 done
@@ -68,4 +81,4 @@ for f in $layers; do
   done < "$tmp/uses.txt"
 done
 [ "$failed" = 0 ] || exit 1
-echo "test-generator-layers: $(echo "$layers" | grep -c .) files, every call runs down"
+echo "test-generator-layers: the $module's $(echo "$layers" | grep -c .) files, every call runs down"

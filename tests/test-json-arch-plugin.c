@@ -4,20 +4,10 @@
  * data folders, FFM_DATA_PATH first), descriptions, parameters, and builds
  * by name and by path. */
 #include <ffm/ffm.h>
+#include "inputs.h"
 
 #include <glib/gstdio.h>
 #include <string.h>
-
-static const char *const shipped_names[] = {
-  "eyeriss", "eyeriss-v1", "eyeriss-v2", "fanout-at-glb",
-  "fanout-at-glb-with-fanout-node", "fanout-at-mac",
-  "fanout-at-mac-with-constraints", "fanout-at-mac-with-fanout-node",
-  "gemmini", "maeri-like", "nvdla", "nvdla-large", "nvdla-small",
-  "shidiannao", "simba", "simple", "snowcat", "systolic-os", "systolic-ws",
-  "timeloop-eyeriss-like", "timeloop-simba-like", "timeloop-simple-os",
-  "timeloop-simple-ws", "tpu-v1",
-  NULL
-};
 
 static const FfmArchModelVTable *
 open_json_model (void)
@@ -71,9 +61,9 @@ test_list (void)
   g_auto (GStrv) names = json->list_architectures ();
 
   g_test_summary ("Every shipped JSON architecture is offered by name, sorted");
-  g_assert_cmpuint (g_strv_length (names), ==, g_strv_length ((char **) shipped_names));
-  for (guint i = 0; shipped_names[i] != NULL; i++)
-    g_assert_cmpstr (names[i], ==, shipped_names[i]);
+  g_assert_cmpuint (g_strv_length (names), ==, g_strv_length ((char **) inputs_shipped_arch_names));
+  for (guint i = 0; inputs_shipped_arch_names[i] != NULL; i++)
+    g_assert_cmpstr (names[i], ==, inputs_shipped_arch_names[i]);
 }
 
 static void
@@ -87,9 +77,9 @@ test_describe (void)
   g_assert_cmpstr (simple, ==, "DRAM, one global buffer and one MAC; 1 J per "
                    "bit moved and per operation, so energy counts bits and operations");
   g_assert_null (none);
-  for (guint i = 0; shipped_names[i] != NULL; i++)
+  for (guint i = 0; inputs_shipped_arch_names[i] != NULL; i++)
     {
-      g_autofree char *text = json->describe (shipped_names[i]);
+      g_autofree char *text = json->describe (inputs_shipped_arch_names[i]);
       g_assert_nonnull (text);
       g_assert_cmpuint (strlen (text), >, 20);
     }
@@ -142,7 +132,7 @@ test_build (void)
   g_assert_null (json->build ("simpel", NULL, &error));
   g_assert_error (error, FFM_ARCH_ERROR, FFM_ARCH_ERROR_NOT_FOUND);
   {
-    g_autofree char *names = g_strjoinv (", ", (char **) shipped_names);
+    g_autofree char *names = g_strjoinv (", ", (char **) inputs_shipped_arch_names);
     g_autofree char *expected = g_strdup_printf ("no JSON architecture named \"simpel\" "
                                                  "(available: %s)", names);
     g_assert_cmpstr (error->message, ==, expected);
@@ -182,7 +172,7 @@ test_data_path (void)
       json = open_json_model ();
       names = json->list_architectures ();
       /* the shipped ones and zz-mine, simple shadowed */
-      g_assert_cmpuint (g_strv_length (names), ==, g_strv_length ((char **) shipped_names) + 1);
+      g_assert_cmpuint (g_strv_length (names), ==, g_strv_length ((char **) inputs_shipped_arch_names) + 1);
       g_assert_cmpstr (names[0], ==, "simple");
       g_assert_cmpstr (names[1], ==, "zz-mine");
       g_assert_cmpstr (names[2], ==, "eyeriss");

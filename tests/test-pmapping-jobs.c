@@ -8,36 +8,10 @@
  * tells job lists apart. */
 #include <ffm/ffm.h>
 #include "ffm-pmapping-jobs.h"
+#include "inputs.h"
 #include "random-problem.h"
 
 #include <string.h>
-
-static FfmWorkload *
-load_workload (const char *file, const char *const *assignments)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(FfmParamValues) values = ffm_param_values_new ();
-  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "workloads",
-                                                 file, NULL);
-  FfmWorkload *w;
-
-  for (guint i = 0; assignments != NULL && assignments[i] != NULL; i++)
-    g_assert_true (ffm_param_values_parse_assignment (values, assignments[i], NULL));
-  w = ffm_workload_load (path, values, &error);
-  g_assert_no_error (error);
-  return w;
-}
-
-static FfmArch *
-load_arch (const char *name)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "arch-models",
-                                                 "json", "architectures", name, NULL);
-  FfmArch *a = ffm_arch_load_file (path, NULL, &error);
-  g_assert_no_error (error);
-  return a;
-}
 
 /* The runner: every third job here, the others in a second set of jobs
  * built from the same inputs, through bytes, last job first. */
@@ -182,10 +156,10 @@ test_same_set_library (void)
 {
   const char *const gpt[] = { "new_tokens=64", NULL };
   const char *const matmuls[] = { "n_einsums=4", NULL };
-  g_autoptr(FfmArch) nvdla = load_arch ("nvdla.json");
-  g_autoptr(FfmArch) simple = load_arch ("simple.json");
-  g_autoptr(FfmWorkload) w1 = load_workload ("gpt3-6.7b.json", gpt);
-  g_autoptr(FfmWorkload) w2 = load_workload ("matmuls.json", matmuls);
+  g_autoptr(FfmArch) nvdla = inputs_load_arch ("nvdla.json");
+  g_autoptr(FfmArch) simple = inputs_load_arch ("simple.json");
+  g_autoptr(FfmWorkload) w1 = inputs_load_workload ("gpt3-6.7b.json", gpt);
+  g_autoptr(FfmWorkload) w2 = inputs_load_workload ("matmuls.json", matmuls);
   g_autoptr(FfmPmappingSet) reused = NULL;
   gboolean any_reused = FALSE;
 
@@ -207,8 +181,8 @@ static void
 test_same_set_waves (void)
 {
   const char *const gpt[] = { "new_tokens=64", NULL };
-  g_autoptr(FfmArch) nvdla = load_arch ("nvdla.json");
-  g_autoptr(FfmWorkload) w1 = load_workload ("gpt3-6.7b.json", gpt);
+  g_autoptr(FfmArch) nvdla = inputs_load_arch ("nvdla.json");
+  g_autoptr(FfmWorkload) w1 = inputs_load_workload ("gpt3-6.7b.json", gpt);
   gsize with_parts = 0;
 
   g_assert_cmpuint (check_same_set_joinable (w1, nvdla, 1, 2, TRUE), >, 16);
@@ -239,8 +213,8 @@ static void
 test_bad_parts (void)
 {
   const char *const gpt[] = { "new_tokens=64", NULL };
-  g_autoptr(FfmArch) a = load_arch ("nvdla.json");
-  g_autoptr(FfmWorkload) w = load_workload ("gpt3-6.7b.json", gpt);
+  g_autoptr(FfmArch) a = inputs_load_arch ("nvdla.json");
+  g_autoptr(FfmWorkload) w = inputs_load_workload ("gpt3-6.7b.json", gpt);
   FfmPmappingOptions options;
   g_autoptr(GError) error = NULL;
   g_autoptr(FfmPmappingJobs) source = NULL;
@@ -305,8 +279,8 @@ static void
 test_bad_bytes (void)
 {
   const char *const matmuls[] = { "n_einsums=2", NULL };
-  g_autoptr(FfmArch) a = load_arch ("simple.json");
-  g_autoptr(FfmWorkload) w = load_workload ("matmuls.json", matmuls);
+  g_autoptr(FfmArch) a = inputs_load_arch ("simple.json");
+  g_autoptr(FfmWorkload) w = inputs_load_workload ("matmuls.json", matmuls);
   g_autoptr(GError) error = NULL;
   g_autoptr(FfmPmappingJobs) source = ffm_pmapping_jobs_new (w, a, NULL, &error);
   g_autoptr(GBytes) good = NULL;
@@ -349,10 +323,10 @@ test_fingerprint (void)
   const char *const two[] = { "n_einsums=2", NULL };
   const char *const three[] = { "n_einsums=3", NULL };
   const char *const larger[] = { "n_einsums=2", "m=512", NULL };
-  g_autoptr(FfmArch) a = load_arch ("simple.json");
-  g_autoptr(FfmWorkload) w2 = load_workload ("matmuls.json", two);
-  g_autoptr(FfmWorkload) w3 = load_workload ("matmuls.json", three);
-  g_autoptr(FfmWorkload) w2l = load_workload ("matmuls.json", larger);
+  g_autoptr(FfmArch) a = inputs_load_arch ("simple.json");
+  g_autoptr(FfmWorkload) w2 = inputs_load_workload ("matmuls.json", two);
+  g_autoptr(FfmWorkload) w3 = inputs_load_workload ("matmuls.json", three);
+  g_autoptr(FfmWorkload) w2l = inputs_load_workload ("matmuls.json", larger);
   g_autoptr(FfmPmappingJobs) j2 = ffm_pmapping_jobs_new (w2, a, NULL, NULL);
   g_autoptr(FfmPmappingJobs) j2again = ffm_pmapping_jobs_new (w2, a, NULL, NULL);
   g_autoptr(FfmPmappingJobs) j3 = ffm_pmapping_jobs_new (w3, a, NULL, NULL);

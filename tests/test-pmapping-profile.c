@@ -5,35 +5,9 @@
  * Einsum that copies another's pmappings searches nothing; the phases' sum
  * is no more than the process's CPU time. */
 #include <ffm/ffm.h>
+#include "inputs.h"
 
 #include <time.h>
-
-static FfmWorkload *
-load_workload (const char *file, const char *const *assignments)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(FfmParamValues) values = ffm_param_values_new ();
-  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "workloads",
-                                                 file, NULL);
-  FfmWorkload *w;
-
-  for (guint i = 0; assignments != NULL && assignments[i] != NULL; i++)
-    g_assert_true (ffm_param_values_parse_assignment (values, assignments[i], NULL));
-  w = ffm_workload_load (path, values, &error);
-  g_assert_no_error (error);
-  return w;
-}
-
-static FfmArch *
-load_arch (const char *name)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "arch-models",
-                                                 "json", "architectures", name, NULL);
-  FfmArch *a = ffm_arch_load_file (path, NULL, &error);
-  g_assert_no_error (error);
-  return a;
-}
 
 static double
 process_cpu_seconds (void)
@@ -48,8 +22,8 @@ static void
 test_profile_phases (void)
 {
   const char *const params[] = { "n_einsums=4", "m=256", "kn=256", NULL };
-  g_autoptr(FfmWorkload) w = load_workload ("matmuls.json", params);
-  g_autoptr(FfmArch) a = load_arch ("simple.json");
+  g_autoptr(FfmWorkload) w = inputs_load_workload ("matmuls.json", params);
+  g_autoptr(FfmArch) a = inputs_load_arch ("simple.json");
   g_autoptr(GError) error = NULL;
   g_autoptr(FfmPmappingSet) set = NULL;
   FfmPmappingOptions options;

@@ -21,6 +21,7 @@
 #include "ffm-pmapping-diagnostics.h"
 #include "ffm-storage-bound.h"
 #include "random-problem.h"
+#include "inputs.h"
 #include "debug-flags.h"
 #include <math.h>
 #include <string.h>
@@ -28,55 +29,6 @@
 #define BIT(i) (G_GUINT64_CONSTANT (1) << (i))
 
 /* ---- Helpers ---- */
-
-static FfmWorkload *
-workload_from_text (const char *text)
-{
-  g_autoptr(GError) error = NULL;
-  FfmWorkload *w = ffm_workload_load_from_data (text, "test-workload", NULL, &error);
-  g_assert_no_error (error);
-  return w;
-}
-
-static FfmArch *
-arch_from_text (const char *text)
-{
-  g_autoptr(GError) error = NULL;
-  FfmArch *a = ffm_arch_load_from_data (text, "test-arch", NULL, &error);
-  g_assert_no_error (error);
-  return a;
-}
-
-static FfmArch *
-arch_from_file (const char *name)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "arch-models",
-                                                 "json", "architectures", name, NULL);
-  FfmArch *a = ffm_arch_load_file (path, NULL, &error);
-  g_assert_no_error (error);
-  return a;
-}
-
-static FfmWorkload *
-load_matmuls (int n_einsums, int m, int kn)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(FfmParamValues) values = ffm_param_values_new ();
-  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "..", "workloads",
-                                                 "matmuls.json", NULL);
-  g_autofree char *a = g_strdup_printf ("n_einsums=%d", n_einsums);
-  g_autofree char *b = g_strdup_printf ("m=%d", m);
-  g_autofree char *c = g_strdup_printf ("kn=%d", kn);
-  FfmWorkload *w;
-
-  g_assert_true (ffm_param_values_parse_assignment (values, a, NULL));
-  g_assert_true (ffm_param_values_parse_assignment (values, b, NULL));
-  g_assert_true (ffm_param_values_parse_assignment (values, c, NULL));
-  w = ffm_workload_load (path, values, &error);
-  g_assert_no_error (error);
-  return w;
-}
 
 static FfmPmappingSet *
 generate (FfmWorkload *w, FfmArch *a, const FfmPmappingOptions *options)
@@ -1536,8 +1488,8 @@ test_choices_bounded (void)
                   "brute force's (which also checks the bounds at every "
                   "pmapping) and the generation without the bounds");
   {
-    g_autoptr(FfmArch) a = arch_from_text (nested);
-    g_autoptr(FfmWorkload) w = workload_from_text (matmul);
+    g_autoptr(FfmArch) a = inputs_arch_from_text (nested);
+    g_autoptr(FfmWorkload) w = inputs_workload_from_text (matmul);
     guint n = check_choices_bounded (w, a);
     g_assert_cmpuint (n, >, 0);
     n_bounded += n;
@@ -1563,8 +1515,8 @@ test_choices_bounded (void)
                          "\"ranks\": { \"M\": %d, \"K\": %d, \"N\": %d }, "
                          "\"bits_per_value\": { \"all\": 8 }, "
                          "\"einsums\": [ \"Z[m,n] = A[m,k] * B[k,n]\" ] }", m, k, n);
-      g_autoptr(FfmArch) a = arch_from_text (arch_text);
-      g_autoptr(FfmWorkload) w = workload_from_text (workload_text);
+      g_autoptr(FfmArch) a = inputs_arch_from_text (arch_text);
+      g_autoptr(FfmWorkload) w = inputs_workload_from_text (workload_text);
       g_test_message ("case %u: %s\n%s", i, workload_text, arch_text);
       n_bounded += check_choices_bounded (w, a);
     }
@@ -1694,8 +1646,8 @@ brute_force_cases (int variant, guint32 seed, guint cases, guint imperfect)
                                                     : variant == 4 ? random_tiny_workload (rand)
                                                     : random_workload (rand, imperfect,
                                                                        variant == 1);
-      g_autoptr(FfmArch) a = arch_from_text (arch_text);
-      g_autoptr(FfmWorkload) w = workload_from_text (workload_text);
+      g_autoptr(FfmArch) a = inputs_arch_from_text (arch_text);
+      g_autoptr(FfmWorkload) w = inputs_workload_from_text (workload_text);
 
       g_test_message ("case %u: %s\n%s", i, workload_text, arch_text);
       for (guint e = 0; e < ffm_workload_get_n_einsums (w); e++)
@@ -1853,8 +1805,8 @@ test_brute_force_constrained (gconstpointer data)
       g_autofree char *workload_text = variant == 2 ? random_matmuls (rand, FFM_IMPERFECT_NONE)
                                                     : random_workload (rand, FFM_IMPERFECT_NONE,
                                                                        variant == 1);
-      g_autoptr(FfmArch) a = arch_from_text (arch_text);
-      g_autoptr(FfmWorkload) w = workload_from_text (workload_text);
+      g_autoptr(FfmArch) a = inputs_arch_from_text (arch_text);
+      g_autoptr(FfmWorkload) w = inputs_workload_from_text (workload_text);
       g_autoptr(FfmConstraints) c = ffm_constraints_new ("random");
       g_autoptr(FfmBoundConstraints) bound = NULL;
       g_autoptr(FfmJsonWriter) writer = ffm_json_writer_new ();
@@ -1884,8 +1836,8 @@ test_brute_force_constrained (gconstpointer data)
 static void
 test_simple_matmul (void)
 {
-  g_autoptr(FfmWorkload) w = load_matmuls (2, 64, 64);
-  g_autoptr(FfmArch) a = arch_from_file ("simple.json");
+  g_autoptr(FfmWorkload) w = inputs_load_matmuls (2, 64, 64);
+  g_autoptr(FfmArch) a = inputs_load_arch ("simple.json");
   g_autoptr(FfmPmappingSet) set = generate (w, a, NULL);
   double e, l, edp;
 
@@ -1915,8 +1867,8 @@ static const char *tight_arch =
 static void
 test_threads (void)
 {
-  g_autoptr(FfmWorkload) w = load_matmuls (3, 16, 8);
-  g_autoptr(FfmArch) a = arch_from_text (tight_arch);
+  g_autoptr(FfmWorkload) w = inputs_load_matmuls (3, 16, 8);
+  g_autoptr(FfmArch) a = inputs_arch_from_text (tight_arch);
   FfmPmappingOptions options;
   g_autoptr(FfmPmappingSet) one = NULL;
 
@@ -1940,8 +1892,8 @@ test_threads (void)
 static void
 test_cancel (void)
 {
-  g_autoptr(FfmWorkload) w = load_matmuls (3, 16, 8);
-  g_autoptr(FfmArch) a = arch_from_text (tight_arch);
+  g_autoptr(FfmWorkload) w = inputs_load_matmuls (3, 16, 8);
+  g_autoptr(FfmArch) a = inputs_arch_from_text (tight_arch);
   FfmPmappingOptions options;
   gint flag = 0;
 
@@ -2028,11 +1980,11 @@ test_reuse (void)
 {
   /* Five matmuls: Matmul1..3 read and write intermediates alike (Matmul0
    * reads the workload input, Matmul4 writes the output). */
-  g_autoptr(FfmWorkload) w = load_matmuls (5, 16, 8);
-  g_autoptr(FfmArch) a = arch_from_text (tight_arch);
+  g_autoptr(FfmWorkload) w = inputs_load_matmuls (5, 16, 8);
+  g_autoptr(FfmArch) a = inputs_arch_from_text (tight_arch);
   /* The same, but the GlobalBuffer may keep T2 only as the weight's
    * neighbour of Matmul2: an architecture answer that tells Matmul2 apart. */
-  g_autoptr(FfmArch) b = arch_from_text (
+  g_autoptr(FfmArch) b = inputs_arch_from_text (
     "{ \"ffm_architecture\": 1, \"name\": \"picky\", \"levels\": ["
     "{ \"memory\": \"MainMemory\", \"size\": \"inf\", \"read_energy\": 4, \"write_energy\": 4,"
     "  \"keep\": \"~intermediates\", \"may_keep\": \"all\" },"
@@ -2081,8 +2033,8 @@ static void
 test_partial_pruning (gconstpointer data)
 {
   int which = GPOINTER_TO_INT (data);
-  g_autoptr(FfmWorkload) w = which == 0 ? load_matmuls (2, 32, 16) : load_matmuls (2, 16, 32);
-  g_autoptr(FfmArch) a = arch_from_text (deep_arch);
+  g_autoptr(FfmWorkload) w = which == 0 ? inputs_load_matmuls (2, 32, 16) : inputs_load_matmuls (2, 16, 32);
+  g_autoptr(FfmArch) a = inputs_arch_from_text (deep_arch);
   FfmPmappingOptions options;
   guint64 n_pruned, n_full;
 
@@ -2117,8 +2069,8 @@ test_remainder_partial_pruning (void)
         "{\"ffm_workload\": 1, \"name\": \"mm\", \"ranks\": {\"M\": %d, "
         "\"N0\": 3, \"N1\": 2}, \"bits_per_value\": {\"all\": 8}, "
         "\"einsums\": [\"T1[m,n1] = T0[m,n0] * W0[n0,n1]\"]}", m);
-      g_autoptr(FfmWorkload) w = workload_from_text (wt);
-      g_autoptr(FfmArch) a = arch_from_text (
+      g_autoptr(FfmWorkload) w = inputs_workload_from_text (wt);
+      g_autoptr(FfmArch) a = inputs_arch_from_text (
         "{\"ffm_architecture\": 1, \"name\": \"a\", \"levels\": ["
         " {\"memory\": \"MainMemory\", \"size\": \"inf\", \"read_energy\": 1,"
         "  \"write_energy\": 1, \"keep\": \"all\"},"
@@ -2158,7 +2110,7 @@ test_affine_partial_pruning (void)
     { FFM_IMPERFECT_NONE, 4, 3, 6, 4, 8, 5 },
     { FFM_IMPERFECT_ALL, 2, 2, 5, 2, 7, 3 },
   };
-  g_autoptr(FfmArch) a = arch_from_text (
+  g_autoptr(FfmArch) a = inputs_arch_from_text (
     "{\"ffm_architecture\": 1, \"name\": \"a\", \"levels\": ["
     " {\"memory\": \"MainMemory\", \"size\": \"inf\", \"read_energy\": 8,"
     "  \"write_energy\": 8, \"read_bandwidth\": 16, \"write_bandwidth\": 16,"
@@ -2183,7 +2135,7 @@ test_affine_partial_pruning (void)
         " \"einsums\": [\"O[k,P:p,Q:q] = I[c,H:p+r,W:q+s] * F[k,c,r,s]\","
         " \"Z[j,U:u,Q:q] = O[k,P:2*u+r,Q:q] * G[j,k,r]\"]}",
         cases[i].k, cases[i].c, cases[i].p, cases[i].q, cases[i].h, cases[i].w);
-      g_autoptr(FfmWorkload) w = workload_from_text (text);
+      g_autoptr(FfmWorkload) w = inputs_workload_from_text (text);
       FfmPmappingOptions options;
       guint64 n_pruned, n_full;
 
@@ -2201,8 +2153,8 @@ test_affine_partial_pruning (void)
 static void
 test_tracked_and_columns (void)
 {
-  g_autoptr(FfmWorkload) w = load_matmuls (2, 16, 8);
-  g_autoptr(FfmArch) a = arch_from_text (tight_arch);
+  g_autoptr(FfmWorkload) w = inputs_load_matmuls (2, 16, 8);
+  g_autoptr(FfmArch) a = inputs_arch_from_text (tight_arch);
   g_autoptr(FfmPmappingSet) set = generate (w, a, NULL);
   guint n_tracked;
   const guint *tracked = ffm_pmapping_set_get_tracked_levels (set, &n_tracked);
@@ -2248,8 +2200,8 @@ test_tracked_and_columns (void)
 static void
 test_rebuild (void)
 {
-  g_autoptr(FfmWorkload) w = load_matmuls (2, 16, 8);
-  g_autoptr(FfmArch) a = arch_from_text (tight_arch);
+  g_autoptr(FfmWorkload) w = inputs_load_matmuls (2, 16, 8);
+  g_autoptr(FfmArch) a = inputs_arch_from_text (tight_arch);
   g_autoptr(FfmPmappingSet) set = generate (w, a, NULL);
   guint checked = 0;
 
@@ -2294,8 +2246,8 @@ test_does_not_fit (void)
     "  \"may_keep\": \"nothing\" },"
     "{ \"memory\": \"Scratch\", \"size\": 12, \"keep\": \"all\" },"
     "{ \"compute\": \"MAC\", \"energy\": 1, \"throughput\": 1 } ] }";
-  g_autoptr(FfmWorkload) w = load_matmuls (2, 4, 4);
-  g_autoptr(FfmArch) a = arch_from_text (arch);
+  g_autoptr(FfmWorkload) w = inputs_load_matmuls (2, 4, 4);
+  g_autoptr(FfmArch) a = inputs_arch_from_text (arch);
   g_autoptr(GError) error = NULL;
   g_autoptr(FfmPmappingSet) set = NULL;
   FfmPmappingOptions options;
@@ -2327,8 +2279,8 @@ test_unserved (void)
     "{ \"memory\": \"MainMemory\", \"size\": \"inf\" },"
     "{ \"compute\": \"MAC\", \"energy\": 1, \"throughput\": 1,"
     "  \"enabled\": \"len(all) == 2\" } ] }";
-  g_autoptr(FfmWorkload) w = load_matmuls (1, 4, 4);
-  g_autoptr(FfmArch) a = arch_from_text (arch);
+  g_autoptr(FfmWorkload) w = inputs_load_matmuls (1, 4, 4);
+  g_autoptr(FfmArch) a = inputs_arch_from_text (arch);
   g_autoptr(GError) error = NULL;
   g_autoptr(FfmPmappingSet) set = ffm_pmappings_generate (w, a, NULL, &error);
 
@@ -2418,8 +2370,8 @@ test_remainder_fill_fanout (void)
         "{\"ffm_workload\": 1, \"name\": \"rows\", \"ranks\": {\"M\": %u},"
         " \"bits_per_value\": {\"all\": 8}, \"einsums\": [\"B[m] = A[m]\"]}",
         cases[i].size);
-      g_autoptr(FfmArch) a = arch_from_text (arch_text);
-      g_autoptr(FfmWorkload) w = workload_from_text (wt);
+      g_autoptr(FfmArch) a = inputs_arch_from_text (arch_text);
+      g_autoptr(FfmWorkload) w = inputs_workload_from_text (wt);
       for (guint imperfect = 0; imperfect < 2; imperfect++)
         {
           FfmPmappingOptions options;
@@ -2455,15 +2407,15 @@ static void
 test_min_usage_size_one (void)
 {
   /* m has bound 1, so no loop: one tile chain that adds nothing to PE. */
-  g_autoptr(FfmWorkload) w = workload_from_text (
+  g_autoptr(FfmWorkload) w = inputs_workload_from_text (
     "{ \"ffm_workload\": 1, \"name\": \"usage\","
     "  \"ranks\": { \"M\": 1, \"N0\": 2, \"N1\": 2 },"
     "  \"bits_per_value\": { \"all\": 8 },"
     "  \"einsums\": [ \"T1[m,n1] = T0[m,n0] * W0[n0,n1]\" ] }");
   g_autofree char *text = local_usage_arch_text (0.5);
   g_autofree char *free_text = local_usage_arch_text (0);
-  g_autoptr(FfmArch) a = arch_from_text (text);
-  g_autoptr(FfmArch) unconstrained = arch_from_text (free_text);
+  g_autoptr(FfmArch) a = inputs_arch_from_text (text);
+  g_autoptr(FfmArch) unconstrained = inputs_arch_from_text (free_text);
   double energy[2], latency, edp;
   guint64 lo, hi, evaluated[2];
 
@@ -2500,13 +2452,13 @@ test_min_usage_try_best (void)
 {
   /* Only m (bound 2) can go across PE: at most 2 of 4 instances, below the
    * minimum of 3, so every branch is cut before any leaf. */
-  g_autoptr(FfmWorkload) w = workload_from_text (
+  g_autoptr(FfmWorkload) w = inputs_workload_from_text (
     "{ \"ffm_workload\": 1, \"name\": \"usage\","
     "  \"ranks\": { \"M\": 2, \"N0\": 1, \"N1\": 1 },"
     "  \"bits_per_value\": { \"all\": 8 },"
     "  \"einsums\": [ \"T1[m,n1] = T0[m,n0] * W0[n0,n1]\" ] }");
   g_autofree char *text = usage_arch_text (4, 0.75);
-  g_autoptr(FfmArch) a = arch_from_text (text);
+  g_autoptr(FfmArch) a = inputs_arch_from_text (text);
 
   g_test_summary ("When no tile vector reaches a fanout's minimum usage, "
                   "even if the bound cuts every branch, \"try best\" keeps "
@@ -2527,8 +2479,8 @@ test_min_usage_try_best (void)
 static void
 test_unfused (void)
 {
-  g_autoptr(FfmWorkload) w = load_matmuls (2, 16, 8);
-  g_autoptr(FfmArch) a = arch_from_text (tight_arch);
+  g_autoptr(FfmWorkload) w = inputs_load_matmuls (2, 16, 8);
+  g_autoptr(FfmArch) a = inputs_arch_from_text (tight_arch);
   FfmPmappingOptions options;
   g_autoptr(FfmPmappingSet) set = NULL;
 
@@ -2585,8 +2537,8 @@ log_progress (const FfmPmappingProgress *p, gpointer data)
 static void
 test_progress (void)
 {
-  g_autoptr (FfmWorkload) w = load_matmuls (4, 16, 16);
-  g_autoptr (FfmArch) a = arch_from_file ("simple.json");
+  g_autoptr (FfmWorkload) w = inputs_load_matmuls (4, 16, 16);
+  g_autoptr (FfmArch) a = inputs_load_arch ("simple.json");
   g_autoptr (FfmPmappingSet) set = NULL;
   g_autoptr (GError) error = NULL;
   FfmPmappingOptions options;
@@ -2623,8 +2575,8 @@ test_progress (void)
 static void
 test_chunked_tables (void)
 {
-  g_autoptr(FfmWorkload) w = load_matmuls (3, 64, 48);
-  g_autoptr(FfmArch) a = arch_from_file ("simple.json");
+  g_autoptr(FfmWorkload) w = inputs_load_matmuls (3, 64, 48);
+  g_autoptr(FfmArch) a = inputs_load_arch ("simple.json");
   FfmPmappingOptions options;
   g_autoptr(FfmPmappingSet) whole = NULL;
   guint64 n_whole, n_last;
@@ -2659,7 +2611,7 @@ test_chunked_tables (void)
 static FfmWorkload *
 small_conv (void)
 {
-  return workload_from_text (
+  return inputs_workload_from_text (
     "{\"ffm_workload\": 1, \"name\": \"conv\", \"ranks\": {\"K\": 8, \"C\": 4,"
     " \"P\": 12, \"R\": 3, \"H\": 14}, \"bits_per_value\": {\"all\": 8},"
     " \"einsums\": [\"O[k,P:p] = I[c,H:p+r] * F[k,c,r]\"]}");
@@ -2673,10 +2625,10 @@ small_conv (void)
 static void
 assert_knob_keeps_pareto_sets (const char *flags, gboolean same_leaves)
 {
-  g_autoptr(FfmWorkload) mm = load_matmuls (3, 64, 48);
-  g_autoptr(FfmArch) simple = arch_from_file ("simple.json");
+  g_autoptr(FfmWorkload) mm = inputs_load_matmuls (3, 64, 48);
+  g_autoptr(FfmArch) simple = inputs_load_arch ("simple.json");
   g_autoptr(FfmWorkload) conv = small_conv ();
-  g_autoptr(FfmArch) deep = arch_from_text (deep_arch);
+  g_autoptr(FfmArch) deep = inputs_arch_from_text (deep_arch);
   FfmWorkload *workloads[] = { mm, conv };
   FfmArch *archs[] = { simple, deep };
 
@@ -2733,8 +2685,8 @@ static void
 test_leaves_pruned (void)
 {
   g_autoptr(FfmWorkload) conv = small_conv ();
-  g_autoptr(FfmWorkload) mm = load_matmuls (3, 64, 48);
-  g_autoptr(FfmArch) deep = arch_from_text (deep_arch);
+  g_autoptr(FfmWorkload) mm = inputs_load_matmuls (3, 64, 48);
+  g_autoptr(FfmArch) deep = inputs_arch_from_text (deep_arch);
   FfmWorkload *workloads[] = { conv, mm };
 
   g_test_summary ("Leaves that a valid leaf of the same diff dominates in what "
@@ -2799,9 +2751,9 @@ static void
 test_leaves_across_chunks (void)
 {
   g_autoptr(FfmWorkload) conv = small_conv ();
-  g_autoptr(FfmWorkload) mm = load_matmuls (3, 64, 48);
-  g_autoptr(FfmArch) deep = arch_from_text (deep_arch);
-  g_autoptr(FfmArch) simple = arch_from_file ("simple.json");
+  g_autoptr(FfmWorkload) mm = inputs_load_matmuls (3, 64, 48);
+  g_autoptr(FfmArch) deep = inputs_arch_from_text (deep_arch);
+  g_autoptr(FfmArch) simple = inputs_load_arch ("simple.json");
   ChunkCase cases[N_CHUNK_CASES];
   guint64 n_store = 0, n_per_chunk = 0;
 
@@ -2851,9 +2803,9 @@ static void
 test_bucket_bounds (void)
 {
   g_autoptr(FfmWorkload) conv = small_conv ();
-  g_autoptr(FfmWorkload) mm = load_matmuls (3, 64, 48);
-  g_autoptr(FfmArch) deep = arch_from_text (deep_arch);
-  g_autoptr(FfmArch) simple = arch_from_file ("simple.json");
+  g_autoptr(FfmWorkload) mm = inputs_load_matmuls (3, 64, 48);
+  g_autoptr(FfmArch) deep = inputs_arch_from_text (deep_arch);
+  g_autoptr(FfmArch) simple = inputs_load_arch ("simple.json");
   ChunkCase cases[N_CHUNK_CASES];
   guint64 n_cuts = 0;
 
@@ -2897,10 +2849,10 @@ static void
 test_search_order (void)
 {
   g_autoptr(FfmWorkload) conv = small_conv ();
-  g_autoptr(FfmWorkload) mm = load_matmuls (3, 64, 48);
-  g_autoptr(FfmArch) deep = arch_from_text (deep_arch);
+  g_autoptr(FfmWorkload) mm = inputs_load_matmuls (3, 64, 48);
+  g_autoptr(FfmArch) deep = inputs_arch_from_text (deep_arch);
   g_autofree char *usage_text = usage_arch_text (16, 1);
-  g_autoptr(FfmArch) usage = arch_from_text (usage_text);
+  g_autoptr(FfmArch) usage = inputs_arch_from_text (usage_text);
   struct { FfmWorkload *w; FfmArch *a; int fused; const char *name; } cases[] = {
     { conv, deep, 1, "conv, deep" },
     { mm, deep, 1, "matmuls, deep, 1 fused loop" },
@@ -2977,12 +2929,12 @@ test_search_order (void)
 static void
 test_untracked_early (void)
 {
-  g_autoptr(FfmWorkload) mm = load_matmuls (3, 64, 48);
-  g_autoptr(FfmWorkload) mm2 = load_matmuls (2, 32, 32);
+  g_autoptr(FfmWorkload) mm = inputs_load_matmuls (3, 64, 48);
+  g_autoptr(FfmWorkload) mm2 = inputs_load_matmuls (2, 32, 32);
   /* WeightBuffer backs nothing but may hold weights above the fused loop
    * (tracked); GlobalBuffer holds only the intermediate, in both Einsums
    * at the fused loop's depth (tracked: it backs the shared tensor). */
-  g_autoptr(FfmArch) fused = arch_from_text (
+  g_autoptr(FfmArch) fused = inputs_arch_from_text (
     "{ \"ffm_architecture\": 1, \"name\": \"fused\", \"levels\": ["
     "{ \"memory\": \"MainMemory\", \"size\": \"inf\", \"read_energy\": 8, \"write_energy\": 8,"
     "  \"keep\": \"~intermediates\", \"may_keep\": \"all\" },"
@@ -2993,13 +2945,13 @@ test_untracked_early (void)
     "{ \"compute\": \"MAC\", \"energy\": 1, \"throughput\": 1 } ] }");
   /* Persistent weights backed in WeightBuffer (tracked: they live for the
    * whole workload), which cannot hold the whole workload. */
-  g_autoptr(FfmWorkload) pmm = workload_from_text (
+  g_autoptr(FfmWorkload) pmm = inputs_workload_from_text (
     "{\"ffm_workload\": 1, \"name\": \"pmm\", \"ranks\": {\"M\": 32, \"N0\": 32,"
     " \"N1\": 32, \"N2\": 32}, \"bits_per_value\": {\"all\": 8}, \"persistent\": \"weight\","
     " \"einsums\": [{\"name\": \"A\", \"einsum\": \"T1[m,n1] = T0[m,n0] * W0[n0,n1]\","
     " \"roles\": {\"weight\": \"W0\"}}, {\"name\": \"B\","
     " \"einsum\": \"T2[m,n2] = T1[m,n1] * W1[n1,n2]\", \"roles\": {\"weight\": \"W1\"}}]}");
-  g_autoptr(FfmArch) persist = arch_from_text (
+  g_autoptr(FfmArch) persist = inputs_arch_from_text (
     "{ \"ffm_architecture\": 1, \"name\": \"persist\", \"levels\": ["
     "{ \"memory\": \"MainMemory\", \"size\": \"inf\", \"read_energy\": 8, \"write_energy\": 8,"
     "  \"keep\": \"~intermediates - weight\", \"may_keep\": \"all - weight\" },"
@@ -3008,9 +2960,9 @@ test_untracked_early (void)
     "{ \"memory\": \"GlobalBuffer\", \"size\": 4096, \"read_energy\": 1, \"write_energy\": 1,"
     "  \"keep\": \"~MainMemory - weight\", \"may_keep\": \"intermediates\" },"
     "{ \"compute\": \"MAC\", \"energy\": 1, \"throughput\": 1 } ] }");
-  g_autoptr(FfmArch) simple = arch_from_file ("simple.json");
-  g_autoptr(FfmArch) deep = arch_from_text (deep_arch);
-  g_autoptr(FfmWorkload) conv = workload_from_text (
+  g_autoptr(FfmArch) simple = inputs_load_arch ("simple.json");
+  g_autoptr(FfmArch) deep = inputs_arch_from_text (deep_arch);
+  g_autoptr(FfmWorkload) conv = inputs_workload_from_text (
     "{\"ffm_workload\": 1, \"name\": \"convs\", \"ranks\": {\"K\": 8, \"C\": 4,"
     " \"P\": 12, \"R\": 3, \"H\": 14}, \"bits_per_value\": {\"all\": 8},"
     " \"einsums\": [\"T[k,P:p] = I[c,H:p+r] * F[k,c,r]\","
@@ -3086,8 +3038,8 @@ test_untracked_early (void)
 static void
 test_memory_budget (void)
 {
-  g_autoptr(FfmWorkload) w = load_matmuls (2, 64, 64);
-  g_autoptr(FfmArch) a = arch_from_file ("simple.json");
+  g_autoptr(FfmWorkload) w = inputs_load_matmuls (2, 64, 64);
+  g_autoptr(FfmArch) a = inputs_load_arch ("simple.json");
   FfmPmappingOptions options;
   g_autoptr(FfmPmappingSet) free_run = NULL;
   g_autoptr(FfmPmappingSet) budgeted = NULL;
@@ -3140,8 +3092,8 @@ test_memory_budget (void)
 static void
 test_template_limits (void)
 {
-  g_autoptr(FfmWorkload) w = load_matmuls (2, 64, 64);
-  g_autoptr(FfmArch) a = arch_from_file ("simple.json");
+  g_autoptr(FfmWorkload) w = inputs_load_matmuls (2, 64, 64);
+  g_autoptr(FfmArch) a = inputs_load_arch ("simple.json");
   FfmPmappingOptions options;
   g_autoptr(FfmPmappingSet) all = NULL;
   g_autoptr(FfmPmappingSet) capped = NULL;
@@ -3378,8 +3330,8 @@ test_joinable_only (void)
     "\"AV[b,m,f] = S[b,m,p] * V[b,p,f]\", "
     "\"Z[b,m,g] = AV[b,m,f] * WZ[f,g]\"]}";
   const char *workloads[] = { attention, gpt };
-  g_autoptr(FfmArch) deep = arch_from_text (deep_arch);
-  g_autoptr(FfmArch) simple = arch_from_file ("simple.json");
+  g_autoptr(FfmArch) deep = inputs_arch_from_text (deep_arch);
+  g_autoptr(FfmArch) simple = inputs_load_arch ("simple.json");
   FfmArch *arches[] = { deep, simple };
   const int fused[] = { 1, 2, -1 };
   guint64 vectors = 0;
@@ -3393,7 +3345,7 @@ test_joinable_only (void)
     for (guint ai = 0; ai < G_N_ELEMENTS (arches); ai++)
       for (guint fi = 0; fi < G_N_ELEMENTS (fused); fi++)
         {
-          g_autoptr(FfmWorkload) w = workload_from_text (workloads[wi]);
+          g_autoptr(FfmWorkload) w = inputs_workload_from_text (workloads[wi]);
           FfmPmappingOptions options;
           g_autoptr(FfmPmappingSet) all = NULL, kept = NULL, kept1 = NULL;
           guint64 v = 0;
@@ -3494,8 +3446,8 @@ test_joinable_only_budget (void)
    * those of Matmul1 whose tiles of T1 in the global buffer are not
    * Matmul0's (constrained to two rows). Matmul2 is a copy of Matmul1's
    * generation (the same shape and kinds of tensors, unconstrained). */
-  g_autoptr(FfmWorkload) w = load_matmuls (4, 16, 16);
-  g_autoptr(FfmArch) a = arch_from_text (deep_arch);
+  g_autoptr(FfmWorkload) w = inputs_load_matmuls (4, 16, 16);
+  g_autoptr(FfmArch) a = inputs_arch_from_text (deep_arch);
   g_autoptr(GError) error = NULL;
   g_autoptr(FfmConstraints) c = ffm_constraints_load_from_data (
     "{\"ffm_constraints\": 1, \"constraints\": [{\"tile\": {\"m\": 2}, "
