@@ -549,20 +549,15 @@ jobs_finish (FfmPmappingJobs *jobs, GError **error)
     }
   if (set->options.drop_unjoinable && set->options.einsum < 0)
     pmapping_set_drop_unjoinable_groups (set);
+  /* An Einsum with no pmapping at all first: it leaves its neighbours none
+   * to fuse with, and the error must name it, not a neighbour whose groups
+   * were dropped for that reason. */
   for (guint i = 0; i < set->einsums->len; i++)
     {
       FfmEinsumPmappings *pm = g_ptr_array_index (set->einsums, i);
       FfmEinsumPmappings *src = pm->same_as != NULL ? pm->same_as : pm;
       if (pm->groups->len == 0 && (pm->n_groups_unjoinable > 0 || src->n_unjoinable > 0))
-        {
-          g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_INFEASIBLE,
-                       "Einsum %s: none of its pmappings can be fused with those of "
-                       "the Einsums that share its tensors (they never agree on a "
-                       "shared tensor's memory and fused loops)%s; nothing to join",
-                       pm->e->name, set->constraints != NULL
-                       ? ": the mapping constraints may be what keeps them apart" : "");
-          return NULL;
-        }
+        continue;
       if (pm->groups->len == 0 && pm->stats.n_templates_cut > 0)
         {
           g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_INFEASIBLE,
@@ -584,6 +579,20 @@ jobs_finish (FfmPmappingJobs *jobs, GError **error)
               (*error)->domain = FFM_CONSTRAINTS_ERROR;
               (*error)->code = FFM_CONSTRAINTS_ERROR_UNSATISFIABLE;
             }
+          return NULL;
+        }
+    }
+  for (guint i = 0; i < set->einsums->len; i++)
+    {
+      FfmEinsumPmappings *pm = g_ptr_array_index (set->einsums, i);
+      if (pm->groups->len == 0)
+        {
+          g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_INFEASIBLE,
+                       "Einsum %s: none of its pmappings can be fused with those of "
+                       "the Einsums that share its tensors (they never agree on a "
+                       "shared tensor's memory and fused loops)%s; nothing to join",
+                       pm->e->name, set->constraints != NULL
+                       ? ": the mapping constraints may be what keeps them apart" : "");
           return NULL;
         }
     }
