@@ -18,23 +18,33 @@ process_cpu_seconds (void)
   return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
 }
 
-static void
-test_profile_phases (void)
+/* The pmappings of @params' matmul chain on @arch, two threads, Einsums of
+ * the same shape reused (transfer full). */
+static FfmPmappingSet *
+generate_reused (const char *arch, const char *const *params)
 {
-  const char *const params[] = { "n_einsums=4", "m=256", "kn=256", NULL };
   g_autoptr(FfmWorkload) w = inputs_load_workload ("matmuls.json", params);
-  g_autoptr(FfmArch) a = inputs_load_arch ("simple.json");
+  g_autoptr(FfmArch) a = inputs_load_arch (arch);
   g_autoptr(GError) error = NULL;
-  g_autoptr(FfmPmappingSet) set = NULL;
   FfmPmappingOptions options;
-  double before = process_cpu_seconds (), total = 0;
-  guint enumerated = 0, reused = 0;
+  FfmPmappingSet *set;
 
   ffm_pmapping_options_init (&options);
   options.n_threads = 2;
   options.reuse_equal_einsums = TRUE;
   set = ffm_pmappings_generate (w, a, &options, &error);
   g_assert_no_error (error);
+  return set;
+}
+
+static void
+test_profile_phases (void)
+{
+  const char *const params[] = { "n_einsums=4", "m=256", "kn=256", NULL };
+  double before = process_cpu_seconds (), total = 0;
+  g_autoptr(FfmPmappingSet) set = generate_reused ("simple.json", params);
+  guint enumerated = 0, reused = 0;
+
   for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (set); i++)
     {
       const FfmEinsumPmappings *pm = ffm_pmapping_set_get_einsum (set, i);
@@ -103,19 +113,10 @@ rows_bytes (const FfmEinsumPmappings *pm)
 static void
 memory_held (const char *arch, const char *const *params)
 {
-  g_autoptr(FfmWorkload) w = inputs_load_workload ("matmuls.json", params);
-  g_autoptr(FfmArch) a = inputs_load_arch (arch);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(FfmPmappingSet) set = NULL;
-  FfmPmappingOptions options;
+  g_autoptr(FfmPmappingSet) set = generate_reused (arch, params);
   guint64 rows = 0, templates = 0;
   guint reused = 0;
 
-  ffm_pmapping_options_init (&options);
-  options.n_threads = 2;
-  options.reuse_equal_einsums = TRUE;
-  set = ffm_pmappings_generate (w, a, &options, &error);
-  g_assert_no_error (error);
   for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (set); i++)
     {
       const FfmEinsumPmappings *pm = ffm_pmapping_set_get_einsum (set, i);
