@@ -65,18 +65,31 @@ guint64 pmapping_options_max_memory (const FfmPmappingOptions *options);
 /* ---- Rows and template results (ffm-pmapping-rows.c) ---- */
 
 /* Rows of one template that share a compatibility, before the per-Einsum
- * merge. */
+ * merge. The rows' buffers are reserved from the result's memory budget
+ * as they grow (the capacity, not only the rows: a group grows to twice
+ * its Pareto rows plus PRUNE_SLACK between prunings) and cut to the rows
+ * kept when the template ends, so that what the results hold until the
+ * merge is what the budget counts. */
 typedef struct {
   FfmCompatibility compat;
   guint n_columns;
   GArray *columns;          /* of FfmPmappingColumn */
-  GArray *values;           /* of double, n_columns per row */
-  GArray *tiles;            /* of guint64, n_loops per row */
+  FfmBudgetBuffer values;   /* of double, n_columns per row */
+  FfmBudgetBuffer tiles;    /* of guint64, n_loops per row */
   guint n_rows;
   guint pruned_rows;        /* n_rows at the last Pareto pass: the first
                                pruned_rows rows are a Pareto set */
   guint objectives;         /* FfmPmappingObjectives: how rows are pruned */
 } FfmTemplateGroup;
+
+#define TEMPLATE_GROUP_VALUES(g) ((double *) (g)->values.data)
+#define TEMPLATE_GROUP_TILES(g) ((guint64 *) (g)->tiles.data)
+
+/* What a group holds besides its rows' buffers, as charged to the budget
+ * when it is made: the structure (its compatibility is 1.3 kB), its
+ * columns and its entry in the result's index. */
+#define TEMPLATE_GROUP_FIXED_BYTES(n_columns) \
+  (sizeof (FfmTemplateGroup) + sizeof (FfmPmappingColumn) * (gsize) (n_columns) + 128)
 
 /* Pareto-prunes rows whose first columns are the objectives of
  * @objectives (energy before latency), lexicographically for the pair when
@@ -146,15 +159,16 @@ typedef struct {
   guint64 memory_asked;
   gboolean cut;             /* stopped by max_template_seconds: its rows are
                                what it found by then */
-  gsize bytes;              /* bytes of the groups' rows */
-  gsize charged;            /* bytes reserved for them from budget, given
-                               back when the rows are freed */
-  FfmMemoryBudget *budget; /* borrowed: the generation's */
+  gsize charged;            /* bytes of the groups' fixed parts
+                               (TEMPLATE_GROUP_FIXED_BYTES) reserved from
+                               budget, given back when they are freed; their
+                               rows' buffers reserve their own capacity */
+  FfmMemoryBudget *budget; /* borrowed: the generation's (NULL: unlimited) */
 } FfmTemplateResult;
 
 FfmTemplateResult *ffm_template_result_new (guint n_levels);
 void ffm_template_result_free (FfmTemplateResult *r);
-/* Pareto-prunes every group of @r. */
+/* Pareto-prunes every group of @r and cuts its buffers to the rows kept. */
 void ffm_template_result_prune (FfmTemplateResult *r);
 /* Pareto-prunes the rows of @g (@n_loops tiles per row). */
 void ffm_template_group_prune (FfmTemplateGroup *g, guint n_loops);
@@ -198,7 +212,11 @@ guint ffm_describe_row (const FfmDescribeInfo *info,
                         double *values);
 
 #define FFM_DESCRIBE_MAX_COLUMNS (2 + FFM_MAX_ARCH_LEVELS * (FFM_COMPAT_MAX_LOOPS + 2))
-void ffm_template_group_free (FfmTemplateGroup *g);
+/* Frees @g, giving its rows' buffers back to @budget. */
+void ffm_template_group_free (FfmTemplateGroup *g, FfmMemoryBudget *budget);
+/* Frees the groups of @r (their budget given back), keeping its counters
+ * and rejection records. */
+void ffm_template_result_clear_groups (FfmTemplateResult *r);
 
 /* ---- Remainder tiles (ffm-pmapping-imperfect.c) ---- */
 

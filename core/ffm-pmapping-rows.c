@@ -265,12 +265,23 @@ ffm_template_result_new (guint n_levels)
 }
 
 void
-ffm_template_group_free (FfmTemplateGroup *g)
+ffm_template_group_free (FfmTemplateGroup *g, FfmMemoryBudget *budget)
 {
   g_array_free (g->columns, TRUE);
-  g_array_free (g->values, TRUE);
-  g_array_free (g->tiles, TRUE);
+  ffm_budget_buffer_clear (&g->values, budget);
+  ffm_budget_buffer_clear (&g->tiles, budget);
   g_free (g);
+}
+
+void
+ffm_template_result_clear_groups (FfmTemplateResult *r)
+{
+  g_hash_table_remove_all (r->index);
+  for (guint i = 0; i < r->groups->len; i++)
+    ffm_template_group_free (g_ptr_array_index (r->groups, i), r->budget);
+  g_ptr_array_set_size (r->groups, 0);
+  ffm_memory_budget_release (r->budget, r->charged);
+  r->charged = 0;
 }
 
 void
@@ -278,10 +289,8 @@ ffm_template_result_free (FfmTemplateResult *r)
 {
   if (r == NULL)
     return;
-  ffm_memory_budget_release (r->budget, r->charged);
+  ffm_template_result_clear_groups (r);
   g_hash_table_destroy (r->index);
-  for (guint i = 0; i < r->groups->len; i++)
-    ffm_template_group_free (g_ptr_array_index (r->groups, i));
   g_ptr_array_free (r->groups, TRUE);
   g_free (r->rejected);
   g_free (r->min_excess);
@@ -318,43 +327,57 @@ ffm_template_group_prune (FfmTemplateGroup *g, guint n_loops)
 {
   guint *kept = g_new (guint, MAX (g->n_rows, 1));
   /* The rows up to the last pruning are a Pareto set already. */
-  guint n = ffm_pmapping_prune_rows_front ((double *) g->values->data, g->n_rows,
+  guint n = ffm_pmapping_prune_rows_front (TEMPLATE_GROUP_VALUES (g), g->n_rows,
                                            g->n_columns, g->pruned_rows, g->objectives,
                                            kept);
-  guint64 *tiles = (guint64 *) g->tiles->data;
+  guint64 *tiles = TEMPLATE_GROUP_TILES (g);
 
   for (guint i = 0; i < n; i++)
     if (kept[i] != i)
       memmove (tiles + (gsize) i * n_loops, tiles + (gsize) kept[i] * n_loops,
                sizeof (guint64) * n_loops);
-  g_array_set_size (g->values, (gsize) n * g->n_columns);
-  g_array_set_size (g->tiles, (gsize) n * n_loops);
   g->n_rows = n;
   g->pruned_rows = n;
   g_free (kept);
 }
 
+/* Cuts @buffer to @bytes (no more than it holds), giving the rest back to
+ * @budget. A failed reallocation leaves it as it was, still charged. */
+static void
+budget_buffer_cut (FfmBudgetBuffer *buffer, FfmMemoryBudget *budget, gsize bytes)
+{
+  gpointer data;
+
+  if (bytes >= buffer->capacity)
+    return;
+  if (bytes == 0)
+    {
+      ffm_budget_buffer_clear (buffer, budget);
+      return;
+    }
+  data = g_try_realloc (buffer->data, bytes);
+  if (data == NULL)
+    return;
+  ffm_memory_budget_release (budget, buffer->capacity - bytes);
+  buffer->data = data;
+  buffer->capacity = bytes;
+}
+
 void
 ffm_template_result_prune (FfmTemplateResult *r)
 {
-  gsize bytes = 0;
-
   for (guint i = 0; i < r->groups->len; i++)
     {
       FfmTemplateGroup *g = g_ptr_array_index (r->groups, i);
       if (g->n_rows != g->pruned_rows)
         ffm_template_group_prune (g, r->n_loops);
-      bytes += (gsize) g->n_rows * (sizeof (double) * g->n_columns
-                                    + sizeof (guint64) * r->n_loops);
-    }
-  /* The rows were charged in chunks of at least 64 KiB while the search
-   * ran; what stays until the merge is what the survivors hold (a deep
-   * architecture's hundreds of thousands of templates of a few rows each
-   * would otherwise hold 64 KiB each of the budget). */
-  if (r->budget != NULL && r->charged > bytes)
-    {
-      ffm_memory_budget_release (r->budget, r->charged - bytes);
-      r->charged = bytes;
-      r->bytes = bytes;
+      /* The buffers grew to twice the Pareto rows and more while the
+       * search ran; until the merge the result holds only the rows kept
+       * (a MAERI-like chip's 900 templates per Einsum held 620 MB of
+       * buffers for 50 MB of rows when the groups kept their room). */
+      budget_buffer_cut (&g->values, r->budget,
+                         sizeof (double) * (gsize) g->n_rows * g->n_columns);
+      budget_buffer_cut (&g->tiles, r->budget,
+                         sizeof (guint64) * (gsize) g->n_rows * r->n_loops);
     }
 }

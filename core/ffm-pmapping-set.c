@@ -202,7 +202,7 @@ group_append_values (EinsumGroup *g, const FfmTemplateGroup *tg)
 
   if (same)
     {
-      g_array_append_vals (g->values, tg->values->data, tg->values->len);
+      g_array_append_vals (g->values, TEMPLATE_GROUP_VALUES (tg), (guint) tg->n_rows * n);
       return;
     }
   to = g_new (guint, MAX (tg->n_columns, 1));
@@ -214,7 +214,7 @@ group_append_values (EinsumGroup *g, const FfmTemplateGroup *tg)
   for (guint row = 0; row < tg->n_rows; row++)
     for (guint j = 0; j < tg->n_columns; j++)
       g_array_index (g->values, double, start + (gsize) row * n + to[j])
-        = g_array_index (tg->values, double, (gsize) row * tg->n_columns + j);
+        = TEMPLATE_GROUP_VALUES (tg)[(gsize) row * tg->n_columns + j];
 }
 
 /* A copy of @a holding its elements and no more: g_array_copy() keeps the
@@ -317,7 +317,7 @@ einsum_pmappings_merge (FfmEinsumPmappings *pm)
             {
               FfmPmappingRef ref = { t, pm->tile_pool->len };
               g_array_append_vals (pm->tile_pool,
-                                   (guint64 *) tg->tiles->data + (gsize) row * r->n_loops,
+                                   TEMPLATE_GROUP_TILES (tg) + (gsize) row * r->n_loops,
                                    r->n_loops);
               g_array_append_val (g->refs, ref);
             }
@@ -337,15 +337,7 @@ einsum_pmappings_merge (FfmEinsumPmappings *pm)
   /* The rows now live in the groups; only the rejection records of the
    * results are read later (for the no-pmapping error). */
   for (guint t = 0; t < pm->results->len; t++)
-    {
-      FfmTemplateResult *r = g_ptr_array_index (pm->results, t);
-      g_hash_table_remove_all (r->index);
-      for (guint k = 0; k < r->groups->len; k++)
-        ffm_template_group_free (g_ptr_array_index (r->groups, k));
-      g_ptr_array_set_size (r->groups, 0);
-      ffm_memory_budget_release (r->budget, r->charged);
-      r->charged = r->bytes = 0;
-    }
+    ffm_template_result_clear_groups (g_ptr_array_index (pm->results, t));
   pm->profile.cpu_groups += ffm_thread_cpu_seconds () - cpu_start;
   /* The merged rows stay until the set is freed: charged to the budget. */
   {
@@ -786,6 +778,12 @@ guint64
 ffm_pmapping_set_get_memory_limit (const FfmPmappingSet *set)
 {
   return ffm_memory_budget_get_limit (set->budget);
+}
+
+guint64
+ffm_pmapping_set_get_memory_peak (const FfmPmappingSet *set)
+{
+  return ffm_memory_budget_get_peak (set->budget);
 }
 
 FfmWorkload *

@@ -365,8 +365,7 @@ search_choice (TemplateBuilder *b, FfmTileWorkspace *ws, const gboolean *untrack
           int cl = ffm_pmapping_group_find_column (&view, FFM_PMAPPING_COLUMN_LATENCY, 0, 0);
           for (guint row = 0; ce >= 0 && row < tg->n_rows; row++)
             {
-              const double *v = &g_array_index (tg->values, double,
-                                                (gsize) row * tg->n_columns);
+              const double *v = TEMPLATE_GROUP_VALUES (tg) + (gsize) row * tg->n_columns;
               if (cl < 0 || v[cl] <= latency)
                 *incumbent = MIN (*incumbent, v[ce]);
             }

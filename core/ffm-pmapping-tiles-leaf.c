@@ -63,25 +63,48 @@ usage_ok (const FfmTileSearch *en)
   return TRUE;
 }
 
+/* The group of en->compat, made when new (its fixed part charged to the
+ * budget); NULL when the budget cannot give that (the search stops). */
 static FfmTemplateGroup *
 find_group (FfmTileSearch *en, guint n_columns)
 {
   FfmTemplateResult *r = en->out;
   FfmTemplateGroup *g = g_hash_table_lookup (r->index, &en->compat);
+  gsize fixed = TEMPLATE_GROUP_FIXED_BYTES (n_columns);
 
   if (g != NULL)
     return g;
+  if (!ffm_memory_budget_reserve (r->budget, fixed))
+    {
+      tiles_out_of_memory (en, fixed);
+      return NULL;
+    }
+  r->charged += fixed;
   g = g_new0 (FfmTemplateGroup, 1);
   g->compat = en->compat;
   g->n_columns = n_columns;
   g->objectives = en->opt->objectives;
   g->columns = g_array_new (FALSE, FALSE, sizeof (FfmPmappingColumn));
   g_array_append_vals (g->columns, en->columns, n_columns);
-  g->values = g_array_new (FALSE, FALSE, sizeof (double));
-  g->tiles = g_array_new (FALSE, FALSE, sizeof (guint64));
   g_ptr_array_add (r->groups, g);
   g_hash_table_insert (r->index, &g->compat, g);
   return g;
+}
+
+/* Makes @buffer, of a group of en->out, hold @n_rows rows of @row_bytes;
+ * FALSE when the budget cannot give that (the search stops). */
+static gboolean
+group_buffer_reserve (FfmTileSearch *en, FfmBudgetBuffer *buffer, gsize n_rows,
+                      gsize row_bytes)
+{
+  gsize bytes = ffm_budget_bytes (n_rows, row_bytes);
+
+  if (ffm_budget_buffer_reserve (buffer, en->budget, bytes))
+    return TRUE;
+  /* What it asked for first: the growth by half its capacity. */
+  tiles_out_of_memory (en, MAX (bytes, buffer->capacity + buffer->capacity / 2)
+                           - buffer->capacity);
+  return FALSE;
 }
 
 static void check_terms (FfmTileSearch *en);
@@ -137,27 +160,19 @@ tiles_leaf (FfmTileSearch *en)
       return FALSE;
     }
   g = find_group (en, n_columns);
-  /* Rows are charged to the budget in chunks (TUNING: a quarter of what
-   * the result holds, at least 64 KiB: few atomic operations). */
-  {
-    FfmTemplateResult *r = en->out;
-    gsize row = sizeof (double) * n_columns + sizeof (guint64) * en->n_loops;
-    r->bytes += row;
-    if (r->bytes > r->charged)
-      {
-        gsize chunk = MAX (MAX (r->bytes - r->charged, r->charged / 4), (gsize) 65536);
-        if (!ffm_memory_budget_reserve (en->budget, chunk))
-          {
-            r->bytes -= row;
-            tiles_out_of_memory (en, chunk);
-            return FALSE;
-          }
-        r->charged += chunk;
-        r->budget = en->budget;
-      }
-  }
-  g_array_append_vals (g->values, en->values, n_columns);
-  g_array_append_vals (g->tiles, en->tiles, en->n_loops);
+  if (g == NULL)
+    return FALSE;
+  /* The buffers reserve their capacity from the budget as they grow (by
+   * half at least: few atomic operations). */
+  if (!group_buffer_reserve (en, &g->values, (gsize) g->n_rows + 1,
+                             sizeof (double) * n_columns)
+      || !group_buffer_reserve (en, &g->tiles, (gsize) g->n_rows + 1,
+                                sizeof (guint64) * en->n_loops))
+    return FALSE;
+  memcpy (TEMPLATE_GROUP_VALUES (g) + (gsize) g->n_rows * n_columns, en->values,
+          sizeof (double) * n_columns);
+  memcpy (TEMPLATE_GROUP_TILES (g) + (gsize) g->n_rows * en->n_loops, en->tiles,
+          sizeof (guint64) * en->n_loops);
   g->n_rows++;
   if (g->n_rows > 2 * g->pruned_rows + PRUNE_SLACK)
     {

@@ -372,6 +372,8 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
   en->opt = &en->eff;
   en->out = out;
   en->budget = ws->budget;
+  /* The groups' buffers are reserved from it, and given back to it. */
+  out->budget = ws->budget;
   if (options->struct_size >= G_STRUCT_OFFSET (FfmPmappingOptions, max_template_seconds)
                               + sizeof options->max_template_seconds
       && options->max_template_seconds > 0)

@@ -78,10 +78,13 @@ ffm_template_result_to_bytes (const FfmTemplateResult *r, guint n_levels)
       g_byte_array_append (out, (const guint8 *) &gh, sizeof gh);
       g_byte_array_append (out, (const guint8 *) g->columns->data,
                            sizeof (FfmPmappingColumn) * g->n_columns);
-      g_byte_array_append (out, (const guint8 *) g->values->data,
-                           sizeof (double) * g->values->len);
-      g_byte_array_append (out, (const guint8 *) g->tiles->data,
-                           sizeof (guint64) * g->tiles->len);
+      if (g->n_rows > 0)
+        {
+          g_byte_array_append (out, (const guint8 *) TEMPLATE_GROUP_VALUES (g),
+                               sizeof (double) * g->n_rows * g->n_columns);
+          g_byte_array_append (out, (const guint8 *) TEMPLATE_GROUP_TILES (g),
+                               sizeof (guint64) * g->n_rows * r->n_loops);
+        }
     }
   return g_byte_array_free_to_bytes (out);
 }
@@ -113,6 +116,20 @@ take_array (Cursor *c, GArray *a, gsize n_items, gsize item_size)
     return FALSE;
   g_array_set_size (a, (guint) n_items);
   return take (c, a->data, n_items, item_size);
+}
+
+/* Into a budget buffer of @r's groups (exactly the bytes taken). */
+static gboolean
+take_buffer (Cursor *c, FfmBudgetBuffer *b, FfmMemoryBudget *budget, gsize n_items,
+             gsize item_size)
+{
+  if (item_size != 0 && n_items > c->left / item_size)
+    return FALSE;
+  if (n_items == 0 || item_size == 0)
+    return TRUE;
+  if (!ffm_budget_buffer_reserve (b, budget, n_items * item_size))
+    return FALSE;
+  return take (c, b->data, n_items, item_size);
 }
 
 gboolean
@@ -171,15 +188,15 @@ ffm_template_result_from_bytes (FfmTemplateResult *r, guint n_levels,
       g->n_rows = gh.n_rows;
       g->pruned_rows = gh.pruned_rows;
       g->columns = g_array_new (FALSE, FALSE, sizeof (FfmPmappingColumn));
-      g->values = g_array_new (FALSE, FALSE, sizeof (double));
-      g->tiles = g_array_new (FALSE, FALSE, sizeof (guint64));
       g_ptr_array_add (r->groups, g);
       g_hash_table_insert (r->index, &g->compat, g);
       /* The sizes are checked against the bytes left before anything is
        * allocated for them. */
       if (!take_array (&c, g->columns, gh.n_columns, sizeof (FfmPmappingColumn))
-          || !take_array (&c, g->values, (gsize) gh.n_rows * gh.n_columns, sizeof (double))
-          || !take_array (&c, g->tiles, (gsize) gh.n_rows * h.n_loops, sizeof (guint64)))
+          || !take_buffer (&c, &g->values, r->budget, (gsize) gh.n_rows * gh.n_columns,
+                           sizeof (double))
+          || !take_buffer (&c, &g->tiles, r->budget, (gsize) gh.n_rows * h.n_loops,
+                           sizeof (guint64)))
         goto bad;
     }
   if (c.left != 0)

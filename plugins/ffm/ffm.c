@@ -359,6 +359,10 @@ record_pmapping_stats (FfmSearchResult *result, FfmPmappingSet *set)
    * and the host says so (not proven optimal). */
   ffm_search_result_set_stat (result, "templates_cut",
                               (double) ffm_pmapping_set_get_n_templates_cut (set));
+  /* The most the generation held of its memory budget at once (against
+   * the process's peak resident memory: what the budget does not count). */
+  ffm_search_result_set_stat (result, "memory_budget_peak_bytes",
+                              (double) ffm_pmapping_set_get_memory_peak (set));
   record_pmapping_profile (result, set);
 }
 

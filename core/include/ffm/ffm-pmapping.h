@@ -388,6 +388,8 @@ FFM_API guint ffm_pmapping_set_get_n_unjoinable (const FfmPmappingSet *set,
  * the generation is the difference. */
 FFM_API guint64 ffm_pmapping_set_get_memory_held (const FfmPmappingSet *set);
 FFM_API guint64 ffm_pmapping_set_get_memory_limit (const FfmPmappingSet *set);
+/* The most bytes the generation held of its budget at once. */
+FFM_API guint64 ffm_pmapping_set_get_memory_peak (const FfmPmappingSet *set);
 
 /* ---- One Einsum ---- */
 
