@@ -687,6 +687,8 @@ typedef struct {
                                        search unwinds */
   gint64 deadline;                  /* monotonic time (µs) at which the
                                        template's time limit ends; 0: none */
+  const gint *cancel;               /* the options' cancel flag, or NULL:
+                                       search_interrupted() polls it */
 
   /* The leaves taken so far by tiles_search_leaves() in this template's earlier
    * chunks, by diff (taken_store_add()): tiles_table_extend() does not write a
@@ -781,15 +783,22 @@ typedef struct {
 #endif
 
 /* TRUE, and the search stops with what it has (the template is "cut"),
- * once its time limit has passed. */
+ * once its time limit has passed or the generation is cancelled (Ctrl-C,
+ * SIGTERM, --timeout: the generation then fails, whatever the template
+ * found). Polled per row the tables extend, per 1024 leaves and per 1024
+ * nodes of the depth-first search, so that a template of a second or more
+ * stops within milliseconds. */
 static inline gboolean
-past_deadline (FfmTileSearch *en)
+search_interrupted (FfmTileSearch *en)
 {
-  if (en->deadline == 0 || g_get_monotonic_time () < en->deadline)
-    return FALSE;
-  en->stopped = TRUE;
-  en->out->cut = TRUE;
-  return TRUE;
+  if ((en->cancel != NULL && g_atomic_int_get (en->cancel) != 0)
+      || (en->deadline != 0 && g_get_monotonic_time () >= en->deadline))
+    {
+      en->stopped = TRUE;
+      en->out->cut = TRUE;
+      return TRUE;
+    }
+  return FALSE;
 }
 
 /* The smallest tile variable @v, not chosen yet, can have at the

@@ -398,7 +398,7 @@ tiles_dfs (FfmTileSearch *en, guint depth)
     }
   if (en->min_reached
       || en->stopped
-      || ((en->out->n_partial % DEADLINE_CHECK_NODES) == 0 && past_deadline (en)))
+      || ((en->out->n_partial % DEADLINE_CHECK_NODES) == 0 && search_interrupted (en)))
     return;
   v = en->order[depth];
   search_survivors (en, depth);

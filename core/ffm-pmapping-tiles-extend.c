@@ -775,7 +775,7 @@ tiles_table_extend (FfmTileSearch *en, const Table *in, guint k, Table *out, Ffm
   extend_begin (en, &x);
   for (guint r = *next; r < in->n_rows && out->n_rows < max_rows; r++, *next = r)
     {
-      if (past_deadline (en))
+      if (search_interrupted (en))
         return FALSE;
       extend_row_begin (en, &x, r);
       for (guint xb = 0; xb < x.passing->n; xb++)

@@ -18,6 +18,10 @@
  * by a leaf of an earlier chunk. */
 #define TAKEN_STORE_MAX (1u << 20)
 
+/* Leaves between two polls of the time limit and the cancel flag (a power
+ * of two; a leaf's evaluation takes about a microsecond). */
+#define LEAF_POLL_ROWS 1024u
+
 /* Whether complete rows are checked against the leaves of earlier chunks:
  * when tiles_search_leaves() prunes by slots, unless a test turns it off
  * (FFM_DEBUG=leaves-per-chunk: each chunk prunes only its own rows).
@@ -202,6 +206,8 @@ tiles_search_leaves (FfmTileSearch *en, const Table *t, PruneScratch *ps)
     {
       for (guint r = 0; r < n_rows && !en->stopped; r++)
         {
+          if ((r & (LEAF_POLL_ROWS - 1)) == 0 && search_interrupted (en))
+            break;
           tiles_restore_row (en, t, r, en->n_vars);
           if (TILES_CHECKING (en))
             tiles_check_table_row (en, t, r);
@@ -266,6 +272,8 @@ tiles_search_leaves (FfmTileSearch *en, const Table *t, PruneScratch *ps)
       guint r = keys[i].index;
       const double *row = slots + (gsize) r * 2 * ns;
       gboolean dominated = FALSE;
+      if ((i & (LEAF_POLL_ROWS - 1)) == 0 && search_interrupted (en))
+        break;
       if (i > 0 && keys[i].hash != keys[i - 1].hash)
         start = n_taken;    /* a new diff */
       for (guint k = n_taken; k-- > start && !dominated && n_taken - k <= PRUNE_WINDOW; )

@@ -378,6 +378,9 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
                               + sizeof options->max_template_seconds
       && options->max_template_seconds > 0)
     en->deadline = start + (gint64) (options->max_template_seconds * G_USEC_PER_SEC);
+  if (options->struct_size >= G_STRUCT_OFFSET (FfmPmappingOptions, cancel)
+                              + sizeof options->cancel)
+    en->cancel = options->cancel;
   en->joinable = joinable;
   if (tiles_setup (en, workload, arch, untracked) && tiles_joinable_template_ok (en))
     {

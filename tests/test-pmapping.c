@@ -1920,6 +1920,96 @@ test_cancel (void)
     }
 }
 
+/* The CPU time of the calling thread, s (with one thread the generator
+ * runs its templates, and calls the progress function, on it). */
+static double
+thread_cpu_seconds (void)
+{
+  struct timespec ts;
+
+  g_assert_cmpint (clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts), ==, 0);
+  return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
+}
+
+/* Progress of a one-thread generation, which reports each template's start
+ * then its end: the CPU time of each, and the cancel flag set as template
+ * @cancel_at (in run order) starts. */
+typedef struct {
+  guint calls;
+  double started;           /* CPU time at the last start */
+  double heaviest;          /* CPU time of the heaviest template */
+  int heaviest_at;
+  int cancel_at;            /* -1: none */
+  gint *flag;
+  double cancelled;         /* CPU time when the flag was set */
+} CancelProbe;
+
+static void
+cancel_probe_progress (const FfmPmappingProgress *p, gpointer data)
+{
+  CancelProbe *c = data;
+  double now = thread_cpu_seconds ();
+  int template = (int) (c->calls / 2);
+
+  if (c->calls % 2 == 0)
+    {
+      c->started = now;
+      if (template == c->cancel_at)
+        {
+          g_atomic_int_set (c->flag, 1);
+          c->cancelled = now;
+        }
+    }
+  else if (now - c->started > c->heaviest)
+    {
+      c->heaviest = now - c->started;
+      c->heaviest_at = template;
+    }
+  c->calls++;
+}
+
+/* The cancel flag stops the template that runs, not only the ones after
+ * it: set as the heaviest template of a problem starts, the generation
+ * returns after a small part of that template's CPU time (SIGTERM and
+ * Ctrl-C end `ffm map` within a second on chips whose templates take
+ * seconds each). Measured in the thread's CPU time, which a loaded
+ * machine does not stretch. */
+static void
+test_cancel_within_template (void)
+{
+  g_autoptr(FfmWorkload) w = inputs_load_matmuls (1, 48, 48);
+  g_autoptr(FfmArch) a = inputs_load_arch ("gemmini.json");
+  g_autoptr(FfmPmappingSet) set = NULL;
+  g_autoptr(GError) error = NULL;
+  FfmPmappingOptions options;
+  gint flag = 0;
+  CancelProbe probe = { 0, 0, 0, -1, -1, &flag, 0 };
+  double after;
+
+  g_test_summary ("A cancel stops the running template's tile search, not only "
+                  "the templates after it");
+  ffm_pmapping_options_init (&options);
+  options.n_threads = 1;
+  options.cancel = &flag;
+  options.progress = cancel_probe_progress;
+  options.progress_data = &probe;
+  set = generate (w, a, &options);
+  g_clear_pointer (&set, ffm_pmapping_set_free);
+  g_assert_cmpint (probe.heaviest_at, >=, 0);
+  g_test_message ("heaviest template: %d, %.3f s of CPU", probe.heaviest_at, probe.heaviest);
+  /* A template long enough that a search which ignores the flag shows. */
+  g_assert_cmpfloat (probe.heaviest, >, 0.05);
+
+  probe.calls = 0;
+  probe.cancel_at = probe.heaviest_at;
+  set = ffm_pmappings_generate (w, a, &options, &error);
+  after = thread_cpu_seconds () - probe.cancelled;
+  g_assert_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_CANCELLED);
+  g_assert_null (set);
+  g_test_message ("cancelled at its start: returned after %.4f s of CPU", after);
+  g_assert_cmpfloat (after, <, probe.heaviest / 5);
+}
+
 /* Einsums of equal shape, tensor classes and architecture answers get a
  * copy of the first one's pmappings: the same groups, rows and tiles as
  * enumerating each, tensors renamed. */
@@ -3523,6 +3613,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pmapping/simple-matmul", test_simple_matmul);
   g_test_add_func ("/pmapping/threads", test_threads);
   g_test_add_func ("/pmapping/cancel", test_cancel);
+  g_test_add_func ("/pmapping/cancel-within-template", test_cancel_within_template);
   g_test_add_func ("/pmapping/memory-budget", test_memory_budget);
   g_test_add_func ("/pmapping/chunked-tables", test_chunked_tables);
   g_test_add_func ("/pmapping/sampled-pruning", test_sampled_pruning);
