@@ -443,7 +443,9 @@ GBytes *ffm_template_result_to_bytes (const FfmTemplateResult *r,
                                       guint n_levels);
 /* Fills @r, as ffm_template_result_new (@n_levels) made it, from @bytes;
  * fails (FFM_MAPPING_ERROR_INVALID) when they are truncated, from another
- * build, or their counts disagree. */
+ * build, or their counts disagree. The rows' buffers are reserved from
+ * r->budget: when it cannot hold them, @r has no group and says
+ * out_of_memory. */
 gboolean ffm_template_result_from_bytes (FfmTemplateResult *r,
                                          guint n_levels,
                                          GBytes *bytes,

@@ -481,6 +481,8 @@ ffm_pmapping_jobs_complete_from_bytes (FfmPmappingJobs *jobs, guint job,
   g_return_val_if_fail (job < jobs->jobs->len, FALSE);
   j = g_ptr_array_index (jobs->jobs, job);
   r = g_ptr_array_index (j->pm->results, j->template_id);
+  /* Its rows are held here until the Einsum's merge: charged. */
+  r->budget = jobs->set->budget;
   if (!ffm_template_result_from_bytes (r, ffm_arch_get_n_levels (jobs->set->arch),
                                        bytes, error))
     {

@@ -118,17 +118,30 @@ take_array (Cursor *c, GArray *a, gsize n_items, gsize item_size)
   return take (c, a->data, n_items, item_size);
 }
 
-/* Into a budget buffer of @r's groups (exactly the bytes taken). */
+/* Into a budget buffer of @r's groups (exactly the bytes taken). FALSE
+ * when the bytes are not there; TRUE with *@refused set when @r's budget
+ * (the generation's, on the rank that merges) cannot hold them. */
 static gboolean
-take_buffer (Cursor *c, FfmBudgetBuffer *b, FfmMemoryBudget *budget, gsize n_items,
-             gsize item_size)
+take_buffer (Cursor *c, FfmBudgetBuffer *b, FfmTemplateResult *r, gsize n_items,
+             gsize item_size, gboolean *refused)
 {
   if (item_size != 0 && n_items > c->left / item_size)
     return FALSE;
   if (n_items == 0 || item_size == 0)
     return TRUE;
-  if (!ffm_budget_buffer_reserve (b, budget, n_items * item_size))
-    return FALSE;
+  if (*refused || !ffm_budget_buffer_reserve (b, r->budget, n_items * item_size))
+    {
+      /* The rest is read past, still checked. */
+      if (!*refused)
+        {
+          *refused = TRUE;
+          r->out_of_memory = TRUE;
+          r->memory_asked = n_items * item_size;
+        }
+      c->p += n_items * item_size;
+      c->left -= n_items * item_size;
+      return TRUE;
+    }
   return take (c, b->data, n_items, item_size);
 }
 
@@ -139,6 +152,7 @@ ffm_template_result_from_bytes (FfmTemplateResult *r, guint n_levels,
   Cursor c;
   ResultHeader h;
   gsize size;
+  gboolean refused = FALSE;
 
   c.p = g_bytes_get_data (bytes, &size);
   c.left = size;
@@ -193,14 +207,18 @@ ffm_template_result_from_bytes (FfmTemplateResult *r, guint n_levels,
       /* The sizes are checked against the bytes left before anything is
        * allocated for them. */
       if (!take_array (&c, g->columns, gh.n_columns, sizeof (FfmPmappingColumn))
-          || !take_buffer (&c, &g->values, r->budget, (gsize) gh.n_rows * gh.n_columns,
-                           sizeof (double))
-          || !take_buffer (&c, &g->tiles, r->budget, (gsize) gh.n_rows * h.n_loops,
-                           sizeof (guint64)))
+          || !take_buffer (&c, &g->values, r, (gsize) gh.n_rows * gh.n_columns,
+                           sizeof (double), &refused)
+          || !take_buffer (&c, &g->tiles, r, (gsize) gh.n_rows * h.n_loops,
+                           sizeof (guint64), &refused))
         goto bad;
     }
   if (c.left != 0)
     goto bad;
+  /* Out of budget: no rows (the generation fails with the budget's error,
+   * pmapping_set_check_template_result()). */
+  if (refused)
+    ffm_template_result_clear_groups (r);
   return TRUE;
 
 bad:

@@ -5,7 +5,8 @@
  * included, and in two waves with the parts the first sends the second
  * (the property `mpirun ffm map` rests on); bytes that are not a
  * result of the job fail with a message, never a crash; the fingerprint
- * tells job lists apart. */
+ * tells job lists apart; the results that come as bytes are charged to
+ * the memory budget. */
 #include <ffm/ffm.h>
 #include "ffm-pmapping-jobs.h"
 #include "inputs.h"
@@ -317,6 +318,68 @@ test_bad_bytes (void)
     }
 }
 
+/* The runner of test_results_charged(): every job in a second set of
+ * jobs without a budget, through bytes. */
+static gboolean
+run_all_elsewhere (FfmPmappingJobs *jobs, gpointer user_data, GError **error)
+{
+  Elsewhere *e = user_data;
+  FfmPmappingOptions unlimited = *ffm_pmapping_jobs_get_options (jobs);
+  g_autoptr(FfmPmappingJobs) other = NULL;
+
+  unlimited.max_memory = 0;
+  other = ffm_pmapping_jobs_new (e->workload, e->arch, &unlimited, error);
+  g_assert_nonnull (other);
+  g_assert_cmpuint (ffm_pmapping_jobs_get_n_first_wave (jobs), ==, 0);
+  for (guint i = 0; i < ffm_pmapping_jobs_get_n_jobs (jobs); i++)
+    {
+      g_autoptr(GBytes) bytes = ffm_pmapping_jobs_run_to_bytes (other, i, NULL);
+      if (!ffm_pmapping_jobs_complete_from_bytes (jobs, i, bytes, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* The rows of results that came as bytes are held until their Einsum's
+ * merge, charged to the budget of the rank that merges: a budget that
+ * holds the templates and little more stops the generation with the
+ * budget's error at the first result it cannot hold (uncharged, the
+ * results all came in and the merge ran out). */
+static void
+test_results_charged (void)
+{
+  const char *const matmuls[] = { "n_einsums=2", "m=64", "kn=64", NULL };
+  g_autoptr(FfmArch) a = inputs_load_arch ("simple.json");
+  g_autoptr(FfmWorkload) w = inputs_load_workload ("matmuls.json", matmuls);
+  g_autoptr(FfmPmappingSet) set = NULL;
+  g_autoptr(GError) error = NULL;
+  FfmPmappingOptions options;
+  Elsewhere e = { w, a, 0, 0 };
+  guint n_templates = 0;
+
+  ffm_pmapping_options_init (&options);
+  options.reuse_equal_einsums = FALSE;
+  options.n_threads = 1;
+  set = ffm_pmappings_generate (w, a, &options, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (set); i++)
+    n_templates += ffm_einsum_pmappings_get_stats (ffm_pmapping_set_get_einsum (set, i))->n_templates;
+  g_clear_pointer (&set, ffm_pmapping_set_free);
+
+  /* The templates (16 KiB each) and 1 KiB. */
+  options.max_memory = (guint64) n_templates * 16 * 1024 + 1024;
+  ffm_pmapping_set_job_runner (run_all_elsewhere, &e);
+  set = ffm_pmappings_generate (w, a, &options, &error);
+  ffm_pmapping_set_job_runner (NULL, NULL);
+  g_assert_null (set);
+  g_assert_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_OUT_OF_MEMORY);
+  g_test_message ("%s", error->message);
+  /* The first result that came, not the merge after them all. */
+  g_assert_true (g_regex_match_simple ("^Einsum Matmul[01], template [0-9]+ of [0-9]+: .* "
+                                       "needs more memory than the budget of .* "
+                                       "\\(--max-memory\\)", error->message, 0, 0));
+}
+
 static void
 test_fingerprint (void)
 {
@@ -353,5 +416,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pmapping-jobs/bad-parts", test_bad_parts);
   g_test_add_func ("/pmapping-jobs/bad-bytes", test_bad_bytes);
   g_test_add_func ("/pmapping-jobs/fingerprint", test_fingerprint);
+  g_test_add_func ("/pmapping-jobs/results-charged", test_results_charged);
   return g_test_run ();
 }
