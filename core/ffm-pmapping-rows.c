@@ -373,8 +373,9 @@ ffm_template_result_prune (FfmTemplateResult *r)
         ffm_template_group_prune (g, r->n_loops);
       /* The buffers grew to twice the Pareto rows and more while the
        * search ran; until the merge the result holds only the rows kept
-       * (a MAERI-like chip's 900 templates per Einsum held 620 MB of
-       * buffers for 50 MB of rows when the groups kept their room). */
+       * (kept, that room was 745 MB, uncounted, at the peak of Llama-3 8B
+       * decode's first four Einsums on maeri-like, whose budget peaked at
+       * 347 MB). */
       budget_buffer_cut (&g->values, r->budget,
                          sizeof (double) * (gsize) g->n_rows * g->n_columns);
       budget_buffer_cut (&g->tiles, r->budget,
