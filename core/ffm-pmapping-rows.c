@@ -332,7 +332,7 @@ ffm_template_group_prune (FfmTemplateGroup *g, guint n_loops)
                                            kept);
   guint64 *tiles = TEMPLATE_GROUP_TILES (g);
 
-  for (guint i = 0; i < n; i++)
+  for (guint i = 0; i < n && n_loops > 0; i++)
     if (kept[i] != i)
       memmove (tiles + (gsize) i * n_loops, tiles + (gsize) kept[i] * n_loops,
                sizeof (guint64) * n_loops);

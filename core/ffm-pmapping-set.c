@@ -316,9 +316,10 @@ einsum_pmappings_merge (FfmEinsumPmappings *pm)
           for (guint row = 0; row < tg->n_rows; row++)
             {
               FfmPmappingRef ref = { t, pm->tile_pool->len };
-              g_array_append_vals (pm->tile_pool,
-                                   TEMPLATE_GROUP_TILES (tg) + (gsize) row * r->n_loops,
-                                   r->n_loops);
+              if (r->n_loops > 0)
+                g_array_append_vals (pm->tile_pool,
+                                     TEMPLATE_GROUP_TILES (tg) + (gsize) row * r->n_loops,
+                                     r->n_loops);
               g_array_append_val (g->refs, ref);
             }
         }

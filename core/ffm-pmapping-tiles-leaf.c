@@ -171,8 +171,9 @@ tiles_leaf (FfmTileSearch *en)
     return FALSE;
   memcpy (TEMPLATE_GROUP_VALUES (g) + (gsize) g->n_rows * n_columns, en->values,
           sizeof (double) * n_columns);
-  memcpy (TEMPLATE_GROUP_TILES (g) + (gsize) g->n_rows * en->n_loops, en->tiles,
-          sizeof (guint64) * en->n_loops);
+  if (en->n_loops > 0)      /* else the tiles' buffer stays empty (NULL) */
+    memcpy (TEMPLATE_GROUP_TILES (g) + (gsize) g->n_rows * en->n_loops, en->tiles,
+            sizeof (guint64) * en->n_loops);
   g->n_rows++;
   if (g->n_rows > 2 * g->pruned_rows + PRUNE_SLACK)
     {
