@@ -860,7 +860,9 @@ eval_unary (Eval *e, const Node *node, FfmValue *out)
 static gboolean
 eval_logic (Eval *e, const Node *node, FfmValue *out)
 {
-  double left, right;
+  /* set by eval_number() on every path that returns TRUE; initialised for
+   * gcc -O3, which cannot see that through the recursion */
+  double left = 0, right = 0;
 
   if (!eval_number (e, node->kids[0], &left, node->op == OP_AND ? "'&&'" : "'||'"))
     return FALSE;
@@ -1020,7 +1022,7 @@ eval_binary (Eval *e, const Node *node, FfmValue *out)
 static gboolean
 eval_call (Eval *e, const Node *node, FfmValue *out)
 {
-  double x, y;
+  double x = 0, y = 0;      /* as in eval_logic() */
 
   switch (node->func)
     {
@@ -1125,7 +1127,7 @@ eval_node (Eval *e, const Node *node, FfmValue *out)
       return eval_binary (e, node, out);
     case NODE_COND:
       {
-        double test;
+        double test = 0;    /* as in eval_logic() */
         if (!eval_number (e, node->kids[0], &test, "'?:'"))
           return FALSE;
         return eval_node (e, node->kids[test != 0 ? 1 : 2], out);

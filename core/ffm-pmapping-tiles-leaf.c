@@ -161,9 +161,9 @@ tiles_leaf (FfmTileSearch *en)
   g->n_rows++;
   if (g->n_rows > 2 * g->pruned_rows + PRUNE_SLACK)
     {
-      double cpu = ffm_thread_cpu_seconds ();
+      double cpu = ffm_phase_clock_seconds ();
       ffm_template_group_prune (g, en->n_loops);
-      en->out->cpu_groups += ffm_thread_cpu_seconds () - cpu;
+      en->out->cpu_groups += ffm_phase_clock_seconds () - cpu;
     }
   return TRUE;
 }

@@ -114,15 +114,15 @@ search_chunks (FfmTileSearch *en, FfmTileWorkspace *ws, guint k, guint chunk_row
 
   if (k == en->n_vars)
     {
-      double cpu = ffm_thread_cpu_seconds ();
+      double cpu = ffm_phase_clock_seconds ();
       tiles_search_leaves (en, in, &ws->scratch);
-      en->out->cpu_leaves += ffm_thread_cpu_seconds () - cpu;
+      en->out->cpu_leaves += ffm_phase_clock_seconds () - cpu;
       return;
     }
   while (next < in->n_rows && !en->stopped)
     {
       gint64 start = g_get_monotonic_time ();
-      double cpu = ffm_thread_cpu_seconds (), cpu_pruned;
+      double cpu = ffm_phase_clock_seconds (), cpu_pruned;
       guint first = next, before;
 
       out->n_rows = 0;
@@ -137,7 +137,7 @@ search_chunks (FfmTileSearch *en, FfmTileWorkspace *ws, guint k, guint chunk_row
       before = out->n_rows;
       en->out->n_partial_rows += before;
       en->out->peak_table_rows = MAX (en->out->peak_table_rows, before);
-      cpu_pruned = ffm_thread_cpu_seconds ();
+      cpu_pruned = ffm_phase_clock_seconds ();
       en->out->cpu_extend += cpu_pruned - cpu;
       /* The complete rows' own pruning is tiles_search_leaves()', by fewer
        * slots, when it compares them. */
@@ -146,7 +146,7 @@ search_chunks (FfmTileSearch *en, FfmTileWorkspace *ws, guint k, guint chunk_row
                                          k + 2 == en->n_vars ? PRUNE_FUTILE_RATIO_LAST
                                          : PRUNE_FUTILE_RATIO, &ws->scratch))
         return;
-      en->out->cpu_partial_pruning += ffm_thread_cpu_seconds () - cpu_pruned;
+      en->out->cpu_partial_pruning += ffm_phase_clock_seconds () - cpu_pruned;
       g_debug ("template %u depth %u (%s, %u chains, %u units): rows %u-%u of %u "
                "extended to %u, %u after pruning (%.3f s; groups cut by bucket bounds so "
                "far: %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " bounds taken)",
@@ -330,9 +330,9 @@ search_pruned (FfmTileSearch *en, FfmTileWorkspace *ws)
   en->every_leaf = ffm_debug_flag_is_set (FFM_DEBUG_EVERY_LEAF);
   en->bucket_bounds_on = !ffm_debug_flag_is_set (FFM_DEBUG_NO_BUCKET_BOUNDS);
   {
-    double cpu = ffm_thread_cpu_seconds ();
+    double cpu = ffm_phase_clock_seconds ();
     choose_search_order (en, ws);
-    en->out->cpu_order += ffm_thread_cpu_seconds () - cpu;
+    en->out->cpu_order += ffm_phase_clock_seconds () - cpu;
   }
   /* The pilots skip the chains ruled out (their work is the search's), the
    * checks per depth start after them (they depend on the order). */
@@ -342,6 +342,37 @@ search_pruned (FfmTileSearch *en, FfmTileWorkspace *ws)
     return;
   search_chunks (en, ws, 0, chunk_rows);
   en->out->n_bucket_cuts += en->bucket_bound_cuts;
+}
+
+/* The phases timed inside a template (by the monotonic clock). */
+#define N_TIMED_PHASES 5
+
+static double *
+timed_phase (FfmTemplateResult *out, guint i)
+{
+  double *const phases[N_TIMED_PHASES] = {
+    &out->cpu_order, &out->cpu_extend, &out->cpu_partial_pruning,
+    &out->cpu_leaves, &out->cpu_groups,
+  };
+
+  return phases[i];
+}
+
+/* Turns what the template's phases added to @out since @before (monotonic
+ * clock seconds) into CPU seconds: each is scaled by the template's CPU
+ * time over its wall time (@cpu / @wall), so that a thread preempted in a
+ * phase is charged the CPU it had, and the phases still add up to at most
+ * the template's cpu_tiles. */
+static void
+timed_phases_to_cpu (FfmTemplateResult *out, const double *before, double cpu, double wall)
+{
+  double scale = wall > 0 ? cpu / wall : 0;
+
+  for (guint i = 0; i < N_TIMED_PHASES; i++)
+    {
+      double *phase = timed_phase (out, i);
+      *phase = before[i] + MAX (*phase - before[i], 0) * scale;
+    }
 }
 
 void
@@ -359,6 +390,10 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
   FfmTileWorkspace *ws = workspace != NULL ? workspace : own;
   gint64 start = g_get_monotonic_time ();
   double cpu_start = ffm_thread_cpu_seconds (), cpu_groups;
+  double clock_start = ffm_phase_clock_seconds (), phases_before[N_TIMED_PHASES];
+
+  for (guint i = 0; i < N_TIMED_PHASES; i++)
+    phases_before[i] = *timed_phase (out, i);
 
   en->t = t;
   en->m = t->model;
@@ -459,6 +494,8 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
   ffm_tile_workspace_free (own);
   cpu_groups = ffm_thread_cpu_seconds ();
   out->cpu_tiles += cpu_groups - cpu_start;
+  timed_phases_to_cpu (out, phases_before, cpu_groups - cpu_start,
+                       ffm_phase_clock_seconds () - clock_start);
   ffm_template_result_prune (out);
   out->cpu_groups += ffm_thread_cpu_seconds () - cpu_groups;
   out->n_unjoinable += en->n_unjoinable;
