@@ -8,8 +8,8 @@
  * fanout dimension, of which count) and whether it is fused; and on the
  * fused-loop limits and remainder tiles of the options. Templates that
  * differ in their storage nodes' order or in what is kept where share
- * them: GPT-3 6.7B's QK has 158 templates and 5 variables, which set up
- * 790 variables' chains from far fewer distinct keys. So each workspace
+ * them: GPT-3 6.7B b64's QK has 158 templates of 5 variables, whose 790
+ * chains have 34 distinct keys (one fused loop). So each workspace
  * (one thread's at a time) keeps the sets it built, in flat arrays, found
  * by their key once per template and variable (never inside the search),
  * and so does it keep each factor column (one descriptor's factor of
