@@ -437,7 +437,9 @@ chain_sets_equal (const TileChainSet *a, const TileChainSet *b)
 {
   if (a->n_chains != b->n_chains || a->chains->len != b->chains->len
       || a->buckets->len != b->buckets->len
-      || memcmp (a->chains->data, b->chains->data, sizeof (guint64) * a->chains->len) != 0
+      || (a->chains->len > 0
+          && memcmp (a->chains->data, b->chains->data,
+                     sizeof (guint64) * a->chains->len) != 0)
       || memcmp (a->chain_dim, b->chain_dim, sizeof a->chain_dim) != 0)
     return FALSE;
   for (guint i = 0; i < a->buckets->len; i++)
