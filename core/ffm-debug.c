@@ -53,6 +53,8 @@ static const FlagInfo flag_info[FFM_DEBUG_N_FLAGS] = {
     "=N: prune a group being filled at twice its survivors plus N rows" },
   [FFM_DEBUG_MPI_DIE] = { "mpi-die", KIND_STRING, TRUE,
     "=RANK:N: rank RANK kills itself after N results" },
+  [FFM_DEBUG_CHECK_SHARED_SETUP] = { "check-shared-setup", KIND_BOOLEAN, TRUE,
+    "compare the chains and factors templates share with those built afresh" },
 };
 
 typedef struct {

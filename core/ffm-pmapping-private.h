@@ -164,6 +164,9 @@ typedef struct {
   double cpu_groups;        /* its compatibility groups pruned */
   guint64 n_partial_rows;   /* partial vectors written to the tables */
   guint64 peak_table_rows;  /* most rows of one table */
+  guint64 n_chain_sets;     /* rank variables' chains set up */
+  guint64 n_chain_sets_shared; /* ... of them taken from the set-up shared
+                               between templates (tiles_chains_take()) */
   /* Why tile vectors failed, for the error when an Einsum has no pmapping:
    * per architecture level, tile vectors (or partial ones) rejected there. */
   guint64 *rejected;        /* [n_levels] */
@@ -498,6 +501,8 @@ char *ffm_pmapping_einsum_signature (const FfmWorkload *workload,
  *                                  greedy order
  *   ffm-pmapping-tiles-joinable.c  joinable parts of shared tensors
  *   ffm-pmapping-tiles-setup.c     loops, chains, buckets, buffets, fixed tiles
+ *   ffm-pmapping-tiles-chains.c    each variable's chains, buckets and factors,
+ *                                  shared between templates
  * Each calls only files listed below it here, or none. */
 
 /* Scratch memory of the tile search, for one thread at a time. */
@@ -790,6 +795,17 @@ typedef struct {
   guint64 n_unjoinable;             /* partial and complete vectors, and
                                        leaves, dropped for their parts */
   gboolean joinable_in_tables;      /* tiles_table_extend() checks the parts */
+
+  /* Each variable's chains, buckets and factors (chains, buckets,
+   * n_chains and chain_dim above are its set's): the workspace's cache's,
+   * borrowed, or the template's own when not cached
+   * (ffm-pmapping-tiles-chains.c). */
+  struct TileChainCache *chain_cache;   /* the workspace's, or NULL */
+  struct TileChainSet *chain_set[MAX_VARS];
+  gboolean chain_set_owned[MAX_VARS];
+  gboolean check_shared;            /* FFM_DEBUG=check-shared-setup: every
+                                       set and factor taken from the cache
+                                       compared with one built afresh */
 } FfmTileSearch;
 
 /* The tile search's self-checks (FFM_DEBUG=check-terms) exist in builds
@@ -799,6 +815,14 @@ typedef struct {
 #define TILES_CHECKING(en) G_UNLIKELY ((en)->check_terms)
 #else
 #define TILES_CHECKING(en) FALSE
+#endif
+
+/* FFM_DEBUG=check-shared-setup: the set-up shared between templates
+ * (ffm-pmapping-tiles-chains.c) built afresh as well, and compared. */
+#if FFM_TEST_HOOKS
+#define TILES_CHECKING_SHARED(en) G_UNLIKELY ((en)->check_shared)
+#else
+#define TILES_CHECKING_SHARED(en) FALSE
 #endif
 
 /* TRUE, and the search stops with what it has (the template is "cut"),
@@ -1090,6 +1114,8 @@ struct _FfmTileWorkspace {
   Table tables[MAX_VARS + 1];   /* per depth: the chunk being extended */
   PruneScratch scratch;
   FfmMemoryBudget *budget;  /* borrowed; NULL: unlimited */
+  struct TileChainCache *chain_cache;  /* the chain sets of its templates
+                                          (tiles_chains_take()), or NULL */
 };
 
 /* Whether tiles_search_leaves() compares complete rows by fewer slots than
@@ -1109,6 +1135,27 @@ void tiles_set_order (FfmTileSearch *en, const guint *order);
  * variable). */
 gboolean tiles_setup (FfmTileSearch *en, const FfmWorkload *w, const FfmArch *a,
                       const gboolean *untracked);
+
+/* ffm-pmapping-tiles-chains.c */
+/* Sets en->chain_set[@v] and what the search reads of it (chains,
+ * buckets, n_chains, chain_dim): from the workspace's cache when a set of
+ * the same key is there, else built (and cached when the budget allows).
+ * The key is what the chains depend on: the variable's bound, each of its
+ * loops' kind (temporal or spatial, its fanout dimension and that
+ * dimension's count, fused or not), the fused-loop limits and the
+ * remainder tiles; variables with fixed tiles (constraints) are built. */
+void tiles_chains_take (FfmTileSearch *en, guint v);
+/* Fills @out[c x @stride] with ffm_terms_var_factor() of each chain c of
+ * @v, for the loops of @v in @mask down to loop @pos: from the set's
+ * column of the same descriptor when it has one. */
+void tiles_chains_factors (FfmTileSearch *en, guint v, guint64 mask, int pos,
+                           double *out, gsize stride);
+/* Drops the template's own sets and its borrowings. */
+void tiles_chains_release (FfmTileSearch *en);
+/* The cache of workspace @ws (at a template's start): cleared when it
+ * holds more than its share. */
+struct TileChainCache *tiles_chain_cache_get (FfmTileWorkspace *ws);
+void tiles_chain_cache_free (struct TileChainCache *cache);
 
 /* ffm-pmapping-tiles-units.c */
 /* The position in @order of the variable of most live chains. */

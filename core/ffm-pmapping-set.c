@@ -287,6 +287,8 @@ einsum_pmappings_merge (FfmEinsumPmappings *pm)
       pm->profile.cpu_leaves += r->cpu_leaves;
       pm->profile.cpu_groups += r->cpu_groups;
       pm->profile.n_partial_rows += r->n_partial_rows;
+      pm->profile.n_chain_sets += r->n_chain_sets;
+      pm->profile.n_chain_sets_shared += r->n_chain_sets_shared;
       pm->profile.peak_table_rows = MAX (pm->profile.peak_table_rows, r->peak_table_rows);
       pm->stats.n_evaluated += r->n_evaluated;
       pm->stats.n_valid += r->n_valid;

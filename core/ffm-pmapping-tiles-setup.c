@@ -1,7 +1,6 @@
 /* ffm-pmapping-tiles-setup.c: the tile search's setup for one template
- * (ffm-pmapping-tiles.c): the loops of each rank variable, their divisor
- * chains (with remainder tiles when the mapspace has them) and the chains'
- * buckets (same fused-loop count and spatial products), the fanout
+ * (ffm-pmapping-tiles.c): the loops of each rank variable (their chains
+ * and buckets come from ffm-pmapping-tiles-chains.c), the fanout
  * dimensions and their minimum usage, the buffets and the memories they
  * fill, each chain's factor of each buffet's occupancy, and fixed tiles
  * (mapping constraints). */
@@ -29,212 +28,6 @@ tiles_set_order (FfmTileSearch *en, const guint *order)
                                      * (double) en->chain_dim[en->order[i]][d],
                                      (double) en->dim_count[d]);
     }
-}
-
-/* ---- Chains ---- */
-
-static gboolean
-chain_ok (FfmTileSearch *en, guint v, const guint64 *tiles)
-{
-  guint64 prod[MAX_DIMS] = { 0 };
-  guint fused = 0;
-  guint64 enclosing = en->bounds[v];
-
-  for (guint k = 0; k < en->n_fixed[v]; k++)
-    {
-      guint pos = en->fixed_pos[v][k];
-      if ((pos == 0 ? en->bounds[v] : tiles[pos - 1]) != en->fixed_tile[v][k])
-        return FALSE;
-    }
-  for (guint d = 0; d < en->n_dims; d++)
-    prod[d] = 1;
-  for (guint i = 0; i < en->var_n_loops[v]; i++)
-    {
-      guint j = en->var_loops[v][i];
-      guint64 n = ffm_chain_iterations (enclosing, tiles[i]);
-      if (n > 1 && j < en->n_fused)
-        fused++;
-      if (en->loops[j].spatial)
-        {
-          guint d = en->loops[j].fanout_dim;
-          prod[d] *= n;
-          if (prod[d] > en->dim_count[d])
-            return FALSE;
-        }
-      enclosing = tiles[i];
-    }
-  if (en->opt->max_fused_loops_per_rank_var >= 0
-      && fused > (guint) en->opt->max_fused_loops_per_rank_var)
-    return FALSE;
-  if (en->opt->max_fused_loops >= 0 && fused > (guint) en->opt->max_fused_loops)
-    return FALSE;
-  for (guint d = 0; d < en->n_dims; d++)
-    en->chain_dim[v][d] = MAX (en->chain_dim[v][d], prod[d]);
-  return TRUE;
-}
-
-/* Appends every divisor chain of loops [i, k) below tile @outer. */
-static void
-make_chains (FfmTileSearch *en, guint v, guint i, guint64 outer, guint64 *tiles)
-{
-  guint k = en->var_n_loops[v];
-
-  if (i == k)
-    {
-      if (chain_ok (en, v, tiles))
-        {
-          g_array_append_vals (en->chains[v], tiles, k);
-          en->n_chains[v]++;
-        }
-      return;
-    }
-  if (i == k - 1)
-    {
-      tiles[i] = 1;   /* the innermost loop goes down to one point */
-      make_chains (en, v, k, 1, tiles);
-      return;
-    }
-  /* Every divisor of outer as this loop's tile, largest first (a loop of
-   * one iteration first). */
-  {
-    GArray *divisors = g_array_new (FALSE, FALSE, sizeof (guint64));
-    guint n_small;
-    for (guint64 d = 1; d <= outer / d; d++)
-      if (outer % d == 0)
-        g_array_append_val (divisors, d);
-    n_small = divisors->len;
-    for (guint x = 0; x < n_small; x++)
-      {
-        guint64 d = g_array_index (divisors, guint64, x);
-        tiles[i] = outer / d;
-        make_chains (en, v, i + 1, tiles[i], tiles);
-      }
-    for (guint x = n_small; x-- > 0; )
-      {
-        guint64 d = g_array_index (divisors, guint64, x);
-        if (d == outer / d)
-          continue;
-        tiles[i] = d;
-        make_chains (en, v, i + 1, d, tiles);
-      }
-    g_array_free (divisors, TRUE);
-  }
-}
-
-/* The chains of @v with remainder tiles (ffm-pmapping-imperfect.c), those
- * chain_ok() accepts. */
-static void
-make_remainder_chains (FfmTileSearch *en, guint v)
-{
-  g_autoptr(GArray) all = g_array_new (FALSE, FALSE, sizeof (guint64));
-  gboolean may[MAX_LOOPS];
-  guint k = en->var_n_loops[v];
-
-  for (guint i = 0; i < k; i++)
-    may[i] = (en->opt->imperfect & (en->loops[en->var_loops[v][i]].spatial
-                                    ? FFM_IMPERFECT_SPATIAL
-                                    : FFM_IMPERFECT_TEMPORAL)) != 0;
-  ffm_pmapping_remainder_chains (en->bounds[v], may, k, all);
-  for (guint c = 0; c < all->len / k; c++)
-    {
-      const guint64 *tiles = &g_array_index (all, guint64, (gsize) c * k);
-      if (chain_ok (en, v, tiles))
-        {
-          g_array_append_vals (en->chains[v], tiles, k);
-          en->n_chains[v]++;
-        }
-    }
-}
-
-/* What the search checks of one chain. */
-static void
-chain_signature (const FfmTileSearch *en, guint v, const guint64 *tiles, Bucket *sig)
-{
-  guint64 enclosing = en->bounds[v];
-
-  memset (sig, 0, sizeof *sig);
-  for (guint d = 0; d < en->n_dims; d++)
-    sig->prod[d] = 1;
-  for (guint i = 0; i < en->var_n_loops[v]; i++)
-    {
-      guint j = en->var_loops[v][i];
-      guint64 n = ffm_chain_iterations (enclosing, tiles[i]);
-      if (n > 1 && j < en->n_fused)
-        sig->fused++;
-      if (en->loops[j].spatial)
-        sig->prod[en->loops[j].fanout_dim] *= n;
-      enclosing = tiles[i];
-    }
-}
-
-typedef struct {
-  const FfmTileSearch *en;
-  guint v;
-  const Bucket *sigs;
-} BucketSort;
-
-static int
-compare_signatures (gconstpointer pa, gconstpointer pb, gpointer data)
-{
-  const BucketSort *bs = data;
-  guint a = *(const guint *) pa, b = *(const guint *) pb;
-  const Bucket *sa = &bs->sigs[a], *sb = &bs->sigs[b];
-
-  if (sa->fused != sb->fused)
-    return sa->fused < sb->fused ? -1 : 1;
-  for (guint d = 0; d < bs->en->n_dims; d++)
-    if (sa->prod[d] != sb->prod[d])
-      return sa->prod[d] < sb->prod[d] ? -1 : 1;
-  return a < b ? -1 : (a > b ? 1 : 0);   /* stable: keeps enumeration order */
-}
-
-/* Sorts the chains of @v by signature and records the buckets. */
-static void
-make_buckets (FfmTileSearch *en, guint v)
-{
-  guint n = en->n_chains[v], k = en->var_n_loops[v];
-  g_autofree Bucket *sigs = g_new0 (Bucket, MAX (n, 1));
-  g_autofree guint *order = g_new (guint, MAX (n, 1));
-  GArray *sorted;
-  BucketSort bs = { en, v, sigs };
-
-  en->buckets[v] = g_array_new (FALSE, FALSE, sizeof (Bucket));
-  if (k == 0)
-    {
-      Bucket b = { 0, 1, 0, { 0 } };
-      for (guint d = 0; d < en->n_dims; d++)
-        b.prod[d] = 1;
-      g_array_append_val (en->buckets[v], b);
-      return;
-    }
-  for (guint c = 0; c < n; c++)
-    {
-      chain_signature (en, v, &g_array_index (en->chains[v], guint64, (gsize) c * k),
-                       &sigs[c]);
-      order[c] = c;
-    }
-  g_qsort_with_data (order, (gint) n, sizeof (guint), compare_signatures, &bs);
-  sorted = g_array_sized_new (FALSE, FALSE, sizeof (guint64), n * k);
-  for (guint i = 0; i < n; i++)
-    {
-      const Bucket *sig = &sigs[order[i]];
-      Bucket *last = en->buckets[v]->len > 0
-        ? &g_array_index (en->buckets[v], Bucket, en->buckets[v]->len - 1) : NULL;
-      g_array_append_vals (sorted, &g_array_index (en->chains[v], guint64,
-                                                   (gsize) order[i] * k), k);
-      if (last != NULL && last->fused == sig->fused
-          && memcmp (last->prod, sig->prod, sizeof (guint64) * en->n_dims) == 0)
-        last->n++;
-      else
-        {
-          Bucket b = *sig;
-          b.first = i;
-          b.n = 1;
-          g_array_append_val (en->buckets[v], b);
-        }
-    }
-  g_array_free (en->chains[v], TRUE);
-  en->chains[v] = sorted;
 }
 
 /* ---- Setup ---- */
@@ -348,18 +141,24 @@ setup_chain_occupancy (FfmTileSearch *en)
   for (guint v = 0; v < en->n_vars; v++)
     {
       guint nl = en->var_n_loops[v], nc = en->n_chains[v];
+      int at[MAX_BUFFETS];    /* per buffet: the chain position of its tile */
       en->chain_occ[v] = g_new (double, (gsize) MAX (nc, 1) * MAX (en->n_buffets, 1));
+      for (guint b = 0; b < en->n_buffets; b++)
+        {
+          int j = en->res_loop[b][v];   /* a loop of v, or none: the bound */
+          at[b] = -1;
+          for (guint i = 0; i < nl; i++)
+            if (en->var_loops[v][i] == (guint) j)
+              at[b] = (int) i;
+        }
       for (guint c = 0; c < nc; c++)
         {
           const guint64 *chain = nl > 0
             ? &g_array_index (en->chains[v], guint64, (gsize) c * nl) : NULL;
           for (guint b = 0; b < en->n_buffets; b++)
             {
-              int j = en->res_loop[b][v];   /* a loop of v, or none */
-              double tile = (double) en->bounds[v], f = 1;
-              for (guint i = 0; i < nl; i++)
-                if (en->var_loops[v][i] == (guint) j)
-                  tile = (double) chain[i];
+              double tile = at[b] >= 0 ? (double) chain[at[b]] : (double) en->bounds[v];
+              double f = 1;
               for (guint x = 0; x < en->var_exp[b][v]; x++)
                 f *= tile;
               en->chain_occ[v][(gsize) c * en->n_buffets + b] = f;
@@ -372,7 +171,6 @@ gboolean
 tiles_setup (FfmTileSearch *en, const FfmWorkload *w, const FfmArch *a, const gboolean *untracked)
 {
   const FfmPmappingModel *m = en->m;
-  guint64 scratch[MAX_LOOPS];
 
   en->e = ffm_workload_get_einsum (w, ffm_pmapping_model_get_einsum (m));
   en->n_loops = ffm_pmapping_model_get_n_loops (m);
@@ -464,34 +262,7 @@ tiles_setup (FfmTileSearch *en, const FfmWorkload *w, const FfmArch *a, const gb
     }
   setup_fixed_tiles (en, w);
   for (guint v = 0; v < en->n_vars; v++)
-    {
-      en->chains[v] = g_array_new (FALSE, FALSE, sizeof (guint64));
-      /* A variable with one chain (no loops, or bound 1) adds nothing on
-       * any fanout dimension: a factor 1 in usage_reachable's bound, not
-       * the 0 chain_ok would leave (which cut every branch). */
-      if (en->var_n_loops[v] == 0 || en->bounds[v] <= 1)
-        for (guint d = 0; d < en->n_dims; d++)
-          en->chain_dim[v][d] = 1;
-      if (en->var_n_loops[v] == 0)
-        {
-          en->n_chains[v] = 1;    /* bound 1: nothing to choose */
-          continue;
-        }
-      if (en->bounds[v] <= 1)
-        {
-          for (guint i = 0; i < en->var_n_loops[v]; i++)
-            scratch[i] = 1;
-          g_array_append_vals (en->chains[v], scratch, en->var_n_loops[v]);
-          en->n_chains[v] = 1;
-          continue;
-        }
-      if (en->remainders)
-        make_remainder_chains (en, v);
-      else
-        make_chains (en, v, 0, en->bounds[v], scratch);
-    }
-  for (guint v = 0; v < en->n_vars; v++)
-    make_buckets (en, v);
+    tiles_chains_take (en, v);
   setup_chain_occupancy (en);
   for (guint v = 0; v < en->n_vars; v++)
     en->dfs_order[v] = v;

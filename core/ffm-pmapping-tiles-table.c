@@ -157,6 +157,7 @@ ffm_tile_workspace_free (FfmTileWorkspace *ws)
   for (guint k = 0; k < G_N_ELEMENTS (ws->tables); k++)
     table_clear (&ws->tables[k], ws->budget);
   prune_scratch_clear (&ws->scratch, ws->budget);
+  tiles_chain_cache_free (ws->chain_cache);
   g_free (ws);
 }
 

@@ -293,7 +293,7 @@ tiles_setup_units (FfmTileSearch *en, gboolean chains_last)
   for (guint k = 0; k < n; k++)
     {
       guint v = en->order[k];
-      guint k_chains = en->n_chains[v], nl = en->var_n_loops[v];
+      guint k_chains = en->n_chains[v];
 
       for (guint i = 0; i < n_terms; i++)
         desc[(gsize) i * n + k] = vdesc[(gsize) i * n + v];
@@ -301,19 +301,13 @@ tiles_setup_units (FfmTileSearch *en, gboolean chains_last)
       if (en->var_phi[v] == NULL)
         {
           en->var_phi[v] = g_new (double, (gsize) MAX (k_chains, 1) * MAX (en->n_desc[k], 1));
-          for (guint c = 0; c < k_chains; c++)
+          /* Each descriptor's column of factors (exact with remainder
+           * tiles too), shared with the templates of the same chains. */
+          for (guint d = 0; d < en->n_desc[k]; d++)
             {
-              const guint64 *chain = nl > 0
-                ? &g_array_index (en->chains[v], guint64, (gsize) c * nl) : NULL;
-              for (guint d = 0; d < en->n_desc[k]; d++)
-                {
-                  guint64 mask = g_array_index (descs[v], guint64, 2 * d);
-                  int pos = (int) (gint64) g_array_index (descs[v], guint64, 2 * d + 1);
-                  /* exact with remainder tiles too */
-                  en->var_phi[v][(gsize) c * en->n_desc[k] + d] =
-                    nl > 0 ? ffm_terms_var_factor (en->bounds[v], chain, en->var_loops[v],
-                                                   nl, mask, pos) : 1;
-                }
+              guint64 mask = g_array_index (descs[v], guint64, 2 * d);
+              int pos = (int) (gint64) g_array_index (descs[v], guint64, 2 * d + 1);
+              tiles_chains_factors (en, v, mask, pos, en->var_phi[v] + d, en->n_desc[k]);
             }
         }
       en->phi[k] = en->var_phi[v];

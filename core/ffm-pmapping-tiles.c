@@ -417,6 +417,8 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
                               + sizeof options->cancel)
     en->cancel = options->cancel;
   en->joinable = joinable;
+  en->chain_cache = tiles_chain_cache_get (ws);
+  en->check_shared = FFM_TEST_HOOKS && ffm_debug_flag_is_set (FFM_DEBUG_CHECK_SHARED_SETUP);
   if (tiles_setup (en, workload, arch, untracked) && tiles_joinable_template_ok (en))
     {
       out->n_loops = en->n_loops;
@@ -477,12 +479,9 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
         }
       ffm_pmapping_cost_free (en->cost);
     }
+  tiles_chains_release (en);
   for (guint v = 0; v < en->n_vars; v++)
     {
-      if (en->chains[v] != NULL)
-        g_array_free (en->chains[v], TRUE);
-      if (en->buckets[v] != NULL)
-        g_array_free (en->buckets[v], TRUE);
       g_free (en->var_phi[v]);
       g_free (en->chain_occ[v]);
     }

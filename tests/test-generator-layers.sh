@@ -38,6 +38,7 @@ ffm-pmapping-tiles-leaf.c
 ffm-pmapping-tiles-units.c
 ffm-pmapping-tiles-joinable.c
 ffm-pmapping-tiles-setup.c
+ffm-pmapping-tiles-chains.c
 ffm-pmapping-terms.c
 ffm-pmapping-imperfect.c
 ffm-pmapping-rows.c

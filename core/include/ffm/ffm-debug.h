@@ -68,6 +68,11 @@ typedef enum {
                                      survivors plus N rows */
   FFM_DEBUG_MPI_DIE,              /* mpi-die=RANK:N: rank RANK kills itself
                                      after N results (test hooks only) */
+  FFM_DEBUG_CHECK_SHARED_SETUP,   /* check-shared-setup: every rank
+                                     variable's chains and factors the
+                                     tile search takes from the set-up
+                                     shared between templates built afresh
+                                     too and compared (test hooks only) */
   FFM_DEBUG_N_FLAGS
 } FfmDebugFlag;
 

@@ -328,6 +328,12 @@ typedef struct {
                                  and pruned per Einsum */
   guint64 n_partial_rows;     /* partial tile vectors written to tables */
   guint64 peak_table_rows;    /* most rows one table held */
+  guint64 n_chain_sets;       /* rank variables whose tile chains the
+                                 templates' searches set up */
+  guint64 n_chain_sets_shared; /* ... of them taken from the set-up an
+                                 earlier template of the same thread left
+                                 (docs/pmapping-generator.md, "Set-up
+                                 shared between templates") */
 } FfmPmappingProfile;
 
 typedef struct _FfmEinsumPmappings FfmEinsumPmappings;
