@@ -395,43 +395,49 @@ node_tensor_get (NodeTensorTable *t, const FfmMappingNode *node, guint tensor,
   return e;
 }
 
-/* The split that path node @k of @leaf sits directly above (only storage
- * nodes between them), as an index into leaf->splits, or -1. */
-static int
-split_directly_below (const Leaf *leaf, guint k)
+/* For each path node k of @leaf, the split it sits directly above (only
+ * storage nodes between them), as an index into leaf->splits, or -1: one
+ * backward walk (a scan per node and tensor was cubic in the Einsums of a
+ * chain, whose paths hold a storage node per tensor above every split). */
+static int *
+splits_directly_below (const Leaf *leaf)
 {
-  for (guint j = 0; j < leaf->split_prefix->len; j++)
+  guint n = leaf->nodes->len, j = leaf->split_prefix->len;
+  int *below = g_new (int, MAX (n, 1));
+
+  for (guint k = n; k-- > 0; )
     {
-      guint at = g_array_index (leaf->split_prefix, guint, j);
-      if (at <= k)
-        continue;
-      for (guint i = k + 1; i < at; i++)
-        if (((const FfmMappingNode *) g_ptr_array_index (leaf->nodes, i))->kind
-            != FFM_NODE_STORAGE)
-          return -1;
-      return (int) j;
+      guint at;
+      /* j: the first split with more than k nodes above it */
+      while (j > 0 && g_array_index (leaf->split_prefix, guint, j - 1) > k)
+        j--;
+      if (j == leaf->split_prefix->len)
+        {
+          below[k] = -1;
+          continue;
+        }
+      at = g_array_index (leaf->split_prefix, guint, j);
+      if (at == k + 1)
+        below[k] = (int) j;
+      else
+        below[k] = ((const FfmMappingNode *) g_ptr_array_index (leaf->nodes, k + 1))->kind
+          == FFM_NODE_STORAGE && below[k + 1] == (int) j ? (int) j : -1;
     }
-  return -1;
+  return below;
 }
 
-/* Whether the tile of @tensor kept by storage node @k of @leaf is live
- * while @leaf's Einsum runs. A tile kept directly above a split (only
- * storage nodes between them) is live from the first to the last branch
- * whose Einsums use the tensor: it is produced in one branch and dies
- * after its last reader [paper §5.1: storage nodes immediately above splits
- * become reservations in the branches where they are live]. A tile with a
- * loop between it and the next split is live during everything below it
- * (the loop interleaves the branches), and so is a persistent tile. */
+/* Whether the tile of @tensor at path node @k of @leaf is live while the
+ * leaf runs; @j: the split node @k sits directly above (or -1). */
 static gboolean
-tile_live_for_leaf (NodeTensorTable *ranges, const Leaf *leaf, guint k, guint tensor)
+tile_live_for_leaf (NodeTensorTable *ranges, const Leaf *leaf, guint k, int j,
+                    guint tensor)
 {
   const FfmMappingNode *node = g_ptr_array_index (leaf->nodes, k);
-  int j = node->persistent ? -1 : split_directly_below (leaf, k);
   const NodeTensor *range;
   gboolean added;
   guint mine;
 
-  if (j < 0)
+  if (node->persistent || j < 0)
     return TRUE;
   range = node_tensor_get (ranges, g_ptr_array_index (leaf->splits, j), tensor, FALSE,
                            &added);
@@ -497,6 +503,7 @@ check_capacity (FfmCostReport *r)
   for (guint i = 0; i < r->leaves->len; i++)
     {
       Leaf *leaf = g_ptr_array_index (r->leaves, i);
+      g_autofree int *below = splits_directly_below (leaf);
       memset (live, 0, sizeof (double) * r->n_levels);
       for (guint k = 0; k < leaf->nodes->len; k++)
         {
@@ -509,7 +516,7 @@ check_capacity (FfmCostReport *r)
             {
               int tensor = ffm_workload_find_tensor (r->workload, node->tensors[t]);
               if (tensor >= 0 && level >= 0
-                  && tile_live_for_leaf (&ranges, leaf, k, (guint) tensor))
+                  && tile_live_for_leaf (&ranges, leaf, k, below[k], (guint) tensor))
                 {
                   gboolean added;
                   const NodeTensor *o = node_tensor_get (&table, node, (guint) tensor,

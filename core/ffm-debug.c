@@ -55,6 +55,9 @@ static const FlagInfo flag_info[FFM_DEBUG_N_FLAGS] = {
     "=RANK:N: rank RANK kills itself after N results" },
   [FFM_DEBUG_CHECK_SHARED_SETUP] = { "check-shared-setup", KIND_BOOLEAN, TRUE,
     "compare the chains and factors templates share with those built afresh" },
+  [FFM_DEBUG_JOIN_RESTART_ROWS] = { "join-restart-rows", KIND_UINT, FALSE,
+    "=N: the clean join starts over after a finer dirty pass once a step keeps "
+    "more than N rows (by default: 1,024 and 4 times the dirty pass's)" },
 };
 
 typedef struct {

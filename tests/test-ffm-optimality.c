@@ -33,6 +33,11 @@
  * groups while it fills them as soon as they pass twice their last
  * survivors plus one row (FFM_DEBUG=join-grow-prune-rows; by default plus
  * 262,144 rows, which small problems never reach).
+ * /ffm/optimality/join-restarts runs problems with the clean join started
+ * over after a finer dirty pass whenever a step but the last keeps two rows
+ * (FFM_DEBUG=join-restart-rows=1; by default: more than 1,024 rows and 4
+ * times the dirty pass's), so the refined dirty passes and their bounds are
+ * checked.
  *
  * FFM_OPTIMALITY_CASES=N sets the number of problems (default 200),
  * FFM_OPTIMALITY_SEED=S the first seed (case i uses S + i). A failing case
@@ -42,6 +47,7 @@
  * `ffm map --arch DIR/case-S-arch.json --workload DIR/case-S-workload.json`). */
 #include <ffm/ffm.h>
 
+#include "inputs.h"
 #include "random-arch.h"
 #include "random-problem.h"
 #include "debug-flags.h"
@@ -84,6 +90,8 @@ static double unjoinable_vectors, unjoinable_groups;
 
 /* ---- Running ---- */
 
+static double join_restarts;    /* the ffm strategy's, summed */
+
 static FfmSearchResult *
 run_search (const FfmPluginInfo *plugin, FfmProblem *problem,
             FfmObjective objective, int max_fused_loops, guint imperfect,
@@ -104,7 +112,9 @@ run_search (const FfmPluginInfo *plugin, FfmProblem *problem,
   res = plugin->descriptor->vtable.search->run (&ctx, values, error);
   if (res != NULL)
     {
-      double v = 0, g = 0;
+      double v = 0, g = 0, restarts = 0;
+      if (ffm_search_result_lookup_stat (res, "join_restarts", &restarts))
+        join_restarts += restarts;
       if (ffm_search_result_lookup_stat (res, "pmapping_vectors_unjoinable", &v))
         unjoinable_vectors += v;
       if (ffm_search_result_lookup_stat (res, "pmapping_groups_unjoinable", &g))
@@ -629,6 +639,81 @@ test_optimality_growing_groups (void)
 }
 
 static void
+test_optimality_join_restarts (void)
+{
+  g_test_summary ("FFM equals exhaustive search when the clean join starts "
+                  "over after finer dirty passes, bounded by the best so far, "
+                  "at every step it can");
+  test_debug_push ("join-restart-rows=1");
+  join_restarts = 0;
+  run_cases (env_number ("FFM_OPTIMALITY_CASES", DEFAULT_CASES) / 4 + 1,
+             env_number ("FFM_OPTIMALITY_SEED", DEFAULT_SEED) + 9000, FFM_IMPERFECT_NONE);
+  test_debug_pop ();
+  g_test_message ("%.0f restarts of the clean join", join_restarts);
+  /* at least one problem in two with more than one Einsum restarts */
+  g_assert_cmpfloat (join_restarts, >, 0);
+}
+
+/* Runs ffm on @problem for EDP with `refine` @refine (-1: the default);
+ * its restarts and dirty passes in *@restarts and *@dirty_passes. */
+static FfmSearchResult *
+run_ffm_refine (FfmProblem *problem, int refine, double *restarts, double *dirty_passes)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FfmParamValues) values = ffm_param_values_new ();
+  FfmSearchResult *res;
+
+  if (refine >= 0)
+    {
+      g_autofree char *text = g_strdup_printf ("%d", refine);
+      ffm_param_values_set (values, "refine", text);
+    }
+  res = run_strategy (fixture.ffm, problem, FFM_OBJECTIVE_EDP, -1, FFM_IMPERFECT_NONE,
+                      values, &error);
+  g_assert_no_error (error);
+  g_assert_true (ffm_search_result_lookup_stat (res, "join_restarts", restarts));
+  g_assert_true (ffm_search_result_lookup_stat (res, "dirty_passes", dirty_passes));
+  return res;
+}
+
+static void
+test_join_restarts_counted (void)
+{
+  g_test_summary ("The clean join starts over at most `refine` times, each "
+                  "after one more dirty pass, and finds the same mapping");
+  g_autoptr (FfmWorkload) w = inputs_load_matmuls (6, 64, 64);
+  g_autoptr (FfmArch) a = inputs_load_arch ("simple.json");
+  g_autoptr (FfmProblem) problem = ffm_problem_new (w, a);
+  g_autoptr (FfmSearchResult) plain = NULL, forced = NULL, once = NULL, never = NULL;
+  double restarts, passes;
+  const FfmSolution *s0, *s;
+
+  plain = run_ffm_refine (problem, -1, &restarts, &passes);
+  g_assert_cmpfloat (restarts, ==, 0);
+  g_assert_cmpfloat (passes, ==, 1);
+  s0 = ffm_search_result_get_solution (plain, 0);
+
+  test_debug_push ("join-restart-rows=1");
+  forced = run_ffm_refine (problem, -1, &restarts, &passes);
+  g_assert_cmpfloat (restarts, ==, 3);    /* the default `refine` */
+  g_assert_cmpfloat (passes, ==, 4);
+  s = ffm_search_result_get_solution (forced, 0);
+  g_assert_cmpfloat (s->energy, ==, s0->energy);
+  g_assert_cmpfloat (s->latency, ==, s0->latency);
+
+  once = run_ffm_refine (problem, 1, &restarts, &passes);
+  g_assert_cmpfloat (restarts, ==, 1);
+  g_assert_cmpfloat (passes, ==, 2);
+  s = ffm_search_result_get_solution (once, 0);
+  g_assert_cmpfloat (s->energy * s->latency, ==, s0->energy * s0->latency);
+
+  never = run_ffm_refine (problem, 0, &restarts, &passes);
+  g_assert_cmpfloat (restarts, ==, 0);
+  g_assert_cmpfloat (passes, ==, 1);
+  test_debug_pop ();
+}
+
+static void
 test_optimality_remainders (void)
 {
   g_test_summary ("With remainder tiles (spatial, temporal or both), ffm's "
@@ -991,6 +1076,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ffm/optimality/random-more", test_optimality_more);
   g_test_add_func ("/ffm/optimality/remainders", test_optimality_remainders);
   g_test_add_func ("/ffm/optimality/growing-groups", test_optimality_growing_groups);
+  g_test_add_func ("/ffm/optimality/join-restarts", test_optimality_join_restarts);
+  g_test_add_func ("/ffm/join-restarts-counted", test_join_restarts_counted);
   g_test_add_func ("/ffm/optimality/constrained", test_optimality_constrained);
   g_test_add_func ("/ffm/optimality/fused-loops", test_optimality_fused_loops);
   g_test_add_func ("/ffm/optimality/fused-loops-more", test_optimality_fused_loops_more);

@@ -33,6 +33,13 @@ static const FfmParamSpec ffm_params[] = {
   { "epsilon", FFM_PARAM_NUMBER, "0.05",
     "dirty pass: objectives compared in boxes of ratio 1 + epsilon "
     "(0 = no dirty pass)", 0, 100, NULL },
+  /* TUNING: each refinement divides epsilon by REFINE_DIVISOR; three
+   * reach 0.0004 from the default, finer than the chains of 1,000 matmuls
+   * measured needed (docs/ffm-search.md, "Two passes"). */
+  { "refine", FFM_PARAM_INTEGER, "3",
+    "at most this many finer dirty passes, each at a fifth of the last "
+    "epsilon, when the clean pass keeps far more rows than the dirty one "
+    "(0 = none)", 0, 16, NULL },
   { "reuse", FFM_PARAM_BOOL, "true",
     "Einsums equal to an earlier one (shape, tensor classes, architecture "
     "answers) copy its pmappings instead of enumerating them again; the "
@@ -258,20 +265,103 @@ record_survivors (FfmSearchResult *result, const FfmWorkload *w,
     }
 }
 
-/* The CPU seconds of each join step (the profile of `--stats`). */
+/* Adds the CPU seconds of each step of @r to @acc (the profile of
+ * `--stats` sums a pass's attempts). */
 static void
-record_join_cpu (FfmSearchResult *result, const FfmWorkload *w,
-                 const JoinResult *r, const char *pass)
+add_step_cpu (double *acc, const JoinResult *r)
 {
   guint n;
   const double *cpu = join_result_get_step_cpu_seconds (r, &n);
 
   for (guint x = 0; x < n; x++)
+    acc[x] += cpu[x];
+}
+
+static void
+record_step_cpu (FfmSearchResult *result, const FfmWorkload *w,
+                 const double *cpu, const char *pass)
+{
+  for (guint x = 0; x < ffm_workload_get_n_einsums (w); x++)
     {
       g_autofree char *name = g_strdup_printf ("seconds_cpu_%s_%02u_%s", pass, x,
                                                ffm_workload_get_einsum (w, x)->name);
       ffm_search_result_set_stat (result, name, cpu[x]);
     }
+}
+
+/* ---- The passes ---- */
+
+/* TUNING: a clean step keeping more than RESTART_RATIO times the rows the
+ * last dirty pass kept there, and more than RESTART_ROWS, starts the clean
+ * pass over; on the edge chip's chain of 400 matmuls the clean pass kept
+ * up to 8x the dirty pass's rows (7,512 against 921) on a bound 5 % off,
+ * while on GPT-3 it keeps fewer than the dirty pass at every step. */
+#define RESTART_RATIO 4
+#define RESTART_ROWS 1024
+#define REFINE_DIVISOR 5
+
+typedef struct {
+  GArray *cands;                /* borrowed: every pass's candidates */
+  GPtrArray *dirty;             /* of JoinResult: the dirty passes (the
+                                   candidates point into them) */
+  const JoinResult *last_dirty; /* borrowed from dirty */
+  GArray *front;                /* of double: (energy, latency) pairs of
+                                   the candidates, the PARETO bound */
+  double *dirty_cpu;            /* [n_einsums]: summed over dirty passes */
+  double *clean_cpu;            /* [n_einsums]: over clean attempts */
+  double dirty_seconds, clean_seconds;
+  guint n_refined, n_restarts;
+} Passes;
+
+/* The per-step row limits of a clean pass after dirty pass @dirty
+ * (FFM_DEBUG=join-restart-rows=N: N rows at every step, for the tests). */
+static guint64 *
+restart_limits (const JoinResult *dirty)
+{
+  guint n;
+  const guint64 *kept = join_result_get_survivors (dirty, &n);
+  gboolean forced = ffm_debug_flag_is_set (FFM_DEBUG_JOIN_RESTART_ROWS);
+  guint64 forced_rows = ffm_debug_flag_get_uint (FFM_DEBUG_JOIN_RESTART_ROWS, 0);
+  guint64 *limits = g_new (guint64, MAX (n, 1));
+
+  for (guint x = 0; x < n; x++)
+    limits[x] = forced ? forced_rows : MAX (RESTART_ROWS, RESTART_RATIO * kept[x]);
+  return limits;
+}
+
+/* Runs a dirty pass at @epsilon (bounded by the candidates so far, if
+ * any), adds its candidates and tightens @pass's bound with them. */
+static gboolean
+dirty_pass (JoinProblem *problem, JoinPassOptions *pass, double epsilon,
+            Passes *passes, GError **error)
+{
+  JoinResult *r;
+  guint first = passes->cands->len;
+
+  pass->epsilon = epsilon;
+  pass->phase = "dirty join";
+  pass->give_up_above = NULL;
+  r = join_run (problem, pass, error);
+  if (r == NULL)
+    return FALSE;
+  g_ptr_array_add (passes->dirty, r);
+  passes->last_dirty = r;
+  add_step_cpu (passes->dirty_cpu, r);
+  passes->dirty_seconds += join_result_get_seconds (r);
+  add_candidates (passes->cands, r, pass->objective);
+  for (guint i = first; i < passes->cands->len; i++)
+    {
+      const Candidate *c = &g_array_index (passes->cands, Candidate, i);
+      double v = candidate_value (c, pass->objective);
+      if (!pass->bounded || v < pass->bound)
+        pass->bound = v;
+      pass->bounded = TRUE;
+      g_array_append_val (passes->front, c->energy);
+      g_array_append_val (passes->front, c->latency);
+    }
+  pass->front = (const double *) passes->front->data;
+  pass->n_front = passes->front->len / 2;
+  return TRUE;
 }
 
 /* Where the generation spent its CPU time, by phase (FfmPmappingProfile):
@@ -376,9 +466,10 @@ ffm_run (const FfmSearchContext *ctx, const FfmParamValues *values,
   g_autoptr (FfmSearchResult) result = NULL;
   g_autoptr (GArray) cands = g_array_new (FALSE, FALSE, sizeof (Candidate));
   g_autoptr (GArray) chosen = NULL;
-  g_autofree double *front = NULL;
   JoinProblem *problem = NULL;
-  JoinResult *dirty = NULL, *clean = NULL;
+  JoinResult *clean = NULL;
+  Passes passes = { 0 };
+  gint64 refine = 0;
   JoinPassOptions pass = { 0 };
   FfmPmappingOptions options;
   gint64 start = g_get_monotonic_time (), t;
@@ -389,6 +480,8 @@ ffm_run (const FfmSearchContext *ctx, const FfmParamValues *values,
   if (!ffm_param_values_validate (values, ffm_params, OWNER, error)
       || !ffm_param_values_get_number (values, ffm_params, OWNER, "epsilon",
                                        &epsilon, error)
+      || !ffm_param_values_get_integer (values, ffm_params, OWNER, "refine",
+                                        &refine, error)
       || !ffm_param_values_get_bool (values, ffm_params, OWNER, "reuse",
                                      &reuse, error)
       || !ffm_param_values_get_bool (values, ffm_params, OWNER, "joinable_only",
@@ -429,44 +522,60 @@ ffm_run (const FfmSearchContext *ctx, const FfmParamValues *values,
   pass.context = ctx;
 
   /* Dirty pass: a near-optimal bound. */
-  if (epsilon > 0)
-    {
-      pass.epsilon = epsilon;
-      pass.phase = "dirty join";
-      dirty = join_run (problem, &pass, error);
-      if (dirty == NULL)
-        goto out;
-      add_candidates (cands, dirty, ctx->objective);
-      record_survivors (result, w, dirty, "dirty_survivors");
-      record_join_cpu (result, w, dirty, "dirty_join");
-      ffm_search_result_set_stat (result, "seconds_dirty_join",
-                                  join_result_get_seconds (dirty));
-      if (cands->len > 0)
-        {
-          pass.bounded = TRUE;
-          pass.bound = candidate_value (&g_array_index (cands, Candidate, 0),
-                                        ctx->objective);
-          front = g_new (double, 2 * cands->len);
-          for (guint i = 0; i < cands->len; i++)
-            {
-              front[2 * i] = g_array_index (cands, Candidate, i).energy;
-              front[2 * i + 1] = g_array_index (cands, Candidate, i).latency;
-            }
-          pass.front = front;
-          pass.n_front = cands->len;
-        }
-    }
-
-  /* Clean pass: exact, bounded by the dirty pass's best. */
-  pass.epsilon = 0;
-  pass.phase = "join";
-  clean = join_run (problem, &pass, error);
-  if (clean == NULL)
+  passes.cands = cands;
+  passes.dirty = g_ptr_array_new_with_free_func ((GDestroyNotify) join_result_free);
+  passes.front = g_array_new (FALSE, FALSE, sizeof (double));
+  passes.dirty_cpu = g_new0 (double, MAX (ffm_workload_get_n_einsums (w), 1));
+  passes.clean_cpu = g_new0 (double, MAX (ffm_workload_get_n_einsums (w), 1));
+  if (epsilon > 0
+      && !dirty_pass (problem, &pass, epsilon, &passes, error))
     goto out;
+
+  /* Clean pass: exact, bounded by the dirty passes' best. A step that keeps
+   * far more rows than the dirty pass did says the bound is loose: the
+   * pass starts over after a finer dirty pass bounded by the best so far,
+   * at most `refine` times. */
+  for (;;)
+    {
+      g_autofree guint64 *limits = NULL;
+      guint step, n_steps;
+
+      pass.epsilon = 0;
+      pass.phase = "join";
+      if (passes.last_dirty != NULL && passes.n_refined < (guint) refine)
+        limits = restart_limits (passes.last_dirty);
+      pass.give_up_above = limits;
+      clean = join_run (problem, &pass, error);
+      pass.give_up_above = NULL;
+      if (clean == NULL)
+        goto out;
+      add_step_cpu (passes.clean_cpu, clean);
+      passes.clean_seconds += join_result_get_seconds (clean);
+      if (!join_result_gave_up (clean, &step))
+        break;
+      g_debug ("ffm: the clean join kept %" G_GUINT64_FORMAT " rows at %s, "
+               "over its limit: a dirty pass at epsilon %g first",
+               join_result_get_survivors (clean, &n_steps)[step],
+               ffm_workload_get_einsum (w, step)->name, epsilon / REFINE_DIVISOR);
+      g_clear_pointer (&clean, join_result_free);
+      passes.n_restarts++;
+      passes.n_refined++;
+      epsilon /= REFINE_DIVISOR;
+      if (!dirty_pass (problem, &pass, epsilon, &passes, error))
+        goto out;
+    }
   add_candidates (cands, clean, ctx->objective);
+  if (passes.last_dirty != NULL)
+    {
+      record_survivors (result, w, passes.last_dirty, "dirty_survivors");
+      record_step_cpu (result, w, passes.dirty_cpu, "dirty_join");
+      ffm_search_result_set_stat (result, "seconds_dirty_join", passes.dirty_seconds);
+    }
+  ffm_search_result_set_stat (result, "dirty_passes", passes.dirty->len);
+  ffm_search_result_set_stat (result, "join_restarts", passes.n_restarts);
   record_survivors (result, w, clean, "join_survivors");
-  record_join_cpu (result, w, clean, "join");
-  ffm_search_result_set_stat (result, "seconds_join", join_result_get_seconds (clean));
+  record_step_cpu (result, w, passes.clean_cpu, "join");
+  ffm_search_result_set_stat (result, "seconds_join", passes.clean_seconds);
   ffm_search_result_set_stat (result, "seconds_joins_total", seconds_since (t));
 
   chosen = choose (cands, ctx->objective);
@@ -498,8 +607,13 @@ ffm_run (const FfmSearchContext *ctx, const FfmParamValues *values,
   ok = TRUE;
 
 out:
-  join_result_free (dirty);
   join_result_free (clean);
+  if (passes.dirty != NULL)
+    g_ptr_array_unref (passes.dirty);
+  if (passes.front != NULL)
+    g_array_unref (passes.front);
+  g_free (passes.dirty_cpu);
+  g_free (passes.clean_cpu);
   join_problem_free (problem);
   return ok ? g_steal_pointer (&result) : NULL;
 }

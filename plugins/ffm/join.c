@@ -199,6 +199,7 @@ struct _JoinResult {
   GArray *final;                /* of double: n_obj per final row */
   GArray *final_ids;            /* of guint32: history ids at the last step */
   double seconds;
+  guint gave_up_at;             /* 1 + the step past its give-up limit; 0: none */
 };
 
 void
@@ -823,6 +824,12 @@ join_run (JoinProblem *p, const JoinPassOptions *o, GError **error)
       left = next;
       if (o->progress != NULL)
         o->progress ((double) (x + 1) / p->n_einsums, o->phase, o->progress_data);
+      if (o->give_up_above != NULL && x + 1 < p->n_einsums
+          && hist->len > o->give_up_above[x])
+        {
+          r->gave_up_at = x + 1;
+          break;
+        }
       if (hist->len == 0)
         {
           /* A bounded pass may prune everything: the bound was optimal. */
@@ -845,8 +852,8 @@ join_run (JoinProblem *p, const JoinPassOptions *o, GError **error)
     }
   r->final = g_array_new (FALSE, FALSE, sizeof (double));
   r->final_ids = g_array_new (FALSE, FALSE, sizeof (guint32));
-  for (guint i = 0; p->n_einsums > 0 && r->survivors[p->n_einsums - 1] > 0
-       && i < left->len; i++)
+  for (guint i = 0; p->n_einsums > 0 && r->gave_up_at == 0
+       && r->survivors[p->n_einsums - 1] > 0 && i < left->len; i++)
     {
       Group *g = g_ptr_array_index (left, i);
       for (guint k = 0; k < g->ids->len; k++)
@@ -867,6 +874,14 @@ join_result_get_survivors (const JoinResult *r, guint *n_steps)
 {
   *n_steps = r->problem->n_einsums;
   return r->survivors;
+}
+
+gboolean
+join_result_gave_up (const JoinResult *r, guint *step)
+{
+  if (step != NULL && r->gave_up_at > 0)
+    *step = r->gave_up_at - 1;
+  return r->gave_up_at > 0;
 }
 
 double

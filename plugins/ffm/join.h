@@ -64,6 +64,10 @@ typedef struct {
   const char *phase;        /* progress phase name */
   const FfmSearchContext *context; /* its cancel flag is polled between
                                       Einsums (may be NULL) */
+  const guint64 *give_up_above; /* [n_einsums] or NULL: the pass stops
+                                   after a step (not the last) that keeps
+                                   more rows than this, with no final row
+                                   (join_result_gave_up()) */
 } JoinPassOptions;
 
 typedef struct _JoinResult JoinResult;
@@ -79,6 +83,10 @@ void join_result_free (JoinResult *result);
 /* Rows surviving each step (after pruning), indexed by Einsum. */
 const guint64 *join_result_get_survivors (const JoinResult *result,
                                           guint *n_steps);
+/* TRUE if the pass stopped at a step keeping more rows than
+ * JoinPassOptions.give_up_above allowed; *@step (may be NULL) is that
+ * step's Einsum. */
+gboolean join_result_gave_up (const JoinResult *result, guint *step);
 /* Seconds the pass took. */
 double join_result_get_seconds (const JoinResult *result);
 /* CPU seconds of the whole process (every thread) each step took,

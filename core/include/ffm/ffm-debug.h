@@ -73,6 +73,11 @@ typedef enum {
                                      tile search takes from the set-up
                                      shared between templates built afresh
                                      too and compared (test hooks only) */
+  FFM_DEBUG_JOIN_RESTART_ROWS,    /* join-restart-rows=N: the clean join
+                                     starts over after a finer dirty pass
+                                     once a step keeps more than N rows
+                                     (by default: more than 1,024 and 4
+                                     times the dirty pass's) */
   FFM_DEBUG_N_FLAGS
 } FfmDebugFlag;
 
