@@ -426,8 +426,15 @@ splits_directly_below (const Leaf *leaf)
   return below;
 }
 
-/* Whether the tile of @tensor at path node @k of @leaf is live while the
- * leaf runs; @j: the split node @k sits directly above (or -1). */
+/* Whether the tile of @tensor kept by storage node @k of @leaf is live
+ * while @leaf's Einsum runs; @j: the split node @k sits directly above
+ * (splits_directly_below()). A tile kept directly above a split (only
+ * storage nodes between them) is live from the first to the last branch
+ * whose Einsums use the tensor: it is produced in one branch and dies
+ * after its last reader [paper §5.1: storage nodes immediately above splits
+ * become reservations in the branches where they are live]. A tile with a
+ * loop between it and the next split is live during everything below it
+ * (the loop interleaves the branches), and so is a persistent tile. */
 static gboolean
 tile_live_for_leaf (NodeTensorTable *ranges, const Leaf *leaf, guint k, int j,
                     guint tensor)
