@@ -20,6 +20,9 @@
  *           at --max-fused-loops N (-1 unlimited). Pairs where an Einsum is one
  *           no compute unit serves (the CiM macros serve only Einsums of
  *           three tensors) are counted apart from failures;
+ *   long-chains  chains of 100, 400 and 1,000 matmuls on the edge chip, one
+ *           thread: the time per Einsum against that at 100 (goal: within
+ *           1.5x at 1,000). Not run unless FFM_BENCH=long-chains (10 s);
  *   deep    an 8 x 8 x 8 matmul below DRAM and six buffers of default
  *           may_keep (tests/hostile/arch/six-buffers.json, found through
  *           FFM_SOURCE_ROOT), EDP: goal under 10 s and 2 GiB.
@@ -30,7 +33,7 @@
  * seconds_cpu_*), and the EDP with all its digits (to compare runs bit for
  * bit).
  *
- * FFM_BENCH=gpt|chains|paper|matrix|deep selects one part (gpt, chains and
+ * FFM_BENCH=gpt|chains|paper|matrix|long-chains|deep selects one part (gpt, chains and
  * deep by default); FFM_BENCH_THREADS (default 2);
  * FFM_BENCH_MAX_CHAIN (default 64); FFM_BENCH_GPT_PARAMS overrides the
  * GPT parameters ("batch=64,new_tokens=4096"); FFM_BENCH_REUSE=0 sets the
@@ -272,6 +275,33 @@ bench_chains (guint threads)
   printf ("\n");
 }
 
+/* Long chains on the edge chip (matmuls of 128 x 128, one thread): the
+ * time per Einsum at 100, 400 and 1,000 against that at 100; the goal is
+ * within 1.5x at 1,000 (the buffer is tracked from about 120 Einsums on,
+ * and the join's rows then differ in what they reserve there). */
+static void
+bench_long_chains (void)
+{
+  static const guint lengths[] = { 100, 400, 1000 };
+  double per_einsum_100 = 0;
+
+  printf ("Long matmul chains (matmuls, m = kn = 128), edge, EDP, 1 thread\n");
+  printf ("%8s %10s %10s %14s %12s %10s\n", "Einsums", "wall (s)", "CPU (s)",
+          "wall/Einsum", "peak (MiB)", "vs 100");
+  for (guint i = 0; i < G_N_ELEMENTS (lengths); i++)
+    {
+      g_autofree char *params = g_strdup_printf ("n_einsums=%u", lengths[i]);
+      Measure m = measure_arch ("edge", "matmuls", params, 1, 0, FALSE, 0);
+      double per_einsum = m.wall / lengths[i];
+      if (lengths[i] == 100)
+        per_einsum_100 = per_einsum;
+      printf ("%8u %10.2f %10.2f %14.4f %12.0f %9.2fx%s\n", lengths[i], m.wall, m.cpu,
+              per_einsum, m.peak_mib, per_einsum_100 > 0 ? per_einsum / per_einsum_100 : 0,
+              m.status == 0 ? "" : " (failed)");
+    }
+  printf ("\n");
+}
+
 /* The paper's §7.6 experiment at each number of fused loops. */
 static void
 bench_paper (guint threads)
@@ -384,5 +414,7 @@ main (int argc, char **argv)
     bench_paper (threads);
   if (which != NULL && g_str_equal (which, "matrix"))
     bench_matrix (threads);
+  if (which != NULL && g_str_equal (which, "long-chains"))
+    bench_long_chains ();
   return 0;
 }
