@@ -58,6 +58,12 @@ static const FlagInfo flag_info[FFM_DEBUG_N_FLAGS] = {
   [FFM_DEBUG_JOIN_RESTART_ROWS] = { "join-restart-rows", KIND_UINT, FALSE,
     "=N: the clean join starts over after a finer dirty pass once a step keeps "
     "more than N rows (by default: 1,024 and 4 times the dirty pass's)" },
+  [FFM_DEBUG_NO_INCUMBENT_BOUNDS] = { "no-incumbent-bounds", KIND_BOOLEAN, FALSE,
+    "extend every partial tile vector, even when a pmapping found beats its bound "
+    "(one-Einsum workloads)" },
+  [FFM_DEBUG_INCUMBENT_BOUND_SCALE] = { "incumbent-bound-scale", KIND_DOUBLE, TRUE,
+    "=X: multiply the partial tile vectors' bounds against the pmappings found "
+    "by X (X > 1 is unsound: for the tests)" },
 };
 
 typedef struct {

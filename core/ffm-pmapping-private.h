@@ -38,6 +38,7 @@
 #include <ffm/ffm-memory-budget.h>
 #include "ffm-workload-private.h"
 #include "ffm-storage-bound.h"
+#include "ffm-incumbent-front-private.h"
 #include <time.h>
 
 G_BEGIN_DECLS
@@ -148,6 +149,9 @@ typedef struct {
   guint64 n_partial;
   guint64 n_bucket_cuts;    /* groups of complete rows not made, a taken
                                leaf beating their bound (diagnostics) */
+  guint64 n_beaten;         /* partial rows not extended, a pmapping of the
+                               incumbent front beating their bound
+                               (diagnostics) */
   guint n_chains_last;      /* 1 when the pilots chose to search with the
                                variable of most chains last (diagnostics) */
   guint64 n_unjoinable;     /* vectors dropped for a shared tensor's part
@@ -330,6 +334,9 @@ typedef struct {
   char *key;                /* canonical form, for deduplication */
   const FfmEinsumConstraints *constraints; /* the Einsum's, or NULL (owned
                                               by the pmapping set) */
+  FfmIncumbentFront *front; /* a reference to the pmappings the storage
+                               choices' seeds found (one-Einsum workloads,
+                               ffm-incumbent-front-private.h), or NULL */
 } FfmPmappingTemplate;
 
 void ffm_pmapping_template_free (FfmPmappingTemplate *t);
@@ -430,6 +437,9 @@ typedef struct {
   guint n_seeded;           /* choices searched while building */
   guint n_seed_templates;   /* their templates */
   guint max_items;          /* capacity of the template being built */
+  FfmIncumbentFront *front; /* storage choices bounded: the seeds'
+                               pmappings, which every template emitted
+                               references (borrowed) */
 } TemplateBuilder;
 
 /* Which listed rank variables of each loop order each of its gaps may
@@ -493,6 +503,8 @@ char *ffm_pmapping_einsum_signature (const FfmWorkload *workload,
  *                                  and the chunks of the breadth-first search
  *   ffm-pmapping-tiles-extend.c    one depth of the breadth-first search
  *   ffm-pmapping-tiles-leaves.c    the last depth, and the taken-leaf store
+ *   ffm-pmapping-tiles-incumbent.c partial vectors held to the pmappings
+ *                                  found (one-Einsum workloads)
  *   ffm-pmapping-tiles-dfs.c       bounds on partial vectors, the depth-first
  *                                  search, the probe of "try best"
  *   ffm-pmapping-tiles-table.c     tables, their memory, their pruning
@@ -671,6 +683,17 @@ typedef struct {
   guint64 bucket_bound_cuts;          /* groups so cut (out->n_bucket_cuts,
                                          the debug log) */
   guint64 bucket_bound_tests;         /* groups whose bound was taken */
+  /* Partial rows held to the template's front (tiles_incumbent_setup()):
+   * per depth k, front_phi + front_phi_at[k] holds each descriptor's
+   * least factor over order[k]'s chains, then its largest; NULL when the
+   * bound is off. */
+  double *front_phi;
+  gsize front_phi_at[MAX_VARS];
+  double *front_scratch;              /* [2 x the most units of a depth] */
+  double front_scale;                 /* 1, or FFM_DEBUG=incumbent-bound-scale */
+  guint64 front_ops;                  /* the Einsum's operations, 0: too many */
+  double front_throughput;            /* the compute unit's */
+  guint64 n_beaten;                   /* rows not extended (out->n_beaten) */
   guint8 *unit_lex[MAX_VARS + 1];     /* per depth: each unit's LEX_* kind
                                          for energy first (its ties broken by
                                          latency, no leak); NULL otherwise */
@@ -1215,6 +1238,18 @@ void tiles_check_table_row (FfmTileSearch *en, const Table *t, guint r);
  * about @max_rows rows; FALSE out of memory or time. */
 gboolean tiles_table_extend (FfmTileSearch *en, const Table *in, guint k, Table *out,
                              FfmTileWorkspace *ws, guint *next, guint max_rows);
+
+/* ffm-pmapping-tiles-incumbent.c */
+/* Sets up the bound of partial rows against the template's front, for the
+ * search order chosen (the units and factors of each depth), when the
+ * template has a front with points and cost terms, and no minimum usage
+ * applies; otherwise (and after tiles_incumbent_free()) front_phi is
+ * NULL and no row is held to it. */
+void tiles_incumbent_setup (FfmTileSearch *en);
+void tiles_incumbent_free (FfmTileSearch *en);
+/* Whether a pmapping of the front beats every completion of row @r of
+ * table @t, of depth @k (counted in en->n_beaten). */
+gboolean tiles_incumbent_beats (FfmTileSearch *en, const Table *t, guint r, guint k);
 
 /* ffm-pmapping-tiles-leaves.c */
 /* Evaluates the complete rows of @t that no taken leaf of their diff

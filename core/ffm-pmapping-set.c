@@ -295,6 +295,7 @@ einsum_pmappings_merge (FfmEinsumPmappings *pm)
       pm->stats.n_partial += r->n_partial;
       pm->n_chains_last += r->n_chains_last;
       pm->n_bucket_cuts += r->n_bucket_cuts;
+      pm->profile.n_partial_beaten += r->n_beaten;
       pm->n_unjoinable += r->n_unjoinable;
       pm->stats.n_templates_cut += r->cut ? 1 : 0;
       pm->stats.seconds += r->seconds;
@@ -878,6 +879,17 @@ ffm_pmapping_set_count_bucket_cuts (const FfmPmappingSet *set)
   g_return_val_if_fail (set != NULL, 0);
   for (guint i = 0; i < set->einsums->len; i++)
     n += ((const FfmEinsumPmappings *) g_ptr_array_index (set->einsums, i))->n_bucket_cuts;
+  return n;
+}
+
+guint64
+ffm_pmapping_set_count_rows_beaten (const FfmPmappingSet *set)
+{
+  guint64 n = 0;
+
+  g_return_val_if_fail (set != NULL, 0);
+  for (guint i = 0; i < set->einsums->len; i++)
+    n += ((const FfmEinsumPmappings *) g_ptr_array_index (set->einsums, i))->profile.n_partial_beaten;
   return n;
 }
 

@@ -258,6 +258,22 @@ choices_bounded (const TemplateBuilder *b)
     && !ffm_debug_flag_is_set (FFM_DEBUG_NO_CHOICE_BOUNDS);
 }
 
+/* The front the tile search holds partial vectors to
+ * (ffm-incumbent-front-private.h), or NULL: one Einsum alone, energy an
+ * objective (the bound's energy is its cost terms' dynamic energy), not
+ * turned off. The storage choices' seeds fill it (search_choice()). */
+static FfmIncumbentFront *
+incumbent_front_for (const FfmWorkload *w, const FfmEinsum *e,
+                     const FfmPmappingOptions *options)
+{
+  if (ffm_workload_get_n_einsums (w) != 1 || e->is_copy
+      || !(options->objectives & FFM_PMAPPING_ENERGY)
+      || FFM_PMAPPING_TRACK_ALL_MEMORIES (options)
+      || ffm_debug_flag_is_set (FFM_DEBUG_NO_INCUMBENT_BOUNDS))
+    return NULL;
+  return ffm_incumbent_front_new ((options->objectives & FFM_PMAPPING_LATENCY) != 0);
+}
+
 static gboolean
 budget_error (TemplateBuilder *b, const char *what, GError **error)
 {
@@ -368,6 +384,8 @@ search_choice (TemplateBuilder *b, FfmTileWorkspace *ws, const gboolean *untrack
               const double *v = TEMPLATE_GROUP_VALUES (tg) + (gsize) row * tg->n_columns;
               if (cl < 0 || v[cl] <= latency)
                 *incumbent = MIN (*incumbent, v[ce]);
+              if (b->front != NULL)
+                ffm_incumbent_front_add (b->front, v[ce], cl >= 0 ? v[cl] : 0);
             }
         }
       ffm_template_result_free (r);
@@ -483,6 +501,9 @@ ffm_pmapping_templates_build (const FfmWorkload *workload, const FfmArch *arch,
   guint n_levels = ffm_arch_get_n_levels (arch), served = 0;
 
   g_return_val_if_fail (n_levels <= 64, FALSE);
+  /* One front for the Einsum: its compute units' pmappings compete. */
+  g_autoptr(FfmIncumbentFront) front = incumbent_front_for (workload, e, options);
+
   for (guint level = 0; level < n_levels; level++)
     {
       TemplateBuilder b = { 0 };
@@ -527,7 +548,13 @@ ffm_pmapping_templates_build (const FfmWorkload *workload, const FfmArch *arch,
         if (ffm_arch_get_level (arch, b.path[p])->kind == FFM_LEVEL_MEMORY)
           b.first_memory = b.path[p];
       template_compute_relevancy (&b);
-      ok = choices_bounded (&b) ? build_bounded (&b, error) : choose_level (&b, 0, error);
+      if (choices_bounded (&b))
+        {
+          b.front = front;
+          ok = build_bounded (&b, error);
+        }
+      else
+        ok = choose_level (&b, 0, error);
       if (n_bounded != NULL)
         *n_bounded += b.n_bounded;
       if (b.n_seeded > 0)

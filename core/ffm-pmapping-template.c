@@ -538,6 +538,7 @@ ffm_pmapping_template_free (FfmPmappingTemplate *t)
   if (t == NULL)
     return;
   ffm_pmapping_model_free (t->model);
+  ffm_incumbent_front_unref (t->front);
   g_ptr_array_unref (t->nodes);
   g_free (t->key);
   g_free (t);
@@ -623,6 +624,8 @@ emit_template (TemplateBuilder *b, const TemplateItem *items, guint n, GError **
       return FALSE;
     }
   t->key = g_steal_pointer (&key);
+  if (b->front != NULL)
+    t->front = ffm_incumbent_front_ref (b->front);
   g_hash_table_add (b->keys, t->key);
   g_ptr_array_add (b->out, t);
   return TRUE;

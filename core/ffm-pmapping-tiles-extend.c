@@ -777,6 +777,9 @@ tiles_table_extend (FfmTileSearch *en, const Table *in, guint k, Table *out, Ffm
     {
       if (search_interrupted (en))
         return FALSE;
+      if (en->front_phi != NULL
+          && tiles_incumbent_beats (en, in, r, k))
+        continue;
       extend_row_begin (en, &x, r);
       for (guint xb = 0; xb < x.passing->n; xb++)
         switch (extend_bucket (en, &x, xb))

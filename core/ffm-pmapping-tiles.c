@@ -338,10 +338,12 @@ search_pruned (FfmTileSearch *en, FfmTileWorkspace *ws)
    * checks per depth start after them (they depend on the order). */
   tiles_joinable_depths (en);
   en->joinable_in_tables = en->n_jt > 0;
+  tiles_incumbent_setup (en);
   if (en->stopped || !table_set_root (en, &ws->tables[0]))
     return;
   search_chunks (en, ws, 0, chunk_rows);
   en->out->n_bucket_cuts += en->bucket_bound_cuts;
+  en->out->n_beaten += en->n_beaten;
 }
 
 /* The phases timed inside a template (by the monotonic clock). */
@@ -480,6 +482,7 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
       ffm_pmapping_cost_free (en->cost);
     }
   tiles_chains_release (en);
+  tiles_incumbent_free (en);
   for (guint v = 0; v < en->n_vars; v++)
     {
       g_free (en->var_phi[v]);

@@ -28,6 +28,7 @@ typedef struct {
   guint64 n_chains_last;
   guint64 n_bucket_cuts;
   guint64 n_unjoinable;     /* vectors left out for their parts */
+  guint64 n_beaten;         /* partial rows the incumbent front beat */
 } ResultHeader;
 
 typedef struct {
@@ -57,6 +58,7 @@ ffm_template_result_to_bytes (const FfmTemplateResult *r, guint n_levels)
   h.n_partial = r->n_partial;
   h.n_chains_last = r->n_chains_last;
   h.n_bucket_cuts = r->n_bucket_cuts;
+  h.n_beaten = r->n_beaten;
   h.n_unjoinable = r->n_unjoinable;
   h.seconds = r->seconds;
   h.flags = (r->out_of_memory ? RESULT_OUT_OF_MEMORY : 0) | (r->cut ? RESULT_CUT : 0);
@@ -181,6 +183,7 @@ ffm_template_result_from_bytes (FfmTemplateResult *r, guint n_levels,
   r->n_partial = h.n_partial;
   r->n_chains_last = (guint) MIN (h.n_chains_last, G_MAXUINT);
   r->n_bucket_cuts = h.n_bucket_cuts;
+  r->n_beaten = h.n_beaten;
   r->n_unjoinable = h.n_unjoinable;
   r->seconds = h.seconds;
   r->out_of_memory = (h.flags & RESULT_OUT_OF_MEMORY) != 0;

@@ -1415,12 +1415,14 @@ assert_fronts_equal (GArray *x, GArray *y)
   g_assert_cmpmem (x->data, sizeof (double) * x->len, y->data, sizeof (double) * y->len);
 }
 
-/* One Einsum alone, with the storage choices bounded (the default):
- * the optimum, both tie-breaks and the whole (energy, latency) Pareto
- * front equal brute force's, and the generation without the bounds.
- * Returns the choices the bounds left out. */
-static guint
-check_choices_bounded (FfmWorkload *w, FfmArch *a)
+/* One Einsum alone, with a bound rule on (the default): the optimum, both
+ * tie-breaks and the whole (energy, latency) Pareto front equal brute
+ * force's, and the generation's with the rule off (FFM_DEBUG=@off_flag).
+ * *@n_bounded gets the storage choices the bounds left out, *@n_beaten the
+ * partial tile vectors a pmapping found beat. */
+static void
+check_bounds_against_brute (FfmWorkload *w, FfmArch *a, const char *off_flag,
+                            guint *n_bounded, guint64 *n_beaten)
 {
   FfmPmappingOptions options;
   g_autoptr(FfmPmappingSet) set = NULL;
@@ -1431,14 +1433,17 @@ check_choices_bounded (FfmWorkload *w, FfmArch *a)
   GHashTableIter iter;
   gpointer key_ptr, front_ptr;
   Brute *brute;
-  guint n_bounded;
 
   ffm_pmapping_options_init (&options);
   options.n_threads = 1;
   set = generate (w, a, &options);
-  n_bounded = ffm_pmapping_set_count_choices_bounded (set);
-  unbounded = generate_with_debug (w, a, &options, "no-choice-bounds");
-  g_assert_cmpuint (ffm_pmapping_set_count_choices_bounded (unbounded), ==, 0);
+  *n_bounded = ffm_pmapping_set_count_choices_bounded (set);
+  *n_beaten = ffm_pmapping_set_count_rows_beaten (set);
+  unbounded = generate_with_debug (w, a, &options, off_flag);
+  if (strcmp (off_flag, "no-choice-bounds") == 0)
+    g_assert_cmpuint (ffm_pmapping_set_count_choices_bounded (unbounded), ==, 0);
+  else
+    g_assert_cmpuint (ffm_pmapping_set_count_rows_beaten (unbounded), ==, 0);
   brute = brute_force (w, a, 0, -1, FFM_IMPERFECT_NONE, NULL);
   assert_best_as_brute (w, a, set, &options, FALSE, brute);
   g_hash_table_iter_init (&iter, brute->fronts);
@@ -1454,11 +1459,21 @@ check_choices_bounded (FfmWorkload *w, FfmArch *a)
   unbounded_front = set_energy_latency_front (unbounded);
   assert_fronts_equal (front, brute_front);
   assert_fronts_equal (unbounded_front, brute_front);
-  g_test_message ("%u choices bounded; front of %u; brute force %" G_GUINT64_FORMAT
-                  " valid, %" G_GUINT64_FORMAT " within their choice's bounds",
-                  n_bounded, front->len / 2, brute->valid, brute->bound_checked);
+  g_test_message ("%u choices bounded, %" G_GUINT64_FORMAT " partial vectors beaten; "
+                  "front of %u; brute force %" G_GUINT64_FORMAT " valid, %" G_GUINT64_FORMAT
+                  " within their choice's bounds", *n_bounded, *n_beaten, front->len / 2,
+                  brute->valid, brute->bound_checked);
   g_hash_table_destroy (brute->fronts);
   g_free (brute);
+}
+
+static guint
+check_choices_bounded (FfmWorkload *w, FfmArch *a)
+{
+  guint n_bounded;
+  guint64 n_beaten;
+
+  check_bounds_against_brute (w, a, "no-choice-bounds", &n_bounded, &n_beaten);
   return n_bounded;
 }
 
@@ -1521,6 +1536,134 @@ test_choices_bounded (void)
       n_bounded += check_choices_bounded (w, a);
     }
   g_assert_cmpuint (n_bounded, >, 0);
+}
+
+/* The generation of @w on @a (one Einsum) with the partial vectors'
+ * bound against the pmappings found, against the generation without it:
+ * the same optimum and (energy, latency) front. Returns the vectors
+ * beaten; *@unsound_differs is set when the bound scaled by 8 (unsound,
+ * FFM_DEBUG=incumbent-bound-scale=8) gives another front. */
+static guint64
+check_incumbent_against_unbounded (FfmWorkload *w, FfmArch *a, gboolean *unsound_differs)
+{
+  FfmPmappingOptions options;
+  g_autoptr(FfmPmappingSet) set = NULL;
+  g_autoptr(FfmPmappingSet) unbounded = NULL;
+  g_autoptr(GArray) front = NULL;
+  g_autoptr(GArray) unbounded_front = NULL;
+  guint64 beaten;
+
+  ffm_pmapping_options_init (&options);
+  options.n_threads = 1;
+  set = generate (w, a, &options);
+  unbounded = generate_with_debug (w, a, &options, "no-incumbent-bounds");
+  beaten = ffm_pmapping_set_count_rows_beaten (set);
+  g_assert_cmpuint (ffm_pmapping_set_count_rows_beaten (unbounded), ==, 0);
+  front = set_energy_latency_front (set);
+  unbounded_front = set_energy_latency_front (unbounded);
+  assert_fronts_equal (front, unbounded_front);
+  if (ffm_debug_has_test_hooks () && beaten > 0)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FfmPmappingSet) unsound = NULL;
+      g_autoptr(GArray) unsound_front = NULL;
+      /* unsound, it may leave the Einsum no pmapping at all */
+      test_debug_push ("incumbent-bound-scale=8");
+      unsound = ffm_pmappings_generate (w, a, &options, &error);
+      test_debug_pop ();
+      if (unsound != NULL)
+        unsound_front = set_energy_latency_front (unsound);
+      if (unsound == NULL || unsound_front->len != front->len
+          || memcmp (unsound_front->data, front->data, sizeof (double) * front->len) != 0)
+        *unsound_differs = TRUE;
+    }
+  g_test_message ("%" G_GUINT64_FORMAT " partial vectors beaten, front of %u, %"
+                  G_GUINT64_FORMAT " evaluated (%" G_GUINT64_FORMAT " without the bound)",
+                  beaten, front->len / 2, count_evaluated (set), count_evaluated (unbounded));
+  return beaten;
+}
+
+static void
+test_incumbent_bounds (void)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (20261207);
+  /* (eyeriss-like's ifmap scratchpad holds no input tile of this layer
+   * with the generator's default options) */
+  static const char *const designs[] = {
+    "timeloop-simba-like.json", "timeloop-simple-os.json", "timeloop-simple-ws.json",
+  };
+  /* deeper than random_arch(): DRAM (keeping every tensor: brute force
+   * holds the storage choices' bounds to pmappings that do not fit too,
+   * which a choice keeping nothing above the fanout breaks), a buffer, a
+   * fanout, a small register file per PE */
+  static const char deep[] =
+    "{ \"ffm_architecture\": 1, \"name\": \"deep\", \"levels\": ["
+    "{ \"memory\": \"DRAM\", \"size\": \"inf\", \"read_energy\": 100, "
+    "\"write_energy\": 100, \"read_bandwidth\": 4, \"write_bandwidth\": 4, \"keep\": \"all\" },"
+    "{ \"memory\": \"Buffer\", \"size\": 64, \"read_energy\": 4, \"write_energy\": 4 },"
+    "{ \"fanout\": \"PE\", \"count\": 2 },"
+    "{ \"memory\": \"Reg\", \"size\": 16, \"read_energy\": 0.5, \"write_energy\": 0.5 },"
+    "{ \"compute\": \"MAC\", \"energy\": 0.25, \"throughput\": 1 } ] }";
+  guint64 beaten_small = 0, beaten_large = 0;
+  gboolean unsound_differs = FALSE;
+
+  g_test_summary ("With one Einsum, partial tile vectors whose every completion a "
+                  "pmapping found beats (in energy and latency) are not extended, and "
+                  "the result is the same: the optimum and (energy, latency) front "
+                  "equal brute force's on small problems and the generation's without "
+                  "the bound on Timeloop's example designs; the bound made unsound "
+                  "changes a front");
+  for (guint i = 0; i < G_N_ELEMENTS (designs); i++)
+    {
+      /* Timeloop's example problem, smaller: 3 -> 4 channels, 4 x 4 outputs */
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FfmParamValues) values = ffm_param_values_new ();
+      g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "zoo",
+                                                     "conv-layer.json", NULL);
+      g_autoptr(FfmArch) a = inputs_load_arch (designs[i]);
+      g_autoptr(FfmWorkload) w = NULL;
+      g_assert_true (ffm_param_values_parse_assignment (values, "m=4", NULL));
+      g_assert_true (ffm_param_values_parse_assignment (values, "p=4", NULL));
+      g_assert_true (ffm_param_values_parse_assignment (values, "q=4", NULL));
+      w = ffm_workload_load (path, values, &error);
+      g_assert_no_error (error);
+      g_test_message ("%s x conv-layer m=4 p=q=4", designs[i]);
+      beaten_large += check_incumbent_against_unbounded (w, a, &unsound_differs);
+    }
+  for (guint i = 0; i < 18; i++)
+    {
+      int variant = (int) (i % 6), m, k, n;
+      g_autofree char *arch_text = variant == 5 ? g_strdup (deep) : random_arch (rand, variant);
+      g_autofree char *workload_text = NULL;
+      guint n_bounded;
+      guint64 n_beaten;
+      do
+        {
+          m = g_rand_int_range (rand, 1, 5);
+          k = g_rand_int_range (rand, 1, 5);
+          n = g_rand_int_range (rand, 1, 5);
+        }
+      /* TUNING: brute force grows fastest on the deep architecture (a
+       * product of 4 there is 10 minutes), then with the fanout and the
+       * second buffer */
+      while (m * k * n > (variant == 5 ? 2 : variant == 1 || variant == 4 ? 4 : 6));
+      workload_text =
+        g_strdup_printf ("{ \"ffm_workload\": 1, \"name\": \"random\", "
+                         "\"ranks\": { \"M\": %d, \"K\": %d, \"N\": %d }, "
+                         "\"bits_per_value\": { \"all\": 8 }, "
+                         "\"einsums\": [ \"Z[m,n] = A[m,k] * B[k,n]\" ] }", m, k, n);
+      g_autoptr(FfmArch) a = inputs_arch_from_text (arch_text);
+      g_autoptr(FfmWorkload) w = inputs_workload_from_text (workload_text);
+      g_test_message ("case %u: %s\n%s", i, workload_text, arch_text);
+      check_bounds_against_brute (w, a, "no-incumbent-bounds", &n_bounded, &n_beaten);
+      beaten_small += n_beaten;
+    }
+  g_test_message ("partial vectors beaten: %" G_GUINT64_FORMAT " on the small problems, %"
+                  G_GUINT64_FORMAT " on the designs", beaten_small, beaten_large);
+  g_assert_cmpuint (beaten_small, >, 0);
+  g_assert_cmpuint (beaten_large, >, 0);
+  if (ffm_debug_has_test_hooks ())
+    g_assert_true (unsound_differs);
 }
 
 static void
@@ -1988,6 +2131,9 @@ test_cancel_within_template (void)
 
   g_test_summary ("A cancel stops the running template's tile search, not only "
                   "the templates after it");
+  /* (the bound against the pmappings found makes every template of this
+   * single matmul fast: it is off here, so that a template lasts) */
+  test_debug_push ("no-incumbent-bounds");
   ffm_pmapping_options_init (&options);
   options.n_threads = 1;
   options.cancel = &flag;
@@ -2008,6 +2154,7 @@ test_cancel_within_template (void)
   g_assert_null (set);
   g_test_message ("cancelled at its start: returned after %.4f s of CPU", after);
   g_assert_cmpfloat (after, <, probe.heaviest / 5);
+  test_debug_pop ();
 }
 
 /* Einsums of equal shape, tensor classes and architecture answers get a
@@ -2527,10 +2674,12 @@ test_min_usage_size_one (void)
     }
   g_assert_cmpfloat (energy[1], ==, energy[0]);
   /* The bound cuts the branches of usage 1 (no "try best" pass that
-   * evaluates everything). */
+   * evaluates everything). (The bound against the pmappings found, which
+   * applies without a minimum usage only, is off for the comparison.) */
   for (int constrained = 0; constrained < 2; constrained++)
     {
-      g_autoptr(FfmPmappingSet) set = generate (w, constrained ? a : unconstrained, NULL);
+      g_autoptr(FfmPmappingSet) set =
+        generate_with_debug (w, constrained ? a : unconstrained, NULL, "no-incumbent-bounds");
       evaluated[constrained] =
         ffm_einsum_pmappings_get_stats (ffm_pmapping_set_get_einsum (set, 0))->n_evaluated;
     }
@@ -3627,6 +3776,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pmapping/reuse", test_reuse);
   g_test_add_func ("/pmapping/joinable-only", test_joinable_only);
   g_test_add_func ("/pmapping/choices-bounded", test_choices_bounded);
+  g_test_add_func ("/pmapping/incumbent-bounds", test_incumbent_bounds);
   g_test_add_func ("/pmapping/joinable-only/budget", test_joinable_only_budget);
   g_test_add_func ("/pmapping/tracked-columns", test_tracked_and_columns);
   g_test_add_func ("/pmapping/rebuild", test_rebuild);

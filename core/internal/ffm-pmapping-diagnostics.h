@@ -35,4 +35,11 @@ FFM_API guint ffm_pmapping_set_count_chains_last (const FfmPmappingSet *set);
  * child held to the store's answer. */
 FFM_API guint64 ffm_pmapping_set_count_bucket_cuts (const FfmPmappingSet *set);
 
+/* The partial tile vectors of @set's Einsums that were not extended, a
+ * pmapping the storage choices' seeds found beating the lower bounds of
+ * every completion (one-Einsum workloads; docs/pmapping-generator.md,
+ * "Partial vectors against the pmappings found");
+ * FFM_DEBUG=no-incumbent-bounds turns it off. */
+FFM_API guint64 ffm_pmapping_set_count_rows_beaten (const FfmPmappingSet *set);
+
 G_END_DECLS

@@ -416,6 +416,12 @@ record_pmapping_profile (FfmSearchResult *result, FfmPmappingSet *set)
         g_autofree char *peak = g_strdup_printf ("peak_table_rows_%02u_%s", x, einsum);
         ffm_search_result_set_stat (result, rows, (double) pr->n_partial_rows);
         ffm_search_result_set_stat (result, peak, (double) pr->peak_table_rows);
+        if (pr->n_partial_beaten > 0)
+          {
+            g_autofree char *beaten = g_strdup_printf ("partial_rows_beaten_%02u_%s", x,
+                                                       einsum);
+            ffm_search_result_set_stat (result, beaten, (double) pr->n_partial_beaten);
+          }
       }
     }
 }

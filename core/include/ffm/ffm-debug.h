@@ -78,6 +78,13 @@ typedef enum {
                                      once a step keeps more than N rows
                                      (by default: more than 1,024 and 4
                                      times the dirty pass's) */
+  FFM_DEBUG_NO_INCUMBENT_BOUNDS,  /* no-incumbent-bounds: no partial tile
+                                     vector left unextended because a
+                                     pmapping found beats its bound */
+  FFM_DEBUG_INCUMBENT_BOUND_SCALE, /* incumbent-bound-scale=X: those bounds
+                                     multiplied by X (test hooks only: X > 1
+                                     makes them unsound, which the tests
+                                     must see) */
   FFM_DEBUG_N_FLAGS
 } FfmDebugFlag;
 

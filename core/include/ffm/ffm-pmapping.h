@@ -334,6 +334,12 @@ typedef struct {
                                  earlier template of the same thread left
                                  (docs/pmapping-generator.md, "Set-up
                                  shared between templates") */
+  guint64 n_partial_beaten;   /* partial tile vectors not extended: a
+                                 pmapping found beats every completion's
+                                 bound (an Einsum that is a workload of
+                                 its own; docs/pmapping-generator.md,
+                                 "Partial vectors against the pmappings
+                                 found") */
 } FfmPmappingProfile;
 
 typedef struct _FfmEinsumPmappings FfmEinsumPmappings;
