@@ -367,6 +367,7 @@ gboolean ffm_pmapping_templates_build (const FfmWorkload *workload,
                                        const FfmEinsumConstraints *constraints,
                                        FfmMemoryBudget *budget,
                                        GPtrArray *out,
+                                       GPtrArray *out_seeds,
                                        guint *n_cut,
                                        guint *n_bounded,
                                        GError **error);
@@ -440,6 +441,13 @@ typedef struct {
   FfmIncumbentFront *front; /* storage choices bounded: the seeds'
                                pmappings, which every template emitted
                                references (borrowed) */
+  GHashTable *seed_results; /* storage choices bounded, @out_seeds given:
+                               template key (owned) -> its seed search's
+                               FfmTemplateResult (owned), until a template
+                               of the same key is emitted */
+  GPtrArray *out_seeds;     /* or NULL: parallel to @out, each template's
+                               seed result (taken from seed_results) or
+                               NULL */
 } TemplateBuilder;
 
 /* Which listed rank variables of each loop order each of its gaps may
@@ -1346,6 +1354,10 @@ struct _FfmEinsumPmappings {
   guint einsum;
   const FfmEinsum *e;       /* borrowed from the set's workload */
   GPtrArray *templates;     /* of FfmPmappingTemplate* */
+  GPtrArray *seed_results;  /* parallel to @templates: the result of the
+                               template's search while the templates were
+                               built (storage choices bounded), or NULL;
+                               taken by the jobs */
   GPtrArray *results;       /* of FfmTemplateResult*, until phase 4; their
                                groups are freed once merged */
   gint pending;             /* templates not enumerated yet (atomic) */
@@ -1407,6 +1419,8 @@ typedef struct {
   FfmPmappingSet *set;
   FfmEinsumPmappings *pm;
   guint template_id;
+  gboolean searched;        /* its result is the storage choices' seed
+                               search's: nothing to enumerate */
 } PmappingJob;
 
 struct _FfmPmappingJobs {

@@ -68,6 +68,8 @@ einsum_pmappings_free (FfmEinsumPmappings *pm)
   ffm_memory_budget_release (pm->budget,
                              (gsize) pm->templates->len * FFM_PMAPPING_TEMPLATE_BYTES);
   g_ptr_array_unref (pm->templates);
+  if (pm->seed_results != NULL)
+    g_ptr_array_unref (pm->seed_results);
   if (pm->results != NULL)
     g_ptr_array_unref (pm->results);
   g_array_free (pm->tile_pool, TRUE);
@@ -506,7 +508,7 @@ pmapping_set_unsatisfiable_error (FfmPmappingSet *set, guint einsum, const GErro
       templates = g_ptr_array_new_with_free_func ((GDestroyNotify) ffm_pmapping_template_free);
       ok = ffm_pmapping_templates_build (set->workload, set->arch, einsum, &set->options,
                                          ffm_bound_constraints_get_einsum (without, einsum),
-                                         NULL, templates, NULL, NULL, NULL);
+                                         NULL, templates, NULL, NULL, NULL, NULL);
       if (ok && templates->len > 0)
         {
           g_autofree char *d = ffm_constraints_describe (c, i);

@@ -350,7 +350,7 @@ search_choice (TemplateBuilder *b, FfmTileWorkspace *ws, const gboolean *untrack
   g_autoptr(GPtrArray) templates =
     g_ptr_array_new_with_free_func ((GDestroyNotify) ffm_pmapping_template_free);
   g_autoptr(GHashTable) keys = g_hash_table_new (g_str_hash, g_str_equal);
-  GPtrArray *out = b->out;
+  GPtrArray *out = b->out, *out_seeds = b->out_seeds;
   GHashTable *out_keys = b->keys;
   guint64 n_redundant = b->n_redundant;
   FfmPmappingOptions options = *b->opt;
@@ -358,9 +358,11 @@ search_choice (TemplateBuilder *b, FfmTileWorkspace *ws, const gboolean *untrack
   gboolean ok;
 
   b->out = templates;
+  b->out_seeds = NULL;
   b->keys = keys;
   ok = finish_choice (b, error);
   b->out = out;
+  b->out_seeds = out_seeds;
   b->keys = out_keys;
   b->n_redundant = n_redundant;
   options.max_template_seconds = 0;
@@ -368,8 +370,8 @@ search_choice (TemplateBuilder *b, FfmTileWorkspace *ws, const gboolean *untrack
   for (guint i = 0; ok && i < templates->len; i++)
     {
       FfmTemplateResult *r = ffm_template_result_new (n_levels);
-      ffm_pmapping_template_enumerate (b->w, b->a, g_ptr_array_index (templates, i),
-                                       &options, untracked, NULL, ws, r);
+      const FfmPmappingTemplate *t = g_ptr_array_index (templates, i);
+      ffm_pmapping_template_enumerate (b->w, b->a, t, &options, untracked, NULL, ws, r);
       *out_of_memory |= r->out_of_memory;   /* the search proper reports it */
       for (guint g = 0; g < r->groups->len; g++)
         {
@@ -388,7 +390,15 @@ search_choice (TemplateBuilder *b, FfmTileWorkspace *ws, const gboolean *untrack
                 ffm_incumbent_front_add (b->front, v[ce], cl >= 0 ? v[cl] : 0);
             }
         }
-      ffm_template_result_free (r);
+      /* Kept for the search proper, which then need not search the
+       * template again (with every memory untracked, as here), unless it
+       * is incomplete. */
+      if (b->seed_results != NULL && !r->out_of_memory && !r->cut
+          && !ffm_pmapping_options_is_cancelled (&options)
+          && !g_hash_table_contains (b->seed_results, t->key))
+        g_hash_table_insert (b->seed_results, g_strdup (t->key), r);
+      else
+        ffm_template_result_free (r);
     }
   *searched += templates->len;
   ffm_memory_budget_release (b->budget, (guint64) templates->len * FFM_PMAPPING_TEMPLATE_BYTES);
@@ -493,7 +503,8 @@ ffm_pmapping_templates_build (const FfmWorkload *workload, const FfmArch *arch,
                               guint einsum, const FfmPmappingOptions *options,
                               const FfmEinsumConstraints *constraints,
                               FfmMemoryBudget *budget, GPtrArray *out,
-                              guint *n_cut, guint *n_bounded, GError **error)
+                              GPtrArray *out_seeds, guint *n_cut, guint *n_bounded,
+                              GError **error)
 {
   const FfmEinsum *e = ffm_workload_get_einsum (workload, einsum);
   g_autoptr(GHashTable) keys = g_hash_table_new (g_str_hash, g_str_equal);
@@ -503,6 +514,11 @@ ffm_pmapping_templates_build (const FfmWorkload *workload, const FfmArch *arch,
   g_return_val_if_fail (n_levels <= 64, FALSE);
   /* One front for the Einsum: its compute units' pmappings compete. */
   g_autoptr(FfmIncumbentFront) front = incumbent_front_for (workload, e, options);
+  /* The seeds' results, until their templates are emitted again. */
+  g_autoptr(GHashTable) seed_results = front != NULL && out_seeds != NULL
+    ? g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                             (GDestroyNotify) ffm_template_result_free)
+    : NULL;
 
   for (guint level = 0; level < n_levels; level++)
     {
@@ -548,9 +564,11 @@ ffm_pmapping_templates_build (const FfmWorkload *workload, const FfmArch *arch,
         if (ffm_arch_get_level (arch, b.path[p])->kind == FFM_LEVEL_MEMORY)
           b.first_memory = b.path[p];
       template_compute_relevancy (&b);
+      b.out_seeds = out_seeds;
       if (choices_bounded (&b))
         {
           b.front = front;
+          b.seed_results = seed_results;
           ok = build_bounded (&b, error);
         }
       else

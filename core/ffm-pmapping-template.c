@@ -628,6 +628,15 @@ emit_template (TemplateBuilder *b, const TemplateItem *items, guint n, GError **
     t->front = ffm_incumbent_front_ref (b->front);
   g_hash_table_add (b->keys, t->key);
   g_ptr_array_add (b->out, t);
+  if (b->out_seeds != NULL)
+    {
+      /* a template the seeds searched keeps their result */
+      gpointer seed_key = NULL, seed = NULL;
+      if (b->seed_results != NULL
+          && g_hash_table_steal_extended (b->seed_results, t->key, &seed_key, &seed))
+        g_free (seed_key);
+      g_ptr_array_add (b->out_seeds, seed);
+    }
   return TRUE;
 }
 

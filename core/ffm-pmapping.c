@@ -86,12 +86,15 @@ run_template_job (gpointer data, gpointer user_data)
   if (!cancelled)
     {
       report_progress (set, job->pm, FALSE, FALSE);
-      ws = g_async_queue_pop (set->workspaces);
-      FFM_TSAN_ACQUIRE (ws);
-      ffm_pmapping_template_enumerate (set->workload, set->arch, t, &set->options,
-                                       set->untracked_early, job->pm->joinable, ws, r);
-      FFM_TSAN_RELEASE (ws);
-      g_async_queue_push (set->workspaces, ws);
+      if (!job->searched)
+        {
+          ws = g_async_queue_pop (set->workspaces);
+          FFM_TSAN_ACQUIRE (ws);
+          ffm_pmapping_template_enumerate (set->workload, set->arch, t, &set->options,
+                                           set->untracked_early, job->pm->joinable, ws, r);
+          FFM_TSAN_RELEASE (ws);
+          g_async_queue_push (set->workspaces, ws);
+        }
       pmapping_set_check_template_result (set, job->pm, job->template_id, r);
     }
   /* The last template of an Einsum merges them all, in template order
@@ -204,6 +207,7 @@ einsum_pmappings_new (FfmPmappingSet *set, guint e, GError **error)
   pm->einsum = e;
   pm->e = ffm_workload_get_einsum (workload, e);
   pm->templates = g_ptr_array_new_with_free_func ((GDestroyNotify) ffm_pmapping_template_free);
+  pm->seed_results = g_ptr_array_new_with_free_func ((GDestroyNotify) ffm_template_result_free);
   pm->results = g_ptr_array_new_with_free_func ((GDestroyNotify) ffm_template_result_free);
   pm->tile_pool = g_array_new (FALSE, FALSE, sizeof (guint64));
   pm->groups = g_ptr_array_new ();
@@ -218,7 +222,7 @@ einsum_pmappings_new (FfmPmappingSet *set, guint e, GError **error)
         && !ffm_arch_memory_size (arch, l, workload, e, &pm->capacity[l], error))
       return NULL;
   if (!ffm_pmapping_templates_build (workload, arch, e, &set->options, ec,
-                                     set->budget, pm->templates,
+                                     set->budget, pm->templates, pm->seed_results,
                                      &pm->stats.n_templates_cut,
                                      &pm->n_choices_bounded, &local)
       || (ec != NULL && pm->templates->len == 0))
@@ -230,7 +234,7 @@ einsum_pmappings_new (FfmPmappingSet *set, guint e, GError **error)
           g_autoptr (GPtrArray) free_templates =
             g_ptr_array_new_with_free_func ((GDestroyNotify) ffm_pmapping_template_free);
           if (ffm_pmapping_templates_build (workload, arch, e, &set->options, NULL,
-                                            NULL, free_templates, NULL, NULL,
+                                            NULL, free_templates, NULL, NULL, NULL,
                                             NULL))
             {
               pmapping_set_unsatisfiable_error (set, e, local, error);
@@ -245,6 +249,46 @@ einsum_pmappings_new (FfmPmappingSet *set, guint e, GError **error)
   pm->stats.reused_from = -1;
   pm->profile.cpu_templates = ffm_thread_cpu_seconds () - cpu_start;
   return pm;
+}
+
+/* The jobs whose template the storage choices' seeds searched while the
+ * templates were built take that result and search nothing. The seeds
+ * search with every memory untracked: their results stand for the
+ * templates' only when the set tracks none early either (not under
+ * FFM_DEBUG=untracked-late); otherwise they are dropped. Their CPU time,
+ * counted in cpu_templates while building, moves to the tile search's
+ * phases. */
+static void
+jobs_take_seed_results (FfmPmappingJobs *jobs)
+{
+  FfmPmappingSet *set = jobs->set;
+  gboolean all_untracked = TRUE;
+
+  for (guint l = 0; l < ffm_arch_get_n_levels (set->arch); l++)
+    if (ffm_arch_get_level (set->arch, l)->kind == FFM_LEVEL_MEMORY
+        && !set->untracked_early[l])
+      all_untracked = FALSE;
+  for (guint i = 0; i < jobs->jobs->len; i++)
+    {
+      PmappingJob *job = g_ptr_array_index (jobs->jobs, i);
+      FfmEinsumPmappings *pm = job->pm;
+      guint t = job->template_id;
+      FfmTemplateResult *seed;
+
+      if (pm->seed_results == NULL || t >= pm->seed_results->len
+          || g_ptr_array_index (pm->seed_results, t) == NULL)
+        continue;
+      seed = g_steal_pointer (&g_ptr_array_index (pm->seed_results, t));
+      if (!all_untracked)
+        {
+          ffm_template_result_free (seed);
+          continue;
+        }
+      ffm_template_result_free (g_ptr_array_index (pm->results, t));
+      g_ptr_array_index (pm->results, t) = seed;
+      job->searched = TRUE;
+      pm->profile.cpu_templates = MAX (pm->profile.cpu_templates - seed->cpu_tiles, 0);
+    }
 }
 
 /* One job per template of @pm, unless an earlier Einsum has @pm's
@@ -347,6 +391,7 @@ ffm_pmapping_jobs_new (FfmWorkload *workload, FfmArch *arch,
         g_debug ("memory %s: untracked (known before the search)",
                  ffm_arch_get_level (arch, l)->name);
     }
+  jobs_take_seed_results (jobs);
 
   /* Einsums that copy an earlier one, or have no template, are done. */
   set->n_templates = jobs->jobs->len;
@@ -448,7 +493,7 @@ ffm_pmapping_jobs_run_to_bytes (FfmPmappingJobs *jobs, guint job,
   g_return_val_if_fail (job < jobs->jobs->len, NULL);
   j = g_ptr_array_index (jobs->jobs, job);
   r = g_ptr_array_index (j->pm->results, j->template_id);
-  if (!ffm_pmapping_options_is_cancelled (&jobs->set->options)
+  if (!j->searched && !ffm_pmapping_options_is_cancelled (&jobs->set->options)
       && !pmapping_set_failed (jobs->set))
     {
       const FfmPmappingTemplate *t = g_ptr_array_index (j->pm->templates,
