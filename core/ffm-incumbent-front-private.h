@@ -29,6 +29,10 @@ FfmIncumbentFront *ffm_incumbent_front_ref (FfmIncumbentFront *front);
 void ffm_incumbent_front_unref (FfmIncumbentFront *front);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FfmIncumbentFront, ffm_incumbent_front_unref)
 
+/* A new front with @front's points (transfer full): a template's own,
+ * which its leaves join as they are found. */
+FfmIncumbentFront *ffm_incumbent_front_copy (const FfmIncumbentFront *front);
+
 /* Adds a complete, valid pmapping's energy and latency (not thread safe:
  * the front is filled before the search proper reads it). */
 void ffm_incumbent_front_add (FfmIncumbentFront *front, double energy, double latency);

@@ -44,6 +44,18 @@ ffm_incumbent_front_unref (FfmIncumbentFront *front)
     g_atomic_rc_box_release_full (front, (GDestroyNotify) front_clear);
 }
 
+FfmIncumbentFront *
+ffm_incumbent_front_copy (const FfmIncumbentFront *front)
+{
+  FfmIncumbentFront *f;
+
+  g_return_val_if_fail (front != NULL, NULL);
+  f = ffm_incumbent_front_new (front->use_latency);
+  g_array_append_vals (f->energy, front->energy->data, front->energy->len);
+  g_array_append_vals (f->latency, front->latency->data, front->latency->len);
+  return f;
+}
+
 guint
 ffm_incumbent_front_get_n_points (const FfmIncumbentFront *front)
 {

@@ -698,6 +698,8 @@ typedef struct {
   double *front_phi;
   gsize front_phi_at[MAX_VARS];
   double *front_scratch;              /* [2 x the most units of a depth] */
+  FfmIncumbentFront *front;           /* the template's front copied, which
+                                         its own leaves join (tiles_leaf()) */
   double front_scale;                 /* 1, or FFM_DEBUG=incumbent-bound-scale */
   guint64 front_ops;                  /* the Einsum's operations, 0: too many */
   double front_throughput;            /* the compute unit's */

@@ -40,8 +40,7 @@ tiles_incumbent_setup (FfmTileSearch *en)
   g_debug ("template %u: front %u points, terms %d, constrained %d", en->t->id,
            front != NULL ? ffm_incumbent_front_get_n_points (front) : 0,
            en->terms != NULL, en->constrained);
-  if (front == NULL || ffm_incumbent_front_get_n_points (front) == 0
-      || en->terms == NULL || en->constrained || en->leaf_unit_class == NULL)
+  if (front == NULL || en->terms == NULL || en->constrained || en->leaf_unit_class == NULL)
     return;
   for (guint k = 0; k < en->n_vars; k++)
     {
@@ -76,6 +75,8 @@ tiles_incumbent_setup (FfmTileSearch *en)
           }
     }
   en->front_scratch = g_new (double, 2 * (gsize) most);
+  /* the template's own leaves join a copy, as its chunks reach them */
+  en->front = ffm_incumbent_front_copy (front);
   /* the operations (0: too many to count, no compute bound) and the
    * compute unit's throughput */
   en->front_ops = 1;
@@ -94,6 +95,7 @@ tiles_incumbent_free (FfmTileSearch *en)
 {
   g_clear_pointer (&en->front_phi, g_free);
   g_clear_pointer (&en->front_scratch, g_free);
+  g_clear_pointer (&en->front, ffm_incumbent_front_unref);
 }
 
 /* The compute unit's least latency over the completions of a row of
@@ -163,7 +165,7 @@ tiles_incumbent_beats (FfmTileSearch *en, const Table *t, guint r, guint k)
    * the model's own arithmetic */
   latency = MAX (latency * (1 - FFM_INCUMBENT_MARGIN),
                  compute_latency_bound (en, diff + en->n_fused, k));
-  if (ffm_incumbent_front_beats (en->t->front, energy * en->front_scale,
+  if (ffm_incumbent_front_beats (en->front, energy * en->front_scale,
                                  latency * en->front_scale))
     {
       en->n_beaten++;

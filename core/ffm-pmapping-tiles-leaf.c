@@ -162,6 +162,9 @@ tiles_leaf (FfmTileSearch *en)
   g = find_group (en, n_columns);
   if (g == NULL)
     return FALSE;
+  /* a pmapping found: it bounds the rest of the template's tables */
+  if (en->front != NULL)
+    ffm_incumbent_front_add (en->front, cost->energy, cost->latency);
   /* The buffers reserve their capacity from the budget as they grow (by
    * half at least: few atomic operations). */
   if (!group_buffer_reserve (en, &g->values, (gsize) g->n_rows + 1,
