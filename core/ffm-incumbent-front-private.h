@@ -9,8 +9,9 @@
  * nor a point of the (energy, latency) front, so it need not be
  * extended. The storage choices' seeds (ffm-pmapping-storage.c: the
  * templates of the choices of least bound, searched while the templates
- * are built) fill the front; the search proper reads it, so the
- * pmappings generated do not depend on the threads' timing. The tile
+ * are built) fill the front; each template's search holds its rows to a
+ * copy of it that its own leaves join, so the pmappings generated do
+ * not depend on the threads' timing. The tile
  * search's lower bounds of a partial vector's completions are its cost
  * terms' units with each remaining variable's least (or, under a
  * negative unit, largest) factor (ffm-pmapping-tiles-extend.c). */
@@ -34,7 +35,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (FfmIncumbentFront, ffm_incumbent_front_unref)
 FfmIncumbentFront *ffm_incumbent_front_copy (const FfmIncumbentFront *front);
 
 /* Adds a complete, valid pmapping's energy and latency (not thread safe:
- * the front is filled before the search proper reads it). */
+ * the seeds fill the Einsum's front on the building thread before the
+ * search proper reads it, and each template's copy is its own thread's). */
 void ffm_incumbent_front_add (FfmIncumbentFront *front, double energy, double latency);
 
 /* Points on the front. */
