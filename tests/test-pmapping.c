@@ -1415,6 +1415,27 @@ assert_fronts_equal (GArray *x, GArray *y)
   g_assert_cmpmem (x->data, sizeof (double) * x->len, y->data, sizeof (double) * y->len);
 }
 
+/* A random matmul Z[m,n] = A[m,k] * B[k,n] with ranks from 1 to @most
+ * and their product at most @limit, as a workload file's text (transfer
+ * full). */
+static char *
+random_matmul_text (GRand *rand, int most, int limit)
+{
+  int m, k, n;
+
+  do
+    {
+      m = g_rand_int_range (rand, 1, most + 1);
+      k = g_rand_int_range (rand, 1, most + 1);
+      n = g_rand_int_range (rand, 1, most + 1);
+    }
+  while (m * k * n > limit);
+  return g_strdup_printf ("{ \"ffm_workload\": 1, \"name\": \"random\", "
+                          "\"ranks\": { \"M\": %d, \"K\": %d, \"N\": %d }, "
+                          "\"bits_per_value\": { \"all\": 8 }, "
+                          "\"einsums\": [ \"Z[m,n] = A[m,k] * B[k,n]\" ] }", m, k, n);
+}
+
 /* One Einsum alone, with a bound rule on (the default): the optimum, both
  * tie-breaks and the whole (energy, latency) Pareto front equal brute
  * force's, and the generation's with the rule off (FFM_DEBUG=@off_flag).
@@ -1515,21 +1536,9 @@ test_choices_bounded (void)
       /* TUNING: brute force grows with the product of the ranks, fastest
        * with the fanout and the second buffer (a product of 8 is up to
        * 7 million pmappings) */
-      int limit = variant == 1 || variant == 4 ? 4 : 6, m, k, n;
+      int limit = variant == 1 || variant == 4 ? 4 : 6;
       g_autofree char *arch_text = random_arch (rand, variant);
-      g_autofree char *workload_text = NULL;
-      do
-        {
-          m = g_rand_int_range (rand, 1, 4);
-          k = g_rand_int_range (rand, 1, 4);
-          n = g_rand_int_range (rand, 1, 4);
-        }
-      while (m * k * n > limit);
-      workload_text =
-        g_strdup_printf ("{ \"ffm_workload\": 1, \"name\": \"random\", "
-                         "\"ranks\": { \"M\": %d, \"K\": %d, \"N\": %d }, "
-                         "\"bits_per_value\": { \"all\": 8 }, "
-                         "\"einsums\": [ \"Z[m,n] = A[m,k] * B[k,n]\" ] }", m, k, n);
+      g_autofree char *workload_text = random_matmul_text (rand, 3, limit);
       g_autoptr(FfmArch) a = inputs_arch_from_text (arch_text);
       g_autoptr(FfmWorkload) w = inputs_workload_from_text (workload_text);
       g_test_message ("case %u: %s\n%s", i, workload_text, arch_text);
@@ -1632,26 +1641,15 @@ test_incumbent_bounds (void)
     }
   for (guint i = 0; i < 18; i++)
     {
-      int variant = (int) (i % 6), m, k, n;
+      int variant = (int) (i % 6);
       g_autofree char *arch_text = variant == 5 ? g_strdup (deep) : random_arch (rand, variant);
-      g_autofree char *workload_text = NULL;
-      guint n_bounded;
-      guint64 n_beaten;
-      do
-        {
-          m = g_rand_int_range (rand, 1, 5);
-          k = g_rand_int_range (rand, 1, 5);
-          n = g_rand_int_range (rand, 1, 5);
-        }
       /* TUNING: brute force grows fastest on the deep architecture (a
        * product of 4 there is 10 minutes), then with the fanout and the
        * second buffer */
-      while (m * k * n > (variant == 5 ? 2 : variant == 1 || variant == 4 ? 4 : 6));
-      workload_text =
-        g_strdup_printf ("{ \"ffm_workload\": 1, \"name\": \"random\", "
-                         "\"ranks\": { \"M\": %d, \"K\": %d, \"N\": %d }, "
-                         "\"bits_per_value\": { \"all\": 8 }, "
-                         "\"einsums\": [ \"Z[m,n] = A[m,k] * B[k,n]\" ] }", m, k, n);
+      g_autofree char *workload_text =
+        random_matmul_text (rand, 4, variant == 5 ? 2 : variant == 1 || variant == 4 ? 4 : 6);
+      guint n_bounded;
+      guint64 n_beaten;
       g_autoptr(FfmArch) a = inputs_arch_from_text (arch_text);
       g_autoptr(FfmWorkload) w = inputs_workload_from_text (workload_text);
       g_test_message ("case %u: %s\n%s", i, workload_text, arch_text);
