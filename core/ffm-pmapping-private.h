@@ -697,7 +697,8 @@ typedef struct {
    * bound is off. */
   double *front_phi;
   gsize front_phi_at[MAX_VARS];
-  double *front_scratch;              /* [2 x the most units of a depth] */
+  double *front_scratch;              /* [2 front_most_units] */
+  guint front_most_units;             /* the most units of a depth */
   FfmIncumbentFront *front;           /* the template's front copied, which
                                          its own leaves join (tiles_leaf()) */
   double front_scale;                 /* 1, or FFM_DEBUG=incumbent-bound-scale */

@@ -74,6 +74,7 @@ tiles_incumbent_setup (FfmTileSearch *en)
             return;
           }
     }
+  en->front_most_units = most;
   en->front_scratch = g_new (double, 2 * (gsize) most);
   /* the template's own leaves join a copy, as its chunks reach them */
   en->front = ffm_incumbent_front_copy (front);
@@ -124,12 +125,9 @@ tiles_incumbent_beats (FfmTileSearch *en, const Table *t, guint r, guint k)
 {
   const double *units = TABLE_VALS (t) + (gsize) r * en->n_units[k];
   const guint64 *diff = TABLE_DIFF (t) + (gsize) r * en->n_diff;
-  double *cur = en->front_scratch, *next, energy = 0, latency = 0;
-  guint most = 1;
+  double *cur = en->front_scratch, *next = cur + en->front_most_units;
+  double energy = 0, latency = 0;
 
-  for (guint j = 0; j <= en->n_vars; j++)
-    most = MAX (most, en->n_units[j]);
-  next = cur + most;
   memcpy (cur, units, sizeof (double) * en->n_units[k]);
   for (guint j = k; j < en->n_vars; j++)
     {
