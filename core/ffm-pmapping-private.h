@@ -161,6 +161,9 @@ typedef struct {
   /* Where the template's thread spent its CPU time (FfmPmappingProfile;
    * diagnostics, not carried by the job bytes). */
   double cpu_tiles;         /* the whole tile search */
+  gboolean on_helper;       /* a storage choice's seed searched on a helper
+                               thread: cpu_tiles is not in the building
+                               thread's time (jobs_take_seed_results()) */
   double cpu_order;         /* the pilots choosing the search order */
   double cpu_extend;        /* tables extended by one depth */
   double cpu_partial_pruning; /* whole tables of partial vectors pruned */
@@ -512,11 +515,13 @@ char *ffm_pmapping_einsum_signature (const FfmWorkload *workload,
  *   ffm-pmapping-tiles-extend.c    one depth of the breadth-first search
  *   ffm-pmapping-tiles-leaves.c    the last depth, and the taken-leaf store
  *   ffm-pmapping-tiles-incumbent.c partial vectors held to the pmappings
- *                                  found (one-Einsum workloads)
+ *                                  found (the Einsum's, with one; with
+ *                                  several, the template's of their group)
  *   ffm-pmapping-tiles-dfs.c       bounds on partial vectors, the depth-first
  *                                  search, the probe of "try best"
  *   ffm-pmapping-tiles-table.c     tables, their memory, their pruning
  *   ffm-pmapping-tiles-leaf.c      a complete vector evaluated into its group
+ *   ffm-pmapping-tiles-group-front.c a template's pmappings by fused tiles
  *   ffm-pmapping-tiles-units.c     partial dominance: units, factors, the
  *                                  greedy order
  *   ffm-pmapping-tiles-joinable.c  joinable parts of shared tensors
@@ -705,6 +710,11 @@ typedef struct {
   guint64 front_ops;                  /* the Einsum's operations, 0: too many */
   double front_throughput;            /* the compute unit's */
   guint64 n_beaten;                   /* rows not extended (out->n_beaten) */
+  /* Without a front (several Einsums: a pmapping's worth is its group's),
+   * rows whose every fused tile is chosen are held instead to the
+   * template's own pmappings of the same fused tiles
+   * (ffm-pmapping-tiles-incumbent.c); NULL when off. */
+  struct GroupFront *group_front;
   guint8 *unit_lex[MAX_VARS + 1];     /* per depth: each unit's LEX_* kind
                                          for energy first (its ties broken by
                                          latency, no leak); NULL otherwise */
@@ -1261,6 +1271,23 @@ void tiles_incumbent_free (FfmTileSearch *en);
 /* Whether a pmapping of the front beats every completion of row @r of
  * table @t, of depth @k (counted in en->n_beaten). */
 gboolean tiles_incumbent_beats (FfmTileSearch *en, const Table *t, guint r, guint k);
+
+/* ffm-pmapping-tiles-group-front.c */
+/* Sets up en->group_front (ffm-pmapping-tiles-incumbent.c says what it
+ * is for), or leaves it NULL when its test cannot be made (remainder
+ * tiles, energy no objective, a tracked reservation it cannot bound). */
+void tiles_group_front_setup (FfmTileSearch *en);
+void tiles_group_front_free (FfmTileSearch *en);
+/* A leaf a group took (en->tiles, en->cost) joins the group front. */
+void tiles_group_front_add_leaf (FfmTileSearch *en);
+/* Whether rows of depth @k with fused tiles @diff have points to be held
+ * to (then tiles_group_front_beaten() reads them). */
+gboolean tiles_group_front_has_points (FfmTileSearch *en, const guint64 *diff, guint k);
+/* Whether a point of those beats every completion of a row whose units
+ * carried to the last depth with the least factors are @cur, whose
+ * energy and latency bounds (margins taken) are @energy and @latency. */
+gboolean tiles_group_front_beaten (FfmTileSearch *en, const double *cur, double energy,
+                                   double latency);
 
 /* ffm-pmapping-tiles-leaves.c */
 /* Evaluates the complete rows of @t that no taken leaf of their diff

@@ -337,15 +337,59 @@ compare_choice_bounds (const void *x, const void *y)
   return p->index < q->index ? -1 : p->index > q->index;
 }
 
-/* Builds the current choice's templates apart and searches them: lowers
- * *@incumbent to the least energy of a pmapping found with latency at
- * most @latency (any latency when latency is no objective), adds the
- * templates to *@searched, sets *@out_of_memory when a search ran out of
- * budget. */
+/* The seed search of one storage choice's templates, shared by the
+ * threads that run it: each takes the next template not yet taken. */
+typedef struct {
+  const FfmWorkload *w;
+  const FfmArch *a;
+  FfmMemoryBudget *budget;
+  const GPtrArray *templates;         /* of FfmPmappingTemplate* */
+  const FfmPmappingOptions *options;
+  const gboolean *untracked;
+  FfmTemplateResult **results;        /* [templates->len], filled */
+  guint n_levels;
+  gint next;                          /* atomic: the next template to take */
+} SeedSearch;
+
+static void
+seed_search_run (SeedSearch *s, FfmTileWorkspace *ws, gboolean helper)
+{
+  for (;;)
+    {
+      guint i = (guint) g_atomic_int_add (&s->next, 1);
+      if (i >= s->templates->len)
+        return;
+      FfmTemplateResult *r = ffm_template_result_new (s->n_levels);
+      ffm_pmapping_template_enumerate (s->w, s->a, g_ptr_array_index (s->templates, i),
+                                       s->options, s->untracked, NULL, ws, r);
+      r->on_helper = helper;
+      s->results[i] = r;
+    }
+}
+
+static gpointer
+seed_search_thread (gpointer data)
+{
+  SeedSearch *s = data;
+  FfmTileWorkspace *ws = ffm_tile_workspace_new (s->budget);
+
+  seed_search_run (s, ws, TRUE);
+  ffm_tile_workspace_free (ws);
+  return NULL;
+}
+
+/* Builds the current choice's templates apart and searches them, on
+ * @n_threads threads (this one included): lowers *@incumbent to the least
+ * energy of a pmapping found with latency at most @latency (any latency
+ * when latency is no objective), adds the templates to *@searched, sets
+ * *@out_of_memory when a search ran out of budget. Every template of the
+ * choice searches with the front as it was before the choice (each copies
+ * it when its search starts; their pmappings join it after all have
+ * ended), so the pmappings are the same on any number of threads. */
 static gboolean
-search_choice (TemplateBuilder *b, FfmTileWorkspace *ws, const gboolean *untracked,
-               double latency, double *incumbent, guint *searched,
-               gboolean *out_of_memory, GError **error)
+search_choice (TemplateBuilder *b, FfmTileWorkspace *ws, guint n_threads,
+               const gboolean *untracked, double latency, double *incumbent,
+               guint *searched, gboolean *out_of_memory, GError **error)
 {
   g_autoptr(GPtrArray) templates =
     g_ptr_array_new_with_free_func ((GDestroyNotify) ffm_pmapping_template_free);
@@ -355,6 +399,9 @@ search_choice (TemplateBuilder *b, FfmTileWorkspace *ws, const gboolean *untrack
   guint64 n_redundant = b->n_redundant;
   FfmPmappingOptions options = *b->opt;
   guint n_levels = ffm_arch_get_n_levels (b->a);
+  g_autofree FfmTemplateResult **results = NULL;
+  g_autofree GThread **threads = NULL;
+  guint n_helpers = 0;
   gboolean ok;
 
   b->out = templates;
@@ -365,13 +412,35 @@ search_choice (TemplateBuilder *b, FfmTileWorkspace *ws, const gboolean *untrack
   b->out_seeds = out_seeds;
   b->keys = out_keys;
   b->n_redundant = n_redundant;
+  if (!ok)
+    {
+      ffm_memory_budget_release (b->budget,
+                                 (guint64) templates->len * FFM_PMAPPING_TEMPLATE_BYTES);
+      return FALSE;
+    }
   options.max_template_seconds = 0;
   options.progress = NULL;
-  for (guint i = 0; ok && i < templates->len; i++)
+  results = g_new0 (FfmTemplateResult *, MAX (templates->len, 1));
+  SeedSearch s = {
+    .w = b->w, .a = b->a, .budget = b->budget, .templates = templates,
+    .options = &options, .untracked = untracked, .results = results,
+    .n_levels = n_levels, .next = 0 };
+  /* A helper thread that cannot start leaves its share to the others. */
+  threads = g_new0 (GThread *, MAX (n_threads, 1));
+  for (guint t = 1; t < MIN (n_threads, templates->len); t++)
     {
-      FfmTemplateResult *r = ffm_template_result_new (n_levels);
+      threads[n_helpers] = g_thread_try_new ("ffm-seeds", seed_search_thread, &s, NULL);
+      if (threads[n_helpers] != NULL)
+        n_helpers++;
+    }
+  seed_search_run (&s, ws, FALSE);
+  for (guint t = 0; t < n_helpers; t++)
+    g_thread_join (threads[t]);
+
+  for (guint i = 0; i < templates->len; i++)
+    {
+      FfmTemplateResult *r = results[i];
       const FfmPmappingTemplate *t = g_ptr_array_index (templates, i);
-      ffm_pmapping_template_enumerate (b->w, b->a, t, &options, untracked, NULL, ws, r);
       *out_of_memory |= r->out_of_memory;   /* the search proper reports it */
       for (guint g = 0; g < r->groups->len; g++)
         {
@@ -402,7 +471,7 @@ search_choice (TemplateBuilder *b, FfmTileWorkspace *ws, const gboolean *untrack
     }
   *searched += templates->len;
   ffm_memory_budget_release (b->budget, (guint64) templates->len * FFM_PMAPPING_TEMPLATE_BYTES);
-  return ok;
+  return TRUE;
 }
 
 static gboolean
@@ -417,6 +486,10 @@ build_bounded (TemplateBuilder *b, GError **error)
   g_autofree gboolean *untracked = g_new (gboolean, MAX (n_levels, 1));
   FfmTileWorkspace *ws = NULL;
   double latency = 0, incumbent = INFINITY;
+  /* The seeds of one choice search side by side, as the search proper's
+   * templates do. */
+  guint n_threads = MIN (b->opt->n_threads > 0 ? b->opt->n_threads
+                         : (guint) g_get_num_processors (), FFM_MAX_THREADS);
   gboolean ok;
 
   b->choices = g_array_new (FALSE, FALSE, sizeof (guint64));
@@ -475,7 +548,7 @@ build_bounded (TemplateBuilder *b, GError **error)
         {
           restore_choice (b, i);
           b->n_seeded++;
-          ok = search_choice (b, ws, untracked, latency, &incumbent, &searched,
+          ok = search_choice (b, ws, n_threads, untracked, latency, &incumbent, &searched,
                               &out_of_memory, error);
         }
     }

@@ -23,7 +23,22 @@
  * completions is optimal (for energy, their product, or latency with
  * energy the tie-break), nor on the (energy, latency) front.
  * tests/test-pmapping.c holds the result to brute force's and to the
- * search without the bound. */
+ * search without the bound.
+ *
+ * With several Einsums there is no front: a pmapping's worth depends on
+ * its compatibility group, whose other columns are each tracked memory's
+ * reservations. The same bound then holds a row to the template's own
+ * pmappings of its group (the group front, below), from the depth where
+ * every fused loop's tile is chosen: from there every completion of the
+ * row has the row's fused tiles, so its compatibility, and its group is
+ * that of the template's leaves with those tiles. A leaf P of that group
+ * with less energy than the row's bound (by the margin), no more latency,
+ * and in each occupancy class of a tracked memory (the units a
+ * reservation column sums, ffm-pmapping-terms.c) no more bits than the
+ * class's bound, is below every completion C in every column of the
+ * group and strictly in energy: the group's Pareto pruning would drop C
+ * for P (or for what drops P), so C is not made. The groups come out the
+ * same, row for row (tests/test-pmapping.c, /pmapping/group-bounds). */
 #include "ffm-pmapping-private.h"
 
 #include <math.h>
@@ -40,8 +55,20 @@ tiles_incumbent_setup (FfmTileSearch *en)
   g_debug ("template %u: front %u points, terms %d, constrained %d", en->t->id,
            front != NULL ? ffm_incumbent_front_get_n_points (front) : 0,
            en->terms != NULL, en->constrained);
-  if (front == NULL || en->terms == NULL || en->constrained || en->leaf_unit_class == NULL)
+  /* (the front of other templates' pmappings is off under a minimum
+   * usage: try best keeps a template's highest usage, which another
+   * template's pmapping need not reach; the group front holds the
+   * template's own, which its pass took at the same usage) */
+  if (en->terms == NULL || (front != NULL && en->constrained)
+      || en->leaf_unit_class == NULL || en->probing
+      || ffm_debug_flag_is_set (FFM_DEBUG_NO_INCUMBENT_BOUNDS))
     return;
+  if (front == NULL)
+    {
+      tiles_group_front_setup (en);
+      if (en->group_front == NULL)
+        return;
+    }
   for (guint k = 0; k < en->n_vars; k++)
     {
       en->front_phi_at[k] = total;
@@ -71,13 +98,15 @@ tiles_incumbent_setup (FfmTileSearch *en)
           {
             /* a factor the argument does not cover: no bound */
             g_clear_pointer (&en->front_phi, g_free);
+            tiles_group_front_free (en);
             return;
           }
     }
   en->front_most_units = most;
   en->front_scratch = g_new (double, 2 * (gsize) most);
   /* the template's own leaves join a copy, as its chunks reach them */
-  en->front = ffm_incumbent_front_copy (front);
+  if (front != NULL)
+    en->front = ffm_incumbent_front_copy (front);
   /* the operations (0: too many to count, no compute bound) and the
    * compute unit's throughput */
   en->front_ops = 1;
@@ -97,6 +126,7 @@ tiles_incumbent_free (FfmTileSearch *en)
   g_clear_pointer (&en->front_phi, g_free);
   g_clear_pointer (&en->front_scratch, g_free);
   g_clear_pointer (&en->front, ffm_incumbent_front_unref);
+  tiles_group_front_free (en);
 }
 
 /* The compute unit's least latency over the completions of a row of
@@ -120,13 +150,15 @@ compute_latency_bound (const FfmTileSearch *en, const guint64 *used, guint k)
   return steps == 0 ? 0 : (double) steps / en->front_throughput;
 }
 
-gboolean
-tiles_incumbent_beats (FfmTileSearch *en, const Table *t, guint r, guint k)
+/* Carries row @r of @t (depth @k)'s units through the remaining depths,
+ * each factor at its least (a unit >= 0) or largest: a lower bound of
+ * each unit of every completion, at the last depth (returned, in
+ * en->front_scratch). */
+static const double *
+carry_units (FfmTileSearch *en, const Table *t, guint r, guint k)
 {
   const double *units = TABLE_VALS (t) + (gsize) r * en->n_units[k];
-  const guint64 *diff = TABLE_DIFF (t) + (gsize) r * en->n_diff;
   double *cur = en->front_scratch, *next = cur + en->front_most_units;
-  double energy = 0, latency = 0;
 
   memcpy (cur, units, sizeof (double) * en->n_units[k]);
   for (guint j = k; j < en->n_vars; j++)
@@ -150,15 +182,65 @@ tiles_incumbent_beats (FfmTileSearch *en, const Table *t, guint r, guint k)
       cur = next;
       next = swap;
     }
+  return cur;
+}
+
+/* The energy units' sum and the latency units' largest of @cur. */
+static void
+carried_energy_latency (const FfmTileSearch *en, const double *cur, double *energy,
+                        double *latency)
+{
+  *energy = 0;
+  *latency = 0;
   for (guint u = 0; u < en->n_units[en->n_vars]; u++)
     {
       const FfmTermClass *c = &g_array_index (en->terms->classes, FfmTermClass,
                                               en->leaf_unit_class[u]);
       if (c->kind == FFM_TERM_ENERGY)
-        energy += cur[u];
+        *energy += cur[u];
       else if (c->kind == FFM_TERM_LATENCY)
-        latency = MAX (latency, cur[u]);
+        *latency = MAX (*latency, cur[u]);
     }
+}
+
+/* The group front's test of row @r of @t (depth @k). */
+static gboolean
+group_front_beats (FfmTileSearch *en, const Table *t, guint r, guint k)
+{
+  const guint64 *diff = TABLE_DIFF (t) + (gsize) r * en->n_diff;
+  const double *cur;
+  double energy, latency;
+
+  if (!tiles_group_front_has_points (en, diff, k))
+    return FALSE;
+  cur = carry_units (en, t, r, k);
+  carried_energy_latency (en, cur, &energy, &latency);
+  /* Each bound with the rounding taken off (the model sums its parts in
+   * another order, within FFM_INCUMBENT_MARGIN of the units': twice
+   * that, for P's rounding and C's), but whole bits, compared exactly;
+   * scaled by FFM_DEBUG=incumbent-bound-scale (tests: made unsound). */
+  energy *= (1 - 4 * FFM_INCUMBENT_MARGIN) * en->front_scale;
+  latency = MAX (latency * (1 - 4 * FFM_INCUMBENT_MARGIN),
+                 compute_latency_bound (en, diff + en->n_fused, k)) * en->front_scale;
+  if (tiles_group_front_beaten (en, cur, energy, latency))
+    {
+      en->n_beaten++;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean
+tiles_incumbent_beats (FfmTileSearch *en, const Table *t, guint r, guint k)
+{
+  const guint64 *diff = TABLE_DIFF (t) + (gsize) r * en->n_diff;
+  const double *cur;
+  double energy, latency;
+
+  if (en->front == NULL)
+    return group_front_beats (en, t, r, k);
+  cur = carry_units (en, t, r, k);
+  carried_energy_latency (en, cur, &energy, &latency);
   /* a memory's latency bound, rounding taken off; the compute unit's is
    * the model's own arithmetic */
   latency = MAX (latency * (1 - FFM_INCUMBENT_MARGIN),

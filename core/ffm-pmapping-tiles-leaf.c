@@ -165,6 +165,8 @@ tiles_leaf (FfmTileSearch *en)
   /* a pmapping found: it bounds the rest of the template's tables */
   if (en->front != NULL)
     ffm_incumbent_front_add (en->front, cost->energy, cost->latency);
+  else if (en->group_front != NULL)
+    tiles_group_front_add_leaf (en);
   /* The buffers reserve their capacity from the budget as they grow (by
    * half at least: few atomic operations). */
   if (!group_buffer_reserve (en, &g->values, (gsize) g->n_rows + 1,

@@ -256,8 +256,8 @@ einsum_pmappings_new (FfmPmappingSet *set, guint e, GError **error)
  * search with every memory untracked: their results stand for the
  * templates' only when the set tracks none early either (not under
  * FFM_DEBUG=untracked-late); otherwise they are dropped. Their CPU time,
- * counted in cpu_templates while building, moves to the tile search's
- * phases. */
+ * counted in cpu_templates while building (those the building thread
+ * searched), moves to the tile search's phases. */
 static void
 jobs_take_seed_results (FfmPmappingJobs *jobs)
 {
@@ -287,7 +287,8 @@ jobs_take_seed_results (FfmPmappingJobs *jobs)
       ffm_template_result_free (g_ptr_array_index (pm->results, t));
       g_ptr_array_index (pm->results, t) = seed;
       job->searched = TRUE;
-      pm->profile.cpu_templates = MAX (pm->profile.cpu_templates - seed->cpu_tiles, 0);
+      if (!seed->on_helper)
+        pm->profile.cpu_templates = MAX (pm->profile.cpu_templates - seed->cpu_tiles, 0);
     }
 }
 

@@ -36,6 +36,7 @@ ffm-pmapping-tiles-incumbent.c
 ffm-pmapping-tiles-dfs.c
 ffm-pmapping-tiles-table.c
 ffm-pmapping-tiles-leaf.c
+ffm-pmapping-tiles-group-front.c
 ffm-pmapping-tiles-units.c
 ffm-pmapping-tiles-joinable.c
 ffm-pmapping-tiles-setup.c

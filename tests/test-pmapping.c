@@ -21,6 +21,7 @@
 #include "ffm-pmapping-diagnostics.h"
 #include "ffm-storage-bound.h"
 #include "random-problem.h"
+#include "random-arch.h"
 #include "inputs.h"
 #include "debug-flags.h"
 #include <math.h>
@@ -160,11 +161,39 @@ lex_best_of_set (const FfmEinsumPmappings *pm, gboolean energy_first,
     }
 }
 
-/* Two sets are equal: same Einsums, groups in the same order with equal
- * compatibilities, equal tables (bit for bit), equal references and tiles. */
+/* Two groups are equal: equal compatibilities, equal tables (bit for
+ * bit), and with @same_refs equal references and tiles. */
 static void
-assert_sets_equal (const FfmPmappingSet *a, const FfmPmappingSet *b,
-                   gboolean same_refs)
+assert_groups_equal (const FfmEinsumPmappings *pa, const FfmPmappingGroup *ga,
+                     const FfmEinsumPmappings *pb, const FfmPmappingGroup *gb,
+                     gboolean same_refs)
+{
+  g_assert_true (ffm_compatibility_equal (&ga->compat, &gb->compat));
+  g_assert_cmpuint (ga->n_columns, ==, gb->n_columns);
+  g_assert_cmpuint (ga->n_rows, ==, gb->n_rows);
+  g_assert_cmpmem (ga->columns, sizeof (FfmPmappingColumn) * ga->n_columns,
+                   gb->columns, sizeof (FfmPmappingColumn) * gb->n_columns);
+  g_assert_cmpmem (ga->values, sizeof (double) * ga->n_rows * ga->n_columns,
+                   gb->values, sizeof (double) * gb->n_rows * gb->n_columns);
+  for (guint r = 0; same_refs && r < ga->n_rows; r++)
+    {
+      const FfmPmappingModel *m = ffm_einsum_pmappings_get_model (pa, ga->refs[r].template_id);
+      g_assert_cmpuint (ga->refs[r].template_id, ==, gb->refs[r].template_id);
+      if (ffm_pmapping_model_get_n_loops (m) == 0)
+        continue;   /* no tiles kept */
+      g_assert_cmpmem (ffm_einsum_pmappings_get_tiles (pa, &ga->refs[r]),
+                       sizeof (guint64) * ffm_pmapping_model_get_n_loops (m),
+                       ffm_einsum_pmappings_get_tiles (pb, &gb->refs[r]),
+                       sizeof (guint64) * ffm_pmapping_model_get_n_loops (m));
+    }
+}
+
+/* Two sets are equal: same Einsums, groups with equal compatibilities in
+ * the same order (or, with @any_order, in any order), equal tables (bit
+ * for bit), and with @same_refs equal references and tiles. */
+static void
+assert_sets_equal_ordered (const FfmPmappingSet *a, const FfmPmappingSet *b,
+                           gboolean same_refs, gboolean any_order)
 {
   g_assert_cmpuint (ffm_pmapping_set_get_n_einsums (a), ==,
                     ffm_pmapping_set_get_n_einsums (b));
@@ -172,30 +201,25 @@ assert_sets_equal (const FfmPmappingSet *a, const FfmPmappingSet *b,
     {
       const FfmEinsumPmappings *pa = ffm_pmapping_set_get_einsum (a, i);
       const FfmEinsumPmappings *pb = ffm_pmapping_set_get_einsum (b, i);
-      g_assert_cmpuint (ffm_einsum_pmappings_get_n_groups (pa), ==,
-                        ffm_einsum_pmappings_get_n_groups (pb));
-      for (guint k = 0; k < ffm_einsum_pmappings_get_n_groups (pa); k++)
+      guint n = ffm_einsum_pmappings_get_n_groups (pa);
+      g_assert_cmpuint (n, ==, ffm_einsum_pmappings_get_n_groups (pb));
+      for (guint k = 0; k < n; k++)
         {
           const FfmPmappingGroup *ga = ffm_einsum_pmappings_get_group (pa, k);
           const FfmPmappingGroup *gb = ffm_einsum_pmappings_get_group (pb, k);
-          g_assert_true (ffm_compatibility_equal (&ga->compat, &gb->compat));
-          g_assert_cmpuint (ga->n_columns, ==, gb->n_columns);
-          g_assert_cmpuint (ga->n_rows, ==, gb->n_rows);
-          g_assert_cmpmem (ga->columns, sizeof (FfmPmappingColumn) * ga->n_columns,
-                           gb->columns, sizeof (FfmPmappingColumn) * gb->n_columns);
-          g_assert_cmpmem (ga->values, sizeof (double) * ga->n_rows * ga->n_columns,
-                           gb->values, sizeof (double) * gb->n_rows * gb->n_columns);
-          for (guint r = 0; same_refs && r < ga->n_rows; r++)
-            {
-              const FfmPmappingModel *m = ffm_einsum_pmappings_get_model (pa, ga->refs[r].template_id);
-              g_assert_cmpuint (ga->refs[r].template_id, ==, gb->refs[r].template_id);
-              g_assert_cmpmem (ffm_einsum_pmappings_get_tiles (pa, &ga->refs[r]),
-                               sizeof (guint64) * ffm_pmapping_model_get_n_loops (m),
-                               ffm_einsum_pmappings_get_tiles (pb, &gb->refs[r]),
-                               sizeof (guint64) * ffm_pmapping_model_get_n_loops (m));
-            }
+          for (guint j = 0; any_order && j < n
+                 && !ffm_compatibility_equal (&ga->compat, &gb->compat); j++)
+            gb = ffm_einsum_pmappings_get_group (pb, j);
+          assert_groups_equal (pa, ga, pb, gb, same_refs);
         }
     }
+}
+
+static void
+assert_sets_equal (const FfmPmappingSet *a, const FfmPmappingSet *b,
+                   gboolean same_refs)
+{
+  assert_sets_equal_ordered (a, b, same_refs, FALSE);
 }
 
 /* Within every group, the rows form the Pareto set of the other set's
@@ -1664,6 +1688,129 @@ test_incumbent_bounds (void)
     g_assert_true (unsound_differs);
 }
 
+/* The generation of @w on @a with objectives @objectives, with the
+ * partial vectors' bound against the template's own pmappings of their
+ * group (several Einsums, ffm-pmapping-tiles-incumbent.c) and without it:
+ * the same groups, the same values row for row (the groups in another
+ * order, maybe). Returns the vectors beaten; sets
+ * *@unsound_differs when the bound scaled by 8 (unsound) changes a group. */
+static guint64
+check_group_bounds (FfmWorkload *w, FfmArch *a, guint objectives, const char *flags,
+                    gboolean *unsound_differs)
+{
+  FfmPmappingOptions options;
+  g_autoptr(FfmPmappingSet) set = NULL;
+  g_autoptr(FfmPmappingSet) unbounded = NULL;
+  guint64 beaten;
+
+  ffm_pmapping_options_init (&options);
+  options.n_threads = 1;
+  options.objectives = objectives;
+  test_debug_push (flags);
+  {
+    /* a random problem may have no pmapping: then neither way has one */
+    g_autoptr(GError) error = NULL;
+    set = ffm_pmappings_generate (w, a, &options, &error);
+    if (set == NULL)
+      {
+        g_autoptr(GError) unbounded_error = NULL;
+        g_test_message ("no pmapping: %s", error->message);
+        test_debug_push ("no-incumbent-bounds");
+        unbounded = ffm_pmappings_generate (w, a, &options, &unbounded_error);
+        test_debug_pop ();
+        g_assert_null (unbounded);
+        g_assert_error (unbounded_error, error->domain, error->code);
+        test_debug_pop ();
+        return 0;
+      }
+  }
+  unbounded = generate_with_debug (w, a, &options, "no-incumbent-bounds");
+  beaten = ffm_pmapping_set_count_rows_beaten (set);
+  g_assert_cmpuint (ffm_pmapping_set_count_rows_beaten (unbounded), ==, 0);
+  /* (rows beaten change the search's chunks, so the order in which a
+   * template's groups first get a row, and of two rows of equal values
+   * which comes first and stays) */
+  assert_sets_equal_ordered (set, unbounded, FALSE, TRUE);
+  if (ffm_debug_has_test_hooks () && beaten > 0 && !*unsound_differs)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FfmPmappingSet) unsound = NULL;
+      test_debug_push ("incumbent-bound-scale=8");
+      unsound = ffm_pmappings_generate (w, a, &options, &error);
+      test_debug_pop ();
+      if (unsound == NULL)
+        *unsound_differs = TRUE;
+      else
+        for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (set); i++)
+          {
+            const FfmEinsumPmappings *p = ffm_pmapping_set_get_einsum (set, i);
+            const FfmEinsumPmappings *q = ffm_pmapping_set_get_einsum (unsound, i);
+            guint64 rows_p = 0, rows_q = 0;
+            for (guint g = 0; g < ffm_einsum_pmappings_get_n_groups (p); g++)
+              rows_p += ffm_einsum_pmappings_get_group (p, g)->n_rows;
+            for (guint g = 0; g < ffm_einsum_pmappings_get_n_groups (q); g++)
+              rows_q += ffm_einsum_pmappings_get_group (q, g)->n_rows;
+            if (rows_p != rows_q
+                || ffm_einsum_pmappings_get_n_groups (p) != ffm_einsum_pmappings_get_n_groups (q))
+              *unsound_differs = TRUE;
+          }
+    }
+  test_debug_pop ();
+  return beaten;
+}
+
+static void
+test_group_bounds (void)
+{
+  static const char *const designs[] = {
+    "timeloop-eyeriss-like.json", "timeloop-simba-like.json", "timeloop-simple-os.json",
+    "timeloop-simple-ws.json",
+  };
+  static const guint objectives[] = {
+    FFM_PMAPPING_ENERGY | FFM_PMAPPING_LATENCY, FFM_PMAPPING_ENERGY,
+  };
+  guint64 beaten_random = 0, beaten_designs = 0;
+  gboolean unsound_differs = FALSE;
+
+  g_test_summary ("With several Einsums, partial tile vectors whose every completion a "
+                  "pmapping of the same template and group beats (energy, latency, each "
+                  "tracked memory's occupancy) are not extended, and every group comes out "
+                  "the same, row for row; the bound made unsound changes a group");
+  for (guint i = 0; i < 36; i++)
+    {
+      g_autoptr(FfmWorkload) w = NULL;
+      g_autoptr(FfmArch) a = NULL;
+      int loops = -1;
+      if (i % 3 == 0)
+        random_problem_make (20261207 + i, &w, &a, &loops);
+      else if (i % 3 == 1)
+        random_problem_make_fused (20261207 + i, &w, &a);
+      else
+        random_arch_problem_make (20261207 + i, RANDOM_ARCH_SMALL, &w, &a);
+      if (ffm_workload_get_n_einsums (w) < 2)
+        continue;
+      g_test_message ("case %u", i);
+      /* small tables are one chunk, extended before any leaf: chunks of a
+       * few rows let the leaves of one bound the rows of the next */
+      beaten_random += check_group_bounds (w, a, objectives[i % 2], "chunk-rows=4",
+                                           &unsound_differs);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (designs); i++)
+    {
+      g_autoptr(FfmArch) a = inputs_load_arch (designs[i]);
+      g_autoptr(FfmWorkload) w = inputs_load_matmuls (2, 8, 8);
+      g_test_message ("%s x 2 matmuls 8 x 8", designs[i]);
+      beaten_designs += check_group_bounds (w, a, objectives[i % 2], "chunk-rows=64",
+                                            &unsound_differs);
+    }
+  g_test_message ("partial vectors beaten: %" G_GUINT64_FORMAT " on the random problems, %"
+                  G_GUINT64_FORMAT " on the designs", beaten_random, beaten_designs);
+  g_assert_cmpuint (beaten_random, >, 0);
+  g_assert_cmpuint (beaten_designs, >, 0);
+  if (ffm_debug_has_test_hooks ())
+    g_assert_true (unsound_differs);
+}
+
 static void
 check_against_brute_force (FfmWorkload *w, FfmArch *a, guint einsum, guint imperfect)
 {
@@ -2025,6 +2172,55 @@ test_threads (void)
       options.n_threads = threads;
       other = generate (w, a, &options);
       assert_sets_equal (one, other, TRUE);
+    }
+}
+
+/* With one Einsum, the storage choices' seeds of one choice search side
+ * by side on the generation's threads while the templates are built
+ * (ffm-pmapping-storage.c, search_choice()): Timeloop's simple-ws (16 seed
+ * templates in 8 choices) and simba-like (2 in one), each on a small
+ * convolution, give the same pmappings and leave out the same partial
+ * vectors on 1, 2 and 3 threads. */
+static void
+test_threads_seeds (void)
+{
+  static const char *const designs[] = {
+    "timeloop-simple-ws.json", "timeloop-simba-like.json",
+  };
+
+  g_test_summary ("The storage choices' seeds searched on several threads give the "
+                  "same pmappings and bound the same partial vectors as on one");
+  for (guint i = 0; i < G_N_ELEMENTS (designs); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FfmParamValues) values = ffm_param_values_new ();
+      g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "zoo",
+                                                     "conv-layer.json", NULL);
+      g_autoptr(FfmArch) a = inputs_load_arch (designs[i]);
+      g_autoptr(FfmWorkload) w = NULL;
+      g_autoptr(FfmPmappingSet) one = NULL;
+      FfmPmappingOptions options;
+      guint64 beaten;
+
+      g_assert_true (ffm_param_values_parse_assignment (values, "m=4", NULL));
+      g_assert_true (ffm_param_values_parse_assignment (values, "p=4", NULL));
+      g_assert_true (ffm_param_values_parse_assignment (values, "q=4", NULL));
+      w = ffm_workload_load (path, values, &error);
+      g_assert_no_error (error);
+      ffm_pmapping_options_init (&options);
+      options.n_threads = 1;
+      one = generate (w, a, &options);
+      beaten = ffm_pmapping_set_count_rows_beaten (one);
+      g_test_message ("%s: %" G_GUINT64_FORMAT " partial vectors beaten", designs[i], beaten);
+      g_assert_cmpuint (beaten, >, 0);
+      for (guint threads = 2; threads <= 3; threads++)
+        {
+          g_autoptr(FfmPmappingSet) other = NULL;
+          options.n_threads = threads;
+          other = generate (w, a, &options);
+          assert_sets_equal (one, other, TRUE);
+          g_assert_cmpuint (ffm_pmapping_set_count_rows_beaten (other), ==, beaten);
+        }
     }
 }
 
@@ -3759,6 +3955,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pmapping/affine/partial-pruning", test_affine_partial_pruning);
   g_test_add_func ("/pmapping/simple-matmul", test_simple_matmul);
   g_test_add_func ("/pmapping/threads", test_threads);
+  g_test_add_func ("/pmapping/threads-seeds", test_threads_seeds);
   g_test_add_func ("/pmapping/cancel", test_cancel);
   g_test_add_func ("/pmapping/cancel-within-template", test_cancel_within_template);
   g_test_add_func ("/pmapping/memory-budget", test_memory_budget);
@@ -3775,6 +3972,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pmapping/joinable-only", test_joinable_only);
   g_test_add_func ("/pmapping/choices-bounded", test_choices_bounded);
   g_test_add_func ("/pmapping/incumbent-bounds", test_incumbent_bounds);
+  g_test_add_func ("/pmapping/group-bounds", test_group_bounds);
   g_test_add_func ("/pmapping/joinable-only/budget", test_joinable_only_budget);
   g_test_add_func ("/pmapping/tracked-columns", test_tracked_and_columns);
   g_test_add_func ("/pmapping/rebuild", test_rebuild);
