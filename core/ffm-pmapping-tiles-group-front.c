@@ -8,6 +8,7 @@
  * reservation columns are); only Pareto points are kept. */
 #include "ffm-pmapping-private.h"
 #include <ffm/ffm-memory-budget.h>
+#include <ffm/ffm-pareto.h>
 
 #include <math.h>
 #include <string.h>
@@ -88,16 +89,6 @@ group_front_lookup (struct GroupFront *gf, const guint64 *tiles)
   gf->last = g_hash_table_lookup (gf->points, key);
   gf->last_valid = TRUE;
   return gf->last;
-}
-
-/* A at most B in every value, in the occupancy classes exactly. */
-static gboolean
-point_at_most (const double *a, const double *b, guint n)
-{
-  for (guint i = 0; i < n; i++)
-    if (a[i] > b[i])
-      return FALSE;
-  return TRUE;
 }
 
 /* Sets up the group front (its comment at the top), or leaves it off:
@@ -225,11 +216,11 @@ tiles_group_front_add_leaf (FfmTileSearch *en)
   /* Pareto points only: one at most this one in every value makes it
    * useless; it makes those it is at most useless */
   for (guint i = 0; i < list->len / gf->n_values; i++)
-    if (point_at_most (&g_array_index (list, double, (gsize) i * gf->n_values), point,
+    if (ffm_pareto_dominates (&g_array_index (list, double, (gsize) i * gf->n_values), point,
                        gf->n_values))
       return;
   for (guint i = list->len / gf->n_values; i-- > 0; )
-    if (point_at_most (point, &g_array_index (list, double, (gsize) i * gf->n_values),
+    if (ffm_pareto_dominates (point, &g_array_index (list, double, (gsize) i * gf->n_values),
                        gf->n_values))
       {
         g_array_remove_range (list, i * gf->n_values, gf->n_values);
@@ -277,7 +268,7 @@ tiles_group_front_beaten (FfmTileSearch *en, const double *cur, double energy,
               : cur[gf->occ_unit[i]] * (1 - 4 * FFM_INCUMBENT_MARGIN)) * en->front_scale;
   for (guint i = 0; i < n; i++, p += gf->n_values)
     if (p[0] < energy && (!gf->latency || p[1] <= latency)
-        && point_at_most (p + 2, occ, gf->n_occ))
+        && ffm_pareto_dominates (p + 2, occ, gf->n_occ))
       return TRUE;
   return FALSE;
 }
