@@ -804,6 +804,21 @@ tiles_table_extend (FfmTileSearch *en, const Table *in, guint k, Table *out, Ffm
       if (!(k + 1 == en->n_vars && leaves_pruned (en))
           && !tiles_table_prune (en, out, x.kids, x.nu2, en->unit_lex[k + 1], &ws->scratch))
         return FALSE;
+      /* Children the pmappings found already beat are not kept: they
+       * would be written, sorted and pruned with the table before being
+       * dropped when it is extended. */
+      if (en->front_phi != NULL && k + 1 < en->n_vars)
+        {
+          guint kept = x.kids;
+          for (guint c = x.kids; c < out->n_rows; c++)
+            if (!tiles_incumbent_beats (en, out, c, k + 1))
+              {
+                if (c != kept)
+                  tiles_table_move_row (en, out, c, kept, x.nu2);
+                kept++;
+              }
+          out->n_rows = kept;
+        }
     }
   return TRUE;
 }
