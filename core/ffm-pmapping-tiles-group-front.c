@@ -241,7 +241,6 @@ tiles_group_front_add_leaf (FfmTileSearch *en)
   g_array_append_vals (list, point, gf->n_values);
 }
 
-
 gboolean
 tiles_group_front_has_points (FfmTileSearch *en, const guint64 *diff, guint k)
 {

@@ -1648,6 +1648,25 @@ check_incumbent_against_unbounded (FfmWorkload *w, FfmArch *a, gboolean *unsound
   return beaten;
 }
 
+/* Timeloop's example problem (tests/data/zoo/conv-layer.json), smaller:
+ * 3 -> 4 channels, 4 x 4 outputs. Transfer full. */
+static FfmWorkload *
+load_small_conv_layer (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(FfmParamValues) values = ffm_param_values_new ();
+  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "zoo",
+                                                 "conv-layer.json", NULL);
+  FfmWorkload *w;
+
+  g_assert_true (ffm_param_values_parse_assignment (values, "m=4", NULL));
+  g_assert_true (ffm_param_values_parse_assignment (values, "p=4", NULL));
+  g_assert_true (ffm_param_values_parse_assignment (values, "q=4", NULL));
+  w = ffm_workload_load (path, values, &error);
+  g_assert_no_error (error);
+  return w;
+}
+
 static void
 test_incumbent_bounds (void)
 {
@@ -1680,18 +1699,8 @@ test_incumbent_bounds (void)
                   "changes a front");
   for (guint i = 0; i < G_N_ELEMENTS (designs); i++)
     {
-      /* Timeloop's example problem, smaller: 3 -> 4 channels, 4 x 4 outputs */
-      g_autoptr(GError) error = NULL;
-      g_autoptr(FfmParamValues) values = ffm_param_values_new ();
-      g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "zoo",
-                                                     "conv-layer.json", NULL);
       g_autoptr(FfmArch) a = inputs_load_arch (designs[i]);
-      g_autoptr(FfmWorkload) w = NULL;
-      g_assert_true (ffm_param_values_parse_assignment (values, "m=4", NULL));
-      g_assert_true (ffm_param_values_parse_assignment (values, "p=4", NULL));
-      g_assert_true (ffm_param_values_parse_assignment (values, "q=4", NULL));
-      w = ffm_workload_load (path, values, &error);
-      g_assert_no_error (error);
+      g_autoptr(FfmWorkload) w = load_small_conv_layer ();
       g_test_message ("%s x conv-layer m=4 p=q=4", designs[i]);
       beaten_large += check_incumbent_against_unbounded (w, a, &unsound_differs);
     }
@@ -2224,21 +2233,12 @@ test_threads_seeds (void)
                   "same pmappings and bound the same partial vectors as on one");
   for (guint i = 0; i < G_N_ELEMENTS (designs); i++)
     {
-      g_autoptr(GError) error = NULL;
-      g_autoptr(FfmParamValues) values = ffm_param_values_new ();
-      g_autofree char *path = g_test_build_filename (G_TEST_DIST, "data", "zoo",
-                                                     "conv-layer.json", NULL);
       g_autoptr(FfmArch) a = inputs_load_arch (designs[i]);
-      g_autoptr(FfmWorkload) w = NULL;
+      g_autoptr(FfmWorkload) w = load_small_conv_layer ();
       g_autoptr(FfmPmappingSet) one = NULL;
       FfmPmappingOptions options;
       guint64 beaten;
 
-      g_assert_true (ffm_param_values_parse_assignment (values, "m=4", NULL));
-      g_assert_true (ffm_param_values_parse_assignment (values, "p=4", NULL));
-      g_assert_true (ffm_param_values_parse_assignment (values, "q=4", NULL));
-      w = ffm_workload_load (path, values, &error);
-      g_assert_no_error (error);
       ffm_pmapping_options_init (&options);
       options.n_threads = 1;
       one = generate (w, a, &options);
