@@ -37,7 +37,10 @@
  * over after a finer dirty pass whenever a step but the last keeps two rows
  * (FFM_DEBUG=join-restart-rows=1; by default: more than 1,024 rows and 4
  * times the dirty pass's), so the refined dirty passes and their bounds are
- * checked.
+ * checked. /ffm/optimality/beams runs problems with the dirty pass's beam
+ * at its narrowest (strategy parameter beam=1e-12, also on random
+ * architectures) and off (beam=0); /ffm/beam-rerun is a problem whose
+ * narrowest beam keeps no row a later step can take.
  *
  * FFM_OPTIMALITY_CASES=N sets the number of problems (default 200),
  * FFM_OPTIMALITY_SEED=S the first seed (case i uses S + i). A failing case
@@ -91,6 +94,10 @@ static double unjoinable_vectors, unjoinable_groups;
 /* ---- Running ---- */
 
 static double join_restarts;    /* the ffm strategy's, summed */
+static double beam_reruns;      /* its dirty passes run again without the beam */
+
+/* The ffm strategy's parameters in check_case() (NULL: the defaults). */
+static FfmParamValues *ffm_values;
 
 static FfmSearchResult *
 run_search (const FfmPluginInfo *plugin, FfmProblem *problem,
@@ -112,9 +119,11 @@ run_search (const FfmPluginInfo *plugin, FfmProblem *problem,
   res = plugin->descriptor->vtable.search->run (&ctx, values, error);
   if (res != NULL)
     {
-      double v = 0, g = 0, restarts = 0;
+      double v = 0, g = 0, restarts = 0, reruns = 0;
       if (ffm_search_result_lookup_stat (res, "join_restarts", &restarts))
         join_restarts += restarts;
+      if (ffm_search_result_lookup_stat (res, "dirty_beam_reruns", &reruns))
+        beam_reruns += reruns;
       if (ffm_search_result_lookup_stat (res, "pmapping_vectors_unjoinable", &v))
         unjoinable_vectors += v;
       if (ffm_search_result_lookup_stat (res, "pmapping_groups_unjoinable", &g))
@@ -351,7 +360,7 @@ check_case (guint64 seed, FfmWorkload *w, FfmArch *a, int max_fused, guint imper
           g_autoptr (GError) e2 = NULL;
           g_autoptr (FfmSearchResult) res = run_strategy (fixture.ffm, problem,
                                                           objectives[k], max_fused,
-                                                          imperfect, NULL, &e2);
+                                                          imperfect, ffm_values, &e2);
           if (res != NULL)
             dump_case (w, a, seed);
           g_assert_null (res);
@@ -374,7 +383,7 @@ check_case (guint64 seed, FfmWorkload *w, FfmArch *a, int max_fused, guint imper
           g_autoptr (GError) e2 = NULL;
           g_autoptr (FfmSearchResult) res = run_strategy (fixture.ffm, problem,
                                                           objectives[k], max_fused,
-                                                          imperfect, NULL, &e2);
+                                                          imperfect, ffm_values, &e2);
           if (res != NULL)
             dump_case (w, a, seed);
           g_assert_null (res);
@@ -398,7 +407,7 @@ check_case (guint64 seed, FfmWorkload *w, FfmArch *a, int max_fused, guint imper
     {
       FfmObjective obj = objectives[k];
       g_autoptr (FfmSearchResult) res = run_strategy (fixture.ffm, problem, obj,
-                                                      max_fused, imperfect, NULL,
+                                                      max_fused, imperfect, ffm_values,
                                                       &error);
       if (res == NULL)
         dump_case (w, a, seed);
@@ -415,8 +424,8 @@ check_case (guint64 seed, FfmWorkload *w, FfmArch *a, int max_fused, guint imper
                threads += 5)
             {
               g_autoptr (FfmSearchResult) again =
-                run_strategy_threads (fixture.ffm, problem, obj, max_fused, imperfect, NULL,
-                                      threads, &error);
+                run_strategy_threads (fixture.ffm, problem, obj, max_fused, imperfect,
+                                      ffm_values, threads, &error);
               g_assert_no_error (error);
               assert_same_results (res, again);
             }
@@ -680,7 +689,8 @@ static void
 test_join_restarts_counted (void)
 {
   g_test_summary ("The clean join starts over at most `refine` times, each "
-                  "after one more dirty pass, and finds the same mapping");
+                  "after one more dirty pass, and no more once a finer pass "
+                  "finds nothing better; the same mapping each time");
   g_autoptr (FfmWorkload) w = inputs_load_matmuls (6, 64, 64);
   g_autoptr (FfmArch) a = inputs_load_arch ("simple.json");
   g_autoptr (FfmProblem) problem = ffm_problem_new (w, a);
@@ -694,9 +704,11 @@ test_join_restarts_counted (void)
   s0 = ffm_search_result_get_solution (plain, 0);
 
   test_debug_push ("join-restart-rows=1");
+  /* The first finer pass finds nothing better than the optimum the first
+   * found: no second start over, though `refine` (3) allows it. */
   forced = run_ffm_refine (problem, -1, &restarts, &passes);
-  g_assert_cmpfloat (restarts, ==, 3);    /* the default `refine` */
-  g_assert_cmpfloat (passes, ==, 4);
+  g_assert_cmpfloat (restarts, ==, 1);
+  g_assert_cmpfloat (passes, ==, 2);
   s = ffm_search_result_get_solution (forced, 0);
   g_assert_cmpfloat (s->energy, ==, s0->energy);
   g_assert_cmpfloat (s->latency, ==, s0->latency);
@@ -996,16 +1008,12 @@ test_optimality_constrained (void)
  * MainMemory, per-tensor memories side by side, random keep / may_keep,
  * at most one fanout, sometimes a second compute unit) x random workloads
  * of 1-2 Einsums: ffm equals exhaustive search, to the last bit. */
+/* @cases random small architectures x random workloads from @seed on. */
 static void
-test_optimality_random_arch (void)
+run_arch_cases (guint64 cases, guint64 seed)
 {
-  guint64 cases = env_number ("FFM_OPTIMALITY_CASES", DEFAULT_CASES);
-  guint64 seed = env_number ("FFM_OPTIMALITY_SEED", DEFAULT_SEED) + 20000;
   Tally t = { 0 };
 
-  g_test_summary ("ffm's optimum equals exhaustive search's on random small "
-                  "architectures x random workloads, for every objective, to the "
-                  "last bit");
   for (guint64 s = seed; t.done < cases; s++)
     {
       g_autoptr (FfmArch) a = NULL;
@@ -1020,6 +1028,90 @@ test_optimality_random_arch (void)
                   "replaced", t.done, t.infeasible, t.replaced);
   /* Most must have a mapping, or the comparison says little. */
   g_assert_cmpuint (t.infeasible, <, t.done / 2 + 1);
+}
+
+static void
+test_optimality_random_arch (void)
+{
+  g_test_summary ("ffm's optimum equals exhaustive search's on random small "
+                  "architectures x random workloads, for every objective, to the "
+                  "last bit");
+  run_arch_cases (env_number ("FFM_OPTIMALITY_CASES", DEFAULT_CASES),
+                  env_number ("FFM_OPTIMALITY_SEED", DEFAULT_SEED) + 20000);
+}
+
+static void
+test_optimality_beams (void)
+{
+  g_test_summary ("FFM equals exhaustive search whatever the dirty pass's "
+                  "beam keeps: the narrowest (only the rows of a step's best "
+                  "least completion, run again without the beam when they "
+                  "all fail later) and none (the paper's dirty pass)");
+  g_autoptr (FfmParamValues) values = ffm_param_values_new ();
+  guint64 cases = env_number ("FFM_OPTIMALITY_CASES", DEFAULT_CASES) / 8 + 1;
+  guint64 seed = env_number ("FFM_OPTIMALITY_SEED", DEFAULT_SEED);
+
+  ffm_values = values;
+  beam_reruns = 0;
+  ffm_param_values_set (values, "beam", "1e-12");
+  run_cases (cases, seed + 11000, FFM_IMPERFECT_NONE);
+  run_arch_cases (cases, seed + 13000);
+  g_test_message ("narrowest beam: %.0f dirty passes run again without it", beam_reruns);
+  ffm_param_values_set (values, "beam", "0");
+  run_cases (cases, seed + 12000, FFM_IMPERFECT_NONE);
+  ffm_values = NULL;
+}
+
+/* tests/data/join/beam-rerun-*.json (a random problem, seed 11276 of
+ * /ffm/optimality/beams when it was written): at one fused loop, for
+ * energy, the narrowest beam keeps at every step only rows no later step
+ * can take, and the dirty pass runs again without it. */
+static void
+test_beam_rerun (void)
+{
+  g_test_summary ("A dirty pass whose beam kept no row a later step could "
+                  "take runs again without it, and the answer is the "
+                  "exhaustive optimum");
+  g_autofree char *arch_path = g_test_build_filename (G_TEST_DIST, "data", "join",
+                                                      "beam-rerun-arch.json", NULL);
+  g_autofree char *workload_path = g_test_build_filename (G_TEST_DIST, "data", "join",
+                                                          "beam-rerun-workload.json", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (FfmArch) a = ffm_arch_load_file (arch_path, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr (FfmWorkload) w = ffm_workload_load (workload_path, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr (FfmProblem) problem = ffm_problem_new (w, a);
+  g_autoptr (FfmParamValues) narrow = ffm_param_values_new ();
+  g_autoptr (FfmParamValues) limits = ffm_param_values_new ();
+  g_autoptr (FfmSearchResult) res = NULL, truth = NULL;
+  double reruns = -1, best = INFINITY, best_latency = INFINITY;
+  const FfmSolution *y;
+
+  ffm_param_values_set (narrow, "beam", "1e-12");
+  res = run_strategy (fixture.ffm, problem, FFM_OBJECTIVE_ENERGY, 1, FFM_IMPERFECT_NONE,
+                      narrow, &error);
+  g_assert_no_error (error);
+  g_assert_true (ffm_search_result_lookup_stat (res, "dirty_beam_reruns", &reruns));
+  g_assert_cmpfloat (reruns, ==, 1);
+
+  ffm_param_values_set (limits, "max_combinations", MAX_COMBINATIONS);
+  ffm_param_values_set (limits, "max_pmappings", MAX_PMAPPINGS);
+  truth = run_strategy (fixture.exhaustive, problem, FFM_OBJECTIVE_PARETO, 1,
+                        FFM_IMPERFECT_NONE, limits, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < ffm_search_result_get_n_solutions (truth); i++)
+    {
+      const FfmSolution *x = ffm_search_result_get_solution (truth, i);
+      if (x->energy < best || (x->energy == best && x->latency < best_latency))
+        {
+          best = x->energy;
+          best_latency = x->latency;
+        }
+    }
+  y = ffm_search_result_get_solution (res, 0);
+  g_assert_cmpfloat (y->energy, ==, best);
+  g_assert_cmpfloat (y->latency, ==, best_latency);
 }
 
 /* Two compute units serving one Einsum on paths with different memories
@@ -1078,6 +1170,8 @@ main (int argc, char **argv)
   g_test_add_func ("/ffm/optimality/growing-groups", test_optimality_growing_groups);
   g_test_add_func ("/ffm/optimality/join-restarts", test_optimality_join_restarts);
   g_test_add_func ("/ffm/join-restarts-counted", test_join_restarts_counted);
+  g_test_add_func ("/ffm/optimality/beams", test_optimality_beams);
+  g_test_add_func ("/ffm/beam-rerun", test_beam_rerun);
   g_test_add_func ("/ffm/optimality/constrained", test_optimality_constrained);
   g_test_add_func ("/ffm/optimality/fused-loops", test_optimality_fused_loops);
   g_test_add_func ("/ffm/optimality/fused-loops-more", test_optimality_fused_loops_more);

@@ -2,8 +2,11 @@
  *
  *   1. every Einsum's Pareto-optimal pmappings (ffm_pmappings_generate());
  *   2. a dirty join: the join of join.h with objectives compared in boxes
- *      of ratio 1 + epsilon, which keeps few rows and ends with real, valid
- *      mappings whose best value bounds the optimum [1, §6.3];
+ *      (of ratio 1 + epsilon [1, §6.3]; with the beam, of epsilon times
+ *      one Einsum's mean least value) and, for one objective, only the rows
+ *      near the step's best least completion kept (the beam), which keeps
+ *      few rows and ends with real, valid mappings whose best value bounds
+ *      the optimum;
  *   3. a clean join, exact, that drops every partial mapping whose
  *      objectives so far plus the least the remaining Einsums can add
  *      cannot reach that bound (partial sums only grow);
@@ -27,12 +30,22 @@
 #define OWNER "strategy ffm"
 
 static const FfmParamSpec ffm_params[] = {
-  /* TUNING: 0.05 keeps the dirty pass within 5% of the optimum per
-   * objective; tried 0.01-1 on GPT-3 and matmul chains: the clean pass
-   * then prunes nearly everything, and the dirty pass stays small. */
+  /* TUNING: 0.05; tried 0.01-1 on GPT-3 and matmul chains: the clean
+   * pass then prunes nearly everything, and the dirty pass stays small. */
   { "epsilon", FFM_PARAM_NUMBER, "0.05",
-    "dirty pass: objectives compared in boxes of ratio 1 + epsilon "
-    "(0 = no dirty pass)", 0, 100, NULL },
+    "dirty pass: objectives compared in boxes of epsilon times the mean "
+    "least value of one Einsum (of ratio 1 + epsilon without a beam or for "
+    "the Pareto set; 0 = no dirty pass)", 0, 100, NULL },
+  /* TUNING: 0.05; tried 0, 0.01, 0.05 and 0.25 on GPT-3 6.7B and 175B,
+   * Llama-3 8B, ResNet-50, MobileNet-V3 and chains of 100-1,000 matmuls
+   * (docs/ffm-search.md, "The dirty pass's beam"): 0.01 starts the clean
+   * pass over more often, 0.25 keeps 3-5x the rows; 0 (the paper's
+   * dirty pass) took 1,000 matmuls 4.6 s and Llama-3 8B on the edge chip
+   * 19.6 s, against 1.5 s and 2.9 s. */
+  { "beam", FFM_PARAM_NUMBER, "0.05",
+    "dirty pass for energy, latency or EDP: each step keeps only the rows "
+    "whose least possible final value is within 1 + beam of the step's best "
+    "(0 = keep all)", 0, 1000, NULL },
   /* TUNING: each refinement divides epsilon by REFINE_DIVISOR; three
    * reach 0.0004 from the default, finer than the chains of 1,000 matmuls
    * measured needed (docs/ffm-search.md, "Two passes"). */
@@ -311,6 +324,9 @@ typedef struct {
   double *clean_cpu;            /* [n_einsums]: over clean attempts */
   double dirty_seconds, clean_seconds;
   guint n_refined, n_restarts;
+  guint n_beam_reruns;          /* dirty passes run again without the beam */
+  gboolean improved;            /* the last dirty pass found a better
+                                   bound than the passes before it */
 } Passes;
 
 /* The per-step row limits of a clean pass after dirty pass @dirty
@@ -329,6 +345,17 @@ restart_limits (const JoinResult *dirty)
   return limits;
 }
 
+/* Whether one of the @n (energy, latency) points of @front is no worse
+ * than (@energy, @latency) in both. */
+static gboolean
+front_covers (const double *front, guint n, double energy, double latency)
+{
+  for (guint i = 0; i < n; i++)
+    if (front[2 * i] <= energy && front[2 * i + 1] <= latency)
+      return TRUE;
+  return FALSE;
+}
+
 /* Runs a dirty pass at @epsilon (bounded by the candidates so far, if
  * any), adds its candidates and tightens @pass's bound with them. */
 static gboolean
@@ -336,12 +363,29 @@ dirty_pass (JoinProblem *problem, JoinPassOptions *pass, double epsilon,
             Passes *passes, GError **error)
 {
   JoinResult *r;
-  guint first = passes->cands->len;
+  guint first = passes->cands->len, n_front = passes->front->len / 2;
 
   pass->epsilon = epsilon;
   pass->phase = "dirty join";
   pass->give_up_above = NULL;
   r = join_run (problem, pass, error);
+  if (r != NULL && join_result_get_n_final (r) == 0 && !pass->bounded
+      && pass->beam > 0 && pass->objective != FFM_OBJECTIVE_PARETO)
+    {
+      /* The beam kept only rows a later step could not take (a memory
+       * too small for them): the pass again without it. (A bounded pass
+       * that ends empty leaves the bound as it was, which is right.) */
+      double beam = pass->beam;
+      g_debug ("ffm: the dirty pass at epsilon %g with a beam ended with no "
+               "mapping: again without the beam", epsilon);
+      passes->dirty_seconds += join_result_get_seconds (r);
+      add_step_cpu (passes->dirty_cpu, r);
+      join_result_free (r);
+      passes->n_beam_reruns++;
+      pass->beam = 0;
+      r = join_run (problem, pass, error);
+      pass->beam = beam;
+    }
   if (r == NULL)
     return FALSE;
   g_ptr_array_add (passes->dirty, r);
@@ -349,18 +393,27 @@ dirty_pass (JoinProblem *problem, JoinPassOptions *pass, double epsilon,
   add_step_cpu (passes->dirty_cpu, r);
   passes->dirty_seconds += join_result_get_seconds (r);
   add_candidates (passes->cands, r, pass->objective);
+  passes->improved = FALSE;
   for (guint i = first; i < passes->cands->len; i++)
     {
       const Candidate *c = &g_array_index (passes->cands, Candidate, i);
       double v = candidate_value (c, pass->objective);
+      if (pass->objective == FFM_OBJECTIVE_PARETO)
+        passes->improved |= !front_covers ((const double *) passes->front->data,
+                                           n_front, c->energy, c->latency);
       if (!pass->bounded || v < pass->bound)
-        pass->bound = v;
+        {
+          passes->improved |= pass->objective != FFM_OBJECTIVE_PARETO;
+          pass->bound = v;
+        }
       pass->bounded = TRUE;
       g_array_append_val (passes->front, c->energy);
       g_array_append_val (passes->front, c->latency);
     }
   pass->front = (const double *) passes->front->data;
   pass->n_front = passes->front->len / 2;
+  g_debug ("ffm: the dirty pass at epsilon %g found %u mappings; the bound is now %.17g",
+           epsilon, passes->cands->len - first, pass->bound);
   return TRUE;
 }
 
@@ -486,6 +539,8 @@ ffm_run (const FfmSearchContext *ctx, const FfmParamValues *values,
   if (!ffm_param_values_validate (values, ffm_params, OWNER, error)
       || !ffm_param_values_get_number (values, ffm_params, OWNER, "epsilon",
                                        &epsilon, error)
+      || !ffm_param_values_get_number (values, ffm_params, OWNER, "beam",
+                                       &pass.beam, error)
       || !ffm_param_values_get_integer (values, ffm_params, OWNER, "refine",
                                         &refine, error)
       || !ffm_param_values_get_bool (values, ffm_params, OWNER, "reuse",
@@ -569,6 +624,10 @@ ffm_run (const FfmSearchContext *ctx, const FfmParamValues *values,
       epsilon /= REFINE_DIVISOR;
       if (!dirty_pass (problem, &pass, epsilon, &passes, error))
         goto out;
+      /* A finer pass that found nothing better says the bound is not what
+       * keeps the clean pass's rows: no further start over. */
+      if (!passes.improved)
+        passes.n_refined = (guint) refine;
     }
   add_candidates (cands, clean, ctx->objective);
   if (passes.last_dirty != NULL)
@@ -578,7 +637,11 @@ ffm_run (const FfmSearchContext *ctx, const FfmParamValues *values,
       ffm_search_result_set_stat (result, "seconds_dirty_join", passes.dirty_seconds);
     }
   ffm_search_result_set_stat (result, "dirty_passes", passes.dirty->len);
+  /* How close the dirty passes came: the bound the clean pass had. */
+  if (pass.bounded && ctx->objective != FFM_OBJECTIVE_PARETO)
+    ffm_search_result_set_stat (result, "dirty_bound", pass.bound);
   ffm_search_result_set_stat (result, "join_restarts", passes.n_restarts);
+  ffm_search_result_set_stat (result, "dirty_beam_reruns", passes.n_beam_reruns);
   record_survivors (result, w, clean, "join_survivors");
   record_step_cpu (result, w, passes.clean_cpu, "join");
   ffm_search_result_set_stat (result, "seconds_join", passes.clean_seconds);

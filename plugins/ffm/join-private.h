@@ -133,6 +133,8 @@ struct _JoinProblem {
                                    budget less what the pmappings hold */
   double *rest_energy;          /* [n_einsums]: sum of minima after x */
   double *rest_latency;
+  double *mean_min_energy;      /* [n_einsums]: mean of minima 0..x */
+  double *mean_min_latency;
 };
 
 /* Everything the row arithmetic needs for one (left group, unit) pair. */

@@ -266,10 +266,35 @@ prune_rows (const JoinProblem *p, double *v, guint n, guint w, guint n_front,
   return ffm_pareto_prune_front (v, n, w, n_front, kept);
 }
 
-/* Pareto-prunes @g (objectives in boxes of ratio 1 + @epsilon when
- * @epsilon > 0). */
+/* Whether pass @o is a dirty pass with a beam (beam_prune()). */
+static gboolean
+has_beam (const JoinPassOptions *o)
+{
+  return o->epsilon > 0 && o->beam > 0 && o->objective != FFM_OBJECTIVE_PARETO;
+}
+
+/* The widths of a dirty pass's boxes at step @x, energy and latency, into
+ * @width. With a beam: @epsilon times the mean of the least values of
+ * Einsums 0..x, so that a step's boxes are as fine at the thousandth
+ * Einsum as at the first (boxes of ratio 1 + epsilon span epsilon times
+ * everything joined so far: on a chain of 1,000 matmuls the first pass
+ * ended 3.6x off the optimum). Without one, or when those least values
+ * are unknown: 0, boxes of ratio 1 + @epsilon (the paper's), as the
+ * beam is what keeps fine boxes few. */
 static void
-prune_group (const JoinProblem *p, Group *g, double epsilon)
+box_widths (const JoinProblem *p, const JoinPassOptions *o, guint x, double *width)
+{
+  const double *mean[2] = { p->mean_min_energy, p->mean_min_latency };
+
+  for (guint k = 0; k < 2; k++)
+    width[k] = has_beam (o) && isfinite (mean[k][x]) && mean[k][x] > 0
+      ? o->epsilon * mean[k][x] : 0;
+}
+
+/* Pareto-prunes @g (objectives in boxes when @epsilon > 0: of @width
+ * per objective, or of ratio 1 + @epsilon where the width is 0). */
+static void
+prune_group (const JoinProblem *p, Group *g, double epsilon, const double *width)
 {
   guint n = g->prov->len, w = g->width, kept_n;
   g_autofree guint *kept = NULL;
@@ -287,13 +312,16 @@ prune_group (const JoinProblem *p, Group *g, double epsilon)
        * back into the survivors (a copy of the whole group was the
        * largest allocation of the dirty join: 460 MB at GPT-3's AV). */
       g_autofree double *objectives = g_new (double, (gsize) n * p->n_obj);
-      double scale = 1 / log1p (epsilon);
+      double ratio = 1 / log1p (epsilon);
       for (guint r = 0; r < n; r++)
         for (guint k = 0; k < p->n_obj; k++)
           {
-            double x = v[(gsize) r * w + k];
-            objectives[(gsize) r * p->n_obj + k] = x;
-            v[(gsize) r * w + k] = x > 0 ? floor (log (x) * scale) : -INFINITY;
+            double y = v[(gsize) r * w + k];
+            objectives[(gsize) r * p->n_obj + k] = y;
+            if (width[k] > 0)
+              v[(gsize) r * w + k] = floor (y / width[k]);
+            else
+              v[(gsize) r * w + k] = y > 0 ? floor (log (y) * ratio) : -INFINITY;
           }
       kept_n = prune_rows (p, v, n, w, 0, kept);    /* moves survivors itself */
       for (guint i = 0; i < kept_n; i++)
@@ -315,6 +343,7 @@ typedef struct {
   const JoinProblem *p;
   GPtrArray *groups;
   double epsilon;
+  double width[2];
 } PruneJob;
 
 static void
@@ -322,14 +351,15 @@ prune_one (guint i, gpointer user)
 {
   PruneJob *job = user;
 
-  prune_group (job->p, g_ptr_array_index (job->groups, i), job->epsilon);
+  prune_group (job->p, g_ptr_array_index (job->groups, i), job->epsilon, job->width);
 }
 
 static void
-prune_all (const JoinProblem *p, GPtrArray *groups, double epsilon)
+prune_all (const JoinProblem *p, const JoinPassOptions *o, guint x, GPtrArray *groups)
 {
-  PruneJob job = { p, groups, epsilon };
+  PruneJob job = { p, groups, o->epsilon, { 0, 0 } };
 
+  box_widths (p, o, x, job.width);
   join_run_items (p->n_threads, prune_one, &job, NULL, groups->len);
 }
 
@@ -449,7 +479,7 @@ fill_group (Fill *f, guint g)
               && ng->prov->len >= 2 * (gsize) ng->pruned + f->slack)
             {
               guint before = ng->prov->len;
-              prune_group (p, ng, 0);
+              prune_group (p, ng, 0, NULL);
               g_debug ("step %u (%s): a group of %u rows pruned to %u while "
                        "filling", f->x, st->e->name, before, ng->prov->len);
             }
@@ -586,6 +616,69 @@ walk_one (guint i, gpointer user)
   walk_chunk (w, &w->chunks[i]);
 }
 
+/* The least value of objective @objective a row of step @x can still
+ * reach: its objectives so far plus the least each remaining Einsum adds
+ * (may_beat_bound()'s test). */
+static double
+least_completion (const JoinProblem *p, FfmObjective objective, guint x,
+                  const double *row)
+{
+  double e = row[0] + p->rest_energy[x], l = row[1] + p->rest_latency[x];
+
+  switch (objective)
+    {
+    case FFM_OBJECTIVE_ENERGY:
+      return e;
+    case FFM_OBJECTIVE_LATENCY:
+      return l;
+    case FFM_OBJECTIVE_EDP:
+    default:
+      return e * l;
+    }
+}
+
+/* The dirty pass's beam: drops the rows of step @x whose least completion
+ * is above 1 + @beam times the step's best. A dirty pass only needs good,
+ * real mappings for the clean pass's bound; a row that far behind the
+ * step's best rarely becomes one, and keeping it costs every later step
+ * (docs/ffm-search.md, "The dirty pass's beam"). */
+static void
+beam_prune (const JoinProblem *p, guint x, GPtrArray *groups, FfmObjective objective,
+            double beam)
+{
+  double best = INFINITY, limit;
+
+  for (guint i = 0; i < groups->len; i++)
+    {
+      const Group *g = g_ptr_array_index (groups, i);
+      const double *v = (const double *) g->values->data;
+      for (guint r = 0; r < g->prov->len; r++)
+        best = MIN (best, least_completion (p, objective, x, v + (gsize) r * g->width));
+    }
+  limit = best * (1 + beam);
+  for (guint i = 0; i < groups->len; i++)
+    {
+      Group *g = g_ptr_array_index (groups, i);
+      double *v = (double *) g->values->data;
+      guint n = 0;
+      for (guint r = 0; r < g->prov->len; r++)
+        {
+          if (!(least_completion (p, objective, x, v + (gsize) r * g->width) <= limit))
+            continue;
+          if (n != r)
+            {
+              memcpy (v + (gsize) n * g->width, v + (gsize) r * g->width,
+                      sizeof (double) * g->width);
+              g_array_index (g->prov, Prov, n) = g_array_index (g->prov, Prov, r);
+            }
+          n++;
+        }
+      g_array_set_size (g->values, (gsize) n * g->width);
+      g_array_set_size (g->prov, n);
+      g->pruned = 0;
+    }
+}
+
 /* Joins step @x: @left (groups with history ids) with the units of Einsum
  * x, into new groups; NULL with @error set when the memory budget runs
  * out. First a walk over the pairs that match (chunks of left groups in
@@ -717,6 +810,8 @@ join_step (const JoinProblem *p, guint x, GPtrArray *left,
              (double) (walked - merged) / G_USEC_PER_SEC,
              (double) (g_get_monotonic_time () - walked) / G_USEC_PER_SEC,
              groups_rows (out, NULL));
+  if (has_beam (o))
+    beam_prune (p, x, out, o->objective, o->beam);
   /* Drop empty groups, keep the order (in one pass: one removal at a time
    * moves the rest of the array each time). */
   {
@@ -732,7 +827,7 @@ join_step (const JoinProblem *p, guint x, GPtrArray *left,
       }
     g_ptr_array_set_size (out, n_kept);     /* frees NULLs only */
   }
-  prune_all (p, out, o->epsilon);
+  prune_all (p, o, x, out);
   if (!g_log_writer_default_would_drop (G_LOG_LEVEL_DEBUG, G_LOG_DOMAIN))
     {
       guint width;
@@ -832,8 +927,9 @@ join_run (JoinProblem *p, const JoinPassOptions *o, GError **error)
         }
       if (hist->len == 0)
         {
-          /* A bounded pass may prune everything: the bound was optimal. */
-          if (!o->bounded)
+          /* A bounded pass may prune everything: the bound was optimal;
+           * a beam may have kept only rows a later step cannot take. */
+          if (!o->bounded && !has_beam (o))
             {
               g_set_error (error, FFM_SEARCH_ERROR, FFM_SEARCH_ERROR_INFEASIBLE,
                            "no fused mapping of %s fits %s: nothing joins or "

@@ -53,7 +53,12 @@ void join_problem_free (JoinProblem *problem);
 /* How a pass prunes. */
 typedef struct {
   double epsilon;           /* > 0: dirty pass, objectives compared in boxes
-                               of ratio 1 + epsilon; 0: exact */
+                               (with a beam: of epsilon times the mean least
+                               value of the Einsums so far; without: of
+                               ratio 1 + epsilon); 0: exact */
+  double beam;              /* > 0, dirty pass for one objective: a step
+                               drops its rows whose least completion is
+                               above 1 + beam times its best; 0: none */
   gboolean bounded;         /* clean pass: drop rows that cannot beat bound */
   FfmObjective objective;   /* what the bound is about */
   double bound;             /* best single objective known (energy, latency or EDP) */

@@ -48,6 +48,8 @@ join_problem_free (JoinProblem *p)
     }
   g_free (p->steps);
   g_free (p->rest_energy);
+  g_free (p->mean_min_energy);
+  g_free (p->mean_min_latency);
   g_free (p->rest_latency);
   ffm_memory_budget_free (p->budget);
   g_free (p);
@@ -552,6 +554,18 @@ join_problem_new (FfmPmappingSet *set, FfmObjective objective,
       p->rest_latency[x - 1] = p->rest_latency[x]
         + (isfinite (p->steps[x].min_latency) ? p->steps[x].min_latency : 0);
     }
+  p->mean_min_energy = g_new0 (double, MAX (p->n_einsums, 1));
+  p->mean_min_latency = g_new0 (double, MAX (p->n_einsums, 1));
+  {
+    double e = 0, l = 0;
+    for (guint x = 0; x < p->n_einsums; x++)
+      {
+        e += isfinite (p->steps[x].min_energy) ? p->steps[x].min_energy : 0;
+        l += isfinite (p->steps[x].min_latency) ? p->steps[x].min_latency : 0;
+        p->mean_min_energy[x] = e / (x + 1);
+        p->mean_min_latency[x] = l / (x + 1);
+      }
+  }
   return p;
 }
 
