@@ -64,6 +64,9 @@ static const FlagInfo flag_info[FFM_DEBUG_N_FLAGS] = {
   [FFM_DEBUG_INCUMBENT_BOUND_SCALE] = { "incumbent-bound-scale", KIND_DOUBLE, TRUE,
     "=X: multiply the partial tile vectors' bounds against the pmappings found "
     "by X (X > 1 is unsound: for the tests)" },
+  [FFM_DEBUG_JOIN_BEAM_EMPTY_STEP] = { "join-beam-empty-step", KIND_UINT, TRUE,
+    "=N: a dirty pass with a beam keeps no row at the Nth Einsum's step (the "
+    "pass then runs again without the beam)" },
 };
 
 typedef struct {

@@ -4,9 +4,9 @@
  *   2. a dirty join: the join of join.h with objectives compared in boxes
  *      (of ratio 1 + epsilon [1, §6.3]; with the beam, of epsilon times
  *      one Einsum's mean least value) and, for one objective, only the rows
- *      near the step's best least completion kept (the beam), which keeps
- *      few rows and ends with real, valid mappings whose best value bounds
- *      the optimum;
+ *      near the step's best least completion kept, and each group's best
+ *      (the beam), which keeps few rows and ends with real, valid mappings
+ *      whose best value bounds the optimum;
  *   3. a clean join, exact, that drops every partial mapping whose
  *      objectives so far plus the least the remaining Einsums can add
  *      cannot reach that bound (partial sums only grow);
@@ -36,16 +36,17 @@ static const FfmParamSpec ffm_params[] = {
     "dirty pass: objectives compared in boxes of epsilon times the mean "
     "least value of one Einsum (of ratio 1 + epsilon without a beam or for "
     "the Pareto set; 0 = no dirty pass)", 0, 100, NULL },
-  /* TUNING: 0.05; tried 0, 0.01, 0.05 and 0.25 on GPT-3 6.7B and 175B,
-   * Llama-3 8B, ResNet-50, MobileNet-V3 and chains of 100-1,000 matmuls
-   * (docs/ffm-search.md, "The dirty pass's beam"): 0.01 starts the clean
-   * pass over more often, 0.25 keeps 3-5x the rows; 0 (the paper's
-   * dirty pass) took 1,000 matmuls 4.6 s and Llama-3 8B on the edge chip
-   * 19.6 s, against 1.5 s and 2.9 s. */
+  /* TUNING: 0.05; tried 0, 0.01, 0.02, 0.05 and 0.25 on GPT-3 6.7B and
+   * 175B, Llama-3 8B, DeepSeek-V3, ResNet-50, MobileNet-V3 and chains of
+   * 100-1,000 matmuls (docs/ffm-search.md, "The dirty pass's beam"):
+   * 0.01-0.02 start the clean pass over more often or leave it a looser
+   * bound, 0.25 keeps 3-5x the rows; 0 (the paper's dirty pass) took
+   * 1,000 matmuls 4.9 s and Llama-3 8B on the edge chip 19.4 s, against
+   * 2.2 s and 3.4 s. */
   { "beam", FFM_PARAM_NUMBER, "0.05",
     "dirty pass for energy, latency or EDP: each step keeps only the rows "
-    "whose least possible final value is within 1 + beam of the step's best "
-    "(0 = keep all)", 0, 1000, NULL },
+    "whose least possible final value is within 1 + beam of the step's best, "
+    "and the best row of each group (0 = keep all)", 0, 1000, NULL },
   /* TUNING: each refinement divides epsilon by REFINE_DIVISOR; three
    * reach 0.0004 from the default, finer than the chains of 1,000 matmuls
    * measured needed (docs/ffm-search.md, "Two passes"). */

@@ -58,7 +58,8 @@ typedef struct {
                                ratio 1 + epsilon); 0: exact */
   double beam;              /* > 0, dirty pass for one objective: a step
                                drops its rows whose least completion is
-                               above 1 + beam times its best; 0: none */
+                               above 1 + beam times its best, but for each
+                               group's best row; 0: none */
   gboolean bounded;         /* clean pass: drop rows that cannot beat bound */
   FfmObjective objective;   /* what the bound is about */
   double bound;             /* best single objective known (energy, latency or EDP) */

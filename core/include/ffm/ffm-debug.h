@@ -85,6 +85,11 @@ typedef enum {
                                      multiplied by X (test hooks only: X > 1
                                      makes them unsound, which the tests
                                      must see) */
+  FFM_DEBUG_JOIN_BEAM_EMPTY_STEP, /* join-beam-empty-step=N: a dirty pass
+                                     with a beam keeps no row at the Nth
+                                     Einsum's step (1: the first), as a
+                                     beam whose rows no later step can take
+                                     leaves it (test hooks only) */
   FFM_DEBUG_N_FLAGS
 } FfmDebugFlag;
 
