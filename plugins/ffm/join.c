@@ -292,7 +292,8 @@ box_widths (const JoinProblem *p, const JoinPassOptions *o, guint x, double *wid
 }
 
 /* Pareto-prunes @g (objectives in boxes when @epsilon > 0: of @width
- * per objective, or of ratio 1 + @epsilon where the width is 0). */
+ * per objective, or of ratio 1 + @epsilon where the width is 0; @width
+ * may be NULL when @epsilon is 0). */
 static void
 prune_group (const JoinProblem *p, Group *g, double epsilon, const double *width)
 {
