@@ -1084,26 +1084,29 @@ test_beam_rerun (void)
       return;
     }
   for (guint k = 0; k < G_N_ELEMENTS (objectives); k++)
-    for (guint step = 1; step <= 4; step += 3)
-      {
-        g_autoptr (GError) error = NULL;
-        g_autoptr (FfmSearchResult) plain = NULL, forced = NULL;
-        g_autofree char *flag = g_strdup_printf ("join-beam-empty-step=%u", step);
-        double reruns = -1;
-        plain = run_strategy (fixture.ffm, problem, objectives[k], -1,
-                              FFM_IMPERFECT_NONE, NULL, &error);
-        g_assert_no_error (error);
-        g_assert_true (ffm_search_result_lookup_stat (plain, "dirty_beam_reruns", &reruns));
-        g_assert_cmpfloat (reruns, ==, 0);
-        test_debug_push (flag);
-        forced = run_strategy (fixture.ffm, problem, objectives[k], -1,
-                               FFM_IMPERFECT_NONE, NULL, &error);
-        test_debug_pop ();
-        g_assert_no_error (error);
-        g_assert_true (ffm_search_result_lookup_stat (forced, "dirty_beam_reruns", &reruns));
-        g_assert_cmpfloat (reruns, ==, 1);
-        assert_same_results (plain, forced);
-      }
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (FfmSearchResult) plain = NULL;
+      double reruns = -1;
+      plain = run_strategy (fixture.ffm, problem, objectives[k], -1,
+                            FFM_IMPERFECT_NONE, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_true (ffm_search_result_lookup_stat (plain, "dirty_beam_reruns", &reruns));
+      g_assert_cmpfloat (reruns, ==, 0);
+      for (guint step = 1; step <= 4; step += 3)
+        {
+          g_autoptr (FfmSearchResult) forced = NULL;
+          g_autofree char *flag = g_strdup_printf ("join-beam-empty-step=%u", step);
+          test_debug_push (flag);
+          forced = run_strategy (fixture.ffm, problem, objectives[k], -1,
+                                 FFM_IMPERFECT_NONE, NULL, &error);
+          test_debug_pop ();
+          g_assert_no_error (error);
+          g_assert_true (ffm_search_result_lookup_stat (forced, "dirty_beam_reruns", &reruns));
+          g_assert_cmpfloat (reruns, ==, 1);
+          assert_same_results (plain, forced);
+        }
+    }
 }
 
 /* Two compute units serving one Einsum on paths with different memories

@@ -655,42 +655,37 @@ beam_prune (const JoinProblem *p, guint x, GPtrArray *groups, FfmObjective objec
 {
   gboolean empty = ffm_debug_flag_is_set (FFM_DEBUG_JOIN_BEAM_EMPTY_STEP)
     && ffm_debug_flag_get_uint (FFM_DEBUG_JOIN_BEAM_EMPTY_STEP, 0) == x + 1;
+  g_autofree guint *group_best = g_new (guint, MAX (groups->len, 1));
   double best = INFINITY, limit;
 
+  /* each group's best row (the first of equals) and the step's best */
   for (guint i = 0; i < groups->len; i++)
     {
       const Group *g = g_ptr_array_index (groups, i);
       const double *v = (const double *) g->values->data;
+      double own = INFINITY;
+      group_best[i] = 0;
       for (guint r = 0; r < g->prov->len; r++)
-        best = MIN (best, least_completion (p, objective, x, v + (gsize) r * g->width));
+        {
+          double c = least_completion (p, objective, x, v + (gsize) r * g->width);
+          if (c < own)
+            {
+              own = c;
+              group_best[i] = r;
+            }
+        }
+      best = MIN (best, own);
     }
-  limit = best * (1 + beam);
+  limit = empty ? -INFINITY : best * (1 + beam);
   for (guint i = 0; i < groups->len; i++)
     {
       Group *g = g_ptr_array_index (groups, i);
       double *v = (double *) g->values->data;
-      double group_best = INFINITY;
-      guint n = 0, first_best = 0;
+      guint n = 0;
 
-      if (empty)
-        {
-          g_array_set_size (g->values, 0);
-          g_array_set_size (g->prov, 0);
-          g->pruned = 0;
-          continue;
-        }
       for (guint r = 0; r < g->prov->len; r++)
         {
-          double c = least_completion (p, objective, x, v + (gsize) r * g->width);
-          if (c < group_best)
-            {
-              group_best = c;
-              first_best = r;
-            }
-        }
-      for (guint r = 0; r < g->prov->len; r++)
-        {
-          if (r != first_best
+          if ((empty || r != group_best[i])
               && !(least_completion (p, objective, x, v + (gsize) r * g->width) <= limit))
             continue;
           if (n != r)
