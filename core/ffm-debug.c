@@ -67,6 +67,18 @@ static const FlagInfo flag_info[FFM_DEBUG_N_FLAGS] = {
   [FFM_DEBUG_JOIN_BEAM_EMPTY_STEP] = { "join-beam-empty-step", KIND_UINT, TRUE,
     "=N: a dirty pass with a beam keeps no row at the Nth Einsum's step (the "
     "pass then runs again without the beam)" },
+  [FFM_DEBUG_NO_INCUMBENT_LAST_CHAINS] = { "no-incumbent-last-chains", KIND_BOOLEAN, FALSE,
+    "bound the partial tile vectors' energy with each factor of the last variable "
+    "at its least, not with the least over its chains" },
+  [FFM_DEBUG_INCUMBENT_LAST_MAX] = { "incumbent-last-max", KIND_BOOLEAN, TRUE,
+    "take the partial tile vectors' energy over the last variable's chains at "
+    "its largest (unsound: for the tests)" },
+  [FFM_DEBUG_NO_INCUMBENT_BUCKETS] = { "no-incumbent-buckets", KIND_BOOLEAN, FALSE,
+    "visit every bucket of chains of a partial tile vector, even when a pmapping "
+    "found beats the bound of its every child" },
+  [FFM_DEBUG_INCUMBENT_BUCKET_MAX] = { "incumbent-bucket-max", KIND_BOOLEAN, TRUE,
+    "bound a bucket's children with its chains' largest factors (unsound: for the "
+    "tests)" },
 };
 
 typedef struct {

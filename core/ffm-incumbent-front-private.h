@@ -52,6 +52,12 @@ guint ffm_incumbent_front_get_n_points (const FfmIncumbentFront *front);
 gboolean ffm_incumbent_front_beats (const FfmIncumbentFront *front, double energy,
                                     double latency);
 
+/* The least energy of a point of the front with latency at most
+ * @latency (INFINITY: none): ffm_incumbent_front_beats() is TRUE exactly
+ * when it is below @energy by more than FFM_INCUMBENT_MARGIN of it (and
+ * @energy > 0), so one answer serves several energy bounds. */
+double ffm_incumbent_front_least_energy (const FfmIncumbentFront *front, double latency);
+
 /* The relative margin of ffm_incumbent_front_beats() and of the tile
  * search's latency bound: the bounds are sums of products in another
  * order than the cost model's (a few ulps off), and an energy bound

@@ -109,6 +109,31 @@ ffm_incumbent_front_add (FfmIncumbentFront *front, double energy, double latency
   g_array_insert_val (f->latency, at, latency);
 }
 
+double
+ffm_incumbent_front_least_energy (const FfmIncumbentFront *front, double latency)
+{
+  const FfmIncumbentFront *f = front;
+  const double *l;
+  guint lo = 0, hi;
+
+  if (f == NULL || f->energy->len == 0)
+    return INFINITY;
+  if (!f->use_latency)
+    return g_array_index (f->energy, double, 0);
+  /* latency descends along the front: the first point at most @latency */
+  l = (const double *) f->latency->data;
+  hi = f->latency->len;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (l[mid] <= latency)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+  return lo < f->energy->len ? g_array_index (f->energy, double, lo) : INFINITY;
+}
+
 gboolean
 ffm_incumbent_front_beats (const FfmIncumbentFront *front, double energy, double latency)
 {

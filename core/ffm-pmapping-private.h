@@ -707,6 +707,31 @@ typedef struct {
   FfmIncumbentFront *front;           /* the template's front copied, which
                                          its own leaves join (tiles_leaf()) */
   double front_scale;                 /* 1, or FFM_DEBUG=incumbent-bound-scale */
+  /* The last variable's chains, each as the weights its factors give the
+   * units of depth n_vars - 1 in the energy (only chains no other is at
+   * most in every weight): a row's energy bound takes the least over
+   * them rather than each factor's least (tiles_incumbent_setup());
+   * front_last_n == 0: off. */
+  double *front_last_w;               /* [front_last_n x n_units[n_vars - 1]] */
+  guint front_last_n;
+  /* per depth k: for each bucket of order[k], each descriptor's least
+   * factor over the bucket's chains, then its largest; NULL where the
+   * children of a bucket are not held to the front as one (a fused loop
+   * of order[k] puts them in different groups) */
+  double *front_bucket_phi[MAX_VARS];
+  guint64 bucket_front_tests;         /* buckets so held, */
+  guint64 bucket_front_cut;           /* the chains of those beaten, */
+  guint64 bucket_front_skipped;       /* and those not held (their worth) */
+  guint *front_last_first;            /* per bucket of the last variable: its
+                                         first chain kept; [n_buckets + 1] */
+  guint front_last_n_buckets;
+  guint *front_last_fits;             /* scratch: the buckets the spatial
+                                         products front_last_used leave */
+  guint front_last_n_fits;
+  guint64 front_last_used[MAX_DIMS];
+  gboolean front_last_used_valid;
+  gboolean front_last_max;            /* FFM_DEBUG=incumbent-last-max (tests:
+                                         the largest, unsound) */
   guint64 front_ops;                  /* the Einsum's operations, 0: too many */
   double front_throughput;            /* the compute unit's */
   guint64 n_beaten;                   /* rows not extended (out->n_beaten) */
@@ -1271,6 +1296,13 @@ void tiles_incumbent_free (FfmTileSearch *en);
 /* Whether a pmapping of the front beats every completion of row @r of
  * table @t, of depth @k (counted in en->n_beaten). */
 gboolean tiles_incumbent_beats (FfmTileSearch *en, const Table *t, guint r, guint k);
+/* Whether every child of a row of depth @k (its @units and @diff)
+ * through bucket @b of order[k] (en->used[k + 1]: the bucket's spatial
+ * products) is beaten by a pmapping found: the row's units carried with
+ * the least factors over the bucket's chains. FALSE when the test is off
+ * at depth k (en->front_bucket_phi[k] NULL). */
+gboolean tiles_incumbent_beats_bucket (FfmTileSearch *en, const double *units,
+                                       const guint64 *diff, guint k, guint b);
 
 /* ffm-pmapping-tiles-group-front.c */
 /* Sets up en->group_front (ffm-pmapping-tiles-incumbent.c says what it
@@ -1281,13 +1313,13 @@ void tiles_group_front_free (FfmTileSearch *en);
 /* A leaf a group took (en->tiles, en->cost) joins the group front. */
 void tiles_group_front_add_leaf (FfmTileSearch *en);
 /* Whether rows of depth @k with fused tiles @diff have points to be held
- * to (then tiles_group_front_beaten() reads them). */
+ * to (then tiles_group_front_least_energy() reads them). */
 gboolean tiles_group_front_has_points (FfmTileSearch *en, const guint64 *diff, guint k);
-/* Whether a point of those beats every completion of a row whose units
- * carried to the last depth with the least factors are @cur, whose
- * energy and latency bounds (margins taken) are @energy and @latency. */
-gboolean tiles_group_front_beaten (FfmTileSearch *en, const double *cur, double energy,
-                                   double latency);
+/* The least energy of those points with latency at most @latency and, in
+ * each occupancy class, no more bits than a row whose units carried to
+ * the last depth with the least factors are @cur (INFINITY: none): the
+ * row is beaten when it is below the row's energy bound (margin taken). */
+double tiles_group_front_least_energy (FfmTileSearch *en, const double *cur, double latency);
 
 /* ffm-pmapping-tiles-leaves.c */
 /* Evaluates the complete rows of @t that no taken leaf of their diff

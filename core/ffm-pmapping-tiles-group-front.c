@@ -253,12 +253,11 @@ tiles_group_front_has_points (FfmTileSearch *en, const guint64 *diff, guint k)
   return list != NULL && list->len > 0;
 }
 
-gboolean
-tiles_group_front_beaten (FfmTileSearch *en, const double *cur, double energy,
-                          double latency)
+double
+tiles_group_front_least_energy (FfmTileSearch *en, const double *cur, double latency)
 {
   struct GroupFront *gf = en->group_front;
-  double occ[GROUP_FRONT_MAX_OCC];
+  double occ[GROUP_FRONT_MAX_OCC], least = INFINITY;
   const double *p = (const double *) gf->last->data;
   guint n = gf->last->len / gf->n_values;
 
@@ -266,8 +265,8 @@ tiles_group_front_beaten (FfmTileSearch *en, const double *cur, double energy,
     occ[i] = (gf->occ_exact ? cur[gf->occ_unit[i]]
               : cur[gf->occ_unit[i]] * (1 - 4 * FFM_INCUMBENT_MARGIN)) * en->front_scale;
   for (guint i = 0; i < n; i++, p += gf->n_values)
-    if (p[0] < energy && (!gf->latency || p[1] <= latency)
+    if (p[0] < least && (!gf->latency || p[1] <= latency)
         && ffm_pareto_dominates (p + 2, occ, gf->n_occ))
-      return TRUE;
-  return FALSE;
+      least = p[0];
+  return least;
 }

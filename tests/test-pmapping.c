@@ -1800,13 +1800,15 @@ check_group_bounds (FfmWorkload *w, FfmArch *a, guint objectives, const char *fl
   return beaten;
 }
 
+/* Timeloop's four example designs (tests/data/zoo). */
+static const char *const timeloop_designs[] = {
+  "timeloop-eyeriss-like.json", "timeloop-simba-like.json", "timeloop-simple-os.json",
+  "timeloop-simple-ws.json",
+};
+
 static void
 test_group_bounds (void)
 {
-  static const char *const designs[] = {
-    "timeloop-eyeriss-like.json", "timeloop-simba-like.json", "timeloop-simple-os.json",
-    "timeloop-simple-ws.json",
-  };
   static const guint objectives[] = {
     FFM_PMAPPING_ENERGY | FFM_PMAPPING_LATENCY, FFM_PMAPPING_ENERGY,
   };
@@ -1836,11 +1838,11 @@ test_group_bounds (void)
       beaten_random += check_group_bounds (w, a, objectives[i % 2], "chunk-rows=4",
                                            &unsound_differs);
     }
-  for (guint i = 0; i < G_N_ELEMENTS (designs); i++)
+  for (guint i = 0; i < G_N_ELEMENTS (timeloop_designs); i++)
     {
-      g_autoptr(FfmArch) a = inputs_load_arch (designs[i]);
+      g_autoptr(FfmArch) a = inputs_load_arch (timeloop_designs[i]);
       g_autoptr(FfmWorkload) w = inputs_load_matmuls (2, 8, 8);
-      g_test_message ("%s x 2 matmuls 8 x 8", designs[i]);
+      g_test_message ("%s x 2 matmuls 8 x 8", timeloop_designs[i]);
       beaten_designs += check_group_bounds (w, a, objectives[i % 2], "chunk-rows=64",
                                             &unsound_differs);
     }
@@ -1850,6 +1852,188 @@ test_group_bounds (void)
   g_assert_cmpuint (beaten_designs, >, 0);
   if (ffm_debug_has_test_hooks ())
     g_assert_true (unsound_differs);
+}
+
+/* Partial tile vectors written to tables, over every Einsum. */
+static guint64
+count_partial_rows (const FfmPmappingSet *set)
+{
+  guint64 n = 0;
+
+  for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (set); i++)
+    n += ffm_einsum_pmappings_get_profile (ffm_pmapping_set_get_einsum (set, i))->n_partial_rows;
+  return n;
+}
+
+/* Whether @set (NULL: the generation failed) is not what @unbounded is:
+ * with one Einsum the (energy, latency) fronts, which is what the
+ * one-Einsum bound keeps; otherwise the groups, each with the same rows of
+ * values (in any order, as assert_sets_equal_ordered() compares them). */
+static gboolean
+set_differs (const FfmPmappingSet *set, const FfmPmappingSet *unbounded)
+{
+  if (set == NULL)
+    return TRUE;
+  if (ffm_pmapping_set_get_n_einsums (unbounded) == 1)
+    {
+      g_autoptr(GArray) f = set_energy_latency_front (set);
+      g_autoptr(GArray) g = set_energy_latency_front (unbounded);
+      return f->len != g->len || memcmp (f->data, g->data, sizeof (double) * f->len) != 0;
+    }
+  for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (set); i++)
+    {
+      const FfmEinsumPmappings *p = ffm_pmapping_set_get_einsum (set, i);
+      const FfmEinsumPmappings *q = ffm_pmapping_set_get_einsum (unbounded, i);
+      if (ffm_einsum_pmappings_get_n_groups (p) != ffm_einsum_pmappings_get_n_groups (q))
+        return TRUE;
+      for (guint g = 0; g < ffm_einsum_pmappings_get_n_groups (p); g++)
+        {
+          const FfmPmappingGroup *gp = ffm_einsum_pmappings_get_group (p, g);
+          const FfmPmappingGroup *gq = NULL;
+          g_autofree double *rows_p = NULL;
+          g_autofree double *rows_q = NULL;
+          for (guint h = 0; h < ffm_einsum_pmappings_get_n_groups (q) && gq == NULL; h++)
+            if (ffm_compatibility_equal (&gp->compat, &ffm_einsum_pmappings_get_group (q, h)->compat))
+              gq = ffm_einsum_pmappings_get_group (q, h);
+          if (gq == NULL || gq->n_rows != gp->n_rows || gq->n_columns != gp->n_columns)
+            return TRUE;
+          rows_p = sorted_value_rows (gp);
+          rows_q = sorted_value_rows (gq);
+          if (memcmp (rows_p, rows_q, sizeof (double) * gp->n_rows * gp->n_columns) != 0)
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* The two refinements of the partial vectors' bound against the
+ * pmappings found (ffm-pmapping-tiles-incumbent.c): the last variable's
+ * energy as the least over its chains, per bucket the row's spatial
+ * products leave, and a row's children held to the front bucket by
+ * bucket before they are made. Each on its own: the result as without
+ * any bound (the groups row for row; with one Einsum the front); fewer
+ * rows written than without the chains; each made unsound (the largest
+ * factors where the least belong) another result on some problem. */
+static void
+test_incumbent_chains (void)
+{
+  static const char two_layers[] =
+    "{ \"ffm_workload\": 1, \"name\": \"two-layers\", \"bits_per_value\": { \"all\": 8 }, "
+    "\"einsums\": ["
+    "{ \"einsum\": \"A[m1,p1,q1] = I[c1,p1,q1] * W1[c1,m1]\", "
+    "\"bounds\": { \"c1\": 8, \"m1\": 8, \"p1\": 4, \"q1\": 4 } },"
+    "{ \"einsum\": \"B[m2,p2,q2] = J[c2,H:p2+r2,W:q2+s2] * W2[c2,m2,r2,s2]\", "
+    "\"bounds\": { \"c2\": 8, \"m2\": 8, \"p2\": 4, \"q2\": 4, \"r2\": 3, "
+    "\"s2\": 3 } } ] }";
+  static const char *const rules[] = { "no-incumbent-last-chains", "no-incumbent-buckets" };
+  static const char *const unsound[] = { "incumbent-last-max", "incumbent-bucket-max" };
+  guint64 rows_on = 0, rows_off[G_N_ELEMENTS (rules)] = { 0 };
+  gboolean differs[G_N_ELEMENTS (unsound)] = { FALSE };
+  guint n_cases = 0;
+
+  g_test_summary ("The partial vectors' bound with the last variable's chains taken "
+                  "per bucket, and a row's buckets held to the pmappings found before "
+                  "their children are made: the same result as without a bound, fewer "
+                  "rows written than without each rule, and each rule made unsound "
+                  "changes a result");
+  for (guint i = 0; i < 2 * G_N_ELEMENTS (timeloop_designs) + 1 + 36; i++)
+    {
+      FfmPmappingOptions options;
+      g_autoptr(FfmWorkload) w = NULL;
+      g_autoptr(FfmArch) a = NULL;
+      g_autoptr(FfmPmappingSet) unbounded = NULL;
+      g_autoptr(FfmPmappingSet) set = NULL;
+      const char *chunk = "chunk-rows=64";
+      guint d = i % G_N_ELEMENTS (timeloop_designs);
+      int loops = -1;
+
+      ffm_pmapping_options_init (&options);
+      options.n_threads = 1;
+      if (i < G_N_ELEMENTS (timeloop_designs))
+        {
+          a = inputs_load_arch (timeloop_designs[d]);
+          w = inputs_load_matmuls (2, 8, 8);
+          g_test_message ("%s x 2 matmuls 8 x 8", timeloop_designs[d]);
+        }
+      else if (i < 2 * G_N_ELEMENTS (timeloop_designs))
+        {
+          a = inputs_load_arch (timeloop_designs[d]);
+          w = load_small_conv_layer ();
+          g_test_message ("%s x conv-layer m=4 p=q=4", timeloop_designs[d]);
+        }
+      else if (i == 2 * G_N_ELEMENTS (timeloop_designs))
+        {
+          /* ResNet's first block, small: a pointwise layer and a 3x3 one
+           * that share no tensor (the groups track no memory) */
+          a = inputs_load_arch ("timeloop-simba-like.json");
+          w = inputs_workload_from_text (two_layers);
+          g_test_message ("timeloop-simba-like.json x a 1x1 and a 3x3 layer");
+        }
+      else
+        {
+          guint seed = 20261208 + i;
+          chunk = "chunk-rows=4";
+          if (i % 3 == 0)
+            random_problem_make (seed, &w, &a, &loops);
+          else if (i % 3 == 1)
+            random_problem_make_fused (seed, &w, &a);
+          else
+            random_arch_problem_make (seed, RANDOM_ARCH_SMALL, &w, &a);
+          g_test_message ("case %u", i);
+        }
+      test_debug_push (chunk);
+      {
+        g_autoptr(GError) error = NULL;
+        test_debug_push ("no-incumbent-bounds");
+        unbounded = ffm_pmappings_generate (w, a, &options, &error);
+        test_debug_pop ();
+        if (unbounded == NULL)
+          {
+            /* a random problem may have no pmapping at all */
+            g_test_message ("no pmapping: %s", error->message);
+            test_debug_pop ();
+            continue;
+          }
+      }
+      n_cases++;
+      set = generate (w, a, &options);
+      g_assert_false (set_differs (set, unbounded));
+      if (ffm_pmapping_set_get_n_einsums (set) > 1)
+        assert_sets_equal_ordered (set, unbounded, FALSE, TRUE);
+      rows_on += count_partial_rows (set);
+      for (guint r = 0; r < G_N_ELEMENTS (rules); r++)
+        {
+          g_autoptr(FfmPmappingSet) off = generate_with_debug (w, a, &options, rules[r]);
+          g_assert_false (set_differs (off, unbounded));
+          rows_off[r] += count_partial_rows (off);
+          g_test_message ("  rows written %" G_GUINT64_FORMAT ", without %s %" G_GUINT64_FORMAT,
+                          count_partial_rows (set), rules[r], count_partial_rows (off));
+        }
+      for (guint r = 0; r < G_N_ELEMENTS (unsound) && ffm_debug_has_test_hooks (); r++)
+        if (!differs[r])
+          {
+            g_autoptr(GError) error = NULL;
+            g_autoptr(FfmPmappingSet) bad = NULL;
+            test_debug_push (unsound[r]);
+            bad = ffm_pmappings_generate (w, a, &options, &error);
+            test_debug_pop ();
+            differs[r] = set_differs (bad, unbounded);
+          }
+      test_debug_pop ();
+    }
+  g_test_message ("%u cases; rows written: %" G_GUINT64_FORMAT " with both rules, %"
+                  G_GUINT64_FORMAT " without the last variable's chains, %" G_GUINT64_FORMAT
+                  " without the buckets", n_cases, rows_on, rows_off[0], rows_off[1]);
+  g_assert_cmpuint (n_cases, >, 2 * G_N_ELEMENTS (timeloop_designs) + 1);
+  /* (the buckets' rule saves making rows more than writing them: held
+   * to the front one by one they are seldom written either; its worth is
+   * in the benchmarks, docs/pmapping-generator.md) */
+  g_assert_cmpuint (rows_on, <, rows_off[0]);
+  for (guint r = 0; r < G_N_ELEMENTS (unsound) && ffm_debug_has_test_hooks (); r++)
+    {
+      g_test_message ("%s: %s", unsound[r], differs[r] ? "another result" : "the same");
+      g_assert_true (differs[r]);
+    }
 }
 
 static void
@@ -4005,6 +4189,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pmapping/choices-bounded", test_choices_bounded);
   g_test_add_func ("/pmapping/incumbent-bounds", test_incumbent_bounds);
   g_test_add_func ("/pmapping/group-bounds", test_group_bounds);
+  g_test_add_func ("/pmapping/incumbent-chains", test_incumbent_chains);
   g_test_add_func ("/pmapping/joinable-only/budget", test_joinable_only_budget);
   g_test_add_func ("/pmapping/tracked-columns", test_tracked_and_columns);
   g_test_add_func ("/pmapping/rebuild", test_rebuild);

@@ -90,6 +90,22 @@ typedef enum {
                                      Einsum's step (1: the first), as a
                                      beam whose rows no later step can take
                                      leaves it (test hooks only) */
+  FFM_DEBUG_NO_INCUMBENT_LAST_CHAINS, /* no-incumbent-last-chains: those
+                                     bounds take each factor of the last
+                                     variable at its least, not the least
+                                     energy over its chains */
+  FFM_DEBUG_INCUMBENT_LAST_MAX,   /* incumbent-last-max: the energy over
+                                     the last variable's chains taken at
+                                     its largest (test hooks only: unsound,
+                                     which the tests must see) */
+  FFM_DEBUG_NO_INCUMBENT_BUCKETS, /* no-incumbent-buckets: no bucket of
+                                     chains left unvisited because a
+                                     pmapping found beats the bound of its
+                                     every child */
+  FFM_DEBUG_INCUMBENT_BUCKET_MAX, /* incumbent-bucket-max: that bound with
+                                     the bucket's largest factors (test
+                                     hooks only: unsound, which the tests
+                                     must see) */
   FFM_DEBUG_N_FLAGS
 } FfmDebugFlag;
 
