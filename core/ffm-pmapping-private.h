@@ -735,6 +735,11 @@ typedef struct {
   guint64 front_ops;                  /* the Einsum's operations, 0: too many */
   double front_throughput;            /* the compute unit's */
   guint64 n_beaten;                   /* rows not extended (out->n_beaten) */
+  guint depth_chunks[MAX_VARS + 1];    /* per depth: chunks made there */
+  gboolean depth_prune_weak[MAX_VARS + 1]; /* per depth: its last chunk's
+                                         pruning kept half its rows or more
+                                         (search_chunks(): small chunks
+                                         below it first) */
   /* Without a front (several Einsums: a pmapping's worth is its group's),
    * rows whose every fused tile is chosen are held instead to the
    * template's own pmappings of the same fused tiles
