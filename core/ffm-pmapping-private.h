@@ -562,6 +562,14 @@ void ffm_pmapping_template_enumerate (const FfmWorkload *workload,
 
 #define MAX_BUFFETS 64
 
+/* TUNING: the parent diffs whose bucket-bound records an extension keeps
+ * at once (a power of two; extend_bucket_bounds()). Rows of the last
+ * depth's input come parent by parent, bucket by bucket, so consecutive
+ * rows often differ in spatial products. RAELLA x ResNet-50's T2 (one
+ * thread) looked up 164 M group records: with one slot 61 M were found
+ * again, with 16 slots 76 M (12.9 -> 12.4 s). */
+#define GROUP_RECORD_SLOTS 16
+
 #define RANKS FFM_MAX_TENSOR_RANKS
 
 /* Chains of one variable with the same fused-loop count and the same
@@ -691,6 +699,14 @@ typedef struct {
   double *group_phi;
   guint8 *group_slot_exact;
   guint8 *group_cut;                  /* [most groups of a bucket]: scratch */
+  guint32 *group_record;              /* [GROUP_RECORD_SLOTS x n_groups]: per
+                                         slot of a parent diff, the taken-leaf
+                                         record of each group's diff
+                                         (extend_bucket_bounds()), */
+  guint32 *group_record_stamp;        /* valid where its stamp is the slot's
+                                         epoch */
+  guint32 group_record_epoch;         /* the last epoch given a slot */
+  guint n_bound_groups;
   gboolean bucket_bounds_on;          /* not FFM_DEBUG=no-bucket-bounds
                                          (tests) */
   guint64 bucket_bound_cuts;          /* groups so cut (out->n_bucket_cuts,

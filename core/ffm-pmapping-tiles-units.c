@@ -254,6 +254,8 @@ tiles_free_units (FfmTileSearch *en)
   g_clear_pointer (&en->group_phi, g_free);
   g_clear_pointer (&en->group_slot_exact, g_free);
   g_clear_pointer (&en->group_cut, g_free);
+  g_clear_pointer (&en->group_record, g_free);
+  g_clear_pointer (&en->group_record_stamp, g_free);
 }
 
 /* The search order (choose_order(): greedy, or with @chains_last its
