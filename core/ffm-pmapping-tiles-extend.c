@@ -395,9 +395,8 @@ typedef struct {
    * products added): rows of one diff share them, looked up once per
    * group and parent diff while the slot of that diff lasts
    * (en->group_record). */
-  guint64 group_record_diff[MAX_LOOPS + MAX_DIMS];   /* the row's diff, */
-  gboolean group_record_diff_valid;
-  guint group_record_slot;                           /* its slot */
+  gboolean group_record_slot_valid;
+  guint group_record_slot;                           /* the row's diff's */
   guint64 slot_diff[GROUP_RECORD_SLOTS][MAX_LOOPS + MAX_DIMS];
   guint32 slot_epoch[GROUP_RECORD_SLOTS];            /* 0: free */
   gboolean group_records;            /* the bucket's groups' records are
@@ -455,7 +454,7 @@ extend_begin (FfmTileSearch *en, Extension *x)
   x->against_taken = k + 1 == en->n_vars && tiles_taken_store_on (en);
   x->record = 0;
   x->record_diff_valid = FALSE;
-  x->group_record_diff_valid = FALSE;
+  x->group_record_slot_valid = FALSE;
   x->group_records = FALSE;
   /* the store has grown since the last extension */
   memset (x->slot_epoch, 0, sizeof x->slot_epoch);
@@ -576,13 +575,11 @@ extend_bucket_bounds (FfmTileSearch *en, Extension *x, guint b, guint *group0,
     bucket_bounds (en);
   /* a parent of another diff: every group's record looked up anew (the
    * store does not grow while extending) */
-  if (!x->group_record_diff_valid
-      || !diff_equal (x->src_diff, x->group_record_diff, en->n_diff))
+  if (!x->group_record_slot_valid
+      || !diff_equal (x->src_diff, x->slot_diff[x->group_record_slot], en->n_diff))
     {
       guint slot = (guint) hash_diff (x->src_diff, en->n_diff) & (GROUP_RECORD_SLOTS - 1);
-      if (en->n_diff > 0)
-        memcpy (x->group_record_diff, x->src_diff, sizeof (guint64) * en->n_diff);
-      x->group_record_diff_valid = TRUE;
+      x->group_record_slot_valid = TRUE;
       x->group_record_slot = slot;
       if (x->slot_epoch[slot] == 0
           || !diff_equal (x->src_diff, x->slot_diff[slot], en->n_diff))
