@@ -79,6 +79,12 @@ static const FlagInfo flag_info[FFM_DEBUG_N_FLAGS] = {
   [FFM_DEBUG_INCUMBENT_BUCKET_MAX] = { "incumbent-bucket-max", KIND_BOOLEAN, TRUE,
     "bound a bucket's children with its chains' largest factors (unsound: for the "
     "tests)" },
+  [FFM_DEBUG_NO_SYMMETRIC_DIMS] = { "no-symmetric-dims", KIND_BOOLEAN, FALSE,
+    "search every placement of spatial factors on interchangeable fanout "
+    "dimensions, not one per set of placements that cost the same" },
+  [FFM_DEBUG_SYMMETRIC_DIMS_BY_COUNT] = { "symmetric-dims-by-count", KIND_BOOLEAN, TRUE,
+    "take fanout dimensions of equal count as interchangeable whatever else "
+    "differs (unsound: for the tests)" },
 };
 
 typedef struct {

@@ -626,6 +626,11 @@ typedef struct {
   double dim_count_f[MAX_DIMS];     /* dim_count, as the bounds use it */
   double dim_need[MAX_DIMS];        /* dim_min x dim_count: the instances to use */
   gboolean constrained;             /* some dimension has a minimum usage */
+  /* Interchangeable fanout dimensions (setup_symmetric_dims()): per
+   * pair (a, b), a before b, a variable may not give b a larger spatial
+   * product than a while neither is used yet. */
+  guint n_symmetric_pairs;
+  guint8 symmetric_pair[MAX_DIMS][2];
 
   guint n_buffets;
   guint buffet_level[MAX_BUFFETS];

@@ -347,6 +347,14 @@ tiles_passing_buckets (FfmTileSearch *en, guint depth, struct Survivors *s)
           en->used[depth + 1][d] = en->used[depth][d] * bucket->prod[d];
           ok = en->used[depth + 1][d] <= en->dim_count[d];
         }
+      /* one placement per set on interchangeable dimensions
+       * (setup_symmetric_dims()) */
+      for (guint p = 0; p < en->n_symmetric_pairs && ok; p++)
+        {
+          guint da = en->symmetric_pair[p][0], db = en->symmetric_pair[p][1];
+          ok = en->used[depth][da] != 1 || en->used[depth][db] != 1
+            || bucket->prod[db] <= bucket->prod[da];
+        }
       if (!ok)
         continue;
       en->fused[depth + 1] = fused;

@@ -167,6 +167,107 @@ setup_chain_occupancy (FfmTileSearch *en)
     }
 }
 
+/* Whether fanout dimensions @a and @b (@a < @b) are interchangeable in
+ * this template: swapping the spatial factors every variable puts on them
+ * changes no cost. They must agree on everything the model reads of a
+ * dimension (count, minimum usage, which tensors must and may be shared),
+ * have no level but fanouts between them in the architecture (a memory
+ * there would see one and not the other), spread the same variables,
+ * none fused, none with a fixed tile, and their loops must form one run
+ * of spatial loop nodes that no storage node, temporal loop or
+ * reservation splits. Remainder tiles are left out: their last instance
+ * depends on the order of the loops. */
+static gboolean
+dims_interchangeable (const FfmTileSearch *en, const FfmWorkload *w, const FfmArch *a,
+                      guint da, guint db)
+{
+  const FfmPmappingModel *m = en->m;
+  const FfmFanoutDimInfo *fa = ffm_pmapping_model_get_fanout_dim (m, da);
+  const FfmFanoutDimInfo *fb = ffm_pmapping_model_get_fanout_dim (m, db);
+  guint einsum = ffm_pmapping_model_get_einsum (m);
+  guint64 reuse_a, may_a, reuse_b, may_b;
+  guint vars_a = 0, vars_b = 0;
+  int lo = -1, hi = -1;
+
+  if (en->remainders || fa->count != fb->count || fa->min_usage != fb->min_usage)
+    return FALSE;
+  if (!ffm_arch_fanout_reuse_masks (a, fa->level, fa->dim, w, einsum, &reuse_a, &may_a, NULL)
+      || !ffm_arch_fanout_reuse_masks (a, fb->level, fb->dim, w, einsum, &reuse_b, &may_b, NULL)
+      || reuse_a != reuse_b || may_a != may_b)
+    return FALSE;
+  for (guint l = MIN (fa->level, fb->level) + 1; l < MAX (fa->level, fb->level); l++)
+    if (ffm_arch_get_level (a, l)->kind != FFM_LEVEL_FANOUT)
+      return FALSE;
+  for (guint j = 0; j < en->n_loops; j++)
+    {
+      const FfmLoopInfo *l = &en->loops[j];
+      if (!l->spatial || ((guint) l->fanout_dim != da && (guint) l->fanout_dim != db))
+        continue;
+      if (j < en->n_fused || en->n_fixed[l->rank_var] > 0)
+        return FALSE;
+      if ((guint) l->fanout_dim == da)
+        {
+          if (vars_a & (1u << l->rank_var))
+            return FALSE;
+          vars_a |= 1u << l->rank_var;
+        }
+      else
+        {
+          if (vars_b & (1u << l->rank_var))
+            return FALSE;
+          vars_b |= 1u << l->rank_var;
+        }
+      if (lo < 0)
+        lo = (int) j;
+      hi = (int) j;
+    }
+  if (vars_a != vars_b || lo < 0)
+    return FALSE;
+  for (int j = lo; j < hi; j++)
+    if (!en->loops[j].spatial || !en->loops[j + 1].spatial
+        || en->loops[j + 1].node != en->loops[j].node + 1)
+      return FALSE;
+  for (guint b = 0; b < ffm_pmapping_model_get_n_buffets (m); b++)
+    {
+      int above = ffm_pmapping_model_get_buffet (m, b)->n_loops_above;
+      if (above > lo && above <= hi)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Fanout dimensions that are interchangeable (dims_interchangeable())
+ * give every pmapping copies that differ only in which of them carries
+ * which spatial factors: six 2-way tree levels spreading four variables
+ * give 5^6 = 15,625 placements of 210 distinct ones. The search keeps the
+ * copy whose dimensions, in order, take non-increasing factors from the
+ * first variable that uses them (in the search's variable order: columns
+ * sorted), which it can tell from the spatial products alone: of two
+ * neighbours in a class, while both are unused, the later may not take
+ * more. Rows with the same products (one partial-pruning diff) stay
+ * comparable, so pruning among them keeps its meaning. */
+static void
+setup_symmetric_dims (FfmTileSearch *en, const FfmWorkload *w, const FfmArch *a)
+{
+  en->n_symmetric_pairs = 0;
+  if (ffm_debug_flag_is_set (FFM_DEBUG_NO_SYMMETRIC_DIMS))
+    return;
+  for (guint da = 0; da < en->n_dims; da++)
+    for (guint db = da + 1; db < en->n_dims; db++)
+      if (ffm_debug_flag_is_set (FFM_DEBUG_SYMMETRIC_DIMS_BY_COUNT)
+          ? en->dim_count[da] == en->dim_count[db]
+          : dims_interchangeable (en, w, a, da, db))
+        {
+          en->symmetric_pair[en->n_symmetric_pairs][0] = (guint8) da;
+          en->symmetric_pair[en->n_symmetric_pairs][1] = (guint8) db;
+          en->n_symmetric_pairs++;
+          break;
+        }
+  if (en->n_symmetric_pairs > 0)
+    g_debug ("template %u: %u pairs of interchangeable fanout dimensions",
+             en->t->id, en->n_symmetric_pairs);
+}
+
 gboolean
 tiles_setup (FfmTileSearch *en, const FfmWorkload *w, const FfmArch *a, const gboolean *untracked)
 {
@@ -261,6 +362,7 @@ tiles_setup (FfmTileSearch *en, const FfmWorkload *w, const FfmArch *a, const gb
         }
     }
   setup_fixed_tiles (en, w);
+  setup_symmetric_dims (en, w, a);
   for (guint v = 0; v < en->n_vars; v++)
     tiles_chains_take (en, v);
   setup_chain_occupancy (en);

@@ -2,6 +2,8 @@
  * (random-arch.h). */
 #include "random-arch.h"
 
+#include <json-glib/json-glib.h>
+
 static int
 pick (GRand *r, const int *values, guint n)
 {
@@ -279,4 +281,92 @@ random_arch_problem_make (guint64 seed, RandomArchSize size, FfmWorkload **workl
   if (*workload == NULL)
     g_error ("seed %" G_GUINT64_FORMAT ": the random workload does not load: %s\n%s",
              seed, error->message, wj);
+}
+
+/* ---- Interchangeable fanout dimensions ---- */
+
+/* A deep copy of @node (json_node_copy() shares objects and arrays).
+ * (transfer full) */
+static JsonNode *
+json_deep_copy (JsonNode *node)
+{
+  g_autofree char *text = json_to_string (node, FALSE);
+  return json_from_string (text, NULL);
+}
+
+/* @arch_json with its first fanout doubled: with @twin_level a copy of the
+ * whole level right below it ("Twin" appended to its name), otherwise a
+ * copy of its first dimension added to it (named "twin"); NULL when it
+ * has no fanout. (transfer full) */
+static char *
+with_twin_fanout (const char *arch_json, gboolean twin_level)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (JsonGenerator) generator = json_generator_new ();
+  g_autoptr (GError) error = NULL;
+  JsonObject *root;
+  JsonArray *levels, *doubled;
+  gboolean done = FALSE;
+
+  if (!json_parser_load_from_data (parser, arch_json, -1, &error))
+    g_error ("the random architecture is not JSON: %s", error->message);
+  root = json_node_get_object (json_parser_get_root (parser));
+  levels = json_object_get_array_member (root, "levels");
+  doubled = json_array_new ();
+  for (guint i = 0; i < json_array_get_length (levels); i++)
+    {
+      JsonNode *node = json_array_get_element (levels, i);
+      JsonObject *level = json_node_get_object (node);
+      json_array_add_element (doubled, json_deep_copy (node));
+      if (done || !json_object_has_member (level, "fanout"))
+        continue;
+      done = TRUE;
+      if (twin_level)
+        {
+          JsonNode *copy = json_deep_copy (node);
+          g_autofree char *name = g_strdup_printf ("%sTwin",
+                                                   json_object_get_string_member (level, "fanout"));
+          json_object_set_string_member (json_node_get_object (copy), "fanout", name);
+          json_array_add_element (doubled, copy);
+        }
+      else
+        {
+          JsonObject *last = json_array_get_object_element (doubled,
+                                                            json_array_get_length (doubled) - 1);
+          JsonArray *dims = json_object_get_array_member (last, "dims");
+          JsonNode *dim = json_deep_copy (json_array_get_element (dims, 0));
+          json_object_set_string_member (json_node_get_object (dim), "name", "twin");
+          json_array_add_element (dims, dim);
+        }
+    }
+  if (!done)
+    {
+      json_array_unref (doubled);
+      return NULL;
+    }
+  json_object_set_array_member (root, "levels", doubled);
+  json_generator_set_root (generator, json_parser_get_root (parser));
+  return json_generator_to_data (generator, NULL);
+}
+
+gboolean
+random_arch_problem_make_twins (guint64 seed, gboolean twin_level, FfmWorkload **workload,
+                                FfmArch **arch)
+{
+  g_autofree char *wj = NULL, *aj = NULL, *twins = NULL;
+  g_autoptr (GError) error = NULL;
+
+  random_arch_problem_text (seed, RANDOM_ARCH_SMALL, &wj, &aj);
+  twins = with_twin_fanout (aj, twin_level);
+  if (twins == NULL)
+    return FALSE;
+  *arch = ffm_arch_load_from_data (twins, "random-arch.json", NULL, &error);
+  if (*arch == NULL)
+    g_error ("seed %" G_GUINT64_FORMAT ": the random architecture with a twin fanout "
+             "does not load: %s\n%s", seed, error->message, twins);
+  *workload = ffm_workload_load_from_data (wj, "random-workload.json", NULL, &error);
+  if (*workload == NULL)
+    g_error ("seed %" G_GUINT64_FORMAT ": the random workload does not load: %s\n%s",
+             seed, error->message, wj);
+  return TRUE;
 }

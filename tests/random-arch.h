@@ -40,3 +40,11 @@ void random_arch_problem_text (guint64 seed, RandomArchSize size,
 /* The same, loaded (transfer full); asserts that both load. */
 void random_arch_problem_make (guint64 seed, RandomArchSize size,
                                FfmWorkload **workload, FfmArch **arch);
+
+/* The small problem of @seed with its first fanout doubled, so that two
+ * fanout dimensions are alike in everything (the search may take either
+ * for the other): with @twin_level a copy of the level right below it,
+ * otherwise a copy of its first dimension within it. FALSE (nothing made)
+ * when the architecture has no fanout. */
+gboolean random_arch_problem_make_twins (guint64 seed, gboolean twin_level,
+                                         FfmWorkload **workload, FfmArch **arch);

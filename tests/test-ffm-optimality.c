@@ -1040,6 +1040,38 @@ test_optimality_random_arch (void)
                   env_number ("FFM_OPTIMALITY_SEED", DEFAULT_SEED) + 20000);
 }
 
+/* Random small architectures whose fanout is doubled (random-arch.h:
+ * a copy of the level right below it, or of its first dimension within
+ * it), so that the pmapping generator keeps one placement of spatial
+ * factors per set that costs the same (ffm-pmapping-tiles-setup.c,
+ * setup_symmetric_dims()): ffm equals exhaustive search, which tries
+ * every placement, to the last bit. */
+static void
+test_optimality_symmetric_dims (void)
+{
+  guint64 cases = env_number ("FFM_OPTIMALITY_CASES", DEFAULT_CASES) / 2 + 1;
+  guint64 seed = env_number ("FFM_OPTIMALITY_SEED", DEFAULT_SEED) + 30000;
+  Tally t = { 0 };
+
+  g_test_summary ("ffm's optimum equals exhaustive search's on random small "
+                  "architectures with two fanout dimensions alike, for every "
+                  "objective, to the last bit");
+  for (guint64 s = seed; t.done < cases; s++)
+    {
+      g_autoptr (FfmArch) a = NULL;
+      g_autoptr (FfmWorkload) w = NULL;
+      if (!random_arch_problem_make_twins (s, s % 2 == 0, &w, &a))
+        continue;
+      mapping_error_allowed = TRUE;
+      tally_add (&t, check_case (s, w, a, -1, FFM_IMPERFECT_NONE), 4 * cases + 20);
+      mapping_error_allowed = FALSE;
+    }
+  g_test_message ("%" G_GUINT64_FORMAT " problems (%" G_GUINT64_FORMAT " infeasible "
+                  "or refused by both), %" G_GUINT64_FORMAT " too large for exhaustive search, "
+                  "replaced", t.done, t.infeasible, t.replaced);
+  g_assert_cmpuint (t.infeasible, <, t.done / 2 + 1);
+}
+
 static void
 test_optimality_beams (void)
 {
@@ -1171,6 +1203,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ffm/optimality/fused-loops", test_optimality_fused_loops);
   g_test_add_func ("/ffm/optimality/fused-loops-more", test_optimality_fused_loops_more);
   g_test_add_func ("/ffm/optimality/random-arch", test_optimality_random_arch);
+  g_test_add_func ("/ffm/optimality/symmetric-dims", test_optimality_symmetric_dims);
   g_test_add_func ("/ffm/optimality/two-compute-units", test_optimality_two_compute_units);
   status = g_test_run ();
   ffm_plugin_registry_free (fixture.registry);

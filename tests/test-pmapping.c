@@ -2168,6 +2168,114 @@ brute_force_cases (int variant, guint32 seed, guint cases, guint imperfect)
     }
 }
 
+/* Architectures for test_symmetric_dims(): three 2-way tree levels (as
+ * maeri-like's six), a 4 x 4 mesh of two equal dimensions (as gemmini's
+ * and the Timeloop designs' PE arrays), two equal dimensions that share
+ * different tensors, and two equal fanouts with a memory between them. */
+#define SYMMETRIC_DRAM_AND_BUFFER \
+  "{ \"ffm_architecture\": 1, \"name\": \"sym\", \"levels\": [" \
+  "{ \"memory\": \"MainMemory\", \"size\": \"inf\", \"read_energy\": 10, " \
+  "\"write_energy\": 10, \"read_bandwidth\": 8, \"write_bandwidth\": 8, " \
+  "\"keep\": \"~intermediates\", \"may_keep\": \"all\" }, " \
+  "{ \"memory\": \"Buffer\", \"size\": 1024, \"read_energy\": 1, \"write_energy\": 1.5, " \
+  "\"read_bandwidth\": 32, \"write_bandwidth\": 32, \"may_keep\": \"all\" }, "
+#define SYMMETRIC_LEAF_AND_MAC \
+  "{ \"memory\": \"Leaf\", \"size\": 48, \"read_energy\": 0.125, \"write_energy\": 0.25, " \
+  "\"may_keep\": \"all\" }, " \
+  "{ \"compute\": \"MAC\", \"energy\": 0.5, \"throughput\": 1, \"leak_power\": 0.0625 } ] }"
+
+static const char *const symmetric_archs[] = {
+  SYMMETRIC_DRAM_AND_BUFFER
+  "{ \"fanout\": \"Tree0\", \"count\": 2 }, { \"fanout\": \"Tree1\", \"count\": 2 }, "
+  "{ \"fanout\": \"Tree2\", \"count\": 2 }, "
+  SYMMETRIC_LEAF_AND_MAC,
+  SYMMETRIC_DRAM_AND_BUFFER
+  "{ \"fanout\": \"PE\", \"dims\": [ { \"name\": \"X\", \"count\": 4 }, "
+  "{ \"name\": \"Y\", \"count\": 4 } ] }, "
+  SYMMETRIC_LEAF_AND_MAC,
+  SYMMETRIC_DRAM_AND_BUFFER
+  "{ \"fanout\": \"PE\", \"dims\": [ { \"name\": \"X\", \"count\": 4, \"may_reuse\": \"inputs\" }, "
+  "{ \"name\": \"Y\", \"count\": 4, \"may_reuse\": \"outputs\" } ] }, "
+  SYMMETRIC_LEAF_AND_MAC,
+  SYMMETRIC_DRAM_AND_BUFFER
+  "{ \"fanout\": \"Outer\", \"count\": 2 }, "
+  "{ \"memory\": \"Middle\", \"size\": 256, \"read_energy\": 0.5, \"write_energy\": 0.5, "
+  "\"may_keep\": \"output\" }, "
+  "{ \"fanout\": \"Inner\", \"count\": 2 }, "
+  SYMMETRIC_LEAF_AND_MAC,
+};
+
+/* Interchangeable fanout dimensions (setup_symmetric_dims() in
+ * ffm-pmapping-tiles-setup.c): one placement of spatial factors per set
+ * that costs the same. On every architecture above and a matmul chain, a
+ * convolution layer and random small chains: the same pmappings as with
+ * every placement (the groups row for row; with one Einsum the front),
+ * fewer evaluated on the tree and the mesh, as many where the dimensions
+ * differ; and the rule taken to dimensions that only share a count changes
+ * some result. (The brute force of this file knows one fanout dimension;
+ * exhaustive search holds the rule to every placement in
+ * /ffm/optimality/symmetric-dims.) */
+static void
+test_symmetric_dims (void)
+{
+  g_autoptr(GRand) rand = g_rand_new_with_seed (20261207);
+  guint64 evaluated[G_N_ELEMENTS (symmetric_archs)][2] = { { 0 } };
+  gboolean unsound_differs = FALSE;
+
+  g_test_summary ("Interchangeable fanout dimensions searched once per placement set: "
+                  "the same pmappings as every placement, fewer evaluated where "
+                  "dimensions are alike, and the rule taken to unlike dimensions "
+                  "changes a result");
+  for (guint k = 0; k < G_N_ELEMENTS (symmetric_archs); k++)
+    {
+      g_autoptr(FfmArch) a = inputs_arch_from_text (symmetric_archs[k]);
+      for (guint i = 0; i < 4; i++)
+        {
+          FfmPmappingOptions options;
+          g_autoptr(FfmWorkload) w = NULL;
+          g_autoptr(FfmPmappingSet) set = NULL;
+          g_autoptr(FfmPmappingSet) every = NULL;
+
+          if (i == 0)
+            w = inputs_load_matmuls (2, 8, 4);
+          else if (i == 1)
+            w = load_small_conv_layer ();
+          else
+            {
+              g_autofree char *text = random_matmuls (rand, FFM_IMPERFECT_NONE);
+              w = inputs_workload_from_text (text);
+            }
+          ffm_pmapping_options_init (&options);
+          options.n_threads = 1;
+          set = generate (w, a, &options);
+          every = generate_with_debug (w, a, &options, "no-symmetric-dims");
+          g_assert_false (set_differs (set, every));
+          if (ffm_pmapping_set_get_n_einsums (set) > 1)
+            assert_sets_equal_ordered (set, every, FALSE, TRUE);
+          evaluated[k][0] += count_evaluated (set);
+          evaluated[k][1] += count_evaluated (every);
+          if (ffm_debug_has_test_hooks () && !unsound_differs && k >= 2)
+            {
+              g_autoptr(GError) error = NULL;
+              g_autoptr(FfmPmappingSet) bad = NULL;
+              test_debug_push ("symmetric-dims-by-count");
+              bad = ffm_pmappings_generate (w, a, &options, &error);
+              test_debug_pop ();
+              unsound_differs = set_differs (bad, every);
+            }
+        }
+      g_test_message ("architecture %u: %" G_GUINT64_FORMAT " pmappings evaluated, %"
+                      G_GUINT64_FORMAT " with every placement", k, evaluated[k][0],
+                      evaluated[k][1]);
+    }
+  g_assert_cmpuint (evaluated[0][0], <, evaluated[0][1]);
+  g_assert_cmpuint (evaluated[1][0], <, evaluated[1][1]);
+  g_assert_cmpuint (evaluated[2][0], ==, evaluated[2][1]);
+  g_assert_cmpuint (evaluated[3][0], ==, evaluated[3][1]);
+  if (ffm_debug_has_test_hooks ())
+    g_assert_true (unsound_differs);
+}
+
 static void
 test_brute_force_random (gconstpointer data)
 {
@@ -4190,6 +4298,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pmapping/incumbent-bounds", test_incumbent_bounds);
   g_test_add_func ("/pmapping/group-bounds", test_group_bounds);
   g_test_add_func ("/pmapping/incumbent-chains", test_incumbent_chains);
+  g_test_add_func ("/pmapping/symmetric-dims", test_symmetric_dims);
   g_test_add_func ("/pmapping/joinable-only/budget", test_joinable_only_budget);
   g_test_add_func ("/pmapping/tracked-columns", test_tracked_and_columns);
   g_test_add_func ("/pmapping/rebuild", test_rebuild);

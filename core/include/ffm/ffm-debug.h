@@ -106,6 +106,14 @@ typedef enum {
                                      the bucket's largest factors (test
                                      hooks only: unsound, which the tests
                                      must see) */
+  FFM_DEBUG_NO_SYMMETRIC_DIMS,    /* no-symmetric-dims: every placement of
+                                     spatial factors on interchangeable
+                                     fanout dimensions, not one per set */
+  FFM_DEBUG_SYMMETRIC_DIMS_BY_COUNT, /* symmetric-dims-by-count: dimensions
+                                     of equal count taken as interchangeable
+                                     whatever else differs (test hooks
+                                     only: unsound, which the tests must
+                                     see) */
   FFM_DEBUG_N_FLAGS
 } FfmDebugFlag;
 
