@@ -85,6 +85,15 @@ static const FlagInfo flag_info[FFM_DEBUG_N_FLAGS] = {
   [FFM_DEBUG_SYMMETRIC_DIMS_BY_COUNT] = { "symmetric-dims-by-count", KIND_BOOLEAN, TRUE,
     "take fanout dimensions of equal count as interchangeable whatever else "
     "differs (unsound: for the tests)" },
+  [FFM_DEBUG_NO_EINSUM_FRONT] = { "no-einsum-front", KIND_BOOLEAN, FALSE,
+    "search an Einsum's templates all at once, holding no partial tile vector to "
+    "the pmappings of its earlier templates' waves" },
+  [FFM_DEBUG_EINSUM_FRONT_FIRST_WAVE] = { "einsum-front-first-wave", KIND_UINT, FALSE,
+    "=N: an Einsum's first wave of templates is its first N (default 8), the later "
+    "waves doubling" },
+  [FFM_DEBUG_EINSUM_FRONT_UNSOUND] = { "einsum-front-unsound", KIND_BOOLEAN, TRUE,
+    "compare the points of an Einsum's earlier waves of templates without their "
+    "reservations (unsound: for the tests)" },
 };
 
 typedef struct {

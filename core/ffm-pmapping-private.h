@@ -226,6 +226,17 @@ gboolean ffm_describe_info_init (FfmDescribeInfo *info,
                                  const FfmArch *arch,
                                  const FfmPmappingModel *model,
                                  guint objectives);
+/* The compatibility of the rows of @model whose fused loops' tiles are
+ * @tiles' first info->n_fused (the others are not read), and in
+ * @nt_prefix (info->n_loops + 1 entries) the fused loops of more than one
+ * iteration among the first j loops, for each j: a reservation whose
+ * buffet has n loops above lives from depth nt_prefix[MIN (n, n_fused)].
+ * FALSE when the rows have more such loops than a compatibility holds. */
+gboolean ffm_describe_compat (const FfmDescribeInfo *info,
+                              const FfmPmappingModel *model,
+                              const guint64 *tiles,
+                              FfmCompatibility *compat,
+                              guint *nt_prefix);
 /* ffm_pmapping_describe() with @info precomputed; @values gets
  * n_columns doubles (room for FfmDescribeInfo's worst case:
  * 2 + n_memories * (FFM_COMPAT_MAX_LOOPS + 2)). Returns the number of
@@ -543,14 +554,19 @@ void ffm_tile_workspace_free (FfmTileWorkspace *ws);
  * reservations the groups leave out, known to be untracked before the
  * search. @joinable (NULL: none, transfer none): the parts the Einsum's
  * shared tensors may have (ffm-joinable-parts-private.h); vectors with
- * another part are dropped and counted in out->n_unjoinable. */
+ * another part are dropped and counted in out->n_unjoinable.
+ * @einsum_front (NULL: none, transfer none): the pmappings of the
+ * Einsum's templates of the waves before @t's, which partial vectors are
+ * held to (ffm-einsum-front-private.h). */
 typedef struct _FfmJoinableParts FfmJoinableParts;
+typedef struct _FfmEinsumFront FfmEinsumFront;
 void ffm_pmapping_template_enumerate (const FfmWorkload *workload,
                                       const FfmArch *arch,
                                       const FfmPmappingTemplate *t,
                                       const FfmPmappingOptions *options,
                                       const gboolean *untracked,
                                       const FfmJoinableParts *joinable,
+                                      const FfmEinsumFront *einsum_front,
                                       FfmTileWorkspace *workspace,
                                       FfmTemplateResult *out);
 
@@ -766,6 +782,11 @@ typedef struct {
    * template's own pmappings of the same fused tiles
    * (ffm-pmapping-tiles-incumbent.c); NULL when off. */
   struct GroupFront *group_front;
+  gboolean fused_first;               /* the variables of fused loops first
+                                         (choose_search_order()) */
+  const FfmEinsumFront *einsum_front; /* the pmappings of the
+                                     Einsum's earlier waves of templates
+                                     (ffm-einsum-front-private.h), or NULL */
   guint8 *unit_lex[MAX_VARS + 1];     /* per depth: each unit's LEX_* kind
                                          for energy first (its ties broken by
                                          latency, no leak); NULL otherwise */
@@ -1474,6 +1495,13 @@ struct _FfmEinsumPmappings {
   guint objectives;         /* the options' FfmPmappingObjectives */
   FfmPmappingProfile profile; /* its templates' phases summed, its
                                  templates built and groups merged */
+  /* Its templates in waves (ffm-pmapping.c, run_jobs()): */
+  FfmEinsumFront *front;    /* the pmappings of the waves done, or NULL:
+                               every template at once */
+  GPtrArray *jobs;          /* of PmappingJob* (borrowed), by template */
+  guint wave_begin, wave_end; /* the last wave begun: its templates */
+  gint wave_pending;        /* (atomic) templates of the last wave begun
+                               not done */
 };
 
 struct _FfmPmappingSet {
@@ -1509,6 +1537,7 @@ typedef struct {
   guint template_id;
   gboolean searched;        /* its result is the storage choices' seed
                                search's: nothing to enumerate */
+  guint position;           /* in the list run_jobs() runs */
 } PmappingJob;
 
 struct _FfmPmappingJobs {

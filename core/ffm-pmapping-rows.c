@@ -108,36 +108,35 @@ ffm_describe_info_init (FfmDescribeInfo *info, const FfmWorkload *workload,
   return TRUE;
 }
 
-guint
-ffm_describe_row (const FfmDescribeInfo *info, const FfmPmappingModel *model,
-                  const guint64 *tiles, const FfmPmappingCost *cost,
-                  FfmCompatibility *compat, FfmPmappingColumn *columns,
-                  double *values)
+gboolean
+ffm_describe_compat (const FfmDescribeInfo *info, const FfmPmappingModel *model,
+                     const guint64 *tiles, FfmCompatibility *compat, guint *nt_prefix)
 {
   const FfmEinsum *e = info->einsum;
-  guint nt_prefix[FFM_COST_MAX_LOOPS + 1];
-  int depth_of[64];
-  double reserved[G_N_ELEMENTS (info->memories)][FFM_COMPAT_MAX_LOOPS + 2];
-  guint n_columns = 0, n_buffets, F = 0;
+  guint n_buffets, F = 0;
 
-  if (cost->status != FFM_COST_VALID)
-    return 0;
   memset (compat, 0, sizeof *compat);
   compat->einsum = ffm_pmapping_model_get_einsum (model);
   nt_prefix[0] = 0;
   for (guint j = 0; j < info->n_loops; j++)
     {
-      const FfmLoopInfo *l = ffm_pmapping_model_get_loop (model, j);
-      guint64 enclosing = l->enclosing >= 0 ? tiles[l->enclosing]
-        : e->rank_var_bounds[l->rank_var];
-      guint64 count = ffm_chain_iterations (enclosing, tiles[j]);
-      gboolean fused_nt = j < info->n_fused && count > 1;
+      const FfmLoopInfo *l;
+      guint64 enclosing, count;
 
-      nt_prefix[j + 1] = nt_prefix[j] + (fused_nt ? 1 : 0);
-      if (!fused_nt)
+      /* (only the fused loops' tiles are read: @tiles may hold no others) */
+      if (j >= info->n_fused)
+        {
+          nt_prefix[j + 1] = nt_prefix[j];
+          continue;
+        }
+      l = ffm_pmapping_model_get_loop (model, j);
+      enclosing = l->enclosing >= 0 ? tiles[l->enclosing] : e->rank_var_bounds[l->rank_var];
+      count = ffm_chain_iterations (enclosing, tiles[j]);
+      nt_prefix[j + 1] = nt_prefix[j] + (count > 1 ? 1 : 0);
+      if (count <= 1)
         continue;
       if (F == FFM_COMPAT_MAX_LOOPS)
-        return 0;
+        return FALSE;
       compat->loops[F].rank_var = l->rank_var;
       compat->loops[F].spatial = l->spatial;
       compat->loops[F].fanout_level = -1;
@@ -178,8 +177,35 @@ ffm_describe_row (const FfmDescribeInfo *info, const FfmPmappingModel *model,
         * info->shared_bits[s];
     }
 
+  /* the depths where a reservation begins */
+  n_buffets = ffm_pmapping_model_get_n_buffets (model);
+  for (guint b = 0; b < n_buffets; b++)
+    {
+      const FfmBuffetInfo *bi = ffm_pmapping_model_get_buffet (model, b);
+      if (!bi->persistent && bi->n_loops_above >= 0)
+        compat->stops |= 1u << nt_prefix[MIN ((guint) bi->n_loops_above, info->n_fused)];
+    }
+  return TRUE;
+}
+
+guint
+ffm_describe_row (const FfmDescribeInfo *info, const FfmPmappingModel *model,
+                  const guint64 *tiles, const FfmPmappingCost *cost,
+                  FfmCompatibility *compat, FfmPmappingColumn *columns,
+                  double *values)
+{
+  guint nt_prefix[FFM_COST_MAX_LOOPS + 1];
+  int depth_of[64];
+  double reserved[G_N_ELEMENTS (info->memories)][FFM_COMPAT_MAX_LOOPS + 2];
+  guint n_columns = 0, n_buffets, F;
+
+  if (cost->status != FFM_COST_VALID)
+    return 0;
   n_buffets = ffm_pmapping_model_get_n_buffets (model);
   g_return_val_if_fail (n_buffets <= G_N_ELEMENTS (depth_of), 0);
+  if (!ffm_describe_compat (info, model, tiles, compat, nt_prefix))
+    return 0;
+  F = compat->n_loops;
   /* Each memory's reservation at each depth d (-1..F): the occupancy of
    * its buffets alive at d, summed in buffet order (one pass: this runs
    * at every leaf of the tile search). */
@@ -187,13 +213,8 @@ ffm_describe_row (const FfmDescribeInfo *info, const FfmPmappingModel *model,
   for (guint b = 0; b < n_buffets; b++)
     {
       const FfmBuffetInfo *bi = ffm_pmapping_model_get_buffet (model, b);
-      if (bi->persistent || bi->n_loops_above < 0)
-        depth_of[b] = -1;
-      else
-        {
-          depth_of[b] = nt_prefix[MIN ((guint) bi->n_loops_above, info->n_fused)];
-          compat->stops |= 1u << depth_of[b];
-        }
+      depth_of[b] = bi->persistent || bi->n_loops_above < 0 ? -1
+        : (int) nt_prefix[MIN ((guint) bi->n_loops_above, info->n_fused)];
       for (guint k = 0; k < info->n_memories; k++)
         if (info->memories[k] == bi->level)
           for (int d = depth_of[b]; d <= (int) F; d++)

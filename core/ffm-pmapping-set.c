@@ -6,6 +6,7 @@
  * the error of an Einsum without pmappings, and the set read back
  * (ffm-pmapping.h). */
 #include "ffm-pmapping-private.h"
+#include "ffm-einsum-front-private.h"
 #include "ffm-joinable-parts-private.h"
 #include "ffm-pmapping-diagnostics.h"
 #include <ffm/ffm-tsan.h>
@@ -79,6 +80,9 @@ einsum_pmappings_free (FfmEinsumPmappings *pm)
   g_free (pm->capacity);
   ffm_memory_budget_release (pm->budget, pm->joinable_charged);
   ffm_joinable_parts_free (pm->joinable);
+  ffm_einsum_front_free (pm->front);
+  if (pm->jobs != NULL)
+    g_ptr_array_unref (pm->jobs);
   g_free (pm);
 }
 

@@ -361,7 +361,7 @@ seed_search_run (SeedSearch *s, FfmTileWorkspace *ws, gboolean helper)
         return;
       FfmTemplateResult *r = ffm_template_result_new (s->n_levels);
       ffm_pmapping_template_enumerate (s->w, s->a, g_ptr_array_index (s->templates, i),
-                                       s->options, s->untracked, NULL, ws, r);
+                                       s->options, s->untracked, NULL, NULL, ws, r);
       r->on_helper = helper;
       s->results[i] = r;
     }

@@ -178,6 +178,19 @@ taken_store_add (FfmTileSearch *en, const guint64 *diff, guint64 h, const double
   en->taken.n = n + 1;
 }
 
+/* Whether a pmapping of the Einsum's earlier waves of templates beats
+ * complete row @r of @t (ffm-pmapping-tiles-incumbent.c): its leaf is
+ * not evaluated. Only where the Einsum front reaches the template
+ * (einsum_front_reaches(): elsewhere none of its groups has a point).
+ * Rows are not held to the template's own leaves here: the taken leaves
+ * of their diff below do that. */
+static gboolean
+leaf_beaten (FfmTileSearch *en, const Table *t, guint r)
+{
+  return en->fused_first && en->front_phi != NULL
+         && tiles_incumbent_beats (en, t, r, en->n_vars);
+}
+
 /* The leaves of the complete rows of @t, each evaluated unless a row of
  * the same diff whose leaf a group took matches or beats it in every slot
  * (setup_leaf_slots(), by the rounding margin of unit_dominates()): the
@@ -208,6 +221,8 @@ tiles_search_leaves (FfmTileSearch *en, const Table *t, PruneScratch *ps)
         {
           if ((r & (LEAF_POLL_ROWS - 1)) == 0 && search_interrupted (en))
             break;
+          if (leaf_beaten (en, t, r))
+            continue;
           tiles_restore_row (en, t, r, en->n_vars);
           if (TILES_CHECKING (en))
             tiles_check_table_row (en, t, r);
@@ -287,6 +302,8 @@ tiles_search_leaves (FfmTileSearch *en, const Table *t, PruneScratch *ps)
       en->out->n_partial++;
       if (dominated && !TILES_CHECKING (en))
         continue;     /* its tiles are not needed */
+      if (!dominated && leaf_beaten (en, t, r))
+        continue;
       tiles_restore_row (en, t, r, en->n_vars);
       if (TILES_CHECKING (en))
         tiles_check_table_row (en, t, r);

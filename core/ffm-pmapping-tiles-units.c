@@ -111,7 +111,7 @@ tiles_most_chains_position (const FfmTileSearch *en, const guint *order)
 static void
 choose_order (FfmTileSearch *en, const guint *desc, guint n_terms, gboolean chains_last)
 {
-  guint64 assigned = 0;
+  guint64 assigned = 0, fused_vars = 0;
   guint order[MAX_VARS] = { 0 };
   guint k = 0;
 
@@ -124,14 +124,22 @@ choose_order (FfmTileSearch *en, const guint *desc, guint n_terms, gboolean chai
         order[k++] = v;
         assigned |= G_GUINT64_CONSTANT (1) << v;
       }
+  /* The Einsum front reaches the template (einsum_front_reaches()): the
+   * variables of fused loops first, greedily among themselves. */
+  if (en->fused_first)
+    for (guint j = 0; j < en->n_fused; j++)
+      fused_vars |= G_GUINT64_CONSTANT (1) << en->loops[j].rank_var;
   for (; k < en->n_vars; k++)
     {
       int best = -1;
       guint best_units = 0;
+      gboolean fused_left = (fused_vars & ~assigned) != 0;
       for (guint v = 0; v < en->n_vars; v++)
         {
           guint units;
           if (assigned & (G_GUINT64_CONSTANT (1) << v))
+            continue;
+          if (fused_left && !(fused_vars & (G_GUINT64_CONSTANT (1) << v)))
             continue;
           units = count_units (en, desc, n_terms, assigned | (G_GUINT64_CONSTANT (1) << v));
           if (best < 0 || units < best_units

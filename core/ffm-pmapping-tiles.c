@@ -35,6 +35,7 @@
  * [1] the reference implementation (accelforge): min_usage and its
  *     tile-shape enumeration with partial-mapping pruning. */
 #include "ffm-pmapping-private.h"
+#include "ffm-einsum-front-private.h"
 #include "ffm-joinable-parts-private.h"
 #include "ffm-tile-chain-private.h"
 #include "ffm-row-key-sort-private.h"
@@ -303,7 +304,7 @@ pilot_work (FfmTileSearch *en, FfmTileWorkspace *ws, double enough)
  * stops too). FFM_DEBUG=order=greedy or =chains-last forces one order
  * (tests). */
 static void
-choose_search_order (FfmTileSearch *en, FfmTileWorkspace *ws)
+choose_usual_order (FfmTileSearch *en, FfmTileWorkspace *ws)
 {
   const char *force = ffm_debug_flag_get_string (FFM_DEBUG_ORDER);
   double min_work = ffm_debug_flag_get_double (FFM_DEBUG_PILOT_MIN_WORK, PILOT_MIN_WORK);
@@ -337,6 +338,27 @@ choose_search_order (FfmTileSearch *en, FfmTileWorkspace *ws)
       tiles_free_units (en);
       tiles_setup_units (en, FALSE);
     }
+}
+
+/* The usual order (above), or, when the Einsum front reaches the template
+ * (einsum_front_reaches()), the variables of the fused loops first
+ * (choose_order(), set up when the units were): a partial row then has
+ * its group, hence points to be held to, from the first depths, where in
+ * the usual order it often has it only once complete (the variable of
+ * most chains, moved last, is often a fused one). No pilot decides: they
+ * stop before the last depth, where the usual order's cost is (its
+ * complete rows' leaves), and pilots of both orders made a user's chip
+ * 6.6 s instead of 4.4 s (a third of its CPU in the pilots). Measured
+ * (docs/pmapping-generator.md): that chip, 16 x 16 PEs x 2 matmuls,
+ * 28 -> 4.4 s; GPT-3 6.7B on TPUv4i about the same. */
+static void
+choose_search_order (FfmTileSearch *en, FfmTileWorkspace *ws)
+{
+  if (en->fused_first)
+    g_debug ("template %u: the variables of fused loops first (the Einsum front)",
+             en->t->id);
+  else
+    choose_usual_order (en, ws);
 }
 
 static void
@@ -401,6 +423,31 @@ timed_phases_to_cpu (FfmTemplateResult *out, const double *before, double cpu, d
     }
 }
 
+/* Whether the Einsum front (ffm-einsum-front-private.h) has a point in a
+ * group the template's rows can fall in: the same shared tensors, backed
+ * in the same memories (choose_search_order() says what follows). Where
+ * no such group has a point the front cannot beat a row of the template
+ * (fused first on every template with a front made GPT-3 6.7B on TPUv4i
+ * 1.7x slower). Not under a fanout's minimum usage either: the probe of
+ * try best searches depth first in the same order, and fused first made
+ * MobileNet-V3's first layers on TPUv4i 10-20x slower there (2.2 -> 10 s
+ * in all). */
+static gboolean
+einsum_front_reaches (FfmTileSearch *en)
+{
+  FfmCompatibility like;
+  guint64 tiles[MAX_LOOPS];
+  guint nt_prefix[MAX_LOOPS + 1];
+
+  if (en->einsum_front == NULL || en->n_loops > MAX_LOOPS || en->constrained)
+    return FALSE;
+  /* (the tensors' backing does not depend on the tiles) */
+  for (guint j = 0; j < en->n_loops; j++)
+    tiles[j] = en->bounds[en->loops[j].rank_var];
+  return ffm_describe_compat (&en->info, en->m, tiles, &like, nt_prefix)
+         && ffm_einsum_front_has_backing (en->einsum_front, &like);
+}
+
 void
 ffm_pmapping_template_enumerate (const FfmWorkload *workload,
                                  const FfmArch *arch,
@@ -408,6 +455,7 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
                                  const FfmPmappingOptions *options,
                                  const gboolean *untracked,
                                  const FfmJoinableParts *joinable,
+                                 const FfmEinsumFront *einsum_front,
                                  FfmTileWorkspace *workspace,
                                  FfmTemplateResult *out)
 {
@@ -443,10 +491,12 @@ ffm_pmapping_template_enumerate (const FfmWorkload *workload,
                               + sizeof options->cancel)
     en->cancel = options->cancel;
   en->joinable = joinable;
+  en->einsum_front = einsum_front;
   en->chain_cache = tiles_chain_cache_get (ws);
   en->check_shared = FFM_TEST_HOOKS && ffm_debug_flag_is_set (FFM_DEBUG_CHECK_SHARED_SETUP);
   if (tiles_setup (en, workload, arch, untracked) && tiles_joinable_template_ok (en))
     {
+      en->fused_first = einsum_front_reaches (en);
       out->n_loops = en->n_loops;
       en->cost = ffm_pmapping_cost_new (en->m);
       for (guint d = 0; d < en->n_dims; d++)

@@ -25,6 +25,7 @@
  * [1] the reference implementation (accelforge). */
 #include "ffm-pmapping-private.h"
 #include "ffm-pmapping-jobs.h"
+#include "ffm-einsum-front-private.h"
 #include <ffm/ffm-limits.h>
 #include <ffm/ffm-tsan.h>
 #include <ffm/ffm-memory-budget.h>
@@ -91,7 +92,8 @@ run_template_job (gpointer data, gpointer user_data)
           ws = g_async_queue_pop (set->workspaces);
           FFM_TSAN_ACQUIRE (ws);
           ffm_pmapping_template_enumerate (set->workload, set->arch, t, &set->options,
-                                           set->untracked_early, job->pm->joinable, ws, r);
+                                           set->untracked_early, job->pm->joinable,
+                                           job->pm->front, ws, r);
           FFM_TSAN_RELEASE (ws);
           g_async_queue_push (set->workspaces, ws);
         }
@@ -109,28 +111,6 @@ run_template_job (gpointer data, gpointer user_data)
   else if (!cancelled)
     report_progress (set, job->pm, TRUE, FALSE);
   FFM_TSAN_RELEASE (jobs_done_key (set));
-}
-
-static void
-run_pool (GFunc func, gpointer user_data, guint n_threads, GPtrArray *jobs)
-{
-  GThreadPool *pool;
-
-  if (n_threads <= 1 || jobs->len <= 1)
-    {
-      for (guint i = 0; i < jobs->len; i++)
-        func (g_ptr_array_index (jobs, i), user_data);
-      return;
-    }
-  pool = g_thread_pool_new (func, user_data, (gint) n_threads, TRUE, NULL);
-  for (guint i = 0; i < jobs->len; i++)
-    {
-      FFM_TSAN_RELEASE (g_ptr_array_index (jobs, i));
-      g_thread_pool_push (pool, g_ptr_array_index (jobs, i), NULL);
-    }
-  g_thread_pool_free (pool, FALSE, TRUE);
-  /* What every job wrote (ffm-tsan.h). */
-  FFM_TSAN_ACQUIRE (jobs_done_key (user_data));
 }
 
 static FfmPmappingJobRunner job_runner;
@@ -331,6 +311,9 @@ jobs_add_einsum (FfmPmappingJobs *jobs, FfmEinsumPmappings *pm, GHashTable *sign
       job->template_id = t;
       g_ptr_array_add (pm->results, ffm_template_result_new (n_levels));
       g_ptr_array_add (jobs->jobs, job);
+      if (pm->jobs == NULL)
+        pm->jobs = g_ptr_array_new ();
+      g_ptr_array_add (pm->jobs, job);
     }
   return TRUE;
 }
@@ -503,7 +486,7 @@ ffm_pmapping_jobs_run_to_bytes (FfmPmappingJobs *jobs, guint job,
       FFM_TSAN_ACQUIRE (ws);
       ffm_pmapping_template_enumerate (jobs->set->workload, jobs->set->arch, t,
                                        &jobs->set->options, jobs->set->untracked_early,
-                                       j->pm->joinable, ws, r);
+                                       j->pm->joinable, NULL, ws, r);
       FFM_TSAN_RELEASE (ws);
       g_async_queue_push (jobs->set->workspaces, ws);
     }
@@ -547,7 +530,204 @@ ffm_pmapping_jobs_complete_from_bytes (FfmPmappingJobs *jobs, guint job,
   return TRUE;
 }
 
-/* Phase 2 in two waves (above), on the thread pool. */
+/* ---- An Einsum's templates in waves ----
+ *
+ * Most templates of an Einsum make nothing its merge keeps: what another
+ * template makes in the same compatibility group is better. So the jobs
+ * of an Einsum run in waves of templates, by template index: the first
+ * FIRST_WAVE_TEMPLATES, then as many again as all before (waves end at
+ * FIRST_WAVE_TEMPLATES times a power of two). When a wave ends, the
+ * thread that ended it adds its templates' rows to the Einsum's front
+ * (ffm-einsum-front-private.h), in template order, and starts the next
+ * wave, whose tile searches hold their partial vectors to that front.
+ * What a template prunes so depends on the templates of the waves before
+ * it alone, not on the threads: the pmappings are the same on any number
+ * of threads. The rows a front beats are rows the Einsum's merge would
+ * drop for a point of the same group (or for what drops it), so the
+ * merged groups are the same, row for row. Einsums run side by side: a
+ * thread idles at a wave's end only when no other Einsum has a job
+ * ready. Off under a job runner (each process searches its jobs alone:
+ * the same groups), without energy among the objectives, and under
+ * FFM_DEBUG=no-einsum-front. */
+
+/* TUNING: the first wave's templates (the others double). A user's
+ * 16 x 16 PE chip x 2 matmuls m = kn = 256 (1,771 templates per Einsum):
+ * see docs/pmapping-generator.md. */
+#define FIRST_WAVE_TEMPLATES 8u
+
+typedef struct {
+  FfmPmappingSet *set;
+  GThreadPool *pool;        /* NULL: the calling thread runs the jobs */
+  GQueue ready;             /* without a pool: the jobs to run, in order */
+  GMutex lock;
+  GCond all_done;
+  gint n_left;              /* (atomic) jobs not ended */
+  guint first_wave;         /* templates of an Einsum's first wave */
+} JobRun;
+
+static guint
+wave_end_after (guint begin, guint first, guint n_templates)
+{
+  return MIN (n_templates, begin + MAX (first, begin));
+}
+
+/* Jobs run in the list's order, each as soon as its wave has begun: an
+ * Einsum's next wave goes before the later Einsums' jobs, so that the
+ * Einsums end (and give back their templates' rows) about one after the
+ * other, as they would without waves; the others fill a wave's end. */
+static gint
+job_position_compare (gconstpointer a, gconstpointer b, gpointer user_data)
+{
+  guint x = ((const PmappingJob *) a)->position, y = ((const PmappingJob *) b)->position;
+
+  return x < y ? -1 : x > y;
+}
+
+static void
+job_run_submit (JobRun *run, PmappingJob *job)
+{
+  if (run->pool == NULL)
+    {
+      g_queue_insert_sorted (&run->ready, job, job_position_compare, NULL);
+      return;
+    }
+  FFM_TSAN_RELEASE (job);
+  g_thread_pool_push (run->pool, job, NULL);
+}
+
+/* The wave of @pm that just ended joins its front; the next begins (its
+ * jobs submitted), or, after the last, the front is freed. */
+static void
+einsum_next_wave (JobRun *run, FfmEinsumPmappings *pm)
+{
+  guint begin, end;
+
+  if (pm->wave_end >= pm->templates->len)
+    {
+      g_clear_pointer (&pm->front, ffm_einsum_front_free);
+      return;
+    }
+  for (guint t = pm->wave_begin; t < pm->wave_end; t++)
+    {
+      const FfmTemplateResult *r = g_ptr_array_index (pm->results, t);
+      for (guint k = 0; k < r->groups->len; k++)
+        {
+          const FfmTemplateGroup *g = g_ptr_array_index (r->groups, k);
+          ffm_einsum_front_add_rows (pm->front, &g->compat,
+                                     (const FfmPmappingColumn *) g->columns->data,
+                                     g->n_columns, TEMPLATE_GROUP_VALUES (g), g->n_rows);
+        }
+    }
+  end = wave_end_after (pm->wave_end, run->first_wave, pm->templates->len);
+  g_debug ("Einsum %s: templates %u-%u searched with %u points of those before",
+           pm->e->name, pm->wave_end, end - 1, ffm_einsum_front_get_n_points (pm->front));
+  begin = pm->wave_begin = pm->wave_end;
+  pm->wave_end = end;
+  g_atomic_int_set (&pm->wave_pending, (gint) (end - begin));
+  for (guint t = begin; t < end; t++)
+    job_run_submit (run, g_ptr_array_index (pm->jobs, t));
+}
+
+static void
+run_job_in_waves (gpointer data, gpointer user_data)
+{
+  PmappingJob *job = data;
+  JobRun *run = user_data;
+  FfmEinsumPmappings *pm;
+  FfmPmappingSet *set;
+  gboolean pooled;
+
+  /* What the submitter wrote before the hand-off (ffm-tsan.h). */
+  FFM_TSAN_ACQUIRE (job);
+  pm = job->pm;
+  set = run->set;
+  pooled = run->pool != NULL;
+  run_template_job (job, set);
+  if (pm->front != NULL && g_atomic_int_dec_and_test (&pm->wave_pending))
+    einsum_next_wave (run, pm);
+  /* (once the count is 0 the caller may go on: @run is read no more) */
+  if (g_atomic_int_dec_and_test (&run->n_left) && pooled)
+    {
+      g_mutex_lock (&run->lock);
+      g_cond_signal (&run->all_done);
+      g_mutex_unlock (&run->lock);
+    }
+  /* What this job wrote, the waves' fronts included (ffm-tsan.h). */
+  FFM_TSAN_RELEASE (jobs_done_key (set));
+}
+
+/* Runs @list (each Einsum's jobs in template order) on @n_threads, each
+ * Einsum's templates in waves where it has a front. */
+static void
+run_jobs (FfmPmappingJobs *jobs, GPtrArray *list)
+{
+  FfmPmappingSet *set = jobs->set;
+  JobRun run = { .set = set };
+  g_autoptr(GPtrArray) first = g_ptr_array_new ();
+  gboolean fronts = (set->options.objectives & FFM_PMAPPING_ENERGY)
+    && !ffm_debug_flag_is_set (FFM_DEBUG_NO_EINSUM_FRONT);
+
+  if (list->len == 0)
+    return;
+  g_queue_init (&run.ready);
+  g_mutex_init (&run.lock);
+  g_cond_init (&run.all_done);
+  run.n_left = (gint) list->len;
+  run.first_wave = (guint) MAX (1, ffm_debug_flag_get_uint (FFM_DEBUG_EINSUM_FRONT_FIRST_WAVE,
+                                                            FIRST_WAVE_TEMPLATES));
+  if (jobs->n_threads > 1 && list->len > 1)
+    {
+      run.pool = g_thread_pool_new (run_job_in_waves, &run, (gint) jobs->n_threads, TRUE, NULL);
+      g_thread_pool_set_sort_function (run.pool, job_position_compare, NULL);
+    }
+  for (guint i = 0; i < list->len; i++)
+    {
+      PmappingJob *job = g_ptr_array_index (list, i);
+      FfmEinsumPmappings *pm = job->pm;
+      job->position = i;
+      if (job->template_id == 0)
+        {
+          pm->wave_begin = 0;
+          pm->wave_end = pm->templates->len;
+          if (fronts && pm->templates->len > run.first_wave)
+            {
+              pm->front = ffm_einsum_front_new (set->budget);
+              pm->wave_end = run.first_wave;
+            }
+          g_atomic_int_set (&pm->wave_pending, (gint) pm->wave_end);
+        }
+    }
+  /* (the first waves are all chosen before a job runs: once one runs, its
+   * Einsum's state moves on) */
+  for (guint i = 0; i < list->len; i++)
+    {
+      PmappingJob *job = g_ptr_array_index (list, i);
+      if (job->template_id < job->pm->wave_end)
+        g_ptr_array_add (first, job);
+    }
+  for (guint i = 0; i < first->len; i++)
+    job_run_submit (&run, g_ptr_array_index (first, i));
+  if (run.pool == NULL)
+    {
+      PmappingJob *job;
+      while ((job = g_queue_pop_head (&run.ready)) != NULL)
+        run_job_in_waves (job, &run);
+    }
+  else
+    {
+      g_mutex_lock (&run.lock);
+      while (g_atomic_int_get (&run.n_left) > 0)
+        g_cond_wait (&run.all_done, &run.lock);
+      g_mutex_unlock (&run.lock);
+      g_thread_pool_free (run.pool, FALSE, TRUE);
+      /* What every job wrote (ffm-tsan.h). */
+      FFM_TSAN_ACQUIRE (jobs_done_key (set));
+    }
+  g_mutex_clear (&run.lock);
+  g_cond_clear (&run.all_done);
+}
+
+/* Phase 2 in two waves of Einsums (above), on the thread pool. */
 static void
 run_in_waves (FfmPmappingJobs *jobs)
 {
@@ -557,10 +737,10 @@ run_in_waves (FfmPmappingJobs *jobs)
 
   for (guint i = 0; i < jobs->jobs->len; i++)
     g_ptr_array_add (i < jobs->n_first ? first : second, g_ptr_array_index (jobs->jobs, i));
-  run_pool (run_template_job, jobs->set, jobs->n_threads, first);
+  run_jobs (jobs, first);
   if (jobs->n_first > 0)
     parts = ffm_pmapping_jobs_begin_second_wave (jobs);
-  run_pool (run_template_job, jobs->set, jobs->n_threads, second);
+  run_jobs (jobs, second);
 }
 
 /* Phases 3 (the Einsums reused) and 4, once every job ran. */

@@ -1062,6 +1062,24 @@ test_optimality_symmetric_dims (void)
                   env_number ("FFM_OPTIMALITY_SEED", DEFAULT_SEED) + 30000, TRUE);
 }
 
+/* Random small architectures x random workloads with each Einsum's
+ * templates in waves of one, each held to the pmappings of the templates
+ * before it (ffm-einsum-front-private.h; by default the first 8 search
+ * alone, which most small problems never pass): ffm equals exhaustive
+ * search, to the last bit. */
+static void
+test_optimality_einsum_front (void)
+{
+  g_test_summary ("ffm's optimum equals exhaustive search's on random small "
+                  "architectures x random workloads when every template after an "
+                  "Einsum's first is held to the pmappings of those before it, for "
+                  "every objective, to the last bit");
+  test_debug_push ("einsum-front-first-wave=1");
+  run_arch_cases (env_number ("FFM_OPTIMALITY_CASES", DEFAULT_CASES) / 2 + 1,
+                  env_number ("FFM_OPTIMALITY_SEED", DEFAULT_SEED) + 40000, FALSE);
+  test_debug_pop ();
+}
+
 static void
 test_optimality_beams (void)
 {
@@ -1193,6 +1211,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ffm/optimality/fused-loops", test_optimality_fused_loops);
   g_test_add_func ("/ffm/optimality/fused-loops-more", test_optimality_fused_loops_more);
   g_test_add_func ("/ffm/optimality/random-arch", test_optimality_random_arch);
+  g_test_add_func ("/ffm/optimality/einsum-front", test_optimality_einsum_front);
   g_test_add_func ("/ffm/optimality/symmetric-dims", test_optimality_symmetric_dims);
   g_test_add_func ("/ffm/optimality/two-compute-units", test_optimality_two_compute_units);
   status = g_test_run ();

@@ -1729,6 +1729,47 @@ test_incumbent_bounds (void)
     g_assert_true (unsound_differs);
 }
 
+/* Case @i from @seed of the random problems with several Einsums: in
+ * turn a chain or small DAG with fanouts, tight capacities and persistent
+ * weights (random-problem.h), a fused-loop problem with attention blocks,
+ * a small random architecture (random-arch.h). FALSE when it has one
+ * Einsum only (*@w and *@a are set either way). */
+static gboolean
+random_problem_of_einsums (guint64 seed, guint i, FfmWorkload **w, FfmArch **a)
+{
+  int loops = -1;
+
+  if (i % 3 == 0)
+    random_problem_make (seed + i, w, a, &loops);
+  else if (i % 3 == 1)
+    random_problem_make_fused (seed + i, w, a);
+  else
+    random_arch_problem_make (seed + i, RANDOM_ARCH_SMALL, w, a);
+  return ffm_workload_get_n_einsums (*w) >= 2;
+}
+
+/* Whether two sets differ in their groups' count or rows (NULL: failed). */
+static gboolean
+sets_differ_in_rows (const FfmPmappingSet *p, const FfmPmappingSet *q)
+{
+  if (p == NULL || q == NULL)
+    return p != q;
+  for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (p); i++)
+    {
+      const FfmEinsumPmappings *x = ffm_pmapping_set_get_einsum (p, i);
+      const FfmEinsumPmappings *y = ffm_pmapping_set_get_einsum (q, i);
+      guint64 rows_x = 0, rows_y = 0;
+      for (guint g = 0; g < ffm_einsum_pmappings_get_n_groups (x); g++)
+        rows_x += ffm_einsum_pmappings_get_group (x, g)->n_rows;
+      for (guint g = 0; g < ffm_einsum_pmappings_get_n_groups (y); g++)
+        rows_y += ffm_einsum_pmappings_get_group (y, g)->n_rows;
+      if (rows_x != rows_y
+          || ffm_einsum_pmappings_get_n_groups (x) != ffm_einsum_pmappings_get_n_groups (y))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* The generation of @w on @a with objectives @objectives, with the
  * partial vectors' bound against the template's own pmappings of their
  * group (several Einsums, ffm-pmapping-tiles-incumbent.c) and without it:
@@ -1779,22 +1820,7 @@ check_group_bounds (FfmWorkload *w, FfmArch *a, guint objectives, const char *fl
       test_debug_push ("incumbent-bound-scale=8");
       unsound = ffm_pmappings_generate (w, a, &options, &error);
       test_debug_pop ();
-      if (unsound == NULL)
-        *unsound_differs = TRUE;
-      else
-        for (guint i = 0; i < ffm_pmapping_set_get_n_einsums (set); i++)
-          {
-            const FfmEinsumPmappings *p = ffm_pmapping_set_get_einsum (set, i);
-            const FfmEinsumPmappings *q = ffm_pmapping_set_get_einsum (unsound, i);
-            guint64 rows_p = 0, rows_q = 0;
-            for (guint g = 0; g < ffm_einsum_pmappings_get_n_groups (p); g++)
-              rows_p += ffm_einsum_pmappings_get_group (p, g)->n_rows;
-            for (guint g = 0; g < ffm_einsum_pmappings_get_n_groups (q); g++)
-              rows_q += ffm_einsum_pmappings_get_group (q, g)->n_rows;
-            if (rows_p != rows_q
-                || ffm_einsum_pmappings_get_n_groups (p) != ffm_einsum_pmappings_get_n_groups (q))
-              *unsound_differs = TRUE;
-          }
+      *unsound_differs = sets_differ_in_rows (set, unsound);
     }
   test_debug_pop ();
   return beaten;
@@ -1823,14 +1849,7 @@ test_group_bounds (void)
     {
       g_autoptr(FfmWorkload) w = NULL;
       g_autoptr(FfmArch) a = NULL;
-      int loops = -1;
-      if (i % 3 == 0)
-        random_problem_make (20261207 + i, &w, &a, &loops);
-      else if (i % 3 == 1)
-        random_problem_make_fused (20261207 + i, &w, &a);
-      else
-        random_arch_problem_make (20261207 + i, RANDOM_ARCH_SMALL, &w, &a);
-      if (ffm_workload_get_n_einsums (w) < 2)
+      if (!random_problem_of_einsums (20261207, i, &w, &a))
         continue;
       g_test_message ("case %u", i);
       /* small tables are one chunk, extended before any leaf: chunks of a
@@ -1852,6 +1871,161 @@ test_group_bounds (void)
   g_assert_cmpuint (beaten_designs, >, 0);
   if (ffm_debug_has_test_hooks ())
     g_assert_true (unsound_differs);
+}
+
+/* The generation of @w on @a with the Einsum fronts (each template after
+ * an Einsum's first held to the pmappings of those before its wave,
+ * @flags added) against the same without them: the same groups, row for
+ * row; on 1 and 3 threads the same sets and the same vectors evaluated.
+ * Adds the vectors evaluated with and without to @evaluated; sets
+ * *@unsound_differs when the fronts compared without reservations (an
+ * unsound test hook) change a group. */
+static void
+check_einsum_front (FfmWorkload *w, FfmArch *a, guint objectives, const char *flags,
+                    guint64 *evaluated, gboolean *unsound_differs)
+{
+  FfmPmappingOptions options;
+  g_autoptr(FfmPmappingSet) set = NULL;
+  g_autoptr(FfmPmappingSet) alone = NULL;
+  g_autoptr(FfmPmappingSet) threads = NULL;
+  g_autoptr(GError) error = NULL;
+
+  ffm_pmapping_options_init (&options);
+  options.n_threads = 1;
+  options.objectives = objectives;
+  test_debug_push (flags);
+  test_debug_push ("einsum-front-first-wave=1");
+  set = ffm_pmappings_generate (w, a, &options, &error);
+  if (set == NULL)
+    {
+      /* a random problem may have no pmapping: then neither way has one */
+      g_autoptr(GError) alone_error = NULL;
+      g_test_message ("no pmapping: %s", error->message);
+      test_debug_push ("no-einsum-front");
+      alone = ffm_pmappings_generate (w, a, &options, &alone_error);
+      test_debug_pop ();
+      g_assert_null (alone);
+      g_assert_error (alone_error, error->domain, error->code);
+      test_debug_pop ();
+      test_debug_pop ();
+      return;
+    }
+  alone = generate_with_debug (w, a, &options, "no-einsum-front");
+  evaluated[0] += count_evaluated (set);
+  evaluated[1] += count_evaluated (alone);
+  g_assert_cmpuint (count_evaluated (set), <=, count_evaluated (alone));
+  /* (fewer rows change the chunks, so the order of groups and rows) */
+  assert_sets_equal_ordered (set, alone, FALSE, TRUE);
+  options.n_threads = 3;
+  threads = generate (w, a, &options);
+  assert_sets_equal_ordered (set, threads, TRUE, FALSE);
+  g_assert_cmpuint (count_evaluated (set), ==, count_evaluated (threads));
+  options.n_threads = 1;
+  if (ffm_debug_has_test_hooks () && !*unsound_differs
+      && count_evaluated (set) < count_evaluated (alone))
+    {
+      g_autoptr(GError) unsound_error = NULL;
+      g_autoptr(FfmPmappingSet) unsound = NULL;
+      test_debug_push ("einsum-front-unsound");
+      unsound = ffm_pmappings_generate (w, a, &options, &unsound_error);
+      test_debug_pop ();
+      *unsound_differs = sets_differ_in_rows (set, unsound);
+    }
+  test_debug_pop ();
+  test_debug_pop ();
+}
+
+static void
+test_einsum_front (void)
+{
+  static const guint objectives[] = {
+    FFM_PMAPPING_ENERGY | FFM_PMAPPING_LATENCY, FFM_PMAPPING_ENERGY,
+  };
+  guint64 evaluated[2] = { 0, 0 }, designs[2] = { 0, 0 };
+  gboolean unsound_differs = FALSE;
+
+  g_test_summary ("An Einsum's templates searched in waves, each held to the pmappings of "
+                  "the waves before it by group: every group comes out the same, row for "
+                  "row, with fewer vectors evaluated; the same sets on 1 and 3 threads; "
+                  "the points compared without their reservations change a group");
+  for (guint i = 0; i < 90; i++)
+    {
+      g_autoptr(FfmWorkload) w = NULL;
+      g_autoptr(FfmArch) a = NULL;
+      if (!random_problem_of_einsums (20261208, i, &w, &a))
+        continue;
+      g_test_message ("case %u", i);
+      check_einsum_front (w, a, objectives[i % 2], "chunk-rows=4", evaluated,
+                          &unsound_differs);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (timeloop_designs) + 1; i++)
+    {
+      g_autoptr(FfmArch) a = i < G_N_ELEMENTS (timeloop_designs)
+        ? inputs_load_arch (timeloop_designs[i]) : NULL;
+      g_autoptr(FfmWorkload) w = inputs_load_matmuls (2, 8, 8);
+      if (a == NULL)
+        {
+          /* the reliability issue's user chip (a register file that may
+           * keep everything: 1,771 templates per matmul at m = kn = 256) */
+          g_autoptr(GError) error = NULL;
+          g_autofree char *path = g_test_build_filename (G_TEST_DIST, "hostile", "arch",
+                                                         "user-chip-may-keep-all.json", NULL);
+          a = ffm_arch_load_file (path, NULL, &error);
+          g_assert_no_error (error);
+        }
+      g_test_message ("%s x 2 matmuls 8 x 8", ffm_arch_get_name (a));
+      check_einsum_front (w, a, objectives[i % 2], "chunk-rows=64", designs,
+                          &unsound_differs);
+    }
+  g_test_message ("vectors evaluated with the fronts / without: %" G_GUINT64_FORMAT " / %"
+                  G_GUINT64_FORMAT " on the random problems, %" G_GUINT64_FORMAT " / %"
+                  G_GUINT64_FORMAT " on the designs", evaluated[0], evaluated[1],
+                  designs[0], designs[1]);
+  g_assert_cmpuint (evaluated[0], <, evaluated[1]);
+  g_assert_cmpuint (designs[0], <, designs[1]);
+  if (ffm_debug_has_test_hooks ())
+    g_assert_true (unsound_differs);
+}
+
+/* The Einsum fronts on 1, 2 and 3 threads: waves of one template and of
+ * two, the user chip and two of Timeloop's designs x 2 matmuls: the same
+ * sets, row for row, and the same vectors evaluated (what a template
+ * prunes depends on the waves before it, not on which thread ran what;
+ * CI runs it under ThreadSanitizer). */
+static void
+test_threads_einsum_front (void)
+{
+  static const char *const waves[] = { "einsum-front-first-wave=1", "einsum-front-first-wave=2" };
+  g_autofree char *user = g_test_build_filename (G_TEST_DIST, "hostile", "arch",
+                                                 "user-chip-may-keep-all.json", NULL);
+  const char *const archs[] = { user, "timeloop-simba-like.json", "timeloop-simple-os.json" };
+  g_autoptr(FfmWorkload) w = inputs_load_matmuls (2, 8, 8);
+
+  g_test_summary ("With an Einsum's templates in waves, the pmappings and the vectors "
+                  "evaluated do not depend on the number of threads");
+  for (guint i = 0; i < G_N_ELEMENTS (archs); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(FfmArch) a = i == 0 ? ffm_arch_load_file (archs[i], NULL, &error)
+                                    : inputs_load_arch (archs[i]);
+      g_autoptr(FfmPmappingSet) one = NULL;
+      FfmPmappingOptions options;
+
+      g_assert_no_error (error);
+      test_debug_push (waves[i % 2]);
+      ffm_pmapping_options_init (&options);
+      options.n_threads = 1;
+      one = generate (w, a, &options);
+      for (guint n = 2; n <= 3; n++)
+        {
+          g_autoptr(FfmPmappingSet) many = NULL;
+          options.n_threads = n;
+          many = generate (w, a, &options);
+          assert_sets_equal_ordered (one, many, TRUE, FALSE);
+          g_assert_cmpuint (count_evaluated (one), ==, count_evaluated (many));
+        }
+      test_debug_pop ();
+    }
 }
 
 /* Partial tile vectors written to tables, over every Einsum. */
@@ -3340,6 +3514,9 @@ test_chunked_tables (void)
   const guint chunks[] = { 1000, 64, 1 };
 
   g_test_summary ("Chunked tile tables keep every group's Pareto set");
+  /* (the Einsum fronts beat across templates what whole tables beat
+   * within one: the chunks' cost is seen without them) */
+  test_debug_push ("no-einsum-front");
   ffm_pmapping_options_init (&options);
   options.n_threads = 2;
   options.max_fused_loops = -1;
@@ -3362,6 +3539,7 @@ test_chunked_tables (void)
     }
   /* Chunks of one row prune nothing across rows: the cut happened. */
   g_assert_cmpuint (n_last, >, n_whole);
+  test_debug_pop ();
 }
 
 /* One small 1D convolution (an affine input index). */
@@ -4297,6 +4475,8 @@ main (int argc, char **argv)
   g_test_add_func ("/pmapping/choices-bounded", test_choices_bounded);
   g_test_add_func ("/pmapping/incumbent-bounds", test_incumbent_bounds);
   g_test_add_func ("/pmapping/group-bounds", test_group_bounds);
+  g_test_add_func ("/pmapping/einsum-front", test_einsum_front);
+  g_test_add_func ("/pmapping/threads-einsum-front", test_threads_einsum_front);
   g_test_add_func ("/pmapping/incumbent-chains", test_incumbent_chains);
   g_test_add_func ("/pmapping/symmetric-dims", test_symmetric_dims);
   g_test_add_func ("/pmapping/joinable-only/budget", test_joinable_only_budget);

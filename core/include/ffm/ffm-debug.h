@@ -114,6 +114,19 @@ typedef enum {
                                      whatever else differs (test hooks
                                      only: unsound, which the tests must
                                      see) */
+  FFM_DEBUG_NO_EINSUM_FRONT,      /* no-einsum-front: the templates of an
+                                     Einsum searched all at once, no partial
+                                     tile vector held to the pmappings of
+                                     the Einsum's earlier templates */
+  FFM_DEBUG_EINSUM_FRONT_FIRST_WAVE, /* einsum-front-first-wave=N: an
+                                     Einsum's first wave of templates is its
+                                     first N (by default 8), the later waves
+                                     doubling */
+  FFM_DEBUG_EINSUM_FRONT_UNSOUND, /* einsum-front-unsound: the points of
+                                     the Einsum's earlier waves compared
+                                     without their reservations (test hooks
+                                     only: unsound, which the tests must
+                                     see) */
   FFM_DEBUG_N_FLAGS
 } FfmDebugFlag;
 
