@@ -22,8 +22,9 @@
  * latency, reservations: FfmPmappingColumn). Only points no other point
  * of the group is at most in every column are kept, at most
  * FFM_EINSUM_FRONT_KEY_POINTS per group (those of least energy) and
- * FFM_EINSUM_FRONT_MAX_POINTS in all, each charged to the generation's
- * memory budget; a point left out only beats fewer rows. */
+ * FFM_EINSUM_FRONT_MAX_POINTS in all, each, and each group, charged to
+ * the generation's memory budget, of which a front holds at most a
+ * sixteenth; a point left out only beats fewer rows. */
 #pragma once
 
 #include "ffm-pmapping-private.h"

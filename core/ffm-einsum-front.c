@@ -16,15 +16,42 @@ typedef struct {
   GArray *values;           /* of double, columns->len per point */
 } FrontGroup;
 
+/* What a group holds besides its points (charged to the budget with
+ * them: a compatibility is 1.3 KB, and a front of one point per group
+ * held 24,287 groups on a random architecture): the struct, its two
+ * arrays' headers and its columns, the hash table's entry. */
+#define FRONT_GROUP_BYTES(n_columns) \
+  (sizeof (FrontGroup) + 2 * 64 + 64 + sizeof (FfmPmappingColumn) * (gsize) (n_columns))
+
+/* TUNING: the share of the budget's limit one front may hold (the tile
+ * searches need the rest: past it the front takes no more points, so a
+ * problem that fit without fronts fits with them). */
+#define FRONT_BUDGET_SHARE 16u
+
 struct _FfmEinsumFront {
   GHashTable *groups;       /* &FrontGroup.compat -> FrontGroup* (owned) */
   GHashTable *backings;     /* backing_key() of the groups with a point
                                (a set; a group keeps a point once it has one) */
   FfmMemoryBudget *budget;
   gsize charged;
+  gsize most;               /* bytes it may hold (FRONT_BUDGET_SHARE) */
   guint n_points;
   gboolean full;            /* the budget or the cap said no more */
 };
+
+/* Takes @bytes from the budget within the front's share; FALSE (full)
+ * when either says no. */
+static gboolean
+front_reserve (FfmEinsumFront *f, gsize bytes)
+{
+  if (f->charged + bytes > f->most || !ffm_memory_budget_reserve (f->budget, bytes))
+    {
+      f->full = TRUE;
+      return FALSE;
+    }
+  f->charged += bytes;
+  return TRUE;
+}
 
 static void
 front_group_free (FrontGroup *g)
@@ -44,6 +71,9 @@ ffm_einsum_front_new (FfmMemoryBudget *budget)
                                      (GDestroyNotify) front_group_free);
   f->backings = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   f->budget = budget;
+  f->most = budget != NULL ? (gsize) MIN (ffm_memory_budget_get_limit (budget) / FRONT_BUDGET_SHARE,
+                                          (guint64) G_MAXSIZE)
+                           : G_MAXSIZE;
   return f;
 }
 
@@ -119,9 +149,8 @@ group_widen (FfmEinsumFront *f, FrontGroup *g, const FfmPmappingColumn *columns,
   if (n_new == n_old)
     return TRUE;
   extra = sizeof (double) * (gsize) n_points * (n_new - n_old);
-  if (!ffm_memory_budget_reserve (f->budget, extra))
+  if (!front_reserve (f, extra))
     return FALSE;
-  f->charged += extra;
   for (guint j = 0; j < n_columns; j++)
     if (find_column (g->columns, &columns[j]) < 0)
       g_array_append_val (g->columns, columns[j]);
@@ -176,13 +205,11 @@ group_add_point (FfmEinsumFront *f, FrontGroup *g, const double *point, int ener
         return;
       group_remove_point (f, g, most);
     }
-  if (f->n_points >= FFM_EINSUM_FRONT_MAX_POINTS
-      || !ffm_memory_budget_reserve (f->budget, bytes))
+  if (f->n_points >= FFM_EINSUM_FRONT_MAX_POINTS || !front_reserve (f, bytes))
     {
       f->full = TRUE;
       return;
     }
-  f->charged += bytes;
   f->n_points++;
   g_array_append_vals (g->values, point, n);
   {
@@ -208,6 +235,8 @@ ffm_einsum_front_add_rows (FfmEinsumFront *front, const FfmCompatibility *compat
   g = g_hash_table_lookup (front->groups, compat);
   if (g == NULL)
     {
+      if (!front_reserve (front, FRONT_GROUP_BYTES (n_columns)))
+        return;
       g = g_new0 (FrontGroup, 1);
       g->compat = *compat;
       g->columns = g_array_new (FALSE, FALSE, sizeof (FfmPmappingColumn));
@@ -215,10 +244,7 @@ ffm_einsum_front_add_rows (FfmEinsumFront *front, const FfmCompatibility *compat
       g_hash_table_insert (front->groups, &g->compat, g);
     }
   if (!group_widen (front, g, columns, n_columns))
-    {
-      front->full = TRUE;
-      return;
-    }
+    return;
   to = g_new (int, n_columns);
   for (guint j = 0; j < n_columns; j++)
     to[j] = find_column (g->columns, &columns[j]);

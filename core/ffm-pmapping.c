@@ -607,7 +607,9 @@ einsum_next_wave (JobRun *run, FfmEinsumPmappings *pm)
       g_clear_pointer (&pm->front, ffm_einsum_front_free);
       return;
     }
-  for (guint t = pm->wave_begin; t < pm->wave_end; t++)
+  /* (after a failure or a cancel the later jobs skip: no front needed) */
+  for (guint t = pm->wave_begin; t < pm->wave_end && !pmapping_set_failed (run->set)
+                                 && !ffm_pmapping_options_is_cancelled (&run->set->options); t++)
     {
       const FfmTemplateResult *r = g_ptr_array_index (pm->results, t);
       for (guint k = 0; k < r->groups->len; k++)
