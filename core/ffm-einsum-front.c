@@ -71,9 +71,10 @@ ffm_einsum_front_new (FfmMemoryBudget *budget)
                                      (GDestroyNotify) front_group_free);
   f->backings = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   f->budget = budget;
-  f->most = budget != NULL ? (gsize) MIN (ffm_memory_budget_get_limit (budget) / FRONT_BUDGET_SHARE,
-                                          (guint64) G_MAXSIZE)
-                           : G_MAXSIZE;
+  /* (no budget, or a limit of 0: unlimited) */
+  f->most = budget != NULL && ffm_memory_budget_get_limit (budget) > 0
+    ? (gsize) MIN (ffm_memory_budget_get_limit (budget) / FRONT_BUDGET_SHARE, (guint64) G_MAXSIZE)
+    : G_MAXSIZE;
   return f;
 }
 
