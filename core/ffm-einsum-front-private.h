@@ -32,7 +32,8 @@
 
 G_BEGIN_DECLS
 
-typedef struct _FfmEinsumFront FfmEinsumFront;
+/* (FfmEinsumFront is declared in ffm-pmapping-private.h, whose tile
+ * search holds one) */
 
 /* An empty front whose points are charged to @budget (NULL: unlimited;
  * borrowed: it outlives the front). (transfer full) */

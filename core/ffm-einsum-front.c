@@ -124,13 +124,7 @@ ffm_einsum_front_has_backing (const FfmEinsumFront *front, const FfmCompatibilit
 static int
 find_column (const GArray *columns, const FfmPmappingColumn *c)
 {
-  for (guint j = 0; j < columns->len; j++)
-    {
-      const FfmPmappingColumn *x = &g_array_index (columns, FfmPmappingColumn, j);
-      if (x->kind == c->kind && x->level == c->level && x->depth == c->depth)
-        return (int) j;
-    }
-  return -1;
+  return ffm_pmapping_columns_find ((const FfmPmappingColumn *) columns->data, columns->len, c);
 }
 
 /* Gives @g every column of @columns (a point lacking one has 0 there, as

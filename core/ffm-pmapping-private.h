@@ -226,6 +226,10 @@ gboolean ffm_describe_info_init (FfmDescribeInfo *info,
                                  const FfmArch *arch,
                                  const FfmPmappingModel *model,
                                  guint objectives);
+/* The index of column @c among @columns (reservations by memory and
+ * depth, the others by kind), or -1. */
+int ffm_pmapping_columns_find (const FfmPmappingColumn *columns, guint n_columns,
+                               const FfmPmappingColumn *c);
 /* The compatibility of the rows of @model whose fused loops' tiles are
  * @tiles' first info->n_fused (the others are not read), and in
  * @nt_prefix (info->n_loops + 1 entries) the fused loops of more than one

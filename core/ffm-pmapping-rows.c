@@ -21,16 +21,25 @@
 #define BIT(i) (G_GUINT64_CONSTANT (1) << (i))
 
 int
+ffm_pmapping_columns_find (const FfmPmappingColumn *columns, guint n_columns,
+                           const FfmPmappingColumn *c)
+{
+  for (guint j = 0; j < n_columns; j++)
+    if (columns[j].kind == c->kind
+        && (c->kind != FFM_PMAPPING_COLUMN_RESERVATION
+            || (columns[j].level == c->level && columns[j].depth == c->depth)))
+      return (int) j;
+  return -1;
+}
+
+int
 ffm_pmapping_group_find_column (const FfmPmappingGroup *g, FfmPmappingColumnKind kind,
                                 guint level, int depth)
 {
+  const FfmPmappingColumn c = { kind, level, depth };
+
   g_return_val_if_fail (g != NULL, -1);
-  for (guint j = 0; j < g->n_columns; j++)
-    if (g->columns[j].kind == kind
-        && (kind != FFM_PMAPPING_COLUMN_RESERVATION
-            || (g->columns[j].level == level && g->columns[j].depth == depth)))
-      return (int) j;
-  return -1;
+  return ffm_pmapping_columns_find (g->columns, g->n_columns, &c);
 }
 
 /* ---- Describing a row ---- */

@@ -158,10 +158,7 @@ column_compare (const FfmPmappingColumn *a, const FfmPmappingColumn *b)
 static int
 find_column (const GArray *columns, const FfmPmappingColumn *c)
 {
-  for (guint j = 0; j < columns->len; j++)
-    if (column_compare (&g_array_index (columns, FfmPmappingColumn, j), c) == 0)
-      return (int) j;
-  return -1;
+  return ffm_pmapping_columns_find ((const FfmPmappingColumn *) columns->data, columns->len, c);
 }
 
 /* Templates of one Einsum on different paths (two compute units, a

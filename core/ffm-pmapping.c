@@ -301,6 +301,7 @@ jobs_add_einsum (FfmPmappingJobs *jobs, FfmEinsumPmappings *pm, GHashTable *sign
       g_hash_table_insert (signatures, signature, pm);
     }
   pm->pending = (gint) pm->templates->len;
+  pm->jobs = g_ptr_array_sized_new (pm->templates->len);
   if (pm->templates->len == 0)
     einsum_pmappings_merge (pm);
   for (guint t = 0; t < pm->templates->len; t++)
@@ -311,8 +312,6 @@ jobs_add_einsum (FfmPmappingJobs *jobs, FfmEinsumPmappings *pm, GHashTable *sign
       job->template_id = t;
       g_ptr_array_add (pm->results, ffm_template_result_new (n_levels));
       g_ptr_array_add (jobs->jobs, job);
-      if (pm->jobs == NULL)
-        pm->jobs = g_ptr_array_new ();
       g_ptr_array_add (pm->jobs, job);
     }
   return TRUE;
