@@ -94,6 +94,12 @@ static const FlagInfo flag_info[FFM_DEBUG_N_FLAGS] = {
   [FFM_DEBUG_EINSUM_FRONT_UNSOUND] = { "einsum-front-unsound", KIND_BOOLEAN, TRUE,
     "compare the points of an Einsum's earlier waves of templates without their "
     "reservations (unsound: for the tests)" },
+  [FFM_DEBUG_TAKEN_STORE_LISTS] = { "taken-store-lists", KIND_BOOLEAN, FALSE,
+    "keep the leaves a template's tile search took on a list per diff, never "
+    "laid out flat and sorted" },
+  [FFM_DEBUG_TAKEN_LAYOUT_UNSOUND] = { "taken-layout-unsound", KIND_BOOLEAN, TRUE,
+    "raise the taken leaves' values laid out flat by one float step (unsound: for "
+    "the tests)" },
 };
 
 typedef struct {

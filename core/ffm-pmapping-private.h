@@ -39,6 +39,8 @@
 #include "ffm-workload-private.h"
 #include "ffm-storage-bound.h"
 #include "ffm-incumbent-front-private.h"
+
+#include <string.h>
 #include <time.h>
 
 G_BEGIN_DECLS
@@ -843,7 +845,9 @@ typedef struct {
     FfmBudgetBuffer hash;           /* guint64 per record: its diff's hash */
     FfmBudgetBuffer next;           /* guint32 per record: next in bucket + 1 */
     FfmBudgetBuffer diff;           /* guint64 [n_diff] per record */
-    FfmBudgetBuffer first;          /* guint32 per record: its first leaf + 1 */
+    FfmBudgetBuffer first;          /* guint32 per record: its first listed
+                                       leaf + 1 (added since the last
+                                       tiles_taken_store_flatten()) */
     FfmBudgetBuffer least;          /* double [n_leaf_slots] per record: each
                                        slot's least value over its leaves */
     /* and one entry per leaf: */
@@ -852,6 +856,22 @@ typedef struct {
                                        in the check mode, for
                                        tiles_taken_store_dominates_slowly()) */
     FfmBudgetBuffer slots;          /* double [2 n_leaf_slots] per leaf */
+    /* Each record's leaves laid out flat (tiles_taken_store_flatten()):
+     * TakenSegment per record; its segment, at position p of the arena
+     * with room for c leaves, holds for each of the first
+     * TAKEN_SORTED_SLOTS slots x the leaves sorted by slot x, their
+     * n_leaf_slots values side by side: slot y of the i-th at float
+     * (p + x c) n_leaf_slots + y c + i and its leaf at p + x c + i. Values
+     * are rounded to float (rounding keeps a <= b); INFINITY and
+     * TAKEN_FLAT_NONE past the record's leaves. */
+    FfmBudgetBuffer segments;
+    FfmBudgetBuffer arena_values;   /* float */
+    FfmBudgetBuffer arena_leaf;     /* guint32 */
+    FfmBudgetBuffer spare_values, spare_leaf; /* compaction's target */
+    FfmBudgetBuffer merge;          /* a layout's scratch: its listed leaves */
+    FfmBudgetBuffer beaten;         /* guint8 per leaf: a leaf added later
+                                       beats it (it leaves the next layout) */
+    gsize arena_used, arena_garbage; /* positions (of all copies) */
     guint n_buckets;                /* a power of two, or 0 */
     guint n_records;
     guint n;                        /* leaves */
@@ -1376,6 +1396,37 @@ double tiles_group_front_least_energy (FfmTileSearch *en, const double *cur, dou
 /* Evaluates the complete rows of @t that no taken leaf of their diff
  * beats. */
 void tiles_search_leaves (FfmTileSearch *en, const Table *t, PruneScratch *ps);
+
+/* Whether leaf @a beats the bound @slots of a group of complete rows
+ * (@exact: its slots that are exact) in every slot: as unit_dominates()
+ * where the slot is exact, else below the bound by the rounding margin
+ * (so below every child by it). */
+static inline gboolean
+tiles_bound_beaten_by (const double *a, const double *slots, const guint8 *exact, guint ns)
+{
+  gboolean beats = TRUE;
+  for (guint x = 0; x < ns && beats; x++)
+    beats = exact[x] ? !unit_worse (a, slots, x)
+      : a[2 * x] <= slots[2 * x] - DOMINANCE_MARGIN * (a[2 * x + 1] + slots[2 * x + 1]);
+  return beats;
+}
+
+/* ffm-pmapping-tiles-taken.c */
+/* Leaves filtered together (a record's room is a multiple of it), the
+ * leaf of a position that holds none, and the slots by which a record's
+ * leaves are also laid out sorted (the first ones). */
+#define TAKEN_FLAT_BLOCK 8u
+#define TAKEN_FLAT_NONE G_MAXUINT32
+#define TAKEN_SORTED_SLOTS 4u
+
+/* A record's leaves in the store: its segment of the arena (position,
+ * room and leaves), the leaves listed since (on its list: first) and laid
+ * out but beaten since, and the leaf that answered last + 1. */
+typedef struct {
+  gsize pos;
+  guint32 c, n, listed, beaten, hot;
+} TakenSegment;
+
 /* Whether complete rows are checked against the leaves of earlier chunks. */
 gboolean tiles_taken_store_on (const FfmTileSearch *en);
 void tiles_taken_store_clear (FfmTileSearch *en);
@@ -1384,20 +1435,115 @@ guint32 tiles_taken_store_record (const FfmTileSearch *en, const guint64 *diff, 
 /* The same, asked of every leaf in turn (the check mode's witness). */
 gboolean tiles_taken_store_dominates_slowly (FfmTileSearch *en, const guint64 *diff,
                                              const double *slots);
+/* Adds a taken leaf of @diff (hash @h) with @slots, unless a leaf of its
+ * diff matches or beats it; those it beats leave the store. */
+void tiles_taken_store_add (FfmTileSearch *en, const guint64 *diff, guint64 h,
+                            const double *slots);
+/* Lays the leaves out flat, by record, for the questions of the next
+ * extension. */
+void tiles_taken_store_flatten (FfmTileSearch *en);
+
+typedef float TakenFloats __attribute__ ((vector_size (4 * sizeof (float))));
+typedef gint32 TakenMask __attribute__ ((vector_size (4 * sizeof (gint32))));
+
+/* The number of the @n sorted values of @column at most @q. */
+static inline guint
+taken_column_rank (const float *column, guint n, float q)
+{
+  guint lo = 0, hi = n;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (column[mid] <= q)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/* A leaf laid out for record @s whose every slot is at most @slots' (its
+ * float values filter, @bound_exact then decides: NULL, unit_dominates();
+ * else the bucket bounds' test of bound_dominated() in
+ * ffm-pmapping-tiles-extend.c, @bound_exact its exact slots), or
+ * TAKEN_FLAT_NONE. A dominating leaf has each slot at most the row's, so
+ * it is among the leaves of the sorted copy of the slot where the fewest
+ * are (a binary search in each); those are filtered eight at a time. */
+static inline guint32
+taken_flat_find (FfmTileSearch *en, const TakenSegment *s, const double *slots,
+                 const guint8 *bound_exact)
+{
+  guint ns = en->n_leaf_slots, nx = MIN (ns, TAKEN_SORTED_SLOTS), c = s->c;
+  const float *values = (const float *) en->taken.arena_values.data + s->pos * ns;
+  const guint32 *leaves = (const guint32 *) en->taken.arena_leaf.data + s->pos;
+  const double *stored = en->taken.slots.data;
+  float q[MAX_VARS * 64];
+  guint best = 0, rank = G_MAXUINT;
+
+  for (guint x = 0; x < ns; x++)
+    q[x] = (float) slots[2 * x];
+  for (guint x = 0; x < nx && rank > 0; x++)
+    {
+      guint r = taken_column_rank (values + (gsize) x * c * ns + (gsize) x * c, s->n, q[x]);
+      if (r < rank)
+        best = x, rank = r;
+    }
+  values += (gsize) best * c * ns;
+  leaves += (gsize) best * c;
+  /* positions past rank fail at slot best: the blocks may run past it */
+  for (guint i = 0; i < rank; i += TAKEN_FLAT_BLOCK)
+    {
+      TakenMask pass[TAKEN_FLAT_BLOCK / 4];
+      gint32 any = 0;
+      for (guint h = 0; h < TAKEN_FLAT_BLOCK / 4; h++)
+        pass[h] = (TakenMask) { -1, -1, -1, -1 };
+      for (guint x = 0; x < ns; x++)
+        {
+          TakenFloats qx = { q[x], q[x], q[x], q[x] };
+          for (guint h = 0; h < TAKEN_FLAT_BLOCK / 4; h++)
+            {
+              TakenFloats v;
+              memcpy (&v, values + (gsize) x * c + i + 4 * h, sizeof v);
+              pass[h] &= (TakenMask) (v <= qx);
+            }
+        }
+      for (guint h = 0; h < TAKEN_FLAT_BLOCK / 4; h++)
+        any |= pass[h][0] | pass[h][1] | pass[h][2] | pass[h][3];
+      if (any == 0)
+        continue;
+      for (guint j = 0; j < TAKEN_FLAT_BLOCK; j++)
+        {
+          guint32 e = leaves[i + j];
+          const double *a;
+          if (!pass[j / 4][j % 4] || e == TAKEN_FLAT_NONE)
+            continue;
+          a = stored + (gsize) e * 2 * ns;
+          if (bound_exact == NULL
+              ? unit_dominates (a, slots, ns, NULL, &en->taken.fail)
+              : tiles_bound_beaten_by (a, slots, bound_exact, ns))
+            return e;
+        }
+    }
+  return TAKEN_FLAT_NONE;
+}
+
 /* Whether a taken leaf of the diff of @record (tiles_taken_store_record(),
  * not 0) matches or beats @slots in every slot (unit_dominates(), with its
  * rounding margin); here, inline, as tiles_table_extend() asks it for
- * every complete row it writes. GPT-3's V at unlimited fused loops asks 180 M times,
- * 81 % dominated, its diffs holding some fifty leaves each: a row below
- * every leaf of its diff in some slot is answered by the diff's least
- * values, and a dominating leaf moves to the front of its diff's list (a
- * few strong leaves dominate most rows that follow; the answer does not
- * depend on the order). */
+ * every complete row it writes. GPT-3's V at unlimited fused loops asks
+ * 180 M times, 81 % dominated; TPUv1 x GPT-3's Z 4.1 M times of diffs of
+ * some 1,300 leaves, two thirds not dominated. A row below every leaf of
+ * its diff in some slot is answered by the diff's least values; else the
+ * leaf that answered last is asked (a few strong leaves dominate most rows
+ * that follow), then the leaves laid out (taken_flat_find()), then those
+ * listed since, a dominating one moving to the front of the list. The
+ * answer does not depend on the order. */
 static inline gboolean
 tiles_taken_store_dominates (FfmTileSearch *en, guint32 record, const double *slots)
 {
   guint32 *first, *next = en->taken.leaf_next.data;
   const double *stored = en->taken.slots.data, *least;
+  TakenSegment *s = (TakenSegment *) en->taken.segments.data + (record - 1);
   guint ns = en->n_leaf_slots;
 
   /* A leaf dominates only with every slot at most the row's. */
@@ -1405,6 +1551,19 @@ tiles_taken_store_dominates (FfmTileSearch *en, guint32 record, const double *sl
   for (guint x = 0; x < ns; x++)
     if (slots[2 * x] < least[x])
       return FALSE;
+  if (s->hot != 0
+      && unit_dominates (stored + (gsize) (s->hot - 1) * 2 * ns, slots, ns, NULL,
+                         &en->taken.fail))
+    return TRUE;
+  if (s->n > 0)
+    {
+      guint32 e = taken_flat_find (en, s, slots, NULL);
+      if (e != TAKEN_FLAT_NONE)
+        {
+          s->hot = e + 1;
+          return TRUE;
+        }
+    }
   first = (guint32 *) en->taken.first.data + (record - 1);
   for (guint32 e = *first, prev = 0; e != 0; prev = e, e = next[e - 1])
     if (unit_dominates (stored + (gsize) (e - 1) * 2 * ns, slots, ns, NULL, &en->taken.fail))
@@ -1415,6 +1574,7 @@ tiles_taken_store_dominates (FfmTileSearch *en, guint32 record, const double *sl
             next[e - 1] = *first;
             *first = e;
           }
+        s->hot = e;
         return TRUE;
       }
   return FALSE;

@@ -4,7 +4,7 @@
  * fanout, minimum usage, capacity, joinable parts), its children's units
  * summed from its own; at the last depth, children that a leaf taken in
  * an earlier chunk beats are not written (bucket bounds, the taken-leaf
- * store: ffm-pmapping-tiles-leaves.c). */
+ * store: ffm-pmapping-tiles-taken.c). */
 #include "ffm-pmapping-private.h"
 #include "ffm-tile-chain-private.h"
 #include "ffm-workload-private.h"
@@ -325,13 +325,16 @@ bucket_bound_slots (const FfmTileSearch *en, guint g, const double *src, const d
  * 8: 0.53 G, 105 s; 4: 0.35 G but 114 s (bounds found late are children
  * to visit). The rows' own check (tiles_taken_store_dominates()) walks
  * the whole list: capped at 8 or 32, more leaves were evaluated and the
- * search took longer. */
+ * search took longer. Since the leaves of a large diff are laid out flat
+ * (ffm-pmapping-tiles-taken.c) the cap is on the leaves listed since;
+ * those laid out are filtered whole, as the rows' check does. */
 #define BOUND_WALK_LEAVES 8u
 
-/* Whether one of the first BOUND_WALK_LEAVES leaves of @record beats the
- * bound @slots of group @g in every slot: as unit_dominates() where the
- * slot is exact, else below the bound by the rounding margin (so below
- * every child by it). The one that does moves to the front of the list. */
+/* Whether a taken leaf of @record beats the bound @slots of group @g in
+ * every slot (tiles_bound_beaten_by()): the leaf that answered last, the
+ * leaves laid out (their float values filter), then the first
+ * BOUND_WALK_LEAVES listed since, the one that does moving to the front
+ * of the list as tiles_taken_store_dominates() moves its dominators. */
 static gboolean
 bound_dominated (FfmTileSearch *en, guint32 record, guint g, const double *slots)
 {
@@ -341,32 +344,36 @@ bound_dominated (FfmTileSearch *en, guint32 record, guint g, const double *slots
   guint32 *first = (guint32 *) en->taken.first.data + (record - 1);
   const double *stored = en->taken.slots.data;
   const double *least = (const double *) en->taken.least.data + (gsize) (record - 1) * ns;
+  TakenSegment *s = (TakenSegment *) en->taken.segments.data + (record - 1);
 
   for (guint x = 0; x < ns; x++)
     if (slots[2 * x] < least[x])
       return FALSE;
-  for (guint32 e = *first, prev = 0; e != 0 && walked++ < BOUND_WALK_LEAVES;
-       prev = e, e = next[e - 1])
+  if (s->hot != 0 && tiles_bound_beaten_by (stored + (gsize) (s->hot - 1) * 2 * ns, slots,
+                                            exact, ns))
+    return TRUE;
+  if (s->n > 0)
     {
-      const double *a = stored + (gsize) (e - 1) * 2 * ns;
-      gboolean beats = TRUE;
-      for (guint x = 0; x < ns && beats; x++)
-        beats = exact[x] ? !unit_worse (a, slots, x)
-          : a[2 * x] <= slots[2 * x] - DOMINANCE_MARGIN * (a[2 * x + 1] + slots[2 * x + 1]);
-      if (beats)
+      guint32 e = taken_flat_find (en, s, slots, exact);
+      if (e != TAKEN_FLAT_NONE)
         {
-          /* to the front of the diff's list, as tiles_taken_store_dominates()
-           * moves its dominators: the leaf that beat one group's bound
-           * mostly beats the next rows' */
-          if (prev != 0)
-            {
-              next[prev - 1] = next[e - 1];
-              next[e - 1] = *first;
-              *first = e;
-            }
+          s->hot = e + 1;
           return TRUE;
         }
     }
+  for (guint32 e = *first, prev = 0; e != 0 && walked++ < BOUND_WALK_LEAVES;
+       prev = e, e = next[e - 1])
+    if (tiles_bound_beaten_by (stored + (gsize) (e - 1) * 2 * ns, slots, exact, ns))
+      {
+        if (prev != 0)
+          {
+            next[prev - 1] = next[e - 1];
+            next[e - 1] = *first;
+            *first = e;
+          }
+        s->hot = e;
+        return TRUE;
+      }
   return FALSE;
 }
 
@@ -452,6 +459,9 @@ extend_begin (FfmTileSearch *en, Extension *x)
 
   x->room = 0;
   x->against_taken = k + 1 == en->n_vars && tiles_taken_store_on (en);
+  /* the leaves taken since the last extension, flat with the others */
+  if (x->against_taken)
+    tiles_taken_store_flatten (en);
   x->record = 0;
   x->record_diff_valid = FALSE;
   x->group_record_slot_valid = FALSE;

@@ -32,6 +32,7 @@ ffm-pmapping-template.c
 ffm-pmapping-tiles.c
 ffm-pmapping-tiles-extend.c
 ffm-pmapping-tiles-leaves.c
+ffm-pmapping-tiles-taken.c
 ffm-pmapping-tiles-incumbent.c
 ffm-pmapping-tiles-dfs.c
 ffm-pmapping-tiles-table.c

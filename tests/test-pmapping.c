@@ -3781,6 +3781,71 @@ test_bucket_bounds (void)
   g_assert_cmpuint (n_cuts, >, 0);
 }
 
+/* The taken-leaf store (ffm-pmapping-tiles-taken.c) answers from each
+ * diff's leaves laid out flat, sorted by slot and filtered by their float
+ * values, and from the leaves listed since: its answers are those of its
+ * plain lists (FFM_DEBUG=taken-store-lists), so the groups and the leaves
+ * evaluated are the same with either, and the check mode (on here)
+ * compares every answer with every leaf. With the flat values raised by a
+ * float step (taken-layout-unsound, a test hook) it misses dominating
+ * leaves of equal slots, which the check mode must see: else the layout
+ * answered no question. */
+static void
+test_taken_store_layout (void)
+{
+  g_autoptr(FfmWorkload) conv = small_conv ();
+  g_autoptr(FfmWorkload) mm = inputs_load_matmuls (3, 64, 48);
+  g_autoptr(FfmArch) deep = inputs_arch_from_text (deep_arch);
+  g_autoptr(FfmArch) simple = inputs_load_arch ("simple.json");
+  ChunkCase cases[N_CHUNK_CASES];
+  guint64 n_evaluated = 0;
+
+  chunk_cases (conv, mm, deep, simple, cases);
+  g_test_summary ("The taken-leaf store's flat layout answers as its lists do");
+  if (g_test_subprocess ())
+    {
+      /* the check mode's warning ends this run */
+      test_debug_push ("chunk-rows=64,taken-layout-unsound");
+      for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+        {
+          FfmPmappingOptions options;
+          g_autoptr(FfmPmappingSet) unsound = NULL;
+          ffm_pmapping_options_init (&options);
+          options.max_fused_loops = cases[i].fused;
+          unsound = generate (cases[i].w, cases[i].a, &options);
+        }
+      test_debug_pop ();
+      return;
+    }
+  test_debug_push ("chunk-rows=64");
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      FfmPmappingOptions options;
+      g_autoptr(FfmPmappingSet) laid_out = NULL;
+      g_autoptr(FfmPmappingSet) listed = NULL;
+
+      ffm_pmapping_options_init (&options);
+      options.n_threads = 2;
+      options.max_fused_loops = cases[i].fused;
+      laid_out = generate (cases[i].w, cases[i].a, &options);
+      listed = generate_with_debug (cases[i].w, cases[i].a, &options, "taken-store-lists");
+      assert_pareto_sets_equal (laid_out, listed);
+      assert_pareto_sets_equal (listed, laid_out);
+      g_assert_cmpuint (count_evaluated (laid_out), ==, count_evaluated (listed));
+      g_test_message ("%s: %" G_GUINT64_FORMAT " evaluated either way", cases[i].name,
+                      count_evaluated (laid_out));
+      n_evaluated += count_evaluated (laid_out);
+    }
+  test_debug_pop ();
+  g_assert_cmpuint (n_evaluated, >, 0);
+  if (ffm_debug_has_test_hooks ())
+    {
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_failed ();
+      g_test_trap_assert_stderr ("*taken-leaf store*every leaf says otherwise*");
+    }
+}
+
 /* The search order of each template (greedy, the variable of most chains
  * last, or the pilots' choice between them) changes the work, never the
  * pmappings: every group keeps the same Pareto set under each. The forced
@@ -4477,6 +4542,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pmapping/search-order", test_search_order);
   g_test_add_func ("/pmapping/leaves-across-chunks", test_leaves_across_chunks);
   g_test_add_func ("/pmapping/bucket-bounds", test_bucket_bounds);
+  g_test_add_func ("/pmapping/taken-store-layout", test_taken_store_layout);
   g_test_add_func ("/pmapping/template-limits", test_template_limits);
   g_test_add_func ("/pmapping/reuse", test_reuse);
   g_test_add_func ("/pmapping/joinable-only", test_joinable_only);

@@ -127,6 +127,13 @@ typedef enum {
                                      without their reservations (test hooks
                                      only: unsound, which the tests must
                                      see) */
+  FFM_DEBUG_TAKEN_STORE_LISTS,    /* taken-store-lists: the taken-leaf
+                                     store keeps each diff's leaves on a
+                                     list, never laid out flat */
+  FFM_DEBUG_TAKEN_LAYOUT_UNSOUND, /* taken-layout-unsound: the store's
+                                     flat values raised by one float step
+                                     (test hooks only: unsound, which the
+                                     tests must see) */
   FFM_DEBUG_N_FLAGS
 } FfmDebugFlag;
 
