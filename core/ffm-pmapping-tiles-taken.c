@@ -269,6 +269,14 @@ tiles_taken_store_add (FfmTileSearch *en, const guint64 *diff, guint64 h, const 
   en->taken.n = n + 1;
 }
 
+/* TUNING: the most bytes a template's arena holds (its copy while it is
+ * compacted aside); the records that do not fit stay listed. TPUv1 x
+ * GPT-3's QK has templates of a million leaves (the store's cap): laid
+ * out whole, four copies of each, the arena took some 200 MB per thread
+ * and the map's peak rose from 3.9 to 4.2-4.5 GiB; the diffs whose
+ * questions the layout speeds up (Z's, V's) are some 250,000 leaves. */
+#define TAKEN_ARENA_MAX_BYTES ((gsize) 64 << 20)
+
 /* A leaf and its value in the slot being sorted by. */
 typedef struct {
   float key;
@@ -362,9 +370,11 @@ store_lay_out (FfmTileSearch *en, guint d)
       *first = 0;
       return TRUE;
     }
-  if (en->taken.arena_garbage > room && 2 * en->taken.arena_garbage > en->taken.arena_used)
+  if (en->taken.arena_garbage > room && 4 * en->taken.arena_garbage > en->taken.arena_used)
     store_compact (en);
   pos = en->taken.arena_used;
+  if ((pos + room) * (sizeof (float) * ns + sizeof (guint32)) > TAKEN_ARENA_MAX_BYTES)
+    return FALSE;
   if (!ffm_budget_buffer_reserve (&en->taken.merge, en->budget,
                                   ffm_budget_bytes (MAX (s->listed, 1), sizeof (KeyedLeaf)))
       || !ffm_budget_buffer_reserve (&en->taken.arena_values, en->budget,
