@@ -1462,6 +1462,18 @@ taken_column_rank (const float *column, guint n, float q)
   return lo;
 }
 
+/* Whether leaf @e matches or beats @slots: unit_dominates() (@bound_exact
+ * NULL), else the bucket bounds' test (tiles_bound_beaten_by(),
+ * @bound_exact its exact slots). */
+static inline gboolean
+taken_leaf_passes (FfmTileSearch *en, guint32 e, const double *slots, const guint8 *bound_exact)
+{
+  guint ns = en->n_leaf_slots;
+  const double *a = (const double *) en->taken.slots.data + (gsize) e * 2 * ns;
+  return bound_exact == NULL ? unit_dominates (a, slots, ns, NULL, &en->taken.fail)
+    : tiles_bound_beaten_by (a, slots, bound_exact, ns);
+}
+
 /* A leaf laid out for record @s whose every slot is at most @slots' (its
  * float values filter, @bound_exact then decides: NULL, unit_dominates();
  * else the bucket bounds' test of bound_dominated() in
@@ -1476,7 +1488,6 @@ taken_flat_find (FfmTileSearch *en, const TakenSegment *s, const double *slots,
   guint ns = en->n_leaf_slots, nx = MIN (ns, TAKEN_SORTED_SLOTS), c = s->c;
   const float *values = (const float *) en->taken.arena_values.data + s->pos * ns;
   const guint32 *leaves = (const guint32 *) en->taken.arena_leaf.data + s->pos;
-  const double *stored = en->taken.slots.data;
   float q[MAX_VARS * 64];
   guint best = 0, rank = G_MAXUINT;
 
@@ -1514,17 +1525,29 @@ taken_flat_find (FfmTileSearch *en, const TakenSegment *s, const double *slots,
       for (guint j = 0; j < TAKEN_FLAT_BLOCK; j++)
         {
           guint32 e = leaves[i + j];
-          const double *a;
           if (!pass[j / 4][j % 4] || e == TAKEN_FLAT_NONE)
             continue;
-          a = stored + (gsize) e * 2 * ns;
-          if (bound_exact == NULL
-              ? unit_dominates (a, slots, ns, NULL, &en->taken.fail)
-              : tiles_bound_beaten_by (a, slots, bound_exact, ns))
+          if (taken_leaf_passes (en, e, slots, bound_exact))
             return e;
         }
     }
   return TAKEN_FLAT_NONE;
+}
+
+/* Whether the leaf of record @s that answered last, or one laid out,
+ * passes taken_leaf_passes(): the one found answers first next time. */
+static inline gboolean
+taken_hot_or_flat (FfmTileSearch *en, TakenSegment *s, const double *slots,
+                   const guint8 *bound_exact)
+{
+  guint32 e;
+
+  if (s->hot != 0 && taken_leaf_passes (en, s->hot - 1, slots, bound_exact))
+    return TRUE;
+  if (s->n == 0 || (e = taken_flat_find (en, s, slots, bound_exact)) == TAKEN_FLAT_NONE)
+    return FALSE;
+  s->hot = e + 1;
+  return TRUE;
 }
 
 /* Whether a taken leaf of the diff of @record (tiles_taken_store_record(),
@@ -1551,19 +1574,8 @@ tiles_taken_store_dominates (FfmTileSearch *en, guint32 record, const double *sl
   for (guint x = 0; x < ns; x++)
     if (slots[2 * x] < least[x])
       return FALSE;
-  if (s->hot != 0
-      && unit_dominates (stored + (gsize) (s->hot - 1) * 2 * ns, slots, ns, NULL,
-                         &en->taken.fail))
+  if (taken_hot_or_flat (en, s, slots, NULL))
     return TRUE;
-  if (s->n > 0)
-    {
-      guint32 e = taken_flat_find (en, s, slots, NULL);
-      if (e != TAKEN_FLAT_NONE)
-        {
-          s->hot = e + 1;
-          return TRUE;
-        }
-    }
   first = (guint32 *) en->taken.first.data + (record - 1);
   for (guint32 e = *first, prev = 0; e != 0; prev = e, e = next[e - 1])
     if (unit_dominates (stored + (gsize) (e - 1) * 2 * ns, slots, ns, NULL, &en->taken.fail))

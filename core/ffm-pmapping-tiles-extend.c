@@ -349,18 +349,8 @@ bound_dominated (FfmTileSearch *en, guint32 record, guint g, const double *slots
   for (guint x = 0; x < ns; x++)
     if (slots[2 * x] < least[x])
       return FALSE;
-  if (s->hot != 0 && tiles_bound_beaten_by (stored + (gsize) (s->hot - 1) * 2 * ns, slots,
-                                            exact, ns))
+  if (taken_hot_or_flat (en, s, slots, exact))
     return TRUE;
-  if (s->n > 0)
-    {
-      guint32 e = taken_flat_find (en, s, slots, exact);
-      if (e != TAKEN_FLAT_NONE)
-        {
-          s->hot = e + 1;
-          return TRUE;
-        }
-    }
   for (guint32 e = *first, prev = 0; e != 0 && walked++ < BOUND_WALK_LEAVES;
        prev = e, e = next[e - 1])
     if (tiles_bound_beaten_by (stored + (gsize) (e - 1) * 2 * ns, slots, exact, ns))
